@@ -1,0 +1,46 @@
+# torus_lab: `make reproduce` regenerates every figure and data file; `make test` runs the test suite.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+KERNEL := torus-lab
+PYTEST_WORKERS ?= 2
+
+.PHONY: reproduce test quick bench lab lint kernel clean-venv
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Reinstall only when the project metadata changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(VENV)/.installed $@
+
+kernel: $(VENV)/.installed
+	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (torus_lab)" >/dev/null
+
+reproduce: kernel
+	$(BIN)/torus-lab reproduce --preset paper
+
+test: $(VENV)/.installed-test kernel
+	$(BIN)/ruff check torus_lab tests benchmarks
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q
+
+quick: kernel
+	$(BIN)/torus-lab reproduce --preset quick --out scratch/quick
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python -m benchmarks
+
+lab: kernel
+	$(BIN)/jupyter lab --notebook-dir=.
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check torus_lab tests benchmarks
+
+clean-venv:
+	rm -rf $(VENV)

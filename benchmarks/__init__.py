@@ -1,0 +1,1 @@
+"""Speed benchmarks run by `make bench`."""

@@ -1,0 +1,194 @@
+"""The experiment runner and CLI: parameter checks, provenance, and its failure paths (on a throw-away project)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from torus_lab import cli, runner
+
+PARAMETERS = (
+    'seed = 1\nfail = False\nn_rows = 3\nscale = 1.0\nlabel = "x"\ndata_dir = "scratch/d"\nfigures_dir = "scratch/f"'
+)
+WORK = """from pathlib import Path
+Path(data_dir).mkdir(parents=True, exist_ok=True)
+(Path(data_dir) / "table.csv").write_text("".join(f"{i},{i * scale},{label}\\n" for i in range(n_rows)))
+Path(figures_dir).mkdir(parents=True, exist_ok=True)
+(Path(figures_dir) / "figure.svg").write_text("<svg/>")
+print("wrote", Path(data_dir).resolve())"""
+
+
+def make_project(root: Path) -> Path:
+    """A minimal torus_lab-shaped project with one experiment, ``demo``."""
+    (root / "experiments").mkdir(parents=True)
+    (root / "notebooks").mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    nb = new_notebook()
+    nb.metadata["kernelspec"] = {"name": "torus-lab", "display_name": "Python (torus_lab)", "language": "python"}
+    nb.cells = [
+        new_code_cell(PARAMETERS, metadata={"tags": ["parameters"]}),
+        new_code_cell(WORK),
+        new_code_cell('if fail:\n    raise RuntimeError("boom as asked")'),
+    ]
+    nbformat.write(nb, root / "notebooks" / "demo.ipynb")
+    (root / "experiments" / "demo.yaml").write_text(
+        "notebook: notebooks/demo.ipynb\ndescription: a demo\npresets:\n"
+        "  quick: {seed: 5, n_rows: 2}\n  paper: {seed: 6, n_rows: 4}\n"
+    )
+    return root
+
+
+def snapshot(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    return make_project(tmp_path_factory.mktemp("project"))
+
+
+@pytest.fixture
+def finished_run(project, tmp_path):
+    out = tmp_path / "out"
+    result = runner.run_experiment("demo", preset="quick", overrides={"scale": 2}, out=out, root=project,
+                                   progress=False)  # fmt: skip
+    return out, result
+
+
+@pytest.mark.notebook
+def test_successful_run_writes_outputs_and_manifest(finished_run):
+    out, result = finished_run
+    assert (out / "data/demo/table.csv").read_text() == "0,0.0,x\n1,2.0,x\n"
+    assert (out / "figures/demo/figure.svg").exists()
+    assert (out / "reports/demo/demo.ipynb").exists() and (out / "reports/demo/demo.html").exists()
+    manifest = json.loads((out / "data/demo/manifest.json").read_text())
+    assert manifest == json.loads((out / "reports/demo/manifest.json").read_text())
+    assert manifest["preset"] == "quick" and manifest["seed"] == 5
+    assert manifest["parameters"] == {"seed": 5, "n_rows": 2, "scale": 2.0}
+    assert {"commit", "dirty"} <= set(manifest["git"])
+    assert manifest["versions"]["numpy"] and manifest["duration_s"] > 0
+    listed = {entry["path"]: entry["sha256"] for entry in manifest["outputs"]}
+    assert "data/demo/table.csv" in listed and "reports/demo/demo.html" in listed
+    for path, digest in listed.items():
+        assert runner.sha256(out / path) == digest
+    assert not list(out.glob(".staging-*"))
+
+
+@pytest.mark.notebook
+def test_executed_notebook_holds_no_machine_paths(finished_run, project):
+    out, _ = finished_run
+    text = (out / "reports/demo/demo.ipynb").read_text()
+    assert str(project) not in text and ".staging-" not in text
+    assert json.loads(text)["metadata"]["papermill"]["input_path"] == "notebooks/demo.ipynb"
+
+
+@pytest.mark.notebook
+def test_failing_notebook_names_cell_and_keeps_outputs(finished_run, project):
+    out, _ = finished_run
+    before = snapshot(out)
+    expected = r"cell 3 \(starting 'if fail:'\): RuntimeError: boom as asked"
+    with pytest.raises(runner.NotebookFailedError, match=expected):
+        runner.run_experiment("demo", preset="quick", overrides={"fail": True, "n_rows": 9}, out=out, root=project,
+                              progress=False)  # fmt: skip
+    assert snapshot(out) == before
+    assert not list(out.glob(".staging-*"))
+    assert (project / "scratch/failed/demo.ipynb").exists()
+
+
+def test_interrupted_run_keeps_outputs(project, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    (out / "data/demo").mkdir(parents=True)
+    (out / "data/demo/table.csv").write_text("precious\n")
+    before = snapshot(out)
+
+    def interrupted(experiment, params, executed, **_):
+        Path(experiment.root, params["data_dir"], "table.csv").write_text("half-written\n")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "_execute", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        runner.run_experiment("demo", out=out, root=project, progress=False)
+    assert snapshot(out) == before
+    assert not list(out.glob(".staging-*"))
+
+
+def test_swap_rolls_back_when_a_move_fails(tmp_path):
+    targets = [tmp_path / "data" / "x", tmp_path / "figures" / "x"]
+    for target in targets:
+        target.mkdir(parents=True)
+        (target / "old.txt").write_text("old")
+    staged_ok = tmp_path / "stage" / "data"
+    staged_ok.mkdir(parents=True)
+    (staged_ok / "new.txt").write_text("new")
+    missing = tmp_path / "stage" / "figures-missing"
+    trash = tmp_path / "trash"
+    trash.mkdir()
+    with pytest.raises(FileNotFoundError):
+        runner._swap_into_place([(staged_ok, targets[0]), (missing, targets[1])], trash)
+    for target in targets:
+        assert sorted(p.name for p in target.iterdir()) == ["old.txt"]
+    assert (staged_ok / "new.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"nrows": 3}, r"unknown parameter 'nrows'; valid parameters: seed: int, fail: bool, n_rows: int"),
+        ({"n_rows": "many"}, r"'n_rows' must be int .*got 'many' \(str\)"),
+        ({"n_rows": 2.5}, r"'n_rows' must be int"),
+        ({"fail": 1}, r"'fail' must be bool"),
+        ({"scale": "big"}, r"'scale' must be float"),
+        ({"data_dir": "elsewhere"}, r"set by the runner"),
+    ],
+)
+def test_bad_parameters_refused_before_running(project, tmp_path, overrides, message, monkeypatch):
+    monkeypatch.setattr(runner, "_execute", lambda *a, **k: pytest.fail("the notebook must not start"))
+    with pytest.raises(runner.ParameterError, match=message):
+        runner.run_experiment("demo", overrides=overrides, out=tmp_path, root=project, progress=False)
+    assert not any(tmp_path.iterdir())
+
+
+def test_unknown_experiment_and_preset(project):
+    with pytest.raises(runner.UnknownExperimentError, match="unknown experiment 'nope'; known experiments: demo"):
+        runner.run_experiment("nope", root=project)
+    with pytest.raises(runner.ParameterError, match="unknown preset 'huge'; presets: quick, paper"):
+        runner.run_experiment("demo", preset="huge", root=project)
+
+
+def test_parameters_cell_must_hold_literals(tmp_path):
+    nb = new_notebook()
+    nb.cells = [new_code_cell("seed = 1\nn = seed + 1", metadata={"tags": ["parameters"]})]
+    nbformat.write(nb, tmp_path / "bad.ipynb")
+    with pytest.raises(runner.RunnerError, match="'n' is not a plain literal"):
+        runner.notebook_parameters(tmp_path / "bad.ipynb")
+    nb.cells = [new_code_cell("seed = 1")]
+    nbformat.write(nb, tmp_path / "untagged.ipynb")
+    with pytest.raises(runner.RunnerError, match="exactly one cell tagged 'parameters', found 0"):
+        runner.notebook_parameters(tmp_path / "untagged.ipynb")
+
+
+def test_cli_exit_codes(project, monkeypatch, capsys):
+    monkeypatch.chdir(project)
+    assert cli.main(["run", "nope"]) == 2
+    assert "unknown experiment 'nope'" in capsys.readouterr().err
+    assert cli.main(["run", "demo", "-p", "n_rows=lots"]) == 2
+    assert "'n_rows' must be int" in capsys.readouterr().err
+    assert cli.main(["list"]) == 0
+    assert "demo" in capsys.readouterr().out
+    assert cli.main(["params", "demo"]) == 0
+    assert "n_rows: int = 3" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["run", "demo", "-p", "no-equals-sign"])
+    assert exit_info.value.code == 2
+
+
+@pytest.mark.notebook
+def test_cli_run_failing_notebook_exits_1(project, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(project)
+    assert cli.main(["run", "demo", "-p", "fail=true", "--out", str(tmp_path)]) == 1
+    assert "RuntimeError: boom as asked" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists()

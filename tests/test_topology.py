@@ -1,0 +1,293 @@
+"""Tests of the topology core: neighbours, channels, distances, subtori, faults and path checks."""
+
+from __future__ import annotations
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from torus_lab.topology import (
+    Faults,
+    Mesh,
+    Torus,
+    are_vertex_disjoint,
+    avoids_faults,
+    bfs_distances,
+    first_shared_vertex,
+    is_simple,
+    is_walk,
+    path_length,
+    random_link_faults,
+    random_node_faults,
+)
+
+SMALL_TOPOLOGIES = [
+    Torus(1, 5),
+    Torus(2, 4),
+    Torus(2, 5),
+    Torus(3, 3),
+    Torus(3, 2),  # hypercube Q3
+    Torus(4, 2),  # hypercube Q4
+    Torus(2, (4, 3)),  # mixed radix
+    Torus(3, (2, 5, 4)),  # mixed radix with a radix-2 dimension
+    Mesh(2, 4),
+    Mesh(3, (2, 3, 4)),
+    Torus(2, 5, bidirectional=False),
+]
+
+
+@st.composite
+def topologies(draw):
+    dims = draw(st.integers(1, 3))
+    radices = draw(st.lists(st.integers(2, 6), min_size=dims, max_size=dims))
+    kind = draw(st.sampled_from(["torus", "mesh", "unidirectional"]))
+    if kind == "mesh":
+        return Mesh(dims, radices)
+    return Torus(dims, radices, bidirectional=kind == "torus")
+
+
+@pytest.mark.parametrize("topology", SMALL_TOPOLOGIES, ids=repr)
+def test_neighbour_relation_symmetric_for_bidirectional(topology):
+    for node in topology.nodes():
+        for other in topology.neighbors(node):
+            if topology.bidirectional:
+                assert node in topology.neighbors(other)
+            else:  # unidirectional: only the + neighbour in each dimension
+                diff = [(b - a) % r for a, b, r in zip(node, other, topology.radices, strict=True)]
+                assert sorted(diff)[-1] == 1 and sum(diff) == 1
+
+
+@pytest.mark.parametrize("topology", SMALL_TOPOLOGIES, ids=repr)
+def test_lee_distance_equals_bfs_distance(topology):
+    graph = topology.to_networkx()
+    nodes = topology.nodes()
+    coords = topology.all_coords()
+    for source in nodes:
+        bfs = nx.single_source_shortest_path_length(graph, source)
+        expected = np.array([bfs[v] for v in nodes])
+        vectorised = topology.lee_distance(np.tile(np.array(source), (len(nodes), 1)), coords)
+        assert np.array_equal(vectorised, expected)
+        assert np.array_equal(bfs_distances(topology, source), expected)
+        assert all(topology.lee_distance(source, v) == bfs[v] for v in nodes[:7])
+
+
+@pytest.mark.parametrize("topology", SMALL_TOPOLOGIES, ids=repr)
+def test_channel_ids_bijective_and_consistent(topology):
+    seen = set()
+    for cid in range(topology.num_channels):
+        node, dim, sign = topology.channel(cid)
+        assert topology.channel_id(node, dim, sign) == cid
+        assert topology.neighbor(node, dim, sign) == topology.coords(int(topology.channel_dst[cid]))
+        seen.add((node, dim, sign))
+    assert len(seen) == topology.num_channels
+    # every (node, dim, sign) with a neighbour has exactly one id
+    slots = [(v, d, s) for v in topology.nodes() for d in range(topology.n) for s in (-1, 1)
+             if topology.neighbor(v, d, s) is not None]  # fmt: skip
+    assert set(slots) == seen
+    # one channel per ordered neighbour pair: no duplicated links (radix 2)
+    ends = list(zip(topology.channel_src.tolist(), topology.channel_dst.tolist(), strict=True))
+    assert len(set(ends)) == len(ends)
+
+
+def test_hypercube_has_one_link_per_neighbour_pair():
+    cube = Torus(4, 2)
+    assert cube.num_channels == 4 * 2**4
+    assert cube.is_hypercube
+    assert all(len(cube.neighbors(v)) == 4 for v in cube.nodes())
+    assert cube.neighbor((0, 0, 0, 0), 0, -1) is None and cube.neighbor((1, 0, 0, 0), 0, -1) == (0, 0, 0, 0)
+    assert not any(cube.is_wraparound(c) for c in range(cube.num_channels))
+
+
+def test_wraparound_channels():
+    ring = Torus(1, 5)
+    wraps = sorted(ring.channel(c) for c in range(ring.num_channels) if ring.is_wraparound(c))
+    assert wraps == [((0,), 0, -1), ((4,), 0, 1)]
+    assert Mesh(1, 5).num_channels == 8
+
+
+@given(topologies(), st.data())
+@settings(max_examples=60, deadline=None)
+def test_node_id_coords_round_trip(topology, data):
+    ids = np.array(data.draw(st.lists(st.integers(0, topology.num_nodes - 1), min_size=1, max_size=20)))
+    coords = topology.coords(ids)
+    assert coords.shape == (len(ids), topology.n)
+    assert np.array_equal(topology.node_id(coords), ids)
+    for node_id, row in zip(ids.tolist(), coords.tolist(), strict=True):
+        assert topology.coords(node_id) == tuple(row)
+        assert topology.node_id(tuple(row)) == node_id
+
+
+@given(topologies(), st.data())
+@settings(max_examples=60, deadline=None)
+def test_signed_offset_reaches_target_and_is_shortest(topology, data):
+    a = topology.coords(data.draw(st.integers(0, topology.num_nodes - 1)))
+    b = topology.coords(data.draw(st.integers(0, topology.num_nodes - 1)))
+    for tie in ("+", "-"):
+        offset = topology.signed_offset(a, b, tie=tie)
+        for i, (x, y, step, radix) in enumerate(zip(a, b, offset, topology.radices, strict=True)):
+            moved = x + step
+            assert (moved % radix if topology.wraparound else moved) == y, (i, a, b, offset)
+        assert sum(abs(s) for s in offset) == topology.lee_distance(a, b)
+
+
+def test_tie_rule():
+    torus = Torus(1, 6)
+    assert torus.signed_offset((0,), (3,), tie="+") == (3,)
+    assert torus.signed_offset((0,), (3,), tie="-") == (-3,)
+    assert torus.signed_offset((0,), (4,)) == (-2,)
+    with pytest.raises(ValueError, match="tie"):
+        torus.signed_offset((0,), (3,), tie="up")
+
+
+def test_subtorus_membership():
+    torus = Torus(3, 5)
+    members = torus.subtorus_nodes(1, 2)
+    assert len(members) == 25
+    assert all(torus.coords(int(v))[1] == 2 for v in members)
+    assert torus.in_subtorus(torus.all_coords(), 1, 2).sum() == 25
+    with pytest.raises(ValueError, match="value 5"):
+        torus.in_subtorus((0, 0, 0), 1, 5)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "message"),
+    [
+        (("2", 5), {}, TypeError, "dims"),
+        ((0, 5), {}, ValueError, "dims must be >= 1, got 0"),
+        ((2, 1), {}, ValueError, "radix must be >= 2, got 1"),
+        ((2, 2.5), {}, TypeError, "2.5"),
+        ((2, (4, 1)), {}, ValueError, r"radix\[1\] must be >= 2, got 1"),
+        ((2, (4, 4, 4)), {}, ValueError, "3 entries"),
+        ((2, True), {}, TypeError, "True"),
+        ((2, 5), {"bidirectional": "yes"}, TypeError, "yes"),
+    ],
+)
+def test_constructor_validation(args, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        Torus(*args, **kwargs)
+
+
+def test_mesh_must_be_bidirectional():
+    with pytest.raises(ValueError, match="mesh"):
+        Mesh(2, 4, bidirectional=False)
+
+
+@pytest.mark.parametrize(
+    ("node", "error", "message"),
+    [
+        ((0, 5), ValueError, "coordinate 1 = 5 out of range"),
+        ((0, -1), ValueError, "coordinate 1 = -1"),
+        ((0, 0, 0), ValueError, "3 coordinates, expected 2"),
+        ((0, 1.5), TypeError, "not an int"),
+        ("ab", TypeError, "sequence"),
+        (7, TypeError, "sequence"),
+    ],
+)
+def test_node_validation(node, error, message):
+    torus = Torus(2, 5)
+    with pytest.raises(error, match=message):
+        torus.lee_distance(node, (0, 0))
+
+
+def test_array_and_id_validation():
+    torus = Torus(2, 4)
+    with pytest.raises(ValueError, match="out of range"):
+        torus.node_id(np.array([[0, 4]]))
+    with pytest.raises(ValueError, match="last axis of length 2"):
+        torus.node_id(np.array([[0, 1, 2]]))
+    with pytest.raises(TypeError, match="integers"):
+        torus.node_id(np.array([[0.0, 1.0]]))
+    with pytest.raises(ValueError, match="node id 16"):
+        torus.coords(16)
+    with pytest.raises(ValueError, match="node id 99"):
+        torus.coords(np.array([1, 99]))
+    with pytest.raises(ValueError, match="sign"):
+        torus.neighbor((0, 0), 0, 2)
+    with pytest.raises(ValueError, match="dim 2"):
+        torus.neighbor((0, 0), 2, 1)
+    with pytest.raises(ValueError, match="no channel"):
+        Mesh(2, 4).channel_id((0, 0), 0, -1)
+    with pytest.raises(ValueError, match="not joined"):
+        torus.channel_between((0, 0), (2, 0))
+    with pytest.raises(ValueError, match="mixed radix"):
+        _ = Torus(2, (3, 4)).k
+
+
+def test_path_utilities():
+    torus = Torus(2, 5)
+    path = [(0, 0), (4, 0), (4, 1), (4, 2)]
+    assert is_walk(torus, path) and is_simple(path) and path_length(path) == 3
+    assert not is_walk(torus, [(0, 0), (2, 0)])
+    assert not is_walk(torus, [(0, 0), (0, 7)])
+    assert not is_walk(torus, [])
+    assert not is_simple([(0, 0), (1, 0), (0, 0)])
+    assert first_shared_vertex([path, [(1, 1), (4, 1)]]) == ((4, 1), 0, 1)
+    assert are_vertex_disjoint([path, [(1, 1), (1, 2)]])
+    assert are_vertex_disjoint([[(0, 0), (1, 0), (0, 0)]])  # repeats inside one path do not count
+    cid = torus.channel_between((4, 0), (4, 1))
+    assert not avoids_faults(torus, path, Faults(links=frozenset({cid})))
+    assert not avoids_faults(torus, path, Faults(nodes=frozenset({(4, 2)})))
+    assert avoids_faults(torus, path, Faults(nodes=frozenset({(3, 3)})))
+    with pytest.raises(ValueError, match="empty"):
+        path_length([])
+
+
+def test_random_node_faults_exact_and_seeded():
+    torus = Torus(2, 10)
+    faults = random_node_faults(torus, count=17, seed=3, exclude=[(0, 0)])
+    assert len(faults.nodes) == 17 and (0, 0) not in faults.nodes
+    assert faults == random_node_faults(torus, count=17, seed=3, exclude=[(0, 0)])
+    assert faults != random_node_faults(torus, count=17, seed=4, exclude=[(0, 0)])
+    assert len(random_node_faults(torus, rate=0.15, seed=1).nodes) == 15
+    assert faults.node_mask(torus).sum() == 17
+    with pytest.raises(ValueError, match="exactly one"):
+        random_node_faults(torus, seed=1)
+    with pytest.raises(ValueError, match="rate must be"):
+        random_node_faults(torus, rate=1.5, seed=1)
+    with pytest.raises(ValueError, match="count 101 exceeds"):
+        random_node_faults(torus, count=101, seed=1)
+    with pytest.raises(TypeError, match="seed"):
+        random_node_faults(torus, count=1, seed="x")
+
+
+@pytest.mark.parametrize("topology", [Torus(2, 4), Torus(3, 2), Mesh(2, 3), Torus(1, 5, bidirectional=False)], ids=repr)
+def test_random_link_faults_fail_whole_links(topology):
+    faults = random_link_faults(topology, count=3, seed=11)
+    per_link = 2 if topology.bidirectional else 1
+    assert len(faults.links) == 3 * per_link
+    for cid in faults.links:
+        if topology.bidirectional:
+            back = topology.channel_between(topology.coords(int(topology.channel_dst[cid])),
+                                            topology.coords(int(topology.channel_src[cid])))  # fmt: skip
+            assert back in faults.links
+    graph = topology.to_networkx(faults)
+    assert graph.number_of_edges() == topology.num_channels - len(faults.links)
+
+
+def test_bfs_distances_respects_faults():
+    ring = Torus(1, 6)
+    faults = Faults(nodes=frozenset({(1,)}))
+    assert bfs_distances(ring, (0,), faults).tolist() == [0, -1, 4, 3, 2, 1]
+    assert bfs_distances(ring, (1,), faults).tolist() == [-1] * 6
+
+
+def test_topology_pickles_and_hashes():
+    import pickle
+
+    for topology in SMALL_TOPOLOGIES:
+        clone = pickle.loads(pickle.dumps(topology))
+        assert clone == topology and hash(clone) == hash(topology)
+        assert np.array_equal(clone.channel_dst, topology.channel_dst)
+    assert Torus(2, 4) != Mesh(2, 4)
+
+
+def test_diameter_matches_bfs():
+    for topology in SMALL_TOPOLOGIES:
+        coords = topology.all_coords()
+        far = max(int(bfs_distances(topology, tuple(c)).max()) for c in itertools.islice(coords, 0, None, 3))
+        assert far <= topology.diameter
+        assert int(bfs_distances(topology, tuple(coords[0])).max()) == topology.diameter

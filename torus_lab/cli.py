@@ -1,0 +1,122 @@
+"""Command line: ``torus-lab list | params | run | reproduce``.
+
+Exit status: 0 success, 1 a notebook failed, 2 bad usage (unknown experiment, preset or parameter).
+
+Examples
+--------
+>>> parse_assignments(["k=8", "faults=[0, 1]"])
+{'k': 8, 'faults': [0, 1]}
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from torus_lab import runner
+
+__all__ = ["main", "parse_assignments"]
+
+
+def parse_assignments(items: Sequence[str]) -> dict[str, Any]:
+    """Turn ``["key=value", ...]`` into a dict, values parsed as YAML; ArgumentTypeError on a missing '='."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise argparse.ArgumentTypeError(f"parameter {item!r} is not of the form key=value")
+        out[key.strip()] = runner.parse_value(value)
+    return out
+
+
+def _add_sweep_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", choices=("serial", "processes", "dask"),
+                        help="how sweeps inside the notebooks run (default: processes)")  # fmt: skip
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="Dask scheduler for sweeps, e.g. tcp://host:8786 (implies --backend dask)")  # fmt: skip
+    parser.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
+    parser.add_argument("--kernel", default=runner.KERNEL_NAME, help="Jupyter kernel (default: %(default)s)")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="torus-lab", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list experiments and their presets")
+    params = sub.add_parser("params", help="show an experiment's parameters, types and presets")
+    params.add_argument("name")
+    run = sub.add_parser("run", help="run one experiment")
+    run.add_argument("name")
+    run.add_argument("--preset", default="quick", help="preset (default: %(default)s)")
+    run.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a parameter (repeatable); values are parsed as YAML")  # fmt: skip
+    _add_sweep_options(run)
+    repro = sub.add_parser("reproduce", help="run every experiment")
+    repro.add_argument("--preset", default="paper", help="preset (default: %(default)s)")
+    repro.add_argument("--only", nargs="+", metavar="NAME", help="run only these experiments")
+    _add_sweep_options(repro)
+    return parser
+
+
+def _set_sweep_environment(args: argparse.Namespace) -> None:
+    """Sweeps inside notebooks read these (the kernel inherits the environment)."""
+    if args.scheduler:
+        os.environ["TORUS_LAB_SCHEDULER"] = args.scheduler
+        os.environ["TORUS_LAB_BACKEND"] = "dask"
+    elif args.backend:
+        os.environ["TORUS_LAB_BACKEND"] = args.backend
+
+
+def _list() -> None:
+    for name, experiment in runner.load_experiments().items():
+        print(f"{name:18s} {experiment.description}  [presets: {', '.join(experiment.presets)}]")
+
+
+def _params(name: str) -> None:
+    experiment = runner.load_experiment(name)
+    defaults = runner.notebook_parameters(experiment.notebook_path)
+    print(f"{name}: {experiment.description}\nnotebook: {experiment.notebook}\nparameters:")
+    for key, value in defaults.items():
+        if key not in runner.RESERVED_PARAMETERS:
+            presets = "  ".join(f"{p}={v[key]!r}" for p, v in experiment.presets.items() if key in v)
+            print(f"  {key}: {type(value).__name__} = {value!r}  {presets}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``torus-lab`` console script; returns the exit status."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "list":
+            _list()
+        elif args.command == "params":
+            _params(args.name)
+        elif args.command == "run":
+            try:
+                overrides = parse_assignments(args.param)
+            except argparse.ArgumentTypeError as err:
+                parser.error(str(err))
+            _set_sweep_environment(args)
+            result = runner.run_experiment(args.name, preset=args.preset, overrides=overrides, out=args.out,
+                                           kernel_name=args.kernel)  # fmt: skip
+            print(f"{args.name} ({args.preset}) done in {result.duration_s:.1f} s:")
+            for path in result.outputs.values():
+                print(f"  {path}")
+        elif args.command == "reproduce":
+            _set_sweep_environment(args)
+            results = runner.reproduce(preset=args.preset, out=args.out, names=args.only, kernel_name=args.kernel)
+            for result in results:
+                print(f"{result.name:18s} {result.duration_s:8.1f} s  ({result.preset})")
+    except runner.RunnerError as err:
+        print(f"torus-lab: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("torus-lab: interrupted; earlier outputs were left as they were", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

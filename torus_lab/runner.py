@@ -1,0 +1,525 @@
+"""Experiment runner: parameter checking, papermill execution, provenance manifests, atomic outputs.
+
+An *experiment* is ``experiments/<name>.yaml``::
+
+    notebook: notebooks/<name>.ipynb
+    description: one line
+    presets:
+      quick: {seed: 1, ...}
+      paper: {seed: 2018, ...}
+
+:func:`run_experiment` checks the parameters against the notebook's ``parameters`` cell, executes the notebook
+with papermill (explicit kernel, working directory = project root) into a staging folder, exports HTML,
+writes ``manifest.json`` (parameters, preset, seed, git commit, versions, times, sha256 of every output) and
+only then swaps the staging folders into ``data/<name>``, ``figures/<name>`` and ``reports/<name>``.
+A failing or interrupted run leaves earlier outputs untouched.
+
+Examples
+--------
+>>> parse_value("3"), parse_value("0.25"), parse_value("[5, 6]"), parse_value("odr")
+(3, 0.25, [5, 6], 'odr')
+>>> check_parameters({"k": 8}, {"k": 5, "seed": 1}, experiment="demo")
+{'k': 8}
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import hashlib
+import importlib.metadata
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "Experiment",
+    "RunResult",
+    "RunnerError",
+    "UnknownExperimentError",
+    "ParameterError",
+    "NotebookFailedError",
+    "OUTPUT_KINDS",
+    "RESERVED_PARAMETERS",
+    "project_root",
+    "load_experiments",
+    "load_experiment",
+    "notebook_parameters",
+    "parse_value",
+    "check_parameters",
+    "run_experiment",
+    "reproduce",
+    "ensure_kernel",
+]
+
+#: The three output folders every experiment writes into (``<kind>/<name>``).
+OUTPUT_KINDS = ("data", "figures", "reports")
+#: Parameters the runner sets itself; a preset or ``-p`` may not.
+RESERVED_PARAMETERS = ("data_dir", "figures_dir")
+#: Environment variables that choose the sweep backend (see :mod:`torus_lab.sweep`).
+SWEEP_ENVIRONMENT = ("TORUS_LAB_BACKEND", "TORUS_LAB_SCHEDULER")
+#: Default kernel name, registered by ``make kernel`` (and by :func:`ensure_kernel` if missing).
+KERNEL_NAME = "torus-lab"
+#: Packages whose versions go into every manifest.
+RECORDED_PACKAGES = (
+    "torus-lab", "numpy", "pandas", "scipy", "networkx", "numba", "matplotlib", "seaborn",
+    "papermill", "nbconvert", "ipykernel", "dask", "distributed",
+)  # fmt: skip
+
+
+class RunnerError(Exception):
+    """Base class of the runner's user-facing errors (the CLI prints the message, no traceback)."""
+
+    exit_code = 1
+
+
+class UnknownExperimentError(RunnerError, LookupError):
+    """No ``experiments/<name>.yaml``."""
+
+    exit_code = 2
+
+
+class ParameterError(RunnerError, ValueError):
+    """An unknown parameter name, a value of the wrong type, or an unknown preset."""
+
+    exit_code = 2
+
+
+class NotebookFailedError(RunnerError):
+    """The notebook raised; the message names the failing cell."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One ``experiments/<name>.yaml`` entry."""
+
+    name: str
+    notebook: Path
+    description: str
+    presets: dict[str, dict[str, Any]]
+    root: Path
+
+    @property
+    def notebook_path(self) -> Path:
+        return self.root / self.notebook
+
+
+@dataclass
+class RunResult:
+    """What one run produced: output folders, the manifest and its duration."""
+
+    name: str
+    preset: str
+    parameters: dict[str, Any]
+    outputs: dict[str, Path]
+    manifest: dict[str, Any] = field(repr=False)
+    duration_s: float = 0.0
+
+
+# ---------------------------------------------------------------------- discovery
+def project_root(start: str | Path | None = None) -> Path:
+    """The torus_lab project folder: the first ancestor of ``start`` (default: cwd) holding ``experiments/``
+    and a ``pyproject.toml``; failing that, the folder above the installed package (editable install)."""
+    candidates = [Path(start or Path.cwd()).resolve()]
+    candidates += list(candidates[0].parents)
+    candidates.append(Path(__file__).resolve().parents[1])
+    for folder in candidates:
+        if (folder / "experiments").is_dir() and (folder / "pyproject.toml").is_file():
+            return folder
+    raise RunnerError(f"no torus_lab project (experiments/ and pyproject.toml) found at or above {candidates[0]}")
+
+
+def _read_experiment(path: Path, root: Path) -> Experiment:
+    try:
+        spec = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as err:
+        raise RunnerError(f"{path.name}: invalid YAML: {err}") from err
+    if not isinstance(spec, dict):
+        raise RunnerError(f"{path.name}: expected a mapping with notebook, description, presets")
+    missing = [key for key in ("notebook", "description", "presets") if key not in spec]
+    if missing:
+        raise RunnerError(f"{path.name}: missing key(s) {missing}")
+    presets = spec["presets"]
+    if not isinstance(presets, dict) or not all(isinstance(v, dict) for v in presets.values()):
+        raise RunnerError(f"{path.name}: presets must map preset names to parameter mappings")
+    return Experiment(
+        name=path.stem,
+        notebook=Path(spec["notebook"]),
+        description=str(spec["description"]).strip(),
+        presets={str(k): dict(v) for k, v in presets.items()},
+        root=root,
+    )
+
+
+def load_experiments(root: str | Path | None = None) -> dict[str, Experiment]:
+    """Every experiment of the project, by name (sorted)."""
+    root = project_root(root)
+    return {p.stem: _read_experiment(p, root) for p in sorted((root / "experiments").glob("*.yaml"))}
+
+
+def load_experiment(name: str, root: str | Path | None = None) -> Experiment:
+    """The experiment called ``name``; :class:`UnknownExperimentError` lists the known ones otherwise."""
+    experiments = load_experiments(root)
+    if name not in experiments:
+        known = ", ".join(experiments) or "none"
+        raise UnknownExperimentError(f"unknown experiment {name!r}; known experiments: {known}")
+    return experiments[name]
+
+
+# ---------------------------------------------------------------------- parameters
+def notebook_parameters(notebook: str | Path) -> dict[str, Any]:
+    """Names and default values of the notebook's cell tagged ``parameters`` (plain literals only)."""
+    path = Path(notebook)
+    try:
+        nb = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise RunnerError(f"cannot read notebook {path}: {err}") from err
+    cells = [c for c in nb.get("cells", []) if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if len(cells) != 1:
+        raise RunnerError(f"{path.name}: expected exactly one cell tagged 'parameters', found {len(cells)}")
+    source = cells[0]["source"]
+    source = "".join(source) if isinstance(source, list) else source
+    defaults: dict[str, Any] = {}
+    for statement in ast.parse(source).body:
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                continue  # a docstring-like comment
+            raise RunnerError(f"{path.name}: parameters cell may hold only 'name = literal' lines")
+        target = statement.targets[0]
+        if not isinstance(target, ast.Name):
+            raise RunnerError(f"{path.name}: parameters cell may hold only 'name = literal' lines")
+        try:
+            defaults[target.id] = ast.literal_eval(statement.value)
+        except ValueError as err:
+            raise RunnerError(f"{path.name}: parameter {target.id!r} is not a plain literal") from err
+    return defaults
+
+
+def parse_value(text: str) -> Any:
+    """Parse a ``-p key=value`` value as YAML: ``3`` -> int, ``0.5`` -> float, ``[1, 2]`` -> list, else str."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+def _compatible(value: Any, default: Any) -> bool:
+    if default is None:
+        return True
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(default, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    if isinstance(default, (list, tuple)):
+        if not isinstance(value, (list, tuple)):
+            return False
+        if default and all(isinstance(d, type(default[0])) for d in default):
+            return all(_compatible(v, default[0]) for v in value)
+        return True
+    return isinstance(value, type(default))
+
+
+def check_parameters(values: Mapping[str, Any], defaults: Mapping[str, Any], *, experiment: str) -> dict[str, Any]:
+    """Check names and types of ``values`` against a notebook's ``defaults``; return them (ints made float
+    where the default is a float).  :class:`ParameterError` lists the valid names and types."""
+    valid = ", ".join(f"{k}: {_type_name(v)}" for k, v in defaults.items() if k not in RESERVED_PARAMETERS)
+    checked = {}
+    for name, value in values.items():
+        if name in RESERVED_PARAMETERS:
+            raise ParameterError(f"{experiment}: parameter {name!r} is set by the runner (use --out)")
+        if name not in defaults:
+            raise ParameterError(f"{experiment}: unknown parameter {name!r}; valid parameters: {valid}")
+        default = defaults[name]
+        if not _compatible(value, default):
+            raise ParameterError(
+                f"{experiment}: parameter {name!r} must be {_type_name(default)} (like {default!r}), "
+                f"got {value!r} ({_type_name(value)}); valid parameters: {valid}"
+            )
+        checked[name] = float(value) if isinstance(default, float) and not isinstance(value, bool) else value
+    return checked
+
+
+def resolve_parameters(
+    experiment: Experiment, preset: str, overrides: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Preset values updated by ``overrides``, both checked against the notebook's parameters cell."""
+    if preset not in experiment.presets:
+        raise ParameterError(
+            f"{experiment.name}: unknown preset {preset!r}; presets: {', '.join(experiment.presets)}"
+        )
+    defaults = notebook_parameters(experiment.notebook_path)
+    if "seed" not in defaults:
+        raise RunnerError(f"{experiment.notebook}: the parameters cell must define 'seed'")
+    params = check_parameters(experiment.presets[preset], defaults, experiment=experiment.name)
+    params.update(check_parameters(dict(overrides or {}), defaults, experiment=experiment.name))
+    return params
+
+
+# ---------------------------------------------------------------------- provenance
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def git_state(root: Path) -> dict[str, Any]:
+    """Commit hash and dirty flag of the project (None when not a git checkout)."""
+    commit = _git(root, "rev-parse", "HEAD")
+    status = _git(root, "status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit, "dirty": bool(status) if status is not None else None}
+
+
+def package_versions() -> dict[str, str | None]:
+    """Versions of Python and the packages that shape results."""
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in RECORDED_PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _utc_now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+# ---------------------------------------------------------------------- kernel and notebook execution
+def ensure_kernel(kernel_name: str = KERNEL_NAME) -> str:
+    """Make sure ``kernel_name`` exists; the project kernel is registered into this environment if missing."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    if kernel_name in KernelSpecManager().find_kernel_specs():
+        return kernel_name
+    if kernel_name != KERNEL_NAME:
+        raise RunnerError(f"kernel {kernel_name!r} is not installed (python -m ipykernel install --name ...)")
+    from ipykernel.kernelspec import install
+
+    install(kernel_name=KERNEL_NAME, display_name="Python (torus_lab)", prefix=sys.prefix)
+    return kernel_name
+
+
+def _clean_executed_notebook(path: Path, *, root: Path, staging: Path, experiment: Experiment) -> None:
+    """Drop machine paths from an executed notebook: staging folders become the final ``<kind>/<name>``
+    folders, the project folder becomes ``.``, and papermill's path metadata is made relative."""
+    replacements = [(str(staging) + os.sep, ""), (_as_notebook_path(staging, root) + "/", ""),
+                    (str(root) + os.sep, ""), (str(root), "."), (str(Path.home()) + os.sep, "~/")]  # fmt: skip
+    text = path.read_text(encoding="utf-8")
+    for old, new in replacements:
+        text = text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
+    nb = json.loads(text)
+    meta = nb.setdefault("metadata", {}).setdefault("papermill", {})
+    meta["input_path"] = experiment.notebook.as_posix()
+    meta["output_path"] = f"reports/{experiment.name}/{experiment.name}.ipynb"
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _export_html(notebook: Path, html_path: Path) -> None:
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_notebook_node(nbformat.read(notebook, as_version=4))
+    html_path.write_text(body, encoding="utf-8")
+
+
+def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, kernel_name: str,
+             progress: bool) -> None:  # fmt: skip
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    try:
+        papermill.execute_notebook(
+            str(experiment.notebook_path),
+            str(executed),
+            parameters=params,
+            kernel_name=kernel_name,
+            cwd=str(experiment.root),
+            progress_bar=progress,
+            log_output=False,
+            report_mode=False,
+        )
+    except PapermillExecutionError as err:
+        # papermill counts the injected-parameters cell; the number below is the cell's 1-based position in
+        # the committed notebook (the failing cell comes after the injected one).
+        first_line = next((line for line in str(err.source).splitlines() if line.strip()), "")
+        raise NotebookFailedError(
+            f"{experiment.name}: notebook {experiment.notebook} failed in cell {err.cell_index} "
+            f"(starting {first_line.strip()!r}): {err.ename}: {err.evalue}"
+        ) from err
+
+
+# ---------------------------------------------------------------------- atomic swap
+def _swap_into_place(pairs: list[tuple[Path, Path]], trash: Path) -> None:
+    """Move each ``staged`` folder onto its ``target``; on any error restore every target as it was."""
+    moved: list[tuple[Path, Path, Path | None]] = []
+    try:
+        for staged, target in pairs:
+            backup = None
+            if target.exists():
+                backup = trash / f"{target.parent.name}-{target.name}"
+                target.rename(backup)
+            moved.append((staged, target, backup))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            staged.rename(target)
+    except BaseException:
+        for staged, target, backup in reversed(moved):
+            if target.exists() and not staged.exists():
+                target.rename(staged)
+            if backup is not None and backup.exists():
+                backup.rename(target)
+        raise
+
+
+def _output_root(out: str | Path | None, root: Path) -> Path:
+    return (Path(out) if out is not None else root).resolve()
+
+
+def _as_notebook_path(path: Path, root: Path) -> str:
+    """Path as the notebook (cwd = project root) should see it: relative when inside the project."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def run_experiment(
+    name: str,
+    *,
+    preset: str = "quick",
+    overrides: Mapping[str, Any] | None = None,
+    out: str | Path | None = None,
+    root: str | Path | None = None,
+    kernel_name: str = KERNEL_NAME,
+    progress: bool = True,
+) -> RunResult:
+    """Run one experiment at ``preset`` (with ``overrides``) into ``out`` (default: the project folder).
+
+    Raises
+    ------
+    UnknownExperimentError, ParameterError
+        Before anything runs.
+    NotebookFailedError
+        When a cell raises; earlier outputs are left as they were.
+    """
+    experiment = load_experiment(name, root)
+    project = experiment.root
+    params = resolve_parameters(experiment, preset, overrides)
+    out_root = _output_root(out, project)
+    kernel_name = ensure_kernel(kernel_name)
+
+    staging = out_root / f".staging-{name}-{uuid.uuid4().hex[:8]}"
+    staged = {kind: staging / kind / name for kind in OUTPUT_KINDS}
+    for folder in staged.values():
+        folder.mkdir(parents=True)
+    executed = staged["reports"] / f"{name}.ipynb"
+    injected = dict(params)
+    injected["data_dir"] = _as_notebook_path(staged["data"], project)
+    injected["figures_dir"] = _as_notebook_path(staged["figures"], project)
+
+    started, clock = _utc_now(), time.perf_counter()
+    try:
+        try:
+            _execute(experiment, injected, executed, kernel_name=kernel_name, progress=progress)
+        except NotebookFailedError:
+            _keep_failed_notebook(executed, project, name)
+            raise
+        _clean_executed_notebook(executed, root=project, staging=staging, experiment=experiment)
+        _export_html(executed, staged["reports"] / f"{name}.html")
+        duration = time.perf_counter() - clock
+        manifest = _manifest(experiment, preset, params, staged, started, duration, out_root)
+        for folder in staged.values():
+            (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
+        trash = staging / "previous"
+        trash.mkdir()
+        targets = {kind: out_root / kind / name for kind in OUTPUT_KINDS}
+        _swap_into_place([(staged[kind], targets[kind]) for kind in OUTPUT_KINDS], trash)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return RunResult(name, preset, params, targets, manifest, duration)
+
+
+def _keep_failed_notebook(executed: Path, project: Path, name: str) -> None:
+    """Keep the partly executed notebook under ``scratch/failed/`` (git-ignored) for debugging."""
+    if executed.exists():
+        failed = project / "scratch" / "failed"
+        failed.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(executed, failed / f"{name}.ipynb")
+
+
+def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], staged: dict[str, Path],
+              started: str, duration: float, out_root: Path) -> dict[str, Any]:  # fmt: skip
+    outputs = []
+    for kind, folder in staged.items():
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            relative = Path(kind) / experiment.name / path.relative_to(folder)
+            outputs.append({"path": relative.as_posix(), "bytes": path.stat().st_size, "sha256": sha256(path)})
+    return {
+        "experiment": experiment.name,
+        "description": experiment.description,
+        "notebook": experiment.notebook.as_posix(),
+        "preset": preset,
+        "seed": params.get("seed"),
+        "parameters": params,
+        "git": git_state(experiment.root),
+        "versions": package_versions(),
+        "platform": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
+        "sweep_backend": {key: os.environ[key] for key in SWEEP_ENVIRONMENT if key in os.environ},
+        "started_utc": started,
+        "finished_utc": _utc_now(),
+        "duration_s": round(duration, 3),
+        "outputs": outputs,
+    }
+
+
+def reproduce(
+    *,
+    preset: str = "paper",
+    out: str | Path | None = None,
+    root: str | Path | None = None,
+    names: Iterable[str] | None = None,
+    kernel_name: str = KERNEL_NAME,
+    progress: bool = True,
+) -> list[RunResult]:
+    """Run every experiment (or ``names``) at ``preset``; stops at the first failure, keeping what succeeded."""
+    from tqdm.auto import tqdm
+
+    experiments = load_experiments(root)
+    selected = list(names) if names else list(experiments)
+    for name in selected:
+        if name not in experiments:
+            raise UnknownExperimentError(f"unknown experiment {name!r}; known experiments: {', '.join(experiments)}")
+    results = []
+    bar = tqdm(selected, desc=f"reproduce ({preset})", unit="experiment", disable=not progress)
+    for name in bar:
+        bar.set_postfix_str(name)
+        results.append(
+            run_experiment(name, preset=preset, out=out, root=root, kernel_name=kernel_name, progress=False)
+        )
+    return results

@@ -1,0 +1,1 @@
+"""Cycle-driven, flit-level wormhole network simulator."""

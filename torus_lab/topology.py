@@ -1,0 +1,738 @@
+"""Torus, mesh and hypercube topologies: coordinates, channels, distances, faults and path checks.
+
+A k-ary n-cube (torus) has nodes ``(x_0, ..., x_{n-1})`` with ``0 <= x_i < K_i`` and links
+``x <-> x +/- e_i (mod K_i)``.  Radix may differ per dimension (mixed radix ``K_0 x ... x K_{n-1}``,
+Upadhyay et al., Definition 1).  Conventions (``specs/algorithms.md`` section 0):
+
+* dimensions are 0-based; node ids are mixed-radix numbers with dimension 0 the least significant digit
+  (the rightmost digit of Demaine & Srinivas' address strings);
+* a bidirectional link is two directed *channels* ``(node, dim, sign)`` with ``sign`` in ``{-1, +1}``;
+* radix 2 in a dimension gives **one** link per neighbour pair: the channel ``0 -> 1`` is ``+`` and
+  ``1 -> 0`` is ``-`` (a hypercube has ``n * 2**n`` channels, not twice that), and there is no wraparound;
+* a :class:`Mesh` drops the wraparound links; ``bidirectional=False`` keeps only ``+`` channels
+  (the unidirectional torus of the virtual-mesh paper).
+
+Examples
+--------
+>>> t = Torus(2, 4)
+>>> t.num_nodes, t.num_channels
+(16, 64)
+>>> t.lee_distance((0, 0), (3, 2))
+3
+>>> Torus(3, 2).num_channels   # hypercube Q3: 12 links, 24 channels
+24
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "Torus",
+    "Mesh",
+    "Faults",
+    "TIE_RULES",
+    "random_node_faults",
+    "random_link_faults",
+    "is_walk",
+    "is_simple",
+    "path_length",
+    "first_shared_vertex",
+    "are_vertex_disjoint",
+    "avoids_faults",
+    "bfs_distances",
+]
+
+#: Tie rules of :meth:`Torus.signed_offset` when ``K`` is even and the two ways round are equally long.
+TIE_RULES = ("+", "-")
+
+Node = tuple[int, ...]
+
+
+def _check_int(name: str, value: object, minimum: int) -> int:
+    """Return ``value`` as an int, refusing bools, non-integers and values below ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_sign(sign: object) -> int:
+    if isinstance(sign, bool) or sign not in (-1, 1):
+        raise ValueError(f"sign must be -1 or +1, got {sign!r}")
+    return int(sign)  # type: ignore[call-overload]
+
+
+class Torus:
+    """A k-ary n-cube (torus), optionally with mixed radix or without wraparound.
+
+    Parameters
+    ----------
+    dims : int
+        Number of dimensions ``n >= 1``.
+    radix : int or sequence of int
+        Nodes per dimension, ``K >= 2``; one int for all dimensions or one per dimension.
+    bidirectional : bool, default True
+        ``False`` keeps only the ``+`` channels (unidirectional torus; not allowed for a mesh).
+
+    Raises
+    ------
+    TypeError
+        If ``dims`` or a radix is not an int.
+    ValueError
+        If ``dims < 1``, a radix is ``< 2`` or the number of radices differs from ``dims``.
+
+    Notes
+    -----
+    Channel ids are stable: channels are numbered in the order ``(node id, dim, sign)`` with ``-``
+    before ``+``, skipping slots that do not exist (radix-2 duplicates, mesh borders, the ``-`` side of
+    a unidirectional torus).
+
+    Examples
+    --------
+    >>> t = Torus(2, (4, 3))
+    >>> t.coords(t.node_id((3, 2)))
+    (3, 2)
+    >>> t.neighbors((0, 0))
+    [(3, 0), (1, 0), (0, 2), (0, 1)]
+    """
+
+    wraparound: bool = True
+
+    def __init__(self, dims: int, radix: int | Sequence[int], *, bidirectional: bool = True) -> None:
+        self.n = _check_int("dims", dims, 1)
+        if isinstance(radix, numbers.Integral) and not isinstance(radix, bool):
+            radices = (_check_int("radix", radix, 2),) * self.n
+        elif isinstance(radix, (Sequence, np.ndarray)) and not isinstance(radix, str):
+            if len(radix) != self.n:
+                raise ValueError(f"radix has {len(radix)} entries {tuple(radix)!r} but dims = {self.n}")
+            radices = tuple(_check_int(f"radix[{i}]", r, 2) for i, r in enumerate(radix))
+        else:
+            raise TypeError(f"radix must be an int or a sequence of ints, got {radix!r}")
+        if not isinstance(bidirectional, bool):
+            raise TypeError(f"bidirectional must be a bool, got {bidirectional!r}")
+        if not bidirectional and not self.wraparound:
+            raise ValueError("a mesh must be bidirectional (bidirectional=False is for tori only)")
+        self.radices: tuple[int, ...] = radices
+        self.bidirectional = bidirectional
+        self.num_nodes = int(np.prod(radices))
+        self.strides = np.cumprod((1,) + radices[:-1]).astype(np.int64)
+        self._radix_array = np.asarray(radices, dtype=np.int64)
+        self._build_channels()
+
+    # ------------------------------------------------------------------ basic facts
+    @property
+    def k(self) -> int:
+        """The common radix; raises ValueError for a mixed-radix topology."""
+        if len(set(self.radices)) != 1:
+            raise ValueError(f"mixed radix {self.radices!r} has no single k")
+        return self.radices[0]
+
+    @property
+    def is_hypercube(self) -> bool:
+        """True when every radix is 2."""
+        return all(r == 2 for r in self.radices)
+
+    @property
+    def kind(self) -> str:
+        """``"torus"`` or ``"mesh"``."""
+        return "torus" if self.wraparound else "mesh"
+
+    def __repr__(self) -> str:
+        radix = self.radices[0] if len(set(self.radices)) == 1 else self.radices
+        extra = "" if self.bidirectional else ", bidirectional=False"
+        return f"{type(self).__name__}({self.n}, {radix!r}{extra})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Torus)
+            and type(other) is type(self)
+            and other.radices == self.radices
+            and other.bidirectional == self.bidirectional
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.radices, self.bidirectional))
+
+    def __reduce__(self):  # pickling for process pools and dask
+        return (_rebuild_topology, (type(self), self.n, self.radices, self.bidirectional))
+
+    # ------------------------------------------------------------------ nodes
+    def check_node(self, node: Iterable[int], name: str = "node") -> Node:
+        """Return ``node`` as a tuple of ints after checking its length and range.
+
+        Examples
+        --------
+        >>> Torus(2, 5).check_node([4, 0])
+        (4, 0)
+        """
+        if isinstance(node, (str, bytes)) or not isinstance(node, (Iterable, np.ndarray)):
+            raise TypeError(f"{name} must be a sequence of {self.n} ints, got {node!r}")
+        coords = tuple(node)
+        if len(coords) != self.n:
+            raise ValueError(f"{name} {coords!r} has {len(coords)} coordinates, expected {self.n}")
+        out = []
+        for i, x in enumerate(coords):
+            if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+                raise TypeError(f"{name} {coords!r}: coordinate {i} is not an int ({x!r})")
+            if not 0 <= x < self.radices[i]:
+                raise ValueError(
+                    f"{name} {coords!r}: coordinate {i} = {x} out of range 0..{self.radices[i] - 1}"
+                )
+            out.append(int(x))
+        return tuple(out)
+
+    def _check_coord_array(self, coords: np.ndarray, name: str = "coords") -> np.ndarray:
+        coords = np.asarray(coords)
+        if coords.ndim == 0 or coords.shape[-1] != self.n:
+            raise ValueError(f"{name} must have last axis of length {self.n}, got shape {coords.shape}")
+        if not np.issubdtype(coords.dtype, np.integer):
+            raise TypeError(f"{name} must hold integers, got dtype {coords.dtype}")
+        bad = (coords < 0) | (coords >= self._radix_array)
+        if bad.any():
+            first = tuple(int(v) for v in np.argwhere(bad)[0])
+            raise ValueError(f"{name}{list(first)} = {int(coords[first])} out of range for radices {self.radices}")
+        return coords.astype(np.int64, copy=False)
+
+    def node_id(self, coords: Iterable[int] | np.ndarray) -> int | np.ndarray:
+        """Node id of a coordinate tuple (int) or of an array ``(..., n)`` of coordinates (array).
+
+        Examples
+        --------
+        >>> t = Torus(2, 4)
+        >>> t.node_id((1, 2))
+        9
+        >>> t.node_id(np.array([[0, 0], [3, 3]])).tolist()
+        [0, 15]
+        """
+        if isinstance(coords, np.ndarray) and coords.ndim >= 2:
+            return self._check_coord_array(coords) @ self.strides
+        node = self.check_node(coords, "coords")
+        return int(np.dot(node, self.strides))
+
+    def coords(self, node_ids: int | np.ndarray) -> Node | np.ndarray:
+        """Coordinates of a node id (tuple) or of an array of ids (array ``(..., n)``).
+
+        Examples
+        --------
+        >>> Torus(2, 4).coords(9)
+        (1, 2)
+        """
+        if isinstance(node_ids, np.ndarray) and node_ids.ndim >= 1:
+            ids = node_ids.astype(np.int64, copy=False)
+            if ids.size and (ids.min() < 0 or ids.max() >= self.num_nodes):
+                bad = ids[(ids < 0) | (ids >= self.num_nodes)][0]
+                raise ValueError(f"node id {int(bad)} out of range 0..{self.num_nodes - 1}")
+            return (ids[..., None] // self.strides) % self._radix_array
+        node_id = _check_int("node id", node_ids, 0)
+        if node_id >= self.num_nodes:
+            raise ValueError(f"node id {node_id} out of range 0..{self.num_nodes - 1}")
+        return tuple(int(v) for v in (node_id // self.strides) % self._radix_array)
+
+    def all_coords(self) -> np.ndarray:
+        """Array ``(num_nodes, n)`` of every node's coordinates, in node-id order."""
+        return self.coords(np.arange(self.num_nodes))
+
+    def nodes(self) -> list[Node]:
+        """Every node as a coordinate tuple, in node-id order."""
+        return [tuple(int(v) for v in row) for row in self.all_coords()]
+
+    # ------------------------------------------------------------------ neighbours and channels
+    def _step(self, coord: int, dim: int, sign: int) -> int | None:
+        """Coordinate after one hop from ``coord`` along ``sign``, or None if there is no such link."""
+        radix = self.radices[dim]
+        if radix == 2:
+            return 1 if (coord == 0 and sign == 1) else 0 if (coord == 1 and sign == -1) else None
+        if sign == -1 and not self.bidirectional:
+            return None
+        nxt = coord + sign
+        if 0 <= nxt < radix:
+            return nxt
+        return nxt % radix if self.wraparound else None
+
+    def neighbor(self, node: Iterable[int], dim: int, sign: int) -> Node | None:
+        """The node one hop from ``node`` along ``sign * e_dim``, or None if that channel does not exist.
+
+        Examples
+        --------
+        >>> Torus(1, 5).neighbor((0,), 0, -1)
+        (4,)
+        >>> Mesh(1, 5).neighbor((0,), 0, -1) is None
+        True
+        """
+        node = self.check_node(node)
+        dim = self._check_dim(dim)
+        sign = _check_sign(sign)
+        nxt = self._step(node[dim], dim, sign)
+        if nxt is None:
+            return None
+        return node[:dim] + (nxt,) + node[dim + 1 :]
+
+    def neighbors(self, node: Iterable[int]) -> list[Node]:
+        """Out-neighbours of ``node``, dimension by dimension, ``-`` before ``+``, without duplicates."""
+        node = self.check_node(node)
+        out = []
+        for dim in range(self.n):
+            for sign in (-1, 1):
+                nxt = self._step(node[dim], dim, sign)
+                if nxt is not None:
+                    out.append(node[:dim] + (nxt,) + node[dim + 1 :])
+        return out
+
+    def _check_dim(self, dim: object) -> int:
+        dim = _check_int("dim", dim, 0)
+        if dim >= self.n:
+            raise ValueError(f"dim {dim} out of range 0..{self.n - 1}")
+        return dim
+
+    def _step_array(self, coords: np.ndarray, dim: int, sign: int) -> np.ndarray:
+        """Vectorised :meth:`_step` over a coordinate column; -1 where the channel does not exist."""
+        radix = self.radices[dim]
+        if radix == 2:
+            return np.where(coords == (0 if sign == 1 else 1), 1 - coords, -1)
+        if sign == -1 and not self.bidirectional:
+            return np.full_like(coords, -1)
+        nxt = coords + sign
+        inside = (nxt >= 0) & (nxt < radix)
+        return np.where(inside, nxt, nxt % radix if self.wraparound else -1)
+
+    def _build_channels(self) -> None:
+        coords = self.all_coords()
+        exists = np.zeros((self.num_nodes, self.n, 2), dtype=bool)
+        target = np.zeros((self.num_nodes, self.n, 2), dtype=np.int64)
+        node_ids = np.arange(self.num_nodes, dtype=np.int64)
+        for dim in range(self.n):
+            for sign_index, sign in enumerate((-1, 1)):
+                nxt = self._step_array(coords[:, dim], dim, sign)
+                exists[:, dim, sign_index] = nxt >= 0
+                target[:, dim, sign_index] = node_ids + (nxt - coords[:, dim]) * self.strides[dim]
+        flat = exists.ravel()
+        slot = np.full(flat.size, -1, dtype=np.int64)
+        slot[flat] = np.arange(int(flat.sum()), dtype=np.int64)
+        grid_node, grid_dim, grid_sign = np.meshgrid(node_ids, np.arange(self.n), np.array([-1, 1]), indexing="ij")
+        #: source node id of every channel
+        self.channel_src = grid_node.ravel()[flat]
+        #: destination node id of every channel
+        self.channel_dst = target.ravel()[flat]
+        #: dimension of every channel
+        self.channel_dim = grid_dim.ravel()[flat].astype(np.int64)
+        #: sign (-1 or +1) of every channel
+        self.channel_sign = grid_sign.ravel()[flat].astype(np.int64)
+        self._channel_slot = slot
+        self.num_channels = int(flat.sum())
+        for array in (self.channel_src, self.channel_dst, self.channel_dim, self.channel_sign, slot):
+            array.setflags(write=False)
+
+    def channel_id(self, node: Iterable[int] | int, dim: int, sign: int) -> int:
+        """Stable id of the channel leaving ``node`` (tuple or id) along ``sign * e_dim``.
+
+        Raises ValueError if that channel does not exist (mesh border, radix-2 duplicate, ``-`` side of a
+        unidirectional torus).
+
+        Examples
+        --------
+        >>> t = Torus(2, 4)
+        >>> t.channel(t.channel_id((1, 2), 1, -1))
+        ((1, 2), 1, -1)
+        """
+        node_id = self.node_id(node) if not isinstance(node, numbers.Integral) else self._check_node_id(node)
+        dim = self._check_dim(dim)
+        sign = _check_sign(sign)
+        cid = int(self._channel_slot[(node_id * self.n + dim) * 2 + (sign > 0)])
+        if cid < 0:
+            raise ValueError(f"no channel from node {self.coords(node_id)} along dim {dim} sign {sign:+d}")
+        return cid
+
+    def channel_ids(self, node_ids: np.ndarray, dims: np.ndarray, signs: np.ndarray) -> np.ndarray:
+        """Vectorised :meth:`channel_id`; missing channels give -1."""
+        slots = (np.asarray(node_ids) * self.n + np.asarray(dims)) * 2 + (np.asarray(signs) > 0)
+        return self._channel_slot[slots]
+
+    def _check_node_id(self, node_id: object) -> int:
+        node_id = _check_int("node id", node_id, 0)
+        if node_id >= self.num_nodes:
+            raise ValueError(f"node id {node_id} out of range 0..{self.num_nodes - 1}")
+        return node_id
+
+    def channel(self, channel_id: int) -> tuple[Node, int, int]:
+        """The ``(node, dim, sign)`` view of a channel id."""
+        cid = _check_int("channel id", channel_id, 0)
+        if cid >= self.num_channels:
+            raise ValueError(f"channel id {cid} out of range 0..{self.num_channels - 1}")
+        return self.coords(int(self.channel_src[cid])), int(self.channel_dim[cid]), int(self.channel_sign[cid])
+
+    def channel_between(self, a: Iterable[int], b: Iterable[int]) -> int:
+        """Id of the channel from node ``a`` to its neighbour ``b``; ValueError if they are not adjacent."""
+        a_t, b_t = self.check_node(a, "a"), self.check_node(b, "b")
+        a_id = self.node_id(a_t)
+        for dim in range(self.n):
+            for sign_index in (0, 1):
+                cid = int(self._channel_slot[(a_id * self.n + dim) * 2 + sign_index])
+                if cid >= 0 and self.channel_dst[cid] == self.node_id(b_t):
+                    return cid
+        raise ValueError(f"nodes {a_t} and {b_t} are not joined by a channel")
+
+    def is_wraparound(self, channel_id: int) -> bool:
+        """True for a channel that closes a ring (``K-1 -> 0`` along ``+`` or ``0 -> K-1`` along ``-``)."""
+        node, dim, sign = self.channel(channel_id)
+        radix = self.radices[dim]
+        return radix > 2 and ((sign == 1 and node[dim] == radix - 1) or (sign == -1 and node[dim] == 0))
+
+    # ------------------------------------------------------------------ distances
+    def _pair_arrays(self, a, b) -> tuple[np.ndarray, np.ndarray, bool]:
+        scalar = not (isinstance(a, np.ndarray) and a.ndim >= 2) and not (isinstance(b, np.ndarray) and b.ndim >= 2)
+        if scalar:
+            return np.asarray(self.check_node(a, "a")), np.asarray(self.check_node(b, "b")), True
+        return self._check_coord_array(np.asarray(a), "a"), self._check_coord_array(np.asarray(b), "b"), False
+
+    def signed_offset(self, a, b, *, tie: str = "+") -> tuple[int, ...] | np.ndarray:
+        """Shortest signed offset from ``a`` to ``b`` in each dimension.
+
+        In a torus dimension with radix ``K`` and forward distance ``f = (b - a) mod K`` the offset is
+        ``f`` if ``f < K - f`` and ``f - K`` if ``f > K - f``.  When ``K`` is even and ``f = K/2`` both
+        ways are shortest and ``tie`` decides: ``"+"`` gives ``+K/2``, ``"-"`` gives ``-K/2``.  A radix-2
+        dimension always gives ``b - a`` (its one link); a mesh gives ``b - a``; a unidirectional torus
+        gives ``f``.
+
+        Parameters
+        ----------
+        a, b : node tuple or array ``(..., n)``
+        tie : {"+", "-"}
+
+        Examples
+        --------
+        >>> Torus(2, 4).signed_offset((0, 0), (2, 3))
+        (2, -1)
+        >>> Torus(2, 4).signed_offset((0, 0), (2, 3), tie="-")
+        (-2, -1)
+        """
+        if tie not in TIE_RULES:
+            raise ValueError(f"tie must be one of {TIE_RULES}, got {tie!r}")
+        a_arr, b_arr, scalar = self._pair_arrays(a, b)
+        diff = b_arr - a_arr
+        if self.wraparound:
+            radix = self._radix_array
+            forward = diff % radix
+            if self.bidirectional:
+                backward = radix - forward
+                offset = np.where(forward < backward, forward, -backward)
+                tie_mask = forward == backward
+                offset = np.where(tie_mask, forward if tie == "+" else -backward, offset)
+            else:
+                offset = forward
+            offset = np.where(radix == 2, diff, offset)
+        else:
+            offset = diff
+        return tuple(int(v) for v in offset) if scalar else offset
+
+    def lee_distance(self, a, b) -> int | np.ndarray:
+        """Length of a shortest path from ``a`` to ``b`` (Lee distance; Manhattan distance on a mesh).
+
+        Examples
+        --------
+        >>> Torus(3, 5).lee_distance((0, 0, 0), (4, 2, 3))
+        5
+        >>> Mesh(3, 5).lee_distance((0, 0, 0), (4, 2, 3))
+        9
+        """
+        offset = self.signed_offset(a, b)
+        if isinstance(offset, tuple):
+            return int(sum(abs(v) for v in offset))
+        return np.abs(offset).sum(axis=-1)
+
+    @property
+    def diameter(self) -> int:
+        """Largest distance between two nodes."""
+        if not self.wraparound:
+            return sum(r - 1 for r in self.radices)
+        if not self.bidirectional:
+            return sum(r - 1 for r in self.radices)
+        return sum(r // 2 for r in self.radices)
+
+    # ------------------------------------------------------------------ subtori
+    def in_subtorus(self, nodes, dim: int, value: int) -> bool | np.ndarray:
+        """Whether nodes lie in the subtorus ``{v : v[dim] = value}`` (tuple -> bool, array -> bool array).
+
+        Examples
+        --------
+        >>> Torus(3, 5).in_subtorus((1, 2, 3), 1, 2)
+        True
+        """
+        dim = self._check_dim(dim)
+        value = _check_int("value", value, 0)
+        if value >= self.radices[dim]:
+            raise ValueError(f"value {value} out of range 0..{self.radices[dim] - 1} for dim {dim}")
+        if isinstance(nodes, np.ndarray) and nodes.ndim >= 2:
+            return self._check_coord_array(nodes)[..., dim] == value
+        return self.check_node(nodes)[dim] == value
+
+    def subtorus_nodes(self, dim: int, value: int) -> np.ndarray:
+        """Node ids of the subtorus ``{v : v[dim] = value}``, ascending."""
+        return np.flatnonzero(self.in_subtorus(self.all_coords(), dim, value))
+
+    # ------------------------------------------------------------------ graph views
+    def to_networkx(self, faults: Faults | None = None):
+        """The topology as a ``networkx.DiGraph`` on coordinate tuples (one edge per channel), minus faults."""
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        nodes = self.nodes()
+        faulty = faults.nodes if faults else frozenset()
+        graph.add_nodes_from(v for v in nodes if v not in faulty)
+        for cid in range(self.num_channels):
+            if faults and cid in faults.links:
+                continue
+            a, b = nodes[self.channel_src[cid]], nodes[self.channel_dst[cid]]
+            if a in faulty or b in faulty:
+                continue
+            graph.add_edge(a, b, channel=cid)
+        return graph
+
+
+class Mesh(Torus):
+    """An n-dimensional mesh: a :class:`Torus` without wraparound links.
+
+    Examples
+    --------
+    >>> m = Mesh(2, 3)
+    >>> m.num_channels, m.diameter
+    (24, 4)
+    """
+
+    wraparound = False
+
+
+def _rebuild_topology(cls: type, dims: int, radices: tuple[int, ...], bidirectional: bool) -> Torus:
+    if cls is Mesh:
+        return Mesh(dims, radices)
+    return cls(dims, radices, bidirectional=bidirectional)
+
+
+# ---------------------------------------------------------------------- faults
+@dataclass(frozen=True)
+class Faults:
+    """A set of faulty nodes (coordinate tuples) and faulty channels (channel ids).
+
+    A faulty bidirectional link is two faulty channels; :func:`random_link_faults` fails both.
+
+    Examples
+    --------
+    >>> t = Torus(2, 4)
+    >>> f = Faults(nodes=frozenset({(1, 1)}))
+    >>> int(f.node_mask(t).sum())
+    1
+    """
+
+    nodes: frozenset = frozenset()
+    links: frozenset = frozenset()
+
+    def node_mask(self, topology: Torus) -> np.ndarray:
+        """Boolean array over node ids, True where the node is faulty."""
+        mask = np.zeros(topology.num_nodes, dtype=bool)
+        for node in self.nodes:
+            mask[topology.node_id(node)] = True
+        return mask
+
+    def link_mask(self, topology: Torus) -> np.ndarray:
+        """Boolean array over channel ids, True where the channel is faulty."""
+        mask = np.zeros(topology.num_channels, dtype=bool)
+        for cid in self.links:
+            mask[cid] = True
+        return mask
+
+    def validate(self, topology: Torus) -> Faults:
+        """Check every node and channel against ``topology``; returns self."""
+        for node in self.nodes:
+            topology.check_node(node, "faulty node")
+        for cid in self.links:
+            topology.channel(cid)
+        return self
+
+
+def _fault_count(total: int, count: int | None, rate: float | None, what: str) -> int:
+    if (count is None) == (rate is None):
+        raise ValueError(f"give exactly one of count and rate for {what} faults, got count={count!r}, rate={rate!r}")
+    if count is not None:
+        count = _check_int("count", count, 0)
+        if count > total:
+            raise ValueError(f"count {count} exceeds the {total} candidate {what}s")
+        return count
+    if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not 0 <= rate <= 1:
+        raise ValueError(f"rate must be a number in [0, 1], got {rate!r}")
+    return int(round(rate * total))
+
+
+def _as_generator(seed) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    if seed is None or isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int, a SeedSequence or a Generator, got {seed!r}")
+    return np.random.default_rng(np.random.SeedSequence(int(seed)))
+
+
+def random_node_faults(
+    topology: Torus,
+    *,
+    count: int | None = None,
+    rate: float | None = None,
+    seed: int | np.random.SeedSequence | np.random.Generator,
+    exclude: Iterable[Iterable[int]] = (),
+) -> Faults:
+    """Uniformly random faulty nodes: exactly ``count``, or ``round(rate * candidates)``.
+
+    Parameters
+    ----------
+    topology : Torus
+    count, rate : exactly one of them
+    seed : int, SeedSequence or Generator
+    exclude : nodes that must stay fault-free (they are not candidates)
+
+    Examples
+    --------
+    >>> t = Torus(2, 8)
+    >>> f = random_node_faults(t, rate=0.25, seed=1)
+    >>> len(f.nodes)
+    16
+    >>> f == random_node_faults(t, rate=0.25, seed=1)
+    True
+    """
+    excluded = {topology.node_id(v) for v in exclude}
+    candidates = np.array([v for v in range(topology.num_nodes) if v not in excluded], dtype=np.int64)
+    how_many = _fault_count(len(candidates), count, rate, "node")
+    chosen = _as_generator(seed).choice(candidates, size=how_many, replace=False)
+    return Faults(nodes=frozenset(topology.coords(int(v)) for v in chosen))
+
+
+def random_link_faults(
+    topology: Torus,
+    *,
+    count: int | None = None,
+    rate: float | None = None,
+    seed: int | np.random.SeedSequence | np.random.Generator,
+) -> Faults:
+    """Uniformly random faulty bidirectional links (both channels of each chosen link fail).
+
+    On a unidirectional torus each link is a single channel.
+
+    Examples
+    --------
+    >>> f = random_link_faults(Torus(3, 2), count=2, seed=7)
+    >>> len(f.links)
+    4
+    """
+    links: dict[frozenset[int] | int, list[int]] = {}
+    for cid in range(topology.num_channels):
+        ends = frozenset((int(topology.channel_src[cid]), int(topology.channel_dst[cid])))
+        links.setdefault(ends if topology.bidirectional else cid, []).append(cid)
+    link_channels = list(links.values())
+    how_many = _fault_count(len(link_channels), count, rate, "link")
+    chosen = _as_generator(seed).choice(len(link_channels), size=how_many, replace=False)
+    return Faults(links=frozenset(cid for index in chosen for cid in link_channels[int(index)]))
+
+
+# ---------------------------------------------------------------------- paths
+def is_walk(topology: Torus, path: Sequence[Iterable[int]]) -> bool:
+    """True if ``path`` is a non-empty sequence of valid nodes, each joined to the next by a channel.
+
+    Examples
+    --------
+    >>> t = Torus(2, 5)
+    >>> is_walk(t, [(0, 0), (4, 0), (4, 1)])
+    True
+    >>> is_walk(t, [(0, 0), (2, 0)])
+    False
+    """
+    if len(path) == 0:
+        return False
+    try:
+        nodes = [topology.check_node(v) for v in path]
+    except (TypeError, ValueError):
+        return False
+    return all(b in topology.neighbors(a) for a, b in itertools.pairwise(nodes))
+
+
+def is_simple(path: Sequence[Iterable[int]]) -> bool:
+    """True if no vertex repeats in ``path``."""
+    nodes = [tuple(v) for v in path]
+    return len(set(nodes)) == len(nodes)
+
+
+def path_length(path: Sequence[Iterable[int]]) -> int:
+    """Number of hops (edges) of ``path``: ``len(path) - 1``; 0 for a single vertex."""
+    if len(path) == 0:
+        raise ValueError("path is empty")
+    return len(path) - 1
+
+
+def first_shared_vertex(paths: Sequence[Sequence[Iterable[int]]]) -> tuple[Node, int, int] | None:
+    """The first vertex lying on two different paths, as ``(vertex, i, j)`` with ``i < j``, or None."""
+    owner: dict[Node, int] = {}
+    for j, path in enumerate(paths):
+        for v in {tuple(u) for u in path}:
+            if v in owner:
+                return v, owner[v], j
+        for v in path:
+            owner.setdefault(tuple(v), j)
+    return None
+
+
+def are_vertex_disjoint(paths: Sequence[Sequence[Iterable[int]]]) -> bool:
+    """True if no vertex lies on two of ``paths`` (a vertex repeated inside one path does not count).
+
+    Examples
+    --------
+    >>> are_vertex_disjoint([[(0,), (1,)], [(2,), (3,)]])
+    True
+    """
+    return first_shared_vertex(paths) is None
+
+
+def avoids_faults(topology: Torus, path: Sequence[Iterable[int]], faults: Faults) -> bool:
+    """True if ``path`` visits no faulty node and uses no faulty channel."""
+    nodes = [topology.check_node(v) for v in path]
+    if any(v in faults.nodes for v in nodes):
+        return False
+    if faults.links:
+        for a, b in itertools.pairwise(nodes):
+            if topology.channel_between(a, b) in faults.links:
+                return False
+    return True
+
+
+def bfs_distances(topology: Torus, source: Iterable[int], faults: Faults | None = None) -> np.ndarray:
+    """Hop distance from ``source`` to every node id (-1 where unreachable), avoiding ``faults``.
+
+    A plain reference BFS over the channel table, used by tests and oracles.
+
+    Examples
+    --------
+    >>> bfs_distances(Torus(1, 5), (0,)).tolist()
+    [0, 1, 2, 2, 1]
+    """
+    start = topology.node_id(source)
+    node_bad = faults.node_mask(topology) if faults else np.zeros(topology.num_nodes, dtype=bool)
+    link_bad = faults.link_mask(topology) if faults else np.zeros(topology.num_channels, dtype=bool)
+    dist = np.full(topology.num_nodes, -1, dtype=np.int64)
+    if node_bad[start]:
+        return dist
+    order = np.argsort(topology.channel_src, kind="stable")
+    first = np.searchsorted(topology.channel_src[order], np.arange(topology.num_nodes + 1))
+    dist[start] = 0
+    queue = deque([start])
+    while queue:
+        u = queue.popleft()
+        for cid in order[first[u] : first[u + 1]]:
+            v = int(topology.channel_dst[cid])
+            if dist[v] < 0 and not node_bad[v] and not link_bad[cid]:
+                dist[v] = dist[u] + 1
+                queue.append(v)
+    return dist
