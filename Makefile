@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 KERNEL := torus-lab
 PYTEST_WORKERS ?= 2
 
-.PHONY: reproduce test quick bench lab lint kernel clean-venv
+.PHONY: reproduce test quick bench lab lint kernel browser clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,9 +26,17 @@ kernel: $(VENV)/.installed
 reproduce: kernel
 	$(BIN)/torus-lab reproduce --preset paper
 
-test: $(VENV)/.installed-test kernel
+test: $(VENV)/.installed-test kernel browser
 	$(BIN)/ruff check torus_lab tests benchmarks
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -q
+
+# The report test renders reports/index.html in headless Chromium (Debian's package, driven by Playwright).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's chromium for the report test"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium not found and not root: the browser test will be skipped"; fi; }
 
 quick: kernel
 	$(BIN)/torus-lab reproduce --preset quick --out scratch/quick

@@ -1,4 +1,4 @@
-"""Command line: ``torus-lab list | params | run | reproduce``.
+"""Command line: ``torus-lab list | params | run | reproduce | report``.
 
 Exit status: 0 success, 1 a notebook failed, 2 bad usage (unknown experiment, preset or parameter).
 
@@ -57,6 +57,8 @@ def _build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--preset", default="paper", help="preset (default: %(default)s)")
     repro.add_argument("--only", nargs="+", metavar="NAME", help="run only these experiments")
     _add_sweep_options(repro)
+    report = sub.add_parser("report", help="rebuild reports/index.html, data/claims.csv and the README table")
+    report.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
     return parser
 
 
@@ -109,6 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             results = runner.reproduce(preset=args.preset, out=args.out, names=args.only, kernel_name=args.kernel)
             for result in results:
                 print(f"{result.name:18s} {result.duration_s:8.1f} s  ({result.preset})")
+        elif args.command == "report":
+            from torus_lab.report import build_report
+
+            print(build_report(args.out))
     except runner.RunnerError as err:
         print(f"torus-lab: error: {err}", file=sys.stderr)
         return err.exit_code

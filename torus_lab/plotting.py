@@ -20,8 +20,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 
-__all__ = ["PALETTE", "MARKERS", "figure_style", "new_figure", "save_figure", "color_cycle"]
+__all__ = [
+    "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
+    "draw_torus_2d", "draw_torus_3d",
+]  # fmt: skip
 
 #: Okabe & Ito colour-blind-safe palette (black last).
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
@@ -90,3 +94,193 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
         fig.savefig(path, format=fmt, metadata=metadata)
         paths.append(path)
     return paths
+
+
+# ---------------------------------------------------------------------- figures inside executed notebooks
+#: Set by the runner while it executes a notebook: figures are then shown as links to their files
+#: (``reports/<name>/<name>.html`` -> ``../../figures/<name>/<file>.png``) instead of inline megabytes.
+RUNNER_ENVIRONMENT = "TORUS_LAB_RUNNER"
+
+
+def show_figure(fig, figures_dir: str | Path, name: str, *, width: int = 640) -> list[Path]:
+    """Save ``fig`` (PNG + SVG) and show it: inline when exploring, as an image link when run by the runner.
+
+    Under the runner the executed notebook (and its HTML) refer to ``../../figures/<experiment>/<name>.png``,
+    so reports stay small and the committed PNG is the one shown.
+    """
+    import os
+
+    paths = save_figure(fig, figures_dir, name)
+    if os.environ.get(RUNNER_ENVIRONMENT):
+        from IPython.display import HTML, display
+
+        experiment = Path(figures_dir).name
+        display(HTML(f'<img src="../../figures/{experiment}/{name}.png" alt="{name}" width="{width}">'))
+        plt.close(fig)
+    return paths
+
+
+# ---------------------------------------------------------------------- drawing tori
+def _node_xy(node: tuple[int, ...]) -> tuple[float, float]:
+    return float(node[0]), float(node[1])
+
+
+def draw_torus_2d(
+    ax,
+    topology,
+    *,
+    paths=(),
+    path_labels=None,
+    faults=None,
+    squares=(),
+    link_loads=None,
+    cycle=None,
+    highlight=(),
+    title: str | None = None,
+):
+    """Draw a 2D torus or mesh as a grid (dim 0 across, dim 1 up) with optional overlays.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    topology : Torus with ``n == 2``
+    paths : sequence of node sequences, drawn as coloured polylines (wraparound hops as short stubs)
+    faults : Faults, faulty nodes drawn as black crosses and faulty links dashed grey
+    squares : sequence of ``(x0, y0, width, height)`` rectangles in node coordinates (e.g. routing squares)
+    link_loads : array indexed by channel id, drawn as a heat map of channel colours with a colour bar
+    cycle : sequence of channel ids (e.g. a CDG witness cycle), drawn as thick red arrows
+    highlight : nodes to ring (e.g. sources and destinations)
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from torus_lab.topology import Torus
+    >>> fig, ax = plt.subplots()
+    >>> _ = draw_torus_2d(ax, Torus(2, 4), paths=[[(0, 0), (1, 0), (1, 1)]])
+    >>> plt.close(fig)
+    """
+    from matplotlib.colors import Normalize
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    if topology.n != 2:
+        raise ValueError(f"draw_torus_2d needs a 2D topology, got {topology!r}")
+    kx, ky = topology.radices
+    faulty_nodes = set(faults.nodes) if faults is not None else set()
+    faulty_links = set(faults.links) if faults is not None else set()
+    norm = None
+    if link_loads is not None:
+        link_loads = np.asarray(link_loads, dtype=float)
+        norm = Normalize(vmin=0.0, vmax=max(float(link_loads.max()), 1e-12))
+        cmap = plt.get_cmap("viridis")
+    for cid in range(topology.num_channels):
+        src = topology.coords(int(topology.channel_src[cid]))
+        dst = topology.coords(int(topology.channel_dst[cid]))
+        wrap = topology.is_wraparound(cid)
+        (x0, y0), (x1, y1) = _node_xy(src), _node_xy(dst)
+        if wrap:  # a stub leaving the grid
+            dim, sign = int(topology.channel_dim[cid]), int(topology.channel_sign[cid])
+            x1, y1 = x0 + 0.45 * sign * (dim == 0), y0 + 0.45 * sign * (dim == 1)
+        # offset the two directions of a link so both channels are visible
+        dx, dy = x1 - x0, y1 - y0
+        shift = 0.07 * int(topology.channel_sign[cid])
+        ox, oy = (-dy * shift, dx * shift) if link_loads is not None else (0.0, 0.0)
+        if link_loads is not None:
+            ax.plot([x0 + ox, x1 + ox], [y0 + oy, y1 + oy], color=cmap(norm(link_loads[cid])), lw=2.5, zorder=1)
+        else:
+            style = {"color": "0.6", "lw": 0.8, "ls": "--"} if cid in faulty_links else {"color": "0.85", "lw": 0.8}
+            ax.plot([x0, x1], [y0, y1], zorder=0, **style)
+    coords = topology.all_coords()
+    healthy = [tuple(c) for c in coords if tuple(c) not in faulty_nodes]
+    ax.scatter([c[0] for c in healthy], [c[1] for c in healthy], s=12, color="0.55", zorder=2)
+    if faulty_nodes:
+        ax.scatter([c[0] for c in faulty_nodes], [c[1] for c in faulty_nodes], marker="x", s=30, color="black",
+                   zorder=3, label="faulty node")  # fmt: skip
+    for x0, y0, width, height in squares:
+        ax.add_patch(Rectangle((x0 - 0.4, y0 - 0.4), width - 0.2, height - 0.2, fill=False, lw=1.0,
+                               ec=PALETTE[4], ls=":", zorder=2))  # fmt: skip
+    labels = list(path_labels) if path_labels is not None else [None] * len(paths)
+    for index, (path, label) in enumerate(zip(paths, labels, strict=True)):
+        color = PALETTE[index % len(PALETTE)]
+        segments = [[path[0]]]
+        for a, b in zip(path[:-1], path[1:], strict=True):
+            if topology.lee_distance(a, b) == 1 and (abs(a[0] - b[0]) + abs(a[1] - b[1])) > 1:  # wraparound hop
+                segments[-1].append(tuple(np.add(a, np.sign(np.subtract(a, b)) * 0.5)))
+                segments.append([tuple(np.add(b, np.sign(np.subtract(b, a)) * 0.5)), b])
+            else:
+                segments[-1].append(b)
+        for number, segment in enumerate(segments):
+            xs, ys = zip(*[_node_xy(tuple(v)) for v in segment], strict=True)
+            ax.plot(xs, ys, color=color, lw=2.0, zorder=4, label=label if number == 0 else None)
+        ax.scatter(*_node_xy(tuple(path[0])), marker="o", s=40, color=color, zorder=5)
+        ax.scatter(*_node_xy(tuple(path[-1])), marker="s", s=40, color=color, zorder=5)
+    for node in highlight:
+        ax.scatter(*_node_xy(tuple(node)), s=90, facecolors="none", edgecolors="black", zorder=6)
+    if cycle is not None:
+        for cid in cycle:
+            src = _node_xy(topology.coords(int(topology.channel_src[cid])))
+            dst = _node_xy(topology.coords(int(topology.channel_dst[cid])))
+            if topology.is_wraparound(int(cid)):
+                dim, sign = int(topology.channel_dim[cid]), int(topology.channel_sign[cid])
+                dst = (src[0] + 0.45 * sign * (dim == 0), src[1] + 0.45 * sign * (dim == 1))
+            ax.add_patch(FancyArrowPatch(src, dst, arrowstyle="-|>", mutation_scale=12, color=PALETTE[3], lw=2.2,
+                                         zorder=7))  # fmt: skip
+    if norm is not None:
+        mappable = plt.cm.ScalarMappable(norm=norm, cmap="viridis")
+        ax.figure.colorbar(mappable, ax=ax, label="link load (messages)")
+    ax.set_xlim(-0.8, kx - 0.2)
+    ax.set_ylim(-0.8, ky - 0.2)
+    ax.set_aspect("equal")
+    ax.set_xlabel("dimension 0 (x)")
+    ax.set_ylabel("dimension 1 (y)")
+    ax.grid(False)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def draw_torus_3d(ax, topology, *, paths=(), path_labels=None, faults=None, title: str | None = None):
+    """Draw a 3D torus (nodes and mesh links; wraparounds omitted for clarity) with paths, on a 3D Axes.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from torus_lab.topology import Torus
+    >>> fig = plt.figure()
+    >>> ax = fig.add_subplot(projection="3d")
+    >>> _ = draw_torus_3d(ax, Torus(3, 3), paths=[[(0, 0, 0), (0, 0, 1)]])
+    >>> plt.close(fig)
+    """
+    if topology.n != 3:
+        raise ValueError(f"draw_torus_3d needs a 3D topology, got {topology!r}")
+    coords = topology.all_coords()
+    faulty = set(faults.nodes) if faults is not None else set()
+    for cid in range(topology.num_channels):
+        if topology.channel_sign[cid] < 0 or topology.is_wraparound(cid):
+            continue
+        a = coords[topology.channel_src[cid]]
+        b = coords[topology.channel_dst[cid]]
+        ax.plot(*zip(a, b, strict=True), color="0.88", lw=0.6)
+    ax.scatter(coords[:, 0], coords[:, 1], coords[:, 2], s=6, color="0.6")
+    if faulty:
+        f = np.array(sorted(faulty))
+        ax.scatter(f[:, 0], f[:, 1], f[:, 2], marker="x", s=30, color="black", label="faulty node")
+    labels = list(path_labels) if path_labels is not None else [None] * len(paths)
+    for index, (path, label) in enumerate(zip(paths, labels, strict=True)):
+        color = PALETTE[index % len(PALETTE)]
+        points = np.array(path, dtype=float)
+        start = 0
+        for i in range(1, len(points) + 1):  # break the polyline at wraparound hops
+            if i == len(points) or np.abs(points[i] - points[i - 1]).sum() > 1:
+                seg = points[start:i]
+                ax.plot(seg[:, 0], seg[:, 1], seg[:, 2], color=color, lw=2.0, label=label if start == 0 else None)
+                start = i
+        ax.scatter(*points[0], color=color, marker="o", s=30)
+        ax.scatter(*points[-1], color=color, marker="s", s=30)
+    ax.set_xlabel("dim 0")
+    ax.set_ylabel("dim 1")
+    ax.set_zlabel("dim 2")
+    if title:
+        ax.set_title(title)
+    return ax

@@ -43,6 +43,8 @@ from typing import Any
 
 import yaml
 
+from torus_lab.plotting import RUNNER_ENVIRONMENT
+
 __all__ = [
     "Experiment",
     "RunResult",
@@ -354,6 +356,8 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    previous = os.environ.get(RUNNER_ENVIRONMENT)
+    os.environ[RUNNER_ENVIRONMENT] = "1"  # the kernel inherits it: figures are shown as links to their files
     try:
         papermill.execute_notebook(
             str(experiment.notebook_path),
@@ -373,6 +377,11 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
             f"{experiment.name}: notebook {experiment.notebook} failed in cell {err.cell_index} "
             f"(starting {first_line.strip()!r}): {err.ename}: {err.evalue}"
         ) from err
+    finally:
+        if previous is None:
+            os.environ.pop(RUNNER_ENVIRONMENT, None)
+        else:
+            os.environ[RUNNER_ENVIRONMENT] = previous
 
 
 # ---------------------------------------------------------------------- atomic swap
@@ -507,7 +516,11 @@ def reproduce(
     kernel_name: str = KERNEL_NAME,
     progress: bool = True,
 ) -> list[RunResult]:
-    """Run every experiment (or ``names``) at ``preset``; stops at the first failure, keeping what succeeded."""
+    """Run every experiment (or ``names``) at ``preset``, then rebuild the report (:mod:`torus_lab.report`).
+
+    Stops at the first failure, keeping what succeeded.  The README's results table is regenerated only for
+    the ``paper`` preset written into the project folder.
+    """
     from tqdm.auto import tqdm
 
     experiments = load_experiments(root)
@@ -522,4 +535,7 @@ def reproduce(
         results.append(
             run_experiment(name, preset=preset, out=out, root=root, kernel_name=kernel_name, progress=False)
         )
+    from torus_lab.report import build_report
+
+    build_report(out, root, readme=out is None and preset == "paper")
     return results
