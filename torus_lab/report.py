@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -134,7 +135,7 @@ def update_readme(readme: Path, markdown: str) -> bool:
     _, tail = rest.split(README_END, 1)
     new = f"{head}{README_START}\n{markdown}\n{README_END}{tail}"
     if new != text:
-        readme.write_text(new, encoding="utf-8")
+        _write_atomically(readme, new)
     return new != text
 
 
@@ -150,6 +151,14 @@ th { background: #f0f4f8; }
 .figures figure { margin: 0; max-width: 560px; } .figures img { max-width: 100%; border: 1px solid #ddd; }
 .meta { color: #555; font-size: 0.9em; } code { background: #f4f4f4; padding: 0 0.2em; }
 """
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a sibling temporary file, then rename it over ``path`` (never a half-written file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
 
 
 def _esc(value: Any) -> str:
@@ -224,8 +233,7 @@ def write_index(entries: list[ExperimentOutputs], out_root: Path) -> Path:
         f"<ul>{toc}</ul>{body}</body></html>\n"
     )
     path = out_root / "reports" / "index.html"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
+    _write_atomically(path, page)
     return path
 
 
@@ -239,8 +247,7 @@ def build_report(out_root: str | Path | None = None, root: str | Path | None = N
     out = Path(out_root).resolve() if out_root is not None else project
     entries = collect(out, project)
     claims = aggregate_claims(entries, out)
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    claims.to_csv(out / "data" / "claims.csv", index=False)
+    _write_atomically(out / "data" / "claims.csv", claims.to_csv(index=False))
     index = write_index(entries, out)
     if readme if readme is not None else out == project:
         update_readme(project / "README.md", results_markdown(entries))
