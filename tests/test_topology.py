@@ -102,6 +102,14 @@ def test_hypercube_has_one_link_per_neighbour_pair():
     assert not any(cube.is_wraparound(c) for c in range(cube.num_channels))
 
 
+@pytest.mark.parametrize("topology", SMALL_TOPOLOGIES, ids=repr)
+def test_wraparound_mask_matches_scalar(topology):
+    expected = [topology.is_wraparound(c) for c in range(topology.num_channels)]
+    assert topology.wraparound_mask().tolist() == expected
+    if not topology.wraparound or topology.is_hypercube:
+        assert not any(expected)
+
+
 def test_wraparound_channels():
     ring = Torus(1, 5)
     wraps = sorted(ring.channel(c) for c in range(ring.num_channels) if ring.is_wraparound(c))

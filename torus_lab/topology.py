@@ -379,6 +379,24 @@ class Torus:
                     return cid
         raise ValueError(f"nodes {a_t} and {b_t} are not joined by a channel")
 
+    @property
+    def channel_slots(self) -> np.ndarray:
+        """Read-only array mapping slot ``(node_id * n + dim) * 2 + (sign > 0)`` to a channel id, or -1."""
+        return self._channel_slot
+
+    def wraparound_mask(self) -> np.ndarray:
+        """Boolean array over channel ids, True for wraparound channels (vectorised :meth:`is_wraparound`).
+
+        Examples
+        --------
+        >>> Torus(1, 5).wraparound_mask().tolist()
+        [True, False, False, False, False, False, False, False, False, True]
+        """
+        radix = self._radix_array[self.channel_dim]
+        coord = (self.channel_src // self.strides[self.channel_dim]) % radix
+        closes_ring = ((self.channel_sign == 1) & (coord == radix - 1)) | ((self.channel_sign == -1) & (coord == 0))
+        return (radix > 2) & closes_ring
+
     def is_wraparound(self, channel_id: int) -> bool:
         """True for a channel that closes a ring (``K-1 -> 0`` along ``+`` or ``0 -> K-1`` along ``-``)."""
         node, dim, sign = self.channel(channel_id)
