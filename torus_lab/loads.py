@@ -1,0 +1,1007 @@
+"""Processor placements, exact link loads under complete exchange, and load lower bounds in k-ary d-cubes.
+
+Implements Azizoglu & Eğecioğlu, *Lower Bounds on Communication Loads and Optimal Placements in Torus
+Networks* (IPPS/SPDP 1998) as pinned down by ``specs/algorithms.md`` section 4:
+
+* placements (Definition 2): linear placements ``{p : c . p = c0 (mod k)}`` (Definition 10, at least one
+  ``c_i`` coprime to ``k``), multiple linear placements (``t`` consecutive residue classes, Section 5), unions of
+  any residue classes, and any user node set;
+* routings as weighted sets of shortest paths (Definition 3): ``"odr"`` (dimensions 0..d-1 in order, Section 6),
+  ``"udr"`` (every order of the differing dimensions, equally weighted, Section 7) and ``"shortest"`` (every
+  shortest path, equally weighted; a reference);
+* the exact load of every directed link (Definition 4: ordered pairs, each pair's unit of traffic split evenly
+  over its paths), ``E_max`` (Definition 5) and per-dimension summaries;
+* the lower bounds (1) and Lemma 1 / (4) over natural and searched cuts, and Corollary 1's upper bound on the
+  bisection width with respect to a placement.
+
+Choices (``specs/algorithms.md`` 4.1, recorded here and in the notebook):
+
+* **REC** ties (``k`` even, offset ``k/2``) are broken towards ``+`` for ODR and UDR (the paper's restricted
+  ODR; UDR then has ``s!`` paths as the paper states).  **ALT** ``tie="both"``: both directions, equally
+  weighted (the unrestricted ODR of Section 6).  ``"shortest"`` defaults to ``tie="both"`` (truly all shortest
+  paths) and accepts ``tie="+"``.
+* Dimensions are 0-based: the paper's ``p_1..p_d`` are coordinates ``0..d-1``; ODR corrects dimension 0 first.
+* ``k = 2``: the topology has one channel per neighbour pair (the paper's edge set is a set, so it has one edge
+  too); a move ``x -> x + 1 (mod 2)`` loads that channel whatever its sign.
+
+Fast computation (REC of 4.2): the routings are translation invariant, so a pair ``(p, q)`` loads the links of
+the pair ``(0, q - p)`` shifted by ``p``.  For a source at the origin and a weight ``w(delta)`` on destination
+offsets, the link flow is built dimension by dimension from a 1-D segment table without materialising paths
+(ODR: marginal sums; UDR: a dynamic programme over (#dimensions already corrected, #dimensions still to
+correct), the weight of a prefix set being a count of orders; all shortest paths: path counting
+``paths(0 -> u) * paths(v -> delta) / paths(0 -> delta)`` per offset).  For placements that are unions of
+residue classes of ``c . p`` the load depends only on ``(c . x mod k, dim, sign)``, so one flow per class is
+enough; any other node set uses one flow per source.  :func:`link_loads_reference` is the plain per-pair path
+enumeration used as the test oracle.
+
+Examples
+--------
+>>> from torus_lab.topology import Torus
+>>> torus = Torus(2, 4)
+>>> placement = linear_placement(torus)
+>>> placement.size
+4
+>>> loads = link_loads(torus, placement, "odr")
+>>> float(loads.sum()) == sum(torus.lee_distance(p, q) for p in placement.nodes() for q in placement.nodes())
+True
+>>> float(e_max(loads))      # k/2: one source feeds each dimension-0 row
+2.0
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import numbers
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+from scipy.special import gammaln
+
+from torus_lab.topology import Mesh, Torus, bfs_distances
+
+__all__ = [
+    "ROUTINGS",
+    "TIE_MODES",
+    "Placement",
+    "linear_placement",
+    "multiple_linear_placement",
+    "residue_placement",
+    "node_placement",
+    "link_loads",
+    "link_loads_reference",
+    "enumerate_paths",
+    "e_max",
+    "load_frame",
+    "loads_by_dimension",
+    "CutBound",
+    "single_node_bound",
+    "lemma1_bound",
+    "natural_cut_bound",
+    "balanced_cut_search",
+    "cut_lower_bound",
+    "bisection_width_upper_bound",
+    "natural_bisection_width",
+    "placement_bisection_width_bruteforce",
+]
+
+#: Routings: ordered dimensional (Section 6), unordered dimensional (Section 7), all shortest paths.
+ROUTINGS = ("odr", "udr", "shortest")
+#: Tie modes for an offset of exactly k/2 (k even): "+" (REC for ODR/UDR) or "both" (equal halves).
+TIE_MODES = ("+", "both")
+_DEFAULT_TIE = {"odr": "+", "udr": "+", "shortest": "both"}
+
+
+# ---------------------------------------------------------------------- validation helpers
+def _check_torus(torus: object) -> int:
+    """Return the radix ``k`` of a bidirectional k-ary d-cube torus, or raise."""
+    if not isinstance(torus, Torus) or isinstance(torus, Mesh):
+        raise TypeError(f"torus must be a torus_lab.topology.Torus (not a Mesh), got {torus!r}")
+    if not torus.bidirectional:
+        raise ValueError(f"link loads need a bidirectional torus, got {torus!r}")
+    if len(set(torus.radices)) != 1:
+        raise ValueError(f"placements need a single radix k, got radices {torus.radices!r}")
+    return torus.radices[0]
+
+
+def _check_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+    return int(value)
+
+
+def _resolve_routing(routing: object, tie: object) -> tuple[str, str]:
+    if routing not in ROUTINGS:
+        raise ValueError(f"routing must be one of {ROUTINGS}, got {routing!r}")
+    if tie is None:
+        tie = _DEFAULT_TIE[routing]  # type: ignore[index]
+    if tie not in TIE_MODES:
+        raise ValueError(f"tie must be one of {TIE_MODES} or None, got {tie!r}")
+    return routing, tie  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------- placements
+@dataclass(frozen=True, eq=False)
+class Placement:
+    """A set of processor nodes of a torus (Definition 2), with its linear structure when it has one.
+
+    Build it with :func:`linear_placement`, :func:`multiple_linear_placement`, :func:`residue_placement` or
+    :func:`node_placement`.
+
+    Attributes
+    ----------
+    torus : Torus
+    node_ids : numpy.ndarray
+        Sorted node ids of the processors (read-only).
+    kind : str
+        ``"linear"``, ``"multiple_linear"``, ``"residues"`` or ``"nodes"``.
+    coefficients : tuple of int or None
+        ``c_1..c_d`` (0-based dimensions) when the placement is a union of classes ``c . p = r (mod k)``.
+    residues : tuple of int or None
+        The classes ``r`` of that union.
+    """
+
+    torus: Torus
+    node_ids: np.ndarray = field(repr=False)
+    kind: str
+    coefficients: tuple[int, ...] | None = None
+    residues: tuple[int, ...] | None = None
+
+    @property
+    def size(self) -> int:
+        """Number of processors ``|P|``."""
+        return int(self.node_ids.size)
+
+    @property
+    def t(self) -> int:
+        """Number of residue classes (1 for a linear placement; 0 for a plain node set)."""
+        return len(self.residues) if self.residues is not None else 0
+
+    def coords(self) -> np.ndarray:
+        """Array ``(|P|, d)`` of processor coordinates."""
+        return self.torus.coords(self.node_ids)
+
+    def nodes(self) -> list[tuple[int, ...]]:
+        """Processors as coordinate tuples, in node-id order."""
+        return [tuple(int(v) for v in row) for row in self.coords()]
+
+    def mask(self) -> np.ndarray:
+        """Boolean array over node ids, True at processors."""
+        out = np.zeros(self.torus.num_nodes, dtype=bool)
+        out[self.node_ids] = True
+        return out
+
+
+def _check_coefficients(torus: Torus, k: int, coefficients: object) -> tuple[int, ...]:
+    if coefficients is None:
+        return (1,) * torus.n
+    if isinstance(coefficients, (str, bytes)) or not isinstance(coefficients, (Sequence, np.ndarray)):
+        raise TypeError(f"coefficients must be a sequence of {torus.n} ints, got {coefficients!r}")
+    coeffs = tuple(_check_int("coefficient", c) for c in coefficients)
+    if len(coeffs) != torus.n:
+        raise ValueError(f"coefficients {coeffs!r} has {len(coeffs)} entries, expected d = {torus.n}")
+    if not any(math.gcd(c % k, k) == 1 for c in coeffs):
+        raise ValueError(
+            f"coefficients {coeffs!r}: at least one must be relatively prime to k = {k} (Definition 10)"
+        )
+    return tuple(c % k for c in coeffs)
+
+
+def residue_placement(
+    torus: Torus, residues: Iterable[int], coefficients: Sequence[int] | None = None, *, kind: str = "residues"
+) -> Placement:
+    """The union of the classes ``{p : c . p = r (mod k)}`` over ``r`` in ``residues``.
+
+    With one residue this is a linear placement, with ``0..t-1`` a multiple linear placement, with every
+    residue the fully populated torus.
+
+    Examples
+    --------
+    >>> residue_placement(Torus(2, 5), [0, 2]).size
+    10
+    """
+    k = _check_torus(torus)
+    coeffs = _check_coefficients(torus, k, coefficients)
+    if isinstance(residues, (str, bytes)) or not isinstance(residues, Iterable):
+        raise TypeError(f"residues must be an iterable of ints, got {residues!r}")
+    values = tuple(_check_int("residue", r) for r in residues)
+    if not values:
+        raise ValueError("residues is empty: a placement needs at least one processor")
+    for r in values:
+        if not 0 <= r < k:
+            raise ValueError(f"residue {r} out of range 0..{k - 1}")
+    if len(set(values)) != len(values):
+        raise ValueError(f"residues {values!r} repeat a value")
+    classes = (torus.all_coords() @ np.asarray(coeffs, dtype=np.int64)) % k
+    node_ids = np.flatnonzero(np.isin(classes, values)).astype(np.int64)
+    node_ids.setflags(write=False)
+    return Placement(torus, node_ids, kind, coeffs, tuple(sorted(values)))
+
+
+def linear_placement(torus: Torus, coefficients: Sequence[int] | None = None, constant: int = 0) -> Placement:
+    """Linear placement ``{p : c_1 p_1 + ... + c_d p_d = c (mod k)}`` (Definition 10, eq. (6)).
+
+    Parameters
+    ----------
+    torus : Torus
+        A bidirectional k-ary d-cube.
+    coefficients : sequence of d ints, optional
+        ``c_1..c_d``; default all ones (the paper's choice).  At least one must be relatively prime to ``k``
+        (the paper's condition, which gives ``|P| = k^(d-1)``); values are taken mod ``k``.
+    constant : int, default 0
+        ``c`` in ``0..k-1``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-torus, bad coefficients (wrong length, none coprime to ``k``) or a constant out of range.
+
+    Examples
+    --------
+    >>> p = linear_placement(Torus(3, 4), constant=1)
+    >>> p.size, p.nodes()[0]
+    (16, (1, 0, 0))
+    >>> linear_placement(Torus(2, 4), coefficients=(2, 2))
+    Traceback (most recent call last):
+    ...
+    ValueError: coefficients (2, 2): at least one must be relatively prime to k = 4 (Definition 10)
+    """
+    k = _check_torus(torus)
+    constant = _check_int("constant", constant)
+    if not 0 <= constant < k:
+        raise ValueError(f"constant {constant} out of range 0..{k - 1}")
+    return residue_placement(torus, [constant], coefficients, kind="linear")
+
+
+def multiple_linear_placement(torus: Torus, t: int, coefficients: Sequence[int] | None = None) -> Placement:
+    """Multiple linear placement ``P_1 u ... u P_t`` with ``P_j = {p : c . p = j - 1 (mod k)}`` (Section 5).
+
+    Parameters
+    ----------
+    torus : Torus
+    t : int
+        Number of classes, ``1 <= t < k``; ``|P| = t k^(d-1)``.
+    coefficients : sequence of d ints, optional
+        As in :func:`linear_placement` (the paper uses all ones).
+
+    Examples
+    --------
+    >>> multiple_linear_placement(Torus(2, 6), 3).size
+    18
+    """
+    k = _check_torus(torus)
+    t = _check_int("t", t)
+    if not 1 <= t < k:
+        raise ValueError(f"t must satisfy 1 <= t < k = {k}, got t = {t}")
+    return residue_placement(torus, range(t), coefficients, kind="multiple_linear")
+
+
+def node_placement(torus: Torus, nodes: Iterable[Iterable[int]] | np.ndarray) -> Placement:
+    """A placement from any non-empty set of distinct nodes (coordinate tuples or an ``(m, d)`` array).
+
+    Examples
+    --------
+    >>> node_placement(Torus(2, 3), [(0, 0), (2, 1)]).size
+    2
+    >>> node_placement(Torus(2, 3), [(0, 0), (0, 0)])
+    Traceback (most recent call last):
+    ...
+    ValueError: placement node (0, 0) appears more than once
+    """
+    _check_torus(torus)
+    if isinstance(nodes, np.ndarray):
+        rows: list = [tuple(row) for row in nodes.reshape(-1, torus.n)] if nodes.size else []
+    elif isinstance(nodes, (str, bytes)) or not isinstance(nodes, Iterable):
+        raise TypeError(f"nodes must be an iterable of coordinate tuples, got {nodes!r}")
+    else:
+        rows = list(nodes)
+    checked = [torus.check_node(v, "placement node") for v in rows]
+    if not checked:
+        raise ValueError("nodes is empty: a placement needs at least one processor")
+    seen: set[tuple[int, ...]] = set()
+    for v in checked:
+        if v in seen:
+            raise ValueError(f"placement node {v} appears more than once")
+        seen.add(v)
+    node_ids = np.sort(np.asarray([torus.node_id(v) for v in checked], dtype=np.int64))
+    node_ids.setflags(write=False)
+    return Placement(torus, node_ids, "nodes")
+
+
+def _as_placement(torus: Torus, placement: object) -> Placement:
+    if isinstance(placement, Placement):
+        if placement.torus != torus:
+            raise ValueError(f"placement belongs to {placement.torus!r}, not to {torus!r}")
+        return placement
+    return node_placement(torus, placement)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- one-source flows
+def _segment_table(k: int, tie: str) -> np.ndarray:
+    """``S[m, s, t]``: weight with which the 1-D shortest walk ``0 -> t`` (mod k) leaves ``m`` along sign ``s``.
+
+    ``s = 0`` is the ``-`` direction, ``s = 1`` the ``+`` direction; a tie (``t = k/2``) goes ``+`` or is split.
+    """
+    table = np.zeros((k, 2, k))
+    for target in range(1, k):
+        forward, backward = target, k - target
+        plus = 1.0 if forward < backward else 0.0 if forward > backward else (1.0 if tie == "+" else 0.5)
+        if plus:
+            table[np.arange(forward), 1, target] += plus
+        if plus < 1.0:
+            table[(-np.arange(backward)) % k, 0, target] += 1.0 - plus
+    return table
+
+
+def _flow_odr(weights: np.ndarray, segment: np.ndarray) -> np.ndarray:
+    """Link flow of ODR from the origin to destination offsets weighted by ``weights`` (shape ``(k,)*d``).
+
+    The dimension-i segment of the path to ``delta`` runs through nodes ``(delta_<i, m, 0, ..., 0)``, so the
+    flow on dimension ``i`` needs only ``weights`` summed over the later dimensions.
+    """
+    d = weights.ndim
+    flow = np.zeros(weights.shape + (d, 2))
+    for i in range(d):
+        marginal = weights.sum(axis=tuple(range(i + 1, d))) if i + 1 < d else weights
+        seg = np.tensordot(marginal, segment, axes=([i], [2]))  # axes: y_0..y_{i-1}, m, sign
+        flow[(slice(None),) * (i + 1) + (0,) * (d - i - 1) + (i, slice(None))] = seg
+    return flow
+
+
+def _udr_order_weights(d: int) -> np.ndarray:
+    """``W[a, c] = a! c! / (a + c + 1)!``: share of the orders of ``a + c + 1`` dimensions with a given set of
+    ``a`` dimensions first, then the current one, then the other ``c``."""
+    weights = np.zeros((d, d))
+    for a in range(d):
+        for c in range(d - a):
+            weights[a, c] = math.factorial(a) * math.factorial(c) / math.factorial(a + c + 1)
+    return weights
+
+
+def _flow_udr(weights: np.ndarray, segment: np.ndarray) -> np.ndarray:
+    """Link flow of UDR from the origin to destination offsets weighted by ``weights``.
+
+    A dimension-i link at ``y`` is used by ``delta`` when the dimensions already corrected are exactly
+    ``A = {j != i : y_j != 0}`` (with ``delta_A = y_A``) and the others still sit at 0.  A dynamic programme
+    over the dimensions ``j != i`` turns axis ``j`` from ``delta_j`` into ``y_j`` while counting ``a = |A|`` and
+    ``c`` = number of differing dimensions not yet corrected; the share of orders is ``a! c! / (a + c + 1)!``.
+    """
+    d, k = weights.ndim, weights.shape[0]
+    order_weights = _udr_order_weights(d)
+    flow = np.zeros(weights.shape + (d, 2))
+    for i in range(d):
+        state = np.zeros(weights.shape + (d, d))
+        state[..., 0, 0] = weights
+        for j in range(d):
+            if j == i:
+                continue
+            view = np.moveaxis(state, j, 0)
+            new = np.zeros_like(view)
+            new[0] = view[0]
+            if k > 1:
+                new[0][..., 1:] += view[1:].sum(axis=0)[..., :-1]  # y_j = 0, delta_j != 0: one more to correct
+                new[1:, ..., 1:, :] = view[1:, ..., :-1, :]  # y_j = delta_j != 0: already corrected
+            state = np.moveaxis(new, 0, j)
+        reduced = np.tensordot(state, order_weights, axes=([d, d + 1], [0, 1]))  # (k,)*d, axis i = delta_i
+        seg = np.tensordot(reduced, segment, axes=([i], [2]))  # axes: y_{-i}, m, sign
+        flow[..., i, :] = np.moveaxis(seg, d - 1, i)
+    return flow
+
+
+@functools.lru_cache(maxsize=4096)
+def _box_fractions(lengths: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For monotone lattice paths from 0 to ``lengths``: the steps ``m -> m + e_i`` (box point ``m``, dimension
+    ``i``) and the share of paths using each, ``paths(0 -> m) paths(m + e_i -> lengths) / paths(0 -> lengths)``."""
+    d = len(lengths)
+    grids = np.stack(np.meshgrid(*[np.arange(n + 1) for n in lengths], indexing="ij"), axis=-1).reshape(-1, d)
+    target = np.asarray(lengths)
+    log_factorial = gammaln(np.arange(sum(lengths) + 2) + 1.0)
+
+    def log_count(v: np.ndarray) -> np.ndarray:  # log of the multinomial (sum v)! / prod v_j!
+        return log_factorial[v.sum(axis=-1)] - log_factorial[v].sum(axis=-1)
+
+    total = log_count(target)
+    points, shares, dims = [], [], []
+    for i in range(d):
+        if lengths[i] == 0:
+            continue
+        step_from = grids[grids[:, i] < lengths[i]]
+        rest = target - step_from
+        rest[:, i] -= 1
+        points.append(step_from)
+        shares.append(np.exp(log_count(step_from) + log_count(rest) - total))
+        dims.append(np.full(len(step_from), i, dtype=np.int64))
+    return np.concatenate(points), np.concatenate(shares), np.concatenate(dims)
+
+
+def _flow_shortest(weights: np.ndarray, tie: str) -> np.ndarray:
+    """Link flow of all shortest paths, equally weighted, from the origin (path counting).
+
+    The share of a link ``u -> v`` among the shortest paths to ``delta`` is
+    ``paths(0 -> u) paths(v -> delta) / paths(0 -> delta)``; shortest paths to ``delta`` are monotone lattice
+    paths in a box with side ``|offset_j|`` (two mirrored boxes per tied dimension with ``tie="both"``, equally
+    many paths in each).  Offsets with the same box sides are processed together.
+    """
+    d, k = weights.ndim, weights.shape[0]
+    size = k**d * d * 2
+    flat = np.zeros(size)
+    strides = np.asarray([k ** (d - 1 - j) for j in range(d)], dtype=np.int64)  # C order of (k,)*d
+    deltas = np.argwhere(weights != 0)
+    if deltas.size == 0:
+        return flat.reshape(weights.shape + (d, 2))
+    delta_weights = weights[tuple(deltas.T)].astype(float)
+    lengths = np.minimum(deltas, k - deltas)
+    base_signs = np.where(deltas <= k - deltas, 1, -1)  # ties and zero offsets: +
+    groups, inverse = np.unique(lengths, axis=0, return_inverse=True)
+    pending_index, pending_weight, pending = [], [], 0
+    for g, box in enumerate(groups):
+        rows = np.flatnonzero(inverse.reshape(-1) == g)
+        signs, box_weights = base_signs[rows], delta_weights[rows]
+        tied = np.flatnonzero((2 * box == k) & (box > 0)) if tie == "both" else np.array([], dtype=np.int64)
+        if tied.size:
+            choices = np.asarray(list(itertools.product((1, -1), repeat=tied.size)), dtype=np.int64)
+            signs = np.repeat(signs, len(choices), axis=0)
+            signs[:, tied] = np.tile(choices, (len(rows), 1))
+            box_weights = np.repeat(box_weights, len(choices)) / len(choices)
+        points, shares, dims = _box_fractions(tuple(int(v) for v in box))
+        nodes = (points[None, :, :] * signs[:, None, :]) % k  # (boxes, steps, d)
+        step_signs = np.take_along_axis(signs, np.broadcast_to(dims, (len(signs), len(dims))), axis=1)
+        index = ((nodes @ strides) * d + dims) * 2 + (step_signs > 0)
+        pending_index.append(index.reshape(-1))
+        pending_weight.append((box_weights[:, None] * shares[None, :]).reshape(-1))
+        pending += index.size
+        if pending > 4_000_000 or g == len(groups) - 1:
+            flat += np.bincount(np.concatenate(pending_index), np.concatenate(pending_weight), minlength=size)
+            pending_index, pending_weight, pending = [], [], 0
+    return flat.reshape(weights.shape + (d, 2))
+
+
+def _source_flow(weights: np.ndarray, routing: str, tie: str) -> np.ndarray:
+    """Flow ``(k,)*d + (d, 2)`` on links ``(y, dim, sign)`` for a source at the origin (see module notes)."""
+    k = weights.shape[0]
+    if routing == "odr":
+        return _flow_odr(weights, _segment_table(k, tie))
+    if routing == "udr":
+        return _flow_udr(weights, _segment_table(k, tie))
+    return _flow_shortest(weights, tie)
+
+
+def _grid_to_channels(torus: Torus, grid: np.ndarray) -> np.ndarray:
+    """Map a load grid ``(k,)*d + (d, 2)`` (node coords, dim, move sign) onto the torus' channel ids."""
+    d = torus.n
+    coords = torus.all_coords()
+    per_node = grid[tuple(coords.T)]  # (num_nodes, d, 2) in node-id order
+    node_ids = np.repeat(np.arange(torus.num_nodes), 2 * d)
+    dims = np.tile(np.repeat(np.arange(d), 2), torus.num_nodes)
+    signs = np.tile(np.array([-1, 1]), torus.num_nodes * d)
+    cids = torus.channel_ids(node_ids, dims, signs)
+    missing = cids < 0  # radix 2: the two moves share one channel
+    cids[missing] = torus.channel_ids(node_ids[missing], dims[missing], -signs[missing])
+    return np.bincount(cids, weights=per_node.reshape(-1), minlength=torus.num_channels)
+
+
+# ---------------------------------------------------------------------- link loads
+def link_loads(
+    torus: Torus, placement: Placement | Iterable, routing: str = "odr", *, tie: str | None = None
+) -> np.ndarray:
+    """Exact load ``E(l)`` of every directed link under complete exchange (Definition 4, eq. (3)).
+
+    Parameters
+    ----------
+    torus : Torus
+        Bidirectional k-ary d-cube.
+    placement : Placement or iterable of nodes
+        The processors ``P``; a plain iterable is read with :func:`node_placement`.
+    routing : {"odr", "udr", "shortest"}
+        Ordered dimensional routing (dimension 0 first; Section 6), unordered dimensional routing (all
+        ``s!`` orders of the ``s`` differing dimensions, equally weighted; Section 7), or every shortest path
+        equally weighted.
+    tie : {"+", "both"}, optional
+        Offsets of exactly ``k/2``: ``"+"`` (REC for ODR/UDR, the paper's restricted ODR) or ``"both"``
+        (each direction half; default for ``"shortest"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array of length ``torus.num_channels`` indexed by channel id: ``sum over ordered pairs
+        p != q of |paths of (p, q) through l| / |paths of (p, q)|``.
+
+    Notes
+    -----
+    Exact up to float rounding (checked against :func:`link_loads_reference` to 1e-9).  Cost for a union of
+    ``t`` residue classes: ``t`` one-source flows (ODR ``O(d k^(d+1))``, UDR ``O(d^4 k^d)``); for a plain
+    node set: ``|P|`` flows.
+
+    Examples
+    --------
+    >>> torus = Torus(3, 4)
+    >>> loads = link_loads(torus, linear_placement(torus), "udr")
+    >>> loads.shape, round(float(loads.max()), 4)
+    ((384,), 3.6667)
+    """
+    k = _check_torus(torus)
+    placement = _as_placement(torus, placement)
+    routing, tie = _resolve_routing(routing, tie)
+    d = torus.n
+    shape = (k,) * d
+    offsets = np.stack(np.meshgrid(*[np.arange(k)] * d, indexing="ij"), axis=-1)  # grid of (k,)*d points
+    grid = np.zeros(shape + (d, 2))
+    if placement.coefficients is not None:
+        residues = np.asarray(placement.residues, dtype=np.int64)
+        classes = (offsets @ np.asarray(placement.coefficients, dtype=np.int64)) % k  # c . y on the grid
+        for a in placement.residues:
+            weights = np.isin(classes, (residues - a) % k).astype(float)
+            weights[(0,) * d] = 0.0
+            flow = _source_flow(weights, routing, tie)
+            per_class = np.zeros((k, d, 2))
+            np.add.at(per_class, classes.reshape(-1), flow.reshape(-1, d, 2))
+            # E(x) gets sum over p in class a of flow(x - p) = sum of flow over {y : c.y = c.x - a}
+            grid += per_class[(classes - a) % k]
+    else:
+        mask = np.zeros(shape)
+        mask[tuple(placement.coords().T)] = 1.0
+        for source in placement.coords():
+            weights = np.roll(mask, tuple(-source), axis=tuple(range(d)))
+            weights[(0,) * d] = 0.0
+            flow = _source_flow(weights, routing, tie)
+            grid += np.roll(flow, tuple(source), axis=tuple(range(d)))
+    return _grid_to_channels(torus, grid)
+
+
+# ---------------------------------------------------------------------- reference enumeration
+def enumerate_paths(
+    torus: Torus, source: Iterable[int], target: Iterable[int], routing: str = "odr", *, tie: str | None = None
+) -> list[list[tuple[int, ...]]]:
+    """Every path of the routing's path set ``C_{p -> q}`` as a node list (duplicates kept for k = 2 ties).
+
+    ODR and UDR walk the differing dimensions in one order (ODR) or in every order (UDR), each along its
+    shortest direction (both directions at a tie with ``tie="both"``).  ``"shortest"`` enumerates every
+    shortest path by depth-first search on BFS distances of the graph (with ``tie="+"`` only those moving
+    ``+`` in tied dimensions), independently of the lattice-path counting of :func:`link_loads`.
+
+    Examples
+    --------
+    >>> enumerate_paths(Torus(2, 5), (0, 0), (1, 4), "udr")
+    [[(0, 0), (1, 0), (1, 4)], [(0, 0), (0, 4), (1, 4)]]
+    """
+    k = _check_torus(torus)
+    routing, tie = _resolve_routing(routing, tie)
+    p, q = torus.check_node(source, "source"), torus.check_node(target, "target")
+    offset = torus.signed_offset(p, q, tie="+")
+    tied = [j for j in range(torus.n) if offset[j] != 0 and 2 * abs(offset[j]) == k]
+    if routing == "shortest":
+        return _all_shortest_paths(torus, p, q, tied if (tie == "+" and k > 2) else [])
+    differing = [j for j in range(torus.n) if offset[j] != 0]
+    orders = [tuple(differing)] if routing == "odr" else list(itertools.permutations(differing))
+    sign_options = [(1, -1) if (j in tied and tie == "both") else (1 if offset[j] > 0 else -1,) for j in differing]
+    paths = []
+    for order in orders:
+        for chosen in itertools.product(*sign_options):
+            sign_of = dict(zip(differing, chosen, strict=True))
+            node = list(p)
+            path = [tuple(node)]
+            for j in order:
+                for _ in range(abs(offset[j])):
+                    node[j] = (node[j] + sign_of[j]) % k
+                    path.append(tuple(node))
+            paths.append(path)
+    return paths
+
+
+@functools.lru_cache(maxsize=1024)
+def _distances_to(torus: Torus, target: tuple[int, ...]) -> np.ndarray:
+    """BFS hop distances to ``target`` (the torus is symmetric: distance to = distance from)."""
+    return bfs_distances(torus, target)
+
+
+def _all_shortest_paths(torus: Torus, p: tuple, q: tuple, plus_only_dims: list[int]) -> list[list[tuple]]:
+    k = torus.radices[0]
+    dist = _distances_to(torus, q)
+    strides = [int(v) for v in torus.strides]
+    out: list[list[tuple]] = []
+
+    def node_id(node: tuple) -> int:
+        return sum(c * s for c, s in zip(node, strides, strict=True))
+
+    def extend(path: list[tuple]) -> None:
+        node = path[-1]
+        if node == q:
+            out.append(list(path))
+            return
+        here = dist[node_id(node)]
+        for j in range(torus.n):
+            for step in (1, -1) if k > 2 else (1,):
+                if step == -1 and j in plus_only_dims:
+                    continue
+                nxt = node[:j] + ((node[j] + step) % k,) + node[j + 1 :]
+                if dist[node_id(nxt)] == here - 1:
+                    path.append(nxt)
+                    extend(path)
+                    path.pop()
+
+    extend([p])
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _channel_of_hop(torus: Torus) -> dict[tuple[int, int], int]:
+    """``{(source id, target id): channel id}`` for every channel."""
+    return {(int(a), int(b)): cid for cid, (a, b) in enumerate(zip(torus.channel_src, torus.channel_dst, strict=True))}
+
+
+def link_loads_reference(
+    torus: Torus,
+    placement: Placement | Iterable,
+    routing: str = "odr",
+    *,
+    tie: str | None = None,
+    exact: bool = False,
+) -> np.ndarray | list[Fraction]:
+    """Plain per-pair enumeration of Definition 4 (the test oracle for :func:`link_loads`).
+
+    Every ordered pair ``p != q`` splits one unit evenly over :func:`enumerate_paths`; each hop is mapped to
+    the channel joining its two nodes in the topology's channel table.  Sums are exact
+    :class:`fractions.Fraction`.  Cost ``O(|P|^2 x paths x length)``: small cases only.
+
+    Returns
+    -------
+    numpy.ndarray of float, or list of Fraction when ``exact=True``.
+
+    Examples
+    --------
+    >>> torus = Torus(2, 3)
+    >>> ref = link_loads_reference(torus, linear_placement(torus), "odr", exact=True)
+    >>> sum(ref)
+    Fraction(12, 1)
+    """
+    _check_torus(torus)
+    placement = _as_placement(torus, placement)
+    routing, tie = _resolve_routing(routing, tie)
+    totals = [Fraction(0)] * torus.num_channels
+    nodes = placement.nodes()
+    hop_channel = _channel_of_hop(torus)
+    strides = [int(v) for v in torus.strides]
+    for p in nodes:
+        for q in nodes:
+            if p == q:
+                continue
+            paths = enumerate_paths(torus, p, q, routing, tie=tie)
+            share = Fraction(1, len(paths))
+            for path in paths:
+                ids = [sum(c * s for c, s in zip(v, strides, strict=True)) for v in path]
+                for a, b in itertools.pairwise(ids):
+                    totals[hop_channel[(a, b)]] += share
+    if exact:
+        return totals
+    return np.asarray([float(v) for v in totals])
+
+
+# ---------------------------------------------------------------------- summaries
+def e_max(loads: np.ndarray) -> float:
+    """``E_max = max_l E(l)`` (Definition 5); 0 for a placement of one processor.
+
+    Examples
+    --------
+    >>> e_max(np.array([0.5, 2.0, 1.0]))
+    2.0
+    """
+    loads = np.asarray(loads, dtype=float)
+    if loads.ndim != 1 or loads.size == 0:
+        raise ValueError(f"loads must be a non-empty 1-D array, got shape {loads.shape}")
+    return float(loads.max())
+
+
+def load_frame(torus: Torus, loads: np.ndarray, placement: Placement | None = None) -> pd.DataFrame:
+    """One row per channel: ``channel, x0..x{d-1}, dim, sign, load`` (+ ``residue`` = ``c . x mod k`` of the
+    channel's source node when ``placement`` is a union of residue classes).
+
+    Examples
+    --------
+    >>> torus = Torus(2, 3)
+    >>> frame = load_frame(torus, link_loads(torus, linear_placement(torus)), linear_placement(torus))
+    >>> list(frame.columns)
+    ['channel', 'x0', 'x1', 'dim', 'sign', 'load', 'residue']
+    """
+    loads = np.asarray(loads, dtype=float)
+    if loads.shape != (torus.num_channels,):
+        raise ValueError(f"loads has shape {loads.shape}, expected ({torus.num_channels},)")
+    coords = torus.coords(torus.channel_src)
+    frame = pd.DataFrame({"channel": np.arange(torus.num_channels)})
+    for j in range(torus.n):
+        frame[f"x{j}"] = coords[:, j]
+    frame["dim"] = torus.channel_dim
+    frame["sign"] = torus.channel_sign
+    frame["load"] = loads
+    if placement is not None and placement.coefficients is not None:
+        frame["residue"] = (coords @ np.asarray(placement.coefficients)) % torus.radices[0]
+    return frame
+
+
+def loads_by_dimension(torus: Torus, loads: np.ndarray) -> pd.DataFrame:
+    """Distribution of link loads per ``(dim, sign)``: count, min, mean, max, std, number at the maximum.
+
+    Examples
+    --------
+    >>> torus = Torus(2, 4)
+    >>> table = loads_by_dimension(torus, link_loads(torus, linear_placement(torus)))
+    >>> table["max"].tolist()
+    [1.0, 2.0, 1.0, 2.0]
+    """
+    frame = load_frame(torus, loads)
+    top = frame["load"].max()
+    grouped = frame.groupby(["dim", "sign"])["load"]
+    table = grouped.agg(["count", "min", "mean", "max", "std"]).reset_index()
+    table["links_at_e_max"] = grouped.apply(lambda s: int(np.isclose(s, top, rtol=1e-12, atol=1e-12).sum())).values
+    return table
+
+
+# ---------------------------------------------------------------------- lower bounds
+@dataclass(frozen=True)
+class CutBound:
+    """A Lemma 1 bound ``2 |S| (|P| - |S|) / |dS|`` for a node set ``S`` (``|S|`` = processors in it)."""
+
+    value: float
+    processors_inside: int
+    boundary: int
+    description: str
+    node_mask: np.ndarray = field(repr=False, compare=False)
+
+
+def single_node_bound(torus: Torus, placement: Placement | Iterable) -> float:
+    """Bound (1) of Blaum et al.: ``E_max >= (|P| - 1) / (2d)``.
+
+    Examples
+    --------
+    >>> single_node_bound(Torus(3, 4), linear_placement(Torus(3, 4)))
+    2.5
+    """
+    _check_torus(torus)
+    placement = _as_placement(torus, placement)
+    return (placement.size - 1) / (2 * torus.n)
+
+
+def _boundary(torus: Torus, node_mask: np.ndarray) -> int:
+    return int((node_mask[torus.channel_src] != node_mask[torus.channel_dst]).sum())
+
+
+def _node_mask(torus: Torus, node_set: object) -> np.ndarray:
+    if isinstance(node_set, np.ndarray) and node_set.dtype == bool:
+        if node_set.shape != (torus.num_nodes,):
+            raise ValueError(f"node mask has shape {node_set.shape}, expected ({torus.num_nodes},)")
+        return node_set
+    mask = np.zeros(torus.num_nodes, dtype=bool)
+    for v in node_set:  # type: ignore[attr-defined]
+        mask[torus.node_id(v)] = True
+    return mask
+
+
+def lemma1_bound(torus: Torus, placement: Placement | Iterable, node_set: Iterable | np.ndarray) -> CutBound:
+    """Lemma 1, eq. (4): ``E_max >= 2 |S| (|P| - |S|) / |dS|`` for a node set ``S``.
+
+    ``|S|`` counts the processors in ``S``; ``dS`` is every directed link with one end in ``S`` (both
+    directions), as in the paper's reduction of (4) to (1) with ``|dS| = 4d``.
+
+    Parameters
+    ----------
+    node_set : iterable of nodes or boolean mask over node ids
+        Must be a proper non-empty subset of the nodes.
+
+    Examples
+    --------
+    >>> torus = Torus(2, 4)
+    >>> lemma1_bound(torus, linear_placement(torus), [(0, 0)]).value   # (|P| - 1) / (2d)
+    0.75
+    """
+    _check_torus(torus)
+    placement = _as_placement(torus, placement)
+    mask = _node_mask(torus, node_set)
+    boundary = _boundary(torus, mask)
+    if boundary == 0:
+        raise ValueError("node_set must be a proper non-empty subset of the torus' nodes (its boundary is empty)")
+    inside = int(mask[placement.node_ids].sum())
+    value = 2 * inside * (placement.size - inside) / boundary
+    return CutBound(value, inside, boundary, "node set", mask)
+
+
+def _slab_mask(torus: Torus, dim: int, start: int, width: int) -> np.ndarray:
+    k = torus.radices[0]
+    return ((torus.all_coords()[:, dim] - start) % k) < width
+
+
+def natural_cut_bound(torus: Torus, placement: Placement | Iterable, *, widths: str = "half") -> CutBound:
+    """Best Lemma 1 bound over slabs ``{x : (x_j - a) mod k < w}`` (half-tori for ``widths="half"``).
+
+    ``widths="half"`` uses ``w = floor(k/2)`` (the natural cuts: half-tori along each dimension, every start
+    ``a``); ``widths="all"`` tries every ``1 <= w < k``.
+
+    Examples
+    --------
+    >>> torus = Torus(3, 8)
+    >>> cut = natural_cut_bound(torus, linear_placement(torus))
+    >>> cut.value, cut.boundary, cut.value / 8 ** 2    # k^(d-1)/8 for a linear placement
+    (8.0, 256, 0.125)
+    """
+    k = _check_torus(torus)
+    placement = _as_placement(torus, placement)
+    if widths not in ("half", "all"):
+        raise ValueError(f"widths must be 'half' or 'all', got {widths!r}")
+    width_list = [k // 2] if widths == "half" else list(range(1, k))
+    coords = placement.coords()
+    best: CutBound | None = None
+    boundary_cache: dict[tuple[int, int], int] = {}
+    for dim in range(torus.n):
+        histogram = np.bincount(coords[:, dim], minlength=k)
+        doubled = np.concatenate([histogram, histogram])
+        for width in width_list:
+            if (dim, width) not in boundary_cache:  # the boundary of a slab does not depend on its start
+                boundary_cache[(dim, width)] = _boundary(torus, _slab_mask(torus, dim, 0, width))
+            boundary = boundary_cache[(dim, width)]
+            windows = np.array([doubled[a : a + width].sum() for a in range(k)])
+            values = 2 * windows * (placement.size - windows) / boundary
+            start = int(np.argmax(values))
+            if best is None or values[start] > best.value:
+                best = CutBound(
+                    float(values[start]),
+                    int(windows[start]),
+                    boundary,
+                    f"slab dim={dim} start={start} width={width}",
+                    _slab_mask(torus, dim, start, width),
+                )
+    assert best is not None
+    return best
+
+
+def _neighbor_table(torus: Torus) -> np.ndarray:
+    order = np.argsort(torus.channel_src, kind="stable")
+    per_node = torus.num_channels // torus.num_nodes
+    return torus.channel_dst[order].reshape(torus.num_nodes, per_node)
+
+
+def _improve_cut(torus: Torus, processors: np.ndarray, mask: np.ndarray, neighbors: np.ndarray, max_steps: int):
+    """Greedy single-node moves that raise ``2 m (|P| - m) / |dS|``; returns the final mask."""
+    total = int(processors.sum())
+    mask = mask.copy()
+    for _ in range(max_steps):
+        inside = int(processors[mask].sum())
+        boundary = _boundary(torus, mask)
+        current = 2 * inside * (total - inside) / boundary if boundary else -1.0
+        same = (mask[neighbors] == mask[:, None]).sum(axis=1)
+        cross = neighbors.shape[1] - same
+        new_boundary = boundary + 2 * (same - cross)  # out- and in-links of the moved node
+        new_inside = inside + np.where(mask, -1, 1) * processors
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.where(new_boundary > 0, 2 * new_inside * (total - new_inside) / new_boundary, -1.0)
+        best = int(np.argmax(values))
+        if values[best] <= current * (1 + 1e-12):
+            break
+        mask[best] = ~mask[best]
+    return mask
+
+
+def balanced_cut_search(
+    torus: Torus,
+    placement: Placement | Iterable,
+    *,
+    seed: int | np.random.SeedSequence = 0,
+    restarts: int = 8,
+    max_steps: int = 200,
+) -> CutBound:
+    """Search node sets ``S`` for a large Lemma 1 bound (4): greedy single-node moves from several starts.
+
+    Starts: every half-torus slab, and ``restarts`` random boxes (a random interval per dimension, about half
+    the processors inside).  Each start is improved by greedy single-node moves (at most ``max_steps``); the
+    best bound found is returned.  This is a heuristic search: the result is a valid lower bound on
+    ``E_max`` but not necessarily the best Lemma 1 bound.
+
+    Examples
+    --------
+    >>> torus = Torus(2, 6)
+    >>> cut = balanced_cut_search(torus, linear_placement(torus), seed=1)
+    >>> cut.value >= natural_cut_bound(torus, linear_placement(torus)).value
+    True
+    """
+    k = _check_torus(torus)
+    placement = _as_placement(torus, placement)
+    restarts = _check_int("restarts", restarts)
+    max_steps = _check_int("max_steps", max_steps)
+    if restarts < 0 or max_steps < 0:
+        raise ValueError(f"restarts and max_steps must be >= 0, got {restarts}, {max_steps}")
+    rng = np.random.default_rng(seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed))
+    processors = placement.mask().astype(np.int64)
+    neighbors = _neighbor_table(torus)
+    coords = torus.all_coords()
+    starts = [_slab_mask(torus, dim, a, k // 2) for dim in range(torus.n) for a in range(k)]
+    for _ in range(restarts):
+        lo = rng.integers(0, k, size=torus.n)
+        width = rng.integers(max(1, k // 4), k, size=torus.n)
+        starts.append((((coords - lo) % k) < width).all(axis=1))
+    best: CutBound | None = None
+    for start in starts:
+        if not start.any() or start.all():
+            continue
+        mask = _improve_cut(torus, processors, start, neighbors, max_steps)
+        bound = lemma1_bound(torus, placement, mask)
+        if best is None or bound.value > best.value:
+            best = CutBound(bound.value, bound.processors_inside, bound.boundary, "greedy search", mask)
+    if best is None:  # k = 2, d = 1 style corner: fall back to the natural cut
+        return natural_cut_bound(torus, placement)
+    return best
+
+
+def cut_lower_bound(
+    torus: Torus, placement: Placement | Iterable, *, search: bool = True, seed: int = 0, max_steps: int = 200
+) -> float:
+    """Best lower bound on ``E_max`` found from (1), natural cuts and (optionally) the greedy cut search.
+
+    Examples
+    --------
+    >>> torus = Torus(2, 8)
+    >>> cut_lower_bound(torus, linear_placement(torus), search=False)   # (1) wins for d = 2
+    1.75
+    """
+    placement = _as_placement(torus, placement)
+    values = [single_node_bound(torus, placement), natural_cut_bound(torus, placement, widths="all").value]
+    if search:
+        values.append(balanced_cut_search(torus, placement, seed=seed, max_steps=max_steps).value)
+    return float(max(values))
+
+
+def bisection_width_upper_bound(torus: Torus) -> int:
+    """Corollary 1: ``|d_b P| <= 6 d k^(d-1)`` directed links, for every placement ``P``.
+
+    Examples
+    --------
+    >>> bisection_width_upper_bound(Torus(3, 4))
+    288
+    """
+    k = _check_torus(torus)
+    return 6 * torus.n * k ** (torus.n - 1)
+
+
+def natural_bisection_width(torus: Torus, placement: Placement | Iterable) -> int | None:
+    """Smallest boundary of a slab (any dimension, start, width) that splits ``P`` evenly (within one);
+    an upper bound on ``|d_b P|`` (Definition 8), or None when no slab bisects ``P``.
+
+    Examples
+    --------
+    >>> natural_bisection_width(Torus(3, 4), linear_placement(Torus(3, 4)))   # 4 k^(d-1)
+    64
+    """
+    k = _check_torus(torus)
+    placement = _as_placement(torus, placement)
+    coords = placement.coords()
+    best: int | None = None
+    for dim in range(torus.n):
+        histogram = np.bincount(coords[:, dim], minlength=k)
+        doubled = np.concatenate([histogram, histogram])
+        for width in range(1, k):
+            counts = [int(doubled[a : a + width].sum()) for a in range(k)]
+            if any(abs(2 * c - placement.size) <= 1 for c in counts):
+                boundary = _boundary(torus, _slab_mask(torus, dim, 0, width))
+                best = boundary if best is None else min(best, boundary)
+    return best
+
+
+def placement_bisection_width_bruteforce(torus: Torus, placement: Placement | Iterable) -> int:
+    """Exact ``|d_b P|`` (Definition 8) by trying every split of the nodes; tiny tori only (<= 20 nodes).
+
+    Examples
+    --------
+    >>> placement_bisection_width_bruteforce(Torus(2, 4), linear_placement(Torus(2, 4)))
+    16
+    """
+    _check_torus(torus)
+    placement = _as_placement(torus, placement)
+    if torus.num_nodes > 20:
+        raise ValueError(f"brute force needs at most 20 nodes, the torus has {torus.num_nodes}")
+    subsets = np.arange(1 << (torus.num_nodes - 1), dtype=np.int64)  # node n-1 always outside: halves symmetry
+    bits = (subsets[:, None] >> np.arange(torus.num_nodes)) & 1
+    inside = bits[:, placement.node_ids].sum(axis=1)
+    balanced = np.abs(2 * inside - placement.size) <= 1
+    bits = bits[balanced]
+    crossing = (bits[:, torus.channel_src] != bits[:, torus.channel_dst]).sum(axis=1)
+    return int(crossing.min())
