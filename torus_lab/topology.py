@@ -93,7 +93,8 @@ class Torus:
     -----
     Channel ids are stable: channels are numbered in the order ``(node id, dim, sign)`` with ``-``
     before ``+``, skipping slots that do not exist (radix-2 duplicates, mesh borders, the ``-`` side of
-    a unidirectional torus).
+    a unidirectional torus).  The channel table is built on first use, so a large torus that is only
+    used for coordinates and distances costs nothing.
 
     Examples
     --------
@@ -125,7 +126,7 @@ class Torus:
         self.num_nodes = int(np.prod(radices))
         self.strides = np.cumprod((1,) + radices[:-1]).astype(np.int64)
         self._radix_array = np.asarray(radices, dtype=np.int64)
-        self._build_channels()
+        self._channels: dict[str, np.ndarray] | None = None  # built on first use (a 7-ary 8-cube has 29 M)
 
     # ------------------------------------------------------------------ basic facts
     @property
@@ -303,7 +304,10 @@ class Torus:
         inside = (nxt >= 0) & (nxt < radix)
         return np.where(inside, nxt, nxt % radix if self.wraparound else -1)
 
-    def _build_channels(self) -> None:
+    def _channel_table(self) -> dict[str, np.ndarray]:
+        """The channel arrays, built on first use and cached (read-only)."""
+        if self._channels is not None:
+            return self._channels
         coords = self.all_coords()
         exists = np.zeros((self.num_nodes, self.n, 2), dtype=bool)
         target = np.zeros((self.num_nodes, self.n, 2), dtype=np.int64)
@@ -317,18 +321,46 @@ class Torus:
         slot = np.full(flat.size, -1, dtype=np.int64)
         slot[flat] = np.arange(int(flat.sum()), dtype=np.int64)
         grid_node, grid_dim, grid_sign = np.meshgrid(node_ids, np.arange(self.n), np.array([-1, 1]), indexing="ij")
-        #: source node id of every channel
-        self.channel_src = grid_node.ravel()[flat]
-        #: destination node id of every channel
-        self.channel_dst = target.ravel()[flat]
-        #: dimension of every channel
-        self.channel_dim = grid_dim.ravel()[flat].astype(np.int64)
-        #: sign (-1 or +1) of every channel
-        self.channel_sign = grid_sign.ravel()[flat].astype(np.int64)
-        self._channel_slot = slot
-        self.num_channels = int(flat.sum())
-        for array in (self.channel_src, self.channel_dst, self.channel_dim, self.channel_sign, slot):
+        table = {
+            "src": grid_node.ravel()[flat],
+            "dst": target.ravel()[flat],
+            "dim": grid_dim.ravel()[flat].astype(np.int64),
+            "sign": grid_sign.ravel()[flat].astype(np.int64),
+            "slot": slot,
+        }
+        for array in table.values():
             array.setflags(write=False)
+        self._channels = table
+        return table
+
+    @property
+    def channel_src(self) -> np.ndarray:
+        """Source node id of every channel."""
+        return self._channel_table()["src"]
+
+    @property
+    def channel_dst(self) -> np.ndarray:
+        """Destination node id of every channel."""
+        return self._channel_table()["dst"]
+
+    @property
+    def channel_dim(self) -> np.ndarray:
+        """Dimension of every channel."""
+        return self._channel_table()["dim"]
+
+    @property
+    def channel_sign(self) -> np.ndarray:
+        """Sign (-1 or +1) of every channel."""
+        return self._channel_table()["sign"]
+
+    @property
+    def _channel_slot(self) -> np.ndarray:
+        return self._channel_table()["slot"]
+
+    @property
+    def num_channels(self) -> int:
+        """Number of directed channels."""
+        return len(self._channel_table()["src"])
 
     def channel_id(self, node: Iterable[int] | int, dim: int, sign: int) -> int:
         """Stable id of the channel leaving ``node`` (tuple or id) along ``sign * e_dim``.
