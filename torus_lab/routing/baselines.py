@@ -1,0 +1,232 @@
+"""Baselines for pairwise disjoint-path routing in an (n, k)-torus: greedy shortest paths and the MILP optimum.
+
+Both take the same input as :func:`torus_lab.routing.disjoint_paths.pairwise_disjoint_paths` and return paths
+as lists of coordinate tuples, so the same verifier checks them.
+
+* :func:`greedy_disjoint_paths` routes the pairs one after the other, each on a shortest path (A* with the Lee
+  distance, i.e. BFS order) that avoids every vertex already used and every other pair's endpoints.  It can
+  fail where a disjoint solution exists; trying a few pair orders helps.
+* :func:`optimal_disjoint_paths` solves the integer programme "minimise the longest path" exactly
+  (unit-capacity multicommodity flow, ``scipy.optimize.milp`` with HiGHS); practical on small tori only.
+
+Examples
+--------
+>>> pairs = [((0, 0), (2, 0)), ((1, 4), (1, 1))]
+>>> greedy_disjoint_paths((2, 5), pairs)
+[[(0, 0), (1, 0), (2, 0)], [(1, 4), (1, 3), (1, 2), (1, 1)]]
+>>> max(len(p) - 1 for p in optimal_disjoint_paths((2, 5), pairs))
+3
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+import numpy as np
+
+from torus_lab.routing.disjoint_paths import Node, _check_instance
+from torus_lab.topology import Torus
+
+__all__ = ["GREEDY_ORDERS", "greedy_disjoint_paths", "optimal_disjoint_paths"]
+
+#: Pair orders of the greedy baseline: as given, shortest Lee distance first, longest first.
+GREEDY_ORDERS = ("index", "shortest_first", "longest_first")
+
+
+class _Grid:
+    def __init__(self, n: int, k: int) -> None:
+        self.n, self.k = n, k
+        self.strides = [k**d for d in range(n)]
+
+    def to_id(self, node: Node) -> int:
+        return sum(x * s for x, s in zip(node, self.strides, strict=True))
+
+    def to_node(self, v: int) -> Node:
+        return tuple((v // s) % self.k for s in self.strides)
+
+    def neighbors(self, v: int) -> list[int]:
+        k, out = self.k, []
+        for s in self.strides:
+            x = (v // s) % k
+            out.append(v + (((x - 1) % k) - x) * s)
+            out.append(v + (((x + 1) % k) - x) * s)
+        return out
+
+    def lee(self, a: Node, b: Node) -> int:
+        k = self.k
+        return sum(min((x - y) % k, (y - x) % k) for x, y in zip(a, b, strict=True))
+
+
+def _astar(grid: _Grid, s: int, t: int, blocked: set[int], max_expansions: int) -> list[int] | None:
+    """Shortest s-t path avoiding ``blocked`` (A* with the Lee distance; ties towards deeper nodes)."""
+    if s == t:
+        return [s]
+    target = grid.to_node(t)
+    parent = {s: s}
+    g = {s: 0}
+    heap = [(grid.lee(grid.to_node(s), target), 0, s)]
+    expansions = 0
+    while heap:
+        _, neg_g, v = heapq.heappop(heap)
+        if -neg_g != g[v]:
+            continue
+        if v == t:
+            path = [t]
+            while path[-1] != s:
+                path.append(parent[path[-1]])
+            return path[::-1]
+        expansions += 1
+        if expansions > max_expansions:
+            return None
+        for w in grid.neighbors(v):
+            if w in blocked or (w in g and g[w] <= g[v] + 1):
+                continue
+            g[w] = g[v] + 1
+            parent[w] = v
+            heapq.heappush(heap, (g[w] + grid.lee(grid.to_node(w), target), -g[w], w))
+    return None
+
+
+def greedy_disjoint_paths(
+    torus: Torus | tuple[int, int],
+    pairs: Sequence[tuple[Sequence[int], Sequence[int]]],
+    *,
+    order: str = "index",
+    max_expansions: int = 200_000,
+) -> list[list[Node]] | None:
+    """Greedy sequential shortest paths, or None if some pair cannot be routed.
+
+    Parameters
+    ----------
+    torus, pairs
+        As for :func:`~torus_lab.routing.disjoint_paths.pairwise_disjoint_paths` (same preconditions).
+    order : {"index", "shortest_first", "longest_first"}
+        Order in which the pairs are routed (Lee distance of the pair for the last two).
+    max_expansions : int
+        A* gives up (the pair counts as not routable) after this many expanded vertices; only reached when a
+        vertex is walled in, in which case a full search of a large torus would be very slow.
+
+    Examples
+    --------
+    >>> greedy_disjoint_paths((2, 5), [((0, 0), (0, 2)), ((0, 1), (0, 3))], order="longest_first")
+    [[(0, 0), (1, 0), (1, 1), (1, 2), (0, 2)], [(0, 1), (4, 1), (4, 2), (4, 3), (0, 3)]]
+    """
+    if order not in GREEDY_ORDERS:
+        raise ValueError(f"order must be one of {GREEDY_ORDERS}, got {order!r}")
+    n, k, checked = _check_instance(torus, pairs)
+    grid = _Grid(n, k)
+    ids = [(grid.to_id(s), grid.to_id(d)) for s, d in checked]
+    sequence = list(range(len(ids)))
+    if order != "index":
+        sequence.sort(key=lambda i: grid.lee(checked[i][0], checked[i][1]), reverse=order == "longest_first")
+    used = {v for pair in ids for v in pair}
+    paths: list[list[Node] | None] = [None] * len(ids)
+    for i in sequence:
+        s, t = ids[i]
+        blocked = used - {s, t}
+        path = _astar(grid, s, t, blocked, max_expansions)
+        if path is None:
+            return None
+        used.update(path)
+        paths[i] = [grid.to_node(v) for v in path]
+    return paths  # type: ignore[return-value]
+
+
+def optimal_disjoint_paths(
+    torus: Torus | tuple[int, int],
+    pairs: Sequence[tuple[Sequence[int], Sequence[int]]],
+    *,
+    time_limit: float = 60.0,
+) -> list[list[Node]] | None:
+    """Disjoint paths minimising the longest path length, by integer programming (exact).
+
+    Formulation: one binary flow variable per (pair, directed link); flow conservation per pair and vertex;
+    at most one unit of flow enters any vertex; flows never touch another pair's endpoints; ``L >= `` every
+    pair's number of links; minimise ``L + eps * (total links)`` with ``eps`` small enough that ``L`` is
+    minimised first (the second term removes useless cycles).  Solved by ``scipy.optimize.milp`` (HiGHS).
+
+    Returns None if no solution was proved optimal within ``time_limit`` seconds (or none exists).
+
+    Examples
+    --------
+    >>> paths = optimal_disjoint_paths((2, 5), [((0, 0), (0, 2)), ((0, 1), (4, 1))])
+    >>> max(len(p) - 1 for p in paths)
+    3
+    """
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_matrix
+
+    n, k, checked = _check_instance(torus, pairs)
+    grid = _Grid(n, k)
+    num_nodes = k**n
+    ids = [(grid.to_id(s), grid.to_id(d)) for s, d in checked]
+    tails = np.repeat(np.arange(num_nodes), 2 * n)
+    heads = np.array([w for v in range(num_nodes) for w in grid.neighbors(v)])
+    arcs = len(tails)
+    routed = [i for i, (s, d) in enumerate(ids) if s != d]
+    num_vars = len(routed) * arcs + 1
+    owner = np.full(num_nodes, -1)
+    for i, (s, d) in enumerate(ids):
+        owner[s] = owner[d] = i
+    upper = np.ones(num_vars)
+    rows, cols, vals, lo, hi = [], [], [], [], []
+    row = 0
+    for slot, i in enumerate(routed):
+        s, d = ids[i]
+        base = slot * arcs
+        forbidden = ((owner[tails] >= 0) & (owner[tails] != i)) | ((owner[heads] >= 0) & (owner[heads] != i))
+        forbidden |= (heads == s) | (tails == d)
+        upper[base : base + arcs][forbidden] = 0
+        # conservation: out - in = +1 at s, -1 at d, 0 elsewhere
+        rows += list(row + tails) + list(row + heads)
+        cols += list(base + np.arange(arcs)) * 2
+        vals += [1.0] * arcs + [-1.0] * arcs
+        rhs = np.zeros(num_nodes)
+        rhs[s], rhs[d] = 1, -1
+        lo += list(rhs)
+        hi += list(rhs)
+        row += num_nodes
+    for slot in range(len(routed)):  # at most one unit enters each vertex, over all pairs
+        rows += list(row + heads)
+        cols += list(slot * arcs + np.arange(arcs))
+        vals += [1.0] * arcs
+    lo += [0.0] * num_nodes
+    hi += [1.0] * num_nodes
+    row += num_nodes
+    for slot in range(len(routed)):  # links of each pair <= L
+        rows += [row] * (arcs + 1)
+        cols += list(slot * arcs + np.arange(arcs)) + [num_vars - 1]
+        vals += [1.0] * arcs + [-1.0]
+        lo.append(-np.inf)
+        hi.append(0.0)
+        row += 1
+    upper[-1] = np.inf
+    matrix = coo_matrix((vals, (rows, cols)), shape=(row, num_vars)).tocsr()
+    cost = np.full(num_vars, 1.0 / (num_vars + 1))
+    cost[-1] = 1.0
+    integrality = np.ones(num_vars)
+    integrality[-1] = 0
+    result = milp(
+        cost,
+        constraints=LinearConstraint(matrix, lo, hi),
+        integrality=integrality,
+        bounds=Bounds(np.zeros(num_vars), upper),
+        options={"time_limit": float(time_limit)},
+    )
+    if result.status != 0 or result.x is None:
+        return None
+    x = np.round(result.x[:-1]).astype(int)
+    paths: list[list[Node]] = []
+    for i, (s, d) in enumerate(ids):
+        if s == d:
+            paths.append([grid.to_node(s)])
+            continue
+        slot = routed.index(i)
+        chosen = np.flatnonzero(x[slot * arcs : (slot + 1) * arcs])
+        succ = {int(tails[a]): int(heads[a]) for a in chosen}
+        path = [s]
+        while path[-1] != d:
+            path.append(succ[path[-1]])
+        paths.append([grid.to_node(v) for v in path])
+    return paths
