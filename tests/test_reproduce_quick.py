@@ -89,8 +89,9 @@ def test_index_renders_in_headless_chromium(quick_out):
         browser = playwright.chromium.launch(executable_path=executable, args=args)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1600})
-            page.goto(index.as_uri(), wait_until="load")
-            page.evaluate("Promise.all(Array.from(document.images).map(i => i.decode().catch(() => null)))")
+            page.set_default_timeout(60_000)
+            page.goto(index.as_uri(), wait_until="load")  # "load" waits for every (non-lazy) image
+            page.wait_for_function("Array.from(document.images).every(i => i.complete)")
             images = page.evaluate(
                 "Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])"
             )

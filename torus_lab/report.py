@@ -205,7 +205,7 @@ def _section_html(entry: ExperimentOutputs) -> str:
         links.append(f"<a href='{name}/manifest.json'>manifest</a>")
     links += [f"<a href='../{_esc(p)}'>{_esc(Path(p).name)}</a>" for p in entry.data_files if p.endswith(".csv")]
     figures = "".join(
-        f"<figure><img src='../{_esc(p)}' alt='{_esc(Path(p).stem)}' loading='lazy'>"
+        f"<figure><img src='../{_esc(p)}' alt='{_esc(Path(p).stem)}'>"
         f"<figcaption class='meta'>{_esc(Path(p).stem)} (<a href='../{_esc(p[:-4])}.svg'>SVG</a>)</figcaption></figure>"
         for p in entry.figures
     )
