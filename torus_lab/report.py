@@ -77,27 +77,32 @@ def collect(out_root: str | Path | None = None, root: str | Path | None = None) 
             p.relative_to(out).as_posix() for p in (out / "data" / name).glob("*") if p.is_file()
         )
         claims = _read_claims(out / "data" / name / "claims.csv", name)
+        claims["evidence"] = [_evidence_path(e, name, out) for e in claims["evidence"]]
         entries.append(ExperimentOutputs(experiment, manifest, claims, figures, data_files))
     return entries
 
 
+def _evidence_items(evidence: str) -> list[str]:
+    return [item.strip() for item in str(evidence).split(",") if item.strip()]
+
+
 def _evidence_path(evidence: str, name: str, out: Path) -> str:
-    """Resolve a bare file name to ``data/<name>/...`` or ``figures/<name>/...`` when such a file exists."""
-    if not evidence or "/" in evidence:
-        return evidence
-    for kind in ("data", "figures"):
-        if (out / kind / name / evidence).exists():
-            return f"{kind}/{name}/{evidence}"
-    return evidence
+    """Resolve bare file names (comma-separated) to ``data/<name>/...`` or ``figures/<name>/...`` when such a
+    file exists (a bare figure name may omit ``.png``); other items are kept as written."""
+    resolved = []
+    for item in _evidence_items(evidence):
+        if "/" not in item:
+            for kind, candidate in (("data", item), ("figures", item), ("figures", f"{item}.png")):
+                if (out / kind / name / candidate).exists():
+                    item = f"{kind}/{name}/{candidate}"
+                    break
+        resolved.append(item)
+    return ", ".join(resolved)
 
 
-def aggregate_claims(entries: Iterable[ExperimentOutputs], out_root: Path) -> pd.DataFrame:
-    """Every claim of every paper in one table (evidence as a path relative to the output root)."""
-    tables = []
-    for entry in entries:
-        table = entry.claims.copy()
-        table["evidence"] = [_evidence_path(e, entry.name, out_root) for e in table["evidence"]]
-        tables.append(table)
+def aggregate_claims(entries: Iterable[ExperimentOutputs]) -> pd.DataFrame:
+    """Every claim of every paper in one table (evidence as paths relative to the output root)."""
+    tables = [entry.claims for entry in entries]
     if not tables:
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     return pd.concat(tables, ignore_index=True)[CLAIM_COLUMNS]
@@ -165,13 +170,15 @@ def _esc(value: Any) -> str:
     return html.escape(str(value))
 
 
-def _claims_html(claims: pd.DataFrame) -> str:
+def _claims_html(claims: pd.DataFrame, out_root: Path) -> str:
     if claims.empty:
         return "<p class='meta'>No claims table yet.</p>"
     rows = []
     for row in claims.itertuples(index=False):
-        evidence = row.evidence
-        link = f"<a href='../{_esc(evidence)}'>{_esc(evidence)}</a>" if "/" in evidence else _esc(evidence)
+        link = ", ".join(
+            f"<a href='../{_esc(item)}'>{_esc(item)}</a>" if (out_root / item).is_file() else _esc(item)
+            for item in _evidence_items(row.evidence)
+        )
         rows.append(
             f"<tr class='{VERDICT_CLASS[row.verdict]}'><td>{_esc(row.claim_id)}</td><td>{_esc(row.statement)}</td>"
             f"<td>{_esc(row.paper_value)}</td><td>{_esc(row.measured_value)}</td><td><b>{_esc(row.verdict)}</b></td>"
@@ -196,7 +203,7 @@ def _provenance_html(manifest: dict[str, Any] | None) -> str:
     )
 
 
-def _section_html(entry: ExperimentOutputs) -> str:
+def _section_html(entry: ExperimentOutputs, out_root: Path) -> str:
     name = entry.name
     links = []
     if entry.manifest is not None:
@@ -213,7 +220,7 @@ def _section_html(entry: ExperimentOutputs) -> str:
         f"<section id='{name}'><h2>{_esc(entry.experiment.description)}</h2>"
         f"<p class='meta'>experiment <code>{name}</code> · notebook <code>{entry.experiment.notebook.as_posix()}"
         f"</code> · {verdict_counts(entry.claims['verdict'])}</p>{_provenance_html(entry.manifest)}"
-        f"<p>{' · '.join(links)}</p><h3>Claims</h3>{_claims_html(entry.claims)}"
+        f"<p>{' · '.join(links)}</p><h3>Claims</h3>{_claims_html(entry.claims, out_root)}"
         f"<h3>Figures</h3><div class='figures'>{figures or '<p class=meta>none</p>'}</div></section>"
     )
 
@@ -224,7 +231,7 @@ def write_index(entries: list[ExperimentOutputs], out_root: Path) -> Path:
         f"<li><a href='#{e.name}'>{_esc(e.experiment.description)}</a> — {verdict_counts(e.claims['verdict'])}</li>"
         for e in entries
     )
-    body = "".join(_section_html(e) for e in entries)
+    body = "".join(_section_html(e, out_root) for e in entries)
     page = (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>torus_lab report</title>"
         f"<style>{_CSS}</style></head><body><h1>torus_lab: five papers on routing in tori, reproduced</h1>"
@@ -246,7 +253,7 @@ def build_report(out_root: str | Path | None = None, root: str | Path | None = N
     project = project_root(root)
     out = Path(out_root).resolve() if out_root is not None else project
     entries = collect(out, project)
-    claims = aggregate_claims(entries, out)
+    claims = aggregate_claims(entries)
     _write_atomically(out / "data" / "claims.csv", claims.to_csv(index=False))
     index = write_index(entries, out)
     if readme if readme is not None else out == project:
