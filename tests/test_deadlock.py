@@ -1,0 +1,264 @@
+"""Tests of the deadlock toolkit (torus_lab.deadlock): textbook CDG facts, cross-checks, Duato, datelines."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from torus_lab.deadlock import (
+    cdg_verdict,
+    channel_dependency_graph,
+    channel_vc_usage,
+    default_dateline,
+    describe_cycle,
+    duato_check,
+    explore_states,
+    extended_cdg,
+    find_dependency_cycle,
+    find_witness_cycle,
+    ring_dateline_classes,
+    ring_minimal_routes,
+    ring_second_vc_channels,
+    ring_vc_usage,
+    vcs_per_channel,
+)
+from torus_lab.routing.ecube import ecube_routing
+from torus_lab.routing.turn_model import duato_routing, pfnf_routing, turn_model_routing
+from torus_lab.studies.virtual_mesh import forced_cycle_messages
+from torus_lab.topology import Faults, Mesh, Torus
+
+
+def _assert_valid_cycle(topology, graph, cycle):
+    """A witness is a closed walk of channels and every step is an edge of the CDG."""
+    assert cycle, "expected a cycle"
+    for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True):
+        assert topology.channel_dst[a[0]] == topology.channel_src[b[0]]
+        assert graph.has_edge(a, b)
+
+
+# ---------------------------------------------------------------------- textbook facts (spec 6)
+@pytest.mark.parametrize("topology", [Torus(2, 4), Torus(2, 5), Torus(2, 6), Torus(2, 4, bidirectional=False)],
+                         ids=repr)
+def test_dor_on_torus_without_vcs_is_cyclic_and_datelines_make_it_acyclic(topology):
+    res = cdg_verdict(ecube_routing(topology), keep_graph=True)
+    assert not res.acyclic
+    _assert_valid_cycle(topology, res.graph, res.cycle)
+    assert any(topology.is_wraparound(c) for c, _ in res.cycle)        # the ring cycle closes through a wrap
+    assert len({topology.channel_dim[c] for c, _ in res.cycle}) == 1    # and stays in one dimension
+    assert cdg_verdict(ecube_routing(topology, datelines=True, vcs=2)).acyclic
+    if topology.bidirectional:
+        assert cdg_verdict(ecube_routing(topology, datelines=True, vcs=2, dateline_rule="entry")).acyclic
+
+
+@pytest.mark.parametrize("k", [4, 5, 6])
+def test_finding_decide_at_entry_datelines_are_cyclic_on_a_unidirectional_torus(k):
+    """Finding: decide-at-entry (class 1 for a whole traversal that crosses the wrap) is only safe when
+    traversals are shorter than half the ring; on a unidirectional ring class-1 traversals cover every
+    channel and close the ring again.  Switch-at-dateline stays acyclic."""
+    topo = Torus(2, k, bidirectional=False)
+    res = cdg_verdict(ecube_routing(topo, datelines=True, vcs=2, dateline_rule="entry"), keep_graph=True)
+    assert not res.acyclic
+    _assert_valid_cycle(topo, res.graph, res.cycle)
+    assert {vc for _, vc in res.cycle} == {1} and len(res.cycle) == k
+
+
+@pytest.mark.parametrize("k", [3, 4, 5])
+@pytest.mark.parametrize("algorithm", ["west-first", "north-last", "negative-first", "positive-first"])
+def test_turn_models_on_a_mesh_are_acyclic(algorithm, k):
+    assert cdg_verdict(turn_model_routing(Mesh(2, k), algorithm)).acyclic
+
+
+@pytest.mark.parametrize("k", [3, 4, 5])
+def test_unrestricted_minimal_adaptive_routing_on_a_mesh_is_cyclic(k):
+    mesh = Mesh(2, k)
+    res = cdg_verdict(turn_model_routing(mesh, "minimal-adaptive"), keep_graph=True)
+    assert not res.acyclic
+    _assert_valid_cycle(mesh, res.graph, res.cycle)
+    assert len(res.cycle) == 4          # the shortest witness is one of Glass & Ni's 4-turn cycles
+    dirs = {(int(mesh.channel_dim[c]), int(mesh.channel_sign[c])) for c, _ in res.cycle}
+    assert len(dirs) == 4
+
+
+# ---------------------------------------------------------------------- constructions agree
+@pytest.mark.parametrize(
+    "rf",
+    [
+        ecube_routing(Torus(2, 3), datelines=True, vcs=2),
+        ecube_routing(Torus(2, 4)),
+        turn_model_routing(Mesh(2, 3), "negative-first"),
+        turn_model_routing(Torus(2, 4), "west-first", scheme="paper"),
+        pfnf_routing(Torus(2, 4), scheme="paper"),
+        pfnf_routing(Torus(2, 3), "switch"),
+        duato_routing(Torus(2, 3)),
+    ],
+    ids=lambda r: f"{r.name}-{r.topology!r}",
+)
+def test_reachable_form_equals_path_enumeration(rf):
+    """The compiled state search yields exactly the consecutive VC pairs of all enumerated routes."""
+    fast = channel_dependency_graph(rf)
+    slow = channel_dependency_graph(rf, form="paths")
+    assert set(fast.edges) == set(slow.edges)
+
+
+@pytest.mark.parametrize("topology", [Torus(2, 4), Mesh(2, 4), Torus(2, 5, bidirectional=False)], ids=repr)
+def test_relation_form_contains_reachable_form_for_stateless_routing(topology):
+    rf = ecube_routing(topology, datelines=topology.wraparound, vcs=2)
+    reach = set(channel_dependency_graph(rf).edges)
+    rel = set(channel_dependency_graph(rf, form="relation").edges)
+    assert reach <= rel
+    assert nx.is_directed_acyclic_graph(channel_dependency_graph(rf))
+
+
+def test_faulty_nodes_are_neither_sources_nor_destinations():
+    topo = Mesh(2, 4)
+    faults = Faults(nodes=((1, 1),))
+    rf = turn_model_routing(topo, "negative-first", faults=faults)
+    g = explore_states(rf, (3, 3))
+    assert topo.node_id((1, 1)) not in set(g.state_node[g.state_channel < 0].tolist())
+    used = channel_vc_usage(rf)
+    bad = [c for c in range(topo.num_channels)
+           if topo.node_id((1, 1)) in (topo.channel_src[c], topo.channel_dst[c])]
+    assert not used[bad].any()
+
+
+def test_find_witness_cycle_returns_a_shortest_cycle_on_known_graphs():
+    g = nx.DiGraph()
+    nx.add_cycle(g, range(10))
+    g.add_edges_from([(3, 7), (7, 3)])
+    cyc = find_witness_cycle(g)
+    assert sorted(cyc) == [3, 7]
+    assert find_witness_cycle(nx.DiGraph([(0, 0)])) == [0]
+    assert find_witness_cycle(nx.path_graph(5, create_using=nx.DiGraph)) is None
+    assert find_dependency_cycle(nx.path_graph(5, create_using=nx.DiGraph)) is None
+
+
+def test_forced_messages_of_the_dor_ring_cycle_use_the_dependency():
+    topo = Torus(2, 5)
+    rf = ecube_routing(topo)
+    res = cdg_verdict(rf)
+    msgs = forced_cycle_messages(rf, res.cycle)
+    assert all(m is not None for m in msgs)
+    for (a, b), (src, dst) in zip(zip(res.cycle, res.cycle[1:] + res.cycle[:1], strict=True), msgs, strict=True):
+        hops = rf.route_hops(src, dst)
+        assert (a, b) in list(zip(hops, hops[1:], strict=False))
+
+
+def test_describe_cycle_marks_wraps():
+    topo = Torus(2, 4)
+    res = cdg_verdict(ecube_routing(topo))
+    text = describe_cycle(topo, res.cycle)
+    assert "*" in text and text.count("->") == len(res.cycle)
+    assert describe_cycle(topo, None) == "acyclic"
+
+
+# ---------------------------------------------------------------------- Duato
+@pytest.mark.parametrize("topology", [Torus(2, 4), Torus(2, 5), Torus(2, 4, bidirectional=False)], ids=repr)
+def test_duato_design_satisfies_duatos_condition_but_its_plain_cdg_is_cyclic(topology):
+    rf = duato_routing(topology)
+    res = duato_check(rf, [0, 1])
+    assert res.connected and res.acyclic and res.deadlock_free
+    assert res.states_without_escape == 0
+    assert not cdg_verdict(rf).acyclic          # the adaptive VC alone has cycles: Duato is needed
+
+
+def test_duato_check_rejects_escape_without_dateline_and_disconnected_escape():
+    # escape = VC 0 of DOR without datelines on a ring: the extended CDG inherits the ring cycle
+    res = duato_check(ecube_routing(Torus(1, 5), vcs=2), [0])
+    assert res.connected and not res.acyclic
+    # PFNF on a mesh with only VN1 as "escape": most states offer no escape VC
+    res = duato_check(pfnf_routing(Mesh(2, 3)), [1])
+    assert not res.connected and res.states_without_escape > 0
+    # predicate form equals the VC-set form
+    rf = duato_routing(Torus(2, 4))
+    a, _, _ = extended_cdg(rf, [0, 1])
+    b, _, _ = extended_cdg(rf, lambda c, v: v < 2)
+    assert set(a.edges) == set(b.edges)
+
+
+# ---------------------------------------------------------------------- datelines on one ring
+@settings(max_examples=60, deadline=None)
+@given(st.integers(3, 12), st.data())
+def test_ring_dateline_classes_switch_exactly_after_the_dateline(k, data):
+    start = data.draw(st.integers(0, k - 1))
+    end = data.draw(st.integers(0, k - 1))
+    sign = data.draw(st.sampled_from([1, -1]))
+    D = data.draw(st.integers(0, k - 1))
+    cls = ring_dateline_classes(k, start, end, sign, D)
+    assert len(cls) == ((end - start) * sign) % k
+    assert cls == sorted(cls)                     # never back to class 0
+    pos = [(start + sign * i) % k for i in range(len(cls))]
+    crossed = D in pos
+    assert (1 in cls) == crossed
+    if crossed:
+        assert cls[pos.index(D)] == 1 and all(c == 0 for c in cls[: pos.index(D)])
+
+
+@pytest.mark.parametrize("k", [3, 4, 5, 6, 7, 8])
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_ring_usage_matches_the_measured_dor_channel_set(k, bidirectional):
+    """The analytic per-ring answer equals the (channel, vc) set e-cube + dateline really uses on a 2D torus."""
+    topo = Torus(2, k, bidirectional=bidirectional)
+    used = channel_vc_usage(ecube_routing(topo, datelines=True, vcs=2))
+    for sign in ((1, -1) if bidirectional else (1,)):
+        usage = ring_vc_usage(k, sign, bidirectional=bidirectional)
+        for dim in (0, 1):
+            for row in range(k):
+                for p in range(k):
+                    node = (p, row) if dim == 0 else (row, p)
+                    cid = topo.channel_id(node, dim, sign)
+                    assert {v for v in (0, 1) if used[cid, v]} == usage[p]
+
+
+def test_paper_statements_about_which_rows_carry_vc2():
+    # k = 5, +y, dateline at row 4 (paper Fig. 4): VC2 is used leaving rows 4 and 0 (arriving at rows 0, 1)
+    assert ring_second_vc_channels(5, 1, 4) == [0, 4]
+    # dateline at row 1 (Fig. 5): leaving rows 1 and 2 (arriving at rows 2, 3: "row 2 and above")
+    assert ring_second_vc_channels(5, 1, 1) == [1, 2]
+    # unidirectional: every channel but the one before the dateline carries VC2
+    for k in range(3, 11):
+        assert ring_second_vc_channels(k, 1, bidirectional=False) == sorted(set(range(k)) - {k - 2})
+
+
+def test_vcs_per_channel_and_ring_helper_validation():
+    assert vcs_per_channel(ecube_routing(Torus(2, 4))).tolist() == [1] * 64
+    per = vcs_per_channel(ecube_routing(Mesh(2, 3), vcs=2))
+    assert per.max() == 2
+    assert default_dateline(6, -1) == 0
+    assert len(ring_minimal_routes(5)) == 20
+    with pytest.raises(ValueError, match="k must be"):
+        ring_dateline_classes(2, 0, 1, 1)
+    with pytest.raises(ValueError, match="sign"):
+        ring_vc_usage(5, 0)
+    with pytest.raises(ValueError, match="dateline"):
+        ring_dateline_classes(5, 0, 1, 1, 7)
+    with pytest.raises(ValueError, match="tie"):
+        ring_minimal_routes(5, tie="x")
+
+
+def test_bad_inputs_are_rejected():
+    rf = ecube_routing(Torus(2, 4))
+    with pytest.raises(ValueError, match="form"):
+        channel_dependency_graph(rf, form="bogus")
+    with pytest.raises(TypeError, match="RoutingFunction"):
+        cdg_verdict("dor")
+    with pytest.raises(ValueError, match="escape"):
+        duato_check(rf, [5])
+    with pytest.raises(TypeError, match="escape"):
+        duato_check(rf, "01")
+    with pytest.raises(TypeError, match="DiGraph"):
+        find_witness_cycle([(1, 2)])
+    with pytest.raises(ValueError, match="max_states"):
+        explore_states(rf, (0, 0), max_states=0)
+
+
+def test_destinations_restrict_the_graph():
+    rf = ecube_routing(Torus(2, 4))
+    sub = channel_dependency_graph(rf, destinations=[(0, 0)])
+    full = channel_dependency_graph(rf)
+    assert set(sub.edges) < set(full.edges)
+    assert {d["dest"] for _, _, d in sub.edges(data=True)} == {0}
+    assert np.all([full.has_edge(*e) for e in sub.edges])
+

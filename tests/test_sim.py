@@ -1,0 +1,243 @@
+"""Tests of the wormhole simulator (torus_lab.sim): zero-load latency, conservation, deadlock, determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from torus_lab.routing.direction_first import direction_first_routing
+from torus_lab.routing.ecube import ecube_routing
+from torus_lab.sim import confidence_interval, find_saturation, load_sweep, simulate, summarize, zero_load_latency
+from torus_lab.sim.traffic import destination_map
+from torus_lab.topology import Faults, Mesh, Torus, random_link_faults
+
+
+def _isolated(packets: pd.DataFrame) -> np.ndarray:
+    """Mask of packets whose lifetime [gen, done] overlaps no other packet's lifetime."""
+    order = np.argsort(packets.gen.to_numpy(), kind="stable")
+    gen = packets.gen.to_numpy()[order]
+    done = packets.done.to_numpy()[order]
+    alone = np.ones(len(order), dtype=bool)
+    prev_end = np.maximum.accumulate(np.concatenate([[-1], done[:-1]]))
+    alone &= prev_end < gen
+    next_start = np.concatenate([gen[1:], [np.iinfo(np.int64).max]])
+    alone &= done < next_start
+    mask = np.zeros(len(order), dtype=bool)
+    mask[order] = alone
+    return mask
+
+
+@pytest.mark.parametrize("allocation", ["atomic", "nonatomic"])
+@pytest.mark.parametrize(
+    ("topology", "length", "delay"),
+    [(Torus(2, 8), 4, 1), (Torus(3, 4), 1, 2), (Mesh(2, 5), 6, 3), (Torus(4, 2), 2, 1), (Torus(2, (3, 6)), 3, 1)],
+)
+def test_zero_load_latency_matches_analytic(topology, length, delay, allocation):
+    datelines = topology.wraparound and max(topology.radices) > 2
+    routing = ecube_routing(topology, datelines=datelines, vcs=2)
+    lifetime = zero_load_latency(topology.diameter, length, delay)
+    prob = 0.15 / (topology.num_nodes * 2 * lifetime)  # most packets travel alone
+    res = simulate(
+        topology, routing, offered_load=prob * length, packet_length=length, router_delay=delay,
+        warmup=0, measure=int(300 / (prob * topology.num_nodes)), seed=3, vc_allocation=allocation,
+    )  # fmt: skip
+    p = res.packets
+    analytic = zero_load_latency(p.hops.to_numpy(), length, delay)
+    assert len(p) > 50
+    assert (p.latency.to_numpy() >= analytic).all()
+    alone = _isolated(p)
+    assert alone.sum() > 20
+    np.testing.assert_array_equal(p.latency.to_numpy()[alone], analytic[alone])
+    # DOR is minimal: hops = Lee distance for every packet
+    assert (p.extra_hops == 0).all()
+
+
+def test_simulated_hops_follow_python_routing_function():
+    topo = Torus(2, 6)
+    routing = ecube_routing(topo, datelines=True, vcs=2)
+    res = simulate(topo, routing, offered_load=0.3, warmup=0, measure=300, seed=5)
+    sample = res.packets.head(60)
+    for src, dst, hops in zip(sample.src, sample.dst, sample.hops, strict=True):
+        assert len(routing.route_hops(int(src), int(dst))) == hops
+
+
+@pytest.mark.parametrize("allocation", ["atomic", "nonatomic"])
+def test_flit_conservation_mid_run(allocation):
+    topo = Torus(2, 6)
+    routing = ecube_routing(topo, datelines=True, vcs=2)
+    res = simulate(topo, routing, offered_load=0.9, warmup=50, measure=400, drain=0, seed=2, keep_state=True,
+                   vc_allocation=allocation)  # fmt: skip
+    s = res.state
+    c = res.counters
+    assert c["flits_injected"] > 1000
+    assert s.buffered_flits() > 0  # stopped with traffic in flight
+    assert c["flits_injected"] == c["flits_ejected"] + c["flits_dropped"] + s.buffered_flits()
+    # buffers never exceed their depth, and each holds flits of one packet only
+    occupancy = s.count
+    assert occupancy.min() >= 0
+    assert occupancy[: topo.num_channels * 2].max() <= 4
+    # every delivered packet's flits were ejected: ejected flits = length * packets ejected (+ partial tails)
+    assert c["flits_ejected"] >= 4 * res.delivered
+    # atomic allocation: a buffer never holds flits of two packets
+    if allocation == "atomic":
+        for iv in np.flatnonzero(s.count[: topo.num_channels * 2] > 1):
+            slots = (s.fhead[iv] + np.arange(s.count[iv])) % s.fpk.shape[1]
+            assert len(set(s.fpk[iv, slots].tolist())) == 1
+
+
+@pytest.mark.parametrize("allocation", ["atomic", "nonatomic"])
+@pytest.mark.parametrize("load", [0.4, 1.0, 2.0])
+def test_dor_with_datelines_never_deadlocks_beyond_saturation(load, allocation):
+    topo = Torus(2, 6)
+    routing = ecube_routing(topo, datelines=True, vcs=2)
+    res = simulate(
+        topo, routing, offered_load=load, warmup=100, measure=1500, drain=20000, inject_during_drain=False,
+        deadlock_cycles=100, seed=7, buffer_depth=8, vc_allocation=allocation,
+    )  # fmt: skip
+    assert not res.deadlock
+    assert res.undelivered == 0 and res.dropped == 0  # every measured packet drained out
+    assert res.delivered > 100
+
+
+@pytest.mark.parametrize("allocation", ["atomic", "nonatomic"])
+def test_dor_without_datelines_deadlocks_and_reports_cycle(allocation):
+    topo = Torus(2, 6)
+    routing = ecube_routing(topo, datelines=False, vcs=1)
+    res = simulate(
+        topo, routing, offered_load=1.0, packet_length=8, warmup=0, measure=3000, drain=0, deadlock_cycles=200,
+        seed=1, keep_state=True, vc_allocation=allocation,
+    )  # fmt: skip
+    assert res.deadlock
+    cycle = res.deadlock_cycle
+    assert len(cycle) >= 2
+    # the cycle is a closed chain of channels, each held by a packet, all in one ring (one dim, one sign)
+    for (a, _), (b, _) in zip(cycle, cycle[1:] + cycle[:1], strict=True):
+        assert topo.channel_dst[a] == topo.channel_src[b]
+    assert len({(int(topo.channel_dim[a]), int(topo.channel_sign[a])) for a, _ in cycle}) == 1
+    assert all(res.state.owner[a] >= 0 for a, _ in cycle)
+    assert res.cycles < 3000  # stopped early instead of hanging
+
+
+def test_nonatomic_allocation_uses_deep_buffers():
+    """With atomic allocation a buffer holds one packet, so depth beyond the packet length is useless;
+    non-atomic allocation lets packets queue behind each other and raises the accepted throughput."""
+    topo = Torus(2, 6)
+    routing = ecube_routing(topo, datelines=True, vcs=2)
+    kw = dict(offered_load=1.0, packet_length=4, warmup=300, measure=1500, drain=0, seed=3)
+    atomic4 = simulate(topo, routing, buffer_depth=4, **kw).accepted_throughput
+    atomic16 = simulate(topo, routing, buffer_depth=16, **kw).accepted_throughput
+    nonatomic16 = simulate(topo, routing, buffer_depth=16, vc_allocation="nonatomic", **kw)
+    assert atomic4 == atomic16
+    assert nonatomic16.accepted_throughput > 1.1 * atomic16
+    assert not nonatomic16.deadlock
+
+
+def test_seed_determinism():
+    topo = Torus(2, 5)
+    routing = direction_first_routing(topo, vcs=2)
+    kwargs = dict(offered_load=0.3, warmup=50, measure=300, seed=11)
+    a = simulate(topo, routing, **kwargs)
+    b = simulate(topo, routing, **kwargs)
+    pd.testing.assert_frame_equal(a.packets, b.packets)
+    np.testing.assert_array_equal(a.channel_utilisation, b.channel_utilisation)
+    c = simulate(topo, routing, **{**kwargs, "seed": 12})
+    assert not a.packets.equals(c.packets)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from(["uniform", "transpose", "bit-complement", "hotspot"]))
+def test_traffic_patterns_deliver_to_their_destinations(seed, traffic):
+    topo = Torus(2, 4)
+    routing = ecube_routing(topo, datelines=True, vcs=2)
+    res = simulate(topo, routing, traffic=traffic, offered_load=0.2, warmup=0, measure=200, seed=seed, hotspot_node=5,
+                   hotspot_fraction=0.5)  # fmt: skip
+    p = res.packets
+    assert (p.src != p.dst).all()
+    if traffic in ("transpose", "bit-complement"):
+        dmap = destination_map(topo, traffic)
+        assert (dmap[p.src.to_numpy()] == p.dst.to_numpy()).all()
+    assert res.undelivered == 0
+
+
+def test_faulty_nodes_neither_send_nor_receive_and_dor_drops_blocked_packets():
+    topo = Torus(2, 5)
+    faults = Faults(nodes=frozenset({(2, 2)}))
+    routing = ecube_routing(topo, datelines=True, vcs=2, faults=faults)
+    res = simulate(topo, routing, offered_load=0.2, warmup=0, measure=500, drop_after=5, deadlock_cycles=50, seed=4)
+    bad = topo.node_id((2, 2))
+    assert not ((res.packets.src == bad) | (res.packets.dst == bad)).any()
+    assert res.dropped > 0  # DOR is not fault tolerant: some routes need the dead node
+    for src, dst in zip(res.packets[res.packets.dropped == 1].src, res.packets[res.packets.dropped == 1].dst,
+                        strict=True):
+        assert routing.route_hops(int(src), int(dst)) is None
+    assert res.undelivered == 0
+
+
+def test_accepted_throughput_tracks_offered_load_below_saturation():
+    topo = Torus(2, 4)
+    routing = ecube_routing(topo, datelines=True, vcs=2)
+    df = load_sweep(topo, routing, [0.05, 0.15], seeds=(0, 1), warmup=200, measure=2000)
+    for load, group in df.groupby("offered_load"):
+        assert abs(group.accepted_throughput.mean() - load) < 0.2 * load
+    summary = summarize(df, ["offered_load"], ["mean_latency"])
+    assert (summary.mean_latency_n == 2).all()
+
+
+def test_find_saturation_brackets_the_knee():
+    topo = Torus(2, 4)
+    routing = ecube_routing(topo, datelines=True, vcs=2)
+    sat, probes = find_saturation(topo, routing, tolerance=0.05, warmup=200, measure=1000, seed=1)
+    above = simulate(topo, routing, offered_load=min(4.0, sat + 0.3), warmup=200, measure=1000, seed=1)
+    assert above.accepted_throughput < 0.95 * (sat + 0.3)
+    assert probes.sustained.dropna().any()
+
+
+def test_confidence_interval_contains_mean_and_shrinks():
+    rng = np.random.default_rng(0)
+    small = confidence_interval(rng.normal(5, 1, 5))
+    large = confidence_interval(rng.normal(5, 1, 500))
+    assert large[1] < small[1]
+    assert abs(large[0] - 5) < 3 * large[1]
+
+
+def test_hop_limit_drops_livelocked_packets_and_conserves_flits():
+    # spec 5.5's misrouting can bounce a packet between two nodes on this fault set (see test_direction_first)
+    topo = Torus(4, 2)
+    faults = random_link_faults(topo, count=3, seed=1)
+    routing = direction_first_routing(topo, faults=faults)
+    res = simulate(topo, routing, offered_load=0.1, packet_length=1, buffer_depth=1, warmup=0, measure=400, seed=1,
+                   hop_limit=12, keep_state=True)  # fmt: skip
+    c = res.counters
+    assert c["hop_limit_drops"] > 0
+    assert (res.packets[res.packets.dropped == 1].hops >= 12).any()
+    assert (res.packets[res.packets.dropped == 0].hops <= 12).all()
+    assert c["flits_injected"] == c["flits_ejected"] + c["flits_dropped"] + res.state.buffered_flits()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"offered_load": -0.1}, ValueError),
+        ({"offered_load": 5.0}, ValueError),
+        ({"packet_length": 0}, ValueError),
+        ({"vcs": 3}, ValueError),
+        ({"traffic": "tornado"}, ValueError),
+        ({"seed": 1.5}, TypeError),
+        ({"buffer_depth": 0}, ValueError),
+        ({"deadlock_cycles": 10, "drop_after": 20}, ValueError),
+        ({"vc_allocation": "eager"}, ValueError),
+    ],
+)
+def test_bad_input_is_rejected(kwargs, error):
+    topo = Torus(2, 4)
+    routing = ecube_routing(topo, datelines=True, vcs=2)
+    with pytest.raises(error):
+        simulate(topo, routing, **kwargs)
+
+
+def test_routing_bound_to_other_topology_is_rejected():
+    with pytest.raises(ValueError, match="bound to"):
+        simulate(Torus(2, 5), ecube_routing(Torus(2, 4)))

@@ -1,0 +1,884 @@
+"""Channel dependency graphs (CDG), Duato's escape-channel check and dateline virtual channels.
+
+Implements ``specs/algorithms.md`` section 6 (deadlock toolkit) and the dateline part of section 2.3 for the
+routing-function interface of :mod:`torus_lab.routing.interface` -- the *same* numba kernels the wormhole
+simulator runs, so the graphs describe the simulated routing exactly.  (Issue 6 wrote the first version:
+:func:`state_graph`, :func:`find_dependency_cycle`, :func:`route_length_table`; issue 7 extended it.)
+
+The compiled search calls the simulator's dispatcher :func:`torus_lab.sim.kernels.route_dispatch` (every
+routing function's ``algo_id`` selects its kernel there) and is cached on disk by numba.  Like the simulator's
+cached loop, that cache does not notice edits to a routing kernel in another file: after changing a kernel,
+delete ``torus_lab/__pycache__/deadlock.*.nb[ci]`` (and the simulator's caches) before trusting a verdict.
+
+**Vertices** are virtual channels ``(channel id, vc)``.  **Edges** ``c1 -> c2``: some message may hold ``c1``
+and request ``c2`` next.  Three constructions (``form=``):
+
+* ``"reachable"`` (default, exact for routing with header state): for every destination, explore every
+  routing state ``(input channel, input VC, header state)`` reachable from an injection at any non-faulty
+  source over all adaptive and random choices, and add ``(input VC) -> (output VC)`` for every candidate of
+  every reachable state.  This is the *path form* of the spec (the set of consecutive VC pairs of all legal
+  paths) computed by a compiled state-space search instead of path enumeration, so it scales to 10 x 10 tori.
+* ``"paths"``: literally the spec's path form -- enumerate every route of every pair with
+  :meth:`RoutingFunction.enumerate_routes` and add consecutive pairs (small networks only; used by the
+  tests to cross-check ``"reachable"``).
+* ``"relation"``: the routing-relation form -- for *every* VC ``c1`` and every destination (header state
+  zero) add edges to all permitted outputs, reachable or not.  Valid only for kernels that do not read the
+  header state; it can report cycles through VCs no message ever holds in that role.
+
+**Verdict** (Dally & Seitz 1987): acyclic CDG => deadlock-free; for deterministic routing also the converse.
+A cycle is returned as a *witness* (:func:`find_witness_cycle`: the shortest cycle found through a sample of
+vertices of a non-trivial strongly connected component).  For adaptive routing a cycle is only a potential
+deadlock.
+
+**Duato (IEEE TPDS 4(12), 1993)**: :func:`duato_check` takes the escape VCs (routing subfunction R1), checks
+that R1 is connected (every reachable state offers an escape VC and escape-only routing can never cycle) and
+that the *extended* CDG of R1 -- direct dependencies plus indirect ones through non-escape VCs -- is
+acyclic.  Cross dependencies (Duato 1995) are not added; they cannot occur when every use of an escape VC is
+a use by R1, which holds for the escape design of :func:`torus_lab.routing.turn_model.duato_routing`.
+
+**Datelines** (section 2.3; the virtual-mesh paper's Section 3): a dateline of a ring direction is a node
+``D``; the hop leaving ``D`` in that direction is the crossing hop and uses class 1, as do all later hops of
+that dimension (switch-at-dateline).  :func:`ring_dateline_classes`, :func:`ring_vc_usage` and
+:func:`ring_second_vc_channels` give the analytic per-ring answer; :func:`channel_vc_usage` measures which
+``(channel, vc)`` a routing function really uses.
+
+Examples
+--------
+>>> from torus_lab.topology import Torus
+>>> from torus_lab.routing.ecube import ecube_routing
+>>> cdg_verdict(ecube_routing(Torus(2, 4))).acyclic          # DOR without VCs on a torus: ring cycles
+False
+>>> cdg_verdict(ecube_routing(Torus(2, 4), datelines=True, vcs=2)).acyclic
+True
+>>> find_dependency_cycle(channel_dependency_graph(ecube_routing(Torus(1, 4), datelines=True, vcs=2))) is None
+True
+>>> ring_dateline_classes(8, 6, 1, +1)                      # 6 -> 7 -> 0 -> 1, dateline at node 7
+[0, 1, 1]
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+from numba import njit, types
+from numba.typed import Dict, List
+
+from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction
+from torus_lab.sim.kernels import route_dispatch
+from torus_lab.topology import Torus
+
+__all__ = [
+    "CDG_FORMS",
+    "StateGraph",
+    "CDGResult",
+    "DuatoResult",
+    "state_graph",
+    "explore_states",
+    "channel_dependency_graph",
+    "find_dependency_cycle",
+    "find_witness_cycle",
+    "cdg_verdict",
+    "route_length_table",
+    "channel_vc_usage",
+    "vcs_per_channel",
+    "extended_cdg",
+    "duato_check",
+    "describe_vc",
+    "describe_cycle",
+    "default_dateline",
+    "ring_dateline_classes",
+    "ring_minimal_routes",
+    "ring_vc_usage",
+    "ring_second_vc_channels",
+]
+
+#: The CDG constructions of :func:`channel_dependency_graph`.
+CDG_FORMS = ("reachable", "paths", "relation")
+
+_KEY = types.UniTuple(types.int64, 2 + STATE_SIZE)
+_PAIR = types.UniTuple(types.int64, 2)
+_TRIPLE = types.UniTuple(types.int64, 3)
+
+
+# ====================================================================== state-space exploration (numba)
+@njit(cache=True)
+def _make_key(enc, vc, st):
+    return (enc, vc, st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7])
+
+
+@njit(cache=True)
+def _explore_dest(algo, tables, dst, src_ok, rand_choices, max_states):
+    """All routing states reachable for destination ``dst`` from injection at every source with ``src_ok``.
+
+    A state is ``(enc, in_vc, header state)`` with ``enc = in_ch >= 0`` or ``enc = -1 - source`` at injection.
+    Returns the states' ``enc``, ``in_vc`` and current node, the transitions ``(from, to, out_ch, out_vc)``
+    and the number of states away from ``dst`` with no candidate (stuck).
+    """
+    index = Dict.empty(key_type=_KEY, value_type=types.int64)
+    keys = List.empty_list(_KEY)
+    zero = np.zeros(STATE_SIZE, dtype=np.int64)
+    for src in range(src_ok.shape[0]):
+        if src != dst and src_ok[src]:
+            key = _make_key(-1 - src, 0, zero)
+            index[key] = len(keys)
+            keys.append(key)
+    out_ch = np.zeros(MAX_CANDIDATES, dtype=np.int64)
+    out_vc = np.zeros(MAX_CANDIDATES, dtype=np.int64)
+    out_state = np.zeros((MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    t_from = List.empty_list(types.int64)
+    t_to = List.empty_list(types.int64)
+    t_ch = List.empty_list(types.int64)
+    t_vc = List.empty_list(types.int64)
+    stuck = 0
+    i = 0
+    while i < len(keys):
+        key = keys[i]
+        enc = key[0]
+        if enc < 0:
+            cur = -1 - enc
+            in_ch = -1
+        else:
+            in_ch = enc
+            cur = tables.ch_dst[in_ch]
+        if cur == dst:
+            i += 1
+            continue
+        for s in range(STATE_SIZE):
+            st[s] = key[2 + s]
+        total = 0
+        for r in range(rand_choices):
+            m = route_dispatch(algo, tables, cur, dst, in_ch, key[1], st, r, out_ch, out_vc, out_state)
+            total += m
+            for j in range(m):
+                nk = _make_key(out_ch[j], out_vc[j], out_state[j])
+                idx = index.get(nk, -1)
+                if idx < 0:
+                    idx = len(keys)
+                    if idx >= max_states:
+                        raise ValueError("state space exceeds max_states")
+                    index[nk] = idx
+                    keys.append(nk)
+                t_from.append(i)
+                t_to.append(idx)
+                t_ch.append(out_ch[j])
+                t_vc.append(out_vc[j])
+        if total == 0:
+            stuck += 1
+        i += 1
+    n_states = len(keys)
+    s_enc = np.empty(n_states, dtype=np.int64)
+    s_vc = np.empty(n_states, dtype=np.int64)
+    s_cur = np.empty(n_states, dtype=np.int64)
+    for q in range(n_states):
+        s_enc[q] = keys[q][0]
+        s_vc[q] = keys[q][1]
+        s_cur[q] = -1 - keys[q][0] if keys[q][0] < 0 else tables.ch_dst[keys[q][0]]
+    n_t = len(t_from)
+    tr = np.empty((n_t, 4), dtype=np.int64)
+    for q in range(n_t):
+        tr[q, 0] = t_from[q]
+        tr[q, 1] = t_to[q]
+        tr[q, 2] = t_ch[q]
+        tr[q, 3] = t_vc[q]
+    return s_enc, s_vc, s_cur, tr, stuck
+
+
+@njit(cache=True)
+def _relation_edges(algo, tables, num_vcs, rand_choices):
+    """Routing-relation edges: every ok channel x VC x destination, header state zero."""
+    num_nodes = tables.strides[-1] * tables.radices[-1]
+    num_ch = tables.ch_src.shape[0]
+    out_ch = np.zeros(MAX_CANDIDATES, dtype=np.int64)
+    out_vc = np.zeros(MAX_CANDIDATES, dtype=np.int64)
+    out_state = np.zeros((MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    edges = List.empty_list(_TRIPLE)
+    for ch in range(num_ch):
+        if tables.ch_ok[ch] == 0:
+            continue
+        cur = tables.ch_dst[ch]
+        for vc in range(num_vcs):
+            for dst in range(num_nodes):
+                if dst == cur:
+                    continue
+                for r in range(rand_choices):
+                    st[:] = 0
+                    m = route_dispatch(algo, tables, cur, dst, ch, vc, st, r, out_ch, out_vc, out_state)
+                    for j in range(m):
+                        edges.append((ch * num_vcs + vc, out_ch[j] * num_vcs + out_vc[j], dst))
+    arr = np.empty((len(edges), 3), dtype=np.int64)
+    for q in range(len(edges)):
+        arr[q, 0] = edges[q][0]
+        arr[q, 1] = edges[q][1]
+        arr[q, 2] = edges[q][2]
+    return arr
+
+
+@njit(cache=True)
+def _indirect_edges(n_states, s_vertex, order, starts, tr, t_vertex, is_escape):
+    """Extended-CDG edges: escape VC held -> zero or more non-escape hops -> escape VC requested."""
+    mark = np.full(n_states, -1, dtype=np.int64)
+    out = List.empty_list(_PAIR)
+    stack = np.empty(n_states, dtype=np.int64)
+    for s in range(n_states):
+        v = s_vertex[s]
+        if v < 0 or not is_escape[v]:
+            continue
+        top = 0
+        stack[top] = s
+        top += 1
+        mark[s] = s
+        while top > 0:
+            top -= 1
+            u = stack[top]
+            for p in range(starts[u], starts[u + 1]):
+                t = order[p]
+                w = t_vertex[t]
+                if is_escape[w]:
+                    out.append((v, w))
+                else:
+                    nxt = tr[t, 1]
+                    if mark[nxt] != s:
+                        mark[nxt] = s
+                        stack[top] = nxt
+                        top += 1
+    arr = np.empty((len(out), 2), dtype=np.int64)
+    for q in range(len(out)):
+        arr[q, 0] = out[q][0]
+        arr[q, 1] = out[q][1]
+    return arr
+
+
+# ====================================================================== Python API
+@dataclass
+class StateGraph:
+    """Reachable routing states of one destination (see :func:`explore_states`).
+
+    ``state_channel``/``state_vc``: the VC a state arrived on (``-1`` at injection); ``state_node``: its node;
+    ``transitions``: int64[T, 4] rows ``(from state, to state, out channel, out vc)``; ``stuck``: number of
+    states (away from the destination) without any candidate.
+    """
+
+    dst: int
+    state_channel: np.ndarray
+    state_vc: np.ndarray
+    state_node: np.ndarray
+    transitions: np.ndarray
+    stuck: int
+
+    @property
+    def num_states(self) -> int:
+        return int(self.state_channel.shape[0])
+
+
+def _check_rf(rf: object) -> RoutingFunction:
+    if not isinstance(rf, RoutingFunction):
+        raise TypeError(f"expected a RoutingFunction, got {rf!r}")
+    return rf
+
+
+def _node_ok(rf: RoutingFunction) -> np.ndarray:
+    ok = np.ones(rf.topology.num_nodes, dtype=bool)
+    if rf.faults is not None:
+        ok &= ~np.asarray(rf.faults.node_mask(rf.topology), dtype=bool)
+    return ok
+
+
+def explore_states(rf: RoutingFunction, dst, *, max_states: int = 5_000_000) -> StateGraph:
+    """Every routing state reachable for destination ``dst`` (all non-faulty sources, all choices).
+
+    Compiled counterpart of :func:`state_graph` (same states, array form).
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Mesh
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> g = explore_states(ecube_routing(Mesh(2, 3)), (0, 0))
+    >>> g.stuck, int((g.state_channel < 0).sum())     # 8 injection states, nobody stuck
+    (0, 8)
+    """
+    _check_rf(rf)
+    d = rf._node_id(dst)
+    if isinstance(max_states, bool) or not isinstance(max_states, numbers.Integral) or max_states < 1:
+        raise ValueError(f"max_states must be a positive int, got {max_states!r}")
+    # every RoutingFunction's algo_id selects its kernel in the simulator's dispatcher (checked by the interface),
+    # so the compiled search calls route_dispatch and is cached on disk once for all algorithms
+    enc, vc, node, tr, stuck = _explore_dest(rf.algo_id, rf.tables, d, _node_ok(rf), int(rf.random_choices),
+                                             int(max_states))
+    channel = np.where(enc >= 0, enc, -1)
+    return StateGraph(d, channel, np.where(enc >= 0, vc, -1), node, tr, int(stuck))
+
+
+def _destinations(rf: RoutingFunction, destinations: Iterable | None) -> list[int]:
+    if destinations is None:
+        return [int(v) for v in np.flatnonzero(_node_ok(rf))]
+    return [rf._node_id(d) for d in destinations]
+
+
+def _edges_reachable(rf: RoutingFunction, dests: list[int]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Edge rows ``(v1, v2, example destination)``, the used-vertex mask and the number of stuck states."""
+    V = rf.num_vcs
+    used = np.zeros(rf.topology.num_channels * V, dtype=bool)
+    chunks = []
+    stuck = 0
+    for d in dests:
+        g = explore_states(rf, d)
+        stuck += g.stuck
+        tr = g.transitions
+        out_v = tr[:, 2] * V + tr[:, 3]
+        used[out_v] = True
+        src_ch = g.state_channel[tr[:, 0]]
+        keep = src_ch >= 0
+        in_v = src_ch[keep] * V + g.state_vc[tr[keep, 0]]
+        rows = np.stack([in_v, out_v[keep], np.full(int(keep.sum()), d, dtype=np.int64)], axis=1)
+        chunks.append(np.unique(rows, axis=0) if rows.size else rows)
+    rows = np.concatenate(chunks) if chunks else np.zeros((0, 3), dtype=np.int64)
+    return rows, used, stuck
+
+
+def _edges_paths(rf: RoutingFunction, dests: list[int]) -> np.ndarray:
+    V = rf.num_vcs
+    ok = _node_ok(rf)
+    rows = set()
+    for d in dests:
+        for s in np.flatnonzero(ok):
+            if s == d:
+                continue
+            for hops in rf.enumerate_routes(int(s), d):
+                for (c1, v1), (c2, v2) in zip(hops, hops[1:], strict=False):
+                    if c2 >= 0:
+                        rows.add((c1 * V + v1, c2 * V + v2, d))
+    return np.array(sorted(rows), dtype=np.int64).reshape(-1, 3)
+
+
+def _graph_from_rows(rf: RoutingFunction, rows: np.ndarray, used: np.ndarray | None = None) -> nx.DiGraph:
+    V = rf.num_vcs
+    g = nx.DiGraph()
+    if used is not None:
+        g.add_nodes_from((int(v) // V, int(v) % V) for v in np.flatnonzero(used))
+    if rows.size:
+        order = np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0]))
+        rows = rows[order]
+        first = np.ones(len(rows), dtype=bool)
+        first[1:] = np.any(rows[1:, :2] != rows[:-1, :2], axis=1)
+        for v1, v2, d in rows[first]:
+            g.add_edge((int(v1) // V, int(v1) % V), (int(v2) // V, int(v2) % V), dest=int(d))
+    return g
+
+
+def channel_dependency_graph(
+    routing: RoutingFunction, *, form: str = "reachable", destinations: Iterable | None = None
+) -> nx.DiGraph:
+    """The channel dependency graph of ``routing`` over ``(channel, vc)`` vertices.
+
+    Parameters
+    ----------
+    routing : RoutingFunction
+    form : {"reachable", "paths", "relation"}
+        Construction (module docstring); ``"reachable"`` is exact for any header state.
+    destinations : iterable of nodes, optional
+        Restrict to messages to these destinations (default: every non-faulty node).
+
+    Returns
+    -------
+    networkx.DiGraph
+        Edge attribute ``dest``: one destination of a message that creates the dependency.  For
+        ``"reachable"`` the vertex set is every VC used by some message (also VCs with no dependency).
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Mesh
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> g = channel_dependency_graph(ecube_routing(Mesh(2, 3)))
+    >>> g.number_of_nodes(), nx.is_directed_acyclic_graph(g)
+    (24, True)
+    """
+    _check_rf(routing)
+    if form not in CDG_FORMS:
+        raise ValueError(f"form must be one of {CDG_FORMS}, got {form!r}")
+    dests = _destinations(routing, destinations)
+    if form == "reachable":
+        rows, used, _ = _edges_reachable(routing, dests)
+        return _graph_from_rows(routing, rows, used)
+    if form == "paths":
+        return _graph_from_rows(routing, _edges_paths(routing, dests))
+    rows = _relation_edges(routing.algo_id, routing.tables, routing.num_vcs, int(routing.random_choices))
+    if destinations is not None:
+        rows = rows[np.isin(rows[:, 2], dests)]
+    return _graph_from_rows(routing, rows)
+
+
+def find_witness_cycle(graph: nx.DiGraph, *, shortest: bool = True, sample: int = 64) -> list | None:
+    """A cycle of ``graph`` as a vertex list (first vertex not repeated), or None if acyclic.
+
+    With ``shortest=True`` the result is the shortest cycle through up to ``sample`` evenly spaced vertices
+    of the largest non-trivial strongly connected component (a short witness is easier to draw and read);
+    otherwise :func:`networkx.find_cycle`'s cycle.
+
+    Examples
+    --------
+    >>> find_witness_cycle(nx.DiGraph([(1, 2), (2, 3), (3, 1), (3, 4), (4, 1)]))
+    [1, 2, 3]
+    >>> find_witness_cycle(nx.DiGraph([(1, 2)])) is None
+    True
+    """
+    if not isinstance(graph, nx.DiGraph):
+        raise TypeError(f"graph must be a networkx.DiGraph, got {graph!r}")
+    loops = list(nx.selfloop_edges(graph))
+    if loops:
+        return [loops[0][0]]
+    comps = [c for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    if not comps:
+        return None
+    if not shortest:
+        return [u for u, _ in nx.find_cycle(graph.subgraph(max(comps, key=len)))]
+    best = None
+    for comp in sorted(comps, key=lambda c: (-len(c), min(c))):
+        sub = graph.subgraph(comp)
+        verts = sorted(comp)
+        step = max(1, len(verts) // sample)
+        for v in verts[::step]:
+            if best is not None and len(best) <= 2:
+                break
+            dist = nx.single_source_shortest_path(sub, v)
+            for w in sub.predecessors(v):
+                if w in dist and (best is None or len(dist[w]) < len(best)):
+                    best = list(dist[w])
+        if best is not None:
+            break
+    return best
+
+
+@dataclass
+class CDGResult:
+    """Verdict of :func:`cdg_verdict`: ``acyclic``, a witness ``cycle`` (or None) and graph statistics."""
+
+    name: str
+    acyclic: bool
+    cycle: list | None
+    num_vertices: int
+    num_edges: int
+    stuck_states: int = 0
+    graph: nx.DiGraph | None = field(default=None, repr=False)
+
+
+def cdg_verdict(rf: RoutingFunction, *, form: str = "reachable", keep_graph: bool = False) -> CDGResult:
+    """Build the CDG of ``rf`` and test it for cycles (a short witness cycle is returned when there is one).
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> res = cdg_verdict(ecube_routing(Torus(1, 4)))
+    >>> res.acyclic, len(res.cycle)                # the ring 0 -> 1 -> 2 -> 3 -> 0 of + channels
+    (False, 4)
+    """
+    _check_rf(rf)
+    stuck = 0
+    if form == "reachable":
+        rows, used, stuck = _edges_reachable(rf, _destinations(rf, None))
+        g = _graph_from_rows(rf, rows, used)
+    else:
+        g = channel_dependency_graph(rf, form=form)
+    cycle = find_witness_cycle(g)
+    return CDGResult(rf.name, cycle is None, cycle, g.number_of_nodes(), g.number_of_edges(), stuck,
+                     g if keep_graph else None)
+
+
+def channel_vc_usage(rf: RoutingFunction) -> np.ndarray:
+    """Boolean matrix ``[channel, vc]``: does some message (any pair, any adaptive choice) use that VC?
+
+    Measured from the reachable states, i.e. from the constructed channel set (spec 2.3/2.5).
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> t = Torus(1, 8)
+    >>> u = channel_vc_usage(ecube_routing(t, datelines=True, vcs=2))
+    >>> [int(t.channel_src[c]) for c in np.flatnonzero(u[:, 1]) if t.channel_sign[c] > 0]   # ties go +
+    [0, 1, 2, 7]
+    >>> [int(t.channel_src[c]) for c in np.flatnonzero(u[:, 1]) if t.channel_sign[c] < 0]
+    [0, 6, 7]
+    """
+    _check_rf(rf)
+    _, used, _ = _edges_reachable(rf, _destinations(rf, None))
+    return used.reshape(rf.topology.num_channels, rf.num_vcs)
+
+
+def vcs_per_channel(rf: RoutingFunction, usage: np.ndarray | None = None) -> np.ndarray:
+    """Number of distinct VCs used on each physical channel (0 = unused), from :func:`channel_vc_usage`.
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> int(vcs_per_channel(ecube_routing(Torus(2, 5), datelines=True, vcs=2)).max())
+    2
+    """
+    if usage is None:
+        usage = channel_vc_usage(rf)
+    return np.asarray(usage, dtype=bool).sum(axis=1)
+
+
+def _escape_mask(rf: RoutingFunction, escape) -> np.ndarray:
+    V = rf.num_vcs
+    C = rf.topology.num_channels
+    if callable(escape):
+        return np.array([bool(escape(c, v)) for c in range(C) for v in range(V)], dtype=bool)
+    if isinstance(escape, (str, bytes)) or not isinstance(escape, Iterable):
+        raise TypeError(f"escape must be a collection of VC indices or a predicate, got {escape!r}")
+    vcs = set(escape)
+    bad = [v for v in vcs if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < V]
+    if bad or not vcs:
+        raise ValueError(f"escape VCs must be a non-empty set of ints in 0..{V - 1}, got {sorted(vcs, key=str)}")
+    return np.tile(np.isin(np.arange(V), sorted(vcs)), C)
+
+
+@dataclass
+class DuatoResult:
+    """Outcome of :func:`duato_check`.
+
+    ``connected``: every reachable state (away from the destination) offers an escape VC and escape-only
+    routing can never cycle, so R1 always delivers; ``acyclic``: the extended CDG of R1 has no cycle
+    (``cycle`` is a witness otherwise); ``deadlock_free`` = both (Duato's sufficient condition).
+    """
+
+    name: str
+    connected: bool
+    acyclic: bool
+    cycle: list | None
+    states_without_escape: int
+    num_vertices: int
+    num_edges: int
+
+    @property
+    def deadlock_free(self) -> bool:
+        return self.connected and self.acyclic
+
+
+def _escape_only_acyclic(n_states: int, tr: np.ndarray, esc_t: np.ndarray) -> bool:
+    g = nx.DiGraph()
+    g.add_nodes_from(range(n_states))
+    g.add_edges_from(map(tuple, tr[esc_t][:, :2].tolist()))
+    return nx.is_directed_acyclic_graph(g)
+
+
+def extended_cdg(rf: RoutingFunction, escape) -> tuple[nx.DiGraph, int, bool]:
+    """Duato's extended CDG of the escape VCs, the number of states without escape and R1's acyclicity.
+
+    ``escape`` is a collection of VC indices or a predicate ``escape(channel, vc) -> bool``.
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> g, missing, ok = extended_cdg(ecube_routing(Torus(1, 4), vcs=2), [0])   # escape VC 0 only, no dateline
+    >>> nx.is_directed_acyclic_graph(g), missing, ok
+    (False, 0, True)
+    """
+    _check_rf(rf)
+    is_escape = _escape_mask(rf, escape)
+    V = rf.num_vcs
+    rows = []
+    no_escape = 0
+    escape_acyclic = True
+    for d in _destinations(rf, None):
+        g = explore_states(rf, d)
+        tr = g.transitions
+        t_vertex = tr[:, 2] * V + tr[:, 3]
+        s_vertex = np.where(g.state_channel >= 0, g.state_channel * V + g.state_vc, -1)
+        order = np.argsort(tr[:, 0], kind="stable")
+        starts = np.searchsorted(tr[order, 0], np.arange(g.num_states + 1))
+        esc_t = is_escape[t_vertex]
+        has_escape = np.zeros(g.num_states, dtype=bool)
+        has_escape[tr[esc_t, 0]] = True
+        active = g.state_node != d
+        no_escape += int((active & ~has_escape).sum())
+        if escape_acyclic and not _escape_only_acyclic(g.num_states, tr, esc_t):
+            escape_acyclic = False
+        e = _indirect_edges(g.num_states, s_vertex, order, starts, tr, t_vertex, is_escape)
+        if e.size:
+            rows.append(np.unique(np.column_stack([e, np.full(len(e), d, dtype=np.int64)]), axis=0))
+    allrows = np.concatenate(rows) if rows else np.zeros((0, 3), dtype=np.int64)
+    return _graph_from_rows(rf, allrows), no_escape, escape_acyclic
+
+
+def duato_check(rf: RoutingFunction, escape) -> DuatoResult:
+    """Duato's sufficient condition: escape subfunction connected and its extended CDG acyclic.
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> duato_check(ecube_routing(Torus(2, 4), datelines=True, vcs=2), escape=[0, 1]).deadlock_free
+    True
+    """
+    g, no_escape, escape_acyclic = extended_cdg(rf, escape)
+    cycle = find_witness_cycle(g)
+    return DuatoResult(rf.name, no_escape == 0 and escape_acyclic, cycle is None, cycle, no_escape,
+                       g.number_of_nodes(), g.number_of_edges())
+
+
+# ====================================================================== readable output
+_DIR_NAMES = {(0, 1): "E", (0, -1): "W", (1, 1): "N", (1, -1): "S"}
+
+
+def describe_vc(topology: Torus, vertex: tuple[int, int]) -> str:
+    """``"(x, y)E/vc1"``-style label of a ``(channel, vc)`` vertex (``*`` = wraparound; ``+d0`` etc. if not 2D).
+
+    Examples
+    --------
+    >>> t = Torus(2, 4)
+    >>> describe_vc(t, (t.channel_id((3, 1), 0, 1), 1))
+    '(3, 1)E*/vc1'
+    """
+    ch, vc = vertex
+    node, dim, sign = topology.channel(int(ch))
+    name = _DIR_NAMES.get((dim, sign)) if topology.n == 2 else None
+    if name is None:
+        name = f"{'+' if sign > 0 else '-'}d{dim}"
+    wrap = "*" if topology.is_wraparound(int(ch)) else ""
+    return f"{node}{name}{wrap}/vc{vc}"
+
+
+def describe_cycle(topology: Torus, cycle: list | None) -> str:
+    """A witness cycle as ``a -> b -> ... -> a`` (``*`` marks wraparound channels); ``"acyclic"`` for None.
+
+    >>> describe_cycle(Torus(1, 3), [(1, 0), (3, 0), (5, 0)])
+    '(0,)+d0/vc0 -> (1,)+d0/vc0 -> (2,)+d0*/vc0 -> (0,)+d0/vc0'
+    """
+    if cycle is None:
+        return "acyclic"
+    labels = [describe_vc(topology, v) for v in cycle]
+    return " -> ".join(labels + labels[:1])
+
+
+# ====================================================================== dateline helpers (one ring)
+def _check_ring(k: object, sign: object) -> tuple[int, int]:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 3:
+        raise ValueError(f"ring radix k must be an int >= 3, got {k!r}")
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be +1 or -1, got {sign!r}")
+    return int(k), int(sign)
+
+
+def default_dateline(k: int, sign: int) -> int:
+    """The conventional dateline node: ``k-1`` for ``+`` (crossing hop ``k-1 -> 0``), ``0`` for ``-``.
+
+    >>> default_dateline(5, 1), default_dateline(5, -1)
+    (4, 0)
+    """
+    k, sign = _check_ring(k, sign)
+    return k - 1 if sign > 0 else 0
+
+
+def ring_dateline_classes(k: int, start: int, end: int, sign: int, dateline: int | None = None) -> list[int]:
+    """Dateline class (0 = VC1, 1 = VC2) of every hop from ``start`` to ``end`` along ``sign``.
+
+    Switch-at-dateline (spec 2.3/2.4, the paper's Section 3.1): class 0 until the hop that leaves node
+    ``dateline`` in direction ``sign`` (the crossing hop, class 1), class 1 afterwards.
+
+    Examples
+    --------
+    >>> ring_dateline_classes(5, 3, 1, +1)                 # paper Fig. 3: dateline at node 4
+    [0, 1, 1]
+    >>> ring_dateline_classes(5, 3, 1, +1, dateline=1)     # never crosses node 1 -> 2
+    [0, 0, 0]
+    """
+    k, sign = _check_ring(k, sign)
+    for name, v in (("start", start), ("end", end)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < k:
+            raise ValueError(f"{name} must be an int in 0..{k - 1}, got {v!r}")
+    D = default_dateline(k, sign) if dateline is None else dateline
+    if isinstance(D, bool) or not isinstance(D, numbers.Integral) or not 0 <= D < k:
+        raise ValueError(f"dateline must be an int in 0..{k - 1}, got {dateline!r}")
+    classes, cls, pos = [], 0, int(start)
+    while pos != end:
+        if pos == D:
+            cls = 1
+        classes.append(cls)
+        pos = (pos + sign) % k
+    return classes
+
+
+def ring_minimal_routes(k: int, *, bidirectional: bool = True, tie: str = "+") -> list[tuple[int, int, int]]:
+    """Every ``(start, end, sign)`` of minimal routing on a ring (``tie``: "+", "-" or "both" for k/2).
+
+    >>> len(ring_minimal_routes(4, tie="both")), len(ring_minimal_routes(4, bidirectional=False))
+    (16, 12)
+    """
+    k, _ = _check_ring(k, 1)
+    if tie not in ("+", "-", "both"):
+        raise ValueError(f"tie must be '+', '-' or 'both', got {tie!r}")
+    out = []
+    for s in range(k):
+        for e in range(k):
+            if s == e:
+                continue
+            f = (e - s) % k
+            if not bidirectional or f < k - f:
+                out.append((s, e, 1))
+            elif f > k - f:
+                out.append((s, e, -1))
+            else:
+                if tie in ("+", "both"):
+                    out.append((s, e, 1))
+                if tie in ("-", "both"):
+                    out.append((s, e, -1))
+    return out
+
+
+def ring_vc_usage(
+    k: int, sign: int, dateline: int | None = None, *, bidirectional: bool = True, tie: str = "+"
+) -> dict[int, set[int]]:
+    """Dateline classes used on each channel of direction ``sign`` (keyed by source position), minimal routing.
+
+    Examples
+    --------
+    >>> ring_vc_usage(5, +1)          # dateline at node 4: the wrap 4 -> 0 only class 1, 0 -> 1 both
+    {0: {0, 1}, 1: {0}, 2: {0}, 3: {0}, 4: {1}}
+    """
+    k, sign = _check_ring(k, sign)
+    usage: dict[int, set[int]] = {p: set() for p in range(k)}
+    for s, e, sg in ring_minimal_routes(k, bidirectional=bidirectional, tie=tie):
+        if sg != sign:
+            continue
+        pos = s
+        for cls in ring_dateline_classes(k, s, e, sign, dateline):
+            usage[pos].add(cls)
+            pos = (pos + sign) % k
+    return usage
+
+
+def ring_second_vc_channels(
+    k: int, sign: int, dateline: int | None = None, *, bidirectional: bool = True, tie: str = "+"
+) -> list[int]:
+    """Source positions of the ring channels that carry class 1 (the second VC) under minimal routing.
+
+    The paper (Section 3.2, k = 5, +y, dateline at row 4) says only rows 0 to 2 need two VCs; with the
+    crossing hop on VC2 the channels carrying VC2 are those leaving rows 4 and 0 (received at rows 0 and 1).
+
+    Examples
+    --------
+    >>> ring_second_vc_channels(5, +1), ring_second_vc_channels(5, +1, dateline=1)
+    ([0, 4], [1, 2])
+    >>> ring_second_vc_channels(5, +1, bidirectional=False)
+    [0, 1, 2, 4]
+    """
+    usage = ring_vc_usage(k, sign, dateline, bidirectional=bidirectional, tie=tie)
+    return sorted(p for p, classes in usage.items() if 1 in classes)
+
+
+# ====================================================================== issue 6's Python reference versions
+_DONE = ("done",)
+
+
+def state_graph(routing: RoutingFunction, dst) -> tuple[nx.DiGraph, dict[int, tuple]]:
+    """Reachable routing situations towards ``dst`` from every non-faulty source.
+
+    Returns the graph (nodes ``(node, in_ch, in_vc, state)``, terminal ``("done",)``, and ``("stuck",)``
+    for situations with no permitted output; edge attribute ``hop = (channel, vc)``) and the start
+    situation of each source node id.
+    """
+    if not isinstance(routing, RoutingFunction):
+        raise TypeError(f"routing must be a RoutingFunction, got {routing!r}")
+    topo = routing.topology
+    dest = routing._node_id(dst)
+    faulty = {topo.node_id(v) for v in routing.faults.nodes} if routing.faults else set()
+    graph = nx.DiGraph()
+    starts = {}
+    stack = []
+    for src in range(topo.num_nodes):
+        if src == dest or src in faulty:
+            continue
+        start = (src, -1, 0, routing.initial_state())
+        starts[src] = start
+        if start not in graph:
+            graph.add_node(start)
+            stack.append(start)
+    while stack:
+        situation = stack.pop()
+        cur, in_ch, in_vc, state = situation
+        found = False
+        for rand in range(routing.random_choices):
+            for cand in routing.candidates(cur, dest, None if in_ch < 0 else in_ch, in_vc, state, rand):
+                found = True
+                nxt_node = int(topo.channel_dst[cand.channel])
+                nxt = _DONE if nxt_node == dest else (nxt_node, cand.channel, cand.vc, cand.state)
+                if nxt not in graph:
+                    graph.add_node(nxt)
+                    if nxt != _DONE:
+                        stack.append(nxt)
+                graph.add_edge(situation, nxt, hop=(cand.channel, cand.vc))
+        if not found:
+            graph.add_edge(situation, ("stuck",), hop=None)
+    return graph, starts
+
+
+def find_dependency_cycle(cdg: nx.DiGraph) -> list[tuple[int, int]] | None:
+    """One cycle of the CDG as a list of ``(channel, vc)`` (None if acyclic)."""
+    try:
+        return [edge[0] for edge in nx.find_cycle(cdg)]
+    except nx.NetworkXNoCycle:
+        return None
+
+
+def route_length_table(routing: RoutingFunction) -> pd.DataFrame:
+    """Shortest and longest route over all adaptive/random choices for every (src, dst) pair.
+
+    Columns: src, dst, lee (Lee distance), min_hops, max_hops (``inf`` if some choice sequence can loop
+    forever), can_stick (some choice sequence reaches a situation with no permitted output).
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> t = route_length_table(ecube_routing(Torus(2, 3)))
+    >>> bool((t.min_hops == t.lee).all() and (t.max_hops == t.lee).all())
+    True
+    """
+    topo = routing.topology
+    faulty = {topo.node_id(v) for v in routing.faults.nodes} if routing.faults else set()
+    rows = []
+    for dst in range(topo.num_nodes):
+        if dst in faulty:
+            continue
+        graph, starts = state_graph(routing, dst)
+        shortest = nx.single_source_shortest_path_length(graph.reverse(copy=False), _DONE) if _DONE in graph else {}
+        cyclic = set()
+        for comp in nx.strongly_connected_components(graph):
+            if len(comp) > 1 or any(graph.has_edge(v, v) for v in comp):
+                cyclic |= comp
+        reach_cycle = set()
+        for v in cyclic:
+            reach_cycle |= nx.ancestors(graph, v) | {v}
+        stuck = ("stuck",) in graph
+        reach_stuck = (nx.ancestors(graph, ("stuck",)) if stuck else set())
+        longest: dict = {}
+        acyclic = graph.subgraph([v for v in graph if v not in reach_cycle])
+        for v in reversed(list(nx.topological_sort(acyclic))):
+            if v == _DONE:
+                longest[v] = 0
+                continue
+            succ = [longest[w] + 1 for w in acyclic.successors(v) if w in longest]
+            longest[v] = max(succ) if succ else -math.inf
+        for src, start in starts.items():
+            rows.append(
+                {
+                    "src": src,
+                    "dst": dst,
+                    "lee": int(topo.lee_distance(topo.coords(src), topo.coords(dst))),
+                    "min_hops": shortest.get(start, math.inf),
+                    "max_hops": math.inf if start in reach_cycle else longest.get(start, -math.inf),
+                    "can_stick": start in reach_stuck,
+                }
+            )
+    return pd.DataFrame(rows)

@@ -1,0 +1,304 @@
+"""The routing-function interface shared by the wormhole simulator and the channel-dependency-graph tool.
+
+A routing function maps
+
+    (current node, destination, input channel, input VC, header state, random word)
+        -> candidate outputs [(channel id, VC, header state after that hop), ...]
+
+in order of preference.  Deterministic algorithms return the VCs of one channel; adaptive ones return
+several channels.  An empty list means "no permitted output" (for example every allowed link is faulty);
+what happens then is the caller's policy (the simulator waits and may drop, see :func:`torus_lab.sim.simulate`).
+The caller handles delivery: a routing function is never asked to route at the destination.
+
+Every algorithm is one numba ``@njit`` kernel with the signature of :data:`KERNEL_SIGNATURE`.  The simulator
+calls it from compiled code through :func:`torus_lab.sim.kernels.route_dispatch` (selected by the
+algorithm's integer id), and :meth:`RoutingFunction.candidates` calls the *same* dispatcher from Python, so
+the simulated routes and the routes seen by tests and by the CDG tool cannot drift apart.  To add an
+algorithm: write its kernel, give it a new integer id, add one branch to ``route_dispatch``, and build a
+:class:`RoutingFunction` with that id (options go into ``Tables.iparams``).
+
+Header state is a fixed-size ``int64`` vector of :data:`STATE_SIZE` slots, zero at injection; each algorithm
+documents its layout (e.g. dateline bits, phase ``(x, y)``, virtual network).  The random word lets an
+algorithm make a seeded random choice (``rand % m``); the enumerators below try every
+``rand in range(topology.n)`` so that path-form CDGs cover all random choices.
+
+Examples
+--------
+>>> from torus_lab.topology import Torus
+>>> from torus_lab.routing.ecube import ecube_routing
+>>> r = ecube_routing(Torus(2, 4), datelines=True, vcs=2)
+>>> [(c.channel, c.vc) for c in r.candidates((0, 0), (3, 0))]   # minimal way is the wrap 0 -> 3 along -
+[(0, 1)]
+>>> r.route((0, 0), (2, 1))
+[(0, 0), (1, 0), (2, 0), (2, 1)]
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections import namedtuple
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from torus_lab.topology import Faults, Torus
+
+__all__ = [
+    "STATE_SIZE",
+    "MAX_CANDIDATES",
+    "NUM_IPARAMS",
+    "Tables",
+    "Candidate",
+    "RoutingFunction",
+    "build_tables",
+    "KERNEL_SIGNATURE",
+]
+
+#: Slots of the per-packet header state vector (int64).
+STATE_SIZE = 8
+#: Largest number of candidates a kernel may return (checked when a routing function is built).
+MAX_CANDIDATES = 32
+#: Length of the integer parameter vector ``Tables.iparams`` (meaning defined by each algorithm).
+NUM_IPARAMS = 8
+
+#: Documentation of the kernel signature every algorithm implements.
+KERNEL_SIGNATURE = (
+    "kernel(tables: Tables, cur: int64, dst: int64, in_ch: int64 (-1 at injection), in_vc: int64, "
+    "state: int64[STATE_SIZE], rand: int64 (>= 0), out_ch: int64[MAX_CANDIDATES], out_vc: int64[MAX_CANDIDATES], "
+    "out_state: int64[MAX_CANDIDATES, STATE_SIZE]) -> int64 number of candidates written"
+)
+
+#: Flat, numba-friendly topology and algorithm tables (one namedtuple type for every algorithm).
+#:
+#: radices, strides : int64[n]; slot : int64[N*n*2], channel id of ``(node, dim, sign)`` at
+#: ``(node*n + dim)*2 + (sign > 0)`` or -1; ch_src, ch_dst, ch_dim, ch_sign : int64[C];
+#: ch_wrap : int64[C], 1 for a wraparound channel; ch_ok : int64[C], 0 for a faulty channel or one touching a
+#: faulty node; kind : int64[2] = (wraparound, bidirectional); iparams : int64[NUM_IPARAMS], algorithm options.
+Tables = namedtuple(
+    "Tables",
+    ["radices", "strides", "slot", "ch_src", "ch_dst", "ch_dim", "ch_sign", "ch_wrap", "ch_ok", "kind", "iparams"],
+)
+
+
+def build_tables(topology: Torus, faults: Faults | None, iparams: Sequence[int]) -> Tables:
+    """Flatten ``topology`` (minus ``faults``) and the algorithm's integer options into :data:`Tables`.
+
+    Examples
+    --------
+    >>> t = build_tables(Torus(2, 4), None, [0, 1])
+    >>> int(t.ch_ok.sum()), int(t.ch_wrap.sum()), t.iparams.shape
+    (64, 16, (8,))
+    """
+    if not isinstance(topology, Torus):
+        raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
+    if faults is not None and not isinstance(faults, Faults):
+        raise TypeError(f"faults must be a Faults or None, got {faults!r}")
+    if len(iparams) > NUM_IPARAMS:
+        raise ValueError(f"iparams has {len(iparams)} entries, at most {NUM_IPARAMS} allowed")
+    params = np.zeros(NUM_IPARAMS, dtype=np.int64)
+    params[: len(iparams)] = np.asarray(iparams, dtype=np.int64)
+    ok = np.ones(topology.num_channels, dtype=np.int64)
+    if faults is not None:
+        faults.validate(topology)
+        ok[faults.link_mask(topology)] = 0
+        bad_node = faults.node_mask(topology)
+        ok[bad_node[topology.channel_src] | bad_node[topology.channel_dst]] = 0
+    wrap = np.array([topology.is_wraparound(c) for c in range(topology.num_channels)], dtype=np.int64)
+    return Tables(
+        radices=np.asarray(topology.radices, dtype=np.int64),
+        strides=np.asarray(topology.strides, dtype=np.int64),
+        slot=np.asarray(topology._channel_slot, dtype=np.int64),
+        ch_src=np.asarray(topology.channel_src, dtype=np.int64),
+        ch_dst=np.asarray(topology.channel_dst, dtype=np.int64),
+        ch_dim=np.asarray(topology.channel_dim, dtype=np.int64),
+        ch_sign=np.asarray(topology.channel_sign, dtype=np.int64),
+        ch_wrap=wrap,
+        ch_ok=ok,
+        kind=np.array([int(topology.wraparound), int(topology.bidirectional)], dtype=np.int64),
+        iparams=params,
+    )
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One permitted output: channel id, virtual channel and the header state after taking that hop."""
+
+    channel: int
+    vc: int
+    state: tuple[int, ...]
+
+
+@dataclass(eq=False)
+class RoutingFunction:
+    """A routing algorithm bound to a topology, its faults and its options.
+
+    Parameters
+    ----------
+    name : str
+        Human-readable name, e.g. ``"ecube+dateline"``.
+    algo_id : int
+        Integer id used by the compiled dispatcher (:mod:`torus_lab.sim.kernels`).
+    kernel : numba dispatcher
+        The ``@njit`` kernel (signature :data:`KERNEL_SIGNATURE`); calls go through the dispatcher by
+        ``algo_id``, which must select this kernel (checked when the routing function is built).
+    topology : Torus
+    faults : Faults or None
+    tables : Tables
+    num_vcs : int
+        Virtual channels per physical channel that the algorithm uses (the simulator allocates this many).
+    adaptive : bool
+        Whether the kernel can return more than one physical channel.
+    random_choices : int
+        How many values of ``rand % m`` matter; enumerators try ``rand in range(random_choices)``.
+    options : dict
+        The options the routing function was built with (for provenance).
+    """
+
+    name: str
+    algo_id: int
+    kernel: Callable
+    topology: Torus
+    faults: Faults | None
+    tables: Tables
+    num_vcs: int
+    adaptive: bool
+    random_choices: int = 1
+    options: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.num_vcs < 1:
+            raise ValueError(f"num_vcs must be >= 1, got {self.num_vcs}")
+        if 2 * self.topology.n * self.num_vcs > MAX_CANDIDATES:
+            raise ValueError(
+                f"2 * n * vcs = {2 * self.topology.n * self.num_vcs} exceeds MAX_CANDIDATES = {MAX_CANDIDATES}"
+            )
+        from torus_lab.sim.kernels import ROUTING_KERNELS
+
+        if ROUTING_KERNELS.get(self.algo_id) is not self.kernel:
+            raise ValueError(f"algo_id {self.algo_id} does not select kernel {self.kernel!r} in route_dispatch")
+        self._out_ch = np.zeros(MAX_CANDIDATES, dtype=np.int64)
+        self._out_vc = np.zeros(MAX_CANDIDATES, dtype=np.int64)
+        self._out_state = np.zeros((MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
+
+    def __repr__(self) -> str:
+        return f"RoutingFunction({self.name!r}, {self.topology!r}, vcs={self.num_vcs})"
+
+    # ------------------------------------------------------------------ single decisions
+    def initial_state(self) -> tuple[int, ...]:
+        """Header state at injection (all zeros)."""
+        return (0,) * STATE_SIZE
+
+    def _node_id(self, node) -> int:
+        if isinstance(node, numbers.Integral) and not isinstance(node, bool):
+            if not 0 <= node < self.topology.num_nodes:
+                raise ValueError(f"node id {node} out of range 0..{self.topology.num_nodes - 1}")
+            return int(node)
+        return int(self.topology.node_id(node))
+
+    def candidates(
+        self,
+        node,
+        dst,
+        in_channel: int | None = None,
+        in_vc: int = 0,
+        state: Sequence[int] | None = None,
+        rand: int = 0,
+    ) -> list[Candidate]:
+        """Permitted outputs at ``node`` for a packet to ``dst`` (same kernel as the simulator).
+
+        Parameters
+        ----------
+        node, dst : node tuple or node id
+        in_channel : channel id the header arrived on, or None at injection
+        in_vc : VC it arrived on
+        state : header state (defaults to :meth:`initial_state`)
+        rand : non-negative random word for algorithms with random choices
+        """
+        cur, dest = self._node_id(node), self._node_id(dst)
+        if cur == dest:
+            raise ValueError(f"node {node} is the destination; routing functions are not asked to route there")
+        in_ch = -1 if in_channel is None else int(in_channel)
+        if not -1 <= in_ch < self.topology.num_channels:
+            raise ValueError(f"in_channel {in_channel} out of range")
+        st = np.asarray(self.initial_state() if state is None else state, dtype=np.int64)
+        if st.shape != (STATE_SIZE,):
+            raise ValueError(f"state must have {STATE_SIZE} entries, got {st.shape}")
+        if rand < 0:
+            raise ValueError(f"rand must be >= 0, got {rand}")
+        from torus_lab.sim.kernels import route_dispatch  # late import: the dispatcher imports the algorithms
+
+        count = route_dispatch(
+            self.algo_id, self.tables, cur, dest, in_ch, int(in_vc), st, int(rand), self._out_ch, self._out_vc,
+            self._out_state,
+        )  # fmt: skip
+        if count < 0:
+            raise ValueError(f"algo_id {self.algo_id} is not known to torus_lab.sim.kernels.route_dispatch")
+        return [
+            Candidate(int(self._out_ch[m]), int(self._out_vc[m]), tuple(int(v) for v in self._out_state[m]))
+            for m in range(count)
+        ]
+
+    # ------------------------------------------------------------------ whole routes
+    def route_hops(
+        self, src, dst, *, choose: Callable[[list[Candidate]], Candidate] | None = None, rand: int = 0, max_hops=None
+    ) -> list[tuple[int, int]] | None:
+        """Follow one route from ``src`` to ``dst`` as a list of ``(channel, vc)``; None if it gets stuck.
+
+        ``choose`` picks among candidates (default: the first, i.e. the kernel's preferred one).
+        """
+        cur, dest = self._node_id(src), self._node_id(dst)
+        limit = max_hops if max_hops is not None else 4 * self.topology.num_nodes
+        state: tuple[int, ...] = self.initial_state()
+        in_ch, in_vc = None, 0
+        hops: list[tuple[int, int]] = []
+        while cur != dest:
+            if len(hops) >= limit:
+                return None
+            cands = self.candidates(cur, dest, in_ch, in_vc, state, rand)
+            if not cands:
+                return None
+            pick = cands[0] if choose is None else choose(cands)
+            hops.append((pick.channel, pick.vc))
+            in_ch, in_vc, state = pick.channel, pick.vc, pick.state
+            cur = int(self.topology.channel_dst[pick.channel])
+        return hops
+
+    def route(self, src, dst, **kwargs) -> list[tuple[int, ...]] | None:
+        """The node sequence of :meth:`route_hops` (coordinate tuples, source first)."""
+        hops = self.route_hops(src, dst, **kwargs)
+        return None if hops is None else self.hops_to_nodes(src, hops)
+
+    def hops_to_nodes(self, src, hops: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
+        """Node sequence (coordinate tuples) of a route given as ``(channel, vc)`` hops from ``src``."""
+        nodes = [self.topology.coords(self._node_id(src))]
+        nodes += [self.topology.coords(int(self.topology.channel_dst[c])) for c, _ in hops if c >= 0]
+        return nodes
+
+    def enumerate_routes(self, src, dst, *, max_hops: int | None = None) -> Iterator[list[tuple[int, int]]]:
+        """Every route over all adaptive and random choices, as lists of ``(channel, vc)``.
+
+        Routes that get stuck (no candidate) or exceed ``max_hops`` (default ``4 * diameter + 4``) are
+        yielded with a final ``(-1, -1)`` marker so callers can count them.
+        """
+        cur0, dest = self._node_id(src), self._node_id(dst)
+        limit = max_hops if max_hops is not None else 4 * self.topology.diameter + 4
+        stack = [(cur0, -1, 0, self.initial_state(), ())]
+        while stack:
+            cur, in_ch, in_vc, state, hops = stack.pop()
+            if cur == dest:
+                yield list(hops)
+                continue
+            if len(hops) >= limit:
+                yield list(hops) + [(-1, -1)]
+                continue
+            seen: set[tuple] = set()
+            for rand in range(self.random_choices):
+                for cand in self.candidates(cur, dest, None if in_ch < 0 else in_ch, in_vc, state, rand):
+                    key = (cand.channel, cand.vc, cand.state)
+                    if key not in seen:
+                        seen.add(key)
+            if not seen:
+                yield list(hops) + [(-1, -1)]
+            for ch, vc, st in sorted(seen, reverse=True):
+                stack.append((int(self.topology.channel_dst[ch]), ch, vc, st, hops + ((ch, vc),)))

@@ -1,0 +1,62 @@
+"""Statistics over simulation runs: confidence intervals over seeds and saturation by a load sweep.
+
+Examples
+--------
+>>> mean, half = confidence_interval([10.0, 12.0, 11.0, 13.0])
+>>> round(mean, 2), round(half, 2)
+(11.5, 2.05)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats as _st
+
+__all__ = ["confidence_interval", "summarize"]
+
+
+def confidence_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    """Mean and Student-t half-width of a ``level`` confidence interval (NaN half-width for one value).
+
+    Examples
+    --------
+    >>> confidence_interval([3.0])
+    (3.0, nan)
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    arr = np.asarray([v for v in values if np.isfinite(v)], dtype=float)
+    if arr.size == 0:
+        return float("nan"), float("nan")
+    mean = float(arr.mean())
+    if arr.size < 2:
+        return mean, float("nan")
+    sem = float(arr.std(ddof=1) / np.sqrt(arr.size))
+    return mean, float(_st.t.ppf(0.5 + level / 2, arr.size - 1) * sem)
+
+
+def summarize(frame, by: Sequence[str], columns: Sequence[str], level: float = 0.95):
+    """Group ``frame`` by ``by`` and give mean, CI half-width and count of each column (over seeds).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"load": [0.1, 0.1, 0.2, 0.2], "lat": [10.0, 12.0, 20.0, 22.0]})
+    >>> summarize(df, ["load"], ["lat"])[["load", "lat_mean", "lat_n"]].values.tolist()
+    [[0.1, 11.0, 2.0], [0.2, 21.0, 2.0]]
+    """
+    import pandas as pd
+
+    rows = []
+    for key, group in frame.groupby(list(by), sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(by, key, strict=True))
+        for col in columns:
+            mean, half = confidence_interval(group[col].to_numpy(dtype=float), level)
+            row[f"{col}_mean"] = mean
+            row[f"{col}_ci"] = half
+            row[f"{col}_n"] = int(np.isfinite(group[col].to_numpy(dtype=float)).sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
