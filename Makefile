@@ -44,8 +44,10 @@ quick: kernel
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks
 
+# Jupyter refuses to run as root unless told to (containers and CI machines often are root).
+LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: kernel
-	$(BIN)/jupyter lab --notebook-dir=.
+	$(BIN)/jupyter lab --notebook-dir=. $(LAB_ARGS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check torus_lab tests benchmarks
