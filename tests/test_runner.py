@@ -192,3 +192,23 @@ def test_cli_run_failing_notebook_exits_1(project, tmp_path, monkeypatch, capsys
     assert cli.main(["run", "demo", "-p", "fail=true", "--out", str(tmp_path)]) == 1
     assert "RuntimeError: boom as asked" in capsys.readouterr().err
     assert not (tmp_path / "data").exists()
+
+
+def test_dirty_flag_ignores_generated_outputs(tmp_path):
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "x.csv").write_text("1\n")
+    (tmp_path / "code.py").write_text("a = 1\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "init")
+    assert runner.git_state(tmp_path)["dirty"] is False
+    (tmp_path / "data" / "x.csv").write_text("2\n")  # a regenerated output
+    assert runner.git_state(tmp_path)["dirty"] is False
+    (tmp_path / "code.py").write_text("a = 2\n")  # changed code
+    state = runner.git_state(tmp_path)
+    assert state["dirty"] is True and state["dirty_files"] == ["code.py"]

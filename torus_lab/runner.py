@@ -283,11 +283,23 @@ def _git(root: Path, *args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+#: Generated files: regenerating them does not make the code differ from the commit.
+GENERATED_PATHS = ("data", "figures", "reports", "README.md")
+
+
 def git_state(root: Path) -> dict[str, Any]:
-    """Commit hash and dirty flag of the project (None when not a git checkout)."""
+    """Commit hash and dirty flag of the project (None when not a git checkout).
+
+    ``dirty`` is True when a tracked file other than the generated outputs (:data:`GENERATED_PATHS`, which a
+    ``reproduce`` rewrites one experiment after another) differs from the commit; ``dirty_files`` lists them.
+    """
     commit = _git(root, "rev-parse", "HEAD")
-    status = _git(root, "status", "--porcelain", "--untracked-files=no")
-    return {"commit": commit, "dirty": bool(status) if status is not None else None}
+    excludes = [f":(exclude){path}" for path in GENERATED_PATHS]
+    status = _git(root, "status", "--porcelain", "--untracked-files=no", "--", ".", *excludes)
+    if status is None:
+        return {"commit": commit, "dirty": None, "dirty_files": []}
+    changed = [line.split(maxsplit=1)[1] for line in status.splitlines() if line.strip()]
+    return {"commit": commit, "dirty": bool(changed), "dirty_files": changed[:20]}
 
 
 def package_versions() -> dict[str, str | None]:
