@@ -22,7 +22,7 @@ pytestmark = pytest.mark.notebook
 @pytest.fixture(scope="module")
 def quick_out(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("quick")
-    results = runner.reproduce(preset="quick", out=out, root=ROOT, progress=False)
+    results = report.reproduce(preset="quick", out=out, root=ROOT, progress=False)
     assert [r.name for r in results] == list(EXPERIMENTS)
     return out
 

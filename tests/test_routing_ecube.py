@@ -142,14 +142,21 @@ def test_bad_options_rejected(kwargs, error):
         ecube_routing(Torus(2, 4), **kwargs)
 
 
-def test_algo_id_must_select_the_kernel():
+def test_kernel_must_be_a_compilable_numba_kernel():
     import dataclasses
 
-    from torus_lab.routing.direction_first import ALGO_DIRECTION_FIRST
+    import numba
 
     routing = ecube_routing(Torus(2, 4))
-    with pytest.raises(ValueError, match="does not select"):
-        dataclasses.replace(routing, algo_id=ALGO_DIRECTION_FIRST)
+    with pytest.raises(TypeError, match="'ecube'.*numba @njit"):
+        dataclasses.replace(routing, kernel=lambda *args: 0)
+
+    @numba.njit
+    def wrong_signature(tables, cur):
+        return cur
+
+    with pytest.raises(TypeError, match="'ecube'.*wrong_signature does not compile"):
+        dataclasses.replace(routing, kernel=wrong_signature)
 
 
 def test_interface_rejects_bad_calls():
@@ -164,14 +171,18 @@ def test_interface_rejects_bad_calls():
         ecube_routing("torus")
 
 
-def test_compiled_dispatcher_matches_each_kernel():
-    """Guard against a stale numba cache: the simulator's dispatcher (cached with kernels.py) must return
-    exactly what each routing kernel (cached with its own file) returns."""
+def test_kernel_passed_as_first_class_function_matches_direct_calls():
+    """The simulator and the CDG tool receive the kernel as a numba first-class function (one compiled
+    runner for every algorithm); through that path it must return exactly what a direct call returns."""
     import numpy as np
 
+    from torus_lab._jit import njit
     from torus_lab.routing.direction_first import direction_first_routing, west_first_routing
-    from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
-    from torus_lab.sim.kernels import route_dispatch
+    from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, compile_for_kernel
+
+    @njit(cache=False)
+    def through_argument(kernel, tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
+        return kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state)
 
     topo = Torus(3, 4)
     faults = Faults(links=frozenset({3, 40, 77}))
@@ -194,7 +205,8 @@ def test_compiled_dispatcher_matches_each_kernel():
             in_ch, in_vc = int(rng.integers(-1, nc)), int(rng.integers(0, r.num_vcs))
             args = (cur, dst, in_ch, in_vc, state, int(rng.integers(0, 9)))
             a = r.kernel(r.tables, *args, *outs[0])
-            b = route_dispatch(r.algo_id, r.tables, *args, *outs[1])
+            call = (r.kernel, r.tables, *args, *outs[1])
+            b = compile_for_kernel(through_argument, call)(*call)
             assert a == b
             for x, y in zip(outs[0], outs[1], strict=True):
                 np.testing.assert_array_equal(x[:a], y[:a])

@@ -7,7 +7,6 @@ import pytest
 
 from torus_lab.deadlock import cdg_verdict, channel_vc_usage, duato_check, explore_states
 from torus_lab.routing.turn_model import (
-    ALGO_VIRTUAL_MESH,
     TURN_MODELS,
     dateline_node,
     duato_routing,
@@ -243,7 +242,6 @@ def test_faulty_channels_are_never_offered():
 
 
 def test_validation_and_registration():
-    assert ALGO_VIRTUAL_MESH == turn_model_routing(Mesh(2, 3)).algo_id
     assert set(PROHIBITED) == set(TURN_MODELS)
     with pytest.raises(ValueError, match="algorithm"):
         turn_model_routing(Mesh(2, 3), "east-first")

@@ -1,4 +1,4 @@
-"""Command line: ``torus-lab list | params | run | reproduce | report``.
+"""Command line: ``torus-lab list | params | run | reproduce | report | routings``.
 
 Exit status: 0 success, 1 a notebook failed, 2 bad usage (unknown experiment, preset or parameter).
 
@@ -59,6 +59,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_sweep_options(repro)
     report = sub.add_parser("report", help="rebuild reports/index.html, data/claims.csv and the README table")
     report.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
+    sub.add_parser("routings", help="list the routing algorithms of the registry: options, defaults, sources")
     return parser
 
 
@@ -86,6 +87,17 @@ def _params(name: str) -> None:
             print(f"  {key}: {type(value).__name__} = {value!r}  {presets}")
 
 
+def _routings() -> None:
+    from torus_lab.routing import routing_entries
+
+    for entry in routing_entries():
+        kind = "built-in" if entry.builtin else "registered at run time"
+        print(f"{entry.name}  ({kind})\n  {entry.summary}\n  source: {entry.source}")
+        for opt in entry.options:
+            print(f"    {opt.name} = {opt.default!r}  [{opt.allowed()}]  {opt.doc}")
+        print()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``torus-lab`` console script; returns the exit status."""
     parser = _build_parser()
@@ -108,13 +120,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"  {path}")
         elif args.command == "reproduce":
             _set_sweep_environment(args)
-            results = runner.reproduce(preset=args.preset, out=args.out, names=args.only, kernel_name=args.kernel)
+            from torus_lab.report import reproduce
+
+            results = reproduce(preset=args.preset, out=args.out, names=args.only, kernel_name=args.kernel)
             for result in results:
                 print(f"{result.name:18s} {result.duration_s:8.1f} s  ({result.preset})")
         elif args.command == "report":
             from torus_lab.report import build_report
 
             print(build_report(args.out))
+        elif args.command == "routings":
+            _routings()
     except runner.RunnerError as err:
         print(f"torus-lab: error: {err}", file=sys.stderr)
         return err.exit_code

@@ -5,10 +5,10 @@ routing-function interface of :mod:`torus_lab.routing.interface` -- the *same* n
 simulator runs, so the graphs describe the simulated routing exactly.  (Issue 6 wrote the first version:
 :func:`state_graph`, :func:`find_dependency_cycle`, :func:`route_length_table`; issue 7 extended it.)
 
-The compiled search calls the simulator's dispatcher :func:`torus_lab.sim.kernels.route_dispatch` (every
-routing function's ``algo_id`` selects its kernel there) and is cached on disk by numba.  Like the simulator's
-cached loop, that cache does not notice edits to a routing kernel in another file: after changing a kernel,
-delete ``torus_lab/__pycache__/deadlock.*.nb[ci]`` (and the simulator's caches) before trusting a verdict.
+The reachable states come from :func:`torus_lab.routing.explore.explore_states`, which calls the routing
+function's own kernel (received as an argument, never looked up in a table of algorithms), so a kernel
+registered at run time gets its verdict like a built-in one.  Compiled code is cached on disk with a stamp
+covering every source it depends on (:mod:`torus_lab._jit`): an edited kernel is always recompiled.
 
 **Vertices** are virtual channels ``(channel id, vc)``.  **Edges** ``c1 -> c2``: some message may hold ``c1``
 and request ``c2`` next.  Three constructions (``form=``):
@@ -66,11 +66,12 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 import pandas as pd
-from numba import njit, types
-from numba.typed import Dict, List
+from numba import types
+from numba.typed import List
 
-from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction
-from torus_lab.sim.kernels import route_dispatch
+from torus_lab._jit import njit
+from torus_lab.routing.explore import StateGraph, check_routing_function, explore_states, node_ok
+from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 from torus_lab.topology import Torus
 
 __all__ = [
@@ -101,97 +102,13 @@ __all__ = [
 #: The CDG constructions of :func:`channel_dependency_graph`.
 CDG_FORMS = ("reachable", "paths", "relation")
 
-_KEY = types.UniTuple(types.int64, 2 + STATE_SIZE)
-_PAIR = types.UniTuple(types.int64, 2)
 _TRIPLE = types.UniTuple(types.int64, 3)
+_PAIR = types.UniTuple(types.int64, 2)
 
 
-# ====================================================================== state-space exploration (numba)
-@njit(cache=True)
-def _make_key(enc, vc, st):
-    return (enc, vc, st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7])
-
-
-@njit(cache=True)
-def _explore_dest(algo, tables, dst, src_ok, rand_choices, max_states):
-    """All routing states reachable for destination ``dst`` from injection at every source with ``src_ok``.
-
-    A state is ``(enc, in_vc, header state)`` with ``enc = in_ch >= 0`` or ``enc = -1 - source`` at injection.
-    Returns the states' ``enc``, ``in_vc`` and current node, the transitions ``(from, to, out_ch, out_vc)``
-    and the number of states away from ``dst`` with no candidate (stuck).
-    """
-    index = Dict.empty(key_type=_KEY, value_type=types.int64)
-    keys = List.empty_list(_KEY)
-    zero = np.zeros(STATE_SIZE, dtype=np.int64)
-    for src in range(src_ok.shape[0]):
-        if src != dst and src_ok[src]:
-            key = _make_key(-1 - src, 0, zero)
-            index[key] = len(keys)
-            keys.append(key)
-    out_ch = np.zeros(MAX_CANDIDATES, dtype=np.int64)
-    out_vc = np.zeros(MAX_CANDIDATES, dtype=np.int64)
-    out_state = np.zeros((MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
-    st = np.zeros(STATE_SIZE, dtype=np.int64)
-    t_from = List.empty_list(types.int64)
-    t_to = List.empty_list(types.int64)
-    t_ch = List.empty_list(types.int64)
-    t_vc = List.empty_list(types.int64)
-    stuck = 0
-    i = 0
-    while i < len(keys):
-        key = keys[i]
-        enc = key[0]
-        if enc < 0:
-            cur = -1 - enc
-            in_ch = -1
-        else:
-            in_ch = enc
-            cur = tables.ch_dst[in_ch]
-        if cur == dst:
-            i += 1
-            continue
-        for s in range(STATE_SIZE):
-            st[s] = key[2 + s]
-        total = 0
-        for r in range(rand_choices):
-            m = route_dispatch(algo, tables, cur, dst, in_ch, key[1], st, r, out_ch, out_vc, out_state)
-            total += m
-            for j in range(m):
-                nk = _make_key(out_ch[j], out_vc[j], out_state[j])
-                idx = index.get(nk, -1)
-                if idx < 0:
-                    idx = len(keys)
-                    if idx >= max_states:
-                        raise ValueError("state space exceeds max_states")
-                    index[nk] = idx
-                    keys.append(nk)
-                t_from.append(i)
-                t_to.append(idx)
-                t_ch.append(out_ch[j])
-                t_vc.append(out_vc[j])
-        if total == 0:
-            stuck += 1
-        i += 1
-    n_states = len(keys)
-    s_enc = np.empty(n_states, dtype=np.int64)
-    s_vc = np.empty(n_states, dtype=np.int64)
-    s_cur = np.empty(n_states, dtype=np.int64)
-    for q in range(n_states):
-        s_enc[q] = keys[q][0]
-        s_vc[q] = keys[q][1]
-        s_cur[q] = -1 - keys[q][0] if keys[q][0] < 0 else tables.ch_dst[keys[q][0]]
-    n_t = len(t_from)
-    tr = np.empty((n_t, 4), dtype=np.int64)
-    for q in range(n_t):
-        tr[q, 0] = t_from[q]
-        tr[q, 1] = t_to[q]
-        tr[q, 2] = t_ch[q]
-        tr[q, 3] = t_vc[q]
-    return s_enc, s_vc, s_cur, tr, stuck
-
-
-@njit(cache=True)
-def _relation_edges(algo, tables, num_vcs, rand_choices):
+# ====================================================================== compiled helpers (numba)
+@njit
+def _relation_edges(kernel, tables, num_vcs, rand_choices):
     """Routing-relation edges: every ok channel x VC x destination, header state zero."""
     num_nodes = tables.strides[-1] * tables.radices[-1]
     num_ch = tables.ch_src.shape[0]
@@ -210,7 +127,7 @@ def _relation_edges(algo, tables, num_vcs, rand_choices):
                     continue
                 for r in range(rand_choices):
                     st[:] = 0
-                    m = route_dispatch(algo, tables, cur, dst, ch, vc, st, r, out_ch, out_vc, out_state)
+                    m = kernel(tables, cur, dst, ch, vc, st, r, out_ch, out_vc, out_state)
                     for j in range(m):
                         edges.append((ch * num_vcs + vc, out_ch[j] * num_vcs + out_vc[j], dst))
     arr = np.empty((len(edges), 3), dtype=np.int64)
@@ -221,7 +138,7 @@ def _relation_edges(algo, tables, num_vcs, rand_choices):
     return arr
 
 
-@njit(cache=True)
+@njit
 def _indirect_edges(n_states, s_vertex, order, starts, tr, t_vertex, is_escape):
     """Extended-CDG edges: escape VC held -> zero or more non-escape hops -> escape VC requested."""
     mark = np.full(n_states, -1, dtype=np.int64)
@@ -257,68 +174,9 @@ def _indirect_edges(n_states, s_vertex, order, starts, tr, t_vertex, is_escape):
 
 
 # ====================================================================== Python API
-@dataclass
-class StateGraph:
-    """Reachable routing states of one destination (see :func:`explore_states`).
-
-    ``state_channel``/``state_vc``: the VC a state arrived on (``-1`` at injection); ``state_node``: its node;
-    ``transitions``: int64[T, 4] rows ``(from state, to state, out channel, out vc)``; ``stuck``: number of
-    states (away from the destination) without any candidate.
-    """
-
-    dst: int
-    state_channel: np.ndarray
-    state_vc: np.ndarray
-    state_node: np.ndarray
-    transitions: np.ndarray
-    stuck: int
-
-    @property
-    def num_states(self) -> int:
-        return int(self.state_channel.shape[0])
-
-
-def _check_rf(rf: object) -> RoutingFunction:
-    if not isinstance(rf, RoutingFunction):
-        raise TypeError(f"expected a RoutingFunction, got {rf!r}")
-    return rf
-
-
-def _node_ok(rf: RoutingFunction) -> np.ndarray:
-    ok = np.ones(rf.topology.num_nodes, dtype=bool)
-    if rf.faults is not None:
-        ok &= ~np.asarray(rf.faults.node_mask(rf.topology), dtype=bool)
-    return ok
-
-
-def explore_states(rf: RoutingFunction, dst, *, max_states: int = 5_000_000) -> StateGraph:
-    """Every routing state reachable for destination ``dst`` (all non-faulty sources, all choices).
-
-    Compiled counterpart of :func:`state_graph` (same states, array form).
-
-    Examples
-    --------
-    >>> from torus_lab.topology import Mesh
-    >>> from torus_lab.routing.ecube import ecube_routing
-    >>> g = explore_states(ecube_routing(Mesh(2, 3)), (0, 0))
-    >>> g.stuck, int((g.state_channel < 0).sum())     # 8 injection states, nobody stuck
-    (0, 8)
-    """
-    _check_rf(rf)
-    d = rf._node_id(dst)
-    if isinstance(max_states, bool) or not isinstance(max_states, numbers.Integral) or max_states < 1:
-        raise ValueError(f"max_states must be a positive int, got {max_states!r}")
-    # every RoutingFunction's algo_id selects its kernel in the simulator's dispatcher (checked by the interface),
-    # so the compiled search calls route_dispatch and is cached on disk once for all algorithms
-    enc, vc, node, tr, stuck = _explore_dest(rf.algo_id, rf.tables, d, _node_ok(rf), int(rf.random_choices),
-                                             int(max_states))
-    channel = np.where(enc >= 0, enc, -1)
-    return StateGraph(d, channel, np.where(enc >= 0, vc, -1), node, tr, int(stuck))
-
-
 def _destinations(rf: RoutingFunction, destinations: Iterable | None) -> list[int]:
     if destinations is None:
-        return [int(v) for v in np.flatnonzero(_node_ok(rf))]
+        return [int(v) for v in np.flatnonzero(node_ok(rf))]
     return [rf._node_id(d) for d in destinations]
 
 
@@ -345,7 +203,7 @@ def _edges_reachable(rf: RoutingFunction, dests: list[int]) -> tuple[np.ndarray,
 
 def _edges_paths(rf: RoutingFunction, dests: list[int]) -> np.ndarray:
     V = rf.num_vcs
-    ok = _node_ok(rf)
+    ok = node_ok(rf)
     rows = set()
     for d in dests:
         for s in np.flatnonzero(ok):
@@ -400,7 +258,7 @@ def channel_dependency_graph(
     >>> g.number_of_nodes(), nx.is_directed_acyclic_graph(g)
     (24, True)
     """
-    _check_rf(routing)
+    check_routing_function(routing)
     if form not in CDG_FORMS:
         raise ValueError(f"form must be one of {CDG_FORMS}, got {form!r}")
     dests = _destinations(routing, destinations)
@@ -409,7 +267,8 @@ def channel_dependency_graph(
         return _graph_from_rows(routing, rows, used)
     if form == "paths":
         return _graph_from_rows(routing, _edges_paths(routing, dests))
-    rows = _relation_edges(routing.algo_id, routing.tables, routing.num_vcs, int(routing.random_choices))
+    args = (routing.kernel, routing.tables, int(routing.num_vcs), int(routing.random_choices))
+    rows = compile_for_kernel(_relation_edges, args)(*args)
     if destinations is not None:
         rows = rows[np.isin(rows[:, 2], dests)]
     return _graph_from_rows(routing, rows)
@@ -480,7 +339,7 @@ def cdg_verdict(rf: RoutingFunction, *, form: str = "reachable", keep_graph: boo
     >>> res.acyclic, len(res.cycle)                # the ring 0 -> 1 -> 2 -> 3 -> 0 of + channels
     (False, 4)
     """
-    _check_rf(rf)
+    check_routing_function(rf)
     stuck = 0
     if form == "reachable":
         rows, used, stuck = _edges_reachable(rf, _destinations(rf, None))
@@ -508,7 +367,7 @@ def channel_vc_usage(rf: RoutingFunction) -> np.ndarray:
     >>> [int(t.channel_src[c]) for c in np.flatnonzero(u[:, 1]) if t.channel_sign[c] < 0]
     [0, 6, 7]
     """
-    _check_rf(rf)
+    check_routing_function(rf)
     _, used, _ = _edges_reachable(rf, _destinations(rf, None))
     return used.reshape(rf.topology.num_channels, rf.num_vcs)
 
@@ -584,7 +443,7 @@ def extended_cdg(rf: RoutingFunction, escape) -> tuple[nx.DiGraph, int, bool]:
     >>> nx.is_directed_acyclic_graph(g), missing, ok
     (False, 0, True)
     """
-    _check_rf(rf)
+    check_routing_function(rf)
     is_escape = _escape_mask(rf, escape)
     V = rf.num_vcs
     rows = []

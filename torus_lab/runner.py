@@ -61,7 +61,7 @@ __all__ = [
     "parse_value",
     "check_parameters",
     "run_experiment",
-    "reproduce",
+    "run_all",
     "ensure_kernel",
 ]
 
@@ -519,7 +519,7 @@ def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], stage
     }
 
 
-def reproduce(
+def run_all(
     *,
     preset: str = "paper",
     out: str | Path | None = None,
@@ -528,10 +528,9 @@ def reproduce(
     kernel_name: str = KERNEL_NAME,
     progress: bool = True,
 ) -> list[RunResult]:
-    """Run every experiment (or ``names``) at ``preset``, then rebuild the report (:mod:`torus_lab.report`).
+    """Run every experiment (or ``names``) at ``preset``; stops at the first failure, keeping what succeeded.
 
-    Stops at the first failure, keeping what succeeded.  The README's results table is regenerated only for
-    the ``paper`` preset written into the project folder.
+    :func:`torus_lab.report.reproduce` (what ``torus-lab reproduce`` runs) adds the report.
     """
     from tqdm.auto import tqdm
 
@@ -547,7 +546,4 @@ def reproduce(
         results.append(
             run_experiment(name, preset=preset, out=out, root=root, kernel_name=kernel_name, progress=False)
         )
-    from torus_lab.report import build_report
-
-    build_report(out, root, readme=out is None and preset == "paper")
     return results

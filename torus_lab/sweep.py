@@ -61,8 +61,22 @@ def item_seeds(seed: int | np.random.SeedSequence, count: int) -> list[np.random
     return root.spawn(count)
 
 
-def _call(func: Callable[..., Any], item: Mapping[str, Any], seed: np.random.SeedSequence) -> Any:
+def _call(
+    func: Callable[..., Any], item: Mapping[str, Any], seed: np.random.SeedSequence, routings: bytes | None = None
+) -> Any:
+    if routings is not None:  # routing algorithms registered at run time in the calling process
+        from torus_lab.routing.registry import import_user_entries
+
+        import_user_entries(routings)
     return func(**item, rng=np.random.default_rng(seed))
+
+
+def _user_routings() -> bytes | None:
+    """Routing entries registered at run time, for the workers (None when there are none or none loaded)."""
+    import sys
+
+    registry = sys.modules.get("torus_lab.routing.registry")
+    return None if registry is None else registry.export_user_entries()
 
 
 def _resolve_backend(backend: str, scheduler: Any) -> tuple[str, Any]:
@@ -96,7 +110,9 @@ def sweep(
     Parameters
     ----------
     func : callable
-        A pure, picklable (module-level) function taking the item's keys and ``rng``.
+        A pure, picklable (module-level) function taking the item's keys and ``rng``.  Routing algorithms
+        registered at run time in this process (:func:`torus_lab.routing.register_routing`) are registered in
+        every worker before ``func`` runs there, so items may name them in their routing specs.
     items : sequence of mappings
         Usually :func:`grid`.
     seed : int or SeedSequence
@@ -127,24 +143,26 @@ def sweep(
                 results.append(_call(func, item, item_seed))
                 bar.update()
             return results
+        routings = _user_routings()
         if backend == "processes":
-            return _run_processes(func, items, seeds, workers or os.cpu_count() or 1, bar)
-        return _run_dask(func, items, seeds, scheduler, workers, bar)
+            return _run_processes(func, items, seeds, workers or os.cpu_count() or 1, bar, routings)
+        return _run_dask(func, items, seeds, scheduler, workers, bar, routings)
     finally:
         bar.close()
 
 
-def _run_processes(func, items, seeds, workers, bar) -> list[Any]:
+def _run_processes(func, items, seeds, workers, bar, routings) -> list[Any]:
     results: list[Any] = [None] * len(items)
     with ProcessPoolExecutor(max_workers=min(workers, len(items))) as pool:
-        futures = {pool.submit(_call, func, item, s): i for i, (item, s) in enumerate(zip(items, seeds, strict=True))}
+        jobs = enumerate(zip(items, seeds, strict=True))
+        futures = {pool.submit(_call, func, item, s, routings): i for i, (item, s) in jobs}
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             bar.update()
     return results
 
 
-def _run_dask(func, items, seeds, scheduler, workers, bar) -> list[Any]:
+def _run_dask(func, items, seeds, scheduler, workers, bar, routings) -> list[Any]:
     from dask.distributed import Client, LocalCluster, as_completed
 
     owned = []
@@ -159,7 +177,7 @@ def _run_dask(func, items, seeds, scheduler, workers, bar) -> list[Any]:
     else:
         client = scheduler
     try:
-        futures = client.map(_call, [func] * len(items), items, seeds, pure=False)
+        futures = client.map(_call, [func] * len(items), items, seeds, [routings] * len(items), pure=False)
         index = {future.key: i for i, future in enumerate(futures)}
         results: list[Any] = [None] * len(items)
         for future in as_completed(futures):

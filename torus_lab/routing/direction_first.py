@@ -66,13 +66,12 @@ from __future__ import annotations
 import math
 import numbers
 
-from numba import njit
-
+from torus_lab._jit import njit
 from torus_lab.routing.interface import RoutingFunction, build_tables
+from torus_lab.routing.registry import Option, register_routing
 from torus_lab.topology import Faults, Torus
 
 __all__ = [
-    "ALGO_DIRECTION_FIRST",
     "WRAP_RULES",
     "MISROUTE_POLICIES",
     "direction_first_kernel",
@@ -81,8 +80,6 @@ __all__ = [
     "header_size_bits",
 ]
 
-#: Integer id of the kernel in :func:`torus_lab.sim.kernels.route_dispatch`.
-ALGO_DIRECTION_FIRST = 2
 #: Where wraparound hops are allowed: first hop of each 2D phase (REC), of the message only, or never.
 WRAP_RULES = ("phase", "first", "none")
 
@@ -96,7 +93,7 @@ _MISROUTE_CODE = {"none": 0, "y": 1, "detour": 2}
 _S_X, _S_Y, _S_H, _S_CLOSED, _S_MSG, _S_MIS = 0, 1, 2, 3, 4, 5
 
 
-@njit(cache=True)
+@njit
 def _emit(ch, vcs, mesh_non_west, misroute, x, y, state, m, out_ch, out_vc, out_state):
     """Append ``ch`` on every VC with the header state after the hop; returns the new count."""
     for v in range(vcs):
@@ -116,7 +113,7 @@ def _emit(ch, vcs, mesh_non_west, misroute, x, y, state, m, out_ch, out_vc, out_
     return m
 
 
-@njit(cache=True)
+@njit
 def _wrap_channel(tables, cur, dim, c, e, k, strict):
     """The wraparound channel that starts a torus-minimal path from ``c`` to ``e`` in ``dim``, or -1.
 
@@ -136,7 +133,7 @@ def _wrap_channel(tables, cur, dim, c, e, k, strict):
     return -1
 
 
-@njit(cache=True)
+@njit
 def _mesh_channel(tables, cur, dim, sign):
     """The non-wraparound channel from ``cur`` along ``sign * e_dim``, or -1."""
     n = tables.radices.shape[0]
@@ -146,7 +143,7 @@ def _mesh_channel(tables, cur, dim, sign):
     return ch
 
 
-@njit(cache=True)
+@njit
 def direction_first_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
     """Direction-first e-cube / west-first kernel (signature: ``interface.KERNEL_SIGNATURE``)."""
     radices = tables.radices
@@ -357,7 +354,6 @@ def direction_first_routing(
         name="direction-first-ecube"
         + ("" if wraps == "phase" else f"(wraps={wraps})")
         + ("" if misroute == "y" else f"(misroute={misroute})"),
-        algo_id=ALGO_DIRECTION_FIRST,
         kernel=direction_first_kernel,
         topology=topology,
         faults=faults,
@@ -393,7 +389,6 @@ def west_first_routing(
     iparams = [int(vcs), WRAP_RULES.index("first"), _MISROUTE_CODE[misroute], 1]
     return RoutingFunction(
         name="west-first",
-        algo_id=ALGO_DIRECTION_FIRST,
         kernel=direction_first_kernel,
         topology=topology,
         faults=faults,
@@ -403,3 +398,25 @@ def west_first_routing(
         random_choices=1,
         options={"misroute": misroute, "vcs": int(vcs)},
     )
+
+
+_MISROUTE_OPTION = Option("misroute", "fault policy: misroute along +-Y (spec REC), detour, or none",
+                          choices=MISROUTE_POLICIES)
+_VCS_OPTION = Option("vcs", "virtual channels per channel (the paper uses 1); every VC of a channel is offered",
+                     minimum=1)
+register_routing(
+    "direction-first",
+    build=direction_first_routing,
+    options=(Option("wraps", "wrap rule (see WRAP_RULES)", choices=WRAP_RULES), _MISROUTE_OPTION, _VCS_OPTION),
+    summary="direction-first e-cube: west (negative) moves first, then adaptive positive moves",
+    source="Demaine & Srinivas 1996, Section 5 (Theorem 5.1, Corollaries 5.2-5.3)",
+    _builtin=True,
+)
+register_routing(
+    "west-first",
+    build=west_first_routing,
+    options=(_MISROUTE_OPTION, _VCS_OPTION),
+    summary="west-first turn-model routing on a 2D torus, wraparound only on the first hop",
+    source="Demaine & Srinivas 1996, Section 4.3; Glass & Ni 1992",
+    _builtin=True,
+)

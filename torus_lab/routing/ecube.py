@@ -33,22 +33,20 @@ from __future__ import annotations
 
 import numbers
 
-from numba import njit
-
+from torus_lab._jit import njit
 from torus_lab.routing.interface import RoutingFunction, build_tables
+from torus_lab.routing.registry import Option, register_routing
 from torus_lab.topology import Faults, Torus
 
-__all__ = ["ecube_routing", "ecube_kernel", "ALGO_ECUBE", "minimal_sign"]
+__all__ = ["ecube_routing", "ecube_kernel", "minimal_sign"]
 
-#: Integer id of the e-cube kernel in :func:`torus_lab.sim.kernels.route_dispatch`.
-ALGO_ECUBE = 1
 
 # iparams layout
 _P_VCS, _P_DATELINES, _P_TIE, _P_MODE, _P_DOUBLE = 0, 1, 2, 3, 4
 _MODE_SWITCH, _MODE_ENTRY = 0, 1
 
 
-@njit(cache=True)
+@njit
 def minimal_sign(c: int, e: int, k: int, wraparound: int, bidirectional: int, tie: int) -> int:
     """Direction (+1/-1) of a minimal route from coordinate ``c`` to ``e != c`` in one dimension.
 
@@ -72,7 +70,7 @@ def minimal_sign(c: int, e: int, k: int, wraparound: int, bidirectional: int, ti
     return tie
 
 
-@njit(cache=True)
+@njit
 def ecube_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
     """e-cube / DOR kernel (signature: :data:`torus_lab.routing.interface.KERNEL_SIGNATURE`)."""
     radices = tables.radices
@@ -197,7 +195,6 @@ def ecube_routing(
     name = ("double-ecube" if variant == "double" else "ecube") + ("+dateline" if datelines else "")
     return RoutingFunction(
         name=name,
-        algo_id=ALGO_ECUBE,
         kernel=ecube_kernel,
         topology=topology,
         faults=faults,
@@ -213,3 +210,20 @@ def ecube_routing(
             "variant": variant,
         },
     )
+
+
+register_routing(
+    "ecube",
+    build=ecube_routing,
+    options=(
+        Option("datelines", "split the VCs into two dateline classes (needs vcs >= 2)"),
+        Option("vcs", "virtual channels per physical channel", minimum=1),
+        Option("tie", "direction taken when both ways round are minimal (k even)", choices=("+", "-")),
+        Option("dateline_rule", "switch class at the dateline, or decide at dimension entry (BookSim)",
+               choices=("switch", "entry")),
+        Option("variant", "e-cube, or double e-cube (same routes, Lemma of 4.2)", choices=("ecube", "double")),
+    ),
+    summary="dimension-order routing, minimal per dimension, with optional dateline VC classes",
+    source="Demaine & Srinivas 1996, Sections 4.1 (e-cube) and 4.2 (double e-cube); datelines: Dally & Seitz 1987",
+    _builtin=True,
+)

@@ -10,12 +10,12 @@ several channels.  An empty list means "no permitted output" (for example every 
 what happens then is the caller's policy (the simulator waits and may drop, see :func:`torus_lab.sim.simulate`).
 The caller handles delivery: a routing function is never asked to route at the destination.
 
-Every algorithm is one numba ``@njit`` kernel with the signature of :data:`KERNEL_SIGNATURE`.  The simulator
-calls it from compiled code through :func:`torus_lab.sim.kernels.route_dispatch` (selected by the
-algorithm's integer id), and :meth:`RoutingFunction.candidates` calls the *same* dispatcher from Python, so
-the simulated routes and the routes seen by tests and by the CDG tool cannot drift apart.  To add an
-algorithm: write its kernel, give it a new integer id, add one branch to ``route_dispatch``, and build a
-:class:`RoutingFunction` with that id (options go into ``Tables.iparams``).
+Every algorithm is one numba ``@njit`` kernel with the signature :data:`KERNEL_SIGNATURE` (numba type
+:data:`KERNEL_TYPE`).  A :class:`RoutingFunction` carries its kernel; the simulator's cycle loop and the
+CDG tool receive that kernel *as an argument* (a numba first-class function, see :func:`compile_for_kernel`),
+and :meth:`RoutingFunction.candidates` calls the same compiled kernel from Python, so the simulated routes
+and the routes seen by tests and by the CDG tool cannot drift apart.  Nothing in the routing layer knows
+the simulator: a new algorithm is a new kernel, registered with :mod:`torus_lab.routing.registry`.
 
 Header state is a fixed-size ``int64`` vector of :data:`STATE_SIZE` slots, zero at injection; each algorithm
 documents its layout (e.g. dateline bits, phase ``(x, y)``, virtual network).  The random word lets an
@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import types
 
 from torus_lab.topology import Faults, Torus
 
@@ -49,10 +50,14 @@ __all__ = [
     "MAX_CANDIDATES",
     "NUM_IPARAMS",
     "Tables",
+    "TABLES_TYPE",
     "Candidate",
     "RoutingFunction",
     "build_tables",
     "KERNEL_SIGNATURE",
+    "KERNEL_TYPE",
+    "compile_kernel",
+    "compile_for_kernel",
 ]
 
 #: Slots of the per-packet header state vector (int64).
@@ -80,6 +85,73 @@ Tables = namedtuple(
     ["radices", "strides", "slot", "ch_src", "ch_dst", "ch_dim", "ch_sign", "ch_wrap", "ch_ok", "kind", "iparams"],
 )
 
+#: numba type of :data:`Tables` (eleven C-contiguous int64 vectors).
+TABLES_TYPE = types.NamedUniTuple(types.int64[::1], len(Tables._fields), Tables)
+_I64 = types.int64
+#: numba signature every routing kernel is compiled for (see :data:`KERNEL_SIGNATURE`).
+KERNEL_SIG = _I64(TABLES_TYPE, _I64, _I64, _I64, _I64, _I64[::1], _I64, _I64[::1], _I64[::1], _I64[:, ::1])
+#: numba first-class function type of a compiled routing kernel: how the simulator and the CDG tool receive it.
+KERNEL_TYPE = types.FunctionType(KERNEL_SIG)
+
+
+def compile_kernel(kernel, name: str):
+    """Compile ``kernel`` for :data:`KERNEL_SIG` (from numba's cache when fresh); errors name the algorithm.
+
+    Examples
+    --------
+    >>> from torus_lab.routing.ecube import ecube_kernel
+    >>> compile_kernel(ecube_kernel, "ecube") is ecube_kernel
+    True
+    """
+    from numba.core.errors import NumbaError
+
+    from torus_lab._jit import is_dispatcher
+
+    if not is_dispatcher(kernel):
+        raise TypeError(f"routing {name!r}: kernel must be a numba @njit function, got {kernel!r}")
+    try:
+        kernel.compile(KERNEL_SIG.args)
+    except (NumbaError, TypeError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise TypeError(
+            f"routing {name!r}: kernel {kernel.py_func.__name__} does not compile for the kernel signature "
+            f"{KERNEL_SIGNATURE}: {first}"
+        ) from exc
+    return kernel
+
+
+def compile_for_kernel(runner, args: Sequence, position: int = 0):
+    """Compile ``runner`` (an ``@njit`` function taking a routing kernel at ``position``) once per process.
+
+    The kernel argument is typed :data:`KERNEL_TYPE`, so one machine-code version (cached on disk) serves
+    every algorithm, built in or registered at run time, and the runner never embeds a kernel that could go
+    stale.  After this call ``runner`` accepts any compiled kernel without compiling again.
+
+    Examples
+    --------
+    >>> from torus_lab._jit import njit
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> @njit
+    ... def first_channel(kernel, tables, cur, dst):
+    ...     out_ch = np.zeros(MAX_CANDIDATES, np.int64)
+    ...     out_vc = np.zeros(MAX_CANDIDATES, np.int64)
+    ...     out_st = np.zeros((MAX_CANDIDATES, STATE_SIZE), np.int64)
+    ...     m = kernel(tables, cur, dst, -1, 0, np.zeros(STATE_SIZE, np.int64), 0, out_ch, out_vc, out_st)
+    ...     return out_ch[0] if m > 0 else -1
+    >>> r = ecube_routing(Torus(2, 4))
+    >>> args = (r.kernel, r.tables, 0, 1)
+    >>> runner = compile_for_kernel(first_channel, args)
+    >>> int(runner(*args)) == r.topology.channel_id((0, 0), 0, 1)
+    True
+    """
+    from numba import typeof
+
+    if not runner.signatures:
+        sig = tuple(KERNEL_TYPE if i == position else typeof(a) for i, a in enumerate(args))
+        runner.compile(sig)
+        runner.disable_compile()
+    return runner
+
 
 def build_tables(topology: Torus, faults: Faults | None, iparams: Sequence[int]) -> Tables:
     """Flatten ``topology`` (minus ``faults``) and the algorithm's integer options into :data:`Tables`.
@@ -105,19 +177,25 @@ def build_tables(topology: Torus, faults: Faults | None, iparams: Sequence[int])
         bad_node = faults.node_mask(topology)
         ok[bad_node[topology.channel_src] | bad_node[topology.channel_dst]] = 0
     wrap = np.array([topology.is_wraparound(c) for c in range(topology.num_channels)], dtype=np.int64)
+    vec = _int64_vector
     return Tables(
-        radices=np.asarray(topology.radices, dtype=np.int64),
-        strides=np.asarray(topology.strides, dtype=np.int64),
-        slot=np.asarray(topology._channel_slot, dtype=np.int64),
-        ch_src=np.asarray(topology.channel_src, dtype=np.int64),
-        ch_dst=np.asarray(topology.channel_dst, dtype=np.int64),
-        ch_dim=np.asarray(topology.channel_dim, dtype=np.int64),
-        ch_sign=np.asarray(topology.channel_sign, dtype=np.int64),
-        ch_wrap=wrap,
-        ch_ok=ok,
-        kind=np.array([int(topology.wraparound), int(topology.bidirectional)], dtype=np.int64),
-        iparams=params,
+        radices=vec(topology.radices),
+        strides=vec(topology.strides),
+        slot=vec(topology._channel_slot),
+        ch_src=vec(topology.channel_src),
+        ch_dst=vec(topology.channel_dst),
+        ch_dim=vec(topology.channel_dim),
+        ch_sign=vec(topology.channel_sign),
+        ch_wrap=vec(wrap),
+        ch_ok=vec(ok),
+        kind=vec([int(topology.wraparound), int(topology.bidirectional)]),
+        iparams=vec(params),
     )
+
+
+def _int64_vector(values) -> np.ndarray:
+    """A fresh, writable, C-contiguous int64 copy (the layout :data:`TABLES_TYPE` names)."""
+    return np.array(values, dtype=np.int64, copy=True).reshape(-1)
 
 
 @dataclass(frozen=True)
@@ -137,11 +215,9 @@ class RoutingFunction:
     ----------
     name : str
         Human-readable name, e.g. ``"ecube+dateline"``.
-    algo_id : int
-        Integer id used by the compiled dispatcher (:mod:`torus_lab.sim.kernels`).
     kernel : numba dispatcher
-        The ``@njit`` kernel (signature :data:`KERNEL_SIGNATURE`); calls go through the dispatcher by
-        ``algo_id``, which must select this kernel (checked when the routing function is built).
+        The ``@njit`` kernel (signature :data:`KERNEL_SIGNATURE`), compiled for :data:`KERNEL_SIG` when the
+        routing function is built.
     topology : Torus
     faults : Faults or None
     tables : Tables
@@ -153,10 +229,12 @@ class RoutingFunction:
         How many values of ``rand % m`` matter; enumerators try ``rand in range(random_choices)``.
     options : dict
         The options the routing function was built with (for provenance).
+    spec : dict or None
+        The registry entry and options it was built from (``{"name": ..., **options}``), when built through
+        :func:`torus_lab.routing.registry.make_routing`.
     """
 
     name: str
-    algo_id: int
     kernel: Callable
     topology: Torus
     faults: Faults | None
@@ -165,6 +243,7 @@ class RoutingFunction:
     adaptive: bool
     random_choices: int = 1
     options: dict = field(default_factory=dict)
+    spec: dict | None = None
 
     def __post_init__(self) -> None:
         if self.num_vcs < 1:
@@ -173,10 +252,7 @@ class RoutingFunction:
             raise ValueError(
                 f"2 * n * vcs = {2 * self.topology.n * self.num_vcs} exceeds MAX_CANDIDATES = {MAX_CANDIDATES}"
             )
-        from torus_lab.sim.kernels import ROUTING_KERNELS
-
-        if ROUTING_KERNELS.get(self.algo_id) is not self.kernel:
-            raise ValueError(f"algo_id {self.algo_id} does not select kernel {self.kernel!r} in route_dispatch")
+        compile_kernel(self.kernel, self.name)
         self._out_ch = np.zeros(MAX_CANDIDATES, dtype=np.int64)
         self._out_vc = np.zeros(MAX_CANDIDATES, dtype=np.int64)
         self._out_state = np.zeros((MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
@@ -226,14 +302,11 @@ class RoutingFunction:
             raise ValueError(f"state must have {STATE_SIZE} entries, got {st.shape}")
         if rand < 0:
             raise ValueError(f"rand must be >= 0, got {rand}")
-        from torus_lab.sim.kernels import route_dispatch  # late import: the dispatcher imports the algorithms
-
-        count = route_dispatch(
-            self.algo_id, self.tables, cur, dest, in_ch, int(in_vc), st, int(rand), self._out_ch, self._out_vc,
-            self._out_state,
-        )  # fmt: skip
-        if count < 0:
-            raise ValueError(f"algo_id {self.algo_id} is not known to torus_lab.sim.kernels.route_dispatch")
+        count = int(self.kernel(self.tables, cur, dest, in_ch, int(in_vc), st, int(rand), self._out_ch, self._out_vc,
+                                self._out_state))  # fmt: skip
+        if not 0 <= count <= MAX_CANDIDATES:
+            raise ValueError(f"routing {self.name!r} returned {count} candidates at node {cur} for destination "
+                             f"{dest} (allowed 0..{MAX_CANDIDATES})")  # fmt: skip
         return [
             Candidate(int(self._out_ch[m]), int(self._out_vc[m]), tuple(int(v) for v in self._out_state[m]))
             for m in range(count)

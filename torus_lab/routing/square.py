@@ -38,8 +38,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from torus_lab._jit import njit
 from torus_lab.topology import Faults, Mesh, Torus
 
 __all__ = [
@@ -94,7 +95,7 @@ _STEP_OVERFLOW = 4
 
 
 # ---------------------------------------------------------------------------------------------- kernels
-@njit(cache=True)
+@njit
 def _direction(r: int, t: int, k: int) -> int:
     """Routing direction in one dimension (Algorithms 1-2, guide 3.1 REC)."""
     if t <= r:
@@ -102,13 +103,13 @@ def _direction(r: int, t: int, k: int) -> int:
     return -1 if 2 * (t - r) > k else 1
 
 
-@njit(cache=True)
+@njit
 def _ring_distance(a: int, b: int, k: int) -> int:
     d = abs(a - b)
     return min(d, k - d)
 
 
-@njit(cache=True)
+@njit
 def _node_id(i: int, vi: int, vj: int, k: int) -> int:
     """Node id of the node whose coordinate in dimension i is vi and in the other dimension vj."""
     if i == 0:
@@ -116,7 +117,7 @@ def _node_id(i: int, vi: int, vj: int, k: int) -> int:
     return vj + k * vi
 
 
-@njit(cache=True)
+@njit
 def _square_bfs(k, m, mask, i, ci, cj, di, dj, sb, dist, parent, queue):
     """BFS over the non-faulty nodes of the square from local (0, sb); local index a * m + b."""
     for x in range(m * m):
@@ -162,7 +163,7 @@ def _square_bfs(k, m, mask, i, ci, cj, di, dj, sb, dist, parent, queue):
             tail += 1
 
 
-@njit(cache=True)
+@njit
 def _append_local_path(k, m, i, ci, cj, di, dj, goal, dist, parent, path, plen):
     """Append the BFS-tree path from the square's start to local node ``goal`` (start excluded)."""
     hops = dist[goal]
@@ -179,7 +180,7 @@ def _append_local_path(k, m, i, ci, cj, di, dj, goal, dist, parent, path, plen):
     return plen + hops
 
 
-@njit(cache=True)
+@njit
 def _exit_key_less(k, d1, lee1, x1, y1, d2, lee2, x2, y2):
     """Exit preference: smaller BFS distance, then smaller Lee distance to t, then lexicographic (x0, x1)."""
     if d1 != d2:
@@ -191,7 +192,7 @@ def _exit_key_less(k, d1, lee1, x1, y1, d2, lee2, x2, y2):
     return y1 < y2
 
 
-@njit(cache=True)
+@njit
 def _square_step(k, m, mask, i, ci, cj, di, dj, sb, t0, t1, path, plen, dist, parent, queue):
     """One local routing inside a square.  Returns (outcome, new plen, node reached)."""
     _square_bfs(k, m, mask, i, ci, cj, di, dj, sb, dist, parent, queue)
@@ -236,7 +237,7 @@ def _square_step(k, m, mask, i, ci, cj, di, dj, sb, t0, t1, path, plen, dist, pa
     return _STEP_EXIT, new, bx + k * by
 
 
-@njit(cache=True)
+@njit
 def _record_square(squares, nsq, i, ci, cj, di, dj):
     if nsq < squares.shape[0]:
         squares[nsq, 0] = i
@@ -247,7 +248,7 @@ def _record_square(squares, nsq, i, ci, cj, di, dj):
     return nsq + 1
 
 
-@njit(cache=True)
+@njit
 def _step_failure(outcome):
     if outcome == _STEP_NO_TARGET:
         return _FAIL_TARGET
@@ -256,7 +257,7 @@ def _step_failure(outcome):
     return _FAIL_OVERFLOW
 
 
-@njit(cache=True)
+@njit
 def _chain_kernel(k, m, mask, s, t, path, squares, dist, parent, queue):
     """Chain_Routing (Algorithm 1): directions fixed from (s, t), band fixed per phase."""
     t0 = t % k
@@ -290,7 +291,7 @@ def _chain_kernel(k, m, mask, s, t, path, squares, dist, parent, queue):
     return _FAIL_EXIT, plen, nsq  # unreachable by construction (phase 1 always ends in "t in square")
 
 
-@njit(cache=True)
+@njit
 def _oriented_step(k, m, mask, i, r, t0, t1, path, plen, squares, nsq, dist, parent, queue):
     """Adaptive-square local routing from r in the square arranged along dimension i."""
     r0 = r % k
@@ -307,7 +308,7 @@ def _oriented_step(k, m, mask, i, r, t0, t1, path, plen, squares, nsq, dist, par
     return outcome, plen, nxt, nsq
 
 
-@njit(cache=True)
+@njit
 def _square_kernel(k, m, mask, s, t, heuristic, force_previous, cap, path, squares, dist, parent, queue):
     """Adaptive_Square_Routing (Algorithm 2) and, with ``heuristic``, Heuristic_Square_Routing (Section 5)."""
     t0 = t % k
@@ -352,7 +353,7 @@ def _square_kernel(k, m, mask, s, t, heuristic, force_previous, cap, path, squar
     return _FAIL_CAP, plen, nsq
 
 
-@njit(cache=True)
+@njit
 def _square_frame(k, i, r, t0, t1):
     """Corner and directions (ci, cj, di, dj) of the adaptive square along i at r."""
     r0 = r % k
@@ -366,7 +367,7 @@ def _square_frame(k, i, r, t0, t1):
     return ci, cj, di, dj
 
 
-@njit(cache=True)
+@njit
 def _collect_exits(k, m, mask, i, r, t0, t1, dist, parent, queue, cand, keys, ncand):
     """BFS the adaptive square along i at r and append its reachable exits, best first, to cand.
 
@@ -407,7 +408,7 @@ def _collect_exits(k, m, mask, i, r, t0, t1, dist, parent, queue, cand, keys, nc
     return False, ncand
 
 
-@njit(cache=True)
+@njit
 def _route_to(k, m, mask, i, r, goal, t0, t1, path, plen, squares, nsq, dist, parent, queue):
     """Re-run the adaptive square along i at r and append the local path to node goal (an exit or t)."""
     ci, cj, di, dj = _square_frame(k, i, r, t0, t1)
@@ -423,7 +424,7 @@ def _route_to(k, m, mask, i, r, goal, t0, t1, path, plen, squares, nsq, dist, pa
     return new, nsq
 
 
-@njit(cache=True)
+@njit
 def _backtracking_kernel(k, m, mask, s, t, budget, path, squares, dist, parent, queue, seen, seen_list, frames, cand,
                          keys):
     """Backtracking-Square (our variant): depth-first search over squares; see backtracking_square_routing."""
@@ -512,7 +513,7 @@ def _backtracking_kernel(k, m, mask, s, t, budget, path, squares, dist, parent, 
     return status, plen, nsq, evaluations, travelled
 
 
-@njit(cache=True)
+@njit
 def _route_kernel(alg, option, k, m, mask, s, t, cap, path, squares, dist, parent, queue, seen, seen_list, frames,
                   cand, keys):
     """Dispatch to one algorithm kernel.
@@ -533,7 +534,7 @@ def _route_kernel(alg, option, k, m, mask, s, t, cap, path, squares, dist, paren
                                 cand, keys)
 
 
-@njit(cache=True)
+@njit
 def _oracle_kernel(k, mask, s, t, dist, queue):
     """Shortest fault-free distance s -> t by BFS over the whole torus (-1 if disconnected).
 
@@ -578,7 +579,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _TWO_M53 = 1.0 / 9007199254740992.0
 
 
-@njit(cache=True)
+@njit
 def _splitmix(state):
     """SplitMix64: returns (new state, 64-bit output)."""
     state = state + _GOLDEN
@@ -588,7 +589,7 @@ def _splitmix(state):
     return state, z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit
 def _draw_trial(k, n_faults, seed, perm, swaps, mask):
     """One trial: n_faults uniform faulty nodes and a uniform pair of distinct non-faulty nodes (s, t).
 
@@ -616,7 +617,7 @@ def _draw_trial(k, n_faults, seed, perm, swaps, mask):
     return s, t
 
 
-@njit(cache=True)
+@njit
 def _new_workspace(k, m, cap):
     path = np.empty(cap * m * m + 2, dtype=np.int64)
     squares = np.empty((2 * cap + 2, 5), dtype=np.int64)
@@ -631,7 +632,7 @@ def _new_workspace(k, m, cap):
     return path, squares, dist, parent, queue, seen, seen_list, frames, cand, keys
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def _batch_kernel(k, m, n_faults, seeds, algs, options, cap, n_blocks, with_oracle, status, length, evaluations,
                   travelled, lee, oracle_dist):
     trials = seeds.shape[0]

@@ -1,7 +1,7 @@
 """Turn-model routing, PFNF and virtual-mesh mappings onto tori (Upadhyay, Varavithya & Mohapatra; Glass & Ni).
 
-Implements ``specs/algorithms.md`` sections 2.1, 2.2 and 2.4.  One numba kernel (:func:`virtual_mesh_kernel`,
-algorithm id :data:`ALGO_VIRTUAL_MESH`) serves every algorithm and VC scheme here, all *minimal*.
+Implements ``specs/algorithms.md`` sections 2.1, 2.2 and 2.4.  One numba kernel (:func:`virtual_mesh_kernel`)
+serves every algorithm and VC scheme here, all *minimal*.
 
 **Turn model (2D, minimal; Glass & Ni)** as a "first set" F of directions: while a productive direction of F
 remains, only those are offered; afterwards all productive directions.  Minimal routing never re-enters F,
@@ -75,14 +75,14 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from numba import njit
 
+from torus_lab._jit import njit
 from torus_lab.routing.ecube import minimal_sign
 from torus_lab.routing.interface import RoutingFunction, build_tables
+from torus_lab.routing.registry import Option, register_routing
 from torus_lab.topology import Faults, Torus
 
 __all__ = [
-    "ALGO_VIRTUAL_MESH",
     "TURN_MODELS",
     "PFNF_VARIANTS",
     "SCHEMES",
@@ -94,8 +94,6 @@ __all__ = [
     "dateline_node",
 ]
 
-#: Integer id of :func:`virtual_mesh_kernel` in the simulator's dispatcher (``torus_lab.sim.kernels``).
-ALGO_VIRTUAL_MESH = 7
 
 
 def direction_bit(dim: int, sign: int) -> int:
@@ -137,14 +135,14 @@ _FLAG_SEPARATE, _FLAG_WRAP_FIRST = 1, 2
 _S_VN, _S_BITS = 0, 1
 
 
-@njit(cache=True)
+@njit
 def _dateline(k, sign, vn, offset):
     """Dateline node of ring direction ``sign`` for virtual network ``vn``."""
     base = k - 1 if sign > 0 else 0
     return (base + vn * offset) % k
 
 
-@njit(cache=True)
+@njit
 def _popcount(x):
     c = 0
     while x:
@@ -153,7 +151,7 @@ def _popcount(x):
     return c
 
 
-@njit(cache=True)
+@njit
 def _emit(tables, state, ch, d, sign, c, k, vn, dl_vn, m, out_ch, out_vc, out_state):
     """Append hop ``ch`` (dimension d, coordinate c before the hop) for VN ``vn``; returns the new count."""
     p = tables.iparams
@@ -188,7 +186,7 @@ def _emit(tables, state, ch, d, sign, c, k, vn, dl_vn, m, out_ch, out_vc, out_st
     return m + 1
 
 
-@njit(cache=True)
+@njit
 def virtual_mesh_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
     """Turn-model / PFNF / virtual-mesh kernel (signature: ``interface.KERNEL_SIGNATURE``)."""
     radices = tables.radices
@@ -340,7 +338,6 @@ def _build(topology, faults, name, mask0, mask1, vn_rule, scheme, *, separate=Fa
     iparams = [vcs, mask0, mask1, vn_rule, sc, flags, 1 if tie == "+" else -1, offset]
     return RoutingFunction(
         name=name,
-        algo_id=ALGO_VIRTUAL_MESH,
         kernel=virtual_mesh_kernel,
         topology=topology,
         faults=faults,
@@ -469,3 +466,44 @@ def duato_routing(topology: Torus, *, tie: str = "+", faults: Faults | None = No
     return _build(topology, faults, "duato-dor-escape", 0, -1, _VN_SINGLE, "duato", tie=tie,
                   options={"tie": tie, "escape_vcs": [0, 1], "adaptive_vcs": [2]})
 
+
+
+_SCHEME_DOC = "VC scheme on a torus: none (one VC), paper datelines, dateline counting, or layers"
+_TIE_OPTION = Option("tie", "direction of a tie dimension (k even, offset k/2)", choices=("+", "-"))
+register_routing(
+    "turn-model",
+    build=turn_model_routing,
+    options=(
+        Option("algorithm", "the turn-model algorithm", choices=tuple(TURN_MODELS)),
+        Option("scheme", _SCHEME_DOC, choices=("none", "paper", "count", "layer")),
+        Option("wraps", "torus directions: minimal per dimension, or a wraparound only as the first hop",
+               choices=("minimal", "first-hop")),
+        _TIE_OPTION,
+    ),
+    summary="turn-model algorithms (one virtual network) on a 2D mesh, or mapped onto a 2D torus",
+    source="Upadhyay, Varavithya & Mohapatra, Section 3 (virtual mesh networks); Glass & Ni 1992",
+    _builtin=True,
+)
+register_routing(
+    "pfnf",
+    build=pfnf_routing,
+    options=(
+        Option("variant", "PFNF reading: reconstruction (REC), mirror, literal, switch", choices=tuple(PFNF_VARIANTS)),
+        Option("scheme", _SCHEME_DOC, choices=("none", "paper", "count", "layer")),
+        Option("layout", "scheme paper/layer: after-dateline classes share VC 2 (3 VCs) or are separate (4 VCs)",
+               choices=("shared", "separate")),
+        Option("dateline_offset", "shift of VN1's datelines (None: k // 2)", minimum=0, types=(int, type(None))),
+        _TIE_OPTION,
+    ),
+    summary="positive-first negative-first (two virtual networks) on a 2D mesh, or mapped onto a 2D torus",
+    source="Upadhyay, Varavithya & Mohapatra, Section 4 (PFNF)",
+    _builtin=True,
+)
+register_routing(
+    "duato",
+    build=duato_routing,
+    options=(_TIE_OPTION,),
+    summary="Duato-style design: escape VCs 0/1 = DOR with datelines, VC 2 = minimal fully adaptive",
+    source="control design of this project (Duato, IEEE TPDS 4(12), 1993)",
+    _builtin=True,
+)

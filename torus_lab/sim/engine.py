@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction
+from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 from torus_lab.sim.kernels import CFG, CNT, run_kernel
 from torus_lab.sim.traffic import destination_map, pattern_code
 from torus_lab.topology import Torus
@@ -338,7 +338,6 @@ def simulate(
         pattern=code,
         hotspot_node=hot,
         queue_cap=qcap,
-        algo=routing.algo_id,
         hop_limit=hop_limit,
         atomic=int(atomic),
     ).items():
@@ -395,14 +394,15 @@ def simulate(
 
 
 def _run(routing, cfg, prob, hot_frac, active, dest_map, s: SimState, max_cycles: int) -> None:
-    run_kernel(
-        routing.tables, cfg, prob, hot_frac, active, dest_map, s.ivc_node, s.rng, s.counters,
+    args = (
+        routing.kernel, routing.tables, cfg, prob, hot_frac, active, dest_map, s.ivc_node, s.rng, s.counters,
         s.count, s.fhead, s.fpk, s.fidx, s.farr, s.writer, s.routed, s.ncand, s.cand_ivc, s.cand_st, s.out_ivc,
         s.waitc,
         s.rr_in, s.rr_out, s.rr_va,
         s.pk_src, s.pk_dst, s.pk_gen, s.pk_inj, s.pk_hops, s.pk_meas, s.pk_state, s.free_stack, s.free_top,
         s.q_buf, s.q_head, s.q_len, s.inj_free, s.rec, s.rec_count, s.ch_flits, max_cycles,
     )  # fmt: skip
+    compile_for_kernel(run_kernel, args)(*args)
 
 
 def _packet_frame(topology: Torus, state: SimState) -> pd.DataFrame:

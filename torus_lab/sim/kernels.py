@@ -1,4 +1,4 @@
-"""Compiled (numba) core of the wormhole simulator: routing dispatch and the cycle loop.
+"""Compiled (numba) core of the wormhole simulator: the cycle loop.
 
 All state lives in arrays owned by one run (:class:`torus_lab.sim.engine.SimState`); nothing here is global.
 
@@ -9,8 +9,8 @@ Router model (one cycle, synchronous: every decision reads the state at the star
    (capacity ``queue_cap``; overflowing packets are counted and not generated).
 2. *Injection*: the front packet of a source queue occupies the node's injection input (one VC).
 3. *Routing*: a head flit at the front of an input VC, ``router_delay`` cycles after it arrived, is routed
-   once: at its destination it is sent to the ejection port, otherwise the routing kernel
-   (:func:`route_dispatch`) returns its candidate (channel, VC) outputs.
+   once: at its destination it is sent to the ejection port, otherwise the routing kernel (the routing
+   function's own, received as the argument ``route``) returns its candidate (channel, VC) outputs.
 4. *VC allocation*: a routed head requests the first candidate whose VC is idle (selection policy "first
    free"; the routing kernel orders candidates by preference); each output VC grants one request by
    round-robin over input VCs.  Default *atomic* allocation: a VC is idle when it is empty and no packet is
@@ -35,14 +35,11 @@ the loop stops and sets the deadlock flag (the Python side extracts the cycle of
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from torus_lab.routing.direction_first import ALGO_DIRECTION_FIRST, direction_first_kernel
-from torus_lab.routing.ecube import ALGO_ECUBE, ecube_kernel
+from torus_lab._jit import njit
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
-from torus_lab.routing.turn_model import ALGO_VIRTUAL_MESH, virtual_mesh_kernel  # issue 7
 
-__all__ = ["route_dispatch", "ROUTING_KERNELS", "run_kernel", "EJECT", "DROP", "CFG", "CNT", "splitmix_next"]
+__all__ = ["run_kernel", "EJECT", "DROP", "CFG", "CNT", "splitmix_next"]
 
 #: ``out_ivc`` codes besides a downstream input-VC index (-1 = not allocated yet).
 EJECT = -2
@@ -66,7 +63,6 @@ CFG = {
             "pattern",
             "hotspot_node",
             "queue_cap",
-            "algo",
             "hop_limit",
             "atomic",
         ]
@@ -109,9 +105,8 @@ _CF_DROP_AFTER = 9
 _CF_PATTERN = 10
 _CF_HOTSPOT_NODE = 11
 _CF_QUEUE_CAP = 12
-_CF_ALGO = 13
-_CF_HOP_LIMIT = 14
-_CF_ATOMIC = 15
+_CF_HOP_LIMIT = 13
+_CF_ATOMIC = 14
 _CN_NOW = 0
 _CN_FLITS_INJECTED = 1
 _CN_FLITS_EJECTED = 2
@@ -130,24 +125,7 @@ _CN_ROUTING_ERROR = 14
 _CN_HOP_LIMIT_DROPS = 15
 
 
-#: The kernels :func:`route_dispatch` selects, by integer id (keep the two in step).
-ROUTING_KERNELS = {ALGO_ECUBE: ecube_kernel, ALGO_DIRECTION_FIRST: direction_first_kernel}
-ROUTING_KERNELS[ALGO_VIRTUAL_MESH] = virtual_mesh_kernel  # issue 7
-
-
-@njit(cache=True)
-def route_dispatch(algo, tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
-    """Call the routing kernel with integer id ``algo`` (the one place that lists the compiled algorithms)."""
-    if algo == ALGO_ECUBE:
-        return ecube_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state)
-    if algo == ALGO_DIRECTION_FIRST:
-        return direction_first_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state)
-    if algo == ALGO_VIRTUAL_MESH:  # issue 7: turn model, PFNF, virtual-mesh mappings, Duato design
-        return virtual_mesh_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state)
-    return -1
-
-
-@njit(cache=True)
+@njit
 def splitmix_next(rng):
     """SplitMix64 step on the one-word state ``rng`` (uint64[1]); returns a uint64."""
     rng[0] = rng[0] + np.uint64(0x9E3779B97F4A7C15)
@@ -157,18 +135,19 @@ def splitmix_next(rng):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit
 def _rand01(rng):
     return np.float64(splitmix_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit
 def _randint(rng, m):
     return np.int64(splitmix_next(rng) % np.uint64(m))
 
 
-@njit(cache=True)
+@njit
 def run_kernel(
+    route,
     tables,
     cfg,
     packet_prob,
@@ -217,6 +196,9 @@ def run_kernel(
 ):
     """Advance the simulation by up to ``max_cycles`` cycles (or until it finishes / deadlocks).
 
+    ``route`` is the routing kernel (compiled first-class function, see
+    :func:`torus_lab.routing.interface.compile_for_kernel`); ``tables`` its routing function's tables.
+
     Returns 1 if the run is finished (drained, drain cap reached, or deadlock), else 0.
     """
     vcs = cfg[_CF_VCS]
@@ -232,7 +214,6 @@ def run_kernel(
     pattern = cfg[_CF_PATTERN]
     hotspot = cfg[_CF_HOTSPOT_NODE]
     qcap = cfg[_CF_QUEUE_CAP]
-    algo = cfg[_CF_ALGO]
     hop_limit = cfg[_CF_HOP_LIMIT]
     atomic = cfg[_CF_ATOMIC] != 0
     nch = tables.ch_dst.shape[0]
@@ -352,12 +333,14 @@ def run_kernel(
                 in_ch = iv // vcs if iv < cv else -1
                 in_vc = iv % vcs if iv < cv else 0
                 r = np.int64(splitmix_next(rng) >> np.uint64(2))
-                m = route_dispatch(algo, tables, node, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
-                if m < 0:
+                m = route(tables, node, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
+                if m < 0 or m > MAX_CANDIDATES:
                     counters[_CN_ROUTING_ERROR] += 1
                     m = 0
                 for c in range(m):
-                    if tmp_vc[c] < 0 or tmp_vc[c] >= vcs or tmp_ch[c] < 0 or tables.ch_src[tmp_ch[c]] != node:
+                    ch = tmp_ch[c]
+                    bad_channel = ch < 0 or ch >= nch or tables.ch_src[ch] != node or tables.ch_ok[ch] == 0
+                    if bad_channel or tmp_vc[c] < 0 or tmp_vc[c] >= vcs:
                         counters[_CN_ROUTING_ERROR] += 1
                         m = 0
                         break

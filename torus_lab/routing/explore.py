@@ -1,0 +1,401 @@
+"""Reachable routing states of a routing function, and the check every registered kernel must pass.
+
+One compiled search serves two masters: the channel-dependency-graph tool (:mod:`torus_lab.deadlock` builds
+its graphs from the transitions found here) and :func:`validate_routing`, which refuses a kernel whose
+output is malformed before any simulation or verdict can use it.
+
+A *state* is ``(arrival, input VC, header state)`` where ``arrival`` is the input channel, or ``-1 - source``
+at injection.  For one destination, the search starts from an injection at every non-faulty source and
+follows every candidate of every random choice (``rand in range(random_choices)``), so it visits exactly the
+states some message can be in.  Every candidate is checked on the way: ``0 <= count <= MAX_CANDIDATES``; the
+channel exists, leaves the current node and is not faulty; ``0 <= vc < num_vcs``.  Then the *preferred*
+route (the first candidate, for every random choice) is followed from every source: a route that comes back
+to a state it has been in never ends, and is refused too.
+
+Examples
+--------
+>>> from torus_lab.topology import Mesh
+>>> from torus_lab.routing.ecube import ecube_routing
+>>> g = explore_states(ecube_routing(Mesh(2, 3)), (0, 0))
+>>> g.stuck, int((g.state_channel < 0).sum())     # 8 injection states, nobody stuck
+(0, 8)
+>>> validate_routing(ecube_routing(Mesh(2, 3))).destinations_checked
+9
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from numba import types
+from numba.typed import Dict, List
+
+from torus_lab._jit import njit
+from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
+
+__all__ = [
+    "StateGraph",
+    "ValidationReport",
+    "RoutingValidationError",
+    "explore_states",
+    "validate_routing",
+    "VALIDATION_MODES",
+    "check_routing_function",
+    "node_ok",
+]
+
+#: How :func:`validate_routing` chooses destinations.
+VALIDATION_MODES = ("auto", "exhaustive", "sample")
+#: ``mode="auto"`` checks every destination up to this many nodes, a sample above.
+EXHAUSTIVE_NODES = 256
+
+_KEY = types.UniTuple(types.int64, 2 + STATE_SIZE)
+_ROW = types.UniTuple(types.int64, 6)
+
+# problem codes of the compiled search
+_OK, _COUNT, _CHANNEL, _NOT_LEAVING, _FAULTY, _VC, _TOO_MANY_STATES, _LOOP = range(8)
+_PROBLEMS = {
+    _COUNT: "returned {value} candidates (allowed 0..{max_candidates})",
+    _CHANNEL: "returned channel {value}, not a channel id (0..{last_channel})",
+    _NOT_LEAVING: "returned channel {value}, which does not leave the current node",
+    _FAULTY: "returned channel {value}, which is faulty",
+    _VC: "returned VC {value} (allowed 0..{last_vc})",
+    _TOO_MANY_STATES: "reaches more than {value} routing states for one destination (does its header state grow "
+    "without bound?)",
+    _LOOP: "has a route that never ends: its preferred candidates lead back to a state it was in "
+    "({value} hops round)",
+}
+
+
+@njit
+def _make_key(enc, vc, st):
+    return (enc, vc, st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7])
+
+
+@njit
+def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs, problem):
+    """All states reachable for ``dst``; transitions ``(from, to, channel, vc, rand, rank)``.
+
+    ``problem`` (int64[4 + STATE_SIZE]) receives the first malformed output: code, value, state index, rand,
+    then the header state.  Returns the states' arrival, VC and node, the transitions and the stuck count.
+    """
+    index = Dict.empty(key_type=_KEY, value_type=types.int64)
+    keys = List.empty_list(_KEY)
+    zero = np.zeros(STATE_SIZE, dtype=np.int64)
+    for src in range(src_ok.shape[0]):
+        if src != dst and src_ok[src]:
+            key = _make_key(-1 - src, 0, zero)
+            index[key] = len(keys)
+            keys.append(key)
+    # twice the allowed size, so that a kernel returning too many candidates is caught, not written past
+    out_ch = np.zeros(2 * MAX_CANDIDATES, dtype=np.int64)
+    out_vc = np.zeros(2 * MAX_CANDIDATES, dtype=np.int64)
+    out_state = np.zeros((2 * MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    t_rows = List.empty_list(_ROW)
+    num_ch = tables.ch_src.shape[0]
+    stuck = 0
+    i = 0
+    while i < len(keys) and problem[0] == 0:
+        key = keys[i]
+        enc = key[0]
+        if enc < 0:
+            cur = -1 - enc
+            in_ch = -1
+        else:
+            in_ch = enc
+            cur = tables.ch_dst[in_ch]
+        if cur == dst:
+            i += 1
+            continue
+        for s in range(STATE_SIZE):
+            st[s] = key[2 + s]
+        total = 0
+        for r in range(rand_choices):
+            m = kernel(tables, cur, dst, in_ch, key[1], st, r, out_ch, out_vc, out_state)
+            code = 0
+            value = m
+            if m < 0 or m > MAX_CANDIDATES:
+                code = _COUNT
+            for j in range(m if code == 0 else 0):
+                ch = out_ch[j]
+                if ch < 0 or ch >= num_ch:
+                    code, value = _CHANNEL, ch
+                elif tables.ch_src[ch] != cur:
+                    code, value = _NOT_LEAVING, ch
+                elif tables.ch_ok[ch] == 0:
+                    code, value = _FAULTY, ch
+                elif out_vc[j] < 0 or out_vc[j] >= num_vcs:
+                    code, value = _VC, out_vc[j]
+                if code != 0:
+                    break
+            if code != 0:
+                problem[0] = code
+                problem[1] = value
+                problem[2] = i
+                problem[3] = r
+                for s in range(STATE_SIZE):
+                    problem[4 + s] = st[s]
+                break
+            total += m
+            for j in range(m):
+                nk = _make_key(out_ch[j], out_vc[j], out_state[j])
+                idx = index.get(nk, -1)
+                if idx < 0:
+                    idx = len(keys)
+                    if idx >= max_states:
+                        problem[0] = _TOO_MANY_STATES
+                        problem[1] = max_states
+                        problem[2] = i
+                        problem[3] = r
+                        for s in range(STATE_SIZE):
+                            problem[4 + s] = st[s]
+                        break
+                    index[nk] = idx
+                    keys.append(nk)
+                t_rows.append((i, idx, out_ch[j], out_vc[j], r, j))
+            if problem[0] != 0:
+                break
+        if total == 0 and problem[0] == 0:
+            stuck += 1
+        i += 1
+    n_states = len(keys)
+    s_enc = np.empty(n_states, dtype=np.int64)
+    s_vc = np.empty(n_states, dtype=np.int64)
+    s_cur = np.empty(n_states, dtype=np.int64)
+    s_state = np.empty((n_states, STATE_SIZE), dtype=np.int64)
+    for q in range(n_states):
+        s_enc[q] = keys[q][0]
+        s_vc[q] = keys[q][1]
+        s_cur[q] = -1 - keys[q][0] if keys[q][0] < 0 else tables.ch_dst[keys[q][0]]
+        for s in range(STATE_SIZE):
+            s_state[q, s] = keys[q][2 + s]
+    tr = np.empty((len(t_rows), 6), dtype=np.int64)
+    for q in range(len(t_rows)):
+        for c in range(6):
+            tr[q, c] = t_rows[q][c]
+    return s_enc, s_vc, s_cur, s_state, tr, stuck
+
+
+@njit
+def _preferred_loop(n_states, tr, rand_choices):
+    """A state on a loop of preferred moves (first candidate, fixed rand), the loop length and the rand, or
+    (-1, 0, 0)."""
+    succ = np.full(n_states, -1, dtype=np.int64)
+    color = np.zeros(n_states, dtype=np.int64)
+    for r in range(rand_choices):
+        succ[:] = -1
+        for q in range(tr.shape[0]):
+            if tr[q, 4] == r and tr[q, 5] == 0:
+                succ[tr[q, 0]] = tr[q, 1]
+        color[:] = 0  # 0 unseen, 1 on the current walk, 2 done
+        for start in range(n_states):
+            if color[start] != 0:
+                continue
+            u = start
+            while u >= 0 and color[u] == 0:
+                color[u] = 1
+                u = succ[u]
+            if u >= 0 and color[u] == 1:
+                length = 1
+                v = succ[u]
+                while v != u:
+                    v = succ[v]
+                    length += 1
+                return u, length, r
+            u = start
+            while u >= 0 and color[u] == 1:
+                color[u] = 2
+                u = succ[u]
+    return -1, 0, 0
+
+
+@dataclass
+class StateGraph:
+    """Reachable routing states of one destination (see :func:`explore_states`).
+
+    ``state_channel``/``state_vc``: the VC a state arrived on (``-1`` at injection); ``state_node``: its node;
+    ``state_header``: int64[S, STATE_SIZE] header states; ``transitions``: int64[T, 6] rows ``(from state, to
+    state, out channel, out vc, rand, rank among that call's candidates)``; ``stuck``: number of states (away
+    from the destination) without any candidate.
+    """
+
+    dst: int
+    state_channel: np.ndarray
+    state_vc: np.ndarray
+    state_node: np.ndarray
+    state_header: np.ndarray
+    transitions: np.ndarray
+    stuck: int
+
+    @property
+    def num_states(self) -> int:
+        """Number of reachable states."""
+        return int(self.state_channel.shape[0])
+
+
+class RoutingValidationError(ValueError):
+    """A routing kernel returned malformed output; the message names the algorithm and the state."""
+
+
+def check_routing_function(rf: object) -> RoutingFunction:
+    """``rf`` itself, or TypeError if it is not a :class:`RoutingFunction`."""
+    if not isinstance(rf, RoutingFunction):
+        raise TypeError(f"expected a RoutingFunction, got {rf!r}")
+    return rf
+
+
+def node_ok(rf: RoutingFunction) -> np.ndarray:
+    """Boolean mask over node ids: True for a non-faulty node."""
+    ok = np.ones(rf.topology.num_nodes, dtype=bool)
+    if rf.faults is not None:
+        ok &= ~np.asarray(rf.faults.node_mask(rf.topology), dtype=bool)
+    return ok
+
+
+def _describe_state(rf: RoutingFunction, graph_enc: int, vc: int, dst: int, header, rand: int) -> str:
+    topo = rf.topology
+    if graph_enc < 0:
+        node, arrival = -1 - graph_enc, "at injection"
+    else:
+        node = int(topo.channel_dst[graph_enc])
+        src = tuple(int(v) for v in topo.coords(int(topo.channel_src[graph_enc])))
+        arrival = f"arrived on channel {graph_enc} from {src}, VC {vc}"
+    here = tuple(int(v) for v in topo.coords(node))
+    there = tuple(int(v) for v in topo.coords(dst))
+    return (f"node {here} (id {node}), destination {there} (id {dst}), {arrival}, "
+            f"header state {tuple(int(v) for v in header)}, rand {rand}")  # fmt: skip
+
+
+def _explore(rf: RoutingFunction, d: int, max_states: int):
+    problem = np.zeros(4 + STATE_SIZE, dtype=np.int64)
+    args = (rf.kernel, rf.tables, d, node_ok(rf), int(rf.random_choices), int(max_states), int(rf.num_vcs), problem)
+    enc, vc, node, header, tr, stuck = compile_for_kernel(_explore_dest, args)(*args)
+    graph = StateGraph(d, np.where(enc >= 0, enc, -1), np.where(enc >= 0, vc, -1), node, header, tr, int(stuck))
+    return graph, enc, problem
+
+
+def _problem_message(rf: RoutingFunction, d: int, enc, vcs, problem) -> str:
+    code, value, state, rand = (int(v) for v in problem[:4])
+    text = _PROBLEMS[code].format(value=value, max_candidates=MAX_CANDIDATES,
+                                  last_channel=rf.topology.num_channels - 1, last_vc=rf.num_vcs - 1)  # fmt: skip
+    where = _describe_state(rf, int(enc[state]), int(vcs[state]), d, problem[4:], rand)
+    return f"routing {rf.name!r} {text} at {where}"
+
+
+def explore_states(rf: RoutingFunction, dst, *, max_states: int = 5_000_000) -> StateGraph:
+    """Every routing state reachable for destination ``dst`` (all non-faulty sources, all choices).
+
+    Raises :class:`RoutingValidationError` if the kernel returns a malformed candidate on the way, and
+    ``ValueError`` if more than ``max_states`` states are reachable.
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> explore_states(ecube_routing(Torus(1, 4)), 0).num_states     # 3 injections, 3 arrivals on + or -
+    6
+    """
+    check_routing_function(rf)
+    d = rf._node_id(dst)
+    if isinstance(max_states, bool) or not isinstance(max_states, numbers.Integral) or max_states < 1:
+        raise ValueError(f"max_states must be a positive int, got {max_states!r}")
+    graph, enc, problem = _explore(rf, d, int(max_states))
+    if problem[0] == _TOO_MANY_STATES:
+        raise ValueError(f"state space of routing {rf.name!r} for destination {d} exceeds max_states={max_states}")
+    if problem[0] != _OK:
+        raise RoutingValidationError(_problem_message(rf, d, enc, graph.state_vc, problem))
+    return graph
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """What :func:`validate_routing` checked: destinations, states and candidates, and how many states are
+    stuck (no candidate away from the destination: allowed, e.g. around faults)."""
+
+    routing: str
+    mode: str
+    destinations_checked: int
+    states_checked: int
+    transitions_checked: int
+    stuck_states: int
+
+
+def _check_positive(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
+def validate_routing(
+    rf: RoutingFunction,
+    *,
+    mode: str = "auto",
+    sample: int = 16,
+    seed: int = 0,
+    max_states: int = 2_000_000,
+) -> ValidationReport:
+    """Check a routing function's kernel everywhere a message can be; raise on the first malformed output.
+
+    Parameters
+    ----------
+    rf : RoutingFunction
+    mode : {"auto", "exhaustive", "sample"}
+        ``"exhaustive"``: every destination; ``"sample"``: ``sample`` destinations drawn with ``seed``;
+        ``"auto"``: exhaustive up to :data:`EXHAUSTIVE_NODES` nodes.  Every non-faulty source is explored
+        for each destination checked.
+    sample : int
+        Destinations checked in ``"sample"`` mode.
+    seed : int
+        Seed of the destination sample.
+    max_states : int
+        A destination with more reachable states is refused (a header state that grows without bound).
+
+    Raises
+    ------
+    RoutingValidationError
+        Naming the algorithm, what was wrong and the (node, destination, arrival, header state, rand) where
+        it happened: a candidate count outside ``0..MAX_CANDIDATES``, a channel that is not a channel id,
+        does not leave the node or is faulty, a VC outside ``0..num_vcs-1``, an unbounded state space, or a
+        preferred route that never ends.
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> rep = validate_routing(ecube_routing(Torus(2, 4), datelines=True, vcs=2))
+    >>> rep.mode, rep.destinations_checked, rep.stuck_states
+    ('exhaustive', 16, 0)
+    """
+    check_routing_function(rf)
+    if mode not in VALIDATION_MODES:
+        raise ValueError(f"mode must be one of {VALIDATION_MODES}, got {mode!r}")
+    sample = _check_positive("sample", sample)
+    max_states = _check_positive("max_states", max_states)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    ok_nodes = np.flatnonzero(node_ok(rf))
+    if mode == "auto":
+        mode = "exhaustive" if rf.topology.num_nodes <= EXHAUSTIVE_NODES else "sample"
+    if mode == "exhaustive" or sample >= len(ok_nodes):
+        dests = ok_nodes
+    else:
+        rng = np.random.default_rng(np.random.SeedSequence([int(seed), rf.topology.num_nodes]))
+        dests = np.sort(rng.choice(ok_nodes, size=sample, replace=False))
+    states = transitions = stuck = 0
+    for d in dests:
+        d = int(d)
+        graph, enc, problem = _explore(rf, d, max_states)
+        if problem[0] == _OK:
+            start, length, rand = _preferred_loop(graph.num_states, graph.transitions, int(rf.random_choices))
+            if start >= 0:
+                problem[:4] = (_LOOP, length, start, rand)
+                problem[4:] = graph.state_header[start]
+        if problem[0] != _OK:
+            raise RoutingValidationError(_problem_message(rf, d, enc, graph.state_vc, problem))
+        states += graph.num_states
+        transitions += len(graph.transitions)
+        stuck += graph.stuck
+    return ValidationReport(rf.name, mode, len(dests), states, transitions, stuck)

@@ -1,0 +1,487 @@
+"""The registry of routing algorithms: a name plus structured options gives a :class:`RoutingFunction`.
+
+Every routing a notebook, study, benchmark or experiment YAML uses is built here, named by a *spec*: the
+entry's name alone (``"ecube"``) or a mapping of the name and options,
+``{"name": "ecube", "datelines": True, "vcs": 2}`` (in YAML: ``{name: ecube, datelines: true, vcs: 2}``).
+There is no other grammar: a spec is never a string with options in it.
+
+Built-in entries are registered by their family modules (:mod:`torus_lab.routing.ecube`,
+:mod:`~torus_lab.routing.direction_first`, :mod:`~torus_lab.routing.turn_model`) when :mod:`torus_lab.routing`
+is imported.  ``torus-lab routings`` lists them with their options, defaults and sources.
+
+Bring your own routing
+----------------------
+A researcher's algorithm is one numba kernel with the signature
+:data:`torus_lab.routing.interface.KERNEL_SIGNATURE`, registered at run time with :func:`register_routing`;
+from then on it works everywhere a built-in does: :meth:`RoutingFunction.candidates` / ``route`` /
+``enumerate_routes``, :func:`torus_lab.deadlock.cdg_verdict` (verdict and witness cycle),
+:func:`torus_lab.sim.simulate`, and :func:`torus_lab.sweep.sweep` on every backend.
+
+* **Options** reach the kernel through ``tables.iparams`` (:data:`~torus_lab.routing.interface.NUM_IPARAMS`
+  int64 slots): by default option *i* (in declaration order) is ``iparams[i]``, a bool as 0/1, an int as
+  itself, an option with ``choices`` as the index of its value.  Pass ``iparams=`` for another layout.
+* **Checks.** Every routing function built from a registered kernel is validated
+  (:func:`torus_lab.routing.explore.validate_routing`): all reachable states of every destination on
+  networks of up to 256 nodes, a sample of destinations above.  Malformed output is refused with an error
+  naming the algorithm and the (node, destination, arrival, header state).
+* **Compiled code.** A kernel decorated ``@numba.njit`` is compiled in each process; one decorated
+  ``cache=True`` is recompiled whenever its source, a function it calls or a constant it reads changes
+  (:func:`torus_lab._jit.fresh_cache_dispatcher`).  Nothing stale is ever run.
+* **Workers.** :func:`torus_lab.sweep.sweep` sends the entries registered in the calling process to every
+  worker (serialised with cloudpickle, kernels by value when they live in a notebook or ``__main__``), so
+  a kernel defined in a notebook cell runs on the processes and Dask backends with no extra step.  A Dask
+  worker needs only torus_lab (and whatever modules your kernel itself imports) installed.
+
+Examples
+--------
+>>> from torus_lab.topology import Torus
+>>> r = make_routing({"name": "ecube", "datelines": True, "vcs": 2}, Torus(2, 4))
+>>> r.name, r.num_vcs, r.spec["dateline_rule"]
+('ecube+dateline', 2, 'switch')
+>>> make_routing({"name": "ecube", "vc": 2}, Torus(2, 4))
+Traceback (most recent call last):
+...
+ValueError: routing 'ecube' has no option 'vc'; its options are: datelines, vcs, tie, dateline_rule, variant
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from torus_lab._jit import fresh_cache_dispatcher, is_dispatcher
+from torus_lab.routing.explore import validate_routing
+from torus_lab.routing.interface import NUM_IPARAMS, RoutingFunction, build_tables, compile_kernel
+from torus_lab.topology import Faults, Torus
+
+__all__ = [
+    "Option",
+    "RoutingEntry",
+    "register_routing",
+    "unregister_routing",
+    "routing_entry",
+    "routing_entries",
+    "routing_table",
+    "normalize_spec",
+    "make_routing",
+    "export_user_entries",
+    "import_user_entries",
+]
+
+_NO_DEFAULT = object()
+_REGISTRY: dict[str, RoutingEntry] = {}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a routing entry.
+
+    Parameters
+    ----------
+    name : str
+    doc : str
+        What it does (shown by ``torus-lab routings``).
+    default : object
+        Its default; for an entry built by a factory function, read from the factory's signature when omitted.
+    choices : tuple, optional
+        The allowed values (anything else is refused).
+    minimum : int, optional
+        Smallest allowed value of an int option.
+    types : tuple of types, optional
+        Allowed Python types (default: those of ``choices``, else of ``default``; bool is never an int).
+
+    Examples
+    --------
+    >>> Option("vcs", "virtual channels", default=1, minimum=1).check("demo", 2)
+    2
+    >>> Option("tie", "tie direction", default="+", choices=("+", "-")).code("-")
+    1
+    """
+
+    name: str
+    doc: str
+    default: Any = _NO_DEFAULT
+    choices: tuple | None = None
+    minimum: int | None = None
+    types: tuple[type, ...] | None = None
+
+    def allowed_types(self) -> tuple[type, ...]:
+        """The Python types a value may have."""
+        if self.types is not None:
+            return self.types
+        sample = self.choices[0] if self.choices else self.default
+        if isinstance(sample, bool):
+            return (bool,)
+        if isinstance(sample, numbers.Integral):
+            return (int,)
+        if isinstance(sample, numbers.Real):
+            return (float, int)
+        return (type(sample),)
+
+    def allowed(self) -> str:
+        """The allowed values in words (``"+, -"``, ``"int >= 1"``)."""
+        if self.choices is not None:
+            return ", ".join(map(str, self.choices))
+        text = " or ".join(t.__name__ for t in self.allowed_types())
+        return text + (f" >= {self.minimum}" if self.minimum is not None else "")
+
+    def check(self, routing: str, value: Any) -> Any:
+        """``value`` if it is allowed (numpy scalars become Python ones), else ValueError/TypeError naming it."""
+        if isinstance(value, np.generic):
+            value = value.item()
+        allowed = self.allowed_types()
+        is_bool = isinstance(value, bool)
+        ok = isinstance(value, allowed) and (bool in allowed or not is_bool)
+        if not ok:
+            names = " or ".join(t.__name__ for t in allowed)
+            raise TypeError(f"routing {routing!r}: option {self.name!r} must be {names}, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(
+                f"routing {routing!r}: option {self.name!r} must be one of {list(self.choices)}, got {value!r}"
+            )
+        if self.minimum is not None and value is not None and not is_bool and value < self.minimum:
+            raise ValueError(f"routing {routing!r}: option {self.name!r} must be >= {self.minimum}, got {value!r}")
+        return value
+
+    def code(self, value: Any) -> int:
+        """The int64 a value is passed to a kernel as: a choice's index, a bool as 0/1, an int as itself."""
+        if self.choices is not None:
+            return self.choices.index(value)
+        if value is None:
+            return -1
+        if isinstance(value, bool | numbers.Integral):
+            return int(value)
+        raise TypeError(f"option {self.name!r}: value {value!r} has no integer code; pass iparams= to register")
+
+
+@dataclass(frozen=True)
+class RoutingEntry:
+    """A registered routing algorithm: how to build it, its options and where it comes from."""
+
+    name: str
+    summary: str
+    source: str
+    options: tuple[Option, ...]
+    build: Callable[..., RoutingFunction] = field(repr=False)
+    builtin: bool = False
+    validate: bool = True
+
+    def option(self, name: str) -> Option:
+        """The option called ``name`` (ValueError listing the valid ones if there is none)."""
+        for opt in self.options:
+            if opt.name == name:
+                return opt
+        valid = ", ".join(o.name for o in self.options) or "(none)"
+        raise ValueError(f"routing {self.name!r} has no option {name!r}; its options are: {valid}")
+
+    def defaults(self) -> dict[str, Any]:
+        """Every option with its default value."""
+        return {o.name: o.default for o in self.options}
+
+
+def _check_name(name: object) -> str:
+    if not isinstance(name, str) or not name or name != name.strip() or any(c in name for c in "{}:,="):
+        raise ValueError(f"a routing name must be a non-empty string without spaces round it or {{}}:,=, got {name!r}")
+    return name
+
+
+def _options_with_defaults(name: str, options, build: Callable | None) -> tuple[Option, ...]:
+    if isinstance(options, Mapping):
+        options = [o if isinstance(o, Option) else Option(key, "", default=o) for key, o in options.items()]
+    params = inspect.signature(build).parameters if build is not None else {}
+    out = []
+    for opt in options:
+        if not isinstance(opt, Option):
+            raise TypeError(f"routing {name!r}: options must be Option records or a mapping, got {opt!r}")
+        if opt.default is _NO_DEFAULT:
+            param = params.get(opt.name)
+            if param is None or param.default is inspect.Parameter.empty:
+                raise ValueError(f"routing {name!r}: option {opt.name!r} has no default")
+            opt = replace(opt, default=param.default)
+        if opt.name in ("name", "topology", "faults"):
+            raise ValueError(f"routing {name!r}: {opt.name!r} cannot be an option name")
+        opt.check(name, opt.default)
+        out.append(opt)
+    names = [o.name for o in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"routing {name!r}: option names repeat: {names}")
+    return tuple(out)
+
+
+def _per_build(value, name: str, what: str):
+    """A constant or a callable ``f(options, topology)``, as a callable."""
+    if callable(value):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"routing {name!r}: {what} must be an int >= 1 or a callable, got {value!r}")
+    return lambda options, topology: int(value)
+
+
+def _kernel_builder(name, kernel, options, vcs, adaptive, random_choices, iparams):
+    """The build function of an entry registered with a kernel."""
+    if isinstance(vcs, str):
+        vcs_option = vcs
+        vcs = lambda opts, topo: int(opts[vcs_option])  # noqa: E731
+    vcs_of = _per_build(vcs, name, "vcs")
+    choices_of = _per_build(random_choices, name, "random_choices")
+    if iparams is None:
+        if len(options) > NUM_IPARAMS:
+            raise ValueError(f"routing {name!r}: {len(options)} options do not fit {NUM_IPARAMS} iparams slots; "
+                             "pass iparams=")  # fmt: skip
+        for opt in options:
+            opt.code(opt.default)  # every option must have an integer code
+        iparams = lambda opts, topo: [o.code(opts[o.name]) for o in options]  # noqa: E731
+    elif not callable(iparams):
+        raise TypeError(f"routing {name!r}: iparams must be a callable (options, topology) -> ints, got {iparams!r}")
+    defaults = {o.name: o.default for o in options}
+
+    def build(topology: Torus, *, faults: Faults | None = None, **opts: Any) -> RoutingFunction:
+        changed = ", ".join(f"{k}={v}" for k, v in opts.items() if v != defaults[k])
+        return RoutingFunction(
+            name=f"{name}({changed})" if changed else name,
+            kernel=kernel,
+            topology=topology,
+            faults=faults,
+            tables=build_tables(topology, faults, [int(v) for v in iparams(opts, topology)]),
+            num_vcs=int(vcs_of(opts, topology)),
+            adaptive=bool(adaptive),
+            random_choices=int(choices_of(opts, topology)),
+            options=dict(opts),
+        )
+
+    return build
+
+
+def register_routing(
+    name: str,
+    kernel: Callable | None = None,
+    *,
+    build: Callable[..., RoutingFunction] | None = None,
+    options: Sequence[Option] | Mapping[str, Any] = (),
+    vcs: int | str | Callable = 1,
+    adaptive: bool = True,
+    random_choices: int | Callable = 1,
+    iparams: Callable | None = None,
+    summary: str = "",
+    source: str = "user-defined",
+    validate: bool | None = None,
+    replace: bool = False,
+    _builtin: bool = False,
+) -> RoutingEntry:
+    """Register a routing algorithm under ``name``; returns its :class:`RoutingEntry`.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (what specs and ``torus-lab routings`` use).
+    kernel : numba ``@njit`` function, optional
+        The algorithm (signature :data:`~torus_lab.routing.interface.KERNEL_SIGNATURE`).  Either ``kernel``
+        or ``build`` is given.
+    build : callable, optional
+        ``build(topology, *, faults=None, **options) -> RoutingFunction`` for algorithms that need more than
+        a kernel and integer options (the built-in families use this).
+    options : sequence of :class:`Option` or mapping name -> default
+        The algorithm's options, in the order their codes fill ``iparams``.
+    vcs : int, str or callable
+        Virtual channels per channel: a number, the name of an option holding it, or ``f(options, topology)``.
+    adaptive : bool
+        Whether the kernel can return more than one physical channel.
+    random_choices : int or callable
+        How many values of the random word matter (``rand % m``); the CDG and the checks try them all.
+    iparams : callable, optional
+        ``f(options, topology) -> up to NUM_IPARAMS ints`` (default: option codes in order, see module doc).
+    summary, source : str
+        One line on what it does; the paper and section it implements.
+    validate : bool, optional
+        Check every routing function built from the entry (default: True for kernels, False for ``build``).
+    replace : bool
+        Allow replacing an existing user entry of that name (built-in entries are never replaced).
+
+    Examples
+    --------
+    >>> from torus_lab._jit import njit
+    >>> from torus_lab.topology import Torus
+    >>> @njit
+    ... def plus_first(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
+    ...     n = tables.radices.shape[0]          # ring order: always +, lowest unfinished dimension
+    ...     for d in range(n):
+    ...         if (cur // tables.strides[d]) % tables.radices[d] != (dst // tables.strides[d]) % tables.radices[d]:
+    ...             out_ch[0] = tables.slot[(cur * n + d) * 2 + 1]
+    ...             out_vc[0] = 0
+    ...             out_state[0, :] = state
+    ...             return 1
+    ...     return 0
+    >>> entry = register_routing("doc-plus-first", plus_first, adaptive=False, replace=True)
+    >>> make_routing("doc-plus-first", Torus(2, 4)).route((3, 0), (1, 0))
+    [(3, 0), (0, 0), (1, 0)]
+    >>> unregister_routing("doc-plus-first")
+    """
+    name = _check_name(name)
+    if (kernel is None) == (build is None):
+        raise ValueError(f"routing {name!r}: give exactly one of kernel= and build=")
+    existing = _REGISTRY.get(name)
+    if existing is not None and (existing.builtin or not replace):
+        what = "a built-in routing" if existing.builtin else "already registered (pass replace=True)"
+        raise ValueError(f"routing name {name!r} is {what}")
+    opts = _options_with_defaults(name, options, build)
+    if kernel is not None:
+        if not is_dispatcher(kernel):
+            raise TypeError(f"routing {name!r}: kernel must be a numba @njit function, got {kernel!r}")
+        kernel = compile_kernel(fresh_cache_dispatcher(kernel), name)
+        build = _kernel_builder(name, kernel, opts, vcs, adaptive, random_choices, iparams)
+    elif not callable(build):
+        raise TypeError(f"routing {name!r}: build must be callable, got {build!r}")
+    entry = RoutingEntry(name=name, summary=summary, source=source, options=opts, build=build, builtin=_builtin,
+                         validate=(kernel is not None) if validate is None else bool(validate))  # fmt: skip
+    _REGISTRY[name] = entry
+    return entry
+
+
+def unregister_routing(name: str) -> None:
+    """Remove a user entry (built-in entries stay).
+
+    >>> unregister_routing("ecube")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'ecube' is a built-in routing and cannot be removed
+    """
+    entry = routing_entry(name)
+    if entry.builtin:
+        raise ValueError(f"{name!r} is a built-in routing and cannot be removed")
+    del _REGISTRY[name]
+
+
+def routing_entry(name: str) -> RoutingEntry:
+    """The entry called ``name``; ValueError listing every registered name if there is none.
+
+    >>> routing_entry("pfnf").source.split(" (")[0]
+    'Upadhyay, Varavithya & Mohapatra, Section 4'
+    """
+    entry = _REGISTRY.get(name) if isinstance(name, str) else None
+    if entry is None:
+        raise ValueError(f"unknown routing {name!r}; registered routings: {', '.join(sorted(_REGISTRY))}")
+    return entry
+
+
+def routing_entries() -> list[RoutingEntry]:
+    """Every registered entry, built-ins first, each group by name.
+
+    >>> [e.name for e in routing_entries() if e.builtin]
+    ['direction-first', 'duato', 'ecube', 'pfnf', 'turn-model', 'west-first']
+    """
+    return sorted(_REGISTRY.values(), key=lambda e: (not e.builtin, e.name))
+
+
+def routing_table():
+    """One row per (entry, option): name, source, option, default, allowed values, what it does (a DataFrame).
+
+    >>> t = routing_table()
+    >>> t[t.routing == "ecube"].option.tolist()
+    ['datelines', 'vcs', 'tie', 'dateline_rule', 'variant']
+    """
+    import pandas as pd
+
+    rows = []
+    for e in routing_entries():
+        for o in e.options or (Option("-", "", default=""),):
+            rows.append(dict(routing=e.name, builtin=e.builtin, source=e.source, summary=e.summary, option=o.name,
+                             default=o.default, allowed=o.allowed() if o.name != "-" else "", doc=o.doc))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def normalize_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
+    """The complete spec ``{"name": ..., every option: value}`` of ``spec``, checked against its entry.
+
+    Examples
+    --------
+    >>> normalize_spec({"name": "west-first", "vcs": 2})
+    {'name': 'west-first', 'misroute': 'y', 'vcs': 2}
+    >>> normalize_spec("nope")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown routing 'nope'; registered routings: direction-first, duato, ecube, pfnf, turn-model, west-first
+    """
+    if isinstance(spec, str):
+        name, given = spec, {}
+    elif isinstance(spec, Mapping):
+        if "name" not in spec:
+            raise ValueError(f"a routing spec mapping needs a 'name' key, got {dict(spec)!r}")
+        given = {k: v for k, v in spec.items() if k != "name"}
+        name = spec["name"]
+    else:
+        raise TypeError(f"a routing spec is a name or a mapping with 'name' and options, got {spec!r}")
+    entry = routing_entry(name)
+    out = {"name": entry.name, **entry.defaults()}
+    for key, value in given.items():
+        out[key] = entry.option(key).check(entry.name, value)
+    return out
+
+
+def make_routing(
+    spec: str | Mapping[str, Any],
+    topology: Torus,
+    *,
+    faults: Faults | None = None,
+    validate: bool | None = None,
+) -> RoutingFunction:
+    """Build the routing function ``spec`` names on ``topology`` (minus ``faults``).
+
+    Parameters
+    ----------
+    spec : str or mapping
+        A registry name, or ``{"name": ..., option: value, ...}`` (missing options take their defaults).
+    topology : Torus or Mesh
+    faults : Faults, optional
+    validate : bool, optional
+        Run :func:`~torus_lab.routing.explore.validate_routing` on the result (default: the entry's rule,
+        on for registered kernels).
+
+    Returns
+    -------
+    RoutingFunction
+        With ``spec`` set to the complete spec it was built from.
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> make_routing({"name": "turn-model", "algorithm": "west-first"}, Torus(2, 4)).name
+    'west-first'
+    """
+    full = normalize_spec(spec)
+    entry = _REGISTRY[full["name"]]
+    if not isinstance(topology, Torus):
+        raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
+    options = {k: v for k, v in full.items() if k != "name"}
+    rf = entry.build(topology, faults=faults, **options)
+    if not isinstance(rf, RoutingFunction):
+        raise TypeError(f"routing {entry.name!r}: its build function returned {rf!r}, not a RoutingFunction")
+    rf.spec = full
+    if entry.validate if validate is None else validate:
+        validate_routing(rf)
+    return rf
+
+
+def export_user_entries() -> bytes | None:
+    """The user-registered entries, serialised for a worker process (None when there are none)."""
+    user = [e for e in _REGISTRY.values() if not e.builtin]
+    if not user:
+        return None
+    import cloudpickle
+
+    return cloudpickle.dumps(user)
+
+
+def import_user_entries(blob: bytes | None) -> None:
+    """Register in this process the entries of :func:`export_user_entries` that it does not have yet."""
+    if blob is None:
+        return
+    import pickle
+
+    for entry in pickle.loads(blob):
+        if entry.name not in _REGISTRY:
+            _REGISTRY[entry.name] = entry
