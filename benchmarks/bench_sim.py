@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from torus_lab.routing.ecube import ecube_routing
+from torus_lab.routing import make_routing
 from torus_lab.sim import find_saturation, simulate
 from torus_lab.topology import Torus
 
@@ -17,7 +17,7 @@ TARGET = 1_000_000
 
 def run() -> None:
     topo = Torus(2, 8)
-    routing = ecube_routing(topo, datelines=True, vcs=2)
+    routing = make_routing({"name": "ecube", "datelines": True, "vcs": 2}, topo)
     common = dict(packet_length=4, buffer_depth=4, router_delay=1)
     simulate(topo, routing, offered_load=0.05, warmup=10, measure=50, seed=0, **common)  # JIT warm-up
     start = time.perf_counter()

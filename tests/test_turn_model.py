@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from torus_lab.deadlock import cdg_verdict, channel_vc_usage, duato_check, explore_states
+from torus_lab.routing import make_routing
 from torus_lab.routing.turn_model import (
     TURN_MODELS,
     dateline_node,
@@ -17,7 +18,7 @@ from torus_lab.studies.virtual_mesh import (
     adaptivity_table,
     forced_cycle_messages,
     minimal_path_count,
-    routing_catalog,
+    routing_specs,
     vc_count_table,
 )
 from torus_lab.topology import Faults, Mesh, Torus, is_walk
@@ -48,7 +49,8 @@ def _sample_pairs(topology, step=3):
 @pytest.mark.parametrize("topology", [Mesh(2, 4), Torus(2, 4), Torus(2, 5), Torus(2, 4, bidirectional=False)],
                          ids=repr)
 def test_every_route_of_every_routing_is_a_walk_to_the_destination(topology):
-    for name, rf in routing_catalog(topology).items():
+    for name, spec in routing_specs(topology).items():
+        rf = make_routing(spec, topology)
         for d in range(topology.num_nodes):
             assert explore_states(rf, d).stuck == 0, name          # no reachable state without an output
         for src, dst in _sample_pairs(topology, step=5):
@@ -265,27 +267,31 @@ def test_validation_and_registration():
 def test_provoked_deadlocks_only_where_the_cdg_has_a_cycle():
     from torus_lab.studies.virtual_mesh import provoke_deadlock_table
 
-    tab = provoke_deadlock_table(4, ["dor", "dor+dateline", "pfnf-reconstruction+count"], seeds=[0, 1, 2])
+    specs = [{"name": "ecube"}, {"name": "ecube", "datelines": True, "vcs": 2}, {"name": "pfnf", "scheme": "count"}]
+    tab = provoke_deadlock_table(4, specs, seeds=[0, 1, 2])
     by = tab.groupby("routing").deadlock.sum()
-    assert by["dor"] >= 1                       # positive control: DOR without VCs on a torus deadlocks
-    assert by["dor+dateline"] == 0 and by["pfnf-reconstruction+count"] == 0
+    assert by["ecube"] >= 1                     # positive control: DOR without VCs on a torus deadlocks
+    assert by["ecube+dateline"] == 0 and by["pfnf-reconstruction+count"] == 0
     assert tab[tab.deadlock].cycle_in_cdg.all()  # the simulator's waiting cycle is a cycle of the CDG
-    assert (tab.cdg_acyclic == (tab.routing != "dor")).all()
+    assert (tab.cdg_acyclic == (tab.routing != "ecube")).all()
+    assert tab.scheme.fillna("-").tolist() == ["-"] * 6 + ["count"] * 3    # only pfnf/turn-model have a scheme
 
 
 def test_simulation_sweep_and_saturation_summary():
     from torus_lab.studies.virtual_mesh import saturation_from_sweep, simulation_table
 
-    sweep = simulation_table(4, ["pfnf-reconstruction+count", "pfnf-mesh"], ["uniform"], [0.05, 0.3], seed=3,
-                             warmup=100, measure=300, drain=1000)
-    assert set(sweep.network) == {"torus", "mesh"}
+    sweep = simulation_table(4, [{"name": "pfnf", "scheme": "count"}], ["uniform"], [0.05, 0.3], seed=3,
+                             mesh_routings=[{"name": "pfnf"}], warmup=100, measure=300, drain=1000)
+    assert sweep[["routing", "network"]].drop_duplicates().values.tolist() == [
+        ["pfnf-reconstruction+count", "torus"], ["pfnf-reconstruction", "mesh"]]
     assert not sweep.deadlock.any()
     low = sweep[sweep.offered_load == 0.05]
     assert (low.accepted_throughput < 0.08).all() and (low.accepted_throughput > 0.02).all()
     sat = saturation_from_sweep(sweep)
     assert len(sat) == 2 and (sat.saturation_throughput <= 0.3 + 0.05).all()
-    again = simulation_table(4, ["pfnf-mesh"], ["uniform"], [0.3], seed=3, warmup=100, measure=300, drain=1000)
-    assert again.mean_latency.iloc[0] == sweep[(sweep.routing == "pfnf-mesh") & (sweep.offered_load == 0.3)
+    again = simulation_table(4, [], ["uniform"], [0.3], seed=3, mesh_routings=[{"name": "pfnf"}], warmup=100,
+                             measure=300, drain=1000)
+    assert again.mean_latency.iloc[0] == sweep[(sweep.network == "mesh") & (sweep.offered_load == 0.3)
                                                ].mean_latency.iloc[0]     # seed-deterministic
 
 
@@ -306,7 +312,8 @@ def test_finding_the_paper_mapping_deadlocks_in_the_wormhole_simulator():
     uniform traffic, 4-flit packets, 1-flit buffers); the crossing-count mapping never stalls on the same runs."""
     from torus_lab.studies.virtual_mesh import provoke_deadlock_table
 
-    tab = provoke_deadlock_table(4, ["pfnf-reconstruction+paper", "pfnf-reconstruction+count"], seeds=range(10))
+    tab = provoke_deadlock_table(4, [{"name": "pfnf", "scheme": "paper"}, {"name": "pfnf", "scheme": "count"}],
+                                 seeds=range(10))
     paper = tab[tab.routing == "pfnf-reconstruction+paper"]
     assert paper.deadlock.any() and paper[paper.deadlock].cycle_in_cdg.all()
     assert not tab[tab.routing == "pfnf-reconstruction+count"].deadlock.any()

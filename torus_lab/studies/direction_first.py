@@ -8,8 +8,9 @@ benchmark; grids are mapped with :func:`torus_lab.sweep.sweep`, which gives ever
   30 steps, then the network drains (cap 10,000 steps); one hop per link per step (1 VC, buffer depth 1);
   a message with no permitted output is dropped after ``drop_after = 1`` step, one with ``8 n`` hops too.
   ``mode="long"``: warm-up, thousands of measured cycles with continuous injection.
-* :func:`load_curve_run`: latency vs offered load on a torus for e-cube (datelines), west-first and
-  direction-first e-cube.
+* :func:`load_curve_run`: latency vs offered load on a torus for one routing named by a registry spec
+  (:func:`torus_lab.routing.make_routing`); the notebook compares e-cube (datelines), west-first and
+  direction-first e-cube, named in its ``curve_routings`` parameter (label -> spec).
 * :func:`route_property_rows`: per topology and wrap rule, the CDG verdict and route-length statistics
   over every adaptive choice (exhaustive, path form), and the preferred route's minimality.
 * :func:`heavy_load_run`: simulation at heavy load looking for a real deadlock.
@@ -26,21 +27,20 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from torus_lab.deadlock import channel_dependency_graph, find_dependency_cycle, route_length_table
-from torus_lab.routing.direction_first import direction_first_routing, header_size_bits, west_first_routing
-from torus_lab.routing.ecube import ecube_routing
+from torus_lab.routing import make_routing
+from torus_lab.routing.direction_first import header_size_bits
 from torus_lab.sim import simulate
 from torus_lab.topology import Faults, Torus, bfs_distances, random_link_faults
 
 __all__ = [
-    "ALGORITHMS",
     "connected_link_faults",
-    "make_routing",
     "fig4_run",
     "load_curve_run",
     "saturation_table",
@@ -49,9 +49,6 @@ __all__ = [
     "header_table",
     "log_fit",
 ]
-
-#: Algorithms of the latency-vs-load comparison (name -> (builder, VCs)).
-ALGORITHMS = ("ecube+dateline", "west-first", "direction-first", "direction-first-1vc")
 
 
 def _sim_seed(rng: np.random.Generator) -> int:
@@ -74,19 +71,6 @@ def connected_link_faults(topology: Torus, count: int, rng: np.random.Generator,
         if (bfs_distances(topology, topology.coords(0), faults) >= 0).all():
             return faults
     raise ValueError(f"no connected fault set with {count} links found in {tries} tries on {topology!r}")
-
-
-def make_routing(topology: Torus, algorithm: str, faults: Faults | None = None):
-    """Routing function for one of :data:`ALGORITHMS` (e-cube and west-first/direction-first on 2 VCs)."""
-    if algorithm == "ecube+dateline":
-        return ecube_routing(topology, datelines=True, vcs=2, faults=faults)
-    if algorithm == "west-first":
-        return west_first_routing(topology, vcs=2, faults=faults)
-    if algorithm == "direction-first":
-        return direction_first_routing(topology, vcs=2, faults=faults)
-    if algorithm == "direction-first-1vc":
-        return direction_first_routing(topology, vcs=1, faults=faults)
-    raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
 
 
 def fig4_run(
@@ -122,7 +106,7 @@ def fig4_run(
     hop_limit : int or None
         Livelock guard (default ``8 n``): a message with that many hops is dropped and counted.
     misroute : {"y", "detour", "none"}
-        Fault policy of :func:`~torus_lab.routing.direction_first.direction_first_routing` (REC ``"y"``).
+        Fault policy of the ``direction-first`` registry entry (REC ``"y"``).
     drop_after : int
         Steps a message with no permitted output (blocked west hop) waits before it is dropped (spec 5.5's
         W_max; our choice 1: faults are static, so waiting longer only blocks other traffic).
@@ -139,7 +123,7 @@ def fig4_run(
         raise ValueError(f"mode must be 'paper' or 'long', got {mode!r}")
     topo = Torus(n, 2)
     fault_set = connected_link_faults(topo, faults, rng)
-    routing = direction_first_routing(topo, faults=fault_set, misroute=misroute)
+    routing = make_routing({"name": "direction-first", "misroute": misroute}, topo, faults=fault_set)
     seed = _sim_seed(rng)
     common = dict(
         offered_load=prob, packet_length=1, buffer_depth=buffer_depth, drain=drain, seed=seed,
@@ -178,10 +162,11 @@ def fig4_run(
 def load_curve_run(
     dims: int,
     radix: int,
-    algorithm: str,
+    routing: str | Mapping[str, Any],
     load: float,
     rng: np.random.Generator,
     *,
+    algorithm: str | None = None,
     packet_length: int = 4,
     buffer_depth: int = 4,
     warmup: int = 1000,
@@ -191,16 +176,26 @@ def load_curve_run(
 ) -> dict:
     """One point of latency vs offered load (uniform traffic) on the ``radix``-ary ``dims``-cube.
 
-    ``replicate`` is only recorded; the randomness comes from ``rng``.
+    ``routing`` is a registry spec (``{"name": "ecube", "datelines": True, "vcs": 2}``, see
+    :func:`torus_lab.routing.make_routing`); ``algorithm`` is the label recorded in the row (default: the
+    routing function's name).  ``replicate`` is only recorded; the randomness comes from ``rng``.
+
+    Examples
+    --------
+    >>> row = load_curve_run(2, 4, {"name": "direction-first", "vcs": 2}, 0.05, np.random.default_rng(0),
+    ...                      algorithm="direction-first", warmup=50, measure=100, drain=200)
+    >>> row["algorithm"], row["network"], row["deadlock"]
+    ('direction-first', '4-ary 2-cube', False)
     """
     topo = Torus(dims, radix)
-    routing = make_routing(topo, algorithm)
+    rf = make_routing(routing, topo)
     res = simulate(
-        topo, routing, offered_load=load, packet_length=packet_length, buffer_depth=buffer_depth, warmup=warmup,
+        topo, rf, offered_load=load, packet_length=packet_length, buffer_depth=buffer_depth, warmup=warmup,
         measure=measure, drain=drain, seed=_sim_seed(rng), deadlock_cycles=500,
     )  # fmt: skip
     row = res.summary()
-    row.update(dims=dims, radix=radix, algorithm=algorithm, network=f"{radix}-ary {dims}-cube", replicate=replicate)
+    row.update(dims=dims, radix=radix, algorithm=rf.name if algorithm is None else algorithm,
+               network=f"{radix}-ary {dims}-cube", replicate=replicate)
     return row
 
 
@@ -245,7 +240,7 @@ def route_property_rows(dims: int, radix: int, wraps: str) -> dict:
     (True, 1.0)
     """
     topo = Torus(dims, radix)
-    routing = direction_first_routing(topo, wraps=wraps)
+    routing = make_routing({"name": "direction-first", "wraps": wraps}, topo)
     cycle = find_dependency_cycle(channel_dependency_graph(routing))
     table = route_length_table(routing)
     preferred = np.array(
@@ -291,8 +286,9 @@ def heavy_load_run(
     """
     topo = Torus(dims, radix)
     seed = _sim_seed(rng)
+    routing = make_routing({"name": "direction-first", "wraps": wraps}, topo)
     res = simulate(
-        topo, direction_first_routing(topo, wraps=wraps), offered_load=load, packet_length=packet_length,
+        topo, routing, offered_load=load, packet_length=packet_length,
         buffer_depth=buffer_depth, warmup=0, measure=measure, drain=0, deadlock_cycles=300, seed=seed,
         vc_allocation=vc_allocation,
     )  # fmt: skip

@@ -3,7 +3,8 @@
 The evaluation of ``specs/algorithms.md`` section 2.5, shared by ``notebooks/virtual_mesh.ipynb``, the tests
 and the benchmarks.  Every function is pure: parameters (and a seed where there is randomness) -> table.
 
-* :func:`routing_catalog` -- every routing of the study for one topology (name -> RoutingFunction).
+* :func:`routing_specs` -- every routing of the study for one topology, as label -> registry spec (cheap;
+  :func:`catalog_routing` builds one with :func:`torus_lab.routing.make_routing`).
 * :func:`cdg_table` -- CDG verdict (and a witness cycle) of every routing on uni-/bidirectional tori and
   meshes; the Duato design is judged by :func:`torus_lab.deadlock.duato_check`.
 * :func:`forced_cycle_messages` -- for a witness cycle, one message per dependency whose waiting header has
@@ -13,21 +14,26 @@ and the benchmarks.  Every function is pure: parameters (and a seed where there 
   constructed channel sets.
 * :func:`adaptivity_table` -- realizable vs minimal physical paths per pair, measured by walking the
   reachable routing states (full adaptivity is measured, not assumed).
-* :func:`simulation_table` -- latency vs offered load and saturation throughput with the wormhole simulator.
+* :func:`simulation_table` -- latency vs offered load and saturation throughput with the wormhole simulator;
+  the simulated routings are given as registry specs and labelled with the built routing function's name.
 
 Examples
 --------
 >>> from torus_lab.topology import Torus
->>> sorted(routing_catalog(Torus(2, 4)))[:3]
+>>> sorted(routing_specs(Torus(2, 4)))[:3]
 ['dor', 'dor+dateline', 'duato']
+>>> routing_specs(Torus(2, 4))["pfnf-reconstruction+paper-4vc"]
+{'name': 'pfnf', 'variant': 'reconstruction', 'scheme': 'paper', 'layout': 'separate'}
 """
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,15 +47,15 @@ from torus_lab.deadlock import (
     ring_second_vc_channels,
     ring_vc_usage,
 )
-from torus_lab.routing.ecube import ecube_routing
-from torus_lab.routing.interface import RoutingFunction
-from torus_lab.routing.turn_model import dateline_node, duato_routing, pfnf_routing, turn_model_routing
+from torus_lab.routing import RoutingFunction, make_routing
+from torus_lab.routing.turn_model import dateline_node
 from torus_lab.topology import Mesh, Torus
 
 __all__ = [
     "TOPOLOGY_KINDS",
     "make_topology",
-    "routing_catalog",
+    "routing_specs",
+    "catalog_routing",
     "cdg_table",
     "forced_cycle_messages",
     "vc_count_table",
@@ -70,6 +76,8 @@ __all__ = [
 TOPOLOGY_KINDS = ("mesh", "bidirectional", "unidirectional")
 _TURN = ("west-first", "north-last", "negative-first", "positive-first", "minimal-adaptive")
 _PFNF = ("reconstruction", "mirror", "literal", "switch")
+#: A routing spec: a registry name or a mapping ``{"name": ..., option: value}`` (:mod:`torus_lab.routing.registry`).
+Spec = str | Mapping[str, Any]
 
 
 def make_topology(kind: str, k: int) -> Torus:
@@ -87,36 +95,64 @@ def make_topology(kind: str, k: int) -> Torus:
     return Torus(2, int(k), bidirectional=kind == "bidirectional")
 
 
-def routing_catalog(topology: Torus) -> dict[str, RoutingFunction]:
-    """Every routing of the study on ``topology`` (a 2D mesh or torus), keyed by a short name.
+def routing_specs(topology: Torus) -> dict[str, dict]:
+    """Every routing of the study on ``topology`` (a 2D mesh or torus): label -> registry spec.
 
-    Names: ``dor``, ``dor+dateline`` (tori), ``<turn model>`` (one VC; on a torus with minimal wraps),
-    ``<turn model>+firsthop`` (bidirectional tori, spec 2.1), ``<turn model>+paper`` / ``+count`` (tori),
-    ``<turn model>+layer`` (tori), ``pfnf-<variant>`` (mesh and torus, VC = VN), ``pfnf-<variant>+paper`` /
-    ``+paper-4vc`` / ``+layer`` / ``+count`` (tori), ``duato`` (tori).
+    Nothing is built (build one with :func:`catalog_routing` or :func:`torus_lab.routing.make_routing`).
+    Labels (the ``routing`` column of the study's tables): ``dor``, ``dor+dateline`` (tori), ``<turn model>``
+    (one VC; on a torus with minimal wraps), ``<turn model>+firsthop`` (bidirectional tori, spec 2.1),
+    ``<turn model>+paper`` / ``+layer`` / ``+count`` (tori), ``pfnf-<variant>`` (mesh and torus, VC = VN),
+    ``pfnf-<variant>+paper`` / ``+paper-4vc`` / ``+layer`` / ``+count`` (tori), ``duato`` (tori).  The labels
+    are names only: what a routing is comes from its spec.
+
+    Examples
+    --------
+    >>> routing_specs(Mesh(2, 4))["negative-first"]
+    {'name': 'turn-model', 'algorithm': 'negative-first'}
+    >>> len(routing_specs(Mesh(2, 4))), len(routing_specs(Torus(2, 4)))
+    (10, 44)
     """
     torus = topology.wraparound
-    out: dict[str, RoutingFunction] = {"dor": ecube_routing(topology)}
+    out: dict[str, dict] = {"dor": {"name": "ecube"}}
     if torus:
-        out["dor+dateline"] = ecube_routing(topology, datelines=True, vcs=2)
+        out["dor+dateline"] = {"name": "ecube", "datelines": True, "vcs": 2}
     for a in _TURN:
-        out[a] = turn_model_routing(topology, a)
+        turn = {"name": "turn-model", "algorithm": a}
+        out[a] = turn
         if torus:
             if topology.bidirectional:
-                out[a + "+firsthop"] = turn_model_routing(topology, a, wraps="first-hop")
-            out[a + "+paper"] = turn_model_routing(topology, a, scheme="paper")
-            out[a + "+layer"] = turn_model_routing(topology, a, scheme="layer")
-            out[a + "+count"] = turn_model_routing(topology, a, scheme="count")
+                out[f"{a}+firsthop"] = {**turn, "wraps": "first-hop"}
+            for scheme in ("paper", "layer", "count"):
+                out[f"{a}+{scheme}"] = {**turn, "scheme": scheme}
     for v in _PFNF:
-        out[f"pfnf-{v}"] = pfnf_routing(topology, v)
+        pfnf = {"name": "pfnf", "variant": v}
+        out[f"pfnf-{v}"] = pfnf
         if torus and v != "switch":
-            out[f"pfnf-{v}+paper"] = pfnf_routing(topology, v, scheme="paper")
-            out[f"pfnf-{v}+paper-4vc"] = pfnf_routing(topology, v, scheme="paper", layout="separate")
-            out[f"pfnf-{v}+layer"] = pfnf_routing(topology, v, scheme="layer")
-            out[f"pfnf-{v}+count"] = pfnf_routing(topology, v, scheme="count")
+            out[f"pfnf-{v}+paper"] = {**pfnf, "scheme": "paper"}
+            out[f"pfnf-{v}+paper-4vc"] = {**pfnf, "scheme": "paper", "layout": "separate"}
+            out[f"pfnf-{v}+layer"] = {**pfnf, "scheme": "layer"}
+            out[f"pfnf-{v}+count"] = {**pfnf, "scheme": "count"}
     if torus:
-        out["duato"] = duato_routing(topology)
+        out["duato"] = {"name": "duato"}
     return out
+
+
+def catalog_routing(topology: Torus, label: str) -> RoutingFunction:
+    """The routing :func:`routing_specs` labels ``label`` on ``topology``, built by the registry.
+
+    >>> rf = catalog_routing(Torus(2, 4), "pfnf-reconstruction+paper")
+    >>> rf.name, rf.num_vcs, rf.spec["scheme"]
+    ('pfnf-reconstruction+paper', 3, 'paper')
+    """
+    specs = routing_specs(topology)
+    if label not in specs:
+        raise ValueError(f"no routing labelled {label!r} on {topology!r}; labels: {', '.join(specs)}")
+    return make_routing(specs[label], topology)
+
+
+def _spec_json(rf: RoutingFunction) -> str:
+    """The complete registry spec of ``rf`` as a JSON string (a table cell that rebuilds the routing)."""
+    return json.dumps(rf.spec, separators=(",", ":"))
 
 
 def _check_ks(ks: Iterable[int]) -> list[int]:
@@ -129,12 +165,14 @@ def _check_ks(ks: Iterable[int]) -> list[int]:
 
 def cdg_table(ks: Iterable[int], kinds: Sequence[str] = TOPOLOGY_KINDS, *, routings: Sequence[str] | None = None,
               forced: bool = True) -> pd.DataFrame:
-    """CDG verdict of every routing of :func:`routing_catalog` for 2D ``kinds`` x ``ks``.
+    """CDG verdict of every routing of :func:`routing_specs` (or the labels ``routings``) for 2D ``kinds`` x ``ks``.
 
-    Columns: kind, k, routing, num_vcs (allocated), max_vcs / mean_vcs (distinct VCs used per physical
+    Columns: kind, k, routing (label), num_vcs (allocated), max_vcs / mean_vcs (distinct VCs used per physical
     channel), vertices, edges, acyclic, cycle_length, cycle (readable witness), cycle_channels (``c:vc``
     list), forced (every dependency of the witness is created by a message with no other permitted output;
-    None if acyclic or not checked), duato (Duato's condition for the ``duato`` routing, else None).
+    None if acyclic or not checked), duato (Duato's condition for a ``duato`` routing, with its escape VCs,
+    else None), scheme (the spec's VC-class scheme, None for entries without one), spec (complete registry
+    spec, JSON).
 
     Examples
     --------
@@ -146,15 +184,16 @@ def cdg_table(ks: Iterable[int], kinds: Sequence[str] = TOPOLOGY_KINDS, *, routi
     for kind in kinds:
         for k in _check_ks(ks):
             topo = make_topology(kind, k)
-            for name, rf in routing_catalog(topo).items():
+            for name, spec in routing_specs(topo).items():
                 if routings is not None and name not in routings:
                     continue
+                rf = make_routing(spec, topo)
                 res = cdg_verdict(rf)
                 used = channel_vc_usage(rf)
                 per = used.sum(axis=1)
                 duato = None
-                if name == "duato":
-                    duato = duato_check(rf, [0, 1]).deadlock_free
+                if rf.spec["name"] == "duato":
+                    duato = duato_check(rf, list(rf.options["escape_vcs"])).deadlock_free
                 forced_ok = None
                 if forced and res.cycle is not None:
                     forced_ok = all(m is not None for m in forced_cycle_messages(rf, res.cycle))
@@ -165,7 +204,7 @@ def cdg_table(ks: Iterable[int], kinds: Sequence[str] = TOPOLOGY_KINDS, *, routi
                     "acyclic": res.acyclic, "cycle_length": 0 if res.cycle is None else len(res.cycle),
                     "cycle": describe_cycle(topo, res.cycle),
                     "cycle_channels": "" if res.cycle is None else " ".join(f"{c}:{v}" for c, v in res.cycle),
-                    "forced": forced_ok, "duato": duato,
+                    "forced": forced_ok, "duato": duato, "scheme": rf.spec.get("scheme"), "spec": _spec_json(rf),
                 })
     return pd.DataFrame(rows)
 
@@ -180,9 +219,8 @@ def forced_cycle_messages(rf: RoutingFunction, cycle: Sequence[tuple[int, int]])
     Examples
     --------
     >>> from torus_lab.topology import Torus
-    >>> from torus_lab.routing.ecube import ecube_routing
     >>> t = Torus(1, 4)
-    >>> forced_cycle_messages(ecube_routing(t), [(1, 0), (3, 0), (5, 0), (7, 0)])   # (0,)->(2,), (1,)->(3,), ...
+    >>> forced_cycle_messages(make_routing("ecube", t), [(1, 0), (3, 0), (5, 0), (7, 0)])  # (0,)->(2,), ...
     [((0,), (2,)), ((1,), (3,)), ((2,), (0,)), ((3,), (1,))]
     """
     V = rf.num_vcs
@@ -219,6 +257,20 @@ def forced_cycle_messages(rf: RoutingFunction, cycle: Sequence[tuple[int, int]])
 
 
 # ====================================================================== VC counts
+#: (topology kind, :func:`routing_specs` label) of the VC-count table.
+_VC_COUNT_CONFIGS = (
+    ("unidirectional", "dor+dateline"),
+    ("unidirectional", "negative-first+paper"),
+    ("bidirectional", "dor+dateline"),
+    ("bidirectional", "negative-first+paper"),
+    ("bidirectional", "pfnf-reconstruction+paper"),
+    ("bidirectional", "pfnf-reconstruction+paper-4vc"),
+    ("bidirectional", "pfnf-literal+paper-4vc"),
+    ("bidirectional", "pfnf-reconstruction+count"),
+    ("bidirectional", "duato"),
+)
+
+
 def vc_count_table(ks: Iterable[int]) -> pd.DataFrame:
     """The paper's VC-count statements recomputed from the channel sets (spec 2.5 item 1).
 
@@ -231,37 +283,22 @@ def vc_count_table(ks: Iterable[int]) -> pd.DataFrame:
     """
     rows = []
     for k in _check_ks(ks):
-        configs = [
-            ("unidirectional", "dor+dateline", ecube_routing(make_topology("unidirectional", k), datelines=True,
-                                                             vcs=2)),
-            ("unidirectional", "negative-first+paper",
-             turn_model_routing(make_topology("unidirectional", k), "negative-first", scheme="paper")),
-            ("bidirectional", "dor+dateline", ecube_routing(make_topology("bidirectional", k), datelines=True,
-                                                            vcs=2)),
-            ("bidirectional", "negative-first+paper",
-             turn_model_routing(make_topology("bidirectional", k), "negative-first", scheme="paper")),
-            ("bidirectional", "pfnf-reconstruction+paper",
-             pfnf_routing(make_topology("bidirectional", k), scheme="paper")),
-            ("bidirectional", "pfnf-reconstruction+paper-4vc",
-             pfnf_routing(make_topology("bidirectional", k), scheme="paper", layout="separate")),
-            ("bidirectional", "pfnf-literal+paper-4vc",
-             pfnf_routing(make_topology("bidirectional", k), "literal", scheme="paper", layout="separate")),
-            ("bidirectional", "pfnf-reconstruction+count",
-             pfnf_routing(make_topology("bidirectional", k), scheme="count")),
-            ("bidirectional", "duato", duato_routing(make_topology("bidirectional", k))),
-        ]
-        for kind, name, rf in configs:
+        for kind, name in _VC_COUNT_CONFIGS:
+            topo = make_topology(kind, k)
+            rf = make_routing(routing_specs(topo)[name], topo)
+            spec = rf.spec
             used = channel_vc_usage(rf)
             per = used.sum(axis=1)
             ch = per > 0
-            if name.startswith("pfnf") and "paper" in name and rf.num_vcs == 4:
+            pfnf_paper = spec["name"] == "pfnf" and spec["scheme"] == "paper"
+            if pfnf_paper and spec["layout"] == "separate":      # VCs: VN0 before/after, VN1 before/after
                 after = used[:, 1] | used[:, 3]
                 overlap = int((used[:, 1] & used[:, 3]).sum())
-            elif name.startswith("pfnf") and "paper" in name:
+            elif pfnf_paper:                                       # VCs: VN0, VN1, shared after-dateline VC
                 after, overlap = used[:, 2], None
-            elif name.startswith("pfnf") or name == "duato":
+            elif spec["name"] in ("pfnf", "duato"):                # no single after-dateline class
                 after, overlap = np.zeros(len(per), dtype=bool), None
-            else:
+            else:                                                  # one VN: VC 1 is the after-dateline class
                 after, overlap = used[:, 1], None
             rows.append({
                 "k": k, "kind": kind, "routing": name, "allocated_vcs": rf.num_vcs,
@@ -278,7 +315,7 @@ def second_vc_table(ks: Iterable[int], *, tie: str = "+") -> pd.DataFrame:
     Rows per (k, torus kind, direction, dateline): the source positions of channels carrying class 1
     (``vc2_sources``), those carrying both classes (``both_sources``), the receiving positions
     (``vc2_receivers``), their fraction of the ring, and ``measured_equal`` (the positions measured in row /
-    column 0 of the torus with :func:`torus_lab.routing.ecube.ecube_routing` equal the analytic ones; only
+    column 0 of the torus with e-cube and datelines (registry entry ``ecube``) equal the analytic ones; only
     for the default datelines, the ones e-cube uses).
 
     Examples
@@ -293,7 +330,7 @@ def second_vc_table(ks: Iterable[int], *, tie: str = "+") -> pd.DataFrame:
         for kind in ("unidirectional", "bidirectional"):
             bidir = kind == "bidirectional"
             topo = make_topology(kind, k)
-            used = channel_vc_usage(ecube_routing(topo, datelines=True, vcs=2, tie=tie))
+            used = channel_vc_usage(make_routing({"name": "ecube", "datelines": True, "vcs": 2, "tie": tie}, topo))
             for sign in ((1, -1) if bidir else (1,)):
                 for vn in (0, 1):
                     D = dateline_node(k, sign, vn)
@@ -325,8 +362,7 @@ def channel_vc_listing(rf: RoutingFunction, vc_names: Sequence[str] | None = Non
 
     Examples
     --------
-    >>> from torus_lab.routing.ecube import ecube_routing
-    >>> t = channel_vc_listing(ecube_routing(Torus(1, 5), datelines=True, vcs=2))
+    >>> t = channel_vc_listing(make_routing({"name": "ecube", "datelines": True, "vcs": 2}, Torus(1, 5)))
     >>> t[t.sign == 1][["node", "vcs"]].values.tolist()
     [['(0,)', 'VC1 VC2'], ['(1,)', 'VC1'], ['(2,)', 'VC1'], ['(3,)', 'VC1'], ['(4,)', 'VC2']]
     """
@@ -415,8 +451,7 @@ def adaptivity_table(rf: RoutingFunction) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from torus_lab.routing.turn_model import turn_model_routing
-    >>> t = adaptivity_table(turn_model_routing(Mesh(2, 3), "west-first"))
+    >>> t = adaptivity_table(make_routing({"name": "turn-model", "algorithm": "west-first"}, Mesh(2, 3)))
     >>> t[(t.src == 2) & (t.dst == 6)][["realizable", "minimal"]].values.tolist()   # (2,0) -> (0,2): west first
     [[1, 6]]
     """
@@ -452,6 +487,8 @@ def adaptivity_summary(ks: Iterable[int], kinds: Sequence[str] = ("mesh", "bidir
                        routings: Sequence[str] | None = None) -> pd.DataFrame:
     """Per (kind, k, routing): fraction of pairs fully adaptive, mean realizable/minimal ratio, minimality.
 
+    ``routings``: labels of :func:`routing_specs` (default: all of them).
+
     Examples
     --------
     >>> s = adaptivity_summary([4], ["mesh"], routings=["pfnf-reconstruction", "pfnf-literal"])
@@ -462,10 +499,10 @@ def adaptivity_summary(ks: Iterable[int], kinds: Sequence[str] = ("mesh", "bidir
     for kind in kinds:
         for k in _check_ks(ks):
             topo = make_topology(kind, k)
-            for name, rf in routing_catalog(topo).items():
+            for name, spec in routing_specs(topo).items():
                 if routings is not None and name not in routings:
                     continue
-                t = adaptivity_table(rf)
+                t = adaptivity_table(make_routing(spec, topo))
                 rows.append({
                     "kind": kind, "k": k, "routing": name, "pairs": len(t),
                     "fully_adaptive_pairs": float(t.fully_adaptive.mean()),
@@ -478,60 +515,46 @@ def adaptivity_summary(ks: Iterable[int], kinds: Sequence[str] = ("mesh", "bidir
 
 
 # ====================================================================== simulation
-def _sim_routings(kind_k: Torus, names: Sequence[str]) -> dict[str, tuple[Torus, RoutingFunction]]:
-    k = kind_k.radices[0]
+def _sim_routings(k: int, routings: Sequence[Spec],
+                  mesh_routings: Sequence[Spec] = ()) -> list[tuple[Torus, RoutingFunction]]:
+    """(topology, routing function) for every spec of ``routings`` on the k x k torus, then of
+    ``mesh_routings`` on the k x k mesh, built by the registry, in the order given."""
     torus = make_topology("bidirectional", k)
     mesh = make_topology("mesh", k)
-    cat = {}
-    for name in names:
-        if name == "pfnf-mesh":
-            cat[name] = (mesh, pfnf_routing(mesh))
-        elif name == "dor+dateline":
-            cat[name] = (torus, ecube_routing(torus, datelines=True, vcs=2))
-        elif name == "dor":
-            cat[name] = (torus, ecube_routing(torus))
-        elif name == "duato":
-            cat[name] = (torus, duato_routing(torus))
-        elif name.startswith("pfnf-"):
-            variant, _, scheme = name[5:].partition("+")
-            layout = "shared"
-            if scheme == "paper-4vc":
-                scheme, layout = "paper", "separate"
-            cat[name] = (torus, pfnf_routing(torus, variant, scheme=scheme or "none", layout=layout))
-        else:
-            algo, _, scheme = name.partition("+")
-            cat[name] = (torus, turn_model_routing(torus, algo, scheme=scheme or "none"))
-    return cat
+    return ([(torus, make_routing(spec, torus)) for spec in routings]
+            + [(mesh, make_routing(spec, mesh)) for spec in mesh_routings])
 
 
-def simulation_table(k: int, routings: Sequence[str], traffics: Sequence[str], loads: Sequence[float], *,
-                     seed: int, packet_length: int = 8, warmup: int = 500, measure: int = 1500,
-                     drain: int = 5000, deadlock_cycles: int = 500) -> pd.DataFrame:
-    """Latency vs offered load (flits/node/cycle) on a k x k torus (and a k x k mesh for ``pfnf-mesh``).
+def simulation_table(k: int, routings: Sequence[Spec], traffics: Sequence[str], loads: Sequence[float], *,
+                     seed: int, mesh_routings: Sequence[Spec] = (), packet_length: int = 8, warmup: int = 500,
+                     measure: int = 1500, drain: int = 5000, deadlock_cycles: int = 500) -> pd.DataFrame:
+    """Latency vs offered load (flits/node/cycle) on a k x k torus (and a k x k mesh for ``mesh_routings``).
 
-    Routing names: ``dor+dateline``, ``duato``, ``pfnf-mesh`` (PFNF REC on the mesh), ``pfnf-<variant>+<scheme>``
-    (``paper``, ``paper-4vc``, ``count``) and ``<turn model>+<scheme>`` on the torus.  One run per
-    (routing, traffic, load) with seed ``seed`` (SeedSequence inside the simulator).  Columns: the simulator's
-    summary plus routing, network, traffic, seed.
+    ``routings`` / ``mesh_routings``: registry specs (:func:`torus_lab.routing.make_routing`), e.g.
+    ``{"name": "pfnf", "scheme": "paper"}`` or ``{"name": "ecube", "datelines": True, "vcs": 2}``.  One run
+    per (routing, traffic, load) with seed ``seed`` (SeedSequence inside the simulator).  Columns: the
+    simulator's summary plus routing (the routing function's name), network (``torus`` / ``mesh``), traffic,
+    seed, k, scheme (the spec's VC-class scheme, None for entries without one) and spec (the complete spec,
+    JSON).
     """
     from torus_lab.sim.engine import simulate
 
     rows = []
-    cat = _sim_routings(make_topology("bidirectional", k), routings)
-    for name, (topo, rf) in cat.items():
+    for topo, rf in _sim_routings(k, routings, mesh_routings):
         for traffic in traffics:
             for load in loads:
                 res = simulate(topo, rf, traffic=traffic, offered_load=float(load), packet_length=packet_length,
                                warmup=warmup, measure=measure, drain=drain, seed=int(seed),
                                deadlock_cycles=deadlock_cycles, drop_after=-1)
                 row = res.summary()
-                row.update({"routing": name, "network": topo.kind, "traffic": traffic, "seed": int(seed), "k": k})
+                row.update({"routing": rf.name, "network": topo.kind, "traffic": traffic, "seed": int(seed), "k": k,
+                            "scheme": rf.spec.get("scheme"), "spec": _spec_json(rf)})
                 rows.append(row)
     return pd.DataFrame(rows)
 
 
 def saturation_from_sweep(sweep: pd.DataFrame, *, latency_factor: float = 3.0) -> pd.DataFrame:
-    """Saturation summary of a :func:`simulation_table` sweep, per (routing, traffic).
+    """Saturation summary of a :func:`simulation_table` sweep, per (routing, network, traffic).
 
     ``saturation_throughput``: the largest accepted throughput of any run without deadlock (flits/node/cycle);
     ``saturation_load``: the largest offered load whose mean latency is at most ``latency_factor`` times the
@@ -549,14 +572,14 @@ def saturation_from_sweep(sweep: pd.DataFrame, *, latency_factor: float = 3.0) -
     [[0.2, 0.2]]
     """
     rows = []
-    for (routing, traffic), g in sweep.groupby(["routing", "traffic"], sort=False):
+    for (routing, network, traffic), g in sweep.groupby(["routing", "network", "traffic"], sort=False):
         g = g.sort_values("offered_load")
         ok = g[~g.deadlock.astype(bool)]
         base = float(ok.mean_latency.iloc[0]) if len(ok) else float("nan")
         fine = ok[ok.mean_latency <= latency_factor * base]
         dead = g[g.deadlock.astype(bool)]
         rows.append({
-            "routing": routing, "traffic": traffic, "network": g.network.iloc[0],
+            "routing": routing, "traffic": traffic, "network": network,
             "saturation_throughput": float(ok.accepted_throughput.max()) if len(ok) else float("nan"),
             "saturation_load": float(fine.offered_load.max()) if len(fine) else float("nan"),
             "first_deadlock_load": float(dead.offered_load.min()) if len(dead) else float("nan"),
@@ -564,20 +587,23 @@ def saturation_from_sweep(sweep: pd.DataFrame, *, latency_factor: float = 3.0) -
     return pd.DataFrame(rows)
 
 
-def provoke_deadlock_table(k: int, routings: Sequence[str], *, seeds: Sequence[int], traffic: str = "uniform",
-                           offered_load: float = 1.0, packet_length: int = 4, buffer_depth: int = 1,
-                           cycles: int = 4000, deadlock_cycles: int = 300) -> pd.DataFrame:
+def provoke_deadlock_table(k: int, routings: Sequence[Spec], *, seeds: Sequence[int],
+                           mesh_routings: Sequence[Spec] = (), traffic: str = "uniform", offered_load: float = 1.0,
+                           packet_length: int = 4, buffer_depth: int = 1, cycles: int = 4000,
+                           deadlock_cycles: int = 300) -> pd.DataFrame:
     """Try to provoke a deadlock (spec 2.5 item 3): saturating load, short packets, 1-flit buffers.
 
-    One row per (routing, seed): ``deadlock`` (the whole network stalled for ``deadlock_cycles`` cycles; no
-    packet is ever dropped), ``cdg_acyclic`` (the routing's CDG verdict), ``cycle_in_cdg`` (every dependency of
-    the simulator's waiting cycle is an edge of the routing's CDG) and the waiting cycle itself.
+    ``routings`` (on the k x k torus) and ``mesh_routings`` (on the k x k mesh) are registry specs, as for
+    :func:`simulation_table`.  One row per (routing, seed): ``routing`` (the routing function's name),
+    ``deadlock`` (the whole network stalled for ``deadlock_cycles`` cycles; no packet is ever dropped),
+    ``cdg_acyclic`` (the routing's CDG verdict), ``cycle_in_cdg`` (every dependency of the simulator's waiting
+    cycle is an edge of the routing's CDG), the waiting cycle itself, ``scheme`` and ``spec`` (JSON).
     """
     from torus_lab.deadlock import channel_dependency_graph
     from torus_lab.sim.engine import simulate
 
     rows = []
-    for name, (topo, rf) in _sim_routings(make_topology("bidirectional", k), routings).items():
+    for topo, rf in _sim_routings(k, routings, mesh_routings):
         g = channel_dependency_graph(rf)
         acyclic = find_acyclic(g)
         for seed in seeds:
@@ -586,10 +612,11 @@ def provoke_deadlock_table(k: int, routings: Sequence[str], *, seeds: Sequence[i
                            deadlock_cycles=deadlock_cycles, drop_after=-1)
             cyc = res.deadlock_cycle if res.deadlock else []
             in_cdg = all(g.has_edge(a, b) for a, b in zip(cyc, cyc[1:] + cyc[:1], strict=True)) if cyc else None
-            rows.append({"routing": name, "network": topo.kind, "k": k, "seed": int(seed), "traffic": traffic,
+            rows.append({"routing": rf.name, "network": topo.kind, "k": k, "seed": int(seed), "traffic": traffic,
                          "offered_load": float(offered_load), "packet_length": packet_length,
                          "buffer_depth": buffer_depth, "deadlock": bool(res.deadlock), "cdg_acyclic": acyclic,
-                         "cycle_in_cdg": in_cdg, "waiting_cycle": describe_cycle(topo, cyc) if cyc else ""})
+                         "cycle_in_cdg": in_cdg, "waiting_cycle": describe_cycle(topo, cyc) if cyc else "",
+                         "scheme": rf.spec.get("scheme"), "spec": _spec_json(rf)})
     return pd.DataFrame(rows)
 
 
