@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from torus_lab.claims import CLAIM_COLUMNS, VERDICTS
-from torus_lab.runner import KERNEL_NAME, Experiment, RunResult, load_experiments, project_root, run_all
+from torus_lab.runner import Experiment, RunResult, load_experiments, project_root, run_all
 
 __all__ = ["ExperimentOutputs", "collect", "aggregate_claims", "results_markdown", "update_readme",
            "write_index", "build_report", "verdict_counts", "reproduce"]  # fmt: skip
@@ -261,20 +261,14 @@ def build_report(out_root: str | Path | None = None, root: str | Path | None = N
     return index
 
 
-def reproduce(
-    *,
-    preset: str = "paper",
-    out: str | Path | None = None,
-    root: str | Path | None = None,
-    names: Iterable[str] | None = None,
-    kernel_name: str = KERNEL_NAME,
-    progress: bool = True,
-) -> list[RunResult]:
-    """Run every experiment (or ``names``) at ``preset`` (:func:`torus_lab.runner.run_all`), then rebuild the
-    report; what ``torus-lab reproduce`` and ``make reproduce`` do.
+def reproduce(*, preset: str = "paper", out: str | Path | None = None, root: str | Path | None = None,
+              **run_options: Any) -> list[RunResult]:  # fmt: skip
+    """Run every experiment at ``preset`` (:func:`torus_lab.runner.run_all`, which takes ``names``,
+    ``kernel_name`` and ``progress`` too), then rebuild the report; what ``torus-lab reproduce`` and
+    ``make reproduce`` do.
 
     The README's results table is regenerated only for the ``paper`` preset written into the project folder.
     """
-    results = run_all(preset=preset, out=out, root=root, names=names, kernel_name=kernel_name, progress=progress)
+    results = run_all(preset=preset, out=out, root=root, **run_options)
     build_report(out, root, readme=out is None and preset == "paper")
     return results

@@ -75,6 +75,16 @@ def _make_key(enc, vc, st):
 
 
 @njit
+def _record_problem(problem, code, value, state_index, rand, header):
+    problem[0] = code
+    problem[1] = value
+    problem[2] = state_index
+    problem[3] = rand
+    for s in range(STATE_SIZE):
+        problem[4 + s] = header[s]
+
+
+@njit
 def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs, problem):
     """All states reachable for ``dst``; transitions ``(from, to, channel, vc, rand, rank)``.
 
@@ -132,12 +142,7 @@ def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs
                 if code != 0:
                     break
             if code != 0:
-                problem[0] = code
-                problem[1] = value
-                problem[2] = i
-                problem[3] = r
-                for s in range(STATE_SIZE):
-                    problem[4 + s] = st[s]
+                _record_problem(problem, code, value, i, r, st)
                 break
             total += m
             for j in range(m):
@@ -146,12 +151,7 @@ def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs
                 if idx < 0:
                     idx = len(keys)
                     if idx >= max_states:
-                        problem[0] = _TOO_MANY_STATES
-                        problem[1] = max_states
-                        problem[2] = i
-                        problem[3] = r
-                        for s in range(STATE_SIZE):
-                            problem[4 + s] = st[s]
+                        _record_problem(problem, _TOO_MANY_STATES, max_states, i, r, st)
                         break
                     index[nk] = idx
                     keys.append(nk)

@@ -468,14 +468,15 @@ def duato_routing(topology: Torus, *, tie: str = "+", faults: Faults | None = No
 
 
 
-_SCHEME_DOC = "VC scheme on a torus: none (one VC), paper datelines, dateline counting, or layers"
+_SCHEME_OPTION = Option("scheme", "VC scheme on a torus: none (one VC), paper datelines, dateline counting, or layers",
+                        choices=("none", "paper", "count", "layer"))
 _TIE_OPTION = Option("tie", "direction of a tie dimension (k even, offset k/2)", choices=("+", "-"))
 register_routing(
     "turn-model",
     build=turn_model_routing,
     options=(
         Option("algorithm", "the turn-model algorithm", choices=tuple(TURN_MODELS)),
-        Option("scheme", _SCHEME_DOC, choices=("none", "paper", "count", "layer")),
+        _SCHEME_OPTION,
         Option("wraps", "torus directions: minimal per dimension, or a wraparound only as the first hop",
                choices=("minimal", "first-hop")),
         _TIE_OPTION,
@@ -489,7 +490,7 @@ register_routing(
     build=pfnf_routing,
     options=(
         Option("variant", "PFNF reading: reconstruction (REC), mirror, literal, switch", choices=tuple(PFNF_VARIANTS)),
-        Option("scheme", _SCHEME_DOC, choices=("none", "paper", "count", "layer")),
+        _SCHEME_OPTION,
         Option("layout", "scheme paper/layer: after-dateline classes share VC 2 (3 VCs) or are separate (4 VCs)",
                choices=("shared", "separate")),
         Option("dateline_offset", "shift of VN1's datelines (None: k // 2)", minimum=0, types=(int, type(None))),
