@@ -632,32 +632,47 @@ def _new_workspace(k, m, cap):
     return path, squares, dist, parent, queue, seen, seen_list, frames, cand, keys
 
 
+@njit
+def _batch_block(k, m, n_faults, seeds, algs, options, cap, lo, hi, with_oracle, status, length, evaluations,
+                 travelled, lee, oracle_dist):
+    """Trials ``lo..hi-1`` of a batch, with one workspace."""
+    nalg = algs.shape[0]
+    path, squares, dist, parent, queue, seen, seen_list, frames, cand, keys = _new_workspace(k, m, cap)
+    perm = np.arange(k * k)
+    swaps = np.empty(n_faults + 2, dtype=np.int64)
+    mask = np.zeros(k * k, dtype=np.bool_)
+    big_dist = np.full(k * k, -1, dtype=np.int64)
+    big_queue = np.empty(k * k, dtype=np.int64)
+    for tr in range(lo, hi):
+        s, t = _draw_trial(k, n_faults, seeds[tr], perm, swaps, mask)
+        lee[tr] = _ring_distance(s % k, t % k, k) + _ring_distance(s // k, t // k, k)
+        oracle_dist[tr] = _oracle_kernel(k, mask, s, t, big_dist, big_queue) if with_oracle else -2
+        for a in range(nalg):
+            st, plen, nsq, evals, hops = _route_kernel(algs[a], options[a], k, m, mask, s, t, cap, path, squares,
+                                                       dist, parent, queue, seen, seen_list, frames, cand, keys)
+            status[tr, a] = st
+            length[tr, a] = plen - 1 if st == 0 else -1
+            evaluations[tr, a] = evals
+            travelled[tr, a] = hops
+        mask[:] = False
+
+
 @njit(parallel=True)
 def _batch_kernel(k, m, n_faults, seeds, algs, options, cap, n_blocks, with_oracle, status, length, evaluations,
                   travelled, lee, oracle_dist):
     trials = seeds.shape[0]
-    nalg = algs.shape[0]
     for blk in prange(n_blocks):
-        lo = blk * trials // n_blocks
-        hi = (blk + 1) * trials // n_blocks
-        path, squares, dist, parent, queue, seen, seen_list, frames, cand, keys = _new_workspace(k, m, cap)
-        perm = np.arange(k * k)
-        swaps = np.empty(n_faults + 2, dtype=np.int64)
-        mask = np.zeros(k * k, dtype=np.bool_)
-        big_dist = np.full(k * k, -1, dtype=np.int64)
-        big_queue = np.empty(k * k, dtype=np.int64)
-        for tr in range(lo, hi):
-            s, t = _draw_trial(k, n_faults, seeds[tr], perm, swaps, mask)
-            lee[tr] = _ring_distance(s % k, t % k, k) + _ring_distance(s // k, t // k, k)
-            oracle_dist[tr] = _oracle_kernel(k, mask, s, t, big_dist, big_queue) if with_oracle else -2
-            for a in range(nalg):
-                st, plen, nsq, evals, hops = _route_kernel(algs[a], options[a], k, m, mask, s, t, cap, path, squares,
-                                                           dist, parent, queue, seen, seen_list, frames, cand, keys)
-                status[tr, a] = st
-                length[tr, a] = plen - 1 if st == 0 else -1
-                evaluations[tr, a] = evals
-                travelled[tr, a] = hops
-            mask[:] = False
+        _batch_block(k, m, n_faults, seeds, algs, options, cap, blk * trials // n_blocks,
+                     (blk + 1) * trials // n_blocks, with_oracle, status, length, evaluations, travelled, lee,
+                     oracle_dist)
+
+
+@njit
+def _batch_kernel_serial(k, m, n_faults, seeds, algs, options, cap, n_blocks, with_oracle, status, length,
+                         evaluations, travelled, lee, oracle_dist):
+    """:func:`_batch_kernel` on the calling thread only: never starts numba's threading layer."""
+    _batch_block(k, m, n_faults, seeds, algs, options, cap, 0, seeds.shape[0], with_oracle, status, length,
+                 evaluations, travelled, lee, oracle_dist)
 
 
 # ---------------------------------------------------------------------------------------------- Python API
@@ -1058,11 +1073,17 @@ def evaluate_batch(
     after_fallback: str = "max",
     with_oracle: bool = True,
     n_blocks: int = 32,
+    parallel: bool = True,
 ) -> dict[str, np.ndarray]:
     """Run every algorithm and the oracle on the same random trials, in parallel (numba ``prange``).
 
     Trial ``q`` uses :func:`draw_trial` with ``seeds[q]`` (a uint64, e.g. from a ``SeedSequence``): the same
     fault set and ``(s, t)`` pair for every algorithm.  Results do not depend on the number of threads.
+
+    ``parallel=False`` runs the trials on the calling thread with a kernel compiled without ``prange``: same
+    results, and numba's threading layer is never started.  Use it in worker processes of a parallel sweep
+    (one process per core already; and the GNU OpenMP layer cannot be used in a process forked from one that
+    has used it).
 
     Returns
     -------
@@ -1096,7 +1117,8 @@ def evaluate_batch(
     lee = np.empty(trials, dtype=np.int32)
     oracle_dist = np.empty(trials, dtype=np.int32)
     blocks = max(1, min(int(n_blocks), trials))
-    _batch_kernel(int(k), int(m), int(fault_count), seeds, algs, options, _default_cap(int(k)), blocks,
-                  bool(with_oracle), status, length, evaluations, travelled, lee, oracle_dist)
+    kernel = _batch_kernel if parallel else _batch_kernel_serial
+    kernel(int(k), int(m), int(fault_count), seeds, algs, options, _default_cap(int(k)), blocks, bool(with_oracle),
+           status, length, evaluations, travelled, lee, oracle_dist)
     return {"status": status, "length": length, "local_routings": evaluations, "travelled": travelled, "lee": lee,
             "oracle": oracle_dist}
