@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from torus_lab.routing.square import evaluate_batch
-from torus_lab.studies.fault_tolerant import PAPER_FAULT_RATES, PAPER_GROUPS, fault_count, point_seeds
+from torus_lab.studies.fault_tolerant import PAPER_FAULT_RATES, PAPER_GROUPS, fault_count, trial_seeds
 
 PAPER_ALGORITHMS = ("chain", "adaptive_square", "heuristic_square")
 
 
 def _timed(radix: int, m: int, rate: float, trials: int, algorithms: tuple[str, ...]) -> float:
-    seeds = point_seeds(0, radix, m, rate, trials)
+    seeds = trial_seeds(np.random.default_rng(0), trials)
     start = time.perf_counter()
     evaluate_batch(radix, m, fault_count(radix, rate), seeds, algorithms)
     return time.perf_counter() - start
@@ -22,7 +24,7 @@ def _timed(radix: int, m: int, rate: float, trials: int, algorithms: tuple[str, 
 
 def run() -> None:
     start = time.perf_counter()
-    evaluate_batch(16, 3, 10, point_seeds(0, 16, 3, 0.05, 8))  # compile (or load the numba cache)
+    evaluate_batch(16, 3, 10, trial_seeds(np.random.default_rng(0), 8))  # compile (or load the numba cache)
     print(f"numba compile / cache load: {time.perf_counter() - start:.1f} s")
     trials = 5_000
     for algorithms, label in ((PAPER_ALGORITHMS, "3 paper algorithms + oracle"),

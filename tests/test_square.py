@@ -496,10 +496,11 @@ def test_wilson_interval_matches_scipy():
 
 
 def test_study_table_invariants_and_determinism():
-    from torus_lab.studies.fault_tolerant import TABLE_COLUMNS, point_seeds, run_study
+    from torus_lab.studies.fault_tolerant import TABLE_COLUMNS, run_points
 
-    table, ratios = run_study([(12, 3), (16, 4)], [0.1, 0.25], trials=400, seed=3)
-    again, _ = run_study([(16, 4)], [0.25], trials=400, seed=3)
+    table, ratios = run_points([(12, 3), (16, 4)], [0.1, 0.25], trials=400, seed=3, backend="serial")
+    again, _ = run_points([(16, 4)], [0.25], trials=400, seed=3, backend="serial")
+    other, _ = run_points([(16, 4)], [0.25], trials=400, seed=4, backend="serial")
     assert list(table.columns[: len(TABLE_COLUMNS)]) == TABLE_COLUMNS
     for _, point in table.groupby(["N", "m", "fault_rate"]):
         by = point.set_index("algorithm")
@@ -510,9 +511,18 @@ def test_study_table_invariants_and_determinism():
         assert (by.oracle_path_plus_on_successes <= by.path_plus_mean + 1e-12).all()
         assert (by.travelled_plus_mean >= by.path_plus_mean - 1e-12).all()
         assert int(by.cap_hits.sum()) == 0
+    # a point's trials depend on the seed and the point only, not on the other points of the run
     same = table[(table.N == 16) & (table.fault_rate == 0.25)].drop(columns="seconds").reset_index(drop=True)
     pd_testing = pytest.importorskip("pandas.testing")
     pd_testing.assert_frame_equal(same, again.drop(columns="seconds").reset_index(drop=True))
+    assert not other.drop(columns=["seconds", "seed"]).equals(again.drop(columns=["seconds", "seed"]))
     assert set(ratios.denominator) >= {"chain", "adaptive_square", "oracle"}
-    assert not np.array_equal(point_seeds(3, 16, 4, 0.25, 5), point_seeds(3, 16, 4, 0.2, 5))
-    assert not np.array_equal(point_seeds(3, 16, 4, 0.25, 5), point_seeds(4, 16, 4, 0.25, 5))
+    assert (table["seed"] == 3).all() and (ratios["seed"] == 3).all()
+
+
+def test_serial_batch_kernel_matches_the_parallel_one():
+    seeds = np.arange(50, dtype=np.uint64) * np.uint64(7919)
+    parallel = evaluate_batch(16, 4, 51, seeds)
+    serial = evaluate_batch(16, 4, 51, seeds, parallel=False)
+    for key, value in parallel.items():
+        assert np.array_equal(value, serial[key]), key

@@ -7,14 +7,25 @@ Trial (REC): exactly ``round(f * N^2)`` faulty nodes drawn uniformly, then a uni
 non-faulty nodes ``(s, t)``; success = a path is returned.  Every algorithm and the oracle (BFS over the whole
 faulty torus: connected? shortest fault-free distance) run on the **same** trials (paired comparison).
 
-Randomness: each point ``(N, m, f)`` has its own ``SeedSequence([seed, N, m, round(1000 f)])``; a
-``numpy.random.Generator`` from it draws one 64-bit seed per trial, and :func:`torus_lab.routing.square.
-draw_trial` expands that seed (SplitMix64 partial Fisher-Yates) into the fault set and the pair inside the
-numba kernel.  A point's trials therefore do not depend on which other points are run, nor on thread count.
+Entry point: :func:`run` (the experiment ``fault_tolerant``, parameters of ``experiments/fault_tolerant.yaml``).
+Every point ``(N, m, f)`` is one item of :func:`torus_lab.sweep.sweep` (:func:`point_item`); the search for the
+example trial drawn in the notebook is one more item (:func:`example_item`).
+
+Randomness: the only source is the ``rng`` that ``sweep`` hands to each item (its seed derives from the
+experiment seed and the item).  It draws one 64-bit seed per trial (:func:`trial_seeds`), and
+:func:`torus_lab.routing.square.draw_trial` expands that seed (SplitMix64 partial Fisher-Yates) into the fault set
+and the pair inside the numba kernel.  Results therefore do not depend on the sweep backend, on the number of
+processes or on the number of numba threads.
+
+Parallelism: points run in parallel over the sweep's workers; inside a worker process each point's trials run on
+one thread (the batch kernel compiled without ``prange``, see :func:`in_worker_process`), so ``P`` workers use
+``P`` threads in all, not ``P x cores``, and workers forked from a process that already used numba's GNU OpenMP
+threading layer never touch it (that would abort them).  In the calling process (serial backend, or a single
+item) the trials of a point run in parallel over numba's threads as before.
 
 Examples
 --------
->>> table, ratios = run_study([(16, 3)], [0.1], trials=200, seed=1)
+>>> table, ratios = run_points([(16, 3)], [0.1], trials=200, seed=1, backend="serial")
 >>> sorted(table["algorithm"].unique())[:2]
 ['adaptive_square', 'backtracking_square']
 >>> bool((table["ci_low"] <= table["success_rate"]).all())
@@ -23,29 +34,53 @@ True
 
 from __future__ import annotations
 
+import multiprocessing
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from torus_lab.routing.square import ALGORITHMS, REASONS, evaluate_batch
+from torus_lab.claims import claim, claims_table
+from torus_lab.routing.square import ALGORITHMS, REASONS, draw_trial, evaluate_batch, oracle, route
+from torus_lab.sweep import sweep
+from torus_lab.topology import Torus
 
 __all__ = [
     "PAPER_GROUPS",
     "PAPER_FAULT_RATES",
     "TABLE_COLUMNS",
     "RATIOS",
-    "point_seeds",
+    "LABEL",
+    "CLAIM_FAULT_RATE",
+    "run",
+    "trial_seeds",
+    "in_worker_process",
     "fault_count",
     "run_point",
     "summarize_point",
     "ratio_rows",
-    "run_study",
+    "point_item",
+    "run_points",
+    "example_item",
+    "example_routes",
+    "example_frame",
+    "square_cover",
+    "walk_segments",
+    "oracle_gap",
+    "backtracking_cost",
+    "after_fallback_differences",
+    "failure_reasons",
+    "summary_by_algorithm",
     "wilson_interval",
     "approx_verdict",
-    "after_fallback_comparison",
+    "share_verdict",
+    "all_points_verdict",
+    "at_most_verdict",
+    "trend_share",
+    "claims_frame",
 ]
 
 #: (N, m) pairs of the paper's two groups.
@@ -71,6 +106,11 @@ RATIOS = [
     ("heuristic_square", "oracle"),
     ("backtracking_square", "oracle"),
 ]
+#: Display names of the algorithms and the oracle (figure titles and legends).
+LABEL = {"chain": "Chain", "adaptive_square": "Adaptive-Square", "heuristic_square": "Heuristic-Square",
+         "backtracking_square": "Backtracking-Square (ours)", "oracle": "oracle (connected)"}
+#: The fault rate of the paper's numeric claims (its text quotes ratios at 25% faults).
+CLAIM_FAULT_RATE = 0.25
 
 
 def wilson_interval(successes: int | np.ndarray, trials: int | np.ndarray, confidence: float = 0.95):
@@ -106,36 +146,53 @@ def fault_count(radix: int, fault_rate: float) -> int:
     return int(round(fault_rate * radix * radix))
 
 
-def point_seeds(seed: int, radix: int, m: int, fault_rate: float, trials: int) -> np.ndarray:
-    """Per-trial uint64 seeds of the point ``(N, m, f)`` from ``SeedSequence([seed, N, m, round(1000 f)])``.
+def trial_seeds(rng: np.random.Generator, trials: int) -> np.ndarray:
+    """One uint64 seed per trial, drawn from ``rng`` (the generator :func:`torus_lab.sweep.sweep` gives an item).
 
     Examples
     --------
-    >>> bool((point_seeds(1, 16, 3, 0.1, 5) == point_seeds(1, 16, 3, 0.1, 8)[:5]).all())
-    True
+    >>> a = trial_seeds(np.random.default_rng(1), 5)
+    >>> b = trial_seeds(np.random.default_rng(1), 8)
+    >>> a.dtype.name, bool((a == b[:5]).all())
+    ('uint64', True)
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise TypeError(f"seed must be a non-negative int, got {seed!r}")
-    if trials < 1:
-        raise ValueError(f"trials must be >= 1, got {trials!r}")
-    sequence = np.random.SeedSequence([int(seed), int(radix), int(m), int(round(1000 * fault_rate))])
-    return np.random.default_rng(sequence).integers(0, 2**64 - 1, size=int(trials), dtype=np.uint64, endpoint=True)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise ValueError(f"trials must be an int >= 1, got {trials!r}")
+    return rng.integers(0, 2**64 - 1, size=int(trials), dtype=np.uint64, endpoint=True)
 
 
-def run_point(radix: int, m: int, fault_rate: float, trials: int, seed: int,
+def in_worker_process() -> bool:
+    """True inside a worker process of a parallel sweep (a multiprocessing child: local processes or a Dask
+    worker), where :func:`run_point` runs the batch kernel on one thread (``evaluate_batch(parallel=False)``).
+
+    Examples
+    --------
+    >>> in_worker_process()  # the calling process is not a multiprocessing child
+    False
+    """
+    return multiprocessing.parent_process() is not None
+
+
+def run_point(radix: int, m: int, fault_rate: float, trials: int, rng: np.random.Generator,
               algorithms: Sequence[str] = ALGORITHMS) -> dict[str, np.ndarray]:
     """Per-trial results of one point (see :func:`torus_lab.routing.square.evaluate_batch`), plus timing.
 
+    Also returns the trial seeds (``"seeds"``) so that other variants can be run on the same trials.
+
     Examples
     --------
-    >>> out = run_point(16, 3, 0.1, 50, seed=3)
-    >>> out["status"].shape
-    (50, 4)
+    >>> out = run_point(16, 3, 0.1, 50, np.random.default_rng(3))
+    >>> out["status"].shape, out["seeds"].shape
+    ((50, 4), (50,))
     """
+    seeds = trial_seeds(rng, trials)
     start = time.perf_counter()
-    out = evaluate_batch(radix, m, fault_count(radix, fault_rate), point_seeds(seed, radix, m, fault_rate, trials),
-                         tuple(algorithms))
+    out = evaluate_batch(radix, m, fault_count(radix, fault_rate), seeds, tuple(algorithms),
+                         parallel=not in_worker_process())
     out["seconds"] = np.array(time.perf_counter() - start)
+    out["seeds"] = seeds
     return out
 
 
@@ -152,7 +209,7 @@ def summarize_point(radix: int, m: int, fault_rate: float, seed: int, out: dict[
 
     Examples
     --------
-    >>> out = run_point(16, 4, 0.2, 100, seed=5)
+    >>> out = run_point(16, 4, 0.2, 100, np.random.default_rng(5))
     >>> rows = summarize_point(16, 4, 0.2, 5, out)
     >>> [r["algorithm"] for r in rows][-1], rows[-1]["success_rate"] == rows[-1]["oracle_connected_rate"]
     ('oracle', True)
@@ -211,7 +268,7 @@ def ratio_rows(radix: int, m: int, fault_rate: float, out: dict[str, np.ndarray]
 
     Examples
     --------
-    >>> out = run_point(16, 3, 0.25, 300, seed=2)
+    >>> out = run_point(16, 3, 0.25, 300, np.random.default_rng(2))
     >>> row = ratio_rows(16, 3, 0.25, out)[0]
     >>> row["numerator"], row["denominator"], row["ci_low"] <= row["ratio"] <= row["ci_high"]
     ('adaptive_square', 'chain', True)
@@ -229,29 +286,297 @@ def ratio_rows(radix: int, m: int, fault_rate: float, out: dict[str, np.ndarray]
     return rows
 
 
-def run_study(pairs: Sequence[tuple[int, int]], fault_rates: Sequence[float], trials: int, seed: int,
-              algorithms: Sequence[str] = ALGORITHMS) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Run every ``(N, m)`` of ``pairs`` at every fault rate; returns (success table, improvement ratios).
+def _fail_counts(out: dict[str, np.ndarray], rows: list[dict]) -> None:
+    """Add the failure counts by reason (``fail_<code>``) to each algorithm's row (not the oracle's)."""
+    for a, row in enumerate(rows[:-1]):
+        for code in REASONS:
+            if code:
+                row[f"fail_{code}"] = int((out["status"][:, a] == code).sum())
+
+
+def point_item(radix: int, m: int, fault_rate: float, trials: int, compare_after_fallback: bool,
+               rng: np.random.Generator) -> dict[str, list[dict]]:
+    """One sweep item: every algorithm and the oracle on ``trials`` random trials of the point ``(N, m, f)``.
+
+    Returns the CSV rows of the point (``"rows"``, with ``fail_<code>`` counts, ``seed`` left to the caller),
+    its improvement ratios (``"ratios"``) and, when ``compare_after_fallback``, Heuristic-Square REC
+    (``after_fallback="max"``, the ``heuristic_square`` column of the same run) against ALT (``"previous"``)
+    on the same trials (``"after_fallback"``).
+
+    Examples
+    --------
+    >>> out = point_item(16, 3, 0.2, 100, True, np.random.default_rng(1))
+    >>> [row["variant"] for row in out["after_fallback"]], len(out["rows"])
+    (['max', 'previous'], 5)
+    """
+    out = run_point(radix, m, fault_rate, trials, rng)
+    rows = summarize_point(radix, m, fault_rate, -1, out)
+    _fail_counts(out, rows)
+    for row in rows:
+        del row["seed"]
+    result = {"rows": rows, "ratios": ratio_rows(radix, m, fault_rate, out), "after_fallback": []}
+    if compare_after_fallback:
+        alt = evaluate_batch(radix, m, fault_count(radix, fault_rate), out["seeds"], ("heuristic_square",),
+                             after_fallback="previous", with_oracle=False, parallel=not in_worker_process())
+        rec = out["status"][:, list(ALGORITHMS).index("heuristic_square")]
+        for variant, status in (("max", rec), ("previous", alt["status"][:, 0])):
+            successes = int((status == 0).sum())
+            low, high = wilson_interval(successes, trials)
+            result["after_fallback"].append({
+                "N": radix, "m": m, "fault_rate": fault_rate, "variant": variant, "trials": trials,
+                "successes": successes, "success_rate": successes / trials, "ci_low": low, "ci_high": high})
+    return result
+
+
+def _pairs(records: Sequence[Mapping[str, int]]) -> list[tuple[int, int]]:
+    return [(int(r["radix"]), int(r["m"])) for r in records]
+
+
+def run_points(pairs: Sequence[tuple[int, int]], fault_rates: Sequence[float], trials: int, seed: int, *,
+               after_fallback_pairs: Sequence[tuple[int, int]] = (), backend: str = "auto"
+               ) -> tuple[pd.DataFrame, pd.DataFrame] | tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Run every ``(N, m)`` of ``pairs`` at every fault rate, one :func:`point_item` per point over
+    :func:`torus_lab.sweep.sweep`; returns (success table, improvement ratios), plus the REC/ALT comparison of
+    Heuristic-Square when ``after_fallback_pairs`` is not empty.
 
     The success table has :data:`TABLE_COLUMNS`; failures of each algorithm are broken down by reason in the
-    extra columns ``fail_<code>`` (see :data:`torus_lab.routing.square.REASONS`).
+    extra columns ``fail_<code>`` (see :data:`torus_lab.routing.square.REASONS`).  Every frame has a ``seed``
+    column (the experiment seed).
     """
-    rows, ratios = [], []
-    for radix, m in pairs:
-        for rate in fault_rates:
-            out = run_point(radix, m, rate, trials, seed, algorithms)
-            point_rows = summarize_point(radix, m, rate, seed, out, algorithms)
-            for a, row in enumerate(point_rows[:-1]):
-                for code in REASONS:
-                    if code:
-                        row[f"fail_{code}"] = int((out["status"][:, a] == code).sum())
-            rows += point_rows
-            ratios += ratio_rows(radix, m, rate, out, algorithms)
-    table = pd.DataFrame(rows)
+    focus = {tuple(p) for p in after_fallback_pairs}
+    items = [{"radix": int(radix), "m": int(m), "fault_rate": float(rate), "trials": int(trials),
+              "compare_after_fallback": (radix, m) in focus} for radix, m in pairs for rate in fault_rates]
+    outs = sweep(point_item, items, seed=seed, backend=backend, desc="fault_tolerant points")
+    table = pd.DataFrame([row for out in outs for row in out["rows"]])
+    table["seed"] = seed
     extra = [c for c in table.columns if c.startswith("fail_")]
-    return table[TABLE_COLUMNS + extra], pd.DataFrame(ratios)
+    table = table[TABLE_COLUMNS + extra]
+    ratios = pd.DataFrame([row for out in outs for row in out["ratios"]])
+    ratios.insert(0, "seed", seed)
+    if not focus:
+        return table, ratios
+    alt = pd.DataFrame([row for out in outs for row in out["after_fallback"]])
+    alt["seed"] = seed
+    return table, ratios, alt
 
 
+# ---------------------------------------------------------------------------------------------- example trial
+def example_item(radix: int, m: int, fault_rate: float, search_trials: int, rng: np.random.Generator) -> dict:
+    """One sweep item: the first of ``search_trials`` random trials (in draw order) in which the three paper
+    algorithms do not all agree and ``s, t`` are connected (the notebook's picture); the last trial searched
+    when there is none (``disagree`` False).
+
+    Examples
+    --------
+    >>> pick = example_item(16, 3, 0.2, 500, np.random.default_rng(4))
+    >>> sorted(pick)
+    ['disagree', 'fault_count', 'm', 'radix', 'trial', 'trial_seed']
+    """
+    torus = Torus(2, radix)
+    count = fault_count(radix, fault_rate)
+    seeds = trial_seeds(rng, search_trials)
+    for q, trial_seed in enumerate(seeds):  # sequential search: stops at the first hit
+        mask, s, t = draw_trial(radix, count, int(trial_seed))
+        outcome = {route(name, torus, mask, s, t, m).success for name in ALGORITHMS[:3]}
+        if len(outcome) > 1 and oracle(torus, mask, s, t).connected:
+            return {"radix": radix, "m": m, "fault_count": count, "trial": q, "trial_seed": int(trial_seed),
+                    "disagree": True}
+    return {"radix": radix, "m": m, "fault_count": count, "trial": len(seeds) - 1, "trial_seed": int(seeds[-1]),
+            "disagree": False}
+
+
+def example_routes(radix: int, m: int, fault_count: int, trial_seed: int):
+    """The trial ``trial_seed`` and every algorithm's routing on it: ``(mask, s, t, {algorithm: RoutingResult},
+    OracleResult)`` (drawing data of the example figure).
+
+    Examples
+    --------
+    >>> mask, s, t, results, best = example_routes(16, 3, 51, 7)
+    >>> sorted(results) == sorted(ALGORITHMS), best.connected == (best.distance is not None)
+    (True, True)
+    """
+    torus = Torus(2, radix)
+    mask, s, t = draw_trial(radix, fault_count, int(trial_seed))
+    results = {name: route(name, torus, mask, s, t, m) for name in ALGORITHMS}
+    return mask, s, t, results, oracle(torus, mask, s, t)
+
+
+def example_frame(pick: Mapping[str, Any], fault_rate: float, seed: int) -> pd.DataFrame:
+    """The example trial as a table: one row per algorithm and one for the oracle.
+
+    Examples
+    --------
+    >>> pick = {"radix": 16, "m": 3, "fault_count": 51, "trial": 0, "trial_seed": 7, "disagree": False}
+    >>> list(example_frame(pick, 0.2, 1)["algorithm"])[-1]
+    'oracle'
+    """
+    mask, s, t, results, best = example_routes(pick["radix"], pick["m"], pick["fault_count"], pick["trial_seed"])
+    lee = Torus(2, pick["radix"]).lee_distance(s, t)
+    common = {"N": pick["radix"], "m": pick["m"], "fault_rate": fault_rate, "fault_count": pick["fault_count"],
+              "trial": pick["trial"], "trial_seed": pick["trial_seed"], "disagree": pick["disagree"],
+              "source": str(s), "target": str(t), "lee_distance": lee}
+    rows = [{**common, "algorithm": name, "success": r.success, "squares": len(r.squares), "length": r.length,
+             "reason": r.reason} for name, r in results.items()]
+    rows.append({**common, "algorithm": "oracle", "success": best.connected, "squares": 0, "length": best.distance,
+                 "reason": ""})
+    frame = pd.DataFrame(rows)
+    frame["length"] = frame["length"].astype("Int64")
+    frame["seed"] = seed
+    return frame
+
+
+def square_cover(squares, radix: int) -> np.ndarray:
+    """How many of ``squares`` (:class:`torus_lab.routing.square.Square`) cover each node, as a
+    ``radix x radix`` array indexed ``[x0, x1]``.
+
+    Examples
+    --------
+    >>> from torus_lab.routing.square import Square
+    >>> cover = square_cover([Square(0, (0, 0), (1, 1), (1, 1), 2)] * 2, 4)
+    >>> int(cover[0, 0]), int(cover[2, 2]), int(cover.sum())
+    (2, 0, 8)
+    """
+    cover = np.zeros((radix, radix))
+    for square in squares:
+        for x, y in square.nodes(radix):
+            cover[x, y] += 1
+    return cover
+
+
+def walk_segments(walk: Sequence[tuple[int, int]]) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """Line segments drawing a walk on the ``k x k`` grid: a hop between grid neighbours is one segment, a
+    wraparound hop two half-cell stubs leaving the grid at both ends.
+
+    Examples
+    --------
+    >>> walk_segments([(0, 0), (1, 0)])
+    [((0, 0), (1, 0))]
+    >>> walk_segments([(0, 0), (7, 0)])  # wraparound hop 0 -> 7 in an 8-ring
+    [((0, 0), (-0.5, 0)), ((7, 0), (7.5, 0))]
+    """
+    segments = []
+    for (x0, y0), (x1, y1) in zip(walk[:-1], walk[1:], strict=True):
+        if abs(x1 - x0) + abs(y1 - y0) == 1:
+            segments.append(((x0, y0), (x1, y1)))
+        else:
+            dx = float(np.sign(x1 - x0) * -0.5) if x1 != x0 else 0
+            dy = float(np.sign(y1 - y0) * -0.5) if y1 != y0 else 0
+            segments.append(((x0, y0), (x0 + dx, y0 + dy)))
+            segments.append(((x1, y1), (x1 - dx, y1 - dy)))
+    return segments
+
+
+# ---------------------------------------------------------------------------------------------- analysis tables
+def _rows_at(frame: pd.DataFrame, fault_rates: Sequence[float]) -> pd.Series:
+    return np.isclose(frame["fault_rate"].to_numpy()[:, None], np.asarray(fault_rates, dtype=float)[None, :]).any(1)
+
+
+def oracle_gap(table: pd.DataFrame, fault_rates: Sequence[float] | None = None) -> pd.DataFrame:
+    """Success among connected pairs (``success_given_connected``) per point and algorithm, and the share of
+    Heuristic-Square's gap to the oracle that Backtracking-Square closes; only ``fault_rates`` if given.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"N": 16, "m": 3, "fault_rate": 0.25, "algorithm": list(ALGORITHMS),
+    ...                       "success_given_connected": [0.5, 0.6, 0.8, 0.9]})
+    >>> float(oracle_gap(table)["share_of_heuristic_gap_closed_by_ours"].iloc[0])
+    0.5
+    """
+    gap = table.pivot_table(index=["N", "m", "fault_rate"], columns="algorithm", values="success_given_connected")
+    gap = gap[list(ALGORITHMS)]
+    gap.columns.name = None
+    closed = (gap["backtracking_square"] - gap["heuristic_square"]) / (1 - gap["heuristic_square"])
+    gap["share_of_heuristic_gap_closed_by_ours"] = closed
+    gap = gap.reset_index()
+    if fault_rates is not None:
+        gap = gap[_rows_at(gap, fault_rates)].reset_index(drop=True)
+    return gap
+
+
+def backtracking_cost(table: pd.DataFrame, pairs: Sequence[tuple[int, int]], fault_rate: float) -> pd.DataFrame:
+    """The price of backtracking at ``fault_rate`` for each ``(N, m)`` of ``pairs``: success rate, local
+    routings per trial, path plus and hops travelled / Lee distance of every local algorithm.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"N": 16, "m": 3, "fault_rate": 0.25, "algorithm": ["chain", "oracle"],
+    ...                       "success_rate": [0.5, 0.9], "local_routings_mean": [2.0, np.nan],
+    ...                       "path_plus_mean": 1.0, "travelled_plus_mean": 1.0})
+    >>> backtracking_cost(table, [(16, 3)], 0.25)["algorithm"].tolist()
+    ['chain']
+    """
+    columns = ["success_rate", "local_routings_mean", "path_plus_mean", "travelled_plus_mean"]
+    keep = (table["algorithm"] != "oracle") & _rows_at(table, [fault_rate])
+    keep &= pd.Series(list(zip(table["N"], table["m"], strict=True)), index=table.index).isin(
+        [tuple(p) for p in pairs])
+    return table.loc[keep, ["N", "m", "algorithm", *columns]].reset_index(drop=True)
+
+
+def after_fallback_differences(alt: pd.DataFrame) -> pd.DataFrame:
+    """Successes of Heuristic-Square REC (``max``) and ALT (``previous``) per point, and whether they differ.
+
+    Examples
+    --------
+    >>> alt = pd.DataFrame({"N": 16, "m": 3, "fault_rate": 0.2, "variant": ["max", "previous"],
+    ...                     "successes": [90, 90]})
+    >>> after_fallback_differences(alt)[["max", "previous", "differ"]].values.tolist()
+    [[90, 90, False]]
+    """
+    wide = alt.pivot_table(index=["N", "m", "fault_rate"], columns="variant", values="successes")
+    wide.columns.name = None
+    wide = wide.astype(int).reset_index()
+    wide["differ"] = wide["max"] != wide["previous"]
+    return wide
+
+
+def failure_reasons(table: pd.DataFrame) -> pd.DataFrame:
+    """Failures summed over all points, by reason (rows) and algorithm (columns).
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"algorithm": ["chain", "oracle"], "fail_1": [3, 0], "fail_2": [1, 0]})
+    >>> failure_reasons(table)["chain"].tolist()
+    [3, 1]
+    """
+    codes = [c for c in table.columns if c.startswith("fail_")]
+    sums = table[table["algorithm"] != "oracle"].groupby("algorithm", sort=False)[codes].sum().astype(int).T
+    sums.columns.name = None
+    sums.insert(0, "reason", [REASONS[int(c.split("_")[1])][:60] for c in codes])
+    sums.insert(0, "code", [int(c.split("_")[1]) for c in codes])
+    return sums.reset_index(drop=True)
+
+
+def summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: float) -> pd.DataFrame:
+    """One row per local algorithm at ``fault_rate``: success range over ``(N, m)``, mean success among
+    connected pairs, mean local routings per trial, mean hops travelled / Lee distance; the Backtracking-Square
+    row also has the range and mean of the share of Heuristic-Square's gap it closes (from :func:`oracle_gap`).
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"N": [16, 32], "m": 3, "fault_rate": 0.25, "algorithm": "chain",
+    ...                       "success_rate": [0.5, 0.7], "success_given_connected": [0.5, 0.7],
+    ...                       "local_routings_mean": 2.0, "travelled_plus_mean": 1.0})
+    >>> row = summary_by_algorithm(table, pd.DataFrame(columns=["fault_rate"]), 0.25).iloc[0]
+    >>> float(row["success_min"]), float(row["success_max"])
+    (0.5, 0.7)
+    """
+    at = table[_rows_at(table, [fault_rate]) & (table["algorithm"] != "oracle")]
+    rows = []
+    closed = gap.loc[_rows_at(gap, [fault_rate]), "share_of_heuristic_gap_closed_by_ours"] if len(gap) else []
+    for algorithm, sub in at.groupby("algorithm", sort=False):
+        ours = algorithm == "backtracking_square" and len(closed)
+        rows.append({"algorithm": algorithm, "fault_rate": fault_rate, "success_min": sub["success_rate"].min(),
+                     "success_max": sub["success_rate"].max(),
+                     "success_given_connected_mean": sub["success_given_connected"].mean(),
+                     "local_routings_mean": sub["local_routings_mean"].mean(),
+                     "travelled_plus_mean": sub["travelled_plus_mean"].mean(),
+                     "heuristic_gap_closed_min": float(np.min(closed)) if ours else np.nan,
+                     "heuristic_gap_closed_max": float(np.max(closed)) if ours else np.nan,
+                     "heuristic_gap_closed_mean": float(np.mean(closed)) if ours else np.nan})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------- verdicts
 def approx_verdict(measured: float, paper: float, ci_low: float, ci_high: float, *, tolerance: float = 0.10) -> str:
     """Verdict for a paper's "about X": holds if within ``tolerance`` (relative) of X or X lies in the 95% CI,
     partly holds if within twice the tolerance, otherwise does not hold; "not tested" for NaN.
@@ -260,8 +585,10 @@ def approx_verdict(measured: float, paper: float, ci_low: float, ci_high: float,
     --------
     >>> approx_verdict(1.25, 1.2, 1.2, 1.3), approx_verdict(1.4, 1.2, 1.35, 1.45), approx_verdict(2.0, 1.2, 1.9, 2.1)
     ('holds', 'partly holds', 'does not hold')
+    >>> approx_verdict(float("nan"), 1.2, float("nan"), float("nan"))
+    'not tested'
     """
-    if not np.isfinite(measured):
+    if measured is None or not np.isfinite(measured):
         return "not tested"
     error = abs(measured - paper) / paper
     if error <= tolerance or ci_low <= paper <= ci_high:
@@ -271,26 +598,168 @@ def approx_verdict(measured: float, paper: float, ci_low: float, ci_high: float,
     return "does not hold"
 
 
-def after_fallback_comparison(pairs: Sequence[tuple[int, int]], fault_rates: Sequence[float], trials: int,
-                              seed: int) -> pd.DataFrame:
-    """Heuristic-Square REC (``after_fallback="max"``) against ALT (``"previous"``) on the same trials.
+def share_verdict(share: float, *, holds: float = 0.9, partly: float = 0.5) -> str:
+    """Verdict of a qualitative claim from the share of comparisons in which it is true: holds at ``>= holds``,
+    partly holds at ``>= partly``, else does not hold; "not tested" for NaN (no comparison).
 
     Examples
     --------
-    >>> df = after_fallback_comparison([(16, 3)], [0.2], 200, seed=1)
-    >>> list(df["variant"])
-    ['max', 'previous']
+    >>> share_verdict(0.9), share_verdict(0.89), share_verdict(0.5), share_verdict(0.49), share_verdict(float("nan"))
+    ('holds', 'partly holds', 'partly holds', 'does not hold', 'not tested')
+    """
+    if share is None or not np.isfinite(share):
+        return "not tested"
+    return "holds" if share >= holds else "partly holds" if share >= partly else "does not hold"
+
+
+def all_points_verdict(share: float) -> str:
+    """Verdict of a bound claimed for every point: holds if it is met at all points (share 1), partly holds at
+    half of them or more, else does not hold; "not tested" for NaN (no point in scope).
+
+    Examples
+    --------
+    >>> all_points_verdict(1.0), all_points_verdict(0.99), all_points_verdict(0.5), all_points_verdict(0.4)
+    ('holds', 'partly holds', 'partly holds', 'does not hold')
+    """
+    return share_verdict(share, holds=1.0, partly=0.5)
+
+
+def at_most_verdict(measured: float, limit: float) -> str:
+    """Holds if ``measured <= limit``, else does not hold; "not tested" for NaN.
+
+    Examples
+    --------
+    >>> at_most_verdict(1.10, 1.10), at_most_verdict(1.11, 1.10), at_most_verdict(float("nan"), 1.10)
+    ('holds', 'does not hold', 'not tested')
+    """
+    if measured is None or not np.isfinite(measured):
+        return "not tested"
+    return "holds" if measured <= limit else "does not hold"
+
+
+def trend_share(table: pd.DataFrame, kind: str, algorithms: Sequence[str] = ALGORITHMS[:3]) -> tuple[float, int]:
+    """Share of comparisons in which a trend holds, and their number (NaN, 0 when there is none).
+
+    ``kind="m"``: success at ``(N, m + 1, f)`` >= at ``(N, m, f)``; ``kind="N"``: success at ``(2N, m, f)`` <=
+    at ``(N, m, f)``; for each algorithm of ``algorithms``.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"N": [16, 16, 32], "m": [3, 4, 3], "fault_rate": 0.1, "algorithm": "chain",
+    ...                       "success_rate": [0.8, 0.9, 0.85]})
+    >>> trend_share(table, "m", ["chain"]), trend_share(table, "N", ["chain"])
+    ((1.0, 1), (0.0, 1))
+    """
+    if kind not in ("m", "N"):
+        raise ValueError(f"kind must be 'm' or 'N', got {kind!r}")
+    checks = []
+    for algorithm in algorithms:
+        sub = table[table["algorithm"] == algorithm].set_index(["N", "m", "fault_rate"])["success_rate"]
+        for (radix, m, f), value in sub.items():
+            if kind == "m" and (radix, m + 1, f) in sub.index:
+                checks.append(sub[(radix, m + 1, f)] >= value)
+            if kind == "N" and (2 * radix, m, f) in sub.index:
+                checks.append(sub[(2 * radix, m, f)] <= value)
+    return (float(np.mean(checks)) if checks else float("nan")), len(checks)
+
+
+def _ratio_row(ratios: pd.DataFrame, radix: int, m: int, fault_rate: float, numerator: str, denominator: str):
+    row = ratios[(ratios["N"] == radix) & (ratios["m"] == m) & _rows_at(ratios, [fault_rate])
+                 & (ratios["numerator"] == numerator) & (ratios["denominator"] == denominator)]
+    return row.iloc[0] if len(row) else None
+
+
+#: The paper's "about X" ratios at 25% faults: (claim id, (N, m), numerator, denominator, X).
+PAPER_RATIOS = [
+    ("sq_vs_chain_32_3", (32, 3), "adaptive_square", "chain", 1.2),
+    ("sq_vs_chain_128_6", (128, 6), "adaptive_square", "chain", 1.3),
+    ("heur_vs_sq_32_3", (32, 3), "heuristic_square", "adaptive_square", 1.7),
+    ("heur_vs_sq_128_6", (128, 6), "heuristic_square", "adaptive_square", 1.85),
+]
+
+
+def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
+    """The claims table of the paper from the success table and the improvement ratios of :func:`run_points`.
+
+    A claim whose points are not in the run is "not tested" (measured value "n/a").
+
+    Examples
+    --------
+    >>> table, ratios = run_points([(16, 3), (16, 4)], [0.25], trials=100, seed=1, backend="serial")
+    >>> claims = claims_frame(table, ratios)
+    >>> claims.set_index("claim_id").loc["sq_vs_chain_32_3", "verdict"]
+    'not tested'
     """
     rows = []
-    for radix, m in pairs:
-        for rate in fault_rates:
-            seeds = point_seeds(seed, radix, m, rate, trials)
-            for variant in ("max", "previous"):
-                out = evaluate_batch(radix, m, fault_count(radix, rate), seeds, ("heuristic_square",),
-                                     after_fallback=variant, with_oracle=False)
-                successes = int((out["status"][:, 0] == 0).sum())
-                low, high = wilson_interval(successes, trials)
-                rows.append({"N": radix, "m": m, "fault_rate": rate, "variant": variant, "trials": trials,
-                             "successes": successes, "success_rate": successes / trials, "ci_low": low,
-                             "ci_high": high, "seed": seed})
-    return pd.DataFrame(rows)
+    scope = table[(table["algorithm"] == "heuristic_square") & (table["fault_rate"] <= 0.15 + 1e-9)]
+    share = float((scope["success_rate"] >= 0.9).mean()) if len(scope) else float("nan")
+    if len(scope):
+        worst = scope.loc[scope["success_rate"].idxmin()]
+        measured = (f"min {worst.success_rate:.3f} at (N={worst.N}, m={worst.m}, f={worst.fault_rate:.2f}); "
+                    f"{share:.0%} of {len(scope)} points >= 0.90")
+    else:
+        measured = "n/a"
+    rows.append(claim("heuristic_90pct", "Heuristic-Square success >= 90% for tori up to 128x128 with <= 15% faults",
+                      ">= 0.90", measured, all_points_verdict(share), "fault_tolerant.csv"))
+    for cid, (radix, m), num, den, paper in PAPER_RATIOS:
+        r = _ratio_row(ratios, radix, m, CLAIM_FAULT_RATE, num, den)
+        measured = f"{r.ratio:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r is not None else "n/a"
+        verdict = approx_verdict(r.ratio, paper, r.ci_low, r.ci_high) if r is not None else "not tested"
+        rows.append(claim(cid, f"{LABEL[num]} / {LABEL[den]} at 25% faults, N={radix}, m={m}", f"about {paper}",
+                          measured, verdict, "improvement_ratios.csv"))
+    r = _ratio_row(ratios, 16, 4, CLAIM_FAULT_RATE, "adaptive_square", "chain")
+    rows.append(claim("sq_vs_chain_16_4", "Adaptive-Square not much better than Chain for N=16, m=4 (25% faults)",
+                      "ratio close to 1 (we test <= 1.10)",
+                      f"{r.ratio:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r is not None else "n/a",
+                      at_most_verdict(r.ratio if r is not None else float("nan"), 1.10), "improvement_ratios.csv"))
+    better = ratios[(ratios["numerator"] == "adaptive_square") & (ratios["denominator"] == "chain")]
+    share = float((better["ratio"] > 1).mean()) if len(better) else float("nan")
+    rows.append(claim("sq_better_most", "Adaptive-Square better than Chain in most cases", "most points ratio > 1",
+                      f"ratio > 1 at {share:.0%} of {len(better)} points" if len(better) else "n/a",
+                      share_verdict(share), "improvement_ratios.csv"))
+    for cid, kind, text in (("larger_m_helps", "m", "For a given N, larger m gives higher success (all 3 algorithms)"),
+                            ("smaller_torus_better", "N", "For a given m, a smaller torus gives higher success")):
+        share, n = trend_share(table, kind)
+        rows.append(claim(cid, text, "qualitative", f"true in {share:.0%} of {n} comparisons" if n else "n/a",
+                          share_verdict(share), "fault_tolerant.csv"))
+    heur = ratios[(ratios["numerator"] == "heuristic_square") & (ratios["denominator"] == "adaptive_square")
+                  & _rows_at(ratios, [CLAIM_FAULT_RATE])]
+    share = float((heur["ci_low"] > 1).mean()) if len(heur) else float("nan")
+    measured = (f"95% CI above 1 at {share:.0%} of {len(heur)} (N, m) at 25% faults; "
+                f"ratios {heur.ratio.min():.2f}-{heur.ratio.max():.2f}") if len(heur) else "n/a"
+    rows.append(claim("heuristic_significant", "Improvement of Heuristic-Square over Adaptive-Square is significant",
+                      "qualitative (25% faults)", measured, share_verdict(share), "improvement_ratios.csv"))
+    return claims_table("fault_tolerant", rows)
+
+
+# ---------------------------------------------------------------------------------------------- entry point
+def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Everything the notebook shows, from the parameters of ``experiments/fault_tolerant.yaml``.
+
+    Keys (CSV stems): ``fault_tolerant`` (success table), ``improvement_ratios``, ``heuristic_after_fallback``
+    (REC vs ALT on the ``focus`` points), ``oracle_gap``, ``backtracking_cost``, ``after_fallback_differences``,
+    ``failure_reasons``, ``summary_by_algorithm``, ``faulty_torus_example`` and ``claims``.
+    """
+    seed = params["seed"]
+    pairs = _pairs(params["group1"]) + _pairs(params["group2"])
+    focus = _pairs(params["focus"])
+    missing = [p for p in focus if p not in pairs]
+    if missing:
+        raise ValueError(f"focus points {missing} are not in group1 + group2")
+    table, ratios, alt = run_points(pairs, params["fault_rates"], params["trials"], seed, after_fallback_pairs=focus)
+    pick = sweep(example_item, [{"radix": params["picture_radix"], "m": params["picture_m"],
+                                 "fault_rate": float(params["picture_fault_rate"]),
+                                 "search_trials": params["picture_search_trials"]}], seed=seed)[0]
+    all_gap = oracle_gap(table)
+    return {
+        "fault_tolerant": table,
+        "improvement_ratios": ratios,
+        "heuristic_after_fallback": alt,
+        "oracle_gap": oracle_gap(table, params["gap_fault_rates"]).assign(seed=seed),
+        "backtracking_cost": backtracking_cost(table, focus, params["summary_fault_rate"]).assign(seed=seed),
+        "after_fallback_differences": after_fallback_differences(alt).assign(seed=seed),
+        "failure_reasons": failure_reasons(table).assign(seed=seed),
+        "summary_by_algorithm": summary_by_algorithm(table, all_gap, params["summary_fault_rate"]).assign(seed=seed),
+        "faulty_torus_example": example_frame(pick, float(params["picture_fault_rate"]), seed),
+        "claims": claims_frame(table, ratios),
+    }

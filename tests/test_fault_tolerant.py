@@ -1,0 +1,251 @@
+"""The fault_tolerant experiment (issue 13): verdict rules at their boundaries, analysis helpers, the study's
+one entry point (seed-deterministic, identical on every sweep backend) and the experiment file."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from pandas.testing import assert_frame_equal
+
+from torus_lab.routing.square import ALGORITHMS, Square, evaluate_batch
+from torus_lab.studies import fault_tolerant as ft
+
+NAN = float("nan")
+CLAIM_IDS = ["heuristic_90pct", "sq_vs_chain_32_3", "sq_vs_chain_128_6", "heur_vs_sq_32_3", "heur_vs_sq_128_6",
+             "sq_vs_chain_16_4", "sq_better_most", "larger_m_helps", "smaller_torus_better", "heuristic_significant"]
+
+TINY = {"seed": 7, "trials": 40, "group1": [{"radix": 16, "m": 3}, {"radix": 16, "m": 4}],
+        "group2": [{"radix": 32, "m": 3}], "fault_rates": [0.15, 0.25], "focus": [{"radix": 32, "m": 3}],
+        "gap_fault_rates": [0.25], "summary_fault_rate": 0.25, "picture_radix": 16, "picture_m": 3,
+        "picture_fault_rate": 0.2, "picture_search_trials": 300}
+STOCHASTIC = ["fault_tolerant", "improvement_ratios", "heuristic_after_fallback", "oracle_gap", "backtracking_cost",
+              "after_fallback_differences", "failure_reasons", "summary_by_algorithm", "faulty_torus_example"]
+
+
+# ---------------------------------------------------------------------------------------------- verdict rules
+@pytest.mark.parametrize(("measured", "ci", "expected"), [
+    (0.5625, (0.0, 0.0), "holds"),            # relative error exactly the tolerance (0.125, exact in binary)
+    (0.5624, (0.0, 0.0), "holds"),            # just inside
+    (0.5626, (0.0, 0.0), "partly holds"),     # just outside
+    (0.625, (0.0, 0.0), "partly holds"),      # exactly twice the tolerance
+    (0.6251, (0.0, 0.0), "does not hold"),    # just beyond twice
+    (0.6251, (0.4, 0.5), "holds"),            # the paper's value at the CI's upper end
+    (0.6251, (0.5, 0.7), "holds"),            # ... at the lower end
+    (0.6251, (0.5001, 0.7), "does not hold"),
+    (0.4375, (0.0, 0.0), "holds"),            # below the paper's value, exactly at the tolerance
+    (NAN, (NAN, NAN), "not tested"),
+    (0.6, (NAN, NAN), "partly holds"),        # a NaN interval does not prevent a verdict
+])  # fmt: skip
+def test_approx_verdict_boundaries(measured, ci, expected):
+    assert ft.approx_verdict(measured, 0.5, *ci, tolerance=0.125) == expected
+
+
+def test_approx_verdict_default_tolerance_is_ten_percent():
+    assert ft.approx_verdict(1.3, 1.2, 1.25, 1.35) == "holds"   # 8.3% off
+    assert ft.approx_verdict(1.4, 1.2, 1.35, 1.45) == "partly holds"  # 16.7% off
+    assert ft.approx_verdict(1.5, 1.2, 1.45, 1.55) == "does not hold"  # 25% off
+
+
+@pytest.mark.parametrize(("share", "expected"), [
+    (1.0, "holds"), (0.9, "holds"), (np.nextafter(0.9, 0), "partly holds"), (0.5, "partly holds"),
+    (np.nextafter(0.5, 0), "does not hold"), (0.0, "does not hold"), (NAN, "not tested"), (None, "not tested"),
+])  # fmt: skip
+def test_share_verdict_boundaries(share, expected):
+    assert ft.share_verdict(share) == expected
+
+
+@pytest.mark.parametrize(("share", "expected"), [
+    (1.0, "holds"), (np.nextafter(1.0, 0), "partly holds"), (0.5, "partly holds"),
+    (np.nextafter(0.5, 0), "does not hold"), (NAN, "not tested"),
+])  # fmt: skip
+def test_all_points_verdict_boundaries(share, expected):
+    assert ft.all_points_verdict(share) == expected
+
+
+@pytest.mark.parametrize(("measured", "expected"), [
+    (1.10, "holds"), (np.nextafter(1.10, 0), "holds"), (np.nextafter(1.10, 2), "does not hold"),
+    (NAN, "not tested"), (None, "not tested"),
+])  # fmt: skip
+def test_at_most_verdict_boundaries(measured, expected):
+    assert ft.at_most_verdict(measured, 1.10) == expected
+
+
+def test_trend_share_counts_only_existing_comparisons():
+    table = pd.DataFrame({"N": [16, 16, 32, 32], "m": [3, 4, 3, 4], "fault_rate": 0.1, "algorithm": "chain",
+                          "success_rate": [0.8, 0.8, 0.9, 0.7]})
+    assert ft.trend_share(table, "m", ["chain"]) == (0.5, 2)  # equal counts as "larger m helps"
+    assert ft.trend_share(table, "N", ["chain"]) == (0.5, 2)
+    share, n = ft.trend_share(table[table.N == 16].iloc[:1], "m", ["chain"])
+    assert math.isnan(share) and n == 0
+    with pytest.raises(ValueError, match="kind"):
+        ft.trend_share(table, "k")
+
+
+def _tables(pairs, rates, successes):
+    """A success table and ratios with a given success rate per algorithm (no randomness)."""
+    rows, ratios = [], []
+    for radix, m in pairs:
+        for f in rates:
+            for algorithm, rate in successes.items():
+                rows.append({"N": radix, "m": m, "fault_rate": f, "algorithm": algorithm, "success_rate": rate})
+            for num, den in ft.RATIOS:
+                value = successes[num] / successes[den]
+                ratios.append({"N": radix, "m": m, "fault_rate": f, "numerator": num, "denominator": den,
+                               "ratio": value, "ci_low": value * 0.99, "ci_high": value * 1.01})
+    return pd.DataFrame(rows), pd.DataFrame(ratios)
+
+
+def test_claims_frame_missing_points_are_not_tested():
+    table, ratios = _tables([(16, 3)], [0.2], {"chain": 0.5, "adaptive_square": 0.6, "heuristic_square": 0.7,
+                                               "backtracking_square": 0.8, "oracle": 0.9})
+    claims = ft.claims_frame(table, ratios).set_index("claim_id")
+    assert list(claims.index) == CLAIM_IDS
+    for cid in ("heuristic_90pct", "sq_vs_chain_32_3", "sq_vs_chain_128_6", "heur_vs_sq_32_3", "heur_vs_sq_128_6",
+                "sq_vs_chain_16_4", "larger_m_helps", "smaller_torus_better", "heuristic_significant"):
+        assert claims.loc[cid, "verdict"] == "not tested", cid
+        assert claims.loc[cid, "measured_value"] == "n/a", cid
+    assert claims.loc["sq_better_most", "verdict"] == "holds"  # 0.6 / 0.5 > 1 at the one point
+
+
+def test_claims_frame_verdicts_on_exact_values():
+    successes = {"chain": 0.5, "adaptive_square": 0.6, "heuristic_square": 0.96, "backtracking_square": 0.98,
+                 "oracle": 1.0}
+    table, ratios = _tables([(16, 4), (32, 3), (128, 6)], [0.15, 0.25], successes)
+    claims = ft.claims_frame(table, ratios).set_index("claim_id")
+    assert claims.loc["heuristic_90pct", "verdict"] == "holds"
+    assert claims.loc["sq_vs_chain_32_3", "verdict"] == "holds"           # 1.2 = the paper's 1.2
+    assert claims.loc["sq_vs_chain_128_6", "verdict"] == "holds"          # 1.2 vs 1.3: 7.7% off
+    assert claims.loc["heur_vs_sq_32_3", "verdict"] == "holds"            # 1.6 vs 1.7: 5.9% off
+    assert claims.loc["heur_vs_sq_128_6", "verdict"] == "partly holds"    # 1.6 vs 1.85: 13.5% off, CI misses it
+    assert claims.loc["sq_better_most", "verdict"] == "holds"
+    assert claims.loc["larger_m_helps", "verdict"] == "not tested"        # no (N, m) and (N, m + 1) pair
+    assert claims.loc["smaller_torus_better", "verdict"] == "not tested"  # no (N, m) and (2N, m) pair
+    assert claims.loc["sq_vs_chain_16_4", "verdict"] == "does not hold"   # 1.2 > 1.10
+    assert claims.loc["heuristic_significant", "verdict"] == "holds"      # CI low 1.68 > 1 everywhere
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def test_walk_segments_and_square_cover():
+    assert ft.walk_segments([(3, 3)]) == []
+    assert ft.walk_segments([(0, 5), (0, 4), (0, 3)]) == [((0, 5), (0, 4)), ((0, 4), (0, 3))]
+    assert ft.walk_segments([(2, 0), (2, 15)]) == [((2, 0), (2, -0.5)), ((2, 15), (2, 15.5))]
+    cover = ft.square_cover([Square(1, (14, 14), (0, 0), (1, 1), 3)], 16)  # wraps around both dimensions
+    assert cover.sum() == 9 and cover[15, 15] == 1 and cover[0, 0] == 1 and cover[14, 0] == 1
+
+
+def test_trial_seeds_validate():
+    with pytest.raises(TypeError):
+        ft.trial_seeds(3, 5)
+    with pytest.raises(ValueError):
+        ft.trial_seeds(np.random.default_rng(1), 0)
+
+
+def test_point_item_rec_equals_a_separate_run_on_the_same_trials():
+    out = ft.point_item(16, 3, 0.25, 200, True, np.random.default_rng(11))
+    seeds = ft.trial_seeds(np.random.default_rng(11), 200)
+    rec = evaluate_batch(16, 3, ft.fault_count(16, 0.25), seeds, ("heuristic_square",), with_oracle=False)
+    alt = evaluate_batch(16, 3, ft.fault_count(16, 0.25), seeds, ("heuristic_square",), after_fallback="previous",
+                         with_oracle=False)
+    by = {row["variant"]: row["successes"] for row in out["after_fallback"]}
+    assert by == {"max": int((rec["status"] == 0).sum()), "previous": int((alt["status"] == 0).sum())}
+    heuristic = next(row for row in out["rows"] if row["algorithm"] == "heuristic_square")
+    assert heuristic["successes"] == by["max"]
+
+
+def test_in_worker_process_is_false_here():
+    assert ft.in_worker_process() is False
+
+
+# ---------------------------------------------------------------------------------------------- run
+@pytest.fixture(scope="module")
+def tiny_results():
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TORUS_LAB_BACKEND", "serial")
+    mp.setenv("TORUS_LAB_CACHE", "off")
+    try:
+        yield ft.run(TINY), ft.run(TINY)
+    finally:
+        mp.undo()
+
+
+def test_run_keys_seed_columns_and_determinism(tiny_results):
+    first, second = tiny_results
+    assert set(first) == {*STOCHASTIC, "claims"}
+    for key in STOCHASTIC:
+        assert (first[key]["seed"] == TINY["seed"]).all(), key
+    for key in first:
+        drop = ["seconds"] if key == "fault_tolerant" else []  # kernel wall time, the one non-deterministic column
+        assert_frame_equal(first[key].drop(columns=drop), second[key].drop(columns=drop), obj=key)
+    claims = first["claims"]
+    assert list(claims["claim_id"]) == CLAIM_IDS
+    assert claims.set_index("claim_id").loc["sq_vs_chain_128_6", "verdict"] == "not tested"  # (128, 6) not run
+    assert claims.set_index("claim_id").loc["sq_vs_chain_32_3", "verdict"] != "not tested"
+
+
+def test_run_tables(tiny_results):
+    results, _ = tiny_results
+    table = results["fault_tolerant"]
+    assert len(table) == 3 * 2 * (len(ALGORITHMS) + 1)
+    alt = results["heuristic_after_fallback"]
+    assert set(zip(alt.N, alt.m, strict=True)) == {(32, 3)} and set(alt.variant) == {"max", "previous"}
+    heuristic = table[(table.N == 32) & (table.algorithm == "heuristic_square")].set_index("fault_rate").successes
+    assert (alt[alt.variant == "max"].set_index("fault_rate").successes == heuristic).all()
+    assert not results["after_fallback_differences"]["differ"].any()  # REC and ALT coincide (see notebook)
+    assert np.allclose(results["oracle_gap"]["fault_rate"], 0.25) and len(results["oracle_gap"]) == 3
+    cost = results["backtracking_cost"]
+    assert set(cost.algorithm) == set(ALGORITHMS) and set(cost.N) == {32}
+    reasons = results["failure_reasons"]
+    assert set(ALGORITHMS) <= set(reasons.columns)
+    example = results["faulty_torus_example"]
+    assert list(example.algorithm) == [*ALGORITHMS, "oracle"]
+    if example["disagree"].iloc[0]:
+        assert example.iloc[:3]["success"].nunique() == 2 and bool(example.iloc[-1]["success"])
+    summary = results["summary_by_algorithm"].set_index("algorithm")
+    assert summary["heuristic_gap_closed_mean"].notna().sum() == 1
+    assert not np.isnan(summary.loc["backtracking_square", "heuristic_gap_closed_mean"])
+
+
+def test_run_rejects_a_focus_point_outside_the_grid():
+    with pytest.raises(ValueError, match="focus"):
+        ft.run({**TINY, "focus": [{"radix": 64, "m": 6}]})
+
+
+def test_backends_agree_even_after_the_parallel_kernel_ran_here(tiny_results):
+    """Workers forked from this process (which already used numba's threading layer in the serial runs) run the
+    single-threaded kernel; results equal the serial ones."""
+    serial, _ = tiny_results
+    table, ratios, alt = ft.run_points([(16, 3), (16, 4), (32, 3)], [0.15, 0.25], 40, 7, backend="processes",
+                                       after_fallback_pairs=[(32, 3)])
+    assert_frame_equal(table.drop(columns="seconds"), serial["fault_tolerant"].drop(columns="seconds"))
+    assert_frame_equal(ratios, serial["improvement_ratios"])
+    assert_frame_equal(alt, serial["heuristic_after_fallback"])
+
+
+def test_figures_draw(tiny_results):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from torus_lab.plots import fault_tolerant as plots
+
+    results, _ = tiny_results
+    for name in plots.__all__:
+        fig = getattr(plots, name)(results, TINY)
+        assert fig.axes, name
+        plt.close(fig)
+
+
+def test_presets_define_every_claim_point():
+    """Both presets run every point a claim needs, so no claim is "not tested" for want of a point."""
+    from torus_lab.experiment import load_experiment
+
+    experiment = load_experiment("fault_tolerant")
+    for preset, params in experiment.presets.items():
+        pairs = {(p["radix"], p["m"]) for p in params["group1"] + params["group2"]}
+        assert {(16, 4), (32, 3), (128, 6)} <= pairs, preset
+        assert any(math.isclose(f, ft.CLAIM_FAULT_RATE) for f in params["fault_rates"]), preset
+        assert {(p["radix"], p["m"]) for p in params["focus"]} <= pairs, preset

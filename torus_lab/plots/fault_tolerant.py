@@ -1,0 +1,189 @@
+"""Figures of the ``fault_tolerant`` experiment (Li, Peng & Chu, Figs. 4-15, gap to the oracle, one faulty torus).
+
+Every function takes the results of :func:`torus_lab.studies.fault_tolerant.run` and the experiment's parameters
+and returns a :class:`matplotlib.figure.Figure`; the notebook shows and saves it under the function's name
+without the ``fig_`` prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from torus_lab.plotting import MARKERS, PALETTE, apply_style, new_figure
+from torus_lab.routing.square import ALGORITHMS
+from torus_lab.studies.fault_tolerant import LABEL, example_routes, square_cover, walk_segments
+
+__all__ = [
+    "fig_success_chain_figs_4_5",
+    "fig_success_adaptive_square_figs_6_7",
+    "fig_success_heuristic_square_figs_12_13",
+    "fig_success_backtracking_square_figs_ours",
+    "fig_improvement_adaptive_square_vs_chain_figs_8_9",
+    "fig_improvement_heuristic_square_vs_adaptive_square_figs_14_15",
+    "fig_improvement_backtracking_square_vs_heuristic_square_figs_ours",
+    "fig_path_plus_adaptive_square_figs_10_11",
+    "fig_gap_to_oracle",
+    "fig_faulty_torus_example",
+]
+
+Results = Mapping[str, pd.DataFrame]
+Params = Mapping[str, Any]
+
+
+def _group(params: Params, group: int) -> list[tuple[int, int]]:
+    return [(int(p["radix"]), int(p["m"])) for p in params[f"group{group}"]]
+
+
+def _suptitle(figs: str) -> str:
+    return "our variant (not in the paper)" if figs == "ours" else f"Li, Peng & Chu, Figs. {figs.replace('_', ' and ')}"
+
+
+def _rate_panel(ax, table: pd.DataFrame, pairs, group: int, algorithm: str) -> None:
+    for c, (radix, m) in enumerate(pairs):
+        rows = table[(table.N == radix) & (table.m == m) & (table.algorithm == algorithm)].sort_values("fault_rate")
+        ax.errorbar(100 * rows.fault_rate, rows.success_rate,
+                    yerr=[rows.success_rate - rows.ci_low, rows.ci_high - rows.success_rate],
+                    color=PALETTE[c], marker=MARKERS[c], ms=4, capsize=2, label=f"({radix}, {m})")
+        orc = table[(table.N == radix) & (table.m == m) & (table.algorithm == "oracle")].sort_values("fault_rate")
+        ax.plot(100 * orc.fault_rate, orc.success_rate, color=PALETTE[c], ls=":", lw=1)
+    ax.set(xlabel="faulty nodes (%)", ylabel="successful routing rate", title=f"{LABEL[algorithm]}: group #{group}")
+    ax.legend(title="(N, m); dotted = oracle", ncol=2)
+
+
+def _success(results: Results, params: Params, algorithm: str, figs: str):
+    apply_style()
+    fig, axes = new_figure(1, 2, sharey=True)
+    for ax, group in zip(axes, (1, 2), strict=True):
+        _rate_panel(ax, results["fault_tolerant"], _group(params, group), group, algorithm)
+    fig.suptitle(_suptitle(figs))
+    return fig
+
+
+def _ratio_panel(ax, ratios: pd.DataFrame, pairs, group: int, numerator: str, denominator: str) -> None:
+    for c, (radix, m) in enumerate(pairs):
+        rows = ratios[(ratios.N == radix) & (ratios.m == m) & (ratios.numerator == numerator)
+                      & (ratios.denominator == denominator)].sort_values("fault_rate")
+        ax.errorbar(100 * rows.fault_rate, rows.ratio, yerr=[rows.ratio - rows.ci_low, rows.ci_high - rows.ratio],
+                    color=PALETTE[c], marker=MARKERS[c], ms=4, capsize=2, label=f"({radix}, {m})")
+    ax.axhline(1, color="grey", lw=0.8)
+    ax.set(xlabel="faulty nodes (%)", ylabel="improvement (ratio of success rates)",
+           title=f"{LABEL[numerator]} vs {LABEL[denominator]}: group #{group}")
+    ax.legend(title="(N, m)", ncol=2)
+
+
+def _improvement(results: Results, params: Params, numerator: str, denominator: str, figs: str):
+    apply_style()
+    fig, axes = new_figure(1, 2)
+    for ax, group in zip(axes, (1, 2), strict=True):
+        _ratio_panel(ax, results["improvement_ratios"], _group(params, group), group, numerator, denominator)
+    fig.suptitle(_suptitle(figs))
+    return fig
+
+
+def fig_success_chain_figs_4_5(results: Results, params: Params):
+    """Figs. 4/5: success rate of Chain per group, 95% Wilson bars, the oracle dotted."""
+    return _success(results, params, "chain", "4_5")
+
+
+def fig_success_adaptive_square_figs_6_7(results: Results, params: Params):
+    """Figs. 6/7: success rate of Adaptive-Square per group."""
+    return _success(results, params, "adaptive_square", "6_7")
+
+
+def fig_success_heuristic_square_figs_12_13(results: Results, params: Params):
+    """Figs. 12/13: success rate of Heuristic-Square per group."""
+    return _success(results, params, "heuristic_square", "12_13")
+
+
+def fig_success_backtracking_square_figs_ours(results: Results, params: Params):
+    """Success rate of our Backtracking-Square per group."""
+    return _success(results, params, "backtracking_square", "ours")
+
+
+def fig_improvement_adaptive_square_vs_chain_figs_8_9(results: Results, params: Params):
+    """Figs. 8/9: Adaptive-Square / Chain success ratio with paired 95% intervals."""
+    return _improvement(results, params, "adaptive_square", "chain", "8_9")
+
+
+def fig_improvement_heuristic_square_vs_adaptive_square_figs_14_15(results: Results, params: Params):
+    """Figs. 14/15: Heuristic-Square / Adaptive-Square success ratio."""
+    return _improvement(results, params, "heuristic_square", "adaptive_square", "14_15")
+
+
+def fig_improvement_backtracking_square_vs_heuristic_square_figs_ours(results: Results, params: Params):
+    """Our Backtracking-Square / Heuristic-Square success ratio."""
+    return _improvement(results, params, "backtracking_square", "heuristic_square", "ours")
+
+
+def fig_path_plus_adaptive_square_figs_10_11(results: Results, params: Params):
+    """Figs. 10/11: path plus of Adaptive-Square; dotted, the oracle's on the same successful trials."""
+    apply_style()
+    table = results["fault_tolerant"]
+    fig, axes = new_figure(1, 2, sharey=True)
+    for ax, group in zip(axes, (1, 2), strict=True):
+        for c, (radix, m) in enumerate(_group(params, group)):
+            rows = table[(table.N == radix) & (table.m == m)
+                         & (table.algorithm == "adaptive_square")].sort_values("fault_rate")
+            ax.plot(100 * rows.fault_rate, rows.path_plus_mean, color=PALETTE[c], marker=MARKERS[c], ms=4,
+                    label=f"({radix}, {m})")
+            ax.plot(100 * rows.fault_rate, rows.oracle_path_plus_on_successes, color=PALETTE[c], ls=":", lw=1)
+        ax.set(xlabel="faulty nodes (%)", ylabel="path plus = |P| / distance(s, t)",
+               title=f"Adaptive-Square path plus: group #{group}")
+        ax.legend(title="(N, m); dotted = oracle", ncol=2)
+    fig.suptitle("Li, Peng & Chu, Figs. 10 and 11")
+    return fig
+
+
+def fig_gap_to_oracle(results: Results, params: Params):
+    """Every algorithm and the oracle at the ``focus`` points (one panel each)."""
+    apply_style()
+    table = results["fault_tolerant"]
+    focus = [(int(p["radix"]), int(p["m"])) for p in params["focus"]]
+    fig, axes = new_figure(1, len(focus), sharey=True, squeeze=False)
+    for ax, (radix, m) in zip(axes[0], focus, strict=True):
+        sub = table[(table.N == radix) & (table.m == m)]
+        for c, algorithm in enumerate([*ALGORITHMS, "oracle"]):
+            rows = sub[sub.algorithm == algorithm].sort_values("fault_rate")
+            ax.errorbar(100 * rows.fault_rate, rows.success_rate,
+                        yerr=[rows.success_rate - rows.ci_low, rows.ci_high - rows.success_rate],
+                        color=PALETTE[c] if algorithm != "oracle" else "black", marker=MARKERS[c], ms=4, capsize=2,
+                        ls=":" if algorithm == "oracle" else "-", label=LABEL[algorithm])
+        ax.set(xlabel="faulty nodes (%)", ylabel="successful routing rate",
+               title=f"All algorithms, N = {radix}, m = {m}")
+        ax.legend()
+    return fig
+
+
+def _draw_walk(ax, mask, s, t, result, radix: int) -> None:
+    cover = square_cover(result.squares, radix)
+    ax.imshow(np.where(cover.T > 0, np.minimum(cover.T, 4), np.nan), origin="lower", cmap="Blues", vmin=0, vmax=5)
+    faulty = np.flatnonzero(mask)
+    ax.scatter(faulty % radix, faulty // radix, marker="s", s=42, color="black")
+    for (x0, y0), (x1, y1) in walk_segments(result.walked):
+        ax.plot([x0, x1], [y0, y1], color=PALETTE[3], lw=2)
+    ax.scatter(*s, marker="o", s=90, color=PALETTE[2], zorder=5, label="s")
+    ax.scatter(*t, marker="*", s=160, color=PALETTE[1], zorder=5, label="t")
+    status = f"found, {result.length} hops" if result.success else "failed"
+    ax.set(title=f"{LABEL[result.algorithm]}: {status}", xlabel="x0", ylabel="x1",
+           xlim=(-0.6, radix - 0.4), ylim=(-0.6, radix - 0.4))
+    ax.set_xticks(range(0, radix, 2))
+    ax.set_yticks(range(0, radix, 2))
+    ax.grid(False)
+
+
+def fig_faulty_torus_example(results: Results, params: Params):
+    """The example trial (``faulty_torus_example``): faults, squares visited and the walk of each algorithm."""
+    apply_style()
+    pick = results["faulty_torus_example"].iloc[0]
+    radix, m, count = int(pick["N"]), int(pick["m"]), int(pick["fault_count"])
+    mask, s, t, routes, _ = example_routes(radix, m, count, int(pick["trial_seed"]))
+    fig, axes = new_figure(2, 2, figsize=(10, 10))
+    for ax, name in zip(axes.ravel(), ALGORITHMS, strict=True):
+        _draw_walk(ax, mask, s, t, routes[name], radix)
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="upper center", ncol=2,
+               title=f"N = {radix}, m = {m}, {count} faulty nodes (black)")
+    return fig
