@@ -55,6 +55,7 @@ __all__ = [
     "RESERVED_PARAMETERS",
     "UnknownExperimentError",
     "check_against_schema",
+    "check_output_root",
     "default_cache_dir",
     "load_experiment",
     "load_experiments",
@@ -239,6 +240,43 @@ def validate_parameters(
     if experiment.schema is None:
         raise ExperimentError(f"experiments/{name}.yaml has no schema")
     return check_against_schema(params, experiment.schema, experiment=name)
+
+
+# ---------------------------------------------------------------------- output folders
+def check_output_root(out: str | os.PathLike, *, option: str = "--out", create: bool = True) -> Path:
+    """``out`` as an absolute folder that exists (created with its parents when ``create``) and is writable;
+    :class:`ParameterError` naming ``option`` and the path otherwise.  Called before any work starts.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> check_output_root(folder / "new" / "out") == (folder / "new" / "out").resolve()
+    True
+    >>> (folder / "a-file").write_text("x")
+    1
+    >>> check_output_root(folder / "a-file")
+    Traceback (most recent call last):
+    ...
+    torus_lab.experiment.ParameterError: --out ...a-file' is a file, not a folder
+    """
+    if not isinstance(out, (str, os.PathLike)) or not str(out).strip():
+        raise ParameterError(f"{option} must be a folder path, got {out!r}")
+    path = Path(out).expanduser().resolve()
+    blocker = next((p for p in [path, *path.parents] if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise ParameterError(f"{option} {str(out)!r} is a file, not a folder" if blocker == path else
+                             f"{option} {str(out)!r}: {str(blocker)!r} is a file, not a folder")  # fmt: skip
+    if not path.exists():
+        if not create:
+            raise ParameterError(f"{option} {str(out)!r} does not exist")
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ParameterError(f"{option} {str(out)!r} cannot be created: {err.strerror or err}") from err
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ParameterError(f"{option} {str(out)!r} is not writable")
+    return path
 
 
 # ---------------------------------------------------------------------- notebook side
