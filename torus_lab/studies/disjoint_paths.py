@@ -277,7 +277,8 @@ def run_study(
     """Per-instance results for every ``n`` in ``ns`` (``k = max(5, n+1)``, ``c = n``), chunked over processes.
 
     Chunk ``j`` of dimension ``n`` is one :func:`torus_lab.sweep.sweep` item; its generator depends only on
-    ``seed`` and the grid, so ``backend="serial"`` and ``"processes"`` give identical instances and lengths.
+    ``seed`` and the item's content (``n, k, c``, its size, the variants, the greedy share and ``j``), so every
+    backend gives identical instances and lengths.  ``backend="auto"`` reads the environment.
 
     Examples
     --------
