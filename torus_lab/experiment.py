@@ -342,7 +342,12 @@ def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
 
     Examples
     --------
-    >>> run = start("loads", globals())  # doctest: +SKIP
+    >>> import tempfile
+    >>> cell = dict(load_experiment("loads").presets["quick"], data_dir=tempfile.mkdtemp(),
+    ...             figures_dir=tempfile.mkdtemp())  # what a notebook's parameters cell defines
+    >>> run = start("loads", cell)
+    >>> run.params == load_experiment("loads").presets["quick"], run.data_dir.is_dir()
+    (True, True)
     """
     experiment = load_experiment(name)
     if experiment.schema is None:
