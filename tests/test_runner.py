@@ -291,3 +291,14 @@ def test_run_all_checks_every_preset_before_the_first_run(project, monkeypatch):
     monkeypatch.setattr(runner, "load_experiments", lambda root=None: {"demo": demo, "zz": broken})
     with pytest.raises(runner.ParameterError, match="zz: parameter 'seed' = -1"):
         runner.run_all(preset="paper", root=project)
+
+
+def test_unreadable_experiment_files_are_named(tmp_path):
+    """Found by the atheris fuzzer (make fuzz): a YAML file that is not UTF-8 raised UnicodeDecodeError."""
+    project = make_project(tmp_path / "p")
+    (project / "experiments" / "bad.yaml").write_bytes(b"\n\n\xc5\n")
+    with pytest.raises(runner.RunnerError, match="bad.yaml: not UTF-8 text"):
+        runner.load_experiment("bad", project)
+    (project / "experiments" / "list.yaml").write_text("- 1\n- 2\n")
+    with pytest.raises(runner.RunnerError, match="list.yaml: expected a mapping"):
+        runner.load_experiment("list", project)

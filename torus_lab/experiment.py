@@ -124,7 +124,11 @@ def project_root(start: str | Path | None = None) -> Path:
 
 def _read_experiment(path: Path, root: Path) -> Experiment:
     try:
-        spec = yaml.safe_load(path.read_text())
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ExperimentError(f"{path.name}: cannot be read: {err.strerror or err}") from err
+    except UnicodeDecodeError as err:
+        raise ExperimentError(f"{path.name}: not UTF-8 text ({err.reason} at byte {err.start})") from err
     except yaml.YAMLError as err:
         raise ExperimentError(f"{path.name}: invalid YAML: {err}") from err
     if not isinstance(spec, dict):
