@@ -20,7 +20,7 @@ import numba
 
 from torus_lab.routing import make_routing, register_routing, unregister_routing
 from torus_lab.routing.ecube import ecube_kernel
-from torus_lab.sim import simulate
+from torus_lab.sim import SimConfig, simulate
 from torus_lab.topology import Torus
 
 WARM_START_TARGET_S = 3.0
@@ -29,7 +29,7 @@ SPEED_RATIO_TARGET = 0.8
 
 _BUILTIN = """
 from torus_lab.routing import make_routing
-from torus_lab.sim import simulate
+from torus_lab.sim import SimConfig, simulate
 from torus_lab.topology import Torus
 t = Torus(2, 8)
 simulate(t, make_routing({"name": "ecube", "datelines": True, "vcs": 2}, t), offered_load=0.1, warmup=200,
@@ -38,7 +38,7 @@ simulate(t, make_routing({"name": "ecube", "datelines": True, "vcs": 2}, t), off
 _USER = """
 import numba
 from torus_lab.routing import make_routing, register_routing
-from torus_lab.sim import simulate
+from torus_lab.sim import SimConfig, simulate
 from torus_lab.topology import Torus
 
 @numba.njit
@@ -75,7 +75,7 @@ def _verdict(ok: bool) -> str:
 def _rate(routing, topo) -> float:
     best = 0.0
     for seed in range(3):
-        res = simulate(topo, routing, offered_load=0.2, warmup=1000, measure=20000, drain=2000, seed=seed)
+        res = simulate(routing, SimConfig(offered_load=0.2, warmup=1000, measure=20000, drain=2000), seed=seed)
         best = max(best, topo.num_nodes * res.cycles / res.wall_seconds)
     return best
 
@@ -95,7 +95,7 @@ def run() -> None:
                      iparams=lambda options, topology: list(builtin.tables.iparams), replace=True)  # fmt: skip
     try:
         user = make_routing("bench-ecube-copy", topo)
-        simulate(topo, user, offered_load=0.05, warmup=10, measure=50, seed=0)  # compile outside the timing
+        simulate(user, SimConfig(offered_load=0.05, warmup=10, measure=50), seed=0)  # compile outside the timing
         rate_builtin, rate_user = _rate(builtin, topo), _rate(user, topo)
     finally:
         unregister_routing("bench-ecube-copy")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from torus_lab.routing import make_routing
-from torus_lab.sim import find_saturation, simulate
+from torus_lab.sim import SimConfig, find_saturation, simulate
 from torus_lab.topology import Torus
 
 TARGET = 1_000_000
@@ -19,15 +19,19 @@ def run() -> None:
     topo = Torus(2, 8)
     routing = make_routing({"name": "ecube", "datelines": True, "vcs": 2}, topo)
     common = dict(packet_length=4, buffer_depth=4, router_delay=1)
-    simulate(topo, routing, offered_load=0.05, warmup=10, measure=50, seed=0, **common)  # JIT warm-up
+    simulate(routing, SimConfig(offered_load=0.05, warmup=10, measure=50, **common), seed=0)  # JIT warm-up
     start = time.perf_counter()
-    sat, _ = find_saturation(topo, routing, tolerance=0.02, warmup=500, measure=3000, seed=0, **common)
+    sat, _ = find_saturation(routing, SimConfig(warmup=500, measure=3000, **common), tolerance=0.02, seed=0)
     print(f"saturation load (DOR+dateline, 8x8, uniform, L=4): {sat:.3f} flits/node/cycle "
           f"(bisection, {time.perf_counter() - start:.1f} s)")
     load = sat / 2
     best = 0.0
     for seed in range(3):
-        res = simulate(topo, routing, offered_load=load, warmup=2000, measure=50000, drain=5000, seed=seed, **common)
+        res = simulate(
+            routing,
+            SimConfig(offered_load=load, warmup=2000, measure=50000, drain=5000, **common),
+            seed=seed,
+        )
         rate = topo.num_nodes * res.cycles / res.wall_seconds
         best = max(best, rate)
         print(f"  seed {seed}: {res.cycles} cycles in {res.wall_seconds:.3f} s -> {rate:,.0f} router-cycles/s "

@@ -68,6 +68,34 @@ def test_routing_layer_imports_nothing_above_it():
     assert offenders == []
 
 
+#: layer -> modules it must never import: computation never depends on presentation or on how it is run.
+FORBIDDEN = {
+    "torus_lab.sim": ("torus_lab.studies", "torus_lab.plots", "torus_lab.experiment", "torus_lab.runner",
+                      "torus_lab.report", "torus_lab.cli"),
+    "torus_lab.studies": ("torus_lab.plots", "torus_lab.experiment", "torus_lab.runner", "torus_lab.report",
+                          "torus_lab.cli"),
+    "torus_lab.plots": ("torus_lab.runner", "torus_lab.report", "torus_lab.cli", "torus_lab.sim",
+                        "torus_lab.loads", "torus_lab.deadlock"),
+    "torus_lab.experiment": ("torus_lab.runner", "torus_lab.report", "torus_lab.cli", "torus_lab.studies"),
+}  # fmt: skip
+
+
+def _in(module: str, layer: str) -> bool:
+    return module == layer or module.startswith(layer + ".")
+
+
+def test_studies_compute_and_plots_only_draw():
+    """Studies (computation) never import plots, the experiment layer or the runner; plots draw results (and
+    the structure of a topology or routing function) and run nothing: no simulator, load or CDG code."""
+    offenders = [
+        (src, dst)
+        for src, dst in import_graph().edges
+        for layer, banned in FORBIDDEN.items()
+        if _in(src, layer) and any(_in(dst, b) for b in banned)
+    ]
+    assert offenders == []
+
+
 def test_no_import_cycle_in_the_package():
     cycles = list(nx.simple_cycles(import_graph()))
     assert cycles == []

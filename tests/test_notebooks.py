@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
@@ -40,3 +41,84 @@ def test_presets_match_parameters_cell(name):
     for preset in experiment.presets:
         params = runner.resolve_parameters(experiment, preset)
         assert "seed" in params, f"{name}:{preset} must fix the seed"
+
+
+# ---------------------------------------------------------------------- issue 13: the YAML is the experiment
+#: The one documented exception to "no def in a notebook": the notebook whose subject is a user-written kernel.
+KERNEL_NOTEBOOKS = {"bring_your_own_routing"}
+MAX_CODE_LINES = 60
+
+
+def _code_cells(notebook):
+    nb = json.loads(notebook.read_text())
+    return [("".join(c["source"]), c["metadata"].get("tags", [])) for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_every_preset_is_complete_and_valid(name):
+    """Both presets define every parameter of the schema (the schema requires them all) and pass it."""
+    experiment = EXPERIMENTS[name]
+    assert experiment.schema is not None, f"experiments/{name}.yaml needs a schema"
+    assert set(experiment.schema["required"]) == set(experiment.parameter_names)
+    assert experiment.schema.get("additionalProperties") is False
+    for preset, values in experiment.presets.items():
+        assert set(values) == set(experiment.parameter_names), f"{name}:{preset} is incomplete"
+        runner.check_against_schema(values, experiment.schema, experiment=name)
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_parameters_cell_equals_the_quick_preset(name):
+    experiment = EXPERIMENTS[name]
+    defaults = runner.notebook_parameters(experiment.notebook_path)
+    cell = {key: value for key, value in defaults.items() if key not in runner.RESERVED_PARAMETERS}
+    assert cell == experiment.presets["quick"]
+    assert defaults["data_dir"] == f"scratch/quick/{name}/data"
+    assert defaults["figures_dir"] == f"scratch/quick/{name}/figures"
+
+
+def _positional_pairs(value, where):
+    """Lists of short lists of numbers/strings: the positional records the issue forbids."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            assert not (isinstance(key, str) and key.isdigit()), f"{where}: string-keyed dimension {key!r}"
+            yield from _positional_pairs(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        if value and all(isinstance(v, list) and 1 < len(v) <= 4 for v in value):
+            yield where
+        for i, item in enumerate(value):
+            yield from _positional_pairs(item, f"{where}[{i}]")
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_structured_parameters_are_named_records(name):
+    for preset, values in EXPERIMENTS[name].presets.items():
+        found = list(_positional_pairs(values, f"{name}:{preset}"))
+        assert not found, f"positional tuples (use named records): {found}"
+
+
+def _node_kinds(tree: ast.AST, *, allow_defs: bool) -> set[str]:
+    """Node types of ``tree``; with ``allow_defs`` a top-level function (a user's routing kernel) and its body
+    are not counted."""
+    kinds, stack = set(), [tree]
+    while stack:
+        node = stack.pop()
+        if allow_defs and isinstance(node, ast.FunctionDef) and node in getattr(tree, "body", []):
+            continue
+        kinds.add(type(node).__name__)
+        stack.extend(ast.iter_child_nodes(node))
+    return kinds
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_notebook_is_thin(name):
+    """Parameters, one call into the study, figures, the claims table and prose: no logic in the notebook."""
+    cells = _code_cells(EXPERIMENTS[name].notebook_path)
+    lines = [line for source, _ in cells for line in source.splitlines() if line.strip()]
+    assert len(lines) <= MAX_CODE_LINES, f"{name}: {len(lines)} code lines (at most {MAX_CODE_LINES})"
+    body = "\n".join(source for source, tags in cells if "parameters" not in tags)
+    kinds = _node_kinds(ast.parse(body), allow_defs=name in KERNEL_NOTEBOOKS)
+    forbidden = {"FunctionDef", "For", "While", "ListComp", "DictComp", "SetComp", "GeneratorExp", "Lambda",
+                 "ClassDef", "AsyncFunctionDef"} & kinds  # fmt: skip
+    assert not forbidden, f"{name}: the notebook holds {sorted(forbidden)}; move the logic into the package"
+    assert "SeedSequence" not in body and "seed +" not in body, f"{name}: seed arithmetic in the notebook"
+    assert "start(" in body and ".run(" in body, f"{name}: one call into the study through experiment.start"

@@ -22,6 +22,19 @@ Path(figures_dir).mkdir(parents=True, exist_ok=True)
 print("wrote", Path(data_dir).resolve())"""
 
 
+SCHEMA = """schema:
+  type: object
+  required: [seed, fail, n_rows, scale, label]
+  additionalProperties: false
+  properties:
+    seed: {type: integer, minimum: 0, description: root seed}
+    fail: {type: boolean, description: raise in the last cell}
+    n_rows: {type: integer, minimum: 1, maximum: 100, description: rows of the table}
+    scale: {type: number, exclusiveMinimum: 0}
+    label: {type: string, enum: [x, y]}
+"""
+
+
 def make_project(root: Path) -> Path:
     """A minimal torus_lab-shaped project with one experiment, ``demo``."""
     (root / "experiments").mkdir(parents=True)
@@ -36,8 +49,9 @@ def make_project(root: Path) -> Path:
     ]
     nbformat.write(nb, root / "notebooks" / "demo.ipynb")
     (root / "experiments" / "demo.yaml").write_text(
-        "notebook: notebooks/demo.ipynb\ndescription: a demo\npresets:\n"
-        "  quick: {seed: 5, n_rows: 2}\n  paper: {seed: 6, n_rows: 4}\n"
+        "notebook: notebooks/demo.ipynb\ndescription: a demo\n" + SCHEMA + "presets:\n"
+        "  quick: {seed: 5, fail: false, n_rows: 2, scale: 1.0, label: x}\n"
+        "  paper: {seed: 6, fail: false, n_rows: 4, scale: 1.0, label: x}\n"
     )
     return root
 
@@ -68,7 +82,7 @@ def test_successful_run_writes_outputs_and_manifest(finished_run):
     manifest = json.loads((out / "data/demo/manifest.json").read_text())
     assert manifest == json.loads((out / "reports/demo/manifest.json").read_text())
     assert manifest["preset"] == "quick" and manifest["seed"] == 5
-    assert manifest["parameters"] == {"seed": 5, "n_rows": 2, "scale": 2.0}
+    assert manifest["parameters"] == {"seed": 5, "fail": False, "n_rows": 2, "scale": 2.0, "label": "x"}
     assert {"commit", "dirty"} <= set(manifest["git"])
     assert manifest["versions"]["numpy"] and manifest["duration_s"] > 0
     listed = {entry["path"]: entry["sha256"] for entry in manifest["outputs"]}
@@ -137,11 +151,16 @@ def test_swap_rolls_back_when_a_move_fails(tmp_path):
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        ({"nrows": 3}, r"unknown parameter 'nrows'; valid parameters: seed: int, fail: bool, n_rows: int"),
-        ({"n_rows": "many"}, r"'n_rows' must be int .*got 'many' \(str\)"),
-        ({"n_rows": 2.5}, r"'n_rows' must be int"),
-        ({"fail": 1}, r"'fail' must be bool"),
-        ({"scale": "big"}, r"'scale' must be float"),
+        ({"nrows": 3}, r"unknown parameter 'nrows'; valid parameters: seed, fail, n_rows, scale, label"),
+        ({"n_rows": "many"}, r"parameter 'n_rows' = 'many' is invalid: 'many' is not of type 'integer'"),
+        ({"n_rows": 2.5}, r"'n_rows' = 2.5 is invalid"),
+        ({"n_rows": 0}, r"'n_rows' = 0 is invalid: 0 is less than the minimum of 1"),
+        ({"n_rows": 101}, r"'n_rows' = 101 is invalid: 101 is greater than the maximum of 100"),
+        ({"fail": 1}, r"'fail' = 1 is invalid: 1 is not of type 'boolean'"),
+        ({"scale": "big"}, r"'scale' = 'big' is invalid"),
+        ({"scale": 0}, r"'scale' = 0 is invalid: 0 is less than or equal to the minimum of 0"),
+        ({"label": "z"}, r"'label' = 'z' is invalid: 'z' is not one of \['x', 'y'\]"),
+        ({"seed": True}, r"'seed' = True is invalid"),
         ({"data_dir": "elsewhere"}, r"set by the runner"),
     ],
 )
@@ -176,11 +195,11 @@ def test_cli_exit_codes(project, monkeypatch, capsys):
     assert cli.main(["run", "nope"]) == 2
     assert "unknown experiment 'nope'" in capsys.readouterr().err
     assert cli.main(["run", "demo", "-p", "n_rows=lots"]) == 2
-    assert "'n_rows' must be int" in capsys.readouterr().err
+    assert "'n_rows' = 'lots' is invalid" in capsys.readouterr().err
     assert cli.main(["list"]) == 0
     assert "demo" in capsys.readouterr().out
     assert cli.main(["params", "demo"]) == 0
-    assert "n_rows: int = 3" in capsys.readouterr().out
+    assert "n_rows (integer): rows of the table\n      quick: 2\n      paper: 4" in capsys.readouterr().out
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["run", "demo", "-p", "no-equals-sign"])
     assert exit_info.value.code == 2
@@ -212,3 +231,63 @@ def test_dirty_flag_ignores_generated_outputs(tmp_path):
     (tmp_path / "code.py").write_text("a = 2\n")  # changed code
     state = runner.git_state(tmp_path)
     assert state["dirty"] is True and state["dirty_files"] == ["code.py"]
+
+
+def test_start_in_a_notebook_folder_writes_under_the_project_root(project, monkeypatch):
+    """A notebook opened in JupyterLab runs in notebooks/: its relative output folders still land in the
+    project's scratch/, its parameters are validated, and its sweeps cache under scratch/cache."""
+    from torus_lab.experiment import CACHE_ENVIRONMENT, start
+
+    monkeypatch.chdir(project / "notebooks")
+    monkeypatch.delenv(CACHE_ENVIRONMENT, raising=False)
+    namespace = {"seed": 5, "fail": False, "n_rows": 2, "scale": 1, "label": "x", "other": object(),
+                 "data_dir": "scratch/quick/demo/data", "figures_dir": "scratch/quick/demo/figures"}
+    run = start("demo", namespace)
+    assert run.data_dir == project / "scratch/quick/demo/data" and run.data_dir.is_dir()
+    assert run.figures_dir == project / "scratch/quick/demo/figures" and run.figures_dir.is_dir()
+    assert run.params == {"seed": 5, "fail": False, "n_rows": 2, "scale": 1.0, "label": "x"}
+    assert not (project / "notebooks/scratch").exists()
+    assert Path(__import__("os").environ[CACHE_ENVIRONMENT]) == project / "scratch/cache"
+    import pandas as pd
+
+    assert run.save({"table": pd.DataFrame({"a": [1]})}) == [run.data_dir / "table.csv"]
+    with pytest.raises(runner.ParameterError, match="'n_rows' = 0 is invalid"):
+        start("demo", dict(namespace, n_rows=0))
+    with pytest.raises(runner.ParameterError, match="does not define parameter\\(s\\) 'label'"):
+        start("demo", {k: v for k, v in namespace.items() if k != "label"})
+
+
+def test_output_folder_problems_exit_2_with_one_line(project, tmp_path, monkeypatch, capsys):
+    """--out pointing at a file, below a file, or at an unwritable folder; report --out on a folder without
+    outputs: refused before any work, exit status 2, one line on stderr, no traceback."""
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(runner, "_execute", lambda *a, **k: pytest.fail("the notebook must not start"))
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    cases = [
+        (["run", "demo", "--out", str(a_file)], "is a file, not a folder"),
+        (["run", "demo", "--out", str(a_file / "below")], "is a file, not a folder"),
+        (["reproduce", "--preset", "quick", "--out", str(a_file)], "is a file, not a folder"),
+        (["report", "--out", str(a_file)], "is a file, not a folder"),
+        (["report", "--out", str(tmp_path / "missing")], "does not exist"),
+        (["report", "--out", str(tmp_path)], "no experiment outputs under"),
+    ]
+    if __import__("os").geteuid() != 0:  # root may write anywhere
+        cases.append((["run", "demo", "--out", str(locked / "x")], "cannot be created"))
+    for argv, message in cases:
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "locked"]
+
+
+def test_run_all_checks_every_preset_before_the_first_run(project, monkeypatch):
+    monkeypatch.setattr(runner, "_execute", lambda *a, **k: pytest.fail("nothing may start"))
+    demo = runner.load_experiment("demo", project)
+    presets = {"paper": {**demo.presets["paper"], "seed": -1}}
+    broken = runner.Experiment("zz", demo.notebook, "d", presets, project, demo.schema)
+    monkeypatch.setattr(runner, "load_experiments", lambda root=None: {"demo": demo, "zz": broken})
+    with pytest.raises(runner.ParameterError, match="zz: parameter 'seed' = -1"):
+        runner.run_all(preset="paper", root=project)

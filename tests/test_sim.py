@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 
 from torus_lab.routing.direction_first import direction_first_routing
 from torus_lab.routing.ecube import ecube_routing
-from torus_lab.sim import confidence_interval, find_saturation, load_sweep, simulate, summarize, zero_load_latency
+from torus_lab.sim import (
+    SimConfig,
+    confidence_interval,
+    find_saturation,
+    load_sweep,
+    simulate,
+    summarize,
+    zero_load_latency,
+)
 from torus_lab.sim.traffic import destination_map
 from torus_lab.topology import Faults, Mesh, Torus, random_link_faults
 
@@ -41,9 +49,11 @@ def test_zero_load_latency_matches_analytic(topology, length, delay, allocation)
     lifetime = zero_load_latency(topology.diameter, length, delay)
     prob = 0.15 / (topology.num_nodes * 2 * lifetime)  # most packets travel alone
     res = simulate(
-        topology, routing, offered_load=prob * length, packet_length=length, router_delay=delay,
-        warmup=0, measure=int(300 / (prob * topology.num_nodes)), seed=3, vc_allocation=allocation,
-    )  # fmt: skip
+        routing,
+        SimConfig(offered_load=prob * length, packet_length=length, router_delay=delay, warmup=0,
+            measure=int(300 / (prob * topology.num_nodes)), vc_allocation=allocation),
+        seed=3,
+    )
     p = res.packets
     analytic = zero_load_latency(p.hops.to_numpy(), length, delay)
     assert len(p) > 50
@@ -58,7 +68,7 @@ def test_zero_load_latency_matches_analytic(topology, length, delay, allocation)
 def test_simulated_hops_follow_python_routing_function():
     topo = Torus(2, 6)
     routing = ecube_routing(topo, datelines=True, vcs=2)
-    res = simulate(topo, routing, offered_load=0.3, warmup=0, measure=300, seed=5)
+    res = simulate(routing, SimConfig(offered_load=0.3, warmup=0, measure=300), seed=5)
     sample = res.packets.head(60)
     for src, dst, hops in zip(sample.src, sample.dst, sample.hops, strict=True):
         assert len(routing.route_hops(int(src), int(dst))) == hops
@@ -68,8 +78,11 @@ def test_simulated_hops_follow_python_routing_function():
 def test_flit_conservation_mid_run(allocation):
     topo = Torus(2, 6)
     routing = ecube_routing(topo, datelines=True, vcs=2)
-    res = simulate(topo, routing, offered_load=0.9, warmup=50, measure=400, drain=0, seed=2, keep_state=True,
-                   vc_allocation=allocation)  # fmt: skip
+    res = simulate(
+        routing,
+        SimConfig(offered_load=0.9, warmup=50, measure=400, drain=0, vc_allocation=allocation),
+        seed=2, keep_state=True,
+    )
     s = res.state
     c = res.counters
     assert c["flits_injected"] > 1000
@@ -94,9 +107,11 @@ def test_dor_with_datelines_never_deadlocks_beyond_saturation(load, allocation):
     topo = Torus(2, 6)
     routing = ecube_routing(topo, datelines=True, vcs=2)
     res = simulate(
-        topo, routing, offered_load=load, warmup=100, measure=1500, drain=20000, inject_during_drain=False,
-        deadlock_cycles=100, seed=7, buffer_depth=8, vc_allocation=allocation,
-    )  # fmt: skip
+        routing,
+        SimConfig(offered_load=load, warmup=100, measure=1500, drain=20000, inject_during_drain=False,
+            deadlock_cycles=100, buffer_depth=8, vc_allocation=allocation),
+        seed=7,
+    )
     assert not res.deadlock
     assert res.undelivered == 0 and res.dropped == 0  # every measured packet drained out
     assert res.delivered > 100
@@ -107,9 +122,11 @@ def test_dor_without_datelines_deadlocks_and_reports_cycle(allocation):
     topo = Torus(2, 6)
     routing = ecube_routing(topo, datelines=False, vcs=1)
     res = simulate(
-        topo, routing, offered_load=1.0, packet_length=8, warmup=0, measure=3000, drain=0, deadlock_cycles=200,
-        seed=1, keep_state=True, vc_allocation=allocation,
-    )  # fmt: skip
+        routing,
+        SimConfig(offered_load=1.0, packet_length=8, warmup=0, measure=3000, drain=0, deadlock_cycles=200,
+            vc_allocation=allocation),
+        seed=1, keep_state=True,
+    )
     assert res.deadlock
     cycle = res.deadlock_cycle
     assert len(cycle) >= 2
@@ -126,10 +143,10 @@ def test_nonatomic_allocation_uses_deep_buffers():
     non-atomic allocation lets packets queue behind each other and raises the accepted throughput."""
     topo = Torus(2, 6)
     routing = ecube_routing(topo, datelines=True, vcs=2)
-    kw = dict(offered_load=1.0, packet_length=4, warmup=300, measure=1500, drain=0, seed=3)
-    atomic4 = simulate(topo, routing, buffer_depth=4, **kw).accepted_throughput
-    atomic16 = simulate(topo, routing, buffer_depth=16, **kw).accepted_throughput
-    nonatomic16 = simulate(topo, routing, buffer_depth=16, vc_allocation="nonatomic", **kw)
+    config = SimConfig(offered_load=1.0, packet_length=4, warmup=300, measure=1500, drain=0)
+    atomic4 = simulate(routing, config.replace(buffer_depth=4), seed=3).accepted_throughput
+    atomic16 = simulate(routing, config.replace(buffer_depth=16), seed=3).accepted_throughput
+    nonatomic16 = simulate(routing, config.replace(buffer_depth=16, vc_allocation="nonatomic"), seed=3)
     assert atomic4 == atomic16
     assert nonatomic16.accepted_throughput > 1.1 * atomic16
     assert not nonatomic16.deadlock
@@ -138,12 +155,12 @@ def test_nonatomic_allocation_uses_deep_buffers():
 def test_seed_determinism():
     topo = Torus(2, 5)
     routing = direction_first_routing(topo, vcs=2)
-    kwargs = dict(offered_load=0.3, warmup=50, measure=300, seed=11)
-    a = simulate(topo, routing, **kwargs)
-    b = simulate(topo, routing, **kwargs)
+    config = SimConfig(offered_load=0.3, warmup=50, measure=300)
+    a = simulate(routing, config, seed=11)
+    b = simulate(routing, config, seed=11)
     pd.testing.assert_frame_equal(a.packets, b.packets)
     np.testing.assert_array_equal(a.channel_utilisation, b.channel_utilisation)
-    c = simulate(topo, routing, **{**kwargs, "seed": 12})
+    c = simulate(routing, config, seed=12)
     assert not a.packets.equals(c.packets)
 
 
@@ -152,8 +169,11 @@ def test_seed_determinism():
 def test_traffic_patterns_deliver_to_their_destinations(seed, traffic):
     topo = Torus(2, 4)
     routing = ecube_routing(topo, datelines=True, vcs=2)
-    res = simulate(topo, routing, traffic=traffic, offered_load=0.2, warmup=0, measure=200, seed=seed, hotspot_node=5,
-                   hotspot_fraction=0.5)  # fmt: skip
+    res = simulate(
+        routing,
+        SimConfig(traffic=traffic, offered_load=0.2, warmup=0, measure=200, hotspot_node=5, hotspot_fraction=0.5),
+        seed=seed,
+    )
     p = res.packets
     assert (p.src != p.dst).all()
     if traffic in ("transpose", "bit-complement"):
@@ -166,7 +186,11 @@ def test_faulty_nodes_neither_send_nor_receive_and_dor_drops_blocked_packets():
     topo = Torus(2, 5)
     faults = Faults(nodes=frozenset({(2, 2)}))
     routing = ecube_routing(topo, datelines=True, vcs=2, faults=faults)
-    res = simulate(topo, routing, offered_load=0.2, warmup=0, measure=500, drop_after=5, deadlock_cycles=50, seed=4)
+    res = simulate(
+        routing,
+        SimConfig(offered_load=0.2, warmup=0, measure=500, drop_after=5, deadlock_cycles=50),
+        seed=4,
+    )
     bad = topo.node_id((2, 2))
     assert not ((res.packets.src == bad) | (res.packets.dst == bad)).any()
     assert res.dropped > 0  # DOR is not fault tolerant: some routes need the dead node
@@ -179,7 +203,7 @@ def test_faulty_nodes_neither_send_nor_receive_and_dor_drops_blocked_packets():
 def test_accepted_throughput_tracks_offered_load_below_saturation():
     topo = Torus(2, 4)
     routing = ecube_routing(topo, datelines=True, vcs=2)
-    df = load_sweep(topo, routing, [0.05, 0.15], seeds=(0, 1), warmup=200, measure=2000)
+    df = load_sweep(routing, SimConfig(warmup=200, measure=2000), [0.05, 0.15], seeds=(0, 1))
     for load, group in df.groupby("offered_load"):
         assert abs(group.accepted_throughput.mean() - load) < 0.2 * load
     summary = summarize(df, ["offered_load"], ["mean_latency"])
@@ -189,8 +213,8 @@ def test_accepted_throughput_tracks_offered_load_below_saturation():
 def test_find_saturation_brackets_the_knee():
     topo = Torus(2, 4)
     routing = ecube_routing(topo, datelines=True, vcs=2)
-    sat, probes = find_saturation(topo, routing, tolerance=0.05, warmup=200, measure=1000, seed=1)
-    above = simulate(topo, routing, offered_load=min(4.0, sat + 0.3), warmup=200, measure=1000, seed=1)
+    sat, probes = find_saturation(routing, SimConfig(warmup=200, measure=1000), tolerance=0.05, seed=1)
+    above = simulate(routing, SimConfig(offered_load=min(4.0, sat + 0.3), warmup=200, measure=1000), seed=1)
     assert above.accepted_throughput < 0.95 * (sat + 0.3)
     assert probes.sustained.dropna().any()
 
@@ -208,8 +232,11 @@ def test_hop_limit_drops_livelocked_packets_and_conserves_flits():
     topo = Torus(4, 2)
     faults = random_link_faults(topo, count=3, seed=1)
     routing = direction_first_routing(topo, faults=faults)
-    res = simulate(topo, routing, offered_load=0.1, packet_length=1, buffer_depth=1, warmup=0, measure=400, seed=1,
-                   hop_limit=12, keep_state=True)  # fmt: skip
+    res = simulate(
+        routing,
+        SimConfig(offered_load=0.1, packet_length=1, buffer_depth=1, warmup=0, measure=400, hop_limit=12),
+        seed=1, keep_state=True,
+    )
     c = res.counters
     assert c["hop_limit_drops"] > 0
     assert (res.packets[res.packets.dropped == 1].hops >= 12).any()
@@ -218,29 +245,48 @@ def test_hop_limit_drops_livelocked_packets_and_conserves_flits():
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "error"),
+    ("kwargs", "error", "message"),
     [
-        ({"offered_load": -0.1}, ValueError),
-        ({"offered_load": 5.0}, ValueError),
-        ({"packet_length": 0}, ValueError),
-        ({"vcs": 3}, ValueError),
-        ({"traffic": "tornado"}, ValueError),
-        ({"seed": 1.5}, TypeError),
-        ({"buffer_depth": 0}, ValueError),
-        ({"deadlock_cycles": 10, "drop_after": 20}, ValueError),
-        ({"vc_allocation": "eager"}, ValueError),
+        ({"offered_load": -0.1}, ValueError, "offered_load must be in"),
+        ({"offered_load": 5.0}, ValueError, r"offered_load must be in \[0.0, 4.0\], got 5.0"),
+        ({"offered_load": float("nan")}, ValueError, "offered_load must be in"),
+        ({"packet_length": 0}, ValueError, "packet_length must be >= 1, got 0"),
+        ({"packet_length": True}, TypeError, "packet_length must be an int, got True"),
+        ({"vcs": 3}, TypeError, "vcs"),
+        ({"traffic": "tornado"}, ValueError, "traffic must be one of"),
+        ({"warmup": 1.5}, TypeError, "warmup must be an int, got 1.5"),
+        ({"buffer_depth": 0}, ValueError, "buffer_depth must be >= 1"),
+        ({"deadlock_cycles": 10, "drop_after": 20}, ValueError, "deadlock_cycles=10 must exceed"),
+        ({"vc_allocation": "eager"}, ValueError, "vc_allocation must be one of"),
+        ({"inject_during_drain": 1}, TypeError, "inject_during_drain must be a bool"),
+        ({"hotspot_node": (1, -2)}, ValueError, "hotspot_node coordinate must be >= 0"),
     ],
 )
-def test_bad_input_is_rejected(kwargs, error):
-    topo = Torus(2, 4)
-    routing = ecube_routing(topo, datelines=True, vcs=2)
-    with pytest.raises(error):
-        simulate(topo, routing, **kwargs)
+def test_bad_configuration_is_refused_when_made(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        SimConfig(**kwargs)
 
 
-def test_routing_bound_to_other_topology_is_rejected():
-    with pytest.raises(ValueError, match="bound to"):
-        simulate(Torus(2, 5), ecube_routing(Torus(2, 4)))
+def test_configuration_from_a_mapping_is_frozen_and_checked():
+    config = SimConfig.from_mapping({"warmup": 10, "measure": 20})
+    assert config.replace(measure=30).measure == 30 and config.measure == 20
+    with pytest.raises(AttributeError):
+        config.measure = 5  # type: ignore[misc]
+    with pytest.raises(ValueError, match="unknown simulator setting\\(s\\) \\['warmpu'\\]; valid settings: traffic"):
+        SimConfig.from_mapping({"warmpu": 10})
+    with pytest.raises(ValueError, match="measure must be >= 1, got 0"):
+        config.replace(measure=0)
+    assert SimConfig.from_mapping(config.as_dict()) == config
+
+
+def test_simulate_takes_the_network_from_the_routing_function():
+    routing = ecube_routing(Torus(2, 4), datelines=True, vcs=2)
+    result = simulate(routing, SimConfig(warmup=10, measure=50), seed=1)
+    assert result.params["topology"] == repr(Torus(2, 4)) and result.params["vcs"] == 2
+    with pytest.raises(TypeError, match="config must be a SimConfig"):
+        simulate(routing, {"warmup": 10})
+    with pytest.raises(TypeError, match="seed must be an int, got 1.5"):
+        simulate(routing, SimConfig(), seed=1.5)
 
 
 def test_find_saturation_judges_the_generated_load_not_the_nominal_one():
@@ -248,8 +294,8 @@ def test_find_saturation_judges_the_generated_load_not_the_nominal_one():
     accepts all of them, so a load far below the knee must count as sustained."""
     topo = Torus(2, 8)
     routing = ecube_routing(topo, datelines=True, vcs=2)
-    light = simulate(topo, routing, offered_load=0.1, warmup=500, measure=1500, seed=4)
+    light = simulate(routing, SimConfig(offered_load=0.1, warmup=500, measure=1500), seed=4)
     assert light.generated_throughput < 0.95 * 0.1  # the noisy case this test is about
     assert light.accepted_throughput >= 0.95 * light.generated_throughput
-    sat, _ = find_saturation(topo, routing, warmup=500, measure=1500, seed=4, tolerance=0.02)
+    sat, _ = find_saturation(routing, SimConfig(warmup=500, measure=1500), seed=4, tolerance=0.02)
     assert sat > 0.15

@@ -1,11 +1,19 @@
-"""The sweep helper: per-item seeds, identical results whatever the backend (serial, processes, Dask)."""
+"""The sweep helper: content-keyed item seeds, identical results whatever the backend (serial, processes, Dask),
+and the on-disk result cache (hits, misses after a code change, --no-cache)."""
 
 from __future__ import annotations
 
+import importlib
+import sys
+import textwrap
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from torus_lab.sweep import grid, item_seeds, sweep, sweep_frame
+from torus_lab import sweep as sweep_module
+from torus_lab.sweep import clear_cache, grid, item_key, item_seed, sweep, sweep_frame
 from torus_lab.topology import Torus, random_node_faults
 
 
@@ -25,12 +33,31 @@ def test_grid_order_and_validation():
         grid(radix=4)
 
 
-def test_item_seeds_are_independent_and_reproducible():
-    first = [np.random.default_rng(s).random() for s in item_seeds(3, 4)]
-    again = [np.random.default_rng(s).random() for s in item_seeds(3, 4)]
-    assert first == again and len(set(first)) == 4
+def test_item_seed_depends_on_seed_and_content_only():
+    draws = {key: np.random.default_rng(item_seed(3, {"k": key})).random() for key in range(4)}
+    assert len(set(draws.values())) == 4
+    assert draws[2] == np.random.default_rng(item_seed(3, {"k": np.int64(2)})).random()
+    assert item_seed(3, {"a": 1, "b": [1, 2]}).entropy == item_seed(3, {"b": (1, 2), "a": 1}).entropy
+    assert item_seed(3, {"k": 1}).entropy != item_seed(4, {"k": 1}).entropy
     with pytest.raises(TypeError, match="seed"):
-        item_seeds(-1, 2)
+        item_seed(-1, {"k": 1})
+    with pytest.raises(TypeError, match="item.k"):
+        item_seed(1, {"k": object()})
+    with pytest.raises(ValueError, match="not finite"):
+        item_key({"load": float("nan")})
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.permutations(list(range(6))), st.integers(0, 5))
+def test_adding_removing_or_reordering_items_keeps_other_results(order, dropped):
+    """The seed rule: an item's result depends on the seed and its own content, not on the rest of the grid."""
+    items = [{"radix": 4 + i % 3, "rate": 0.1 * (1 + i // 3)} for i in range(6)]
+    full = dict(zip(map(item_key, items), sweep(faulty_fraction, items, seed=5, backend="serial"), strict=True))
+    changed = [items[i] for i in order if i != dropped] + [{"radix": 7, "rate": 0.2}]
+    again = sweep(faulty_fraction, changed, seed=5, backend="serial")
+    for item, result in zip(changed, again, strict=True):
+        if item_key(item) in full:
+            assert result == full[item_key(item)]
 
 
 def test_serial_results_depend_on_seed():
@@ -76,3 +103,82 @@ def test_sweep_frame_has_parameters_and_results():
     frame = sweep_frame(faulty_fraction, ITEMS, seed=3, backend="serial")
     assert list(frame.columns) == ["radix", "rate", "faulty", "draw"]
     assert (frame["faulty"].map(len) == [round(r * k * k) for k, r in zip(frame.radix, frame.rate, strict=True)]).all()
+
+
+# ---------------------------------------------------------------------- cache
+MODULE_SOURCE = """
+import numpy as np
+
+CALLS = []
+OFFSET = {offset}
+
+
+def noisy(k, rng):
+    CALLS.append(k)
+    return {{"value": OFFSET + k + float(rng.random())}}
+"""
+
+
+def _write_module(folder, offset):
+    path = folder / "cache_probe_module.py"
+    path.write_text(textwrap.dedent(MODULE_SOURCE.format(offset=offset)))
+    sys.modules.pop("cache_probe_module", None)
+    importlib.invalidate_caches()
+    return importlib.import_module("cache_probe_module")
+
+
+@pytest.fixture
+def probe_folder(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    sys.modules.pop("cache_probe_module", None)
+
+
+def test_cache_hits_skip_work_and_return_the_same_result(probe_folder):
+    module = _write_module(probe_folder, 0)
+    cache = probe_folder / "cache"
+    items = grid(k=[1, 2, 3])
+    first = sweep(module.noisy, items, seed=9, backend="serial", cache=cache)
+    assert module.CALLS == [1, 2, 3]
+    again = sweep(module.noisy, items + [{"k": 4}], seed=9, backend="serial", cache=cache)
+    assert module.CALLS == [1, 2, 3, 4] and again[:3] == first
+    assert sweep(module.noisy, items, seed=10, backend="serial", cache=cache) != first  # the seed is in the key
+    assert module.CALLS[4:] == [1, 2, 3]
+    assert clear_cache(cache) > 0
+    sweep(module.noisy, items, seed=9, backend="serial", cache=cache)
+    assert module.CALLS[7:] == [1, 2, 3]
+
+
+def test_a_code_change_never_returns_an_old_result(probe_folder):
+    cache = probe_folder / "cache"
+    old = sweep(_write_module(probe_folder, 0).noisy, grid(k=[1]), seed=9, backend="serial", cache=cache)
+    module = _write_module(probe_folder, 100)
+    new = sweep(module.noisy, grid(k=[1]), seed=9, backend="serial", cache=cache)
+    assert module.CALLS == [1] and new[0]["value"] == pytest.approx(old[0]["value"] + 100)
+
+
+def test_package_code_is_part_of_the_key(probe_folder, monkeypatch):
+    module = _write_module(probe_folder, 0)
+    cache = probe_folder / "cache"
+    sweep(module.noisy, grid(k=[1]), seed=9, backend="serial", cache=cache)
+    monkeypatch.setattr(sweep_module, "_package_digest", lambda: "another version of torus_lab")
+    sweep(module.noisy, grid(k=[1]), seed=9, backend="serial", cache=cache)
+    assert module.CALLS == [1, 1]
+
+
+def test_cache_off_and_untraceable_functions_are_not_cached(probe_folder, monkeypatch):
+    module = _write_module(probe_folder, 0)
+    monkeypatch.setenv("TORUS_LAB_CACHE", "off")
+    sweep(module.noisy, grid(k=[1]), seed=9, backend="serial")
+    sweep(module.noisy, grid(k=[1]), seed=9, backend="serial")
+    assert module.CALLS == [1, 1]
+    monkeypatch.setenv("TORUS_LAB_CACHE", str(probe_folder / "cache"))
+    assert sweep_module.code_digest(lambda k, rng: k) is None
+    assert sweep_module.code_digest(module.noisy) is not None
+
+
+def test_cached_results_are_identical_across_backends(probe_folder):
+    cache = probe_folder / "cache"
+    serial = sweep(faulty_fraction, ITEMS, seed=11, backend="serial", cache=cache)
+    assert sweep(faulty_fraction, ITEMS, seed=11, backend="processes", workers=2, cache=cache) == serial
+    assert sweep(faulty_fraction, ITEMS, seed=11, backend="processes", workers=2) == serial

@@ -21,7 +21,7 @@ from torus_lab.routing import (
     routing_entries,
     unregister_routing,
 )
-from torus_lab.sim import simulate
+from torus_lab.sim import SimConfig, simulate
 from torus_lab.topology import Faults, Torus
 
 
@@ -108,21 +108,30 @@ def test_user_kernel_cdg_verdicts(escape_entry):
 
 def test_user_kernel_simulates_and_matches_builtin_dor(escape_entry):
     t = Torus(2, 4)
-    user = simulate(t, make_routing({"name": "test-escape", "adaptive": False}, t), offered_load=0.2,
-                    warmup=100, measure=300, seed=5)  # fmt: skip
+    user = simulate(
+        make_routing({"name": "test-escape", "adaptive": False}, t),
+        SimConfig(offered_load=0.2, warmup=100, measure=300),
+        seed=5,
+    )
     assert not user.deadlock and user.delivered > 0
     assert user.mean_extra_hops == 0.0
     # the escape network alone is e-cube with datelines: same hop counts as the built-in, packet by packet
-    builtin = simulate(t, make_routing({"name": "ecube", "datelines": True, "vcs": 2}, t), offered_load=0.2,
-                       warmup=100, measure=300, seed=5)  # fmt: skip
+    builtin = simulate(
+        make_routing({"name": "ecube", "datelines": True, "vcs": 2}, t),
+        SimConfig(offered_load=0.2, warmup=100, measure=300),
+        seed=5,
+    )
     assert (builtin.packets.hops == builtin.packets.min_hops).all()
     assert user.packets.hops.sum() == user.packets.min_hops.sum()
 
 
 def _latency_point(load, routing, rng):
     t = Torus(2, 4)
-    res = simulate(t, make_routing(routing, t), offered_load=load, warmup=50, measure=150,
-                   seed=int(rng.integers(2**31)))  # fmt: skip
+    res = simulate(
+        make_routing(routing, t),
+        SimConfig(offered_load=load, warmup=50, measure=150),
+        seed=int(rng.integers(2 ** 31)),
+    )
     return {"latency": res.mean_latency, "delivered": res.delivered}
 
 

@@ -1,4 +1,4 @@
-"""Command line: ``torus-lab list | params | run | reproduce | report | routings``.
+"""Command line: ``torus-lab list | params | run | reproduce | report | routings | cache``.
 
 Exit status: 0 success, 1 a notebook failed, 2 bad usage (unknown experiment, preset or parameter).
 
@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from torus_lab import runner
+from torus_lab.experiment import CACHE_ENVIRONMENT, default_cache_dir
 
 __all__ = ["main", "parse_assignments"]
 
@@ -39,6 +40,8 @@ def _add_sweep_options(parser: argparse.ArgumentParser) -> None:
                         help="Dask scheduler for sweeps, e.g. tcp://host:8786 (implies --backend dask)")  # fmt: skip
     parser.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
     parser.add_argument("--kernel", default=runner.KERNEL_NAME, help="Jupyter kernel (default: %(default)s)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="recompute every sweep item instead of reusing cached results")  # fmt: skip
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -60,11 +63,15 @@ def _build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="rebuild reports/index.html, data/claims.csv and the README table")
     report.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
     sub.add_parser("routings", help="list the routing algorithms of the registry: options, defaults, sources")
+    cache = sub.add_parser("cache", help="the result cache of sweeps (scratch/cache)")
+    cache.add_argument("action", choices=("info", "clear"), help="show its size, or delete it")
     return parser
 
 
 def _set_sweep_environment(args: argparse.Namespace) -> None:
     """Sweeps inside notebooks read these (the kernel inherits the environment)."""
+    if args.no_cache:
+        os.environ[CACHE_ENVIRONMENT] = "off"
     if args.scheduler:
         os.environ["TORUS_LAB_SCHEDULER"] = args.scheduler
         os.environ["TORUS_LAB_BACKEND"] = "dask"
@@ -79,12 +86,32 @@ def _list() -> None:
 
 def _params(name: str) -> None:
     experiment = runner.load_experiment(name)
-    defaults = runner.notebook_parameters(experiment.notebook_path)
     print(f"{name}: {experiment.description}\nnotebook: {experiment.notebook}\nparameters:")
-    for key, value in defaults.items():
-        if key not in runner.RESERVED_PARAMETERS:
-            presets = "  ".join(f"{p}={v[key]!r}" for p, v in experiment.presets.items() if key in v)
-            print(f"  {key}: {type(value).__name__} = {value!r}  {presets}")
+    if experiment.schema is None:
+        defaults = runner.notebook_parameters(experiment.notebook_path)
+        schema = {key: {"type": type(value).__name__} for key, value in defaults.items()
+                  if key not in runner.RESERVED_PARAMETERS}  # fmt: skip
+    else:
+        schema = experiment.schema["properties"]
+    for key, rule in schema.items():
+        kind = rule.get("type", "any")
+        print(f"  {key} ({kind}): {rule.get('description', '')}".rstrip())
+        for preset, values in experiment.presets.items():
+            if key in values:
+                print(f"      {preset}: {values[key]!r}")
+
+
+def _cache(action: str) -> None:
+    from torus_lab.sweep import cache_location, clear_cache
+
+    location = cache_location(None) or default_cache_dir()
+    if action == "clear":
+        freed = clear_cache(location)
+        print(f"cleared the sweep cache in {location} ({freed / 2**20:.1f} MiB)")
+        return
+    folder = location / "joblib"
+    files = [p for p in folder.rglob("*") if p.is_file()] if folder.exists() else []
+    print(f"sweep cache: {location} ({len(files)} files, {sum(p.stat().st_size for p in files) / 2**20:.1f} MiB)")
 
 
 def _routings() -> None:
@@ -131,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(build_report(args.out))
         elif args.command == "routings":
             _routings()
+        elif args.command == "cache":
+            _cache(args.action)
     except runner.RunnerError as err:
         print(f"torus-lab: error: {err}", file=sys.stderr)
         return err.exit_code

@@ -1,14 +1,9 @@
 """Experiment runner: parameter checking, papermill execution, provenance manifests, atomic outputs.
 
-An *experiment* is ``experiments/<name>.yaml``::
+An *experiment* is ``experiments/<name>.yaml`` (notebook, description, parameter schema, presets; see
+:mod:`torus_lab.experiment`).
 
-    notebook: notebooks/<name>.ipynb
-    description: one line
-    presets:
-      quick: {seed: 1, ...}
-      paper: {seed: 2018, ...}
-
-:func:`run_experiment` checks the parameters against the notebook's ``parameters`` cell, executes the notebook
+:func:`run_experiment` validates the parameters against the experiment's schema, executes the notebook
 with papermill (explicit kernel, working directory = project root) into a staging folder, exports HTML,
 writes ``manifest.json`` (parameters, preset, seed, git commit, versions, times, sha256 of every output) and
 only then swaps the staging folders into ``data/<name>``, ``figures/<name>`` and ``reports/<name>``.
@@ -43,6 +38,20 @@ from typing import Any
 
 import yaml
 
+from torus_lab.experiment import (
+    CACHE_ENVIRONMENT,
+    RESERVED_PARAMETERS,
+    Experiment,
+    ExperimentError,
+    ParameterError,
+    UnknownExperimentError,
+    check_against_schema,
+    check_output_root,
+    default_cache_dir,
+    load_experiment,
+    load_experiments,
+    project_root,
+)
 from torus_lab.plotting import RUNNER_ENVIRONMENT
 
 __all__ = [
@@ -67,8 +76,6 @@ __all__ = [
 
 #: The three output folders every experiment writes into (``<kind>/<name>``).
 OUTPUT_KINDS = ("data", "figures", "reports")
-#: Parameters the runner sets itself; a preset or ``-p`` may not.
-RESERVED_PARAMETERS = ("data_dir", "figures_dir")
 #: Environment variables that choose the sweep backend (see :mod:`torus_lab.sweep`).
 SWEEP_ENVIRONMENT = ("TORUS_LAB_BACKEND", "TORUS_LAB_SCHEDULER")
 #: Default kernel name, registered by ``make kernel`` (and by :func:`ensure_kernel` if missing).
@@ -80,43 +87,13 @@ RECORDED_PACKAGES = (
 )  # fmt: skip
 
 
-class RunnerError(Exception):
-    """Base class of the runner's user-facing errors (the CLI prints the message, no traceback)."""
-
-    exit_code = 1
-
-
-class UnknownExperimentError(RunnerError, LookupError):
-    """No ``experiments/<name>.yaml``."""
-
-    exit_code = 2
-
-
-class ParameterError(RunnerError, ValueError):
-    """An unknown parameter name, a value of the wrong type, or an unknown preset."""
-
-    exit_code = 2
+RunnerError = ExperimentError  # the runner's user-facing errors (the CLI prints the message, no traceback)
 
 
 class NotebookFailedError(RunnerError):
     """The notebook raised; the message names the failing cell."""
 
     exit_code = 1
-
-
-@dataclass(frozen=True)
-class Experiment:
-    """One ``experiments/<name>.yaml`` entry."""
-
-    name: str
-    notebook: Path
-    description: str
-    presets: dict[str, dict[str, Any]]
-    root: Path
-
-    @property
-    def notebook_path(self) -> Path:
-        return self.root / self.notebook
 
 
 @dataclass
@@ -129,56 +106,6 @@ class RunResult:
     outputs: dict[str, Path]
     manifest: dict[str, Any] = field(repr=False)
     duration_s: float = 0.0
-
-
-# ---------------------------------------------------------------------- discovery
-def project_root(start: str | Path | None = None) -> Path:
-    """The torus_lab project folder: the first ancestor of ``start`` (default: cwd) holding ``experiments/``
-    and a ``pyproject.toml``; failing that, the folder above the installed package (editable install)."""
-    candidates = [Path(start or Path.cwd()).resolve()]
-    candidates += list(candidates[0].parents)
-    candidates.append(Path(__file__).resolve().parents[1])
-    for folder in candidates:
-        if (folder / "experiments").is_dir() and (folder / "pyproject.toml").is_file():
-            return folder
-    raise RunnerError(f"no torus_lab project (experiments/ and pyproject.toml) found at or above {candidates[0]}")
-
-
-def _read_experiment(path: Path, root: Path) -> Experiment:
-    try:
-        spec = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as err:
-        raise RunnerError(f"{path.name}: invalid YAML: {err}") from err
-    if not isinstance(spec, dict):
-        raise RunnerError(f"{path.name}: expected a mapping with notebook, description, presets")
-    missing = [key for key in ("notebook", "description", "presets") if key not in spec]
-    if missing:
-        raise RunnerError(f"{path.name}: missing key(s) {missing}")
-    presets = spec["presets"]
-    if not isinstance(presets, dict) or not all(isinstance(v, dict) for v in presets.values()):
-        raise RunnerError(f"{path.name}: presets must map preset names to parameter mappings")
-    return Experiment(
-        name=path.stem,
-        notebook=Path(spec["notebook"]),
-        description=str(spec["description"]).strip(),
-        presets={str(k): dict(v) for k, v in presets.items()},
-        root=root,
-    )
-
-
-def load_experiments(root: str | Path | None = None) -> dict[str, Experiment]:
-    """Every experiment of the project, by name (sorted)."""
-    root = project_root(root)
-    return {p.stem: _read_experiment(p, root) for p in sorted((root / "experiments").glob("*.yaml"))}
-
-
-def load_experiment(name: str, root: str | Path | None = None) -> Experiment:
-    """The experiment called ``name``; :class:`UnknownExperimentError` lists the known ones otherwise."""
-    experiments = load_experiments(root)
-    if name not in experiments:
-        known = ", ".join(experiments) or "none"
-        raise UnknownExperimentError(f"unknown experiment {name!r}; known experiments: {known}")
-    return experiments[name]
 
 
 # ---------------------------------------------------------------------- parameters
@@ -261,11 +188,15 @@ def check_parameters(values: Mapping[str, Any], defaults: Mapping[str, Any], *, 
 def resolve_parameters(
     experiment: Experiment, preset: str, overrides: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """Preset values updated by ``overrides``, both checked against the notebook's parameters cell."""
+    """Preset values updated by ``overrides``, validated against the experiment's schema (or, for an
+    experiment without one, against the notebook's parameters cell) before anything runs."""
     if preset not in experiment.presets:
         raise ParameterError(
             f"{experiment.name}: unknown preset {preset!r}; presets: {', '.join(experiment.presets)}"
         )
+    if experiment.schema is not None:
+        params = {**experiment.presets[preset], **dict(overrides or {})}
+        return check_against_schema(params, experiment.schema, experiment=experiment.name)
     defaults = notebook_parameters(experiment.notebook_path)
     if "seed" not in defaults:
         raise RunnerError(f"{experiment.notebook}: the parameters cell must define 'seed'")
@@ -368,8 +299,9 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    previous = os.environ.get(RUNNER_ENVIRONMENT)
+    previous = {key: os.environ.get(key) for key in (RUNNER_ENVIRONMENT, CACHE_ENVIRONMENT)}
     os.environ[RUNNER_ENVIRONMENT] = "1"  # the kernel inherits it: figures are shown as links to their files
+    os.environ.setdefault(CACHE_ENVIRONMENT, str(default_cache_dir(experiment.root)))
     try:
         papermill.execute_notebook(
             str(experiment.notebook_path),
@@ -390,10 +322,11 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
             f"(starting {first_line.strip()!r}): {err.ename}: {err.evalue}"
         ) from err
     finally:
-        if previous is None:
-            os.environ.pop(RUNNER_ENVIRONMENT, None)
-        else:
-            os.environ[RUNNER_ENVIRONMENT] = previous
+        for key, value in previous.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 # ---------------------------------------------------------------------- atomic swap
@@ -419,7 +352,7 @@ def _swap_into_place(pairs: list[tuple[Path, Path]], trash: Path) -> None:
 
 
 def _output_root(out: str | Path | None, root: Path) -> Path:
-    return (Path(out) if out is not None else root).resolve()
+    return check_output_root(out) if out is not None else root.resolve()
 
 
 def _as_notebook_path(path: Path, root: Path) -> str:
@@ -539,6 +472,10 @@ def run_all(
     for name in selected:
         if name not in experiments:
             raise UnknownExperimentError(f"unknown experiment {name!r}; known experiments: {', '.join(experiments)}")
+    for name in selected:  # every preset is checked before the first experiment starts
+        resolve_parameters(experiments[name], preset)
+    if out is not None:
+        check_output_root(out)
     results = []
     bar = tqdm(selected, desc=f"reproduce ({preset})", unit="experiment", disable=not progress)
     for name in bar:

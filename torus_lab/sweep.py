@@ -1,8 +1,19 @@
 """Map a pure function over a parameter grid, serially, on local processes or on a Dask cluster.
 
-Item ``i`` of the grid gets its own random generator from ``SeedSequence(seed).spawn(len(items))[i]``, so
-results depend only on ``(func, items, seed)``, never on the backend, the worker count or the order in which
-items finish.
+**One seed rule.**  Each item gets its own random generator, seeded from the experiment seed and the item's
+*content*: ``SeedSequence([seed, w0, w1, w2, w3])`` where ``w0..w3`` are the first 128 bits of the SHA-256 of
+the item's canonical JSON (keys sorted, numpy scalars as Python numbers, tuples as lists; see
+:func:`item_key`).  Results therefore depend only on ``(func, item, seed)``: never on the backend, the worker
+count, the order in which items finish, or which other items the grid holds — adding, removing or
+reordering items leaves every other item's result unchanged.  Two items with equal content get equal
+streams; a study that wants independent replicas of one point puts a ``replica`` number into the item.
+
+**Cache.**  With a cache folder (argument ``cache`` or the environment variable ``TORUS_LAB_CACHE``, which
+the runner and :func:`torus_lab.experiment.start` set to ``scratch/cache``; ``off`` disables it), each
+item's result is stored on disk with :class:`joblib.Memory`, keyed by the function's module and name, the
+item, its seed and :func:`code_digest` (every source file of the torus_lab package, the function's own module
+file and the versions of the numerical libraries), so a change of code never returns an old result.
+Functions defined in ``__main__`` or a notebook are never cached (their dependencies cannot be traced).
 
 The default backend ``"auto"`` reads the environment set by ``torus-lab run --backend/--scheduler``:
 ``TORUS_LAB_SCHEDULER`` (a Dask scheduler address) selects Dask, ``TORUS_LAB_BACKEND`` one of
@@ -21,16 +32,25 @@ True
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib.metadata
+import inspect
 import itertools
+import json
+import marshal
 import numbers
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["BACKENDS", "grid", "item_seeds", "sweep", "sweep_frame"]
+__all__ = ["BACKENDS", "CACHE_OFF", "cache_location", "clear_cache", "code_digest", "grid", "item_key", "item_seed",
+           "sweep", "sweep_frame"]
 
 BACKENDS = ("auto", "serial", "processes", "dask")
 
@@ -50,31 +70,181 @@ def grid(**axes: Sequence[Any]) -> list[dict[str, Any]]:
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*axes.values())]
 
 
-def item_seeds(seed: int | np.random.SeedSequence, count: int) -> list[np.random.SeedSequence]:
-    """One child SeedSequence per item (``SeedSequence.spawn``)."""
-    if isinstance(seed, np.random.SeedSequence):
-        root = seed
-    elif isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
-        root = np.random.SeedSequence(int(seed))
-    else:
-        raise TypeError(f"seed must be a non-negative int or a SeedSequence, got {seed!r}")
-    return root.spawn(count)
+def _plain(value: Any, where: str) -> Any:
+    """``value`` as plain JSON data (numpy scalars and arrays converted); TypeError names ``where``."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"sweep item value {where} = {value!r} is not finite")
+        return value
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist(), where)
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"sweep item key {key!r} under {where} must be a str")
+            out[key] = _plain(item, f"{where}.{key}")
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, f"{where}[{i}]") for i, item in enumerate(value)]
+    raise TypeError(f"sweep item value {where} = {value!r} is not plain data (int, float, str, bool, None, "
+                    "list, dict)")  # fmt: skip
 
 
-def _call(
-    func: Callable[..., Any], item: Mapping[str, Any], seed: np.random.SeedSequence, routings: bytes | None = None
-) -> Any:
+def item_key(item: Mapping[str, Any]) -> str:
+    """The canonical JSON text of ``item`` that its seed (and cache key) derive from.
+
+    Examples
+    --------
+    >>> item_key({"radix": np.int64(8), "dims": 2, "loads": (0.1, 0.2)})
+    '{"dims":2,"loads":[0.1,0.2],"radix":8}'
+    """
+    if not isinstance(item, Mapping):
+        raise TypeError(f"a sweep item must be a mapping of parameter names to values, got {item!r}")
+    return json.dumps(_plain(item, "item"), sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _root_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise TypeError(f"seed must be a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+def item_seed(seed: int, item: Mapping[str, Any]) -> np.random.SeedSequence:
+    """The SeedSequence of ``item`` under experiment seed ``seed`` (the module's one seed rule).
+
+    Examples
+    --------
+    >>> a = item_seed(7, {"n": 3, "faults": 1})
+    >>> b = item_seed(7, {"faults": 1, "n": np.int32(3)})  # same content, same seed
+    >>> a.entropy == b.entropy, a.entropy == item_seed(8, {"n": 3, "faults": 1}).entropy
+    (True, False)
+    """
+    digest = hashlib.sha256(item_key(item).encode()).digest()
+    words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
+    return np.random.SeedSequence([_root_seed(seed), *words])
+
+
+# ---------------------------------------------------------------------- cache
+#: Value of ``TORUS_LAB_CACHE`` (or ``cache=``) that disables the cache.
+CACHE_OFF = ("", "off", "0", "false", "no")
+#: Libraries whose versions shape numerical results: part of every cache key.
+_KEY_PACKAGES = ("numpy", "numba", "scipy", "pandas", "networkx")
+
+
+def cache_location(cache: bool | str | os.PathLike | None = None) -> Path | None:
+    """The cache folder ``sweep`` uses: ``cache`` if a path, none if ``False``, else ``TORUS_LAB_CACHE``."""
+    if cache is False:
+        return None
+    if cache is None or cache is True:
+        cache = os.environ.get("TORUS_LAB_CACHE", "")
+        if cache.strip().lower() in CACHE_OFF:
+            return None
+    if not isinstance(cache, (str, os.PathLike)):
+        raise TypeError(f"cache must be a folder path, True, False or None, got {cache!r}")
+    return None if str(cache).strip().lower() in CACHE_OFF else Path(cache)
+
+
+def clear_cache(location: str | os.PathLike) -> int:
+    """Delete the sweep cache under ``location``; returns the number of bytes freed."""
+    import shutil
+
+    folder = Path(location) / "joblib"
+    if not folder.exists():
+        return 0
+    freed = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    shutil.rmtree(folder)
+    return freed
+
+
+def _file_digest(path: str) -> str:
+    stat = Path(path).stat()
+    return _content_digest(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _content_digest(path: str, mtime_ns: int, size: int) -> str:  # noqa: ARG001 (part of the cache key)
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@functools.cache
+def _package_digest() -> str:
+    """Digest of the package sources, taken once per process (the code this process runs; restart a kernel
+    after editing torus_lab itself)."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(_file_digest(str(path)).encode())
+    for name in _KEY_PACKAGES:
+        try:
+            digest.update(f"{name}={importlib.metadata.version(name)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            digest.update(f"{name}=none".encode())
+    return digest.hexdigest()
+
+
+def code_digest(func: Callable[..., Any]) -> str | None:
+    """Digest of the code ``func``'s results depend on, or None when it cannot be traced (then no caching):
+    the torus_lab package's sources, the library versions, ``func``'s module file (re-read when it changes)
+    and ``func``'s compiled code."""
+    module = sys.modules.get(getattr(func, "__module__", None) or "")
+    if module is None or module.__name__ == "__main__" or not hasattr(func, "__qualname__"):
+        return None
+    if "<locals>" in func.__qualname__:
+        return None
+    try:
+        source = inspect.getsourcefile(func)
+    except TypeError:
+        return None
+    if source is None or not Path(source).is_file():
+        return None
+    code = getattr(func, "__code__", None)
+    compiled = hashlib.sha256(marshal.dumps(code)).hexdigest() if code is not None else ""
+    parts = f"{_package_digest()}:{_file_digest(str(Path(source).resolve()))}:{compiled}"
+    return hashlib.sha256(parts.encode()).hexdigest()
+
+
+def _compute(func, item, entropy):
+    return func(**item, rng=np.random.default_rng(np.random.SeedSequence(entropy)))
+
+
+def _cached_compute(func, func_id, code, item_json, entropy, routings_digest):  # noqa: ARG001 (cache key)
+    return _compute(func, json.loads(item_json), entropy)
+
+
+@functools.cache
+def _memorized(location: str):
+    from joblib import Memory
+
+    return Memory(location, verbose=0).cache(_cached_compute, ignore=["func"])
+
+
+def _cache_args(func, item, entropy, code, routings) -> tuple:
+    routings_digest = hashlib.sha256(routings).hexdigest() if routings else None
+    return (func, f"{func.__module__}.{func.__qualname__}", code, item_key(item), list(entropy), routings_digest)
+
+
+def _call(func, item, entropy, routings=None, location=None, code=None) -> Any:
+    """Run one item (in a worker or in this process), through the cache when ``location`` is set."""
     if routings is not None:  # routing algorithms registered at run time in the calling process
         from torus_lab.routing.registry import import_user_entries
 
         import_user_entries(routings)
-    return func(**item, rng=np.random.default_rng(seed))
+    if location is None or code is None:
+        return _compute(func, item, entropy)
+    return _memorized(str(location))(*_cache_args(func, item, entropy, code, routings))
 
 
 def _user_routings() -> bytes | None:
     """Routing entries registered at run time, for the workers (None when there are none or none loaded)."""
-    import sys
-
     registry = sys.modules.get("torus_lab.routing.registry")
     return None if registry is None else registry.export_user_entries()
 
@@ -98,12 +268,13 @@ def sweep(
     func: Callable[..., Any],
     items: Sequence[Mapping[str, Any]],
     *,
-    seed: int | np.random.SeedSequence,
+    seed: int,
     backend: str = "auto",
     scheduler: Any = None,
     workers: int | None = None,
     progress: bool = False,
     desc: str | None = None,
+    cache: bool | str | os.PathLike | None = None,
 ) -> list[Any]:
     """Evaluate ``func(**item, rng=Generator)`` for every item; results in item order.
 
@@ -114,9 +285,10 @@ def sweep(
         registered at run time in this process (:func:`torus_lab.routing.register_routing`) are registered in
         every worker before ``func`` runs there, so items may name them in their routing specs.
     items : sequence of mappings
-        Usually :func:`grid`.
-    seed : int or SeedSequence
-        Root seed; item ``i`` uses child ``i`` of ``SeedSequence(seed).spawn(len(items))``.
+        Plain data only (int, float, str, bool, None, lists, dicts; numpy scalars are converted): usually
+        :func:`grid`.  ``func`` receives each item in that plain form.
+    seed : int
+        Experiment seed; each item's generator is seeded by :func:`item_seed` from it and the item's content.
     backend : {"auto", "serial", "processes", "dask"}
     scheduler : str or distributed.Client, optional
         Dask scheduler address (``tcp://host:8786``) or a client; implies ``backend="dask"``.  With the
@@ -125,44 +297,59 @@ def sweep(
         Local processes (default: ``os.cpu_count()``).
     progress : bool
         Show a tqdm progress bar over items.
+    cache : folder, bool or None
+        Result cache folder (see the module docstring); None: ``TORUS_LAB_CACHE``; False: no cache.
     """
     if not callable(func):
         raise TypeError(f"func must be callable, got {func!r}")
-    items = [dict(item) for item in items]
-    seeds = item_seeds(seed, len(items))
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
+        raise TypeError(f"items must be a sequence of mappings, got {items!r}")
+    root = _root_seed(seed)
+    items = [json.loads(item_key(item)) for item in items]
+    entropies = [item_seed(root, item).entropy for item in items]
     backend, scheduler = _resolve_backend(backend, scheduler)
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers must be a positive int, got {workers!r}")
+    location = cache_location(cache)
+    code = code_digest(func) if location is not None else None
+    routings = _user_routings()
+    results: list[Any] = [None] * len(items)
+    todo = list(range(len(items)))
+    if location is not None and code is not None:
+        memorized = _memorized(str(location))
+        hits = [i for i in todo if memorized.check_call_in_cache(*_cache_args(func, items[i], entropies[i], code,
+                                                                              routings))]  # fmt: skip
+        for i in hits:
+            results[i] = memorized(*_cache_args(func, items[i], entropies[i], code, routings))
+        todo = [i for i in todo if i not in set(hits)]
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=len(items), desc=desc or getattr(func, "__name__", "sweep"), disable=not progress)
+    bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=desc or getattr(func, "__name__", "sweep"),
+               disable=not progress)  # fmt: skip
+    jobs = [(i, (func, items[i], entropies[i], routings, location, code)) for i in todo]
     try:
-        if backend == "serial" or len(items) <= 1:
-            results = []
-            for item, item_seed in zip(items, seeds, strict=True):
-                results.append(_call(func, item, item_seed))
+        if backend == "serial" or len(jobs) <= 1:
+            for i, args in jobs:
+                results[i] = _call(*args)
                 bar.update()
-            return results
-        routings = _user_routings()
-        if backend == "processes":
-            return _run_processes(func, items, seeds, workers or os.cpu_count() or 1, bar, routings)
-        return _run_dask(func, items, seeds, scheduler, workers, bar, routings)
+        elif backend == "processes":
+            _run_processes(jobs, results, workers or os.cpu_count() or 1, bar)
+        else:
+            _run_dask(jobs, results, scheduler, workers, bar)
+        return results
     finally:
         bar.close()
 
 
-def _run_processes(func, items, seeds, workers, bar, routings) -> list[Any]:
-    results: list[Any] = [None] * len(items)
-    with ProcessPoolExecutor(max_workers=min(workers, len(items))) as pool:
-        jobs = enumerate(zip(items, seeds, strict=True))
-        futures = {pool.submit(_call, func, item, s, routings): i for i, (item, s) in jobs}
+def _run_processes(jobs, results, workers, bar) -> None:
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+        futures = {pool.submit(_call, *args): i for i, args in jobs}
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             bar.update()
-    return results
 
 
-def _run_dask(func, items, seeds, scheduler, workers, bar, routings) -> list[Any]:
+def _run_dask(jobs, results, scheduler, workers, bar) -> None:
     from dask.distributed import Client, LocalCluster, as_completed
 
     owned = []
@@ -177,13 +364,12 @@ def _run_dask(func, items, seeds, scheduler, workers, bar, routings) -> list[Any
     else:
         client = scheduler
     try:
-        futures = client.map(_call, [func] * len(items), items, seeds, [routings] * len(items), pure=False)
-        index = {future.key: i for i, future in enumerate(futures)}
-        results: list[Any] = [None] * len(items)
+        columns = list(zip(*(args for _, args in jobs), strict=True))
+        futures = client.map(_call, *columns, pure=False)
+        index = {future.key: i for (i, _), future in zip(jobs, futures, strict=True)}
         for future in as_completed(futures):
             results[index[future.key]] = future.result()
             bar.update()
-        return results
     finally:
         for resource in owned:
             resource.close()
@@ -196,7 +382,7 @@ def sweep_frame(func: Callable[..., Any], items: Sequence[Mapping[str, Any]], **
 
     results = sweep(func, items, **kwargs)
     rows = []
-    for item, result in zip(items, results, strict=True):
+    for item, result in zip((json.loads(item_key(item)) for item in items), results, strict=True):
         for record in result if isinstance(result, list) else [result]:
             record = record if isinstance(record, Mapping) else {"result": record}
             rows.append({**item, **record})

@@ -1,16 +1,23 @@
-"""Cycle-driven, flit-level wormhole network simulator (engine, traffic, statistics).
+"""Cycle-driven, flit-level wormhole network simulator (configuration, engine, traffic, saturation, statistics).
 
-Entry points: :func:`simulate`, :func:`load_sweep`, :func:`find_saturation`; the router model is described in
-:mod:`torus_lab.sim.kernels`.
+Entry points: :class:`SimConfig` (router, traffic and run length, validated and frozen), :func:`simulate`,
+:func:`load_sweep`, :func:`find_saturation` and the one saturation definition of :mod:`torus_lab.sim.saturation`
+(:class:`Saturation`, :func:`saturation_table`); the router model is described in :mod:`torus_lab.sim.kernels`.
 """
 
+from torus_lab.sim.config import SimConfig
 from torus_lab.sim.engine import SimResult, SimState, find_saturation, load_sweep, simulate, zero_load_latency
+from torus_lab.sim.saturation import Saturation, saturation_table, sustained_loads
 from torus_lab.sim.stats import confidence_interval, summarize
 
 __all__ = [
+    "SimConfig",
     "simulate",
     "load_sweep",
     "find_saturation",
+    "Saturation",
+    "saturation_table",
+    "sustained_loads",
     "zero_load_latency",
     "SimResult",
     "SimState",

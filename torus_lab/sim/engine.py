@@ -8,9 +8,9 @@ Examples
 --------
 >>> from torus_lab.topology import Torus
 >>> from torus_lab.routing.ecube import ecube_routing
->>> topo = Torus(2, 4)
->>> res = simulate(topo, ecube_routing(topo, datelines=True, vcs=2), offered_load=0.1, packet_length=4,
-...                warmup=100, measure=300, seed=1)
+>>> from torus_lab.sim.config import SimConfig
+>>> rf = ecube_routing(Torus(2, 4), datelines=True, vcs=2)
+>>> res = simulate(rf, SimConfig(offered_load=0.1, packet_length=4, warmup=100, measure=300), seed=1)
 >>> res.deadlock, res.delivered > 0, 0.05 < res.accepted_throughput < 0.15
 (False, True, True)
 """
@@ -25,11 +25,16 @@ import numpy as np
 import pandas as pd
 
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
+from torus_lab.sim.config import SimConfig
 from torus_lab.sim.kernels import CFG, CNT, run_kernel
+from torus_lab.sim.saturation import Saturation
 from torus_lab.sim.traffic import destination_map, pattern_code
 from torus_lab.topology import Torus
 
 __all__ = ["SimState", "SimResult", "simulate", "zero_load_latency", "load_sweep", "find_saturation"]
+
+#: The configuration :func:`simulate` uses when none is given.
+DEFAULT_CONFIG = SimConfig()
 
 
 def _int(name: str, value: object, minimum: int) -> int:
@@ -200,69 +205,18 @@ class SimResult:
 
 
 def simulate(
-    topology: Torus,
-    routing: RoutingFunction,
-    *,
-    traffic: str = "uniform",
-    offered_load: float = 0.1,
-    packet_length: int = 4,
-    vcs: int | None = None,
-    buffer_depth: int = 4,
-    router_delay: int = 1,
-    warmup: int = 1000,
-    measure: int = 2000,
-    drain: int = 20000,
-    inject_during_drain: bool = True,
-    seed: int = 0,
-    hotspot_node=0,
-    hotspot_fraction: float = 0.1,
-    deadlock_cycles: int = 500,
-    drop_after: int = 64,
-    queue_capacity: int = 512,
-    hop_limit: int = 0,
-    vc_allocation: str = "atomic",
-    keep_state: bool = False,
+    routing: RoutingFunction, config: SimConfig = DEFAULT_CONFIG, *, seed: int = 0, keep_state: bool = False
 ) -> SimResult:
-    """Simulate wormhole routing on ``topology`` with ``routing`` and Bernoulli traffic.
+    """Simulate wormhole routing with ``routing`` (its topology, faults and VCs) under ``config``.
 
     Parameters
     ----------
-    topology : Torus or Mesh
-        Must be the routing function's topology; faults come from the routing function.
     routing : RoutingFunction
-    traffic : {"uniform", "transpose", "bit-complement", "hotspot"}
-    offered_load : float
-        Flits per node per cycle; a node starts a packet with probability ``offered_load / packet_length``.
-    packet_length : int
-        Flits per packet (>= 1).
-    vcs : int or None
-        VCs per channel; defaults to (and must equal) ``routing.num_vcs``.
-    buffer_depth : int
-        Flits per input VC buffer.
-    router_delay : int
-        Cycles a head spends in each router (>= 1); zero-load latency is :func:`zero_load_latency`.
-    warmup, measure : int
-        Packets generated in ``[warmup, warmup + measure)`` are measured.
-    drain : int
-        After the measurement window the run continues until every measured packet is delivered or dropped,
-        for at most ``drain`` cycles (still injecting unless ``inject_during_drain=False``).
+        Fixes the network: ``routing.topology``, ``routing.faults`` and ``routing.num_vcs`` VCs per channel.
+    config : SimConfig
+        Router, traffic and run length (see :class:`torus_lab.sim.SimConfig`).
     seed : int
         Seeds a SeedSequence; the kernel's SplitMix64 stream comes from it (the run is seed-deterministic).
-    hotspot_node, hotspot_fraction
-        For ``traffic="hotspot"``.
-    deadlock_cycles : int
-        Declare deadlock when flits are in the network and none has moved for this many cycles.
-    drop_after : int
-        A head with no permitted output waits this many cycles and is then dropped (``-1``: never).
-    vc_allocation : {"atomic", "nonatomic"}
-        ``"atomic"`` (default): an input VC is allocated to a new packet only when it is empty and the previous
-        packet's tail has left it, so a buffer holds one packet (depths beyond ``packet_length`` do not help).
-        ``"nonatomic"``: it can be allocated as soon as the previous packet's tail has been *written* into it
-        (flits of two packets may share the buffer, BookSim-style).
-    hop_limit : int
-        Drop a packet whose head has taken this many hops without arriving (0: no limit; livelock guard).
-    queue_capacity : int
-        Source-queue capacity per node; packets generated into a full queue are counted and discarded.
     keep_state : bool
         Keep the :class:`SimState` in the result (for tests and deadlock forensics).
 
@@ -273,78 +227,57 @@ def simulate(
         network_latency, min_hops (Lee distance), extra_hops.  ``accepted_throughput`` counts flits ejected
         during the measurement window per non-faulty node per cycle.
     """
-    if not isinstance(topology, Torus):
-        raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
     if not isinstance(routing, RoutingFunction):
         raise TypeError(f"routing must be a RoutingFunction, got {routing!r}")
-    if routing.topology != topology:
-        raise ValueError(f"routing is bound to {routing.topology!r}, not {topology!r}")
-    code = pattern_code(traffic)
-    if isinstance(offered_load, bool) or not isinstance(offered_load, numbers.Real):
-        raise TypeError(f"offered_load must be a number, got {offered_load!r}")
-    length = _int("packet_length", packet_length, 1)
-    if not 0 <= offered_load <= length:
-        raise ValueError(f"offered_load must be in [0, packet_length={length}], got {offered_load!r}")
-    vcs = routing.num_vcs if vcs is None else _int("vcs", vcs, 1)
-    if vcs != routing.num_vcs:
-        raise ValueError(f"vcs={vcs} differs from the routing function's num_vcs={routing.num_vcs}")
-    depth = _int("buffer_depth", buffer_depth, 1)
-    rdelay = _int("router_delay", router_delay, 1)
-    warmup = _int("warmup", warmup, 0)
-    measure = _int("measure", measure, 1)
-    drain = _int("drain", drain, 0)
+    if not isinstance(config, SimConfig):
+        raise TypeError(f"config must be a SimConfig, got {config!r}")
     seed = _int("seed", seed, 0)
-    drop_after = _int("drop_after", drop_after, -1)
-    deadlock_cycles = _int("deadlock_cycles", deadlock_cycles, 2)
-    if deadlock_cycles <= max(drop_after, 0) + rdelay:
-        raise ValueError(f"deadlock_cycles={deadlock_cycles} must exceed drop_after + router_delay")
-    qcap = _int("queue_capacity", queue_capacity, 1)
-    hop_limit = _int("hop_limit", hop_limit, 0)
-    if vc_allocation not in ("atomic", "nonatomic"):
-        raise ValueError(f"vc_allocation must be 'atomic' or 'nonatomic', got {vc_allocation!r}")
-    atomic = vc_allocation == "atomic"
-    if not 0 <= hotspot_fraction <= 1:
-        raise ValueError(f"hotspot_fraction must be in [0, 1], got {hotspot_fraction!r}")
-    if not isinstance(inject_during_drain, bool):
-        raise TypeError(f"inject_during_drain must be a bool, got {inject_during_drain!r}")
-
+    if not isinstance(keep_state, bool):
+        raise TypeError(f"keep_state must be a bool, got {keep_state!r}")
+    topology = routing.topology
+    code = pattern_code(config.traffic)
+    vcs, length = routing.num_vcs, config.packet_length
+    warmup, measure, drain = config.warmup, config.measure, config.drain
+    atomic = config.vc_allocation == "atomic"
+    hotspot_node = config.hotspot_node
     faults = routing.faults
     bad = faults.node_mask(topology) if faults is not None else np.zeros(topology.num_nodes, dtype=bool)
     active = np.flatnonzero(~bad).astype(np.int64)
     if code != 1 and len(active) < 2:
         raise ValueError("random traffic needs at least two non-faulty nodes")
-    hot = int(topology.node_id(hotspot_node)) if not isinstance(hotspot_node, numbers.Integral) else int(hotspot_node)
+    hot = int(topology.node_id(hotspot_node)) if isinstance(hotspot_node, tuple) else int(hotspot_node)
     if code == 2 and (not 0 <= hot < topology.num_nodes or bad[hot]):
         raise ValueError(f"hotspot_node {hotspot_node!r} is not a non-faulty node")
-    dest_map = destination_map(topology, traffic, faults)
-    prob = offered_load / length
+    dest_map = destination_map(topology, config.traffic, faults)
+    prob = config.offered_load / length
     expected = len(active) * measure * prob
     rec_cap = int(expected + 8 * np.sqrt(expected) + 64)
     words = np.random.SeedSequence(seed).generate_state(2, dtype=np.uint64)
-    state = SimState(topology, vcs, qcap, rec_cap, words, depth=depth, length=length, atomic=atomic)
+    state = SimState(topology, vcs, config.queue_capacity, rec_cap, words, depth=config.buffer_depth, length=length,
+                     atomic=atomic)  # fmt: skip
 
     cfg = np.zeros(len(CFG), dtype=np.int64)
     for name, value in dict(
         vcs=vcs,
-        depth=depth,
+        depth=config.buffer_depth,
         length=length,
-        router_delay=rdelay,
+        router_delay=config.router_delay,
         warmup=warmup,
         measure=measure,
         drain=drain,
-        gen_end=(warmup + measure + drain) if inject_during_drain else (warmup + measure),
-        deadlock_cycles=deadlock_cycles,
-        drop_after=drop_after,
+        gen_end=(warmup + measure + drain) if config.inject_during_drain else (warmup + measure),
+        deadlock_cycles=config.deadlock_cycles,
+        drop_after=config.drop_after,
         pattern=code,
         hotspot_node=hot,
-        queue_cap=qcap,
-        hop_limit=hop_limit,
+        queue_cap=config.queue_capacity,
+        hop_limit=config.hop_limit,
         atomic=int(atomic),
     ).items():
         cfg[CFG[name]] = value
     total = warmup + measure + drain + 1
     start = time.perf_counter()
-    _run(routing, cfg, prob, float(hotspot_fraction), active, dest_map, state, total)
+    _run(routing, cfg, prob, config.hotspot_fraction, active, dest_map, state, total)
     wall = time.perf_counter() - start
 
     counters = {name: int(state.counters[i]) for name, i in CNT.items()}
@@ -358,17 +291,9 @@ def simulate(
     params = dict(
         topology=repr(topology),
         routing=routing.name,
-        traffic=traffic,
-        offered_load=float(offered_load),
-        packet_length=length,
         vcs=vcs,
-        buffer_depth=depth,
-        router_delay=rdelay,
-        warmup=warmup,
-        measure=measure,
-        drain=drain,
-        vc_allocation=vc_allocation,
         faults=0 if faults is None else len(faults.links) // (2 if topology.bidirectional else 1) + len(faults.nodes),
+        **config.as_dict(),
     )
     return SimResult(
         params=params,
@@ -435,76 +360,69 @@ def deadlock_cycle(topology: Torus, state: SimState) -> list[tuple[int, int]]:
     return [(int(a) // state.vcs, int(a) % state.vcs) for a, _ in edges]
 
 
-def load_sweep(topology: Torus, routing: RoutingFunction, loads, *, seeds=(0,), **kwargs) -> pd.DataFrame:
-    """One :meth:`SimResult.summary` row per (offered load, seed).
+def load_sweep(routing: RoutingFunction, config: SimConfig, loads, *, seeds=(0,)) -> pd.DataFrame:
+    """One :meth:`SimResult.summary` row per (offered load, seed), in that order.
 
     Examples
     --------
     >>> from torus_lab.topology import Torus
     >>> from torus_lab.routing.ecube import ecube_routing
-    >>> t = Torus(2, 4)
-    >>> df = load_sweep(t, ecube_routing(t, datelines=True, vcs=2), [0.05, 0.1], warmup=50, measure=100)
+    >>> rf = ecube_routing(Torus(2, 4), datelines=True, vcs=2)
+    >>> df = load_sweep(rf, SimConfig(warmup=50, measure=100), [0.05, 0.1])
     >>> df.offered_load.tolist()
     [0.05, 0.1]
     """
     rows = []
     for load in loads:
         for seed in seeds:
-            rows.append(simulate(topology, routing, offered_load=float(load), seed=int(seed), **kwargs).summary())
+            rows.append(simulate(routing, config.replace(offered_load=float(load)), seed=int(seed)).summary())
     return pd.DataFrame(rows)
 
 
 def find_saturation(
-    topology: Torus,
     routing: RoutingFunction,
+    config: SimConfig = DEFAULT_CONFIG,
     *,
+    criterion: Saturation | None = None,
     low: float = 0.0,
     high: float | None = None,
     tolerance: float = 0.01,
-    accept_ratio: float = 0.95,
-    latency_factor: float = 3.0,
     seed: int = 0,
-    **kwargs,
 ) -> tuple[float, pd.DataFrame]:
-    """Saturation load by bisection: the largest offered load the network still accepts.
+    """Saturation load by bisection: the largest offered load sustained by the criterion of
+    :mod:`torus_lab.sim.saturation` (default ``Saturation()``; the latency test compares with a run at
+    0.02 flits/node/cycle or ``low``).
 
-    A load counts as *sustained* when the run does not deadlock, accepted throughput is at least
-    ``accept_ratio`` times the load actually generated in the measurement window (not the nominal offered
-    load: Bernoulli injection makes the generated load fluctuate, and comparing with the nominal value
-    called light loads unsustained by chance) and the mean latency is at most ``latency_factor`` times the
-    latency at a light load (0.02 flits/node/cycle or ``low``).  Returns the estimate and the table of
-    probed loads.
+    Returns the estimate and the table of probed loads (column ``sustained``).
 
     Examples
     --------
     >>> from torus_lab.topology import Torus
     >>> from torus_lab.routing.ecube import ecube_routing
-    >>> t = Torus(2, 4)
-    >>> sat, probes = find_saturation(t, ecube_routing(t, datelines=True, vcs=2), tolerance=0.1,
-    ...                               warmup=100, measure=300)
+    >>> rf = ecube_routing(Torus(2, 4), datelines=True, vcs=2)
+    >>> sat, probes = find_saturation(rf, SimConfig(warmup=100, measure=300), tolerance=0.1)
     >>> 0.2 < sat < 1.0
     True
     """
-    length = kwargs.get("packet_length", 4)
-    high = float(length if high is None else high)
+    criterion = Saturation() if criterion is None else criterion
+    if not isinstance(criterion, Saturation):
+        raise TypeError(f"criterion must be a Saturation, got {criterion!r}")
+    high = float(config.packet_length if high is None else high)
     if not 0 <= low < high:
         raise ValueError(f"need 0 <= low < high, got low={low!r}, high={high!r}")
     rows = []
-    light = simulate(topology, routing, offered_load=max(low, 0.02), seed=seed, **kwargs)
+    light = simulate(routing, config.replace(offered_load=max(low, 0.02)), seed=seed)
     base = light.mean_latency
     rows.append(light.summary())
 
     def sustained(load: float) -> bool:
-        res = simulate(topology, routing, offered_load=load, seed=seed, **kwargs)
+        res = simulate(routing, config.replace(offered_load=load), seed=seed)
         row = res.summary()
-        ok = (
-            not res.deadlock
-            and res.accepted_throughput >= accept_ratio * res.generated_throughput
-            and res.mean_latency <= latency_factor * base
-        )
-        row["sustained"] = ok
+        row["sustained"] = criterion.sustained(deadlock=res.deadlock, accepted=res.accepted_throughput,
+                                               generated=res.generated_throughput, latency=res.mean_latency,
+                                               base_latency=base)  # fmt: skip
         rows.append(row)
-        return ok
+        return row["sustained"]
 
     lo, hi = low, high
     while hi - lo > tolerance:
@@ -514,4 +432,3 @@ def find_saturation(
         else:
             hi = mid
     return lo, pd.DataFrame(rows)
-

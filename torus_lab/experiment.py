@@ -1,0 +1,365 @@
+"""Experiments as data: ``experiments/<name>.yaml`` holds the notebook, a parameter schema and the presets.
+
+An experiment file::
+
+    notebook: notebooks/<name>.ipynb
+    description: one line
+    schema:          # JSON Schema (draft 2020-12) of one preset: types, ranges, required keys
+      type: object
+      required: [seed, ns]
+      additionalProperties: false
+      properties:
+        seed: {type: integer, minimum: 0, description: root seed of every random draw}
+        ns: {type: array, items: {type: integer, minimum: 2}, minItems: 1}
+    presets:
+      quick: {seed: 1, ns: [2, 3]}
+      paper: {seed: 2018, ns: [2, 3, 4, 5, 6, 7]}
+
+:func:`validate_parameters` checks a preset (the runner does so before any kernel starts) and names the bad
+key and value.  In a notebook, :func:`start` collects the parameters cell's values, validates them the same
+way and resolves the output folders against the project root (so a notebook opened in JupyterLab, whose
+kernel starts in ``notebooks/``, writes to the project's ``scratch/``, never to ``notebooks/scratch/``)::
+
+    run = start("loads", globals())
+    results = study.run(run.params)
+    run.save(results)
+
+Examples
+--------
+>>> schema = {"type": "object", "required": ["seed"], "additionalProperties": False,
+...           "properties": {"seed": {"type": "integer", "minimum": 0}}}
+>>> check_against_schema({"seed": 3}, schema, experiment="demo")
+{'seed': 3}
+>>> check_against_schema({"seed": -1}, schema, experiment="demo")
+Traceback (most recent call last):
+...
+torus_lab.experiment.ParameterError: demo: parameter 'seed' = -1 is invalid: -1 is less than the minimum of 0
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "CACHE_ENVIRONMENT",
+    "Experiment",
+    "ExperimentRun",
+    "ExperimentError",
+    "ParameterError",
+    "RESERVED_PARAMETERS",
+    "UnknownExperimentError",
+    "check_against_schema",
+    "check_output_root",
+    "default_cache_dir",
+    "load_experiment",
+    "load_experiments",
+    "project_root",
+    "start",
+    "validate_parameters",
+]
+
+#: Parameters the runner sets itself (output folders); a preset or ``-p`` may not.
+RESERVED_PARAMETERS = ("data_dir", "figures_dir")
+#: Environment variable naming the result cache folder of :func:`torus_lab.sweep.sweep` (``off``: no cache).
+CACHE_ENVIRONMENT = "TORUS_LAB_CACHE"
+
+
+class ExperimentError(Exception):
+    """Base class of user-facing experiment errors (the CLI prints the message, no traceback)."""
+
+    exit_code = 1
+
+
+class UnknownExperimentError(ExperimentError, LookupError):
+    """No ``experiments/<name>.yaml``."""
+
+    exit_code = 2
+
+
+class ParameterError(ExperimentError, ValueError):
+    """An unknown or missing parameter, a value of the wrong type or range, or an unknown preset."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One ``experiments/<name>.yaml`` entry."""
+
+    name: str
+    notebook: Path
+    description: str
+    presets: dict[str, dict[str, Any]]
+    root: Path
+    schema: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def notebook_path(self) -> Path:
+        return self.root / self.notebook
+
+    @property
+    def parameter_names(self) -> list[str]:
+        """The parameters the schema defines, in schema order (empty without a schema)."""
+        return list((self.schema or {}).get("properties", {}))
+
+
+# ---------------------------------------------------------------------- discovery
+def project_root(start: str | Path | None = None) -> Path:
+    """The torus_lab project folder: the first ancestor of ``start`` (default: cwd) holding ``experiments/``
+    and a ``pyproject.toml``; failing that, the folder above the installed package (editable install)."""
+    candidates = [Path(start or Path.cwd()).resolve()]
+    candidates += list(candidates[0].parents)
+    candidates.append(Path(__file__).resolve().parents[1])
+    for folder in candidates:
+        if (folder / "experiments").is_dir() and (folder / "pyproject.toml").is_file():
+            return folder
+    raise ExperimentError(f"no torus_lab project (experiments/ and pyproject.toml) found at or above {candidates[0]}")
+
+
+def _read_experiment(path: Path, root: Path) -> Experiment:
+    try:
+        spec = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as err:
+        raise ExperimentError(f"{path.name}: invalid YAML: {err}") from err
+    if not isinstance(spec, dict):
+        raise ExperimentError(f"{path.name}: expected a mapping with notebook, description, presets")
+    missing = [key for key in ("notebook", "description", "presets") if key not in spec]
+    if missing:
+        raise ExperimentError(f"{path.name}: missing key(s) {missing}")
+    presets = spec["presets"]
+    if not isinstance(presets, dict) or not all(isinstance(v, dict) for v in presets.values()):
+        raise ExperimentError(f"{path.name}: presets must map preset names to parameter mappings")
+    schema = spec.get("schema")
+    if schema is not None:
+        _check_schema(schema, path.name)
+    return Experiment(
+        name=path.stem,
+        notebook=Path(spec["notebook"]),
+        description=str(spec["description"]).strip(),
+        presets={str(k): dict(v) for k, v in presets.items()},
+        root=root,
+        schema=schema,
+    )
+
+
+def _check_schema(schema: Any, where: str) -> None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    if not isinstance(schema, dict) or schema.get("type") != "object" or "properties" not in schema:
+        raise ExperimentError(f"{where}: schema must be a JSON Schema of type object with properties")
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as err:
+        raise ExperimentError(f"{where}: invalid schema: {err.message}") from err
+    reserved = [name for name in RESERVED_PARAMETERS if name in schema["properties"]]
+    if reserved:
+        raise ExperimentError(f"{where}: schema may not define runner-owned parameters {reserved}")
+
+
+def load_experiments(root: str | Path | None = None) -> dict[str, Experiment]:
+    """Every experiment of the project, by name (sorted)."""
+    root = project_root(root)
+    return {p.stem: _read_experiment(p, root) for p in sorted((root / "experiments").glob("*.yaml"))}
+
+
+def load_experiment(name: str, root: str | Path | None = None) -> Experiment:
+    """The experiment called ``name``; :class:`UnknownExperimentError` lists the known ones otherwise."""
+    if not isinstance(name, str):
+        raise TypeError(f"experiment name must be a str, got {name!r}")
+    root = project_root(root)
+    path = root / "experiments" / f"{name}.yaml"
+    if not path.is_file() or Path(name).name != name:
+        known = ", ".join(p.stem for p in sorted((root / "experiments").glob("*.yaml"))) or "none"
+        raise UnknownExperimentError(f"unknown experiment {name!r}; known experiments: {known}")
+    return _read_experiment(path, root)
+
+
+# ---------------------------------------------------------------------- validation
+def _key_path(path: Any) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def check_against_schema(params: Mapping[str, Any], schema: Mapping[str, Any], *, experiment: str) -> dict[str, Any]:
+    """Validate ``params`` with the JSON Schema ``schema``; return them as a plain dict.
+
+    :class:`ParameterError` names the experiment, the offending key (``group1[2].radix`` for nested values)
+    and its value; an unknown top-level key lists the valid ones.
+    """
+    from jsonschema import Draft202012Validator
+
+    if not isinstance(params, Mapping):
+        raise TypeError(f"{experiment}: parameters must be a mapping, got {params!r}")
+    valid = list(schema.get("properties", {}))
+    for name in params:
+        if name in RESERVED_PARAMETERS:
+            raise ParameterError(f"{experiment}: parameter {name!r} is set by the runner (use --out)")
+        if name not in valid:
+            raise ParameterError(f"{experiment}: unknown parameter {name!r}; valid parameters: {', '.join(valid)}")
+    missing = [name for name in schema.get("required", []) if name not in params]
+    if missing:
+        raise ParameterError(f"{experiment}: missing parameter(s) {', '.join(map(repr, missing))}")
+    errors = sorted(Draft202012Validator(schema).iter_errors(dict(params)), key=lambda e: list(e.absolute_path))
+    if errors:
+        lines = []
+        for error in errors[:5]:
+            key = _key_path(error.absolute_path) or "(parameters)"
+            lines.append(f"parameter {key!r} = {error.instance!r} is invalid: {error.message}")
+        more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+        raise ParameterError(f"{experiment}: " + "; ".join(lines) + more)
+    return {name: _as_schema_types(value, schema["properties"][name]) for name, value in params.items()}
+
+
+def _as_schema_types(value: Any, rule: Mapping[str, Any]) -> Any:
+    """``value`` with ints made float where the schema says ``number`` (so ``-p scale=2`` means 2.0)."""
+    kind = rule.get("type")
+    if kind == "number" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind == "array" and isinstance(value, list) and isinstance(rule.get("items"), Mapping):
+        return [_as_schema_types(item, rule["items"]) for item in value]
+    if kind == "object" and isinstance(value, Mapping):
+        rules = rule.get("properties", {})
+        return {key: _as_schema_types(item, rules[key]) if key in rules else item for key, item in value.items()}
+    return value
+
+
+def validate_parameters(
+    name: str, params: Mapping[str, Any], root: str | Path | None = None
+) -> dict[str, Any]:
+    """Validate one complete parameter set of experiment ``name`` against its schema."""
+    experiment = load_experiment(name, root)
+    if experiment.schema is None:
+        raise ExperimentError(f"experiments/{name}.yaml has no schema")
+    return check_against_schema(params, experiment.schema, experiment=name)
+
+
+# ---------------------------------------------------------------------- output folders
+def check_output_root(out: str | os.PathLike, *, option: str = "--out", create: bool = True) -> Path:
+    """``out`` as an absolute folder that exists (created with its parents when ``create``) and is writable;
+    :class:`ParameterError` naming ``option`` and the path otherwise.  Called before any work starts.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> check_output_root(folder / "new" / "out") == (folder / "new" / "out").resolve()
+    True
+    >>> (folder / "a-file").write_text("x")
+    1
+    >>> check_output_root(folder / "a-file")
+    Traceback (most recent call last):
+    ...
+    torus_lab.experiment.ParameterError: --out ...a-file' is a file, not a folder
+    """
+    if not isinstance(out, (str, os.PathLike)) or not str(out).strip():
+        raise ParameterError(f"{option} must be a folder path, got {out!r}")
+    path = Path(out).expanduser().resolve()
+    blocker = next((p for p in [path, *path.parents] if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise ParameterError(f"{option} {str(out)!r} is a file, not a folder" if blocker == path else
+                             f"{option} {str(out)!r}: {str(blocker)!r} is a file, not a folder")  # fmt: skip
+    if not path.exists():
+        if not create:
+            raise ParameterError(f"{option} {str(out)!r} does not exist")
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ParameterError(f"{option} {str(out)!r} cannot be created: {err.strerror or err}") from err
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ParameterError(f"{option} {str(out)!r} is not writable")
+    return path
+
+
+# ---------------------------------------------------------------------- notebook side
+def default_cache_dir(root: str | Path | None = None) -> Path:
+    """``<project root>/scratch/cache``: where results are cached unless :data:`CACHE_ENVIRONMENT` says."""
+    return project_root(root) / "scratch" / "cache"
+
+
+@dataclass(frozen=True)
+class ExperimentRun:
+    """A notebook's run of an experiment: validated parameters and output folders (see :func:`start`)."""
+
+    name: str
+    params: dict[str, Any]
+    data_dir: Path
+    figures_dir: Path
+    root: Path
+
+    @property
+    def seed(self) -> int:
+        return int(self.params["seed"])
+
+    def save(self, results: Mapping[str, Any]) -> list[Path]:
+        """Write every DataFrame of ``results`` to ``data_dir/<key>.csv`` (no index); returns the paths."""
+        import pandas as pd
+
+        paths = []
+        for key, frame in results.items():
+            if not isinstance(frame, pd.DataFrame):
+                raise TypeError(f"results[{key!r}] must be a DataFrame, got {type(frame).__name__}")
+            if not isinstance(key, str) or not key or Path(key).name != key:
+                raise ValueError(f"results key {key!r} is not a plain file name")
+            path = self.data_dir / f"{key}.csv"
+            frame.to_csv(path, index=False)
+            paths.append(path)
+        return paths
+
+    def show(self, fig, name: str) -> list[Path]:
+        """Save ``fig`` as ``figures_dir/<name>.png`` and ``.svg`` and display it."""
+        from torus_lab.plotting import show_figure
+
+        return show_figure(fig, self.figures_dir, name)
+
+
+def _output_dir(value: Any, root: Path, key: str) -> Path:
+    if not isinstance(value, (str, os.PathLike)) or not str(value):
+        raise ParameterError(f"{key} must be a folder path, got {value!r}")
+    path = Path(value)
+    path = path if path.is_absolute() else root / path
+    if path.exists() and not path.is_dir():
+        raise ParameterError(f"{key} {str(value)!r} exists and is not a folder")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
+    """Collect experiment ``name``'s parameters from a notebook's ``namespace`` (``globals()``), validate them
+    against the experiment's schema, and prepare the output folders.
+
+    Relative ``data_dir`` / ``figures_dir`` are resolved against the project root (default:
+    ``scratch/<preset-less run>/<name>/...`` as written in the notebook).  Unless :data:`CACHE_ENVIRONMENT` is
+    set, sweeps of this process cache their results in :func:`default_cache_dir`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> cell = dict(load_experiment("loads").presets["quick"], data_dir=tempfile.mkdtemp(),
+    ...             figures_dir=tempfile.mkdtemp())  # what a notebook's parameters cell defines
+    >>> run = start("loads", cell)
+    >>> run.params == load_experiment("loads").presets["quick"], run.data_dir.is_dir()
+    (True, True)
+    """
+    experiment = load_experiment(name)
+    if experiment.schema is None:
+        raise ExperimentError(f"experiments/{name}.yaml has no schema")
+    missing = [key for key in experiment.parameter_names if key not in namespace]
+    if missing:
+        raise ParameterError(f"{name}: the notebook does not define parameter(s) {', '.join(map(repr, missing))}")
+    params = check_against_schema(
+        {key: namespace[key] for key in experiment.parameter_names}, experiment.schema, experiment=name
+    )
+    root = experiment.root
+    data_dir = _output_dir(namespace.get("data_dir", f"scratch/{name}/data"), root, "data_dir")
+    figures_dir = _output_dir(namespace.get("figures_dir", f"scratch/{name}/figures"), root, "figures_dir")
+    os.environ.setdefault(CACHE_ENVIRONMENT, str(default_cache_dir(root)))
+    return ExperimentRun(name, params, data_dir, figures_dir, root)

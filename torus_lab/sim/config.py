@@ -1,0 +1,142 @@
+"""The simulator's one configuration object: router, traffic and run length, validated and frozen.
+
+A :class:`SimConfig` is built once (from keywords, or from a YAML mapping with :meth:`SimConfig.from_mapping`)
+and passed to :func:`torus_lab.sim.simulate` together with the routing function, which fixes the topology, the
+faults and the number of virtual channels.  Every field is checked when the object is made, so a bad value is
+refused before any simulation starts, naming the field.
+
+Examples
+--------
+>>> cfg = SimConfig.from_mapping({"packet_length": 8, "warmup": 500, "measure": 2000})
+>>> cfg.replace(offered_load=0.3).offered_load, cfg.packet_length
+(0.3, 8)
+>>> SimConfig(vc_allocation="greedy")
+Traceback (most recent call last):
+...
+ValueError: vc_allocation must be one of ('atomic', 'nonatomic'), got 'greedy'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from torus_lab.sim.traffic import PATTERNS
+
+__all__ = ["SimConfig", "VC_ALLOCATIONS"]
+
+#: ``atomic``: a VC takes a new packet only once empty; ``nonatomic``: once the previous tail is written (BookSim).
+VC_ALLOCATIONS = ("atomic", "nonatomic")
+
+
+def _integer(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _real(name: str, value: Any, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    if not low <= value <= high:  # also refuses NaN
+        raise ValueError(f"{name} must be in [{low}, {high}], got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Everything a simulation run needs besides the routing function and the seed.
+
+    Router
+        ``buffer_depth`` flits per input VC; ``router_delay`` cycles a head spends in each router (zero-load
+        latency :func:`torus_lab.sim.zero_load_latency`); ``vc_allocation`` (:data:`VC_ALLOCATIONS`);
+        ``deadlock_cycles``: declare deadlock when flits are in the network and none moved for this many cycles;
+        ``drop_after``: a head with no permitted output waits this many cycles and is dropped (-1: never);
+        ``hop_limit``: drop a packet after this many hops without arriving (0: no limit).
+    Traffic
+        ``traffic`` (a pattern of :mod:`torus_lab.sim.traffic`); ``offered_load`` in flits per node per cycle
+        (Bernoulli: a node starts a packet with probability ``offered_load / packet_length``);
+        ``packet_length`` flits; ``hotspot_node`` / ``hotspot_fraction`` for the hotspot pattern;
+        ``queue_capacity`` packets per source queue (more are counted and discarded).
+    Run length
+        Packets generated in ``[warmup, warmup + measure)`` are measured; afterwards the run continues until
+        every measured packet is delivered or dropped, for at most ``drain`` cycles (still injecting unless
+        ``inject_during_drain`` is False).
+    """
+
+    traffic: str = "uniform"
+    offered_load: float = 0.1
+    packet_length: int = 4
+    buffer_depth: int = 4
+    router_delay: int = 1
+    warmup: int = 1000
+    measure: int = 2000
+    drain: int = 20000
+    inject_during_drain: bool = True
+    hotspot_node: int | tuple[int, ...] = 0
+    hotspot_fraction: float = 0.1
+    deadlock_cycles: int = 500
+    drop_after: int = 64
+    queue_capacity: int = 512
+    hop_limit: int = 0
+    vc_allocation: str = "atomic"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.traffic, str) or self.traffic not in PATTERNS:
+            raise ValueError(f"traffic must be one of {tuple(PATTERNS)}, got {self.traffic!r}")
+        length = _integer("packet_length", self.packet_length, 1)
+        fixed = {
+            "offered_load": _real("offered_load", self.offered_load, 0.0, float(length)),
+            "packet_length": length,
+            "buffer_depth": _integer("buffer_depth", self.buffer_depth, 1),
+            "router_delay": _integer("router_delay", self.router_delay, 1),
+            "warmup": _integer("warmup", self.warmup, 0),
+            "measure": _integer("measure", self.measure, 1),
+            "drain": _integer("drain", self.drain, 0),
+            "hotspot_fraction": _real("hotspot_fraction", self.hotspot_fraction, 0.0, 1.0),
+            "deadlock_cycles": _integer("deadlock_cycles", self.deadlock_cycles, 2),
+            "drop_after": _integer("drop_after", self.drop_after, -1),
+            "queue_capacity": _integer("queue_capacity", self.queue_capacity, 1),
+            "hop_limit": _integer("hop_limit", self.hop_limit, 0),
+        }
+        if not isinstance(self.inject_during_drain, bool):
+            raise TypeError(f"inject_during_drain must be a bool, got {self.inject_during_drain!r}")
+        if self.vc_allocation not in VC_ALLOCATIONS:
+            raise ValueError(f"vc_allocation must be one of {VC_ALLOCATIONS}, got {self.vc_allocation!r}")
+        node = self.hotspot_node
+        if isinstance(node, list):
+            node = tuple(node)
+        if isinstance(node, tuple):
+            for part in node:
+                _integer("hotspot_node coordinate", part, 0)
+            fixed["hotspot_node"] = tuple(int(p) for p in node)
+        else:
+            fixed["hotspot_node"] = _integer("hotspot_node", node, 0)
+        if fixed["deadlock_cycles"] <= max(fixed["drop_after"], 0) + fixed["router_delay"]:
+            raise ValueError(f"deadlock_cycles={self.deadlock_cycles} must exceed drop_after + router_delay")
+        for name, value in fixed.items():
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any]) -> SimConfig:
+        """A config from a mapping (a YAML block); unknown keys are refused, listing the valid ones."""
+        if not isinstance(mapping, Mapping):
+            raise TypeError(f"a simulator configuration must be a mapping, got {mapping!r}")
+        valid = [f.name for f in dataclasses.fields(cls)]
+        unknown = [key for key in mapping if key not in valid]
+        if unknown:
+            raise ValueError(f"unknown simulator setting(s) {unknown}; valid settings: {', '.join(valid)}")
+        return cls(**mapping)
+
+    def replace(self, **changes: Any) -> SimConfig:
+        """A new, validated config with ``changes`` applied."""
+        return SimConfig.from_mapping({**self.as_dict(), **changes})
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every field by name (one row of a results table)."""
+        return dataclasses.asdict(self)
