@@ -11,9 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from torus_lab.deadlock import channel_vc_usage
 from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, new_figure
-from torus_lab.routing import RoutingFunction
 from torus_lab.studies import virtual_mesh as study
 
 __all__ = ["draw_virtual_mesh", "draw_cdg_cycle", "fig_vc_counts", "fig_virtual_mesh", "fig_cdg_witness_cycles",
@@ -22,20 +20,22 @@ __all__ = ["draw_virtual_mesh", "draw_cdg_cycle", "fig_vc_counts", "fig_virtual_
 Results = Mapping[str, pd.DataFrame]
 
 
-def draw_virtual_mesh(ax, rf: RoutingFunction, *, title: str | None = None, vc_names: Sequence[str] | None = None):
+def draw_virtual_mesh(ax, topology, combos: Mapping[int, tuple[int, ...]], vc_names: Sequence[str], *,
+                      title: str | None = None):
     """Draw a 2D torus with every channel coloured by the set of VCs it carries (the virtual mesh).
 
-    Each direction of a link is drawn offset to its right; wraparound channels are stubs at the border.
+    ``combos``: channel -> indices of its VCs (:func:`torus_lab.studies.virtual_mesh.vc_combos`); ``vc_names``:
+    legend names of the VCs.  Each direction of a link is drawn offset to its right; wraparound channels are
+    stubs at the border.
     """
     from matplotlib.lines import Line2D
 
-    topo = rf.topology
-    used = channel_vc_usage(rf)
-    combos = sorted({tuple(np.flatnonzero(u)) for u in used if u.any()}, key=lambda c: (len(c), c))
-    colour = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(combos)}
-    names = list(vc_names) if vc_names is not None else [f"VC{v + 1}" for v in range(rf.num_vcs)]
+    topo = topology
+    kinds = sorted(set(combos.values()), key=lambda c: (len(c), c))
+    colour = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(kinds)}
+    names = list(vc_names)
     for cid in range(topo.num_channels):
-        combo = tuple(np.flatnonzero(used[cid]))
+        combo = combos.get(cid)
         if not combo:
             continue
         x0, y0 = topo.coords(int(topo.channel_src[cid]))
@@ -50,7 +50,7 @@ def draw_virtual_mesh(ax, rf: RoutingFunction, *, title: str | None = None, vc_n
     coords = topo.all_coords()
     ax.scatter(coords[:, 0], coords[:, 1], s=14, color="0.3", zorder=3)
     handles = [Line2D([0], [0], color=colour[c], lw=1.0 + 0.8 * len(c), label="+".join(names[v] for v in c))
-               for c in combos]
+               for c in kinds]
     ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="VCs used")
     kx, ky = topo.radices
     ax.set_xlim(-0.7, kx - 0.3)
@@ -117,16 +117,27 @@ def fig_vc_counts(results: Results, params: Mapping[str, Any]):
     return fig
 
 
+#: Titles of the virtual-mesh panels, in the order of :data:`torus_lab.studies.virtual_mesh.DRAWN_ROUTINGS`.
+VIRTUAL_MESH_TITLES = ("unidirectional {k}x{k} torus, DOR + dateline",
+                       "bidirectional {k}x{k}, one mesh VN (negative-first)",
+                       "PFNF on the {k}x{k} torus, halfway datelines")
+
+
 def fig_virtual_mesh(results: Results, params: Mapping[str, Any]):
-    """The three virtual meshes of :data:`torus_lab.studies.virtual_mesh.DRAWN_ROUTINGS` on draw_k x draw_k."""
+    """The three virtual meshes of :data:`torus_lab.studies.virtual_mesh.DRAWN_ROUTINGS` on draw_k x draw_k,
+    drawn from ``channel_vcs``."""
     apply_style()
     k = params["draw_k"]
-    (uni_dor, _), (bi_nf, _), (bi_pfnf, names) = study.drawn_routings(k)
+    listing = results["channel_vcs"]
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
-    draw_virtual_mesh(axes[0], uni_dor, title=f"unidirectional {k}x{k} torus, DOR + dateline")
-    draw_virtual_mesh(axes[1], bi_nf, title=f"bidirectional {k}x{k}, one mesh VN (negative-first)")
-    draw_virtual_mesh(axes[2], bi_pfnf, vc_names=[n.replace("-", " ") for n in names],
-                      title=f"PFNF on the {k}x{k} torus, halfway datelines")
+    routings = listing.routing.drop_duplicates().tolist()         # in the order of DRAWN_ROUTINGS
+    for ax, (kind, _, names), routing, title in zip(axes, study.DRAWN_ROUTINGS, routings, VIRTUAL_MESH_TITLES,
+                                                     strict=True):
+        rows = listing[listing.routing == routing]
+        combos = study.vc_combos(rows, names)
+        legend = ([n.replace("-", " ") for n in names] if names is not None
+                  else [f"VC{v + 1}" for v in range(1 + max(max(c) for c in combos.values()))])
+        draw_virtual_mesh(ax, study.make_topology(kind, k), combos, legend, title=title.format(k=k))
     fig.tight_layout()
     return fig
 

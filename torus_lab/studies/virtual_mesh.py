@@ -76,6 +76,7 @@ __all__ = [
     "channel_vc_listing",
     "channel_vcs_table",
     "drawn_routings",
+    "vc_combos",
     "after_class_summary",
     "dateline_rule_row",
     "dateline_rules_table",
@@ -782,6 +783,25 @@ def channel_vcs_table(k: int) -> pd.DataFrame:
     return pd.concat([channel_vc_listing(rf, names).assign(kind="bidirectional" if rf.topology.bidirectional
                                                              else "unidirectional")
                       for rf, names in drawn_routings(k)], ignore_index=True)
+
+
+def vc_combos(channels: pd.DataFrame, vc_names: Sequence[str] | None = None) -> dict[int, tuple[int, ...]]:
+    """Drawing data of one routing's rows of a :func:`channel_vc_listing`: channel -> the indices of the VCs
+    it carries (channels carrying none are left out).  ``vc_names`` are the listing's VC names (default
+    ``VC1``, ``VC2``, ...).
+
+    >>> rows = pd.DataFrame({"channel": [0, 1, 2], "vcs": ["VC1 VC2", "VC2", ""]})
+    >>> vc_combos(rows)
+    {0: (0, 1), 1: (1,)}
+    >>> vc_combos(pd.DataFrame({"channel": [4], "vcs": ["b"]}), ["a", "b"])
+    {4: (1,)}
+    """
+    def index(name: str) -> int:
+        return list(vc_names).index(name) if vc_names is not None else int(name[2:]) - 1
+
+    return {int(c): tuple(sorted(index(n) for n in str(v).split())) for c, v in zip(channels.channel,
+                                                                                     channels.vcs.fillna(""),
+                                                                                     strict=True) if str(v).split()}
 
 
 def after_class_summary(listing: pd.DataFrame, routing: str) -> pd.DataFrame:
