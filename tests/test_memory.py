@@ -158,3 +158,48 @@ def test_channel_order_matches_the_topology(d: int, k: int) -> None:
     cids = torus.channel_ids(ids, dims, signs)
     expected = (ids * d + dims) * 2 + (signs > 0) if k > 2 else ids * d + dims
     assert np.array_equal(cids[cids >= 0], expected[cids >= 0])
+
+
+# ---------------------------------------------------------------------- routing tables, CDG, simulator state
+def test_build_tables_refuses_before_building_the_channel_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from torus_lab.routing.interface import build_tables
+
+    torus = Torus(4, 64)
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    start = time.perf_counter()
+    with pytest.raises(MemoryLimitError, match=r"routing tables of Torus\(4, 64\): 16,777,216 nodes: .* 20\.00 GiB"):
+        build_tables(torus, None, [0])
+    assert time.perf_counter() - start < 1.0
+    assert torus._channels is None
+
+
+def test_cdg_constructions_refuse_under_a_tiny_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from torus_lab.deadlock import cdg_verdict, channel_dependency_graph, extended_cdg
+    from torus_lab.routing.ecube import ecube_routing
+
+    routing = ecube_routing(Torus(2, 6), datelines=True, vcs=2)
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "64K")
+    pattern = r"channel dependency graph \({form}\) of .* on Torus\(2, 6\): 36 nodes, up to 288 virtual channels"
+    for form in ("reachable", "paths", "relation"):
+        with pytest.raises(MemoryLimitError, match=pattern.format(form=form) + r" x 36 destinations: .*GiB"):
+            channel_dependency_graph(routing, form=form)
+    with pytest.raises(MemoryLimitError, match=pattern.format(form="reachable")):
+        cdg_verdict(routing)
+    with pytest.raises(MemoryLimitError, match="extended channel dependency graph"):
+        extended_cdg(routing, [0])
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    assert cdg_verdict(routing).acyclic
+
+
+def test_simulator_state_refuses_under_a_tiny_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from torus_lab.routing.ecube import ecube_routing
+    from torus_lab.sim.engine import SimState
+
+    torus = Torus(2, 8)
+    routing = ecube_routing(torus, datelines=True, vcs=2)
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "256K")
+    words = np.zeros(2, dtype=np.uint64)
+    with pytest.raises(MemoryLimitError, match=r"simulator state \(2 VCs, buffer 4 flits\) on Torus\(2, 8\): 64 nodes"):
+        SimState(routing.topology, 2, 16, 100, words)
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "64M")
+    assert SimState(routing.topology, 2, 16, 100, words).num_ivcs == torus.num_channels * 2 + torus.num_nodes
