@@ -611,7 +611,7 @@ def _load_estimate(torus: Torus, placement: Placement, routing: str) -> int:
     """Peak bytes of :func:`link_loads` (documented in its Notes)."""
     d, n = torus.n, torus.num_nodes
     output = 8 * n * _channels_per_node(torus)
-    if placement.coefficients is not None and routing in ("odr", "udr"):
+    if placement.coefficients is not None and routing in ("odr", "udr") and d >= 3:
         k = torus.radices[0]
         return output + 8 * n + 8 * _CHUNK_NODES * (2 + 2 * d) + 8 * k**2 * (2 * d * d + 12)
     per_grid = {"odr": 4 * d + 5, "udr": 2 * d * d + 4 * d + 5, "shortest": 14 * d + 4}[routing]
@@ -627,7 +627,7 @@ def _class_table_grid(
 
     ``T[r] = sum_a F_a[r - a]`` with ``F_a[r]`` the flow of a source of class ``a`` summed over the links whose
     offset ``y`` has ``c . y = r``: ``E(x) = sum_{p in class a} flow(x - p)``.  Memory ``O(k^d)`` (used for
-    ``d = 1`` and for ``"shortest"``, and as the tests' independent check of :func:`_class_table`).
+    ``d <= 2`` and for ``"shortest"``, and as the tests' independent check of :func:`_class_table`).
     """
     member = np.zeros(k, dtype=bool)
     member[list(residues)] = True
@@ -703,12 +703,13 @@ def link_loads(
     -----
     Exact up to float rounding (checked against :func:`link_loads_reference` to 1e-9).
 
-    For a union of ``t`` residue classes with ODR or UDR (``d >= 2``) the load of a link depends only on
+    For a union of ``t`` residue classes with ODR or UDR (``d >= 3``) the load of a link depends only on
     ``(c . x mod k, dim, sign)``: a table of ``k x d x 2`` loads is computed by a dynamic programme over
     the dimensions on ``(c . y, c . delta - c . y)`` classes (UDR also counting corrected and pending
     dimensions), in ``O(d^4 k^3 + t d k^3)`` time and ``O(d^2 k^2)`` memory, and the result is written out in
     chunks of nodes.  Peak memory: the result (``8 x 2d x k^d`` bytes) + ``4 k^d`` (node classes) + small.
-    ``d = 1`` and ``"shortest"`` use one ``(k,)*d`` flow grid per class (``O(d k^d)`` memory); a plain node
+    ``d <= 2`` (where ``k^3`` would exceed ``k^d``) and ``"shortest"`` use one ``(k,)*d`` flow grid per class
+    (``O(d k^d)`` memory, UDR ``O(d^2 k^d)``); a plain node
     set uses ``|P|`` flows on the grid (UDR ``O(d^2 k^d)`` memory).  The peak is estimated up front and
     checked with the memory limit.
 
@@ -730,7 +731,7 @@ def link_loads(
     if placement.coefficients is None:
         return _node_set_loads(torus, placement, routing, tie)
     residues = tuple(int(r) for r in placement.residues)  # type: ignore[union-attr]
-    if routing == "shortest" or d == 1:
+    if routing == "shortest" or d <= 2:
         table = _class_table_grid(k, d, placement.coefficients, residues, routing, tie)
     else:
         table = _class_table(k, placement.coefficients, residues, routing, tie)
