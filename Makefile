@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 KERNEL := torus-lab
 PYTEST_WORKERS ?= 2
 
-.PHONY: reproduce test quick bench lab lint kernel browser clean-venv
+.PHONY: reproduce test quick bench fuzz lab lint kernel browser clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,7 @@ reproduce: kernel
 	$(BIN)/torus-lab reproduce --preset paper
 
 test: $(VENV)/.installed-test kernel browser
-	$(BIN)/ruff check torus_lab tests benchmarks
+	$(BIN)/ruff check torus_lab tests benchmarks fuzz
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -q
 
 # The report test renders reports/index.html in headless Chromium (Debian's package, driven by Playwright).
@@ -44,13 +44,20 @@ quick: kernel
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks
 
+# Coverage-guided fuzzing of CLI arguments, -p values, experiment YAML and parameter sets (fixed budget).
+FUZZ_RUNS ?= 100000
+fuzz: $(VENV)/.installed-test
+	$(BIN)/python -m pip install --quiet "atheris>=2.3"
+	mkdir -p scratch/fuzz
+	$(BIN)/python fuzz/fuzz_inputs.py -atheris_runs=$(FUZZ_RUNS) -artifact_prefix=scratch/fuzz/
+
 # Jupyter refuses to run as root unless told to (containers and CI machines often are root).
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: kernel
 	$(BIN)/jupyter lab --notebook-dir=. $(LAB_ARGS)
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check torus_lab tests benchmarks
+	$(BIN)/ruff check torus_lab tests benchmarks fuzz
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,14 +1,16 @@
-"""Tests of direction-first e-cube and west-first (torus_lab.routing.direction_first), spec 5.3-5.5."""
+"""Tests of direction-first e-cube and west-first (torus_lab.routing.direction_first), spec 5.3-5.5, and of its study
+(torus_lab.studies.direction_first: grids, verdict rules, claims, seed determinism)."""
 
 from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
 from torus_lab.deadlock import channel_dependency_graph, find_dependency_cycle, route_length_table, state_graph
 from torus_lab.routing.direction_first import direction_first_routing, header_size_bits, west_first_routing
-from torus_lab.sim import simulate
+from torus_lab.sim import SimConfig, simulate
 from torus_lab.topology import Faults, Torus, is_walk, random_link_faults
 
 
@@ -112,16 +114,16 @@ def test_finding_theorem_5_1_counterexample_in_simulation():
     a 6-ary 2-cube whose waiting cycle uses a wraparound channel; the first-hop-only wrap rule, whose CDG is
     acyclic, runs the same traffic without deadlock."""
     topo = Torus(2, 6)
-    kw = dict(offered_load=1.0, packet_length=2, buffer_depth=1, warmup=0, measure=3000, drain=0,
-              deadlock_cycles=300, seed=1, vc_allocation="nonatomic", keep_state=True)  # fmt: skip
-    res = simulate(topo, direction_first_routing(topo), **kw)
+    config = SimConfig(offered_load=1.0, packet_length=2, buffer_depth=1, warmup=0, measure=3000, drain=0,
+                       deadlock_cycles=300, vc_allocation="nonatomic")  # fmt: skip
+    res = simulate(direction_first_routing(topo), config, seed=1, keep_state=True)
     assert res.deadlock
     cycle = res.deadlock_cycle
     for (a, _), (b, _) in zip(cycle, cycle[1:] + cycle[:1], strict=True):
         assert topo.channel_dst[a] == topo.channel_src[b]
     assert any(topo.is_wraparound(c) for c, _ in cycle)
     assert all(res.state.count[c] > 0 for c, _ in cycle)  # every channel of the cycle holds flits
-    control = simulate(topo, direction_first_routing(topo, wraps="first"), **kw)
+    control = simulate(direction_first_routing(topo, wraps="first"), config, seed=1, keep_state=True)
     assert not control.deadlock
 
 
@@ -172,7 +174,7 @@ def test_finding_misroute_into_lower_dimension_bounces_back_and_deadlocks():
     src, dst = (0, 0, 1, 0), (0, 0, 1, 1)
     assert topo.channel_between(src, dst) in faults.links
     assert r.route(src, dst, max_hops=40) is None  # keeps bouncing
-    res = simulate(topo, r, offered_load=0.1, packet_length=1, buffer_depth=1, warmup=0, measure=400, seed=0)
+    res = simulate(r, SimConfig(offered_load=0.1, packet_length=1, buffer_depth=1, warmup=0, measure=400), seed=0)
     assert res.deadlock
     (a, _), (b, _) = res.deadlock_cycle
     assert topo.channel_src[a] == topo.channel_dst[b] and topo.channel_dst[a] == topo.channel_src[b]  # a U-turn
@@ -194,7 +196,7 @@ def test_detour_policy_routes_around_the_bouncing_case():
                 if hops:
                     nodes = r.hops_to_nodes(src2, hops)
                     assert all(a != c for a, c in zip(nodes, nodes[2:], strict=False))  # no U-turn
-    res = simulate(topo, r, offered_load=0.1, packet_length=1, buffer_depth=1, warmup=0, measure=400, seed=0)
+    res = simulate(r, SimConfig(offered_load=0.1, packet_length=1, buffer_depth=1, warmup=0, measure=400), seed=0)
     assert not res.deadlock
 
 
@@ -226,3 +228,263 @@ def test_bad_options_rejected():
         direction_first_routing(Torus(2, 4), misroute=True)
     with pytest.raises(ValueError):
         direction_first_routing(Torus(2, 4), vcs=0)
+
+
+# ---------------------------------------------------------------------- the study (torus_lab.studies.direction_first)
+NAN = float("nan")
+
+TINY = {
+    "seed": 3, "fig4_ns": [3, 4], "fig4_faults": [0, 2], "fig4_seeds": 2, "policies": ["y", "detour"],
+    "drop_after": 1, "long_ns": [3, 4, 5], "long_faults": [0, 2], "long_seeds": 1, "long_warmup": 20,
+    "long_measure": 60, "curve_networks": [{"dims": 2, "radix": 4}, {"dims": 3, "radix": 3}],
+    "curve_routings": [
+        {"label": "ecube+dateline", "routing": {"name": "ecube", "datelines": True, "vcs": 2}},
+        {"label": "west-first", "routing": {"name": "west-first", "vcs": 2}},
+        {"label": "direction-first-1vc", "routing": {"name": "direction-first", "vcs": 1}},
+    ],
+    "curve_loads": [0.05, 0.3], "curve_seeds": 1, "curve_warmup": 20, "curve_measure": 60,
+    "prop_cases": [{"dims": 2, "radix": 3}, {"dims": 3, "radix": 2}], "wrap_rules": ["phase", "first"],
+    "heavy_cases": [{"dims": 2, "radix": 4}],
+    "heavy_configs": [{"vc_allocation": "nonatomic", "packet_length": 2, "buffer_depth": 1}],
+    "heavy_seeds": 1, "heavy_measure": 100, "header_cases": [{"k": 2, "n": 4}, {"k": 3, "n": 3}],
+}  # fmt: skip
+CLAIM_IDS = [
+    "log_latency_paper", "log_latency_long", "fault_effect_paper_y", "fault_effect_paper_detour",
+    "fault_effect_long_y", "fault_effect_long_detour", "few_extra_hops_detour", "few_extra_hops_y", "fully_minimal",
+    "deadlock_free_k_gt_2", "deadlock_free_hypercube", "livelock_free", "header_size",
+]  # fmt: skip
+DATA_FILES = {
+    "claims", "fig4_long", "fig4_long_summary", "fig4_paper", "fig4_paper_summary", "header_size", "heavy_load",
+    "latency_growth_fits", "load_curves", "route_properties", "saturation",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def tiny_results():
+    from torus_lab.studies import direction_first as study
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TORUS_LAB_BACKEND", "serial")
+        mp.setenv("TORUS_LAB_CACHE", "off")
+        mp.delenv("TORUS_LAB_SCHEDULER", raising=False)
+        return study.run(TINY), study.run(TINY)
+
+
+def test_study_run_is_seed_deterministic_and_complete(tiny_results):
+    first, second = tiny_results
+    assert DATA_FILES <= set(first)
+    assert set(first) == set(second)
+    for key in first:
+        pd.testing.assert_frame_equal(first[key], second[key], obj=key)
+    assert first["claims"].claim_id.tolist() == CLAIM_IDS
+    for key in ("fig4_paper", "fig4_long", "fig4_paper_summary", "fig4_long_summary", "load_curves", "saturation",
+                "heavy_load", "latency_growth_fits", "fault_effects", "heavy_load_summary",
+                "load_curve_summary"):  # fmt: skip
+        assert (first[key]["seed"] == TINY["seed"]).all(), key
+    assert "wall_seconds" not in first["load_curves"]
+    assert set(first["fig4_paper"]["mode"]) == {"paper"} and set(first["fig4_long"]["mode"]) == {"long"}
+    # west-first only on the 2D torus
+    curves = first["load_curves"]
+    assert set(curves[curves.algorithm == "west-first"].dims) == {2}
+    assert len(curves) == 2 * 3 + 2 * 2
+
+
+def test_study_seed_changes_random_tables(tiny_results):
+    from torus_lab.studies import direction_first as study
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TORUS_LAB_BACKEND", "serial")
+        mp.setenv("TORUS_LAB_CACHE", "off")
+        small = {**TINY, "seed": 4, "long_ns": [3], "curve_networks": [{"dims": 2, "radix": 4}]}
+        other = study.run(small)
+    assert not other["fig4_paper"].sim_seed.equals(tiny_results[0]["fig4_paper"].sim_seed)
+
+
+def test_saturation_uses_the_shared_rule(tiny_results):
+    from torus_lab.sim.saturation import saturation_table
+    from torus_lab.studies import direction_first as study
+
+    results = tiny_results[0]
+    assert study.SATURATION.accept_ratio == 0.95 and study.SATURATION.latency_factor is None
+    expected = saturation_table(results["load_curves"], ["network", "algorithm"], study.SATURATION)
+    merged = results["saturation"].merge(expected, on=["network", "algorithm"], suffixes=("", "_expected"))
+    assert len(merged) == len(results["saturation"]) == len(expected)
+    pd.testing.assert_series_equal(merged.saturation_load, merged.saturation_load_expected, check_names=False)
+
+
+@pytest.mark.parametrize(
+    ("spec", "dims", "applies"),
+    [({"name": "west-first", "vcs": 2}, 2, True), ({"name": "west-first", "vcs": 2}, 3, False),
+     ("west-first", 4, False), ({"name": "ecube", "datelines": True}, 3, True),
+     ({"name": "direction-first", "vcs": 1}, 2, True)],
+)  # fmt: skip
+def test_routing_applies_west_first_only_in_2d(spec, dims, applies):
+    from torus_lab.studies.direction_first import routing_applies
+
+    assert routing_applies(spec, dims) is applies
+
+
+def test_grids_are_named_json_records():
+    import json
+
+    from torus_lab.studies.direction_first import curve_items, fig4_items, heavy_items, property_items
+
+    items = fig4_items(TINY, "paper") + fig4_items(TINY, "long") + curve_items(TINY) + heavy_items(TINY)
+    items += property_items(TINY)
+    for item in items:
+        assert json.loads(json.dumps(item)) == item
+    assert len(fig4_items(TINY, "paper")) == 2 * 2 * 2 * 2
+    assert {i["warmup"] for i in fig4_items(TINY, "long")} == {20}
+    assert len({json.dumps(i, sort_keys=True) for i in items}) == len(items)  # distinct content -> distinct seeds
+    with pytest.raises(ValueError, match="mode"):
+        fig4_items(TINY, "short")
+
+
+def test_fig4_sweep_same_on_serial_and_processes():
+    from torus_lab.studies.direction_first import fig4_items, fig4_run
+    from torus_lab.sweep import sweep
+
+    items = fig4_items({**TINY, "fig4_ns": [3], "policies": ["y"]}, "paper")
+    serial = sweep(fig4_run, items, seed=5, backend="serial", cache=False)
+    processes = sweep(fig4_run, items, seed=5, backend="processes", workers=2, cache=False)
+    assert pd.DataFrame(serial).equals(pd.DataFrame(processes))
+
+
+@pytest.mark.parametrize(
+    ("log_r2", "linear_r2", "verdict"),
+    [(0.9, 0.9, "holds"), (0.9, 0.5, "holds"), (0.8999, 0.5, "does not hold"), (0.95, 0.9501, "does not hold"),
+     (NAN, 0.5, "not tested"), (0.95, NAN, "not tested"), (None, 0.5, "not tested")],
+)  # fmt: skip
+def test_log_growth_verdict(log_r2, linear_r2, verdict):
+    from torus_lab.studies.direction_first import log_growth_verdict
+
+    assert log_growth_verdict(log_r2, linear_r2) == verdict
+
+
+@pytest.mark.parametrize(
+    ("worst", "deadlock", "lost", "verdict"),
+    [(0.10, 0.0, 0.0, "holds"), (0.1001, 0.0, 0.0, "does not hold"), (0.0999, 0.0, 0.0099, "holds"),
+     (0.05, 0.0, 0.01, "partly holds"), (0.05, 0.01, 0.0, "partly holds"), (NAN, 0.0, 0.0, "not tested")],
+)  # fmt: skip
+def test_fault_effect_verdict(worst, deadlock, lost, verdict):
+    from torus_lab.studies.direction_first import fault_effect_verdict
+
+    assert fault_effect_verdict(worst, deadlock, lost) == verdict
+
+
+@pytest.mark.parametrize(
+    ("max_extra", "delivered", "verdict"),
+    [(0.999, 0.991, "holds"), (1.0, 0.991, "partly holds"), (0.5, 0.99, "partly holds"), (0.5, 0.9901, "holds"),
+     (NAN, 1.0, "not tested"), (0.5, NAN, "not tested")],
+)  # fmt: skip
+def test_extra_hops_verdict(max_extra, delivered, verdict):
+    from torus_lab.studies.direction_first import extra_hops_verdict
+
+    assert extra_hops_verdict(max_extra, delivered) == verdict
+
+
+@pytest.mark.parametrize(
+    ("all_min", "pref_min", "verdict"),
+    [(1.0, 1.0, "holds"), (0.9999, 1.0, "partly holds"), (0.5, 0.9999, "does not hold"), (NAN, 1.0, "not tested")],
+)
+def test_minimality_verdict(all_min, pref_min, verdict):
+    from torus_lab.studies.direction_first import minimality_verdict
+
+    assert minimality_verdict(all_min, pref_min) == verdict
+
+
+def test_deadlock_hypercube_livelock_header_verdicts():
+    from torus_lab.studies.direction_first import (
+        deadlock_k_gt_2_verdict,
+        header_table,
+        header_verdict,
+        hypercube_verdict,
+        livelock_verdict,
+    )
+
+    assert deadlock_k_gt_2_verdict(3, 0, 5) == "holds"
+    assert deadlock_k_gt_2_verdict(3, 1, 0) == "partly holds"
+    assert deadlock_k_gt_2_verdict(3, 1, 1) == "does not hold"
+    assert deadlock_k_gt_2_verdict(0, 0, 0) == "not tested"
+    assert hypercube_verdict(3, 3) == "holds" and hypercube_verdict(3, 2) == "does not hold"
+    assert hypercube_verdict(0, 0) == "not tested"
+    assert livelock_verdict(False, 0) == "holds" and livelock_verdict(False, 1) == "partly holds"
+    assert livelock_verdict(True, 0) == "does not hold" and livelock_verdict(None, 0) == "not tested"
+    table = header_table([{"k": 2, "n": 4}, {"k": 4, "n": 3}])
+    assert table.bits_ceil.tolist() == [9, 11] and header_verdict(table) == "holds"
+    assert header_verdict(table.assign(rec_header_bits=table.bits_ceil + 1)) == "does not hold"
+    assert header_verdict(header_table([])) == "not tested"
+
+
+def test_fault_effect_and_growth_fits_edge_cases():
+    from torus_lab.studies.direction_first import fault_effect, fault_effect_table, growth_fits
+
+    runs = pd.DataFrame({"misroute": ["y"] * 6, "deadlock": [False, False, False, False, True, False],
+                         "nodes": [16, 16, 32, 32, 64, 64], "faults": [0, 5, 0, 5, 0, 5],
+                         "latency": [4.0, 4.4, 5.0, 4.5, 1.0, 9.0]})  # fmt: skip
+    effect = fault_effect(runs, "y")
+    assert effect.round(6).to_dict() == {16: 0.1, 32: -0.1}  # 64 has no fault-free run without deadlock
+    assert fault_effect(runs, "detour").empty
+    assert fault_effect(runs[runs.faults == 5], "y").empty  # no fault-free column
+    assert fault_effect(runs[runs.faults == 0], "y").empty  # no faulty column
+    table = fault_effect_table({"paper": runs}, ["y", "detour"])
+    assert table.misroute.tolist() == ["y", "y"] and table.max_faults.tolist() == [5, 5]
+    summary = pd.DataFrame({"misroute": ["y"] * 3, "faults": [0] * 3, "nodes": [16, 32, 64],
+                            "latency_mean": [4.0, 5.0, NAN]})  # fmt: skip
+    assert growth_fits({"paper": summary}).empty  # two points with a latency
+    assert list(growth_fits({"paper": summary}).columns)[:3] == ["runs", "misroute", "faults"]
+
+
+def test_claims_with_missing_rows_are_not_tested(tiny_results):
+    from torus_lab.studies.direction_first import claims_rows
+
+    tables = dict(tiny_results[0])
+    tables["latency_growth_fits"] = tables["latency_growth_fits"].iloc[0:0]
+    tables["fault_effects"] = tables["fault_effects"].iloc[0:0]
+    tables["route_properties"] = tables["route_properties"].iloc[0:0]
+    tables["header_size"] = tables["header_size"].iloc[0:0]
+    rows = {row["claim_id"]: row for row in claims_rows(tables, TINY)}
+    assert list(rows) == CLAIM_IDS
+    for cid in ("log_latency_paper", "log_latency_long", "fault_effect_paper_y", "fault_effect_long_detour",
+                "fully_minimal", "deadlock_free_k_gt_2", "deadlock_free_hypercube", "livelock_free", "header_size"):
+        assert rows[cid]["verdict"] == "not tested", cid
+
+
+def test_route_examples_fig3_and_nonminimal():
+    from torus_lab.studies.direction_first import route_examples
+
+    table = route_examples()
+    fig3 = table[table.example == "fig3"]
+    assert fig3.paper_route.sum() == 1 and fig3.preferred.sum() == 1
+    assert fig3.route[fig3.paper_route].item() == "011 -> 012 -> 022 -> 222"
+    assert fig3.hops.min() == 3 and fig3.hops.max() == 4 and not fig3.route.duplicated().any()
+    row = table[table.example == "nonminimal"].iloc[0]
+    assert (row.hops, row.lee, row.route) == (3, 2, "03 -> 02 -> 01 -> 00")
+
+
+def test_experiment_yaml_records_and_notebook_cell():
+    import json
+
+    import jsonschema
+    import yaml
+
+    from torus_lab import runner
+
+    root = runner.project_root()
+    spec = yaml.safe_load((root / "experiments" / "direction_first.yaml").read_text())
+    assert list(spec) == ["notebook", "description", "schema", "presets"]
+    validator = jsonschema.Draft202012Validator(spec["schema"])
+    for name, preset in spec["presets"].items():
+        validator.validate(preset)
+        assert set(preset) == set(spec["schema"]["required"]) == set(spec["schema"]["properties"]), name
+    bad = {**spec["presets"]["quick"], "heavy_cases": [[2, 4]]}
+    assert not validator.is_valid(bad)
+    nb_params = runner.notebook_parameters(root / "notebooks" / "direction_first.ipynb")
+    assert nb_params.pop("data_dir") == "scratch/quick/direction_first/data"
+    assert nb_params.pop("figures_dir") == "scratch/quick/direction_first/figures"
+    assert nb_params == spec["presets"]["quick"]
+    nb = json.loads((root / "notebooks" / "direction_first.ipynb").read_text())
+    code = [line for c in nb["cells"] if c["cell_type"] == "code" for line in "".join(c["source"]).splitlines()]
+    code = [line for line in code if line.strip()]
+    assert len(code) <= 60
+    assert not any(word in line for line in code for word in ("def ", "for ", "while ", "seed +", "SeedSequence"))

@@ -17,6 +17,7 @@ from torus_lab.routing.disjoint_paths import (
     pairwise_disjoint_paths,
     verify_disjoint_paths,
 )
+from torus_lab.studies import disjoint_paths as study
 from torus_lab.studies.disjoint_paths import (
     INSTANCE_KINDS,
     evaluate_chunk,
@@ -417,3 +418,178 @@ def test_evaluate_chunk_and_summary_columns():
     assert paper["instances"] == 5 and paper["bound"] == 38 and paper["max_len_max"] <= 38
     assert paper["max_len_max"] == frame["paper_max_len"].max()
     assert summary.iloc[2]["instances"] == 2
+
+
+# ------------------------------------------------------------------------------------------ study.run (issue 13)
+TINY = {"seed": 5, "ns": [2, 3], "instances": 3, "chunk_size": 2, "greedy_per_chunk": 1, "optimum_ns": [2],
+        "optimum_instances": 1, "optimum_time_limit": 30.0, "adversarial_count": 2,
+        "adversarial_kinds": ["uniform", "ball"]}  # fmt: skip
+#: Frames and columns that hold measured times (not seed-deterministic).
+TIMING_FRAMES = {"time_per_instance", "time_fit"}
+TIMED_CLAIMS = {"average_time", "complexity_growth"}
+
+
+def _without_timing(results):
+    out = {}
+    for key, frame in results.items():
+        if key in TIMING_FRAMES:
+            continue
+        frame = frame.drop(columns=[c for c in frame.columns if c.endswith("_s")])
+        if key == "claims":
+            frame = frame[~frame["claim_id"].isin(TIMED_CLAIMS)]
+        out[key] = frame.reset_index(drop=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny_results():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TORUS_LAB_BACKEND", "serial")
+        mp.setenv("TORUS_LAB_CACHE", "off")
+        return study.run(TINY)
+
+
+def test_run_is_seed_deterministic_and_keeps_the_claims(tiny_results, monkeypatch):
+    monkeypatch.setenv("TORUS_LAB_BACKEND", "serial")
+    monkeypatch.setenv("TORUS_LAB_CACHE", "off")
+    again = _without_timing(study.run(TINY))
+    first = _without_timing(tiny_results)
+    assert first.keys() == again.keys()
+    for key in first:
+        pd.testing.assert_frame_equal(first[key], again[key], check_exact=True, obj=key)
+    claims = tiny_results["claims"]
+    assert claims["claim_id"].tolist() == ["length_bound", "correctness", "bound_tight_small_n", "distance_to_bound",
+                                           "average_time", "complexity_growth", "choose_T_future_work"]  # fmt: skip
+    assert list(claims.columns) == ["paper", "claim_id", "statement", "paper_value", "measured_value", "verdict",
+                                    "evidence"]  # fmt: skip
+    other = study.run({**TINY, "seed": 6})
+    assert not other["disjoint_paths"]["max_len_mean"].equals(tiny_results["disjoint_paths"]["max_len_mean"])
+
+
+def test_run_keys_seed_columns_and_contents(tiny_results):
+    expected = {"disjoint_paths", "max_len_histogram", "time_per_instance", "time_fit", "variant_gain",
+                "optimum_comparison", "optimum_summary", "adversarial", "adversarial_summary", "fallback_examples",
+                "fixed_instances", "traces", "solved_instances", "overview", "claims"}  # fmt: skip
+    assert set(tiny_results) == expected
+    for key in expected - {"fixed_instances", "traces", "claims"}:
+        assert (tiny_results[key]["seed"] == TINY["seed"]).all() and tiny_results[key].columns[0] == "seed", key
+    summary = tiny_results["disjoint_paths"]
+    assert list(summary.columns) == ["seed", *study.SUMMARY_COLUMNS]
+    assert set(summary["variant"]) == {"paper", "short", "greedy"}
+    assert (summary[summary["variant"] != "greedy"]["instances"] == TINY["instances"]).all()
+    adversarial = tiny_results["adversarial"]
+    assert len(adversarial) == 2 * 2 * len(study.ADVERSARIAL_CONFIGS) and (adversarial["failures"] == 0).all()
+    fixed = tiny_results["fixed_instances"].set_index(["instance", "lemma2"])
+    assert fixed.loc[("table2", "first"), "fallbacks"] == 0 and fixed.loc[("table2", "first"), "violation"] == ""
+    assert fixed.loc[("lemma2_counterexample", "first"), "fallbacks"] == 2
+    assert fixed.loc[("lemma2_counterexample", "blocked"), "fallbacks"] == 0
+    traces = tiny_results["traces"]
+    assert traces["text"].iloc[0].startswith("level 1 (n=4, general): pairs 1, 2, 3, 4; delta=1, gamma(T')=1")
+    solved = tiny_results["solved_instances"]
+    assert solved.groupby("n")["pair"].max().to_dict() == {2: 2, 3: 3}
+    paths, labels = study.drawn_paths(solved, 3)
+    pairs = [(p[0], p[-1]) for p in paths]
+    assert verify_disjoint_paths((3, 5), pairs, paths) is None and labels[0].startswith("pair 1: ")
+    overview = tiny_results["overview"]
+    assert overview["n"].tolist() == [2, 3] and overview["optimum_instances"].isna().tolist() == [False, True]
+
+
+def test_run_backends_agree(monkeypatch):
+    monkeypatch.setenv("TORUS_LAB_CACHE", "off")
+    small = {**TINY, "ns": [2], "optimum_ns": [2], "adversarial_kinds": ["ball"]}
+    monkeypatch.setenv("TORUS_LAB_BACKEND", "serial")
+    serial = _without_timing(study.run(small))
+    monkeypatch.setenv("TORUS_LAB_BACKEND", "processes")
+    parallel = _without_timing(study.run(small))
+    for key in serial:
+        pd.testing.assert_frame_equal(serial[key], parallel[key], obj=key)
+
+
+def test_plots_draw_every_figure(tiny_results):
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    from torus_lab.plots import disjoint_paths as plots
+
+    for name in ("fig9_path_lengths", "fig10_time", "variants_path_lengths", "solved_instances"):
+        fig = getattr(plots, f"fig_{name}")(tiny_results, TINY)
+        assert isinstance(fig, Figure) and fig.axes, name
+        plt.close(fig)
+
+
+def test_experiment_schema_presets_and_parameters_cell():
+    from torus_lab import runner
+    from torus_lab.experiment import check_against_schema, load_experiment
+
+    experiment = load_experiment("disjoint_paths")
+    schema = experiment.schema
+    assert list(schema["required"]) == list(schema["properties"]) and schema["additionalProperties"] is False
+    assert "backend" not in schema["properties"]
+    for preset in ("quick", "paper"):
+        assert check_against_schema(experiment.presets[preset], schema, experiment="disjoint_paths")
+    defaults = runner.notebook_parameters(experiment.root / experiment.notebook)
+    assert defaults == {**experiment.presets["quick"], "data_dir": "scratch/quick/disjoint_paths/data",
+                        "figures_dir": "scratch/quick/disjoint_paths/figures"}  # fmt: skip
+    assert set(TINY) == set(schema["properties"])
+
+
+# ------------------------------------------------------------------------------------------ verdict rules
+@pytest.mark.parametrize(("ratio", "verdict"), [
+    (1.0, "holds"), (study.TIGHT_RATIO, "holds"), (np.nextafter(study.TIGHT_RATIO, 0), "partly holds"),
+    (study.PARTLY_TIGHT_RATIO, "partly holds"), (np.nextafter(study.PARTLY_TIGHT_RATIO, 0), "does not hold"),
+    (0.0, "does not hold"), (float("nan"), "not tested"), (None, "not tested"),
+])  # fmt: skip
+def test_tightness_verdict_boundaries(ratio, verdict):
+    assert study.tightness_verdict(ratio) == verdict
+
+
+@pytest.mark.parametrize(("ratio", "verdict"), [
+    (np.nextafter(study.PARTLY_TIGHT_RATIO, 0), "holds"), (study.PARTLY_TIGHT_RATIO, "partly holds"),
+    (np.nextafter(study.PARTLY_TIGHT_RATIO, 1), "partly holds"), (0.1, "holds"), (float("nan"), "not tested"),
+])  # fmt: skip
+def test_distance_verdict_boundaries(ratio, verdict):
+    assert study.distance_verdict(ratio) == verdict
+
+
+@pytest.mark.parametrize(("exponent", "verdict"), [
+    (np.nextafter(4.0, 0), "holds"), (4.0, "partly holds"), (np.nextafter(4.0, 5), "partly holds"),
+    (5.0, "partly holds"), (np.nextafter(5.0, 6), "does not hold"), (float("nan"), "not tested"),
+    (None, "not tested"),
+])  # fmt: skip
+def test_growth_verdict_boundaries(exponent, verdict):
+    assert study.growth_verdict(exponent) == verdict
+
+
+def test_bound_verdict_boundaries():
+    assert study.bound_verdict([14, 26], [14, 26], 0) == "holds"  # exactly at the bound
+    assert study.bound_verdict([15, 26], [14, 26], 0) == "does not hold"  # one hop over
+    assert study.bound_verdict([13], [14], 1) == "does not hold"  # a failure decides
+    assert study.bound_verdict([], [], 0) == "not tested"
+    assert study.bound_verdict([np.nan], [14], 0) == "not tested"
+    assert study.bound_verdict([14], [14, 26], 0) == "not tested"  # a missing row
+
+
+def test_correctness_and_shorter_verdicts():
+    assert study.correctness_verdict(0, 0, True, 0) == "holds"
+    assert study.correctness_verdict(0, 1, True, 0) == "partly holds"
+    assert study.correctness_verdict(0, 0, True, 1) == "partly holds"
+    assert study.correctness_verdict(1, 0, True, 0) == "does not hold"
+    assert study.correctness_verdict(0, 0, False, 0) == "does not hold"
+    assert study.shorter_verdict([5.0, 8.0], [4.9, 7.9]) == "holds"
+    assert study.shorter_verdict([5.0, 8.0], [4.9, 8.0]) == "partly holds"  # equal is not shorter
+    assert study.shorter_verdict([5.0], [np.nan]) == "not tested"
+    assert study.shorter_verdict([5.0, 8.0], [4.0]) == "not tested"  # a missing row
+    assert study.shorter_verdict([], []) == "not tested"
+
+
+def test_power_law_fit_and_time_growth():
+    exponent, log_prefactor = study.power_law_fit([2, 3, 4], [2 * 2**1.5, 2 * 3**1.5, 2 * 4**1.5])
+    assert exponent == pytest.approx(1.5) and np.exp(log_prefactor) == pytest.approx(2.0)
+    assert all(np.isnan(study.power_law_fit([2, 2], [1.0, 2.0])))  # one distinct n
+    assert all(np.isnan(study.power_law_fit([2, 3], [1.0, 0.0])))  # a zero time cannot be logged
+    per = pd.DataFrame({"n": [2], "paper_cpu_s": [1.0]})
+    summary = pd.DataFrame({"n": [2], "variant": ["paper"], "time_mean_s": [1.0], "time_median_s": [1.0],
+                            "cpu_mean_s": [1.0], "cpu_median_s": [1.0]})  # fmt: skip
+    times, fits = study.time_growth(per, summary)
+    assert fits["exponent"].isna().all() and times["worst_case_scaled_s"].tolist() == [1.0]
+    assert study.growth_verdict(fits.loc[0, "exponent"]) == "not tested"

@@ -319,63 +319,7 @@ def test_load_frame_locates_channels() -> None:
     assert frame.groupby(["residue", "dim", "sign"])["load"].nunique().max() == 1
 
 
-# ---------------------------------------------------------------------- the study (torus_lab.studies.loads)
-def test_study_rows_agree_with_the_library() -> None:
-    from torus_lab.studies.loads import CSV_COLUMNS, run_study
-
-    summary, per_dimension = run_study({"2": [5, 6], "3": [4]}, ts=[1, 2], full_radices_by_dim={"2": [4]}, seed=4)
-    assert list(summary.columns[: len(CSV_COLUMNS)]) == CSV_COLUMNS
-    assert set(summary["placement"]) == {"linear", "multiple_linear", "full"}
-    for row in summary.itertuples():
-        torus = Torus(row.d, row.k)
-        placement = (
-            residue_placement(torus, range(row.k)) if row.placement == "full"
-            else multiple_linear_placement(torus, row.t)
-        )  # fmt: skip
-        loads = link_loads(torus, placement, row.routing)
-        assert row.processors == placement.size
-        assert row.e_max == pytest.approx(loads.max()) and row.e_mean == pytest.approx(loads.mean())
-        assert row.e_max >= row.lb_cut - 1e-9 and row.e_max >= row.lb_single - 1e-9
-        dims = per_dimension[(per_dimension["d"] == row.d) & (per_dimension["k"] == row.k)
-                             & (per_dimension["t"] == row.t) & (per_dimension["routing"] == row.routing)]  # fmt: skip
-        assert dims["max"].max() == pytest.approx(row.e_max)
-        assert len(dims) == 2 * row.d
-
-
-def test_study_is_seed_deterministic() -> None:
-    from torus_lab.studies.loads import run_study
-
-    first, _ = run_study({"2": [6]}, ts=[1, 2], routings=["odr"], seed=9)
-    again, _ = run_study({"2": [6]}, ts=[1, 2], routings=["odr"], seed=9)
-    cols = ["e_max", "lb_cut", "lb_search", "seed"]
-    assert first[cols].equals(again[cols])
-
-
-def test_claims_verdicts_follow_the_data() -> None:
-    import pandas as pd
-
-    from torus_lab.claims import VERDICTS
-    from torus_lab.studies.loads import asymptotic_exponent, claims_rows, fit_leading_constant
-
-    summary = pd.DataFrame({
-        "d": [2, 2, 2, 2], "k": [8, 16, 8, 16], "t": [1, 1, 1, 1], "placement": ["linear"] * 4,
-        "routing": ["odr", "odr", "udr", "udr"], "processors": [8, 16, 8, 16],
-        "e_max": [1.0, 2.0, 50.0, 100.0], "e_mean": [1.0, 2.0, 1.0, 2.0], "lb_single": [1.75, 3.75, 1.75, 3.75],
-        "lb_cut": [1.0, 2.0, 1.0, 2.0], "claimed_bound": [1.0, 2.0, 16.0, 32.0], "lb_natural": [1.0, 2.0, 1.0, 2.0],
-        "bisection_natural": [32, 64, 32, 64], "bisection_bound": [96, 192, 96, 192],
-    })  # fmt: skip
-    verdicts = {row["claim_id"]: row["verdict"] for row in claims_rows(summary)}
-    assert set(verdicts.values()) <= set(VERDICTS)
-    assert verdicts["odr_linear_constant"] == "holds"  # E_max/k = 1/8 exactly
-    assert verdicts["udr_linear_bound"] == "does not hold"  # 50 > 16
-    assert verdicts["bound_1"] == "does not hold"  # ODR rows fall below (|P|-1)/(2d)
-    assert verdicts["odr_linear_linear"] == "holds"
-    assert fit_leading_constant([5, 9], [0.4, 0.4 + 0.5 / 5 - 0.5 / 9])[0] == pytest.approx(0.5)
-    assert asymptotic_exponent(summary[summary["routing"] == "udr"])[0][1] == pytest.approx(1.0)
-    superlinear = pd.DataFrame({"k": [4, 6, 8, 10], "processors": [16, 36, 64, 100], "e_max": [8, 27, 64, 125]})
-    assert asymptotic_exponent(superlinear)[0][1] == pytest.approx(1.5)
-
-
+# ---------------------------------------------------------------------- ODR's maximum (study: test_loads_study.py)
 @pytest.mark.parametrize(("d", "k"), [(2, 7), (2, 10), (3, 6), (3, 7), (4, 6), (5, 4)])
 def test_odr_maximum_is_the_single_source_row_count(d: int, k: int) -> None:
     # ODR corrects dimension 0 while the other coordinates still hold the source's, which on a linear placement

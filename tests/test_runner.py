@@ -255,3 +255,50 @@ def test_start_in_a_notebook_folder_writes_under_the_project_root(project, monke
         start("demo", dict(namespace, n_rows=0))
     with pytest.raises(runner.ParameterError, match="does not define parameter\\(s\\) 'label'"):
         start("demo", {k: v for k, v in namespace.items() if k != "label"})
+
+
+def test_output_folder_problems_exit_2_with_one_line(project, tmp_path, monkeypatch, capsys):
+    """--out pointing at a file, below a file, or at an unwritable folder; report --out on a folder without
+    outputs: refused before any work, exit status 2, one line on stderr, no traceback."""
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(runner, "_execute", lambda *a, **k: pytest.fail("the notebook must not start"))
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    cases = [
+        (["run", "demo", "--out", str(a_file)], "is a file, not a folder"),
+        (["run", "demo", "--out", str(a_file / "below")], "is a file, not a folder"),
+        (["reproduce", "--preset", "quick", "--out", str(a_file)], "is a file, not a folder"),
+        (["report", "--out", str(a_file)], "is a file, not a folder"),
+        (["report", "--out", str(tmp_path / "missing")], "does not exist"),
+        (["report", "--out", str(tmp_path)], "no experiment outputs under"),
+    ]
+    if __import__("os").geteuid() != 0:  # root may write anywhere
+        cases.append((["run", "demo", "--out", str(locked / "x")], "cannot be created"))
+    for argv, message in cases:
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "locked"]
+
+
+def test_run_all_checks_every_preset_before_the_first_run(project, monkeypatch):
+    monkeypatch.setattr(runner, "_execute", lambda *a, **k: pytest.fail("nothing may start"))
+    demo = runner.load_experiment("demo", project)
+    presets = {"paper": {**demo.presets["paper"], "seed": -1}}
+    broken = runner.Experiment("zz", demo.notebook, "d", presets, project, demo.schema)
+    monkeypatch.setattr(runner, "load_experiments", lambda root=None: {"demo": demo, "zz": broken})
+    with pytest.raises(runner.ParameterError, match="zz: parameter 'seed' = -1"):
+        runner.run_all(preset="paper", root=project)
+
+
+def test_unreadable_experiment_files_are_named(tmp_path):
+    """Found by the atheris fuzzer (make fuzz): a YAML file that is not UTF-8 raised UnicodeDecodeError."""
+    project = make_project(tmp_path / "p")
+    (project / "experiments" / "bad.yaml").write_bytes(b"\n\n\xc5\n")
+    with pytest.raises(runner.RunnerError, match="bad.yaml: not UTF-8 text"):
+        runner.load_experiment("bad", project)
+    (project / "experiments" / "list.yaml").write_text("- 1\n- 2\n")
+    with pytest.raises(runner.RunnerError, match="list.yaml: expected a mapping"):
+        runner.load_experiment("list", project)

@@ -263,36 +263,7 @@ def test_validation_and_registration():
         turn_model_routing(Mesh(2, 3), tie="0")
 
 
-# ---------------------------------------------------------------------- study functions with the simulator
-def test_provoked_deadlocks_only_where_the_cdg_has_a_cycle():
-    from torus_lab.studies.virtual_mesh import provoke_deadlock_table
-
-    specs = [{"name": "ecube"}, {"name": "ecube", "datelines": True, "vcs": 2}, {"name": "pfnf", "scheme": "count"}]
-    tab = provoke_deadlock_table(4, specs, seeds=[0, 1, 2])
-    by = tab.groupby("routing").deadlock.sum()
-    assert by["ecube"] >= 1                     # positive control: DOR without VCs on a torus deadlocks
-    assert by["ecube+dateline"] == 0 and by["pfnf-reconstruction+count"] == 0
-    assert tab[tab.deadlock].cycle_in_cdg.all()  # the simulator's waiting cycle is a cycle of the CDG
-    assert (tab.cdg_acyclic == (tab.routing != "ecube")).all()
-    assert tab.scheme.fillna("-").tolist() == ["-"] * 6 + ["count"] * 3    # only pfnf/turn-model have a scheme
-
-
-def test_simulation_sweep_and_saturation_summary():
-    from torus_lab.studies.virtual_mesh import saturation_from_sweep, simulation_table
-
-    sweep = simulation_table(4, [{"name": "pfnf", "scheme": "count"}], ["uniform"], [0.05, 0.3], seed=3,
-                             mesh_routings=[{"name": "pfnf"}], warmup=100, measure=300, drain=1000)
-    assert sweep[["routing", "network"]].drop_duplicates().values.tolist() == [
-        ["pfnf-reconstruction+count", "torus"], ["pfnf-reconstruction", "mesh"]]
-    assert not sweep.deadlock.any()
-    low = sweep[sweep.offered_load == 0.05]
-    assert (low.accepted_throughput < 0.08).all() and (low.accepted_throughput > 0.02).all()
-    sat = saturation_from_sweep(sweep)
-    assert len(sat) == 2 and (sat.saturation_throughput <= 0.3 + 0.05).all()
-    again = simulation_table(4, [], ["uniform"], [0.3], seed=3, mesh_routings=[{"name": "pfnf"}], warmup=100,
-                             measure=300, drain=1000)
-    assert again.mean_latency.iloc[0] == sweep[(sweep.network == "mesh") & (sweep.offered_load == 0.3)
-                                               ].mean_latency.iloc[0]     # seed-deterministic
+# the simulator-driven study tests (provoked deadlocks, latency sweeps) live in tests/test_virtual_mesh.py
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])
@@ -305,15 +276,3 @@ def test_finding_layer_reading_of_the_virtual_mesh_is_cyclic_too(bidirectional):
         assert not res.acyclic
         assert all(m is not None for m in forced_cycle_messages(rf, res.cycle))
         assert all(vc == rf.num_vcs - 1 for _, vc in res.cycle)      # the cycle lives in the after-dateline layer
-
-
-def test_finding_the_paper_mapping_deadlocks_in_the_wormhole_simulator():
-    """The forced CDG cycle of the paper's PFNF mapping is reached by the flit-level simulator (saturating
-    uniform traffic, 4-flit packets, 1-flit buffers); the crossing-count mapping never stalls on the same runs."""
-    from torus_lab.studies.virtual_mesh import provoke_deadlock_table
-
-    tab = provoke_deadlock_table(4, [{"name": "pfnf", "scheme": "paper"}, {"name": "pfnf", "scheme": "count"}],
-                                 seeds=range(10))
-    paper = tab[tab.routing == "pfnf-reconstruction+paper"]
-    assert paper.deadlock.any() and paper[paper.deadlock].cycle_in_cdg.all()
-    assert not tab[tab.routing == "pfnf-reconstruction+count"].deadlock.any()

@@ -70,6 +70,7 @@ from numba import types
 from numba.typed import List
 
 from torus_lab._jit import njit
+from torus_lab._memory import check_memory, network_size
 from torus_lab.routing.explore import StateGraph, check_routing_function, explore_states, node_ok
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 from torus_lab.topology import Torus
@@ -180,6 +181,39 @@ def _destinations(rf: RoutingFunction, destinations: Iterable | None) -> list[in
     return [rf._node_id(d) for d in destinations]
 
 
+def _cdg_memory_estimate(rf: RoutingFunction, num_dests: int, form: str) -> int:
+    """Peak bytes of a CDG construction over ``num_dests`` destinations (checked before it starts).
+
+    With ``W = channels x VCs`` vertices (``num_nodes * n * 2`` slots bound the channels, so no channel table
+    is needed), ``f`` candidates per routing state (the VCs of one channel for deterministic kernels,
+    ``min(MAX_CANDIDATES, 2 n V)`` for adaptive ones) and ``g = min(MAX_CANDIDATES, 2 n V)`` possible successors
+    of a vertex:
+
+    * edge rows kept until the graph is built, ``(v1, v2, destination)`` int64 with a sorting copy, one per
+      vertex and candidate and destination: ``48 W f x num_dests`` (``"relation"``: ``72 W f x num_dests x
+      random choices``, numba's typed list before the array);
+    * one destination's state exploration (``"reachable"``): ``64 W f``;
+    * the networkx graph, about 300 B per vertex and per edge: ``300 W (1 + g)``.
+    """
+    vcs, n = int(rf.num_vcs), rf.topology.n
+    vertices = rf.topology.num_nodes * n * 2 * vcs
+    successors = min(MAX_CANDIDATES, 2 * n * vcs)
+    fan = successors if rf.adaptive else vcs
+    rows = vertices * fan * num_dests
+    if form == "relation":
+        return 72 * rows * int(rf.random_choices) + 300 * vertices * (1 + successors)
+    return 48 * rows + 64 * vertices * fan + 300 * vertices * (1 + successors)
+
+
+def _check_cdg_memory(rf: RoutingFunction, num_dests: int, form: str, what: str = "channel dependency graph") -> None:
+    vertices = rf.topology.num_nodes * rf.topology.n * 2 * int(rf.num_vcs)
+    check_memory(
+        _cdg_memory_estimate(rf, num_dests, form),
+        f"{what} ({form}) of {rf.name} on {network_size(rf.topology)}, "
+        f"up to {vertices:,} virtual channels x {num_dests:,} destinations",
+    )
+
+
 def _edges_reachable(rf: RoutingFunction, dests: list[int]) -> tuple[np.ndarray, np.ndarray, int]:
     """Edge rows ``(v1, v2, example destination)``, the used-vertex mask and the number of stuck states."""
     V = rf.num_vcs
@@ -250,6 +284,12 @@ def channel_dependency_graph(
         Edge attribute ``dest``: one destination of a message that creates the dependency.  For
         ``"reachable"`` the vertex set is every VC used by some message (also VCs with no dependency).
 
+    Raises
+    ------
+    torus_lab._memory.MemoryLimitError
+        Before the construction starts, when its estimate (:func:`_cdg_memory_estimate`) exceeds the memory
+        limit (``TORUS_LAB_MEMORY_LIMIT``, default half the available memory).
+
     Examples
     --------
     >>> from torus_lab.topology import Mesh
@@ -262,6 +302,7 @@ def channel_dependency_graph(
     if form not in CDG_FORMS:
         raise ValueError(f"form must be one of {CDG_FORMS}, got {form!r}")
     dests = _destinations(routing, destinations)
+    _check_cdg_memory(routing, routing.topology.num_nodes if form == "relation" else len(dests), form)
     if form == "reachable":
         rows, used, _ = _edges_reachable(routing, dests)
         return _graph_from_rows(routing, rows, used)
@@ -342,7 +383,9 @@ def cdg_verdict(rf: RoutingFunction, *, form: str = "reachable", keep_graph: boo
     check_routing_function(rf)
     stuck = 0
     if form == "reachable":
-        rows, used, stuck = _edges_reachable(rf, _destinations(rf, None))
+        dests = _destinations(rf, None)
+        _check_cdg_memory(rf, len(dests), form)
+        rows, used, stuck = _edges_reachable(rf, dests)
         g = _graph_from_rows(rf, rows, used)
     else:
         g = channel_dependency_graph(rf, form=form)
@@ -449,7 +492,9 @@ def extended_cdg(rf: RoutingFunction, escape) -> tuple[nx.DiGraph, int, bool]:
     rows = []
     no_escape = 0
     escape_acyclic = True
-    for d in _destinations(rf, None):
+    dests = _destinations(rf, None)
+    _check_cdg_memory(rf, len(dests), "reachable", "extended channel dependency graph")
+    for d in dests:
         g = explore_states(rf, d)
         tr = g.transitions
         t_vertex = tr[:, 2] * V + tr[:, 3]

@@ -55,6 +55,7 @@ __all__ = [
     "RESERVED_PARAMETERS",
     "UnknownExperimentError",
     "check_against_schema",
+    "check_output_root",
     "default_cache_dir",
     "load_experiment",
     "load_experiments",
@@ -123,7 +124,11 @@ def project_root(start: str | Path | None = None) -> Path:
 
 def _read_experiment(path: Path, root: Path) -> Experiment:
     try:
-        spec = yaml.safe_load(path.read_text())
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ExperimentError(f"{path.name}: cannot be read: {err.strerror or err}") from err
+    except UnicodeDecodeError as err:
+        raise ExperimentError(f"{path.name}: not UTF-8 text ({err.reason} at byte {err.start})") from err
     except yaml.YAMLError as err:
         raise ExperimentError(f"{path.name}: invalid YAML: {err}") from err
     if not isinstance(spec, dict):
@@ -241,6 +246,43 @@ def validate_parameters(
     return check_against_schema(params, experiment.schema, experiment=name)
 
 
+# ---------------------------------------------------------------------- output folders
+def check_output_root(out: str | os.PathLike, *, option: str = "--out", create: bool = True) -> Path:
+    """``out`` as an absolute folder that exists (created with its parents when ``create``) and is writable;
+    :class:`ParameterError` naming ``option`` and the path otherwise.  Called before any work starts.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> check_output_root(folder / "new" / "out") == (folder / "new" / "out").resolve()
+    True
+    >>> (folder / "a-file").write_text("x")
+    1
+    >>> check_output_root(folder / "a-file")
+    Traceback (most recent call last):
+    ...
+    torus_lab.experiment.ParameterError: --out ...a-file' is a file, not a folder
+    """
+    if not isinstance(out, (str, os.PathLike)) or not str(out).strip():
+        raise ParameterError(f"{option} must be a folder path, got {out!r}")
+    path = Path(out).expanduser().resolve()
+    blocker = next((p for p in [path, *path.parents] if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise ParameterError(f"{option} {str(out)!r} is a file, not a folder" if blocker == path else
+                             f"{option} {str(out)!r}: {str(blocker)!r} is a file, not a folder")  # fmt: skip
+    if not path.exists():
+        if not create:
+            raise ParameterError(f"{option} {str(out)!r} does not exist")
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ParameterError(f"{option} {str(out)!r} cannot be created: {err.strerror or err}") from err
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ParameterError(f"{option} {str(out)!r} is not writable")
+    return path
+
+
 # ---------------------------------------------------------------------- notebook side
 def default_cache_dir(root: str | Path | None = None) -> Path:
     """``<project root>/scratch/cache``: where results are cached unless :data:`CACHE_ENVIRONMENT` says."""
@@ -304,7 +346,12 @@ def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
 
     Examples
     --------
-    >>> run = start("loads", globals())  # doctest: +SKIP
+    >>> import tempfile
+    >>> cell = dict(load_experiment("loads").presets["quick"], data_dir=tempfile.mkdtemp(),
+    ...             figures_dir=tempfile.mkdtemp())  # what a notebook's parameters cell defines
+    >>> run = start("loads", cell)
+    >>> run.params == load_experiment("loads").presets["quick"], run.data_dir.is_dir()
+    (True, True)
     """
     experiment = load_experiment(name)
     if experiment.schema is None:

@@ -62,6 +62,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
+from torus_lab._memory import check_memory, network_size
 from torus_lab.topology import Mesh, Torus, bfs_distances
 
 __all__ = [
@@ -191,6 +192,26 @@ def _check_coefficients(torus: Torus, k: int, coefficients: object) -> tuple[int
     return tuple(c % k for c in coeffs)
 
 
+def _outer_classes(k: int, coefficients: Sequence[int]) -> np.ndarray:
+    """``sum_j c_j x_j mod k`` over the grid ``(k,)*len(c)`` in C order (the last coefficient's axis fastest),
+    flattened; built by outer sums, never as a ``(k^d, d)`` coordinate table.
+
+    The C-order flow grid ``[x_0, ..., x_{d-1}]`` uses ``coefficients``; node-id order (``x_0`` fastest) uses
+    them reversed.
+
+    Examples
+    --------
+    >>> _outer_classes(3, (1, 2)).tolist()
+    [0, 2, 1, 1, 0, 2, 2, 1, 0]
+    """
+    dtype = np.int32 if k < 2**15 else np.int64
+    steps = np.arange(k, dtype=np.int64)
+    classes = ((coefficients[0] * steps) % k).astype(dtype)
+    for c in coefficients[1:]:
+        classes = ((classes[:, None] + ((c * steps) % k).astype(dtype)[None, :]) % k).reshape(-1)
+    return classes
+
+
 def residue_placement(
     torus: Torus, residues: Iterable[int], coefficients: Sequence[int] | None = None, *, kind: str = "residues"
 ) -> Placement:
@@ -216,7 +237,8 @@ def residue_placement(
             raise ValueError(f"residue {r} out of range 0..{k - 1}")
     if len(set(values)) != len(values):
         raise ValueError(f"residues {values!r} repeat a value")
-    classes = (torus.all_coords() @ np.asarray(coeffs, dtype=np.int64)) % k
+    check_memory(24 * torus.num_nodes, f"residue_placement on {network_size(torus)}")  # classes, mask, ids
+    classes = _outer_classes(k, coeffs[::-1])  # node-id order: x_0 fastest
     node_ids = np.flatnonzero(np.isin(classes, values)).astype(np.int64)
     node_ids.setflags(write=False)
     return Placement(torus, node_ids, kind, coeffs, tuple(sorted(values)))
@@ -418,21 +440,26 @@ def _box_fractions(lengths: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np
     return np.concatenate(points), np.concatenate(shares), np.concatenate(dims)
 
 
-def _flow_shortest(weights: np.ndarray, tie: str) -> np.ndarray:
+def _flow_shortest(weights: np.ndarray, tie: str, coefficients: Sequence[int] | None = None) -> np.ndarray:
     """Link flow of all shortest paths, equally weighted, from the origin (path counting).
 
     The share of a link ``u -> v`` among the shortest paths to ``delta`` is
     ``paths(0 -> u) paths(v -> delta) / paths(0 -> delta)``; shortest paths to ``delta`` are monotone lattice
     paths in a box with side ``|offset_j|`` (two mirrored boxes per tied dimension with ``tie="both"``, equally
-    many paths in each).  Offsets with the same box sides are processed together.
+    many paths in each).  Offsets with the same box sides are processed together.  With ``coefficients`` the
+    flow is summed per class ``c . y mod k`` of the link's node on the fly: the result is ``(k, d, 2)``.
     """
     d, k = weights.ndim, weights.shape[0]
-    size = k**d * d * 2
+    out_shape = (k, d, 2) if coefficients is not None else weights.shape + (d, 2)
+    size = math.prod(out_shape)
     flat = np.zeros(size)
-    strides = np.asarray([k ** (d - 1 - j) for j in range(d)], dtype=np.int64)  # C order of (k,)*d
+    if coefficients is not None:  # node -> its class
+        strides = np.asarray(coefficients, dtype=np.int64)
+    else:  # node -> its C-order index in (k,)*d
+        strides = np.asarray([k ** (d - 1 - j) for j in range(d)], dtype=np.int64)
     deltas = np.argwhere(weights != 0)
     if deltas.size == 0:
-        return flat.reshape(weights.shape + (d, 2))
+        return flat.reshape(out_shape)
     delta_weights = weights[tuple(deltas.T)].astype(float)
     lengths = np.minimum(deltas, k - deltas)
     base_signs = np.where(deltas <= k - deltas, 1, -1)  # ties and zero offsets: +
@@ -450,14 +477,15 @@ def _flow_shortest(weights: np.ndarray, tie: str) -> np.ndarray:
         points, shares, dims = _box_fractions(tuple(int(v) for v in box))
         nodes = (points[None, :, :] * signs[:, None, :]) % k  # (boxes, steps, d)
         step_signs = np.take_along_axis(signs, np.broadcast_to(dims, (len(signs), len(dims))), axis=1)
-        index = ((nodes @ strides) * d + dims) * 2 + (step_signs > 0)
+        cells = nodes @ strides if coefficients is None else (nodes @ strides) % k
+        index = (cells * d + dims) * 2 + (step_signs > 0)
         pending_index.append(index.reshape(-1))
         pending_weight.append((box_weights[:, None] * shares[None, :]).reshape(-1))
         pending += index.size
         if pending > 4_000_000 or g == len(groups) - 1:
             flat += np.bincount(np.concatenate(pending_index), np.concatenate(pending_weight), minlength=size)
             pending_index, pending_weight, pending = [], [], 0
-    return flat.reshape(weights.shape + (d, 2))
+    return flat.reshape(out_shape)
 
 
 def _source_flow(weights: np.ndarray, routing: str, tie: str) -> np.ndarray:
@@ -470,18 +498,173 @@ def _source_flow(weights: np.ndarray, routing: str, tie: str) -> np.ndarray:
     return _flow_shortest(weights, tie)
 
 
-def _grid_to_channels(torus: Torus, grid: np.ndarray) -> np.ndarray:
-    """Map a load grid ``(k,)*d + (d, 2)`` (node coords, dim, move sign) onto the torus' channel ids."""
-    d = torus.n
-    coords = torus.all_coords()
-    per_node = grid[tuple(coords.T)]  # (num_nodes, d, 2) in node-id order
-    node_ids = np.repeat(np.arange(torus.num_nodes), 2 * d)
-    dims = np.tile(np.repeat(np.arange(d), 2), torus.num_nodes)
-    signs = np.tile(np.array([-1, 1]), torus.num_nodes * d)
-    cids = torus.channel_ids(node_ids, dims, signs)
-    missing = cids < 0  # radix 2: the two moves share one channel
-    cids[missing] = torus.channel_ids(node_ids[missing], dims[missing], -signs[missing])
-    return np.bincount(cids, weights=per_node.reshape(-1), minlength=torus.num_channels)
+def _shift_sum(values: np.ndarray, histogram: np.ndarray, axis: int) -> np.ndarray:
+    """Cyclic convolution along ``axis``: ``out[..., r, ...] = sum_u histogram[u] values[..., r - u mod k, ...]``."""
+    k = histogram.size
+    circulant = histogram[(np.arange(k)[:, None] - np.arange(k)[None, :]) % k]  # C[r, r'] = h[r - r']
+    return np.moveaxis(np.moveaxis(values, axis, -1) @ circulant.T, -1, axis)
+
+
+def _class_histogram(k: int, coefficient: int, *, nonzero: bool) -> np.ndarray:
+    """``h[r]`` = number of moves ``v`` (``1..k-1`` if ``nonzero`` else ``0..k-1``) with ``c v = r (mod k)``."""
+    return np.bincount((coefficient * np.arange(1 if nonzero else 0, k)) % k, minlength=k).astype(float)
+
+
+def _class_states(k: int, coefficients: tuple[int, ...], routing: str, i: int) -> np.ndarray:
+    """``Q[rho, e]``: weighted count of (link position, destination offset) pairs over the dimensions ``j != i``
+    with ``c . y = rho`` and ``c . delta - c . y = e`` (mod k) on those dimensions, for dimension-``i`` links.
+
+    ODR: dimensions ``j < i`` are corrected (``y_j = delta_j``, any value), dimensions ``j > i`` not yet
+    (``y_j = 0``, ``delta_j`` any); weight 1.  UDR: a dimension ``j`` is corrected (``y_j = delta_j != 0``: one
+    more in ``a``), equal at the origin (``y_j = delta_j = 0``) or still to correct (``y_j = 0 != delta_j``: one
+    more in ``c``); the weight of a state is the share of orders ``a! c! / (a + c + 1)!``.
+    """
+    d = len(coefficients)
+    if routing == "odr":
+        state = np.zeros((k, k))
+        state[0, 0] = 1.0
+        for j in range(d):
+            if j != i:
+                state = _shift_sum(state, _class_histogram(k, coefficients[j], nonzero=False), 0 if j < i else 1)
+        return state
+    state = np.zeros((d, d, k, k))  # (a, c, rho, e)
+    state[0, 0, 0, 0] = 1.0
+    for j in range(d):
+        if j == i:
+            continue
+        histogram = _class_histogram(k, coefficients[j], nonzero=True)
+        new = state.copy()
+        new[1:] += _shift_sum(state[:-1], histogram, 2)
+        new[:, 1:] += _shift_sum(state[:, :-1], histogram, 3)
+        state = new
+    return np.tensordot(_udr_order_weights(d), state, axes=([0, 1], [0, 1]))
+
+
+def _class_table(
+    k: int, coefficients: tuple[int, ...], residues: tuple[int, ...], routing: str, tie: str
+) -> np.ndarray:
+    """``T[r, dim, sign]``: load of every link whose source node ``x`` has ``c . x = r (mod k)`` (ODR, UDR).
+
+    For sources ``p`` of class ``a`` the load at ``x`` is the one-source flow summed over ``y = x - p`` with
+    ``c . y = c . x - a`` and destination offsets ``delta`` with ``c . delta + a`` a placement residue; the
+    sum over the other dimensions is :func:`_class_states`, the own dimension adds ``c_i m`` to ``c . y``
+    (link at ``y_i = m``) and ``c_i t`` to ``c . delta`` (offset ``delta_i = t``), weighted by the 1-D segment
+    table.  Cost ``O(d^4 k^3 + t d k^3)`` time and ``O(d^2 k^2)`` memory, independent of ``k^d``.
+    """
+    d = len(coefficients)
+    segment = _segment_table(k, tie)  # (m, sign, t)
+    member = np.zeros(k, dtype=bool)
+    member[list(residues)] = True
+    steps = np.arange(k)
+    wanted = member[(steps[:, None] + steps[None, :]) % k].astype(float)  # [e, u]: e + u is a residue
+    segment_rows = segment.reshape(2 * k, k).T  # (t, (m, sign))
+    table = np.zeros((k, d, 2))
+    for i in range(d):
+        state = _class_states(k, coefficients, routing, i)  # (rho, e)
+        c_i = coefficients[i]
+        # by_class[rho, u] = sum_e state[rho, e] [u + e is a residue]; the destination's class is
+        # c . q = rho + e + c_i t + a, so offsets delta_i = t take column u = rho + c_i t + a
+        by_class = state @ wanted
+        offset_class = steps[:, None] + c_i * steps[None, :]  # rho + c_i t
+        link_class = (steps[:, None] + c_i * steps[None, :]) % k  # rho + c_i m
+        for a in residues:
+            shares = np.take_along_axis(by_class, (offset_class + a) % k, axis=1)  # (rho, t)
+            flows = (shares @ segment_rows).reshape(k, k, 2)  # (rho, m, sign)
+            index = ((link_class + a) % k).reshape(-1)
+            for sign in range(2):
+                table[:, i, sign] += np.bincount(index, flows[:, :, sign].reshape(-1), minlength=k)
+    return table
+
+
+#: Nodes per chunk when link loads are written out (bounded temporaries; tests shrink it).
+_CHUNK_NODES = 1 << 18
+
+
+def _channels_per_node(torus: Torus) -> int:
+    """``2 d`` channels leave each node of a bidirectional torus (``d`` for ``k = 2``, one per neighbour pair)."""
+    return torus.n if torus.radices[0] == 2 else 2 * torus.n
+
+
+def _fill_from_class_table(torus: Torus, classes: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Channel loads from a per-class table ``(k, d, 2)``, written in chunks of :data:`_CHUNK_NODES` nodes.
+
+    Channel ids of a bidirectional torus are ``(node * d + dim) * 2 + (sign > 0)`` (``node * d + dim`` for
+    ``k = 2``, where both moves use the one channel), so no channel table is built.
+    """
+    per_node = _channels_per_node(torus)
+    rows = (table if torus.radices[0] > 2 else table.sum(axis=-1)).reshape(table.shape[0], per_node)
+    out = np.empty(torus.num_nodes * per_node)
+    view = out.reshape(torus.num_nodes, per_node)
+    for lo in range(0, torus.num_nodes, _CHUNK_NODES):
+        hi = min(lo + _CHUNK_NODES, torus.num_nodes)
+        np.take(rows, classes[lo:hi], axis=0, out=view[lo:hi], mode="clip")  # "raise" would buffer out
+    return out
+
+
+def _grid_view(torus: Torus, out: np.ndarray) -> np.ndarray:
+    """View of ``out`` (channel order, ``k > 2``) indexed ``[x_0, ..., x_{d-1}, dim, sign]`` like a flow grid."""
+    d, k = torus.n, torus.radices[0]
+    return out.reshape((k,) * d + (d, 2)).transpose(tuple(range(d - 1, -1, -1)) + (d, d + 1))
+
+
+def _load_estimate(torus: Torus, placement: Placement, routing: str) -> int:
+    """Peak bytes of :func:`link_loads` (documented in its Notes)."""
+    d, n = torus.n, torus.num_nodes
+    output = 8 * n * _channels_per_node(torus)
+    if placement.coefficients is not None and routing in ("odr", "udr") and d >= 3:
+        k = torus.radices[0]
+        return output + 8 * n + 8 * _CHUNK_NODES * (2 + 2 * d) + 8 * k**2 * (2 * d * d + 12)
+    per_grid = {"odr": 4 * d + 5, "udr": 2 * d * d + 4 * d + 5, "shortest": 14 * d + 4}[routing]
+    if placement.coefficients is not None:  # "shortest" per class: no flow grid, offsets and pending arrays
+        per_grid = 6 * d + 4
+    return output + 8 * n * per_grid + 200 * 2**20
+
+
+def _class_table_grid(
+    k: int, d: int, coefficients: tuple[int, ...], residues: tuple[int, ...], routing: str, tie: str
+) -> np.ndarray:
+    """Per-class table ``T[r, dim, sign]`` from one-source flows on the ``(k,)*d`` grid, one per residue class.
+
+    ``T[r] = sum_a F_a[r - a]`` with ``F_a[r]`` the flow of a source of class ``a`` summed over the links whose
+    offset ``y`` has ``c . y = r``: ``E(x) = sum_{p in class a} flow(x - p)``.  Memory ``O(k^d)`` (used for
+    ``d <= 2`` and for ``"shortest"``, and as the tests' independent check of :func:`_class_table`).
+    """
+    member = np.zeros(k, dtype=bool)
+    member[list(residues)] = True
+    classes = _outer_classes(k, coefficients)  # C order over the grid
+    table = np.zeros((k, d, 2))
+    for a in residues:
+        weights = member[(classes + a) % k].astype(float).reshape((k,) * d)  # c . q = c . delta + a in P
+        weights[(0,) * d] = 0.0
+        if routing == "shortest":
+            per_class = _flow_shortest(weights, tie, coefficients)
+        else:
+            flow = _source_flow(weights, routing, tie).reshape(-1, 2 * d)
+            columns = [np.bincount(classes, flow[:, col], minlength=k) for col in range(2 * d)]
+            per_class = np.stack(columns, axis=1).reshape(k, d, 2)
+            del flow
+        table += per_class[(np.arange(k) - a) % k]
+    return table
+
+
+def _node_set_loads(torus: Torus, placement: Placement, routing: str, tie: str) -> np.ndarray:
+    """Channel loads of a plain node set: one flow per source, shifted onto the source and summed in place."""
+    k, d = torus.radices[0], torus.n
+    shape = (k,) * d
+    out = np.zeros(torus.num_nodes * _channels_per_node(torus))
+    grid = _grid_view(torus, out) if k > 2 else np.zeros(shape + (d, 2))
+    mask = np.zeros(shape)
+    mask[tuple(placement.coords().T)] = 1.0
+    for source in placement.coords():
+        weights = np.roll(mask, tuple(-source), axis=tuple(range(d)))
+        weights[(0,) * d] = 0.0
+        flow = _source_flow(weights, routing, tie)
+        del weights
+        grid += np.roll(flow, tuple(source), axis=tuple(range(d)))
+        del flow
+    if k == 2:  # both moves of a dimension use its one channel
+        out.reshape(shape + (d,)).transpose(tuple(range(d - 1, -1, -1)) + (d,))[...] = grid.sum(axis=-1)
+    return out
 
 
 # ---------------------------------------------------------------------- link loads
@@ -510,11 +693,25 @@ def link_loads(
         Float array of length ``torus.num_channels`` indexed by channel id: ``sum over ordered pairs
         p != q of |paths of (p, q) through l| / |paths of (p, q)|``.
 
+    Raises
+    ------
+    torus_lab._memory.MemoryLimitError
+        (a ``MemoryError``) before allocating, when the estimated peak memory exceeds the limit
+        (``TORUS_LAB_MEMORY_LIMIT``, default half the available memory).
+
     Notes
     -----
-    Exact up to float rounding (checked against :func:`link_loads_reference` to 1e-9).  Cost for a union of
-    ``t`` residue classes: ``t`` one-source flows (ODR ``O(d k^(d+1))``, UDR ``O(d^4 k^d)``); for a plain
-    node set: ``|P|`` flows.
+    Exact up to float rounding (checked against :func:`link_loads_reference` to 1e-9).
+
+    For a union of ``t`` residue classes with ODR or UDR (``d >= 3``) the load of a link depends only on
+    ``(c . x mod k, dim, sign)``: a table of ``k x d x 2`` loads is computed by a dynamic programme over
+    the dimensions on ``(c . y, c . delta - c . y)`` classes (UDR also counting corrected and pending
+    dimensions), in ``O(d^4 k^3 + t d k^3)`` time and ``O(d^2 k^2)`` memory, and the result is written out in
+    chunks of nodes.  Peak memory: the result (``8 x 2d x k^d`` bytes) + ``4 k^d`` (node classes) + small.
+    ``d <= 2`` (where ``k^3`` would exceed ``k^d``) and ``"shortest"`` use one ``(k,)*d`` flow grid per class
+    (``O(d k^d)`` memory, UDR ``O(d^2 k^d)``); a plain node
+    set uses ``|P|`` flows on the grid (UDR ``O(d^2 k^d)`` memory).  The peak is estimated up front and
+    checked with the memory limit.
 
     Examples
     --------
@@ -527,29 +724,18 @@ def link_loads(
     placement = _as_placement(torus, placement)
     routing, tie = _resolve_routing(routing, tie)
     d = torus.n
-    shape = (k,) * d
-    offsets = np.stack(np.meshgrid(*[np.arange(k)] * d, indexing="ij"), axis=-1)  # grid of (k,)*d points
-    grid = np.zeros(shape + (d, 2))
-    if placement.coefficients is not None:
-        residues = np.asarray(placement.residues, dtype=np.int64)
-        classes = (offsets @ np.asarray(placement.coefficients, dtype=np.int64)) % k  # c . y on the grid
-        for a in placement.residues:
-            weights = np.isin(classes, (residues - a) % k).astype(float)
-            weights[(0,) * d] = 0.0
-            flow = _source_flow(weights, routing, tie)
-            per_class = np.zeros((k, d, 2))
-            np.add.at(per_class, classes.reshape(-1), flow.reshape(-1, d, 2))
-            # E(x) gets sum over p in class a of flow(x - p) = sum of flow over {y : c.y = c.x - a}
-            grid += per_class[(classes - a) % k]
+    check_memory(
+        _load_estimate(torus, placement, routing),
+        f"link_loads({routing!r}, {placement.kind} placement of {placement.size:,}) on {network_size(torus)}",
+    )
+    if placement.coefficients is None:
+        return _node_set_loads(torus, placement, routing, tie)
+    residues = tuple(int(r) for r in placement.residues)  # type: ignore[union-attr]
+    if routing == "shortest" or d <= 2:
+        table = _class_table_grid(k, d, placement.coefficients, residues, routing, tie)
     else:
-        mask = np.zeros(shape)
-        mask[tuple(placement.coords().T)] = 1.0
-        for source in placement.coords():
-            weights = np.roll(mask, tuple(-source), axis=tuple(range(d)))
-            weights[(0,) * d] = 0.0
-            flow = _source_flow(weights, routing, tie)
-            grid += np.roll(flow, tuple(source), axis=tuple(range(d)))
-    return _grid_to_channels(torus, grid)
+        table = _class_table(k, placement.coefficients, residues, routing, tie)
+    return _fill_from_class_table(torus, _outer_classes(k, placement.coefficients[::-1]), table)
 
 
 # ---------------------------------------------------------------------- reference enumeration

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from torus_lab.claims import CLAIM_COLUMNS, VERDICTS
+from torus_lab.experiment import ParameterError, check_output_root
 from torus_lab.runner import Experiment, RunResult, load_experiments, project_root, run_all
 
 __all__ = ["ExperimentOutputs", "collect", "aggregate_claims", "results_markdown", "update_readme",
@@ -251,8 +252,11 @@ def build_report(out_root: str | Path | None = None, root: str | Path | None = N
     ``readme`` defaults to True when ``out_root`` is the project folder itself.
     """
     project = project_root(root)
-    out = Path(out_root).resolve() if out_root is not None else project
+    out = check_output_root(out_root, create=False) if out_root is not None else project
     entries = collect(out, project)
+    if not any(entry.manifest for entry in entries):
+        raise ParameterError(f"no experiment outputs under {str(out)!r} (expected reports/<experiment>/manifest.json;"
+                             " run 'torus-lab run' or 'torus-lab reproduce' first)")  # fmt: skip
     claims = aggregate_claims(entries)
     _write_atomically(out / "data" / "claims.csv", claims.to_csv(index=False))
     index = write_index(entries, out)

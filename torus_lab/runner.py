@@ -46,6 +46,7 @@ from torus_lab.experiment import (
     ParameterError,
     UnknownExperimentError,
     check_against_schema,
+    check_output_root,
     default_cache_dir,
     load_experiment,
     load_experiments,
@@ -351,7 +352,7 @@ def _swap_into_place(pairs: list[tuple[Path, Path]], trash: Path) -> None:
 
 
 def _output_root(out: str | Path | None, root: Path) -> Path:
-    return (Path(out) if out is not None else root).resolve()
+    return check_output_root(out) if out is not None else root.resolve()
 
 
 def _as_notebook_path(path: Path, root: Path) -> str:
@@ -471,6 +472,10 @@ def run_all(
     for name in selected:
         if name not in experiments:
             raise UnknownExperimentError(f"unknown experiment {name!r}; known experiments: {', '.join(experiments)}")
+    for name in selected:  # every preset is checked before the first experiment starts
+        resolve_parameters(experiments[name], preset)
+    if out is not None:
+        check_output_root(out)
     results = []
     bar = tqdm(selected, desc=f"reproduce ({preset})", unit="experiment", disable=not progress)
     for name in bar:

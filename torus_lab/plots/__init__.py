@@ -1,1 +1,1 @@
-"""Figures of the experiments: one module per study, one ``fig_<name>(results, params)`` per figure."""
+"""Figures of the studies: one module per experiment, one ``fig_<name>(results, params)`` function per figure."""

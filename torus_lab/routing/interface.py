@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import types
 
+from torus_lab._memory import check_memory, network_size
 from torus_lab.topology import Faults, Torus
 
 __all__ = [
@@ -156,6 +157,12 @@ def compile_for_kernel(runner, args: Sequence, position: int = 0):
 def build_tables(topology: Torus, faults: Faults | None, iparams: Sequence[int]) -> Tables:
     """Flatten ``topology`` (minus ``faults``) and the algorithm's integer options into :data:`Tables`.
 
+    Raises
+    ------
+    torus_lab._memory.MemoryLimitError
+        Before anything is allocated, when :func:`_tables_memory_estimate` exceeds the memory limit
+        (``TORUS_LAB_MEMORY_LIMIT``, default half the available memory).
+
     Examples
     --------
     >>> t = build_tables(Torus(2, 4), None, [0, 1])
@@ -170,6 +177,7 @@ def build_tables(topology: Torus, faults: Faults | None, iparams: Sequence[int])
         raise ValueError(f"iparams has {len(iparams)} entries, at most {NUM_IPARAMS} allowed")
     params = np.zeros(NUM_IPARAMS, dtype=np.int64)
     params[: len(iparams)] = np.asarray(iparams, dtype=np.int64)
+    check_memory(_tables_memory_estimate(topology), f"routing tables of {network_size(topology)}")
     ok = np.ones(topology.num_channels, dtype=np.int64)
     if faults is not None:
         faults.validate(topology)
@@ -191,6 +199,22 @@ def build_tables(topology: Torus, faults: Faults | None, iparams: Sequence[int])
         kind=vec([int(topology.wraparound), int(topology.bidirectional)]),
         iparams=vec(params),
     )
+
+
+def _tables_memory_estimate(topology: Torus) -> int:
+    """Peak bytes of :func:`build_tables`, known before the channel table exists.
+
+    With ``S = num_nodes * n * 2`` channel slots (an upper bound on the channels): the :data:`Tables` copies
+    (slot and six per-channel int64 arrays) and the per-channel wraparound list, ``8 S x 8``, plus the
+    topology's own channel table and its temporaries, ``8 S x 12``, when it is not built yet.
+
+    Examples
+    --------
+    >>> _tables_memory_estimate(Torus(2, 4)) == 8 * 64 * 20
+    True
+    """
+    slots = topology.num_nodes * topology.n * 2
+    return 8 * slots * (8 + (12 if topology._channels is None else 0))
 
 
 def _int64_vector(values) -> np.ndarray:

@@ -75,6 +75,13 @@ class SimState:
         length: int = 4,
         atomic: bool = True,
     ) -> None:
+        from torus_lab._memory import check_memory, network_size  # issue 16: refuse before allocating
+
+        slots, cap = topology.num_nodes * topology.n * 2, max(depth, length)  # slots >= channels (no table yet)
+        ivcs, packets = slots * vcs + topology.num_nodes, topology.num_nodes * (queue_cap + 1) + slots * vcs + 16
+        per_ivc = 3 * cap + 10 + MAX_CANDIDATES * (1 + STATE_SIZE)  # FIFOs, VC state, candidates (8 B each)
+        estimate = 8 * (ivcs * per_ivc + packets * (8 + STATE_SIZE) + rec_cap * 7 + 4 * slots + 5 * topology.num_nodes)
+        check_memory(estimate, f"simulator state ({vcs} VCs, buffer {cap} flits) on {network_size(topology)}")
         nch, nn = topology.num_channels, topology.num_nodes
         niv = nch * vcs + nn
         self.vcs = vcs

@@ -5,9 +5,13 @@ per ``n``; per instance the maximum path length is recorded and every solution i
 ``2c`` distinct vertices drawn uniformly without replacement (REC of the guide, section 1.6; the paper allows
 ``s_i = d_i`` but does not say how its random instances were drawn), paired as ``(v0, v1), (v2, v3), ...``.
 
-Randomness: the instances of chunk ``j`` of dimension ``n`` come from the generator that
-:func:`torus_lab.sweep.sweep` derives from ``SeedSequence(seed)`` for that grid item, so results are identical
-whether the chunks run serially or on several processes.
+:func:`run` is the notebook's single entry point: it computes every table of ``notebooks/disjoint_paths.ipynb``
+from the parameters of ``experiments/disjoint_paths.yaml``; the figures are drawn by
+:mod:`torus_lab.plots.disjoint_paths` from its result.
+
+Randomness: every random instance comes from the generator :func:`torus_lab.sweep.sweep` passes to the grid
+item that draws it (a chunk of the evaluation, an optimum comparison, an adversarial family, a drawn
+instance), so results depend only on the parameters, never on the sweep backend.
 
 Examples
 --------
@@ -21,32 +25,68 @@ Examples
 
 from __future__ import annotations
 
+import json
+import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from torus_lab.claims import claim, claims_table
 from torus_lab.routing.baselines import GREEDY_ORDERS, greedy_disjoint_paths, optimal_disjoint_paths
 from torus_lab.routing.disjoint_paths import (
     DisjointPathsError,
     disjoint_paths_run,
+    format_trace,
     length_bound,
     verify_disjoint_paths,
 )
+from torus_lab.sweep import grid, sweep, sweep_frame
 
 __all__ = [
     "ADVERSARIAL_CONFIGS",
+    "ADVERSARIAL_COUNTERS",
+    "DRAWN_DIMS",
+    "FIXED_INSTANCES",
+    "FIXED_RUNS",
     "INSTANCE_KINDS",
-    "VARIANTS",
+    "LEMMA2_COUNTEREXAMPLE",
+    "PARTLY_TIGHT_RATIO",
+    "SIGNIFICANTLY_BETTER_EXPONENT",
     "SUMMARY_COLUMNS",
+    "TABLE2_PAIRS",
+    "TIGHT_RATIO",
+    "TIME_MEASURES",
+    "VARIANTS",
+    "WORST_CASE_EXPONENT",
+    "adversarial_summary",
     "adversarial_tally",
+    "bound_verdict",
+    "claims_frame",
+    "correctness_verdict",
+    "distance_verdict",
+    "drawn_paths",
     "evaluate_chunk",
+    "fallback_examples",
+    "growth_verdict",
+    "max_len_histogram",
     "optimum_comparison",
+    "optimum_summary",
+    "overview",
     "paper_radix",
+    "power_law_fit",
     "random_instance",
+    "run",
     "run_study",
+    "shorter_verdict",
+    "solve_fixed_instance",
+    "solve_random_instance",
     "summarize",
+    "tightness_verdict",
+    "time_growth",
+    "variant_gain",
 ]
 
 #: Algorithm variants evaluated on the same instances: choose_T="paper" (faithful) and "short" (future work).
@@ -237,7 +277,8 @@ def run_study(
     """Per-instance results for every ``n`` in ``ns`` (``k = max(5, n+1)``, ``c = n``), chunked over processes.
 
     Chunk ``j`` of dimension ``n`` is one :func:`torus_lab.sweep.sweep` item; its generator depends only on
-    ``seed`` and the grid, so ``backend="serial"`` and ``"processes"`` give identical instances and lengths.
+    ``seed`` and the item's content (``n, k, c``, its size, the variants, the greedy share and ``j``), so every
+    backend gives identical instances and lengths.  ``backend="auto"`` reads the environment.
 
     Examples
     --------
@@ -245,8 +286,6 @@ def run_study(
     >>> df[["n", "chunk", "instance"]].values.tolist()
     [[2, 0, 0], [2, 0, 1], [2, 1, 0]]
     """
-    from torus_lab.sweep import sweep_frame
-
     for variant in variants:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
@@ -257,7 +296,7 @@ def run_study(
         chunks = -(-instances // chunk_size)
         for j in range(chunks):
             size = min(chunk_size, instances - j * chunk_size)
-            items.append({"n": n, "k": paper_radix(n), "c": n, "instances": size, "variants": tuple(variants),
+            items.append({"n": n, "k": paper_radix(n), "c": n, "instances": size, "variants": list(variants),
                           "greedy_instances": min(greedy_per_chunk, size), "chunk": j})  # fmt: skip
     frame = sweep_frame(evaluate_chunk, items, seed=seed, backend=backend, workers=workers)
     drop = ["instances", "variants", "greedy_instances"]
@@ -360,3 +399,500 @@ def adversarial_tally(n: int, kind: str, count: int, rng: np.random.Generator) -
                 tally["bfs_fallbacks"] += sum(f.kind == "bfs_in_T_prime" for f in run.fallbacks)
                 tally["example"] = tally["example"] or repr(pairs)
     return tallies
+
+
+# ------------------------------------------------------------------------------------ fixed and drawn instances
+#: The paper's Section 4 example (Table 2): pairs of the (4,5)-torus.
+TABLE2_PAIRS = (
+    ((2, 1, 0, 4), (0, 0, 4, 4)), ((0, 2, 1, 2), (3, 2, 0, 2)),
+    ((2, 4, 0, 2), (0, 4, 0, 3)), ((4, 4, 4, 1), (0, 4, 0, 2)),
+)  # fmt: skip
+#: A (3,5)-torus instance on which the Lemma-2 rule "first" needs counted retries (an xfail test).
+LEMMA2_COUNTEREXAMPLE = (((3, 2, 4), (3, 1, 4)), ((4, 2, 0), (4, 2, 3)), ((4, 1, 4), (4, 2, 4)))
+#: Fixed instances by name: ``(shape (n, k), pairs)``.
+FIXED_INSTANCES = {"table2": ((4, 5), TABLE2_PAIRS), "lemma2_counterexample": ((3, 5), LEMMA2_COUNTEREXAMPLE)}
+#: Runs of the fixed instances the notebook shows: ``(instance, lemma2 rule)``.
+FIXED_RUNS = (("table2", "first"), ("lemma2_counterexample", "first"), ("lemma2_counterexample", "blocked"))
+#: Dimensions of the two drawn solved instances (one 2D and one 3D drawing; ``k = paper_radix(n)``, ``c = n``).
+DRAWN_DIMS = (2, 3)
+
+
+def solve_fixed_instance(instance: str, lemma2: str, rng: np.random.Generator | None = None) -> dict[str, Any]:
+    """Solve one of :data:`FIXED_INSTANCES` with Lemma-2 rule ``lemma2`` (deterministic; ``rng`` is unused).
+
+    Returns the shape, the bound, the path lengths, the counted fallbacks, the verifier's verdict (``""`` when
+    it accepts) and ``trace``: the Table-2-style text of each recursion level (a list of strings).
+
+    Examples
+    --------
+    >>> row = solve_fixed_instance("table2", "first")
+    >>> row["path_lengths"], row["bound"], row["fallbacks"], row["violation"]
+    ('4, 11, 4, 11', 38, 0, '')
+    >>> row["trace"][0].splitlines()[0]
+    "level 1 (n=4, general): pairs 1, 2, 3, 4; delta=1, gamma(T')=1, gamma(T)=3, rho=pair 1"
+    """
+    if instance not in FIXED_INSTANCES:
+        raise ValueError(f"instance must be one of {sorted(FIXED_INSTANCES)}, got {instance!r}")
+    (n, k), pairs = FIXED_INSTANCES[instance]
+    run = disjoint_paths_run((n, k), list(pairs), lemma2=lemma2)
+    violation = verify_disjoint_paths((n, k), list(pairs), run.paths)
+    lengths = [len(p) - 1 for p in run.paths]
+    return {
+        "n": n, "k": k, "c": len(pairs), "bound": length_bound(n, k, len(pairs)),
+        "path_lengths": ", ".join(str(length) for length in lengths), "max_len": max(lengths),
+        "fallbacks": len(run.fallbacks), "fallback_details": "; ".join(f.detail for f in run.fallbacks),
+        "violation": "" if violation is None else str(violation),
+        "trace": [format_trace([level]) for level in run.trace],
+    }  # fmt: skip
+
+
+def solve_random_instance(n: int, k: int, c: int, rng: np.random.Generator) -> list[dict[str, Any]]:
+    """One uniform random instance of ``c`` pairs in the ``(n, k)``-torus, solved; one row per pair.
+
+    ``source``, ``destination`` and ``path`` are JSON lists of coordinates (so they survive a CSV round trip).
+
+    Examples
+    --------
+    >>> rows = solve_random_instance(2, 5, 2, np.random.default_rng(3))
+    >>> [(r["pair"], r["source"], r["destination"], r["hops"]) for r in rows]
+    [(1, '[0, 1]', '[1, 0]', 2), (2, '[4, 0]', '[2, 3]', 4)]
+    """
+    pairs = random_instance(n, k, c, rng)
+    paths = disjoint_paths_run((n, k), pairs, trace=False).paths
+    return [
+        {"pair": i + 1, "source": json.dumps(list(s)), "destination": json.dumps(list(d)), "hops": len(path) - 1,
+         "path": json.dumps([list(v) for v in path])}
+        for i, ((s, d), path) in enumerate(zip(pairs, paths, strict=True))
+    ]  # fmt: skip
+
+
+def drawn_paths(solved: pd.DataFrame, n: int) -> tuple[list[list[tuple[int, ...]]], list[str]]:
+    """Paths (coordinate tuples) and legend labels of the drawn instance of dimension ``n`` in ``solved``.
+
+    Examples
+    --------
+    >>> solved = pd.DataFrame([{"n": 2, "pair": 1, "hops": 1, "path": "[[0, 0], [1, 0]]"}])
+    >>> drawn_paths(solved, 2)
+    ([[(0, 0), (1, 0)]], ['pair 1: 1 hops'])
+    """
+    rows = solved[solved["n"] == n].sort_values("pair")
+    paths = [[tuple(v) for v in json.loads(p)] for p in rows["path"]]
+    labels = [f"pair {int(p)}: {int(h)} hops" for p, h in zip(rows["pair"], rows["hops"], strict=True)]
+    return paths, labels
+
+
+# ------------------------------------------------------------------------------------ analysis of the evaluation
+def max_len_histogram(per_instance: pd.DataFrame, variants: Sequence[str] = VARIANTS) -> pd.DataFrame:
+    """Instances per ``(n, k, variant, path_length)``, the per-instance maximum path length.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"n": [2, 2], "k": [5, 5], "paper_max_len": [3, 3], "short_max_len": [2, 3]})
+    >>> max_len_histogram(frame).values.tolist()
+    [[2, 5, 'paper', 3, 2], [2, 5, 'short', 2, 1], [2, 5, 'short', 3, 1]]
+    """
+    columns = [f"{v}_max_len" for v in variants]
+    return (per_instance[["n", "k", *columns]]
+            .melt(id_vars=["n", "k"], var_name="variant", value_name="path_length")
+            .assign(variant=lambda d: d["variant"].str.removesuffix("_max_len"))
+            .groupby(["n", "k", "variant", "path_length"]).size().rename("instances").reset_index())  # fmt: skip
+
+
+def power_law_fit(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+    """Least-squares fit of ``log y = exponent * log x + log_prefactor``; NaNs with fewer than 2 usable points.
+
+    Examples
+    --------
+    >>> exponent, log_prefactor = power_law_fit([1, 2, 4], [3, 12, 48])
+    >>> round(exponent, 6), round(math.exp(log_prefactor), 6)
+    (2.0, 3.0)
+    >>> power_law_fit([2], [1.0])
+    (nan, nan)
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    usable = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
+    if np.unique(x[usable]).size < 2:
+        return math.nan, math.nan
+    exponent, log_prefactor = np.polyfit(np.log(x[usable]), np.log(y[usable]), 1)
+    return float(exponent), float(log_prefactor)
+
+
+#: Worst-case exponent of the time per instance in ``n`` for ``c = n`` (``O(n c^4)``, Theorem 1).
+WORST_CASE_EXPONENT = 5
+#: Time measures fitted by a power law in ``n`` (Fig. 10).
+TIME_MEASURES = ("cpu_mean_s", "time_mean_s", "cpu_p99_s")
+
+
+def time_growth(per_instance: pd.DataFrame, summary: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fig. 10's data: times per ``n`` of the ``paper`` variant and power-law fits of :data:`TIME_MEASURES`.
+
+    The first frame has per ``n`` the wall-clock and CPU mean/median from ``summary``, the 99th percentile of
+    the CPU time (``cpu_p99_s``), ``worst_case_scaled_s`` (``n c^4 = n^5`` scaled to the CPU mean at the
+    smallest ``n``) and ``cpu_fit_s`` (the power law fitted to the CPU mean); the second has one row per
+    measure with ``exponent`` and ``log_prefactor``.
+
+    Examples
+    --------
+    >>> per = pd.DataFrame({"n": [2, 2, 4, 4], "paper_cpu_s": [1.0, 1.0, 4.0, 4.0]})
+    >>> summ = pd.DataFrame({"n": [2, 4], "variant": ["paper"] * 2, "time_mean_s": [1.0, 4.0],
+    ...                      "time_median_s": [1.0, 4.0], "cpu_mean_s": [1.0, 4.0], "cpu_median_s": [1.0, 4.0]})
+    >>> times, fits = time_growth(per, summ)
+    >>> times["worst_case_scaled_s"].tolist(), fits["exponent"].round(6).tolist()
+    ([1.0, 32.0], [2.0, 2.0, 2.0])
+    """
+    paper = summary[summary["variant"] == "paper"].set_index("n").sort_index()
+    times = paper[["time_mean_s", "time_median_s", "cpu_mean_s", "cpu_median_s"]].copy()
+    times["cpu_p99_s"] = per_instance.groupby("n")["paper_cpu_s"].quantile(0.99)
+    n_values = times.index.to_numpy(dtype=float)
+    worst = n_values**WORST_CASE_EXPONENT
+    times["worst_case_scaled_s"] = worst / worst[0] * times["cpu_mean_s"].iloc[0]
+    fits = pd.DataFrame([
+        {"measure": m, **dict(zip(("exponent", "log_prefactor"), power_law_fit(n_values, times[m]), strict=True))}
+        for m in TIME_MEASURES
+    ])  # fmt: skip
+    exponent, log_prefactor = fits.loc[0, "exponent"], fits.loc[0, "log_prefactor"]
+    times["cpu_fit_s"] = np.exp(log_prefactor) * n_values**exponent
+    return times.reset_index(), fits
+
+
+def variant_gain(per_instance: pd.DataFrame) -> pd.DataFrame:
+    """Per ``n``: mean per-instance maximum of ``paper`` and ``short`` and how often ``short`` is shorter/longer.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"n": [2, 2], "paper_max_len": [4, 6], "short_max_len": [3, 6]})
+    >>> variant_gain(frame).values.tolist()
+    [[2.0, 5.0, 4.5, 0.5, 0.0]]
+    """
+    paper, short = per_instance["paper_max_len"], per_instance["short_max_len"]
+    frame = pd.DataFrame({
+        "n": per_instance["n"], "paper_mean": paper, "short_mean": short,
+        "short_shorter": (short < paper).astype(float), "short_longer": (short > paper).astype(float),
+    })  # fmt: skip
+    return frame.groupby("n", as_index=False).mean()
+
+
+def optimum_summary(optimum: pd.DataFrame) -> pd.DataFrame:
+    """Per ``n`` of the MILP comparison: means of each method, ``paper``/optimum ratio, share optimal, solver time.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"n": [2, 2], "instance": [0, 1], "optimum": [4, 5], "paper": [4, 6], "short": [4, 5],
+    ...                       "greedy": [5, 5], "optimum_time_s": [0.1, 0.3]})
+    >>> optimum_summary(frame)[["n", "instances", "paper_optimal", "short_optimal", "greedy_optimal"]].values.tolist()
+    [[2.0, 2.0, 0.5, 1.0, 0.5]]
+    """
+    ratio = optimum["paper"] / optimum["optimum"]
+    frame = optimum.assign(
+        paper_over_optimum=ratio, paper_optimal=(optimum["paper"] == optimum["optimum"]).astype(float),
+        short_optimal=(optimum["short"] == optimum["optimum"]).astype(float),
+        greedy_optimal=(optimum["greedy"] == optimum["optimum"]).astype(float),
+    )  # fmt: skip
+    return frame.groupby("n", as_index=False).agg(
+        instances=("instance", "size"), optimum_mean=("optimum", "mean"), paper_mean=("paper", "mean"),
+        short_mean=("short", "mean"), greedy_mean=("greedy", "mean"), paper_over_optimum=("paper_over_optimum", "mean"),
+        paper_optimal=("paper_optimal", "mean"), short_optimal=("short_optimal", "mean"),
+        greedy_optimal=("greedy_optimal", "mean"), solver_s=("optimum_time_s", "mean"),
+    )  # fmt: skip
+
+
+#: Counters of :func:`adversarial_tally` summed over families and ``n`` per configuration.
+ADVERSARIAL_COUNTERS = ["instances", "failures", "fallback_instances", "retry_fallbacks", "bfs_fallbacks"]
+
+
+def adversarial_summary(adversarial: pd.DataFrame) -> pd.DataFrame:
+    """:data:`ADVERSARIAL_COUNTERS` summed per ``(choose_T, lemma2)`` configuration.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"choose_T": ["paper", "paper"], "lemma2": ["first", "first"], "instances": [5, 5],
+    ...                       "failures": [0, 0], "fallback_instances": [1, 0], "retry_fallbacks": [2, 0],
+    ...                       "bfs_fallbacks": [0, 0]})
+    >>> adversarial_summary(frame).values.tolist()
+    [['paper', 'first', 10, 0, 1, 2, 0]]
+    """
+    return adversarial.groupby(["choose_T", "lemma2"], as_index=False)[ADVERSARIAL_COUNTERS].sum()
+
+
+def fallback_examples(adversarial: pd.DataFrame) -> pd.DataFrame:
+    """The adversarial tallies with at least one fallback, with their example instance.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"n": [3, 4], "kind": ["ball", "ball"], "choose_T": ["paper"] * 2,
+    ...                       "lemma2": ["first"] * 2, "fallback_instances": [0, 2], "example": ["", "[...]"]})
+    >>> fallback_examples(frame).values.tolist()
+    [[4, 'ball', 'paper', 'first', 2, '[...]']]
+    """
+    columns = ["n", "kind", "choose_T", "lemma2", "fallback_instances", "example"]
+    return adversarial.loc[adversarial["fallback_instances"] > 0, columns].reset_index(drop=True)
+
+
+def overview(summary: pd.DataFrame, optimum: pd.DataFrame) -> pd.DataFrame:
+    """Per ``n``: the bound, the ``paper`` maximum, the mean per-instance maximum of every method, and on the
+    instances of the MILP comparison (``optimum``, a frame of :func:`optimum_summary`) the optimum and ``paper``.
+
+    Examples
+    --------
+    >>> summ = pd.DataFrame({"n": [2, 2], "variant": ["paper", "short"], "bound": [14, 14], "max_len_max": [9, 8],
+    ...                      "max_len_mean": [4.5, 4.0], "failures": [0, 0]})
+    >>> table = overview(summ, pd.DataFrame(columns=["n", "instances", "optimum_mean", "paper_mean"]))
+    >>> table[["n", "bound", "paper_max", "paper_mean", "short_mean"]].values.tolist()
+    [[2.0, 14.0, 9.0, 4.5, 4.0]]
+    >>> bool(table[["greedy_mean", "optimum_mean"]].isna().all(axis=None))
+    True
+    """
+    table = summary.pivot(index="n", columns="variant")
+    out = pd.DataFrame({
+        "bound": table["bound"]["paper"], "paper_max": table["max_len_max"]["paper"],
+        "paper_mean": table["max_len_mean"]["paper"], "short_mean": table["max_len_mean"]["short"],
+    })  # fmt: skip
+    has_greedy = "greedy" in table["max_len_mean"]
+    out["greedy_mean"] = table["max_len_mean"]["greedy"] if has_greedy else np.nan
+    out["greedy_failures"] = table["failures"]["greedy"] if has_greedy else np.nan
+    optimum = optimum.set_index("n")
+    out["optimum_instances"] = optimum["instances"].reindex(out.index)
+    out["optimum_mean"] = optimum["optimum_mean"].reindex(out.index)
+    out["optimum_paper_mean"] = optimum["paper_mean"].reindex(out.index)
+    return out.reset_index()
+
+
+# ------------------------------------------------------------------------------------ verdict rules
+#: "Almost tight" (Section 7): the largest observed maximum is at least this share of the bound ...
+TIGHT_RATIO = 0.9
+#: ... or at least this share for "partly holds"; "some distance" means below this share.
+PARTLY_TIGHT_RATIO = 0.75
+#: "Significantly better than the worst case": the mean time's fitted exponent in ``n`` is below this.
+SIGNIFICANTLY_BETTER_EXPONENT = 4
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
+
+
+def tightness_verdict(ratio: float | None) -> str:
+    """Verdict on "the bound is almost tight" from ``max / bound`` at the smallest ``n``.
+
+    Examples
+    --------
+    >>> [tightness_verdict(r) for r in (0.9, 0.8999, 0.75, 0.7499, float("nan"))]
+    ['holds', 'partly holds', 'partly holds', 'does not hold', 'not tested']
+    """
+    if _missing(ratio):
+        return "not tested"
+    return "holds" if ratio >= TIGHT_RATIO else "partly holds" if ratio >= PARTLY_TIGHT_RATIO else "does not hold"
+
+
+def distance_verdict(ratio: float | None) -> str:
+    """Verdict on "some distance to the bound" from ``max / bound`` at the largest ``n``.
+
+    Examples
+    --------
+    >>> [distance_verdict(r) for r in (0.7499, 0.75, 1.0, None)]
+    ['holds', 'partly holds', 'partly holds', 'not tested']
+    """
+    if _missing(ratio):
+        return "not tested"
+    return "holds" if ratio < PARTLY_TIGHT_RATIO else "partly holds"
+
+
+def growth_verdict(exponent: float | None) -> str:
+    """Verdict on "average time significantly better than ``O(n c^4)``" from the fitted exponent in ``n``.
+
+    Examples
+    --------
+    >>> [growth_verdict(e) for e in (3.99, 4.0, 5.0, 5.01, float("nan"))]
+    ['holds', 'partly holds', 'partly holds', 'does not hold', 'not tested']
+    """
+    if _missing(exponent):
+        return "not tested"
+    if exponent < SIGNIFICANTLY_BETTER_EXPONENT:
+        return "holds"
+    return "partly holds" if exponent <= WORST_CASE_EXPONENT else "does not hold"
+
+
+def bound_verdict(max_lens: Sequence[float], bounds: Sequence[float], failures: int) -> str:
+    """Verdict on Theorem 1's length bound: every maximum within its bound and no failure (a failure decides).
+
+    Examples
+    --------
+    >>> bound_verdict([14, 20], [14, 26], 0), bound_verdict([15], [14], 0), bound_verdict([14], [14], 1)
+    ('holds', 'does not hold', 'does not hold')
+    >>> bound_verdict([], [], 0), bound_verdict([float("nan")], [14], 0)
+    ('not tested', 'not tested')
+    """
+    max_lens, bounds = np.asarray(max_lens, dtype=float), np.asarray(bounds, dtype=float)
+    if failures:
+        return "does not hold"
+    if max_lens.size == 0 or max_lens.shape != bounds.shape or np.isnan(max_lens).any() or np.isnan(bounds).any():
+        return "not tested"
+    return "holds" if bool((max_lens <= bounds).all()) else "does not hold"
+
+
+def correctness_verdict(failures: int, fallback_instances: int, counterexample_solved: bool,
+                        counterexample_fallbacks: int) -> str:  # fmt: skip
+    """Verdict on "always ``c`` disjoint paths, without any fallback".
+
+    ``holds`` without failures and fallbacks, ``partly holds`` when every instance was solved but some needed a
+    counted fallback, else ``does not hold``.
+
+    Examples
+    --------
+    >>> correctness_verdict(0, 0, True, 0), correctness_verdict(0, 1, True, 0), correctness_verdict(0, 0, True, 2)
+    ('holds', 'partly holds', 'partly holds')
+    >>> correctness_verdict(1, 0, True, 0), correctness_verdict(0, 0, False, 0)
+    ('does not hold', 'does not hold')
+    """
+    solved = failures == 0 and counterexample_solved
+    if not solved:
+        return "does not hold"
+    return "holds" if fallback_instances == 0 and counterexample_fallbacks == 0 else "partly holds"
+
+
+def shorter_verdict(paper_means: Sequence[float], short_means: Sequence[float]) -> str:
+    """Verdict on "choosing T more wisely shortens the paths": ``short`` below ``paper`` at every ``n``.
+
+    Examples
+    --------
+    >>> shorter_verdict([5, 8], [4, 7.9]), shorter_verdict([5, 8], [4, 8]), shorter_verdict([], [])
+    ('holds', 'partly holds', 'not tested')
+    >>> shorter_verdict([5], [float("nan")])
+    'not tested'
+    """
+    paper, short = np.asarray(paper_means, dtype=float), np.asarray(short_means, dtype=float)
+    if paper.size == 0 or paper.shape != short.shape or np.isnan(paper).any() or np.isnan(short).any():
+        return "not tested"
+    return "holds" if bool((short < paper).all()) else "partly holds"
+
+
+def claims_frame(summary: pd.DataFrame, adversarial: pd.DataFrame, fixed: pd.DataFrame, times: pd.DataFrame,
+                 fits: pd.DataFrame) -> pd.DataFrame:  # fmt: skip
+    """The claims table of the paper from the frames of :func:`run` (verdicts by the rules above)."""
+    paper = summary[summary["variant"] == "paper"].set_index("n").sort_index()
+    short = summary[summary["variant"] == "short"].set_index("n").sort_index()
+    ratio = paper["max_len_max"] / paper["bound"]
+    small_n, large_n = int(paper.index.min()), int(paper.index.max())
+    total_failures = int(paper["failures"].sum() + short["failures"].sum())
+    fallback_random = int(paper["fallback_instances"].sum())
+    adv_summary = adversarial_summary(adversarial).set_index(["choose_T", "lemma2"])
+    adv, adv_alt = adv_summary.loc[("paper", "first")], adv_summary.loc[("paper", "blocked")]
+    adversarial_failures = int(adversarial["failures"].sum())
+    counter = fixed[(fixed["instance"] == "lemma2_counterexample") & (fixed["lemma2"] == "first")].iloc[0]
+    counter_ok = counter["violation"] == ""
+    exponent = fits.set_index("measure")["exponent"]
+    rows = [claim(
+        "length_bound", "Every path has length <= 2k(c-1) + n*floor(k/2) (Theorem 1)",
+        "; ".join(f"n={n}: {int(b)}" for n, b in paper["bound"].items()),
+        "; ".join(f"n={n}: max {int(m)}" for n, m in paper["max_len_max"].items())
+        + f"; adversarial max {int(adversarial['max_len_max'].max())}",
+        bound_verdict(paper["max_len_max"], paper["bound"], total_failures + adversarial_failures),
+        "disjoint_paths.csv, adversarial.csv",
+    ), claim(
+        "correctness", "The algorithm always selects c disjoint paths (Sections 3, 5), without any fallback",
+        "always; no fallback needed",
+        f"{int(paper['instances'].sum())} random + {int(adv['instances'])} adversarial instances: failures "
+        f"{total_failures}, instances needing a counted fallback {fallback_random} + {int(adv['fallback_instances'])}; "
+        f"the Lemma-2 counterexample (section 4) needs {int(counter['fallbacks'])} counted retries "
+        f"(solved: {counter_ok}); "
+        f"ALT lemma2='blocked': {int(adv_alt['fallback_instances'])} adversarial instances with fallbacks",
+        correctness_verdict(total_failures + adversarial_failures, fallback_random + int(adv["fallback_instances"]),
+                            counter_ok, int(counter["fallbacks"])),
+        "disjoint_paths.csv, adversarial.csv, tests/test_disjoint_paths.py",
+    ), claim(
+        "bound_tight_small_n", "For small n the bound is almost tight on the maximum path length (Section 7)",
+        "almost tight (Fig. 9, no numbers)",
+        f"n={small_n}: max {int(paper.loc[small_n, 'max_len_max'])} / bound {int(paper.loc[small_n, 'bound'])} = "
+        f"{float(ratio.loc[small_n]):.2f}"
+        + (f"; n={small_n + 1}: {float(ratio.loc[small_n + 1]):.2f}" if small_n + 1 in ratio.index else ""),
+        tightness_verdict(float(ratio.loc[small_n])), "disjoint_paths.csv",
+    ), claim(
+        "distance_to_bound", "There is some distance between the bound and the observed maximum path lengths",
+        "some distance (Fig. 9)",
+        f"max/bound at n={large_n}: {float(ratio.loc[large_n]):.2f}; "
+        f"mean/bound {float(paper.loc[large_n, 'max_len_mean'] / paper.loc[large_n, 'bound']):.2f}",
+        distance_verdict(float(ratio.loc[large_n])), "disjoint_paths.csv",
+    ), claim(
+        "average_time", "Average time is significantly better than the worst-case O(n c^4) (Fig. 10)",
+        "worst case n c^4 = n^5 for c = n",
+        f"mean CPU time ~ n^{exponent['cpu_mean_s']:.2f} (wall clock n^{exponent['time_mean_s']:.2f}), "
+        f"n={small_n}..{large_n}; t({large_n})/t({small_n}) = "
+        f"{float(times['cpu_mean_s'].iloc[-1] / times['cpu_mean_s'].iloc[0]):.1f} vs "
+        f"{(large_n / small_n) ** WORST_CASE_EXPONENT:.0f} for n^5",
+        growth_verdict(exponent["cpu_mean_s"]), "disjoint_paths.csv, fig10_time",
+    ), claim(
+        "complexity_growth", "Worst-case time O(n c^4) (Section 6)", "O(n c^4)",
+        f"99th-percentile CPU time ~ n^{exponent['cpu_p99_s']:.2f}; random instances cannot exhibit a worst case",
+        "not tested", "fig10_time",
+    ), claim(
+        "choose_T_future_work", "Choosing T more wisely could shorten the paths (Section 8, future work)",
+        "conjecture",
+        "; ".join(f"n={n}: mean max {paper.loc[n, 'max_len_mean']:.1f} -> {short.loc[n, 'max_len_mean']:.1f}"
+                  for n in paper.index),
+        shorter_verdict(paper["max_len_mean"], short["max_len_mean"].reindex(paper.index)), "disjoint_paths.csv",
+    )]  # fmt: skip
+    return claims_table("disjoint_paths", rows)
+
+
+# ------------------------------------------------------------------------------------ the notebook's entry point
+def _with_seed(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
+    frame = frame.copy()
+    frame.insert(0, "seed", seed)
+    return frame
+
+
+def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Every table of the notebook, from one preset of ``experiments/disjoint_paths.yaml``.
+
+    Keys (CSV stems): ``disjoint_paths`` (per ``(n, variant)`` summary, :data:`SUMMARY_COLUMNS`),
+    ``max_len_histogram``, ``time_per_instance`` and ``time_fit`` (Fig. 10), ``variant_gain``,
+    ``optimum_comparison`` and ``optimum_summary`` (MILP), ``adversarial``, ``adversarial_summary`` and
+    ``fallback_examples``, ``fixed_instances`` and ``traces`` (Table 2, the Lemma-2 counterexample),
+    ``solved_instances`` (the drawn instances), ``overview`` and ``claims``.  Frames with random content carry
+    the experiment ``seed``.  Every grid runs over :func:`torus_lab.sweep.sweep` (backend from the environment).
+
+    Examples
+    --------
+    >>> params = {"seed": 1, "ns": [2, 3], "instances": 2, "chunk_size": 2, "greedy_per_chunk": 1,
+    ...           "optimum_ns": [2], "optimum_instances": 1, "optimum_time_limit": 30.0, "adversarial_count": 1,
+    ...           "adversarial_kinds": ["uniform", "ball"]}
+    >>> results = run(params)  # doctest: +SKIP
+    >>> results["claims"]["claim_id"].tolist()[:3]  # doctest: +SKIP
+    ['length_bound', 'correctness', 'bound_tight_small_n']
+    """
+    seed, ns = int(params["seed"]), [int(n) for n in params["ns"]]
+    per_instance = run_study(ns, int(params["instances"]), seed=seed, chunk_size=int(params["chunk_size"]),
+                             greedy_per_chunk=int(params["greedy_per_chunk"]))  # fmt: skip
+    summary = summarize(per_instance)
+    times, fits = time_growth(per_instance, summary)
+    optimum_items = [{"n": int(n), "count": int(params["optimum_instances"]),
+                      "time_limit": float(params["optimum_time_limit"])} for n in params["optimum_ns"]]  # fmt: skip
+    optimum = sweep_frame(optimum_comparison, optimum_items, seed=seed)
+    adversarial = sweep_frame(adversarial_tally, grid(n=ns, kind=list(params["adversarial_kinds"]),
+                                                      count=[int(params["adversarial_count"])]), seed=seed)  # fmt: skip
+    fixed_rows = sweep(solve_fixed_instance, [{"instance": i, "lemma2": r} for i, r in FIXED_RUNS], seed=seed)
+    traces = pd.DataFrame([
+        {"instance": instance, "lemma2": lemma2, "level": level, "text": line}
+        for (instance, lemma2), row in zip(FIXED_RUNS, fixed_rows, strict=True)
+        for level, text in enumerate(row["trace"], start=1) for line in text.splitlines()
+    ])  # fmt: skip
+    fixed = pd.DataFrame([{"instance": i, "lemma2": r, **{key: v for key, v in row.items() if key != "trace"}}
+                          for (i, r), row in zip(FIXED_RUNS, fixed_rows, strict=True)])  # fmt: skip
+    drawn = sweep_frame(solve_random_instance, [{"n": n, "k": paper_radix(n), "c": n} for n in DRAWN_DIMS], seed=seed)
+    optimum_table = optimum_summary(optimum)
+    return {
+        "disjoint_paths": _with_seed(summary, seed),
+        "max_len_histogram": _with_seed(max_len_histogram(per_instance), seed),
+        "time_per_instance": _with_seed(times, seed),
+        "time_fit": _with_seed(fits, seed),
+        "variant_gain": _with_seed(variant_gain(per_instance), seed),
+        "optimum_comparison": _with_seed(optimum, seed),
+        "optimum_summary": _with_seed(optimum_table, seed),
+        "adversarial": _with_seed(adversarial, seed),
+        "adversarial_summary": _with_seed(adversarial_summary(adversarial), seed),
+        "fallback_examples": _with_seed(fallback_examples(adversarial), seed),
+        "fixed_instances": fixed,
+        "traces": traces,
+        "solved_instances": _with_seed(drawn, seed),
+        "overview": _with_seed(overview(summary, optimum_table), seed),
+        "claims": claims_frame(summary, adversarial, fixed, times, fits),
+    }

@@ -6,17 +6,17 @@ populated torus) the exact link loads of complete exchange are computed with :fu
 for ODR, UDR and all shortest paths, next to the lower bounds (1) and Lemma 1 (natural cuts + greedy cut search)
 and the bound the paper claims for that case.
 
-The paper has no figures; this study produces the tables of guide 4.5, and :func:`claims_rows` turns them into
-the claims table with verdicts computed from the measured numbers by the rules written in its docstring.
+The paper has no figures; this study produces the tables of guide 4.5, the data of the notebook's figures
+(drawn by :mod:`torus_lab.plots.loads`), a brute-force check of Corollary 1 on tiny tori, and the claims table
+(:func:`claims_rows`, :func:`bruteforce_claim`) with verdicts computed from the measured numbers by the rules written
+in their docstrings.  :func:`run` is the entry point: it takes one preset of ``experiments/loads.yaml``.
 
 Examples
 --------
->>> summary, per_dim = run_study({"2": [4, 5]}, ts=[1, 2], seed=1)
->>> list(summary.columns[:11]) == CSV_COLUMNS
-True
->>> sorted(summary["routing"].unique())
+>>> out = evaluate_point(2, 5, 1, "linear")
+>>> sorted(row["routing"] for row in out["summary"])
 ['odr', 'shortest', 'udr']
->>> bool((summary["e_max"] >= summary["lb_cut"] - 1e-9).all())
+>>> all(row["e_max"] >= row["lb_cut"] - 1e-9 for row in out["summary"])
 True
 """
 
@@ -25,20 +25,24 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from torus_lab.claims import claim
+from torus_lab.claims import claim, claims_table
 from torus_lab.loads import (
     ROUTINGS,
     balanced_cut_search,
     bisection_width_upper_bound,
+    linear_placement,
     link_loads,
     load_frame,
     multiple_linear_placement,
     natural_bisection_width,
     natural_cut_bound,
+    node_placement,
+    placement_bisection_width_bruteforce,
     residue_placement,
     single_node_bound,
 )
@@ -47,16 +51,29 @@ from torus_lab.topology import Torus
 
 __all__ = [
     "CSV_COLUMNS",
+    "run",
+    "grid_items",
     "claimed_bound",
     "evaluate_point",
-    "run_study",
+    "odr_constant_table",
+    "per_dimension_maxima",
+    "heaviest_links",
+    "heatmap_3d_frame",
+    "bisection_tiny_summary",
     "fit_leading_constant",
     "fit_exponent",
     "asymptotic_exponent",
+    "verdict_all",
+    "constant_matches",
+    "upper_bound_verdict",
+    "lower_bound_verdict",
+    "spread_verdict",
     "claims_rows",
+    "bruteforce_claim",
 ]
 
-#: Columns of ``data/loads/loads.csv`` (issue #5), in order; :func:`run_study` adds diagnostics after them.
+#: First columns of ``data/loads/loads.csv`` (issue #5), in order; :func:`run` adds ``seed`` after them
+#: (and diagnostics in ``loads_details.csv``).
 CSV_COLUMNS = [
     "d", "k", "t", "placement", "routing", "processors", "e_max", "e_mean", "lb_single", "lb_cut", "claimed_bound",
 ]  # fmt: skip
@@ -121,14 +138,14 @@ def evaluate_point(
     shortest_max_nodes : int, optional
         Skip the ``"shortest"`` routing on tori with more nodes (it is the slowest of the three).
     rng : numpy.random.Generator, optional
-        Seeds the cut search (the loads are deterministic).
+        Draws the seed of the cut search (``cut_seed``; the loads are deterministic).
 
     Returns
     -------
     dict
         ``"summary"``: one row per routing (:data:`CSV_COLUMNS` + diagnostics: ``lb_natural``, ``lb_search``,
         ``bisection_natural``, ``bisection_bound``, ``e_max_dim``, ``e_max_sign``, ``e_max_residue``,
-        ``links_at_e_max``, ``seconds``); ``"per_dimension"``: one row per routing, dimension and sign.
+        ``links_at_e_max``, ``seconds``, ``cut_seed``); ``"per_dimension"``: one row per routing, dimension and sign.
 
     Examples
     --------
@@ -167,7 +184,7 @@ def evaluate_point(
             "bisection_bound": bisection_width_upper_bound(torus),
             "e_max_dim": int(top["dim"]), "e_max_sign": int(top["sign"]), "e_max_residue": int(top["residue"]),
             "links_at_e_max": int(np.isclose(loads, loads.max(), rtol=1e-12, atol=1e-12).sum()),
-            "seconds": seconds, "seed": seed,
+            "seconds": seconds, "cut_seed": seed,
         })  # fmt: skip
         for (dim, sign), group in frame.groupby(["dim", "sign"]):
             per_dimension.append({
@@ -179,46 +196,224 @@ def evaluate_point(
     return {"summary": summary, "per_dimension": per_dimension}
 
 
-def run_study(
-    radices_by_dim: Mapping[str, Sequence[int]],
-    *,
-    ts: Sequence[int] = (1, 2, 3),
-    routings: Sequence[str] = ROUTINGS,
-    full_radices_by_dim: Mapping[str, Sequence[int]] | None = None,
-    seed: int = 0,
-    cut_search_max_nodes: int = 4096,
-    cut_steps: int = 100,
-    shortest_max_nodes: int | None = None,
-    backend: str = "serial",
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Evaluate the grid; returns ``(summary, per_dimension)`` DataFrames.
+def grid_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The points of the (d, k, t) grid, as sweep items (named, JSON-like values).
 
-    ``radices_by_dim`` maps ``str(d)`` to the radices ``k`` to evaluate; every ``t`` in ``ts`` with ``t < k`` is
-    a placement (``t = 1`` linear, otherwise multiple linear).  ``full_radices_by_dim`` adds fully populated
-    tori (``placement = "full"``, ``t = k``).  Points run through :func:`torus_lab.sweep.sweep` (one seed per
-    point for the cut search).
+    Every radix ``k`` of ``params["radices_by_dim"]`` (records ``{dims, radices}``) is evaluated for every ``t``
+    of ``params["ts"]`` with ``t < k`` (``t = 1``: linear placement, otherwise multiple linear).  Pairs with
+    ``t >= k`` are **skipped by design**: ``t`` residue classes out of ``k`` is a multiple linear placement only
+    for ``t < k`` (``t = k`` is the fully populated torus, asked for separately by ``full_radices_by_dim``, which
+    adds one ``placement = "full"``, ``t = k`` item per radix).  A radix below 2 is an error (the experiment's
+    schema refuses it too).
+
+    Examples
+    --------
+    >>> items = grid_items({"radices_by_dim": [{"dims": 2, "radices": [2, 3]}], "ts": [1, 2],
+    ...                     "full_radices_by_dim": [{"dims": 2, "radices": [4]}]})
+    >>> [(item["d"], item["k"], item["t"], item["placement"]) for item in items]
+    [(2, 2, 1, 'linear'), (2, 3, 1, 'linear'), (2, 3, 2, 'multiple_linear'), (2, 4, 4, 'full')]
     """
     items = []
-    for dim_key, radices in radices_by_dim.items():
-        for k in radices:
-            for t in ts:
+    for record in params["radices_by_dim"]:
+        for k in record["radices"]:
+            _check_radix(k)
+            for t in params["ts"]:
                 if t < k:
-                    items.append({"d": int(dim_key), "k": int(k), "t": int(t),
+                    items.append({"d": int(record["dims"]), "k": int(k), "t": int(t),
                                   "placement": "linear" if t == 1 else "multiple_linear"})  # fmt: skip
-    for dim_key, radices in (full_radices_by_dim or {}).items():
-        for k in radices:
-            items.append({"d": int(dim_key), "k": int(k), "t": int(k), "placement": "full"})
-    options = {"routings": list(routings), "cut_search_max_nodes": cut_search_max_nodes, "cut_steps": cut_steps,
-               "shortest_max_nodes": shortest_max_nodes}  # fmt: skip
-    results = sweep(_evaluate_item, [{**item, **options} for item in items], seed=seed, backend=backend)
-    summary = pd.DataFrame([row for result in results for row in result["summary"]])
-    per_dimension = pd.DataFrame([row for result in results for row in result["per_dimension"]])
-    return summary, per_dimension
+    for record in params.get("full_radices_by_dim") or []:
+        for k in record["radices"]:
+            _check_radix(k)
+            items.append({"d": int(record["dims"]), "k": int(k), "t": int(k), "placement": "full"})
+    return items
+
+
+def _check_radix(k: int) -> None:
+    if int(k) < 2:
+        raise ValueError(f"radices must be at least 2, got {k!r}")
 
 
 def _evaluate_item(d, k, t, placement, routings, cut_search_max_nodes, cut_steps, shortest_max_nodes, rng):
     return evaluate_point(d, k, t, placement, routings=routings, cut_search_max_nodes=cut_search_max_nodes,
                           cut_steps=cut_steps, shortest_max_nodes=shortest_max_nodes, rng=rng)  # fmt: skip
+
+
+def _heatmap_item(dims: int, radix: int, routing: str, rng: np.random.Generator) -> list[dict]:
+    """Load of every directed link of ``T_dims^radix`` under the linear placement (deterministic)."""
+    torus = Torus(dims, radix)
+    placement = linear_placement(torus)
+    frame = load_frame(torus, link_loads(torus, placement, routing), placement).drop(columns="channel")
+    return frame.assign(routing=routing, k=radix).to_dict("records")
+
+
+def _tiny_item(dims: int, radix: int, trial: int, rng: np.random.Generator) -> dict[str, Any]:
+    """Exact bisection width of one random placement on a tiny torus (size and nodes drawn from ``rng``)."""
+    torus = Torus(dims, radix)
+    size = int(rng.integers(2, torus.num_nodes + 1))
+    ids = rng.choice(torus.num_nodes, size=size, replace=False)
+    placement = node_placement(torus, [torus.coords(int(v)) for v in ids])
+    return {"d": dims, "k": radix, "trial": trial, "processors": size,
+            "bisection_width": placement_bisection_width_bruteforce(torus, placement),
+            "natural_bisection": natural_bisection_width(torus, placement),
+            "corollary_1_bound": bisection_width_upper_bound(torus)}  # fmt: skip
+
+
+def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Everything ``notebooks/loads.ipynb`` shows, as DataFrames keyed by CSV file stem.
+
+    Parameters
+    ----------
+    params : mapping
+        One preset of ``experiments/loads.yaml`` (its ``schema`` block documents every key).
+
+    Returns
+    -------
+    dict of DataFrame
+        ``loads`` (:data:`CSV_COLUMNS` + ``seed``), ``loads_details`` (+ diagnostics, see :func:`evaluate_point`),
+        ``loads_per_dimension``, ``odr_constant`` (:func:`odr_constant_table`), ``per_dimension_max``
+        (:func:`per_dimension_maxima`), ``heaviest_links`` (:func:`heaviest_links`), ``heatmap_2d`` /
+        ``heatmap_3d`` (link loads of the heat maps, :func:`heatmap_3d_frame`), ``bisection_tiny`` and
+        ``bisection_tiny_summary`` (:func:`bisection_tiny_summary`), ``claims``.
+
+    Notes
+    -----
+    Three sweeps (:func:`torus_lab.sweep.sweep`, backend from the environment): the (d, k, t) grid
+    (:func:`grid_items`; the item's generator seeds the greedy cut search), the heat-map tori (one item per
+    dimension and routing; deterministic) and the brute-force bisection trials (one item per tiny torus and
+    trial; the generator draws the random placement).  Frames with random content (``loads``,
+    ``loads_details``, ``bisection_tiny``) carry the experiment ``seed``.
+
+    Examples
+    --------
+    >>> params = {"seed": 1, "radices_by_dim": [{"dims": 2, "radices": [4, 5]}], "ts": [1, 2],
+    ...           "routings": ["odr", "udr", "shortest"], "full_radices_by_dim": [{"dims": 2, "radices": [4]}],
+    ...           "cut_search_max_nodes": 64, "cut_steps": 10, "shortest_max_nodes": 1000, "heatmap_k_2d": 4,
+    ...           "heatmap_k_3d": 3, "tiny_tori": [{"dims": 2, "radix": 3}], "tiny_trials": 2}
+    >>> results = run(params)  # doctest: +SKIP
+    """
+    seed = int(params["seed"])
+    options = {"routings": list(params["routings"]), "cut_search_max_nodes": int(params["cut_search_max_nodes"]),
+               "cut_steps": int(params["cut_steps"]), "shortest_max_nodes": params["shortest_max_nodes"]}  # fmt: skip
+    points = sweep(_evaluate_item, [{**item, **options} for item in grid_items(params)], seed=seed,
+                   desc="loads grid")  # fmt: skip
+    details = pd.DataFrame([row for result in points for row in result["summary"]]).assign(seed=seed)
+    per_dimension = pd.DataFrame([row for result in points for row in result["per_dimension"]])
+
+    maps = [{"dims": dims, "radix": int(params[f"heatmap_k_{dims}d"]), "routing": routing}
+            for dims in (2, 3) for routing in params["routings"]]  # fmt: skip
+    frames = sweep(_heatmap_item, maps, seed=seed, desc="loads heat maps")
+    heatmap_2d = pd.DataFrame([row for item, rows in zip(maps, frames, strict=True) if item["dims"] == 2
+                               for row in rows])  # fmt: skip
+    heatmap_2d["processor"] = heatmap_2d["residue"] == 0  # the linear placement is the class r = 0
+    heatmap_3d = pd.DataFrame([row for item, rows in zip(maps, frames, strict=True) if item["dims"] == 3
+                               for row in rows])  # fmt: skip
+
+    trials = [{"dims": int(torus["dims"]), "radix": int(torus["radix"]), "trial": trial}
+              for torus in params["tiny_tori"] for trial in range(int(params["tiny_trials"]))]  # fmt: skip
+    tiny = pd.DataFrame(sweep(_tiny_item, trials, seed=seed, desc="bisection brute force")).assign(seed=seed)
+
+    rows = claims_rows(details)
+    rows.append(bruteforce_claim(tiny))
+    return {
+        "loads": details[[*CSV_COLUMNS, "seed"]],
+        "loads_details": details,
+        "loads_per_dimension": per_dimension,
+        "odr_constant": odr_constant_table(details),
+        "per_dimension_max": per_dimension_maxima(per_dimension),
+        "heaviest_links": heaviest_links(details),
+        "heatmap_2d": heatmap_2d[["routing", "k", "x0", "x1", "dim", "sign", "residue", "processor", "load"]],
+        "heatmap_3d": heatmap_3d_frame(heatmap_3d),
+        "bisection_tiny": tiny,
+        "bisection_tiny_summary": bisection_tiny_summary(tiny),
+        "claims": claims_table("loads", rows),
+    }
+
+
+# ---------------------------------------------------------------------- tables the notebook shows
+def odr_constant_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """ODR on the linear placement: ``E_max`` and the mean link load over ``k^(d-1)``, next to the single-source
+    row count ``floor(k/2) k^(d-2)`` (``e_max_is_row_count``: whether ``E_max`` equals it).
+
+    Examples
+    --------
+    >>> summary = pd.DataFrame({"d": [2, 2], "k": [6, 6], "routing": ["odr", "udr"],
+    ...                         "placement": ["linear"] * 2, "e_max": [3.0, 1.5], "e_mean": [0.6, 0.6]})
+    >>> odr_constant_table(summary)[["k", "e_max/k^(d-1)", "e_max_is_row_count"]].to_dict("records")
+    [{'k': 6, 'e_max/k^(d-1)': 0.5, 'e_max_is_row_count': True}]
+    """
+    odr = summary[(summary["routing"] == "odr") & (summary["placement"] == "linear")]
+    scale = odr["k"] ** (odr["d"] - 1)
+    row_count = (odr["k"] // 2) * odr["k"] ** (odr["d"] - 2)
+    table = pd.DataFrame({
+        "d": odr["d"], "k": odr["k"], "e_max": odr["e_max"], "e_max/k^(d-1)": odr["e_max"] / scale,
+        "e_mean/k^(d-1)": odr["e_mean"] / scale, "row_count floor(k/2) k^(d-2)": row_count,
+        "e_max_is_row_count": np.isclose(odr["e_max"], row_count),
+    })  # fmt: skip
+    return table.reset_index(drop=True)
+
+
+def per_dimension_maxima(per_dimension: pd.DataFrame) -> pd.DataFrame:
+    """Largest radix per dimension, linear placement: the maximum load per (dimension, sign) over ``k^(d-1)``,
+    one row per ``(d, k, routing)``, one column ``"dim <j> <sign>"`` per (dimension, sign).
+
+    Examples
+    --------
+    >>> per_dimension = pd.DataFrame({"d": [2] * 4, "k": [4, 4, 6, 6], "t": [1] * 4, "placement": ["linear"] * 4,
+    ...     "routing": ["odr"] * 4, "dim": [0, 1, 0, 1], "sign": [1, 1, 1, 1], "max": [2.0, 1.0, 3.0, 1.5]})
+    >>> per_dimension_maxima(per_dimension).to_dict("records")
+    [{'d': 2, 'k': 6, 'routing': 'odr', 'dim 0 +1': 0.5, 'dim 1 +1': 0.25}]
+    """
+    linear = per_dimension[per_dimension["placement"] == "linear"]
+    linear = linear.assign(ratio=linear["max"] / linear["k"] ** (linear["d"] - 1))
+    largest = linear[linear.groupby("d")["k"].transform("max") == linear["k"]]
+    table = largest.pivot_table(index=["d", "k", "routing"], columns=["dim", "sign"], values="ratio")
+    table.columns = [f"dim {dim} {sign:+d}" for dim, sign in table.columns]
+    return table.reset_index()
+
+
+def heaviest_links(summary: pd.DataFrame) -> pd.DataFrame:
+    """Where the heaviest link sits for the largest radix per ``(d, routing)`` on the linear placement.
+
+    Examples
+    --------
+    >>> summary = pd.DataFrame({"d": [2, 2], "k": [4, 6], "routing": ["odr"] * 2, "placement": ["linear"] * 2,
+    ...     "e_max": [2.0, 3.0], "e_max_dim": [0, 0], "e_max_sign": [1, 1], "e_max_residue": [0, 0],
+    ...     "links_at_e_max": [4, 6]})
+    >>> heaviest_links(summary)["k"].tolist()
+    [6]
+    """
+    linear = summary[summary["placement"] == "linear"]
+    columns = ["d", "k", "routing", "e_max", "e_max_dim", "e_max_sign", "e_max_residue", "links_at_e_max"]
+    return linear.loc[linear.groupby(["d", "routing"])["k"].idxmax(), columns].reset_index(drop=True)
+
+
+def heatmap_3d_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Maximum load per ``(routing, k, dim, sign, residue)`` of a :func:`torus_lab.loads.load_frame` with a
+    ``routing`` and ``k`` column (for a union of residue classes it is the load of every such link).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"routing": ["odr"] * 3, "k": [3] * 3, "dim": [0, 0, 0], "sign": [1, 1, 1],
+    ...                       "residue": [0, 0, 1], "load": [2.0, 2.0, 1.0]})
+    >>> heatmap_3d_frame(frame)["load"].tolist()
+    [2.0, 1.0]
+    """
+    return frame.groupby(["routing", "k", "dim", "sign", "residue"], as_index=False, sort=False)["load"].max()
+
+
+def bisection_tiny_summary(tiny: pd.DataFrame) -> pd.DataFrame:
+    """Per tiny torus: the largest exact bisection width found, Corollary 1's bound and the number of trials.
+
+    Examples
+    --------
+    >>> tiny = pd.DataFrame({"d": [2, 2], "k": [3, 3], "trial": [0, 1], "bisection_width": [4, 6],
+    ...                      "corollary_1_bound": [36, 36]})
+    >>> bisection_tiny_summary(tiny).to_dict("records")
+    [{'d': 2, 'k': 3, 'max_width': 6, 'bound': 36, 'trials': 2}]
+    """
+    return tiny.groupby(["d", "k"], as_index=False).agg(
+        max_width=("bisection_width", "max"), bound=("corollary_1_bound", "first"), trials=("trial", "count")
+    )
 
 
 # ---------------------------------------------------------------------- fits and claims
@@ -289,11 +484,93 @@ def asymptotic_exponent(group: pd.DataFrame) -> list[tuple[str, float, list[int]
     return out
 
 
-def _verdict_all(flags: Sequence[bool], any_ok: str = "partly holds") -> str:
-    flags = list(flags)
+# ---------------------------------------------------------------------- verdict rules
+#: Relative slack of an upper bound (``measured <= bound (1 + UPPER_SLACK)`` holds): float round-off only.
+UPPER_SLACK = 1e-12
+#: Absolute slack of a lower bound (``measured >= bound - LOWER_SLACK`` holds): float round-off only.
+LOWER_SLACK = 1e-9
+
+
+def verdict_all(flags: Sequence[bool]) -> str:
+    """``"holds"`` when every flag is true, ``"partly holds"`` when some are, ``"does not hold"`` when none is;
+    ``"not tested"`` without flags.
+
+    Examples
+    --------
+    >>> verdict_all([True, True]), verdict_all([True, False]), verdict_all([False]), verdict_all([])
+    ('holds', 'partly holds', 'does not hold', 'not tested')
+    """
+    flags = [bool(flag) for flag in flags]
     if not flags:
         return "not tested"
-    return "holds" if all(flags) else any_ok if any(flags) else "does not hold"
+    return "holds" if all(flags) else "partly holds" if any(flags) else "does not hold"
+
+
+def constant_matches(measured: float, claimed: float, tolerance: float) -> bool:
+    """Whether a fitted constant is within ``tolerance`` (relative to ``claimed``) of the claimed one; NaN: no.
+
+    Examples
+    --------
+    >>> constant_matches(0.1875, 0.125, 0.5), constant_matches(0.19, 0.125, 0.5)
+    (True, False)
+    """
+    return bool(abs(measured - claimed) <= tolerance * abs(claimed))
+
+
+def _finite_pairs(measured: Sequence[float], bound: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    m = np.asarray(measured, dtype=float)
+    b = np.asarray(bound, dtype=float)
+    keep = np.isfinite(m) & np.isfinite(b)
+    return m[keep], b[keep]
+
+
+def upper_bound_verdict(measured: Sequence[float], bound: Sequence[float]) -> str:
+    """``"holds"`` when no measured value exceeds its (positive) bound, i.e. ``measured / bound <= 1`` up to
+    :data:`UPPER_SLACK`; ``"does not hold"`` otherwise; ``"not tested"`` when no pair has both values (NaN pairs
+    are ignored).
+
+    Examples
+    --------
+    >>> upper_bound_verdict([1.0, 2.0], [1.0, 4.0]), upper_bound_verdict([1.01], [1.0])
+    ('holds', 'does not hold')
+    >>> upper_bound_verdict([float("nan")], [1.0])
+    'not tested'
+    """
+    m, b = _finite_pairs(measured, bound)
+    if m.size == 0:
+        return "not tested"
+    return "holds" if bool((m / b <= 1 + UPPER_SLACK).all()) else "does not hold"
+
+
+def lower_bound_verdict(measured: Sequence[float], bound: Sequence[float]) -> str:
+    """``"holds"`` when every measured value is at least its bound (up to :data:`LOWER_SLACK`), ``"does not
+    hold"`` otherwise, ``"not tested"`` when no pair has both values (NaN pairs are ignored).
+
+    Examples
+    --------
+    >>> lower_bound_verdict([2.0, 3.0], [2.0, 1.0]), lower_bound_verdict([1.9], [2.0]), lower_bound_verdict([], [])
+    ('holds', 'does not hold', 'not tested')
+    """
+    m, b = _finite_pairs(measured, bound)
+    if m.size == 0:
+        return "not tested"
+    return "holds" if bool((m >= b - LOWER_SLACK).all()) else "does not hold"
+
+
+def spread_verdict(values: Sequence[float], tolerance: float) -> str:
+    """``"holds"`` when the values agree within ``tolerance`` relative to the largest (``max - min <= tolerance
+    max``), ``"does not hold"`` otherwise, ``"not tested"`` without finite values (NaN are ignored).
+
+    Examples
+    --------
+    >>> spread_verdict([1.0, 0.75], 0.25), spread_verdict([1.0, 0.7], 0.25), spread_verdict([], 0.25)
+    ('holds', 'does not hold', 'not tested')
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return "not tested"
+    return "holds" if bool(v.max() - v.min() <= tolerance * v.max()) else "does not hold"
 
 
 def _fmt(value: float) -> str:
@@ -302,7 +579,7 @@ def _fmt(value: float) -> str:
 
 def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float = 0.10,
                 linear_exponent_max: float = 1.1) -> list[dict[str, str]]:  # fmt: skip
-    """The claims table of the paper, with verdicts computed from ``summary`` (see :func:`run_study`).
+    """The claims of the paper, with verdicts computed from ``summary`` (``loads_details`` of :func:`run`).
 
     Rules (fixed before looking at the data):
 
@@ -315,13 +592,19 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
     * a lower bound ((1), Lemma 1, the fully populated ``k^(d+1)/8``) holds when every measured ``E_max`` is
       at least the bound;
     * the constant of Theorem 2 holds when the natural-cut constants of the linear placements differ by at most
-      ``tolerance`` (relative) across dimensions.
+      ``tolerance`` (relative) across dimensions (:func:`spread_verdict`);
+    * Blaum et al.'s optimality holds for a dimension when ``E_max / (1) <= 1 + tolerance`` at its largest radix;
+    * a claim without rows (or only NaN) to test it on is "not tested".
+
+    Upper and lower bounds are compared with :func:`upper_bound_verdict` / :func:`lower_bound_verdict` (float
+    round-off slack only), constants with :func:`constant_matches`, sets of flags with :func:`verdict_all`.
 
     Asymptotic statements are probed on the measured range of ``k`` only; the measured value says which.
 
     Examples
     --------
-    >>> summary, _ = run_study({"2": [6, 8], "3": [6, 8]}, ts=[1, 2], seed=1)
+    >>> summary = pd.DataFrame([row for d in (2, 3) for k in (6, 8) for t in (1, 2)
+    ...     for row in evaluate_point(d, k, t, "linear" if t == 1 else "multiple_linear")["summary"]])
     >>> rows = claims_rows(summary)
     >>> {r["claim_id"]: r["verdict"] for r in rows}["udr_linear_bound"]
     'holds'
@@ -339,13 +622,13 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
             m, _ = fit_leading_constant(part["k"], part["e_mean"] / part["k"] ** (d - 1))
             per_dim.append(f"d={d} {'odd' if parity else 'even'} k: {_fmt(a)}")
             mean_fits.append(m)
-            flags.append(abs(a - 1 / 8) <= tolerance / 8)
+            flags.append(constant_matches(a, 1 / 8, tolerance))
     rows.append(claim(
         "odr_linear_constant", "Theorem 3: ODR on a linear placement gives E_max = k^(d-1)/8 + o(k^(d-1)), any parity",
         "E_max/k^(d-1) -> 1/8",
         "; ".join(per_dim) + (f" (mean link load/k^(d-1) -> {_fmt(min(mean_fits))}..{_fmt(max(mean_fits))})"
                               if mean_fits else ""),
-        _verdict_all(flags), evidence,
+        verdict_all(flags), evidence,
     ))  # fmt: skip
 
     def exponent_claim(claim_id: str, statement: str, routing: str, placement: str) -> None:
@@ -357,7 +640,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
                 ok.append(alpha <= linear_exponent_max)
         rows.append(claim(claim_id, statement, "E_max = O(|P|) (exponent 1)",
                           f"exponent of E_max vs |P| (per parity, k >= {min_k_fit}): " + ("; ".join(texts) or "n/a"),
-                          _verdict_all(ok),
+                          verdict_all(ok),
                           evidence))  # fmt: skip
 
     exponent_claim("odr_linear_linear", "Theorem 3: linear placement + ODR has linear load", "odr", "linear")
@@ -382,6 +665,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
     ))  # fmt: skip
 
     def upper_bound_claim(claim_id: str, statement: str, paper_value: str, part: pd.DataFrame) -> None:
+        part = part.dropna(subset=["e_max", "claimed_bound"])
         if part.empty:
             rows.append(claim(claim_id, statement, paper_value, "no data", "not tested", evidence))
             return
@@ -391,7 +675,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
             claim_id, statement, paper_value,
             f"max E_max/bound = {_fmt(ratio.max())} (d={worst['d']}, k={worst['k']}, t={worst['t']}) "
             f"over {len(part)} cases",
-            "holds" if (ratio <= 1 + 1e-12).all() else "does not hold", evidence,
+            upper_bound_verdict(part["e_max"], part["claimed_bound"]), evidence,
         ))  # fmt: skip
 
     upper_bound_claim("odr_multiple_bound", "Theorem 4: multiple linear + ODR has E_max <= t^2 k^(d-1)",
@@ -409,7 +693,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
         rows.append(claim(
             claim_id, statement, "lower bound for every routing",
             f"min E_max/bound = {_fmt(slack.min())} over {len(summary)} cases",
-            "holds" if (summary["e_max"] >= summary[column] - 1e-9).all() else "does not hold", evidence,
+            lower_bound_verdict(summary["e_max"], summary[column]), evidence,
         ))  # fmt: skip
 
     # Theorem 2 / bound (2): a cut bound c k^(d-1) with c independent of d, tighter than (1) for large d
@@ -423,7 +707,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
             "for d >= 4", "c independent of d",
             "natural-cut c per d: " + ", ".join(f"d={d}: {_fmt(c)}" for d, c in by_d.items())
             + f"; cut bound > (1) for d in {sorted(int(v) for v in better)}",
-            "holds" if by_d.max() - by_d.min() <= tolerance * by_d.max() else "does not hold", evidence,
+            spread_verdict(by_d, tolerance), evidence,
         ))  # fmt: skip
 
     # Corollary 1: bisection width w.r.t. P <= 6 d k^(d-1)
@@ -433,7 +717,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
         rows.append(claim(
             "corollary_1", "Corollary 1: |d_b P| <= 6 d k^(d-1) for any placement", "6 d k^(d-1)",
             f"natural bisecting cut / 6dk^(d-1) <= {_fmt(ratio.max())} (an upper bound on |d_b P|)",
-            "holds" if (ratio <= 1).all() else "does not hold", evidence,
+            upper_bound_verdict(bis["bisection_natural"], bis["bisection_bound"]), evidence,
         ))  # fmt: skip
 
     # Section 1: Blaum et al.'s placements (k for d = 2, k^2 for d = 3) achieve bound (1)
@@ -445,10 +729,10 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
             last = group.loc[group["k"].idxmax()]
             ratio = last["e_max"] / last["lb_single"]
             texts.append(f"d={d}, k={last['k']}: E_max/(1) = {_fmt(ratio)}")
-            flags.append(ratio <= 1 + tolerance)
+            flags.append(bool(ratio <= 1 + tolerance))
         rows.append(claim(
             f"blaum_optimal_{routing}", f"Section 1: the linear placement meets bound (1) (d = 2, 3) under "
-            f"{routing.upper()}", "E_max = (|P|-1)/(2d)", "; ".join(texts) or "no data", _verdict_all(flags),
+            f"{routing.upper()}", "E_max = (|P|-1)/(2d)", "; ".join(texts) or "no data", verdict_all(flags),
             evidence,
         ))  # fmt: skip
 
@@ -456,7 +740,6 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
     full = summary[summary["placement"] == "full"]
     if not full.empty:
         even = full[full["k"] % 2 == 0]
-        holds_full = bool((even["e_max"] >= even["k"] ** (even["d"] + 1) / 8 - 1e-9).all())
         texts = []
         for (d, routing), group in full.groupby(["d", "routing"]):
             for parity, alpha, ks in asymptotic_exponent(group):
@@ -464,6 +747,29 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
         rows.append(claim(
             "full_torus", "Section 1: a fully populated torus has a link with load >= k^(d+1)/8 (k even): "
             "superlinear", "E_max >= k^(d+1)/8", "exponent of E_max vs |P|: " + "; ".join(texts),
-            "holds" if holds_full and not even.empty else "not tested", evidence,
+            lower_bound_verdict(even["e_max"], even["k"] ** (even["d"] + 1) / 8), evidence,
         ))  # fmt: skip
     return rows
+
+
+def bruteforce_claim(tiny: pd.DataFrame) -> dict[str, str]:
+    """The claim ``corollary_1_bruteforce``: every exact ``|d_b P|`` of ``tiny`` (the ``bisection_tiny`` table)
+    is at most Corollary 1's ``6 d k^(d-1)`` (:func:`upper_bound_verdict`; no rows with both values: "not tested").
+
+    Examples
+    --------
+    >>> tiny = pd.DataFrame({"bisection_width": [4, 36], "corollary_1_bound": [36, 36]})
+    >>> bruteforce_claim(tiny)["verdict"], bruteforce_claim(tiny)["measured_value"]
+    ('holds', 'max exact |d_b P| / 6dk^(d-1) = 1 over 2 placements')
+    """
+    valid = tiny.dropna(subset=["bisection_width", "corollary_1_bound"]) if not tiny.empty else tiny
+    measured = (
+        f"max exact |d_b P| / 6dk^(d-1) = {(valid['bisection_width'] / valid['corollary_1_bound']).max():.3g} "
+        f"over {len(valid)} placements" if not valid.empty else "no data"
+    )  # fmt: skip
+    return claim(
+        "corollary_1_bruteforce", "Corollary 1 on tiny tori: exact |d_b P| <= 6 d k^(d-1) for random placements",
+        "6 d k^(d-1)", measured,
+        upper_bound_verdict(valid["bisection_width"], valid["corollary_1_bound"]) if not valid.empty
+        else "not tested", "bisection_tiny.csv",
+    )  # fmt: skip

@@ -3,7 +3,12 @@
 A study any researcher can point at their own algorithm: routings are registry specs
 (:func:`torus_lab.routing.make_routing`), so a kernel registered at run time is compared with the papers'
 algorithms in the same grid, on any :func:`torus_lab.sweep.sweep` backend.  Used by the
-``bring_your_own_routing`` notebook.
+``bring_your_own_routing`` study (:mod:`torus_lab.studies.bring_your_own_routing`).
+
+* :func:`latency_load_runs` -- one :func:`~torus_lab.sweep.sweep` item (:func:`latency_point`) per
+  (routing, load, replica), each simulation seeded from its item's generator;
+* :func:`curves_from_runs` / :func:`latency_load_curves` -- means and 95% intervals per (routing, load);
+* :func:`saturation_by_routing` -- :func:`torus_lab.sim.saturation.saturation_table` with :data:`SATURATION`.
 
 Examples
 --------
@@ -15,6 +20,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,65 +28,106 @@ import numpy as np
 import pandas as pd
 
 from torus_lab.routing import make_routing
-from torus_lab.sim import simulate, summarize
-from torus_lab.sweep import grid, sweep_frame
+from torus_lab.sim import SimConfig, simulate, summarize
+from torus_lab.sim.saturation import Saturation, saturation_table
+from torus_lab.sweep import grid, sweep
 from torus_lab.topology import Torus
 
-__all__ = ["latency_point", "latency_load_curves", "saturation_by_routing"]
+__all__ = ["SATURATION", "latency_point", "latency_load_runs", "curves_from_runs", "latency_load_curves",
+           "saturation_by_routing"]
+
+#: The bench's saturation rule: no deadlocked run and mean accepted throughput >= 95% of the generated load
+#: (no latency test).
+SATURATION = Saturation(accept_ratio=0.95, latency_factor=None)
+_RUN_COLUMNS = ("mean_latency", "accepted_throughput", "generated_throughput", "deadlock", "delivered", "mean_hops")
 
 
-def latency_point(routing: Mapping[str, Any], dims: int, radix: int, load: float, replica: int,
-                  rng: np.random.Generator, **sim_options: Any) -> dict[str, Any]:  # fmt: skip
-    """One simulation of ``routing`` on ``Torus(dims, radix)`` at ``load`` (a :func:`~torus_lab.sweep.sweep`
-    item; ``replica`` only distinguishes the seeds of one grid point)."""
-    topology = Torus(dims, radix)
-    rf = make_routing(routing, topology)
-    res = simulate(topology, rf, offered_load=float(load), seed=int(rng.integers(2**62)), **sim_options)
-    row = res.summary()
-    row.pop("wall_seconds", None)
-    return {"routing_label": rf.name, **{k: row[k] for k in (
-        "mean_latency", "accepted_throughput", "generated_throughput", "deadlock", "delivered", "mean_hops")}}
+def latency_point(routing: Mapping[str, Any] | str, dims: int, radix: int, load: float, replica: int,
+                  config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:  # fmt: skip
+    """One simulation of ``routing`` on ``Torus(dims, radix)`` at offered ``load`` (a
+    :func:`~torus_lab.sweep.sweep` item function): ``config`` holds further :class:`torus_lab.sim.SimConfig`
+    fields, the simulator seed is drawn from ``rng``; ``replica`` only tells the runs of one grid point apart.
+
+    >>> row = latency_point("ecube", 1, 4, 0.1, 0, {"warmup": 20, "measure": 50}, np.random.default_rng(0))
+    >>> row["routing"], row["deadlock"]
+    ('ecube', False)
+    """
+    rf = make_routing(routing, Torus(dims, radix))
+    cfg = SimConfig.from_mapping({**config, "offered_load": float(load)})
+    row = simulate(rf, cfg, seed=int(rng.integers(2**62))).summary()
+    return {"routing": rf.name, **{k: row[k] for k in _RUN_COLUMNS}}
 
 
-def latency_load_curves(routings: Sequence[Mapping[str, Any]], *, dims: int, radix: int, loads: Sequence[float],
-                        seeds: int, seed: int, backend: str = "auto", **sim_options: Any) -> pd.DataFrame:  # fmt: skip
-    """Mean latency and accepted throughput per (routing, offered load) over ``seeds`` runs, with 95% CIs.
-
-    Returns one row per routing and load: ``routing`` (the routing function's name), ``offered_load``,
-    ``mean_latency_mean``/``_low``/``_high`` (Student t interval over runs), the same for
-    ``accepted_throughput``, ``runs`` and ``deadlocks`` (runs that deadlocked).
+def latency_load_runs(routings: Sequence[Mapping[str, Any] | str], *, dims: int, radix: int, loads: Sequence[float],
+                      seeds: int, seed: int, backend: str = "auto", **sim_options: Any) -> pd.DataFrame:  # fmt: skip
+    """One row per simulation: ``seeds`` replicas of every (routing, offered load), run over
+    :func:`~torus_lab.sweep.sweep` with root ``seed``; ``sim_options`` are :class:`torus_lab.sim.SimConfig`
+    fields.  Columns: routing (the routing function's name), offered_load, replica, mean_latency,
+    accepted_throughput, generated_throughput, deadlock, delivered, mean_hops, seed.
     """
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds must be an int >= 1, got {seeds!r}")
-    items = grid(routing=list(routings), dims=[dims], radix=[radix], load=list(loads), replica=list(range(seeds)))
-    runs = sweep_frame(_point, [dict(i, sim_options=sim_options) for i in items], seed=seed, backend=backend,
-                       desc="latency-load")  # fmt: skip
-    runs["offered_load"] = runs["load"]
-    out = summarize(runs, ["routing_label", "offered_load"], ["mean_latency", "accepted_throughput"])
-    counts = runs.groupby(["routing_label", "offered_load"]).agg(runs=("replica", "size"),
-                                                                 deadlocks=("deadlock", "sum")).reset_index()
-    out = out.merge(counts, on=["routing_label", "offered_load"]).rename(columns={"routing_label": "routing"})
+    SimConfig.from_mapping(sim_options)  # fail early, naming a bad option
+    specs = [r if isinstance(r, str) else json.loads(json.dumps(dict(r))) for r in routings]
+    items = [dict(i, config=dict(sim_options)) for i in grid(routing=specs, dims=[dims], radix=[radix],
+                                                               load=[float(x) for x in loads],
+                                                               replica=list(range(seeds)))]
+    results = sweep(latency_point, items, seed=seed, backend=backend, desc="latency-load")
+    rows = [{**res, "offered_load": item["load"], "replica": item["replica"]}
+            for item, res in zip(items, results, strict=True)]
+    runs = pd.DataFrame(rows, columns=["routing", "offered_load", "replica", *_RUN_COLUMNS])
+    runs["seed"] = int(seed)
+    return runs
+
+
+def curves_from_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean latency and accepted throughput per (routing, offered load) of :func:`latency_load_runs`, with 95% CIs.
+
+    Returns one row per routing and load: ``routing``, ``offered_load``, ``mean_latency_mean``/``_low``/``_high``
+    (Student t interval over runs), the same for ``accepted_throughput``, ``runs``, ``deadlocks`` (runs that
+    deadlocked) and ``seed``.
+
+    >>> runs = pd.DataFrame({"routing": ["a", "a"], "offered_load": [0.1, 0.1], "replica": [0, 1],
+    ...                      "mean_latency": [10.0, 12.0], "accepted_throughput": [0.1, 0.1],
+    ...                      "deadlock": [False, True], "seed": [3, 3]})
+    >>> row = curves_from_runs(runs).iloc[0]
+    >>> float(row.mean_latency_mean), int(row.runs), int(row.deadlocks), int(row.seed)
+    (11.0, 2, 1, 3)
+    """
+    by = ["routing", "offered_load"]
+    out = summarize(runs, by, ["mean_latency", "accepted_throughput"])
+    counts = runs.groupby(by).agg(runs=("replica", "size"), deadlocks=("deadlock", "sum")).reset_index()
+    out = out.merge(counts, on=by)
     for col in ("mean_latency", "accepted_throughput"):
         out[f"{col}_low"] = out[f"{col}_mean"] - out[f"{col}_ci"]
         out[f"{col}_high"] = out[f"{col}_mean"] + out[f"{col}_ci"]
+    out["deadlocks"] = out["deadlocks"].astype(int)
+    out["seed"] = int(runs["seed"].iloc[0]) if len(runs) else None
     keep = ["routing", "offered_load", "mean_latency_mean", "mean_latency_low", "mean_latency_high",
-            "accepted_throughput_mean", "accepted_throughput_low", "accepted_throughput_high", "runs", "deadlocks"]
-    return out[keep].sort_values(["routing", "offered_load"], kind="stable").reset_index(drop=True)
+            "accepted_throughput_mean", "accepted_throughput_low", "accepted_throughput_high", "runs", "deadlocks",
+            "seed"]
+    return out[keep].sort_values(by, kind="stable").reset_index(drop=True)
 
 
-def _point(routing, dims, radix, load, replica, sim_options, rng):
-    return latency_point(routing, dims, radix, load, replica, rng, **sim_options)
+def latency_load_curves(routings: Sequence[Mapping[str, Any] | str], *, dims: int, radix: int, loads: Sequence[float],
+                        seeds: int, seed: int, backend: str = "auto", **sim_options: Any) -> pd.DataFrame:  # fmt: skip
+    """:func:`curves_from_runs` of :func:`latency_load_runs` (same arguments)."""
+    return curves_from_runs(latency_load_runs(routings, dims=dims, radix=radix, loads=loads, seeds=seeds, seed=seed,
+                                              backend=backend, **sim_options))
 
 
-def saturation_by_routing(curves: pd.DataFrame, *, accept_ratio: float = 0.95) -> pd.DataFrame:
-    """Per routing, the highest offered load whose mean accepted throughput is at least ``accept_ratio`` times
-    the offered load and at which no run deadlocked (a coarse saturation estimate on the sweep's grid).
+def saturation_by_routing(runs: pd.DataFrame, *, criterion: Saturation = SATURATION) -> pd.DataFrame:
+    """Per routing of :func:`latency_load_runs` (sorted by name): the highest offered load of the grid such that
+    it and every lighter load are sustained under ``criterion`` (default :data:`SATURATION`: no deadlocked
+    run, mean accepted throughput >= 95% of the mean generated load), via
+    :func:`torus_lab.sim.saturation.saturation_table`; plus ``saturation_throughput``, ``loads`` and ``seed``.
 
-    >>> c = pd.DataFrame({"routing": ["a", "a"], "offered_load": [0.1, 0.5],
-    ...                   "accepted_throughput_mean": [0.1, 0.3], "deadlocks": [0, 0]})
-    >>> saturation_by_routing(c).values.tolist()
+    >>> runs = pd.DataFrame({"routing": ["a", "a"], "offered_load": [0.1, 0.5], "accepted_throughput": [0.1, 0.3],
+    ...                      "generated_throughput": [0.1, 0.5], "mean_latency": [10.0, 50.0],
+    ...                      "deadlock": [False, False], "seed": [1, 1]})
+    >>> saturation_by_routing(runs)[["routing", "saturation_load"]].values.tolist()
     [['a', 0.1]]
     """
-    ok = curves[(curves.accepted_throughput_mean >= accept_ratio * curves.offered_load) & (curves.deadlocks == 0)]
-    best = ok.groupby("routing").offered_load.max()
-    return best.reindex(sorted(curves.routing.unique())).rename("saturation_load").reset_index()
+    sat = saturation_table(runs, ["routing"], criterion).sort_values("routing", kind="stable").reset_index(drop=True)
+    sat["seed"] = int(runs["seed"].iloc[0]) if len(runs) else None
+    return sat[["routing", "saturation_load", "saturation_throughput", "loads", "seed"]]

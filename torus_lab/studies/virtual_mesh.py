@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab.claims import claim, claims_table
 from torus_lab.deadlock import (
     cdg_verdict,
     channel_vc_usage,
@@ -49,27 +50,57 @@ from torus_lab.deadlock import (
 )
 from torus_lab.routing import RoutingFunction, make_routing
 from torus_lab.routing.turn_model import dateline_node
+from torus_lab.sim import SimConfig, simulate
+from torus_lab.sim.saturation import Saturation, saturation_table
+from torus_lab.sweep import sweep
 from torus_lab.topology import Mesh, Torus
 
 __all__ = [
     "TOPOLOGY_KINDS",
+    "SATURATION",
+    "PROVOKE_CONFIG",
+    "DRAWN_ROUTINGS",
     "make_topology",
     "routing_specs",
     "catalog_routing",
+    "cdg_row",
     "cdg_table",
+    "cdg_verdict_grid",
     "forced_cycle_messages",
+    "witness_cycle",
+    "witness_messages",
+    "vc_count_row",
     "vc_count_table",
+    "second_vc_rows",
     "second_vc_table",
     "channel_vc_listing",
+    "channel_vcs_table",
+    "drawn_routings",
+    "vc_combos",
+    "after_class_summary",
+    "dateline_rule_row",
+    "dateline_rules_table",
     "minimal_path_count",
     "adaptivity_table",
+    "adaptivity_row",
     "adaptivity_summary",
+    "simulation_point",
     "simulation_table",
-    "saturation_from_sweep",
+    "first_deadlock_loads",
+    "saturation_summary",
+    "provoke_point",
     "provoke_deadlock_table",
+    "provoke_summary",
     "find_acyclic",
-    "draw_virtual_mesh",
-    "draw_cdg_cycle",
+    "verdict_two_vcs",
+    "verdict_three_halves",
+    "verdict_subset",
+    "verdict_three_vcs",
+    "verdict_mapping",
+    "verdict_fully_adaptive",
+    "verdict_all_acyclic",
+    "virtual_mesh_claims",
+    "run",
 ]
 
 #: Topology kinds of the study.
@@ -163,10 +194,56 @@ def _check_ks(ks: Iterable[int]) -> list[int]:
     return [int(k) for k in ks]
 
 
+def _rows(func, items: Sequence[Mapping[str, Any]], *, seed: int = 0, backend: str = "auto",
+          desc: str | None = None) -> pd.DataFrame:
+    """:func:`torus_lab.sweep.sweep` of ``func`` over ``items``, each result a row (dict) or a list of rows.
+
+    Deterministic item functions ignore their ``rng`` (the default ``seed=0`` is then only a cache key).
+    """
+    results = sweep(func, list(items), seed=seed, backend=backend, desc=desc)
+    return pd.DataFrame([row for res in results for row in (res if isinstance(res, list) else [res])])
+
+
+def _study_items(ks: Iterable[int], kinds: Sequence[str], routings: Sequence[str] | None) -> list[dict]:
+    """``{"kind", "k", "routing"}`` for every label of :func:`routing_specs` (or of ``routings``), in order."""
+    return [{"kind": kind, "k": k, "routing": name} for kind in kinds for k in _check_ks(ks)
+            for name in routing_specs(make_topology(kind, k)) if routings is None or name in routings]
+
+
+def cdg_row(kind: str, k: int, routing: str, forced: bool = True, rng=None) -> dict[str, Any]:
+    """One row of :func:`cdg_table`: the CDG verdict of the routing labelled ``routing`` on ``kind`` ``k``.
+
+    A :func:`~torus_lab.sweep.sweep` item function (``rng`` is unused: the verdict is deterministic).
+
+    >>> cdg_row("bidirectional", 4, "dor")["acyclic"]
+    False
+    """
+    topo = make_topology(kind, k)
+    rf = make_routing(routing_specs(topo)[routing], topo)
+    res = cdg_verdict(rf)
+    per = channel_vc_usage(rf).sum(axis=1)
+    duato = None
+    if rf.spec["name"] == "duato":
+        duato = duato_check(rf, list(rf.options["escape_vcs"])).deadlock_free
+    forced_ok = None
+    if forced and res.cycle is not None:
+        forced_ok = all(m is not None for m in forced_cycle_messages(rf, res.cycle))
+    return {
+        "kind": kind, "k": k, "routing": routing, "num_vcs": rf.num_vcs,
+        "max_vcs": int(per.max()), "mean_vcs": float(per[per > 0].mean()) if per.any() else 0.0,
+        "vertices": res.num_vertices, "edges": res.num_edges, "stuck_states": res.stuck_states,
+        "acyclic": res.acyclic, "cycle_length": 0 if res.cycle is None else len(res.cycle),
+        "cycle": describe_cycle(topo, res.cycle),
+        "cycle_channels": "" if res.cycle is None else " ".join(f"{c}:{v}" for c, v in res.cycle),
+        "forced": forced_ok, "duato": duato, "scheme": rf.spec.get("scheme"), "spec": _spec_json(rf),
+    }
+
+
 def cdg_table(ks: Iterable[int], kinds: Sequence[str] = TOPOLOGY_KINDS, *, routings: Sequence[str] | None = None,
-              forced: bool = True) -> pd.DataFrame:
+              forced: bool = True, backend: str = "auto") -> pd.DataFrame:
     """CDG verdict of every routing of :func:`routing_specs` (or the labels ``routings``) for 2D ``kinds`` x ``ks``.
 
+    One :func:`~torus_lab.sweep.sweep` item (:func:`cdg_row`) per (kind, k, routing).
     Columns: kind, k, routing (label), num_vcs (allocated), max_vcs / mean_vcs (distinct VCs used per physical
     channel), vertices, edges, acyclic, cycle_length, cycle (readable witness), cycle_channels (``c:vc``
     list), forced (every dependency of the witness is created by a message with no other permitted output;
@@ -176,37 +253,12 @@ def cdg_table(ks: Iterable[int], kinds: Sequence[str] = TOPOLOGY_KINDS, *, routi
 
     Examples
     --------
-    >>> t = cdg_table([4], ["bidirectional"], routings=["dor", "dor+dateline"])
+    >>> t = cdg_table([4], ["bidirectional"], routings=["dor", "dor+dateline"], backend="serial")
     >>> t[["routing", "acyclic", "forced"]].values.tolist()
     [['dor', False, True], ['dor+dateline', True, None]]
     """
-    rows = []
-    for kind in kinds:
-        for k in _check_ks(ks):
-            topo = make_topology(kind, k)
-            for name, spec in routing_specs(topo).items():
-                if routings is not None and name not in routings:
-                    continue
-                rf = make_routing(spec, topo)
-                res = cdg_verdict(rf)
-                used = channel_vc_usage(rf)
-                per = used.sum(axis=1)
-                duato = None
-                if rf.spec["name"] == "duato":
-                    duato = duato_check(rf, list(rf.options["escape_vcs"])).deadlock_free
-                forced_ok = None
-                if forced and res.cycle is not None:
-                    forced_ok = all(m is not None for m in forced_cycle_messages(rf, res.cycle))
-                rows.append({
-                    "kind": kind, "k": k, "routing": name, "num_vcs": rf.num_vcs,
-                    "max_vcs": int(per.max()), "mean_vcs": float(per[per > 0].mean()) if per.any() else 0.0,
-                    "vertices": res.num_vertices, "edges": res.num_edges, "stuck_states": res.stuck_states,
-                    "acyclic": res.acyclic, "cycle_length": 0 if res.cycle is None else len(res.cycle),
-                    "cycle": describe_cycle(topo, res.cycle),
-                    "cycle_channels": "" if res.cycle is None else " ".join(f"{c}:{v}" for c, v in res.cycle),
-                    "forced": forced_ok, "duato": duato, "scheme": rf.spec.get("scheme"), "spec": _spec_json(rf),
-                })
-    return pd.DataFrame(rows)
+    items = [dict(i, forced=bool(forced)) for i in _study_items(ks, kinds, routings)]
+    return _rows(cdg_row, items, backend=backend, desc="cdg")
 
 
 def forced_cycle_messages(rf: RoutingFunction, cycle: Sequence[tuple[int, int]]) -> list[tuple | None]:
@@ -271,45 +323,89 @@ _VC_COUNT_CONFIGS = (
 )
 
 
-def vc_count_table(ks: Iterable[int]) -> pd.DataFrame:
+def vc_count_row(k: int, kind: str, routing: str, rng=None) -> dict[str, Any]:
+    """One row of :func:`vc_count_table` (a deterministic :func:`~torus_lab.sweep.sweep` item function).
+
+    >>> vc_count_row(5, "unidirectional", "dor+dateline")["max_vcs"]
+    2
+    """
+    topo = make_topology(kind, k)
+    rf = make_routing(routing_specs(topo)[routing], topo)
+    spec = rf.spec
+    used = channel_vc_usage(rf)
+    per = used.sum(axis=1)
+    ch = per > 0
+    pfnf_paper = spec["name"] == "pfnf" and spec["scheme"] == "paper"
+    if pfnf_paper and spec["layout"] == "separate":      # VCs: VN0 before/after, VN1 before/after
+        after = used[:, 1] | used[:, 3]
+        overlap = int((used[:, 1] & used[:, 3]).sum())
+    elif pfnf_paper:                                       # VCs: VN0, VN1, shared after-dateline VC
+        after, overlap = used[:, 2], None
+    elif spec["name"] in ("pfnf", "duato"):                # no single after-dateline class
+        after, overlap = np.zeros(len(per), dtype=bool), None
+    else:                                                  # one VN: VC 1 is the after-dateline class
+        after, overlap = used[:, 1], None
+    return {
+        "k": k, "kind": kind, "routing": routing, "allocated_vcs": rf.num_vcs,
+        "channels": int(ch.sum()), "with_vc2": int(after.sum()), "with_two": int((per >= 2).sum()),
+        "max_vcs": int(per.max()), "mean_vcs": float(per[ch].mean()), "total_vcs": int(per.sum()),
+        "vns_equiv": float(per.sum() / max(int(ch.sum()), 1)), "after_overlap": overlap,
+    }
+
+
+def vc_count_table(ks: Iterable[int], *, backend: str = "auto") -> pd.DataFrame:
     """The paper's VC-count statements recomputed from the channel sets (spec 2.5 item 1).
 
-    One row per (k, configuration): ``kind``, ``routing``, ``channels`` (physical channels used),
+    One row per (k, configuration) (a :func:`~torus_lab.sweep.sweep` item each): ``kind``, ``routing``,
+    ``channels`` (physical channels used),
     ``with_vc2`` (channels carrying an after-dateline class), ``with_two`` (channels carrying >= 2 VCs),
     ``max_vcs`` / ``mean_vcs`` (distinct VCs per used channel), ``total_vcs`` (sum), ``vns_equiv``
     (total VCs / channels: "virtual networks" of the mapping, the paper's 2 and 3/2), and for the 4-VC PFNF
     layout ``after_overlap`` (channels carrying the after-classes of *both* VNs; 0 means the halfway
     datelines let them share one VC).
     """
+    items = [{"k": k, "kind": kind, "routing": name} for k in _check_ks(ks) for kind, name in _VC_COUNT_CONFIGS]
+    return _rows(vc_count_row, items, backend=backend, desc="vc counts")
+
+
+def second_vc_rows(k: int, kind: str, tie: str = "+", rng=None) -> list[dict[str, Any]]:
+    """The rows of :func:`second_vc_table` for one ``k`` and torus ``kind`` (a deterministic
+    :func:`~torus_lab.sweep.sweep` item function).
+
+    >>> [r["vc2_sources"] for r in second_vc_rows(5, "unidirectional")]
+    ['0 1 2 4', '1 2 3 4']
+    """
     rows = []
-    for k in _check_ks(ks):
-        for kind, name in _VC_COUNT_CONFIGS:
-            topo = make_topology(kind, k)
-            rf = make_routing(routing_specs(topo)[name], topo)
-            spec = rf.spec
-            used = channel_vc_usage(rf)
-            per = used.sum(axis=1)
-            ch = per > 0
-            pfnf_paper = spec["name"] == "pfnf" and spec["scheme"] == "paper"
-            if pfnf_paper and spec["layout"] == "separate":      # VCs: VN0 before/after, VN1 before/after
-                after = used[:, 1] | used[:, 3]
-                overlap = int((used[:, 1] & used[:, 3]).sum())
-            elif pfnf_paper:                                       # VCs: VN0, VN1, shared after-dateline VC
-                after, overlap = used[:, 2], None
-            elif spec["name"] in ("pfnf", "duato"):                # no single after-dateline class
-                after, overlap = np.zeros(len(per), dtype=bool), None
-            else:                                                  # one VN: VC 1 is the after-dateline class
-                after, overlap = used[:, 1], None
+    bidir = kind == "bidirectional"
+    topo = make_topology(kind, k)
+    used = channel_vc_usage(make_routing({"name": "ecube", "datelines": True, "vcs": 2, "tie": tie}, topo))
+    for sign in ((1, -1) if bidir else (1,)):
+        for vn in (0, 1):
+            D = dateline_node(k, sign, vn)
+            usage = ring_vc_usage(k, sign, D, bidirectional=bidir, tie=tie)
+            vc2 = ring_second_vc_channels(k, sign, D, bidirectional=bidir, tie=tie)
+            both = sorted(p for p, c in usage.items() if c == {0, 1})
+            measured = None
+            if vn == 0:
+                meas = []
+                for p in range(k):
+                    for dim in (0, 1):
+                        node = (p, 0) if dim == 0 else (0, p)
+                        cid = topo.channel_id(node, dim, sign)
+                        if used[cid, 1]:
+                            meas.append((dim, p))
+                measured = all(sorted(p for d_, p in meas if d_ == dim) == vc2 for dim in (0, 1))
             rows.append({
-                "k": k, "kind": kind, "routing": name, "allocated_vcs": rf.num_vcs,
-                "channels": int(ch.sum()), "with_vc2": int(after.sum()), "with_two": int((per >= 2).sum()),
-                "max_vcs": int(per.max()), "mean_vcs": float(per[ch].mean()), "total_vcs": int(per.sum()),
-                "vns_equiv": float(per.sum() / max(int(ch.sum()), 1)), "after_overlap": overlap,
+                "k": k, "kind": kind, "direction": "+" if sign > 0 else "-", "dateline": D,
+                "vc2_sources": " ".join(map(str, vc2)), "both_sources": " ".join(map(str, both)),
+                "vc2_receivers": " ".join(map(str, sorted((p + sign) % k for p in vc2))),
+                "vc2_fraction": len(vc2) / k, "both_fraction": len(both) / k,
+                "measured_equal": measured,
             })
-    return pd.DataFrame(rows)
+    return rows
 
 
-def second_vc_table(ks: Iterable[int], *, tie: str = "+") -> pd.DataFrame:
+def second_vc_table(ks: Iterable[int], *, tie: str = "+", backend: str = "auto") -> pd.DataFrame:
     """Which exact ring channels need the second VC, analytic (ring) vs measured (DOR + dateline on a 2D torus).
 
     Rows per (k, torus kind, direction, dateline): the source positions of channels carrying class 1
@@ -320,41 +416,13 @@ def second_vc_table(ks: Iterable[int], *, tie: str = "+") -> pd.DataFrame:
 
     Examples
     --------
-    >>> t = second_vc_table([5])
+    >>> t = second_vc_table([5], backend="serial")
     >>> t = t[(t.kind == "bidirectional") & (t.direction == "+")]
     >>> t[["dateline", "vc2_sources", "vc2_receivers"]].values.tolist()
     [[4, '0 4', '0 1'], [1, '1 2', '2 3']]
     """
-    rows = []
-    for k in _check_ks(ks):
-        for kind in ("unidirectional", "bidirectional"):
-            bidir = kind == "bidirectional"
-            topo = make_topology(kind, k)
-            used = channel_vc_usage(make_routing({"name": "ecube", "datelines": True, "vcs": 2, "tie": tie}, topo))
-            for sign in ((1, -1) if bidir else (1,)):
-                for vn in (0, 1):
-                    D = dateline_node(k, sign, vn)
-                    usage = ring_vc_usage(k, sign, D, bidirectional=bidir, tie=tie)
-                    vc2 = ring_second_vc_channels(k, sign, D, bidirectional=bidir, tie=tie)
-                    both = sorted(p for p, c in usage.items() if c == {0, 1})
-                    measured = None
-                    if vn == 0:
-                        meas = []
-                        for p in range(k):
-                            for dim in (0, 1):
-                                node = (p, 0) if dim == 0 else (0, p)
-                                cid = topo.channel_id(node, dim, sign)
-                                if used[cid, 1]:
-                                    meas.append((dim, p))
-                        measured = all(sorted(p for d_, p in meas if d_ == dim) == vc2 for dim in (0, 1))
-                    rows.append({
-                        "k": k, "kind": kind, "direction": "+" if sign > 0 else "-", "dateline": D,
-                        "vc2_sources": " ".join(map(str, vc2)), "both_sources": " ".join(map(str, both)),
-                        "vc2_receivers": " ".join(map(str, sorted((p + sign) % k for p in vc2))),
-                        "vc2_fraction": len(vc2) / k, "both_fraction": len(both) / k,
-                        "measured_equal": measured,
-                    })
-    return pd.DataFrame(rows)
+    items = [{"k": k, "kind": kind, "tie": tie} for k in _check_ks(ks) for kind in ("unidirectional", "bidirectional")]
+    return _rows(second_vc_rows, items, backend=backend, desc="second VC")
 
 
 def channel_vc_listing(rf: RoutingFunction, vc_names: Sequence[str] | None = None) -> pd.DataFrame:
@@ -483,141 +551,199 @@ def adaptivity_table(rf: RoutingFunction) -> pd.DataFrame:
     return df
 
 
+def adaptivity_row(kind: str, k: int, routing: str, rng=None) -> dict[str, Any]:
+    """One row of :func:`adaptivity_summary` (a deterministic :func:`~torus_lab.sweep.sweep` item function).
+
+    >>> adaptivity_row("mesh", 3, "dor")["fully_adaptive_pairs"] < 1
+    True
+    """
+    topo = make_topology(kind, k)
+    t = adaptivity_table(make_routing(routing_specs(topo)[routing], topo))
+    return {
+        "kind": kind, "k": k, "routing": routing, "pairs": len(t),
+        "fully_adaptive_pairs": float(t.fully_adaptive.mean()),
+        "fully_adaptive_tie_pairs": float(t.fully_adaptive_tie.mean()),
+        "mean_path_ratio": float((t.realizable / t.minimal).mean()),
+        "min_realizable": int(t.realizable.min()),
+        "minimal_only": bool((t.nonminimal_hops == 0).all()),
+    }
+
+
 def adaptivity_summary(ks: Iterable[int], kinds: Sequence[str] = ("mesh", "bidirectional"),
-                       routings: Sequence[str] | None = None) -> pd.DataFrame:
+                       routings: Sequence[str] | None = None, *, backend: str = "auto") -> pd.DataFrame:
     """Per (kind, k, routing): fraction of pairs fully adaptive, mean realizable/minimal ratio, minimality.
 
-    ``routings``: labels of :func:`routing_specs` (default: all of them).
+    ``routings``: labels of :func:`routing_specs` (default: all of them); one
+    :func:`~torus_lab.sweep.sweep` item (:func:`adaptivity_row`) per (kind, k, routing).
 
     Examples
     --------
-    >>> s = adaptivity_summary([4], ["mesh"], routings=["pfnf-reconstruction", "pfnf-literal"])
+    >>> s = adaptivity_summary([4], ["mesh"], routings=["pfnf-reconstruction", "pfnf-literal"], backend="serial")
     >>> s.set_index("routing").fully_adaptive_pairs.round(3).to_dict()
     {'pfnf-reconstruction': 1.0, 'pfnf-literal': 0.7}
     """
-    rows = []
-    for kind in kinds:
-        for k in _check_ks(ks):
-            topo = make_topology(kind, k)
-            for name, spec in routing_specs(topo).items():
-                if routings is not None and name not in routings:
-                    continue
-                t = adaptivity_table(make_routing(spec, topo))
-                rows.append({
-                    "kind": kind, "k": k, "routing": name, "pairs": len(t),
-                    "fully_adaptive_pairs": float(t.fully_adaptive.mean()),
-                    "fully_adaptive_tie_pairs": float(t.fully_adaptive_tie.mean()),
-                    "mean_path_ratio": float((t.realizable / t.minimal).mean()),
-                    "min_realizable": int(t.realizable.min()),
-                    "minimal_only": bool((t.nonminimal_hops == 0).all()),
-                })
-    return pd.DataFrame(rows)
+    return _rows(adaptivity_row, _study_items(ks, kinds, routings), backend=backend, desc="adaptivity")
 
 
 # ====================================================================== simulation
-def _sim_routings(k: int, routings: Sequence[Spec],
-                  mesh_routings: Sequence[Spec] = ()) -> list[tuple[Torus, RoutingFunction]]:
-    """(topology, routing function) for every spec of ``routings`` on the k x k torus, then of
-    ``mesh_routings`` on the k x k mesh, built by the registry, in the order given."""
-    torus = make_topology("bidirectional", k)
-    mesh = make_topology("mesh", k)
-    return ([(torus, make_routing(spec, torus)) for spec in routings]
-            + [(mesh, make_routing(spec, mesh)) for spec in mesh_routings])
+#: The saturation rule of this study (:mod:`torus_lab.sim.saturation`): a load is sustained when no run at it
+#: deadlocked and its mean latency is at most 3x the latency at the lightest load of the curve (no
+#: accepted-throughput test).
+SATURATION = Saturation(accept_ratio=None, latency_factor=3.0)
+#: Network name of a simulation target -> topology kind of :func:`make_topology` (k x k).
+_NETWORKS = {"torus": "bidirectional", "mesh": "mesh"}
+#: Simulator settings of the provoked-deadlock runs (saturating load, short packets, 1-flit buffers; no
+#: warm-up or drain; a packet is never dropped).
+PROVOKE_CONFIG = {"traffic": "uniform", "offered_load": 1.0, "packet_length": 4, "buffer_depth": 1, "warmup": 0,
+                  "measure": 4000, "drain": 0, "deadlock_cycles": 300, "drop_after": -1}
+
+
+def _sim_targets(routings: Sequence[Spec], mesh_routings: Sequence[Spec] = ()) -> list[dict[str, Any]]:
+    """``{"network", "routing"}`` sweep-item parts: the specs of ``routings`` on the torus, then those of
+    ``mesh_routings`` on the mesh, in the order given (plain JSON-like values)."""
+    def plain(spec: Spec) -> Spec:
+        return spec if isinstance(spec, str) else json.loads(json.dumps(dict(spec)))
+
+    return ([{"network": "torus", "routing": plain(s)} for s in routings]
+            + [{"network": "mesh", "routing": plain(s)} for s in mesh_routings])
+
+
+def _build(network: str, k: int, routing: Spec) -> RoutingFunction:
+    if network not in _NETWORKS:
+        raise ValueError(f"network must be one of {tuple(_NETWORKS)}, got {network!r}")
+    return make_routing(routing, make_topology(_NETWORKS[network], k))
+
+
+def simulation_point(k: int, network: str, routing: Spec, traffic: str, load: float, config: Mapping[str, Any],
+                     rng: np.random.Generator) -> dict[str, Any]:
+    """One simulation of :func:`simulation_table` (a :func:`~torus_lab.sweep.sweep` item function).
+
+    ``config``: :class:`torus_lab.sim.SimConfig` fields besides traffic and offered load; the simulator's seed
+    is drawn from ``rng``.  Returns the simulator's summary (without the wall time and the simulator seed)
+    plus routing (the routing function's name), network, traffic, k, scheme and spec (JSON).
+    """
+    rf = _build(network, k, routing)
+    cfg = SimConfig.from_mapping({**config, "traffic": traffic, "offered_load": float(load)})
+    row = simulate(rf, cfg, seed=int(rng.integers(2**62))).summary()
+    row.pop("wall_seconds", None)
+    row.pop("seed", None)
+    row.update({"routing": rf.name, "network": rf.topology.kind, "traffic": traffic, "k": k,
+                "scheme": rf.spec.get("scheme"), "spec": _spec_json(rf)})
+    return row
 
 
 def simulation_table(k: int, routings: Sequence[Spec], traffics: Sequence[str], loads: Sequence[float], *,
                      seed: int, mesh_routings: Sequence[Spec] = (), packet_length: int = 8, warmup: int = 500,
-                     measure: int = 1500, drain: int = 5000, deadlock_cycles: int = 500) -> pd.DataFrame:
+                     measure: int = 1500, drain: int = 5000, deadlock_cycles: int = 500,
+                     backend: str = "auto") -> pd.DataFrame:
     """Latency vs offered load (flits/node/cycle) on a k x k torus (and a k x k mesh for ``mesh_routings``).
 
     ``routings`` / ``mesh_routings``: registry specs (:func:`torus_lab.routing.make_routing`), e.g.
-    ``{"name": "pfnf", "scheme": "paper"}`` or ``{"name": "ecube", "datelines": True, "vcs": 2}``.  One run
-    per (routing, traffic, load) with seed ``seed`` (SeedSequence inside the simulator).  Columns: the
-    simulator's summary plus routing (the routing function's name), network (``torus`` / ``mesh``), traffic,
-    seed, k, scheme (the spec's VC-class scheme, None for entries without one) and spec (the complete spec,
-    JSON).
+    ``{"name": "pfnf", "scheme": "paper"}`` or ``{"name": "ecube", "datelines": True, "vcs": 2}``.  One
+    :func:`~torus_lab.sweep.sweep` item (:func:`simulation_point`) per (routing, traffic, load), its simulator
+    seed drawn from the item's generator; no packet is ever dropped.  Columns: the simulator's summary plus
+    routing (the routing function's name), network (``torus`` / ``mesh``), traffic, k, scheme (the spec's
+    VC-class scheme, None for entries without one), spec (the complete spec, JSON) and seed (the experiment
+    seed ``seed``).
     """
-    from torus_lab.sim.engine import simulate
-
-    rows = []
-    for topo, rf in _sim_routings(k, routings, mesh_routings):
-        for traffic in traffics:
-            for load in loads:
-                res = simulate(topo, rf, traffic=traffic, offered_load=float(load), packet_length=packet_length,
-                               warmup=warmup, measure=measure, drain=drain, seed=int(seed),
-                               deadlock_cycles=deadlock_cycles, drop_after=-1)
-                row = res.summary()
-                row.update({"routing": rf.name, "network": topo.kind, "traffic": traffic, "seed": int(seed), "k": k,
-                            "scheme": rf.spec.get("scheme"), "spec": _spec_json(rf)})
-                rows.append(row)
-    return pd.DataFrame(rows)
+    config = {"packet_length": packet_length, "warmup": warmup, "measure": measure, "drain": drain,
+              "deadlock_cycles": deadlock_cycles, "drop_after": -1}
+    items = [{"k": k, **target, "traffic": traffic, "load": float(load), "config": config}
+             for target in _sim_targets(routings, mesh_routings) for traffic in traffics for load in loads]
+    table = _rows(simulation_point, items, seed=seed, backend=backend, desc="latency")
+    table["seed"] = int(seed)
+    return table
 
 
-def saturation_from_sweep(sweep: pd.DataFrame, *, latency_factor: float = 3.0) -> pd.DataFrame:
-    """Saturation summary of a :func:`simulation_table` sweep, per (routing, network, traffic).
+def first_deadlock_loads(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Per ``by`` group: ``first_deadlock_load``, the lowest offered load at which a run deadlocked (NaN if none).
 
-    ``saturation_throughput``: the largest accepted throughput of any run without deadlock (flits/node/cycle);
-    ``saturation_load``: the largest offered load whose mean latency is at most ``latency_factor`` times the
-    latency at the lowest offered load (and did not deadlock); ``first_deadlock_load``: the lowest offered
-    load at which the run deadlocked (NaN if none).  Defined on the sweep grid, so its resolution is the
-    grid spacing (REC of this study; the simulator's bisection :func:`torus_lab.sim.engine.find_saturation`
-    needs many more runs).
-
-    Examples
-    --------
-    >>> df = pd.DataFrame({"routing": ["a"] * 3, "traffic": ["u"] * 3, "network": ["torus"] * 3,
-    ...                    "offered_load": [0.1, 0.2, 0.3], "accepted_throughput": [0.1, 0.19, 0.2],
-    ...                    "mean_latency": [10.0, 20.0, 90.0], "deadlock": [False, False, False]})
-    >>> saturation_from_sweep(df)[["saturation_throughput", "saturation_load"]].values.tolist()
-    [[0.2, 0.2]]
+    >>> runs = pd.DataFrame({"routing": ["a", "a", "b"], "offered_load": [0.1, 0.3, 0.1],
+    ...                      "deadlock": [False, True, False]})
+    >>> first_deadlock_loads(runs, ["routing"]).values.tolist()
+    [['a', 0.3], ['b', nan]]
     """
-    rows = []
-    for (routing, network, traffic), g in sweep.groupby(["routing", "network", "traffic"], sort=False):
-        g = g.sort_values("offered_load")
-        ok = g[~g.deadlock.astype(bool)]
-        base = float(ok.mean_latency.iloc[0]) if len(ok) else float("nan")
-        fine = ok[ok.mean_latency <= latency_factor * base]
-        dead = g[g.deadlock.astype(bool)]
-        rows.append({
-            "routing": routing, "traffic": traffic, "network": network,
-            "saturation_throughput": float(ok.accepted_throughput.max()) if len(ok) else float("nan"),
-            "saturation_load": float(fine.offered_load.max()) if len(fine) else float("nan"),
-            "first_deadlock_load": float(dead.offered_load.min()) if len(dead) else float("nan"),
-        })
-    return pd.DataFrame(rows)
+    dead = runs.offered_load.where(runs.deadlock.astype(bool))
+    out = dead.groupby([runs[c] for c in by], sort=False).min().rename("first_deadlock_load").reset_index()
+    return out.astype({"first_deadlock_load": float})
 
 
-def provoke_deadlock_table(k: int, routings: Sequence[Spec], *, seeds: Sequence[int],
+def saturation_summary(latency: pd.DataFrame, *, seed: int) -> pd.DataFrame:
+    """Saturation of every curve of a :func:`simulation_table`, per (routing, network, traffic), in run order.
+
+    :func:`torus_lab.sim.saturation.saturation_table` with :data:`SATURATION` (``saturation_load``: highest
+    offered load of the grid such that it and every lighter load are sustained; ``saturation_throughput``:
+    largest accepted throughput of a load without deadlock), plus :func:`first_deadlock_loads`, the number
+    of loads and the experiment ``seed``.  Resolution: the sweep's grid.
+    """
+    by = ["routing", "network", "traffic"]
+    sat = saturation_table(latency, by, SATURATION)
+    out = (latency[by].drop_duplicates().merge(sat, on=by, how="left")
+           .merge(first_deadlock_loads(latency, by), on=by, how="left"))
+    out["seed"] = int(seed)
+    return out[["routing", "traffic", "network", "saturation_throughput", "saturation_load", "first_deadlock_load",
+                "loads", "seed"]]
+
+
+def provoke_point(k: int, network: str, routing: Spec, replica: int, config: Mapping[str, Any],
+                  rng: np.random.Generator) -> dict[str, Any]:
+    """One provoked-deadlock run of :func:`provoke_deadlock_table` (a :func:`~torus_lab.sweep.sweep` item
+    function; ``replica`` only tells the runs of one routing apart, the simulator seed comes from ``rng``)."""
+    from torus_lab.deadlock import channel_dependency_graph
+
+    rf = _build(network, k, routing)
+    cfg = SimConfig.from_mapping(config)
+    res = simulate(rf, cfg, seed=int(rng.integers(2**62)))
+    g = channel_dependency_graph(rf)
+    cyc = res.deadlock_cycle if res.deadlock else []
+    in_cdg = all(g.has_edge(a, b) for a, b in zip(cyc, cyc[1:] + cyc[:1], strict=True)) if cyc else None
+    return {"routing": rf.name, "network": rf.topology.kind, "k": k, "replica": replica, "traffic": cfg.traffic,
+            "offered_load": float(cfg.offered_load), "packet_length": cfg.packet_length,
+            "buffer_depth": cfg.buffer_depth, "deadlock": bool(res.deadlock), "cdg_acyclic": find_acyclic(g),
+            "cycle_in_cdg": in_cdg, "waiting_cycle": describe_cycle(rf.topology, cyc) if cyc else "",
+            "scheme": rf.spec.get("scheme"), "spec": _spec_json(rf)}
+
+
+def provoke_deadlock_table(k: int, routings: Sequence[Spec], *, replicas: int, seed: int,
                            mesh_routings: Sequence[Spec] = (), traffic: str = "uniform", offered_load: float = 1.0,
                            packet_length: int = 4, buffer_depth: int = 1, cycles: int = 4000,
-                           deadlock_cycles: int = 300) -> pd.DataFrame:
+                           deadlock_cycles: int = 300, backend: str = "auto") -> pd.DataFrame:
     """Try to provoke a deadlock (spec 2.5 item 3): saturating load, short packets, 1-flit buffers.
 
     ``routings`` (on the k x k torus) and ``mesh_routings`` (on the k x k mesh) are registry specs, as for
-    :func:`simulation_table`.  One row per (routing, seed): ``routing`` (the routing function's name),
+    :func:`simulation_table`.  ``replicas`` runs per routing, each a :func:`~torus_lab.sweep.sweep` item
+    (:func:`provoke_point`).  One row per (routing, replica): ``routing`` (the routing function's name),
     ``deadlock`` (the whole network stalled for ``deadlock_cycles`` cycles; no packet is ever dropped),
     ``cdg_acyclic`` (the routing's CDG verdict), ``cycle_in_cdg`` (every dependency of the simulator's waiting
-    cycle is an edge of the routing's CDG), the waiting cycle itself, ``scheme`` and ``spec`` (JSON).
+    cycle is an edge of the routing's CDG), the waiting cycle itself, ``scheme``, ``spec`` (JSON) and
+    ``seed`` (the experiment seed).
     """
-    from torus_lab.deadlock import channel_dependency_graph
-    from torus_lab.sim.engine import simulate
+    if isinstance(replicas, bool) or not isinstance(replicas, numbers.Integral) or replicas < 1:
+        raise ValueError(f"replicas must be an int >= 1, got {replicas!r}")
+    config = {**PROVOKE_CONFIG, "traffic": traffic, "offered_load": float(offered_load),
+              "packet_length": packet_length, "buffer_depth": buffer_depth, "measure": cycles,
+              "deadlock_cycles": deadlock_cycles}
+    items = [{"k": k, **target, "replica": r, "config": config}
+             for target in _sim_targets(routings, mesh_routings) for r in range(int(replicas))]
+    table = _rows(provoke_point, items, seed=seed, backend=backend, desc="provoke deadlock")
+    table.insert(3, "seed", int(seed))
+    return table
 
-    rows = []
-    for topo, rf in _sim_routings(k, routings, mesh_routings):
-        g = channel_dependency_graph(rf)
-        acyclic = find_acyclic(g)
-        for seed in seeds:
-            res = simulate(topo, rf, traffic=traffic, offered_load=float(offered_load), packet_length=packet_length,
-                           buffer_depth=buffer_depth, warmup=0, measure=cycles, drain=0, seed=int(seed),
-                           deadlock_cycles=deadlock_cycles, drop_after=-1)
-            cyc = res.deadlock_cycle if res.deadlock else []
-            in_cdg = all(g.has_edge(a, b) for a, b in zip(cyc, cyc[1:] + cyc[:1], strict=True)) if cyc else None
-            rows.append({"routing": rf.name, "network": topo.kind, "k": k, "seed": int(seed), "traffic": traffic,
-                         "offered_load": float(offered_load), "packet_length": packet_length,
-                         "buffer_depth": buffer_depth, "deadlock": bool(res.deadlock), "cdg_acyclic": acyclic,
-                         "cycle_in_cdg": in_cdg, "waiting_cycle": describe_cycle(topo, cyc) if cyc else "",
-                         "scheme": rf.spec.get("scheme"), "spec": _spec_json(rf)})
-    return pd.DataFrame(rows)
+
+def provoke_summary(prov: pd.DataFrame) -> pd.DataFrame:
+    """Per routing of a :func:`provoke_deadlock_table` (first-appearance order): scheme, cdg_acyclic, runs,
+    deadlocks, cycles_in_cdg (every deadlocked run's waiting cycle lies in the CDG) and seed.
+
+    >>> prov = pd.DataFrame({"routing": ["a", "a"], "scheme": [None, None], "cdg_acyclic": [False, False],
+    ...                      "deadlock": [True, False], "cycle_in_cdg": [True, None], "seed": [1, 1]})
+    >>> provoke_summary(prov)[["routing", "runs", "deadlocks", "cycles_in_cdg"]].values.tolist()
+    [['a', 2, 1, True]]
+    """
+    out = prov.groupby("routing", sort=False).agg(
+        scheme=("scheme", "first"), cdg_acyclic=("cdg_acyclic", "first"), runs=("deadlock", "size"),
+        deadlocks=("deadlock", "sum"), cycles_in_cdg=("cycle_in_cdg", lambda s: bool(s.dropna().all())),
+        seed=("seed", "first")).reset_index()
+    return out.astype({"deadlocks": int})
 
 
 def find_acyclic(graph) -> bool:
@@ -632,72 +758,381 @@ def find_acyclic(graph) -> bool:
     return nx.is_directed_acyclic_graph(graph)
 
 
-# ====================================================================== pictures
-def draw_virtual_mesh(ax, rf: RoutingFunction, *, title: str | None = None, vc_names: Sequence[str] | None = None):
-    """Draw a 2D torus with every channel coloured by the set of VCs it carries (the virtual mesh).
+# ====================================================================== tables behind the notebook's displays
+#: The routings of the virtual-mesh pictures (and of ``channel_vcs.csv``): (topology kind, registry spec,
+#: VC names or None for ``VC1``, ``VC2``, ...).
+DRAWN_ROUTINGS = (
+    ("unidirectional", {"name": "ecube", "datelines": True, "vcs": 2}, None),
+    ("bidirectional", {"name": "turn-model", "algorithm": "negative-first", "scheme": "paper"}, None),
+    ("bidirectional", {"name": "pfnf", "scheme": "paper", "layout": "separate"},
+     ("VN0-before", "VN0-after", "VN1-before", "VN1-after")),
+)
 
-    Each direction of a link is drawn offset to its right; wraparound channels are stubs at the border.
+
+def drawn_routings(k: int) -> list[tuple[RoutingFunction, tuple[str, ...] | None]]:
+    """The routing functions of :data:`DRAWN_ROUTINGS` on k x k tori, with their VC names.
+
+    >>> [rf.name for rf, _ in drawn_routings(4)]
+    ['ecube+dateline', 'negative-first+paper', 'pfnf-reconstruction+paper-4vc']
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-
-    from torus_lab.plotting import PALETTE
-
-    topo = rf.topology
-    used = channel_vc_usage(rf)
-    combos = sorted({tuple(np.flatnonzero(u)) for u in used if u.any()}, key=lambda c: (len(c), c))
-    colour = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(combos)}
-    names = list(vc_names) if vc_names is not None else [f"VC{v + 1}" for v in range(rf.num_vcs)]
-    for cid in range(topo.num_channels):
-        combo = tuple(np.flatnonzero(used[cid]))
-        if not combo:
-            continue
-        x0, y0 = topo.coords(int(topo.channel_src[cid]))
-        dim, sign = int(topo.channel_dim[cid]), int(topo.channel_sign[cid])
-        L = 0.42 if topo.is_wraparound(cid) else 1.0
-        dx, dy = (sign * L, 0.0) if dim == 0 else (0.0, sign * L)
-        off = 0.1
-        ox, oy = (dy / L * off, -dx / L * off) if L else (0, 0)
-        ax.annotate("", xy=(x0 + dx * 0.88 + ox, y0 + dy * 0.88 + oy), xytext=(x0 + ox, y0 + oy),
-                    arrowprops={"arrowstyle": "-|>", "color": colour[combo], "lw": 1.0 + 0.8 * len(combo),
-                                "shrinkA": 0, "shrinkB": 0})
-    coords = topo.all_coords()
-    ax.scatter(coords[:, 0], coords[:, 1], s=14, color="0.3", zorder=3)
-    handles = [Line2D([0], [0], color=colour[c], lw=1.0 + 0.8 * len(c), label="+".join(names[v] for v in c))
-               for c in combos]
-    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="VCs used")
-    kx, ky = topo.radices
-    ax.set_xlim(-0.7, kx - 0.3)
-    ax.set_ylim(-0.7, ky - 0.3)
-    ax.set_aspect("equal")
-    ax.set_xlabel("x (dimension 0)")
-    ax.set_ylabel("y (dimension 1)")
-    ax.grid(False)
-    if title:
-        ax.set_title(title, fontsize=9)
-    plt.setp(ax.get_xticklabels(), fontsize=7)
-    return ax
+    return [(make_routing(spec, make_topology(kind, k)), names) for kind, spec, names in DRAWN_ROUTINGS]
 
 
-def draw_cdg_cycle(ax, rf: RoutingFunction, cycle: Sequence[tuple[int, int]] | None, *, title: str | None = None):
-    """Draw a CDG witness cycle on the 2D torus: thick arrows labelled with their position and VC."""
-    from torus_lab.plotting import PALETTE, draw_torus_2d
+def channel_vcs_table(k: int) -> pd.DataFrame:
+    """:func:`channel_vc_listing` of every routing of :func:`drawn_routings` with its topology ``kind``."""
+    return pd.concat([channel_vc_listing(rf, names).assign(kind="bidirectional" if rf.topology.bidirectional
+                                                             else "unidirectional")
+                      for rf, names in drawn_routings(k)], ignore_index=True)
 
-    topo = rf.topology
-    draw_torus_2d(ax, topo, title=title)
-    if not cycle:
-        ax.text(0.5, 0.5, "acyclic", transform=ax.transAxes, ha="center", va="center", fontsize=14,
-                color=PALETTE[2])
-        return ax
-    for i, (cid, vc) in enumerate(cycle):
-        x0, y0 = topo.coords(int(topo.channel_src[cid]))
-        dim, sign = int(topo.channel_dim[cid]), int(topo.channel_sign[cid])
-        L = 0.45 if topo.is_wraparound(int(cid)) else 1.0
-        dx, dy = (sign * L, 0.0) if dim == 0 else (0.0, sign * L)
-        ox, oy = (dy / L * 0.08, -dx / L * 0.08)
-        col = PALETTE[[3, 0, 4, 2, 1, 5][vc % 6]]
-        ax.annotate("", xy=(x0 + dx * 0.9 + ox, y0 + dy * 0.9 + oy), xytext=(x0 + ox, y0 + oy),
-                    arrowprops={"arrowstyle": "-|>", "color": col, "lw": 2.4, "shrinkA": 0, "shrinkB": 0})
-        ax.text(x0 + dx * 0.5 + 2.2 * ox, y0 + dy * 0.5 + 2.2 * oy, f"{i}:v{vc}", fontsize=6, color=col,
-                ha="center", va="center")
-    return ax
+
+def vc_combos(channels: pd.DataFrame, vc_names: Sequence[str] | None = None) -> dict[int, tuple[int, ...]]:
+    """Drawing data of one routing's rows of a :func:`channel_vc_listing`: channel -> the indices of the VCs
+    it carries (channels carrying none are left out).  ``vc_names`` are the listing's VC names (default
+    ``VC1``, ``VC2``, ...).
+
+    >>> rows = pd.DataFrame({"channel": [0, 1, 2], "vcs": ["VC1 VC2", "VC2", ""]})
+    >>> vc_combos(rows)
+    {0: (0, 1), 1: (1,)}
+    >>> vc_combos(pd.DataFrame({"channel": [4], "vcs": ["b"]}), ["a", "b"])
+    {4: (1,)}
+    """
+    def index(name: str) -> int:
+        return list(vc_names).index(name) if vc_names is not None else int(name[2:]) - 1
+
+    return {int(c): tuple(sorted(index(n) for n in str(v).split())) for c, v in zip(channels.channel,
+                                                                                     channels.vcs.fillna(""),
+                                                                                     strict=True) if str(v).split()}
+
+
+def after_class_summary(listing: pd.DataFrame, routing: str) -> pd.DataFrame:
+    """Per direction (``+x`` ...) of ``routing`` in a :func:`channel_vc_listing`: the source positions of the
+    channels carrying VN0's and VN1's after-dateline classes, channels with 3 VCs and channels.
+
+    >>> t = channel_vcs_table(4)
+    >>> after_class_summary(t, "pfnf-reconstruction+paper-4vc").loc[0, "direction"]
+    '+x'
+    """
+    pf = listing[listing.routing == routing]
+    names = {(0, 1): "+x", (0, -1): "-x", (1, 1): "+y", (1, -1): "-y"}
+    rows = []
+    for (dim, sign), g in pf.groupby(["dim", "sign"], sort=False):
+        rows.append({"direction": names[(int(dim), int(sign))],
+                     "VN0-after at positions": sorted(set(g.position[g.vcs.str.contains("VN0-after")].tolist())),
+                     "VN1-after at positions": sorted(set(g.position[g.vcs.str.contains("VN1-after")].tolist())),
+                     "channels with 3 VCs": int((g["count"] == 3).sum()), "channels": len(g)})
+    return pd.DataFrame(rows).sort_values("direction", kind="stable").reset_index(drop=True)
+
+
+def cdg_verdict_grid(cdg: pd.DataFrame) -> pd.DataFrame:
+    """The verdicts of a :func:`cdg_table` as a (kind, routing) x k grid: ``acyclic``, ``CYCLIC (forced)``
+    (the witness is a reachable deadlock configuration) or ``cyclic``.
+
+    >>> cdg = pd.DataFrame({"kind": ["mesh"] * 3, "routing": ["a", "b", "c"], "k": [4] * 3,
+    ...                     "acyclic": [True, False, False], "forced": [None, True, False]})
+    >>> cdg_verdict_grid(cdg).values.tolist()
+    [['mesh', 'a', 'acyclic'], ['mesh', 'b', 'CYCLIC (forced)'], ['mesh', 'c', 'cyclic']]
+    """
+    v = np.where(cdg.acyclic.astype(bool), "acyclic", np.where(cdg.forced.eq(True), "CYCLIC (forced)", "cyclic"))
+    grid = cdg.assign(verdict=v).pivot_table(index=["kind", "routing"], columns="k", values="verdict",
+                                             aggfunc="first")
+    grid.columns = [str(c) for c in grid.columns]
+    return grid.reset_index()
+
+
+def dateline_rule_row(kind: str, k: int, rule: str, rng=None) -> dict[str, Any]:
+    """CDG verdict of e-cube with datelines under dateline ``rule`` (``switch`` / ``entry``) on ``kind`` ``k``
+    (a deterministic :func:`~torus_lab.sweep.sweep` item function).
+
+    >>> dateline_rule_row("unidirectional", 4, "entry")["acyclic"]
+    False
+    """
+    rf = make_routing({"name": "ecube", "datelines": True, "vcs": 2, "dateline_rule": rule}, make_topology(kind, k))
+    return {"kind": kind, "k": k, "rule": rule, "acyclic": cdg_verdict(rf).acyclic}
+
+
+def dateline_rules_table(ks: Iterable[int], kinds: Sequence[str] = ("unidirectional", "bidirectional"), *,
+                         backend: str = "auto") -> pd.DataFrame:
+    """The two dateline rules of e-cube (REC ``switch``, ALT ``entry``): CDG verdict per (kind, k, rule)."""
+    items = [{"kind": kind, "k": k, "rule": rule} for kind in kinds for k in _check_ks(ks)
+             for rule in ("switch", "entry")]
+    return _rows(dateline_rule_row, items, backend=backend, desc="dateline rules")
+
+
+def witness_messages(k: int, kind: str = "bidirectional",
+                     routing: str = "pfnf-reconstruction+paper") -> pd.DataFrame:
+    """The messages behind one CDG witness cycle: per VC of the cycle, the message that holds it and has no
+    other permitted output than the next one (``none`` if there is no such message; empty if acyclic).
+
+    >>> witness_messages(4).columns.tolist()
+    ['holds', 'message (src -> dst)']
+    """
+    rf = catalog_routing(make_topology(kind, k), routing)
+    cycle = cdg_verdict(rf).cycle or []
+    msgs = forced_cycle_messages(rf, cycle) if cycle else []
+    return pd.DataFrame({"holds": [describe_cycle(rf.topology, [c]).split(" -> ")[0] for c in cycle],
+                         "message (src -> dst)": [f"{m[0]} -> {m[1]}" if m else "none" for m in msgs]},
+                        columns=["holds", "message (src -> dst)"])
+
+
+def witness_cycle(cdg: pd.DataFrame, kind: str, k: int, routing: str) -> list[tuple[int, int]] | None:
+    """The witness cycle ``[(channel, vc), ...]`` of one row of a :func:`cdg_table` (None when acyclic).
+
+    >>> cdg = pd.DataFrame({"kind": ["mesh"], "k": [4], "routing": ["a"], "acyclic": [False],
+    ...                     "cycle_channels": ["3:0 7:1"]})
+    >>> witness_cycle(cdg, "mesh", 4, "a")
+    [(3, 0), (7, 1)]
+    """
+    row = cdg[(cdg.kind == kind) & (cdg.k == k) & (cdg.routing == routing)]
+    if row.empty:
+        raise KeyError(f"no CDG verdict for {routing!r} on {kind} k={k}")
+    if bool(row.acyclic.iloc[0]):
+        return None
+    return [tuple(int(x) for x in cv.split(":")) for cv in str(row.cycle_channels.iloc[0]).split()]
+
+
+# ====================================================================== verdict rules of the claims
+def _missing(*values: Any) -> bool:
+    return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
+
+
+def verdict_two_vcs(all_channels_two: bool | None, max_vcs: float | None) -> str:
+    """Unidirectional torus, "two VCs everywhere": holds when every channel carries both VCs and no channel
+    needs more than 2; partly holds when the maximum is 2 but some channels carry one; not tested if missing.
+
+    >>> verdict_two_vcs(True, 2), verdict_two_vcs(False, 2), verdict_two_vcs(True, 3), verdict_two_vcs(None, None)
+    ('holds', 'partly holds', 'does not hold', 'not tested')
+    """
+    if _missing(all_channels_two, max_vcs):
+        return "not tested"
+    if max_vcs != 2:
+        return "does not hold"
+    return "holds" if all_channels_two else "partly holds"
+
+
+def verdict_three_halves(max_fraction: float | None, max_vns_equiv: float | None, *, tol: float = 1e-9) -> str:
+    """Bidirectional torus: holds when at most half of a ring direction carries VC2 (``max_fraction`` <= 1/2)
+    and the VCs in use per channel stay at most 3/2 (``max_vns_equiv`` <= 1.5), up to ``tol``.
+
+    >>> verdict_three_halves(0.5, 1.5), verdict_three_halves(0.6, 1.4), verdict_three_halves(float("nan"), 1.0)
+    ('holds', 'does not hold', 'not tested')
+    """
+    if _missing(max_fraction, max_vns_equiv):
+        return "not tested"
+    return "holds" if max_fraction <= 0.5 + tol and max_vns_equiv <= 1.5 + tol else "does not hold"
+
+
+def verdict_subset(measured: Iterable[int] | None, paper: Iterable[int]) -> str:
+    """The paper's "only ..." statements read as upper bounds: holds when the measured set is contained in
+    the paper's set; not tested when nothing was measured (None).
+
+    >>> verdict_subset({0, 1}, {0, 1, 2}), verdict_subset({0, 3}, {0, 1, 2}), verdict_subset(None, {0})
+    ('holds', 'does not hold', 'not tested')
+    """
+    if measured is None:
+        return "not tested"
+    return "holds" if set(measured) <= set(paper) else "does not hold"
+
+
+def verdict_three_vcs(max_vcs: Sequence[float], after_overlap: Sequence[float]) -> str:
+    """PFNF with halfway datelines: holds when every radix needs exactly 3 VCs on its busiest channel and no
+    channel needs both VNs' after-dateline classes (``after_overlap`` 0); not tested without rows.
+
+    >>> verdict_three_vcs([3, 3], [0, 0]), verdict_three_vcs([3, 4], [0, 0]), verdict_three_vcs([3], [1])
+    ('holds', 'does not hold', 'does not hold')
+    >>> verdict_three_vcs([], [])
+    'not tested'
+    """
+    if len(max_vcs) == 0:
+        return "not tested"
+    return "holds" if all(v == 3 for v in max_vcs) and all(o == 0 for o in after_overlap) else "does not hold"
+
+
+def verdict_mapping(cyclic_radices: int, radices: int, forced_witness: bool) -> str:
+    """The virtual-mesh mapping is deadlock-free: does not hold when its CDG is cyclic at some radix with a
+    forced witness (a reachable deadlock), holds when acyclic at every radix, partly holds otherwise (cyclic,
+    but no witness shown to be reachable); not tested without radices.
+
+    >>> verdict_mapping(2, 2, True), verdict_mapping(0, 2, False), verdict_mapping(1, 2, False)
+    ('does not hold', 'holds', 'partly holds')
+    >>> verdict_mapping(0, 0, False)
+    'not tested'
+    """
+    if radices == 0:
+        return "not tested"
+    if cyclic_radices == 0:
+        return "holds"
+    return "does not hold" if forced_witness else "partly holds"
+
+
+def verdict_fully_adaptive(reconstruction: float | None, literal: float | None) -> str:
+    """PFNF fully adaptive: holds when both readings make every pair fully adaptive (fraction exactly 1),
+    partly holds when only the reconstruction does; not tested if the reconstruction was not measured.
+
+    >>> verdict_fully_adaptive(1.0, 1.0), verdict_fully_adaptive(1.0, 0.7), verdict_fully_adaptive(0.99, 1.0)
+    ('holds', 'partly holds', 'does not hold')
+    >>> verdict_fully_adaptive(float("nan"), 1.0)
+    'not tested'
+    """
+    if _missing(reconstruction):
+        return "not tested"
+    if reconstruction != 1.0:
+        return "does not hold"
+    return "holds" if not _missing(literal) and literal == 1.0 else "partly holds"
+
+
+def verdict_all_acyclic(acyclic: Sequence[bool]) -> str:
+    """Holds when every CDG is acyclic; not tested without any.
+
+    >>> verdict_all_acyclic([True, True]), verdict_all_acyclic([True, False]), verdict_all_acyclic([])
+    ('holds', 'does not hold', 'not tested')
+    """
+    if len(acyclic) == 0:
+        return "not tested"
+    return "holds" if all(bool(a) for a in acyclic) else "does not hold"
+
+
+def _fraction(frame: pd.DataFrame, routing: str, how: str) -> float:
+    values = frame[frame.routing == routing].fully_adaptive_pairs
+    return float(getattr(values, how)()) if len(values) else float("nan")
+
+
+def virtual_mesh_claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> pd.DataFrame:
+    """The claims table of the study from its tables (keys as in :func:`run`) and parameters."""
+    second, vc, cdg = tables["second_vc_channels"], tables["vc_counts"], tables["cdg_verdicts"]
+    adapt, sweep_, prov = tables["adaptivity"], tables["latency"], tables["provoke_summary"]
+    rows = []
+    bi = vc[vc.kind == "bidirectional"]
+    uni = vc[(vc.kind == "unidirectional") & (vc.routing == "dor+dateline")]
+    # 1. unidirectional: two VCs everywhere
+    uni_max = uni.max_vcs.max() if len(uni) else None
+    rows.append(claim(
+        "uni_two_vcs",
+        "unidirectional torus: every node needs two VCs per dimension (1 mesh VN -> 2 torus VNs)",
+        "2 VCs on all channels",
+        f"max {uni_max} VCs/channel; channels needing both: "
+        + ", ".join(f"k={r.k}: {r.with_two}/{r.channels}" for r in uni.itertuples())
+        + "; VCs in use/channel " + ", ".join(f"{v:.2f}" for v in uni.vns_equiv),
+        verdict_two_vcs(bool((uni.with_two == uni.channels).all()) if len(uni) else None, uni_max),
+        "vc_counts.csv"))
+    # 2. bidirectional: half the nodes, 3/2 VNs
+    b1 = bi[bi.routing == "dor+dateline"]
+    frac = second[(second.kind == "bidirectional") & (second.dateline.notna())].vc2_fraction
+    rows.append(claim(
+        "bi_three_halves",
+        "bidirectional torus, minimal routing: only half of the nodes need two VCs per direction "
+        "(1 mesh VN -> 3/2 torus VNs)",
+        "1/2 of the channels; 3/2 VNs",
+        f"channels carrying VC2 per direction: {frac.min():.2f}-{frac.max():.2f} of the ring; VCs in use/channel "
+        + ", ".join(f"k={r.k}: {r.vns_equiv:.3f}" for r in b1.itertuples()),
+        verdict_three_halves(float(frac.max()) if len(frac) else None,
+                             float(b1.vns_equiv.max()) if len(b1) else None),
+        "second_vc_channels.csv, vc_counts.csv"))
+    # 3./4. the 5-ary examples
+    if 5 in params["vc_ks"]:
+        s5 = second[(second.k == 5) & (second.kind == "bidirectional") & (second.direction == "+")]
+        s5 = s5.set_index("dateline")
+        rec4 = set(map(int, s5.loc[4, "vc2_receivers"].split()))
+        rec1 = set(map(int, s5.loc[1, "vc2_receivers"].split()))
+        rows.append(claim(
+            "k5_dateline_row4", "5-ary, +y, dateline at row 4: only nodes at rows 0 to 2 need two VCs",
+            "rows {0, 1, 2}",
+            f"VC2 delivered to rows {sorted(rec4)} (channels leaving rows {s5.loc[4, 'vc2_sources']})",
+            verdict_subset(rec4, {0, 1, 2}), "second_vc_channels.csv"))
+        rows.append(claim(
+            "k5_dateline_row1", "5-ary, +y, dateline at row 1: only nodes at row 2 and above need two VCs",
+            "rows {2, 3, 4}",
+            f"VC2 delivered to rows {sorted(rec1)} (channels leaving rows {s5.loc[1, 'vc2_sources']})",
+            verdict_subset(rec1, {2, 3, 4}), "second_vc_channels.csv"))
+    else:
+        rows.append(claim("k5_dateline_row4", "5-ary dateline examples", "rows {0,1,2}", "k=5 not in vc_ks",
+                          verdict_subset(None, {0, 1, 2}), ""))
+    # 5. PFNF: 3 VCs
+    p4 = bi[bi.routing == "pfnf-reconstruction+paper-4vc"]
+    rows.append(claim(
+        "pfnf_three_vcs",
+        "PFNF on a torus with the two VNs' datelines halfway apart needs 3 VCs per physical channel", "3",
+        f"max VCs/channel {sorted(set(p4.max_vcs))}, channels needing both after-classes "
+        f"{sorted(set(p4.after_overlap))} (k={list(p4.k)})",
+        verdict_three_vcs(list(p4.max_vcs), list(p4.after_overlap)), "vc_counts.csv"))
+    # 6. deadlock freedom of the mapping
+    bid = cdg[cdg.kind == "bidirectional"]
+    pm = bid[bid.routing == "pfnf-reconstruction+paper"]
+    pl = bid[bid.routing == "pfnf-literal+paper"]
+    tm = bid[bid.routing.isin(["negative-first+paper", "west-first+paper", "north-last+paper",
+                               "positive-first+paper"])]
+    cnt = bid[bid.routing == "pfnf-reconstruction+count"]
+    lay = cdg[cdg.kind.isin(["bidirectional", "unidirectional"]) & (cdg.scheme == "layer")]
+    paper_prov = prov[prov.scheme.isin(["paper", "layer"])]
+    mapping_cyclic = int((~pm.acyclic.astype(bool)).sum())
+    paper_dead = sweep_.deadlock.astype(bool) & (sweep_.scheme == "paper")
+    k_sim, k_prov = params["sim_k"], params["provoke_k"]
+    measured = (
+        f"paper mapping CDG cyclic for PFNF-REC at {mapping_cyclic}/{len(pm)} radices "
+        f"(forced witness: {int(pm.forced.eq(True).sum())}), "
+        f"PFNF-literal {int((~pl.acyclic.astype(bool)).sum())}/{len(pl)}, "
+        f"single-VN turn models {int((~tm.acyclic.astype(bool)).sum())}/{len(tm)}; "
+        + (f"simulator ({k_prov}x{k_prov}, saturating load): "
+           + ", ".join(f"{x.routing} deadlocked {int(x.deadlocks)}/{int(x.runs)}" for x in paper_prov.itertuples())
+           + "; " if len(paper_prov) else "")
+        + (f"latency sweep ({k_sim}x{k_sim}) deadlocked for "
+           + ", ".join(sorted(set(sweep_[paper_dead].routing))) + "; " if paper_dead.any() else "")
+        + f"'layer' reading cyclic {int((~lay.acyclic.astype(bool)).sum())}/{len(lay)}; "
+        f"crossing-count scheme acyclic {int(cnt.acyclic.astype(bool).sum())}/{len(cnt)}")
+    rows.append(claim(
+        "mapping_deadlock_free",
+        "mesh algorithms mapped onto the torus with per-direction datelines (virtual mesh) are deadlock-free",
+        "deadlock-free (implicit)", measured,
+        verdict_mapping(mapping_cyclic, len(pm), bool(pm.forced.eq(True).any())),
+        "cdg_verdicts.csv, witness_messages.csv, provoke_deadlock.csv"))
+    # 7. PFNF fully adaptive
+    mesh_ad = adapt[adapt.kind == "mesh"]
+    rec_full = _fraction(mesh_ad, "pfnf-reconstruction", "min")
+    lit_full = _fraction(mesh_ad, "pfnf-literal", "max")
+    rows.append(claim(
+        "pfnf_fully_adaptive", "PFNF is fully adaptive (every minimal path usable)", "fully adaptive",
+        f"mesh, fraction of pairs fully adaptive: reconstruction {rec_full:.3f}, literal reading {lit_full:.3f} "
+        f"(k={list(params['adaptivity_ks'])})",
+        verdict_fully_adaptive(rec_full, lit_full), "adaptivity.csv"))
+    # 8. PFNF on a mesh deadlock-free
+    mesh_pf = cdg[(cdg.kind == "mesh") & cdg.routing.isin(["pfnf-reconstruction", "pfnf-mirror", "pfnf-literal"])]
+    switch = cdg[(cdg.kind == "mesh") & (cdg.routing == "pfnf-switch")]
+    rows.append(claim(
+        "pfnf_mesh_deadlock_free", "PFNF in a 2D mesh (two VNs, NF/PF turn rules per VN) is deadlock-free",
+        "deadlock-free",
+        f"CDG acyclic for {int(mesh_pf.acyclic.astype(bool).sum())}/{len(mesh_pf)} (variant x k); "
+        "hop-by-hop VN switching: " + ("cyclic" if not switch.acyclic.astype(bool).any() else "acyclic"),
+        verdict_all_acyclic(list(mesh_pf.acyclic)), "cdg_verdicts.csv"))
+    return claims_table("virtual_mesh", rows)
+
+
+# ====================================================================== the study
+def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Every table of ``notebooks/virtual_mesh.ipynb`` from the parameters of ``experiments/virtual_mesh.yaml``.
+
+    Keys (CSV stems): second_vc_channels, vc_counts, channel_vcs, pfnf_after_classes, cdg_verdicts,
+    cdg_verdict_grid, dateline_rules, witness_messages, adaptivity, latency, saturation, provoke_deadlock,
+    provoke_summary, claims.  Every grid runs over :func:`torus_lab.sweep.sweep`; the random parts (the
+    latency sweep and the provoked-deadlock replicas) draw from the generators it derives from ``seed``.
+    """
+    p = params
+    seed = int(p["seed"])
+    out: dict[str, pd.DataFrame] = {}
+    out["second_vc_channels"] = second_vc_table(p["vc_ks"])
+    out["vc_counts"] = vc_count_table(p["vc_ks"])
+    out["channel_vcs"] = channel_vcs_table(p["draw_k"])
+    pfnf = drawn_routings(p["draw_k"])[-1][0].name
+    out["pfnf_after_classes"] = after_class_summary(out["channel_vcs"], pfnf)
+    out["cdg_verdicts"] = cdg_table(p["ks"], p["kinds"])
+    out["cdg_verdict_grid"] = cdg_verdict_grid(out["cdg_verdicts"])
+    out["dateline_rules"] = dateline_rules_table(p["ks"])
+    out["witness_messages"] = witness_messages(min(p["ks"]))
+    out["adaptivity"] = adaptivity_summary(p["adaptivity_ks"], ["mesh", "bidirectional"])
+    out["latency"] = simulation_table(p["sim_k"], p["sim_routings"], p["sim_traffics"], p["sim_loads"], seed=seed,
+                                      mesh_routings=p["sim_mesh_routings"], packet_length=p["packet_length"],
+                                      warmup=p["sim_warmup"], measure=p["sim_measure"], drain=p["sim_drain"])
+    out["saturation"] = saturation_summary(out["latency"], seed=seed)
+    out["provoke_deadlock"] = provoke_deadlock_table(p["provoke_k"], p["provoke_routings"],
+                                                     replicas=p["provoke_seeds"], seed=seed)
+    out["provoke_summary"] = provoke_summary(out["provoke_deadlock"])
+    out["claims"] = virtual_mesh_claims(out, p)
+    return out

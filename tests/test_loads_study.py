@@ -1,0 +1,348 @@
+"""Tests of the loads experiment: the study (torus_lab.studies.loads), its verdict rules, its figures, its YAML."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import jsonschema
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from torus_lab import runner
+from torus_lab.claims import CLAIM_COLUMNS, VERDICTS
+from torus_lab.loads import link_loads, multiple_linear_placement, residue_placement
+from torus_lab.studies import loads as study
+from torus_lab.topology import Torus
+
+matplotlib.use("Agg")
+
+ROOT = runner.project_root()
+SPEC = yaml.safe_load((ROOT / "experiments" / "loads.yaml").read_text())
+TINY = {
+    "seed": 3,
+    "radices_by_dim": [{"dims": 2, "radices": [5, 6]}, {"dims": 3, "radices": [4]}],
+    "ts": [1, 2],
+    "routings": ["odr", "udr", "shortest"],
+    "full_radices_by_dim": [{"dims": 2, "radices": [4]}],
+    "cut_search_max_nodes": 64,
+    "cut_steps": 10,
+    "shortest_max_nodes": 1000,
+    "heatmap_k_2d": 4,
+    "heatmap_k_3d": 3,
+    "tiny_tori": [{"dims": 2, "radix": 3}, {"dims": 1, "radix": 6}],
+    "tiny_trials": 3,
+}
+CLAIM_IDS = [
+    "odr_linear_constant", "odr_linear_linear", "odr_multiple_linear", "udr_linear_linear", "udr_multiple_linear",
+    "placement_alone", "odr_multiple_bound", "udr_linear_bound", "bound_1", "lemma_1", "improved_bound",
+    "corollary_1", "blaum_optimal_odr", "blaum_optimal_udr", "full_torus", "corollary_1_bruteforce",
+]  # fmt: skip
+KEYS = [
+    "loads", "loads_details", "loads_per_dimension", "odr_constant", "per_dimension_max", "heaviest_links",
+    "heatmap_2d", "heatmap_3d", "bisection_tiny", "bisection_tiny_summary", "claims",
+]  # fmt: skip
+
+
+@pytest.fixture
+def serial(monkeypatch):
+    monkeypatch.setenv("TORUS_LAB_BACKEND", "serial")
+    monkeypatch.delenv("TORUS_LAB_SCHEDULER", raising=False)
+    monkeypatch.setenv("TORUS_LAB_CACHE", "off")
+
+
+@pytest.fixture
+def results(serial):
+    return study.run(TINY)
+
+
+# ---------------------------------------------------------------------- the experiment file
+def test_schema_accepts_both_presets_and_lists_every_key():
+    schema = SPEC["schema"]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert list(SPEC) == ["notebook", "description", "schema", "presets"]
+    assert schema["additionalProperties"] is False
+    for name, preset in SPEC["presets"].items():
+        jsonschema.validate(preset, schema)
+        assert set(preset) == set(schema["required"]) == set(schema["properties"]), name
+    assert all("description" in prop for prop in schema["properties"].values())
+    jsonschema.validate(TINY, schema)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("radices_by_dim", [{"dims": 2, "radices": [1, 4]}]),  # radix below 2
+        ("full_radices_by_dim", [{"dims": 2, "radices": [0]}]),
+        ("radices_by_dim", {"2": [4, 5]}),  # string-keyed dimensions
+        ("tiny_tori", [[2, 3]]),  # positional pair
+        ("tiny_tori", [{"dims": 2, "radix": 1}]),
+        ("routings", ["odr", "ecube"]),
+        ("seed", -1),
+        ("ts", [0]),
+        ("tiny_trials", 0),
+    ],
+)
+def test_schema_refuses_bad_values(key, value):
+    params = copy.deepcopy(TINY) | {key: value}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(params, SPEC["schema"])
+
+
+def test_schema_refuses_unknown_and_missing_keys():
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(TINY | {"extra": 1}, SPEC["schema"])
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({k: v for k, v in TINY.items() if k != "cut_steps"}, SPEC["schema"])
+
+
+def test_notebook_parameters_cell_is_the_quick_preset():
+    cell = runner.notebook_parameters(ROOT / SPEC["notebook"])
+    assert cell.pop("data_dir") == "scratch/quick/loads/data"
+    assert cell.pop("figures_dir") == "scratch/quick/loads/figures"
+    assert cell == SPEC["presets"]["quick"]
+
+
+# ---------------------------------------------------------------------- the grid
+def test_grid_items_skip_t_at_least_k_and_add_full_tori():
+    items = study.grid_items(TINY)
+    points = [(i["d"], i["k"], i["t"], i["placement"]) for i in items]
+    assert points == [
+        (2, 5, 1, "linear"), (2, 5, 2, "multiple_linear"), (2, 6, 1, "linear"), (2, 6, 2, "multiple_linear"),
+        (3, 4, 1, "linear"), (3, 4, 2, "multiple_linear"), (2, 4, 4, "full"),
+    ]  # fmt: skip
+    small = study.grid_items({"radices_by_dim": [{"dims": 1, "radices": [2]}], "ts": [1, 2, 3]})
+    assert [(i["k"], i["t"]) for i in small] == [(2, 1)]  # t >= k skipped by design
+
+
+@pytest.mark.parametrize("key", ["radices_by_dim", "full_radices_by_dim"])
+def test_grid_items_refuse_radices_below_two(key):
+    params = copy.deepcopy(TINY) | {key: [{"dims": 2, "radices": [4, 1]}]}
+    with pytest.raises(ValueError, match="at least 2"):
+        study.grid_items(params)
+
+
+# ---------------------------------------------------------------------- the study
+def test_run_returns_every_table(results):
+    assert list(results) == KEYS
+    assert all(isinstance(frame, pd.DataFrame) and not frame.empty for frame in results.values())
+    assert list(results["loads"].columns) == [*study.CSV_COLUMNS, "seed"]
+    assert list(results["claims"].columns) == CLAIM_COLUMNS
+    assert results["claims"]["claim_id"].tolist() == CLAIM_IDS
+    assert set(results["claims"]["verdict"]) <= set(VERDICTS)
+    for key in ("loads", "loads_details", "bisection_tiny"):
+        assert (results[key]["seed"] == TINY["seed"]).all(), key
+    assert len(results["bisection_tiny"]) == len(TINY["tiny_tori"]) * TINY["tiny_trials"]
+    assert results["bisection_tiny_summary"]["trials"].tolist() == [TINY["tiny_trials"]] * 2
+
+
+def test_study_rows_agree_with_the_library(results):
+    summary, per_dimension = results["loads_details"], results["loads_per_dimension"]
+    assert list(summary.columns[: len(study.CSV_COLUMNS)]) == study.CSV_COLUMNS
+    assert set(summary["placement"]) == {"linear", "multiple_linear", "full"}
+    for row in summary.itertuples():
+        torus = Torus(row.d, row.k)
+        placement = (
+            residue_placement(torus, range(row.k)) if row.placement == "full"
+            else multiple_linear_placement(torus, row.t)
+        )  # fmt: skip
+        loads = link_loads(torus, placement, row.routing)
+        assert row.processors == placement.size
+        assert row.e_max == pytest.approx(loads.max()) and row.e_mean == pytest.approx(loads.mean())
+        assert row.e_max >= row.lb_cut - 1e-9 and row.e_max >= row.lb_single - 1e-9
+        dims = per_dimension[(per_dimension["d"] == row.d) & (per_dimension["k"] == row.k)
+                             & (per_dimension["t"] == row.t) & (per_dimension["routing"] == row.routing)]  # fmt: skip
+        assert dims["max"].max() == pytest.approx(row.e_max)
+        assert len(dims) == 2 * row.d
+
+
+def test_heatmap_frames_hold_every_link(results):
+    heat2 = results["heatmap_2d"]
+    k2, k3 = TINY["heatmap_k_2d"], TINY["heatmap_k_3d"]
+    assert len(heat2) == len(TINY["routings"]) * 4 * k2**2
+    torus = Torus(2, k2)
+    placement = multiple_linear_placement(torus, 1)
+    odr = heat2[heat2["routing"] == "odr"]
+    assert odr["load"].max() == pytest.approx(link_loads(torus, placement, "odr").max())
+    assert set(map(tuple, odr[odr["processor"]][["x0", "x1"]].drop_duplicates().to_numpy())) == set(
+        map(tuple, placement.coords())
+    )
+    heat3 = results["heatmap_3d"]
+    assert len(heat3) == len(TINY["routings"]) * 6 * k3
+    torus3 = Torus(3, k3)
+    for routing in TINY["routings"]:
+        maximum = heat3[heat3["routing"] == routing]["load"].max()
+        assert maximum == pytest.approx(link_loads(torus3, multiple_linear_placement(torus3, 1), routing).max())
+
+
+def test_tiny_bisections_are_below_corollary_1(results):
+    tiny = results["bisection_tiny"]
+    assert (tiny["processors"] >= 2).all()
+    assert (tiny["bisection_width"] <= tiny["corollary_1_bound"]).all()
+    assert results["claims"].set_index("claim_id").loc["corollary_1_bruteforce", "verdict"] == "holds"
+
+
+def test_study_is_seed_deterministic(serial):
+    first, again = study.run(TINY), study.run(TINY)
+    for key in KEYS:
+        left, right = first[key], again[key]
+        if key == "loads_details":  # wall-clock diagnostics
+            left, right = left.drop(columns="seconds"), right.drop(columns="seconds")
+        pd.testing.assert_frame_equal(left, right, obj=key)
+    other = study.run(TINY | {"seed": TINY["seed"] + 1})
+    assert not other["bisection_tiny"]["processors"].equals(first["bisection_tiny"]["processors"]) or not other[
+        "loads_details"
+    ]["cut_seed"].equals(first["loads_details"]["cut_seed"])
+
+
+def test_processes_backend_gives_the_serial_results(serial, monkeypatch):
+    params = TINY | {"radices_by_dim": [{"dims": 2, "radices": [5]}], "full_radices_by_dim": []}
+    serial_results = study.run(params)
+    monkeypatch.setenv("TORUS_LAB_BACKEND", "processes")
+    parallel = study.run(params)
+    for key in KEYS:
+        left, right = serial_results[key], parallel[key]
+        if key == "loads_details":
+            left, right = left.drop(columns="seconds"), right.drop(columns="seconds")
+        pd.testing.assert_frame_equal(left, right, obj=key)
+
+
+# ---------------------------------------------------------------------- figures
+@pytest.mark.parametrize(
+    "name", ["fig_emax_vs_k", "fig_emax_per_processor", "fig_odr_constant", "fig_heatmap_2d", "fig_heatmap_3d"]
+)
+def test_figures_draw(results, name):
+    from matplotlib.figure import Figure
+
+    from torus_lab.plots import loads as plots
+
+    fig = getattr(plots, name)(results, TINY)
+    assert isinstance(fig, Figure) and fig.axes
+    matplotlib.pyplot.close(fig)
+
+
+# ---------------------------------------------------------------------- tables
+def test_tables_the_notebook_shows(results):
+    odr = results["odr_constant"]
+    assert odr["e_max_is_row_count"].all()
+    assert (odr["row_count floor(k/2) k^(d-2)"] == (odr["k"] // 2) * odr["k"] ** (odr["d"] - 2)).all()
+    maxima = results["per_dimension_max"]
+    assert sorted(maxima["k"].unique()) == [4, 6]  # the largest radix per dimension
+    assert {"dim 0 -1", "dim 0 +1", "dim 2 +1"} <= set(maxima.columns)
+    heaviest = results["heaviest_links"]
+    assert len(heaviest) == 2 * len(TINY["routings"])
+
+
+# ---------------------------------------------------------------------- verdict rules, at their boundaries
+def test_verdict_all():
+    assert study.verdict_all([]) == "not tested"
+    assert study.verdict_all([True]) == "holds"
+    assert study.verdict_all([True, False]) == "partly holds"
+    assert study.verdict_all([False, False]) == "does not hold"
+
+
+def test_constant_matches_boundary():
+    assert study.constant_matches(0.1875, 0.125, 0.5)  # exactly at the tolerance
+    assert study.constant_matches(0.0625, 0.125, 0.5)
+    assert study.constant_matches(np.nextafter(0.1875, 0), 0.125, 0.5)
+    assert not study.constant_matches(np.nextafter(0.1875, 1), 0.125, 0.5)
+    assert not study.constant_matches(math.nan, 0.125, 0.5)
+
+
+def test_upper_bound_verdict_boundary():
+    assert study.upper_bound_verdict([4.0], [4.0]) == "holds"  # exactly at the bound
+    assert study.upper_bound_verdict([4.0 * (1 + 1e-13)], [4.0]) == "holds"  # round-off
+    assert study.upper_bound_verdict([4.0 * (1 + 1e-9)], [4.0]) == "does not hold"
+    assert study.upper_bound_verdict([3.9], [4.0]) == "holds"
+    assert study.upper_bound_verdict([], []) == "not tested"
+    assert study.upper_bound_verdict([math.nan, 1.0], [1.0, math.nan]) == "not tested"
+    assert study.upper_bound_verdict([math.nan, 5.0], [1.0, 4.0]) == "does not hold"
+
+
+def test_lower_bound_verdict_boundary():
+    assert study.lower_bound_verdict([2.0], [2.0]) == "holds"
+    assert study.lower_bound_verdict([2.0 - 1e-10], [2.0]) == "holds"  # round-off
+    assert study.lower_bound_verdict([2.0 - 1e-6], [2.0]) == "does not hold"
+    assert study.lower_bound_verdict([2.1], [2.0]) == "holds"
+    assert study.lower_bound_verdict([math.nan], [2.0]) == "not tested"
+
+
+def test_spread_verdict_boundary():
+    assert study.spread_verdict([1.0, 0.75], 0.25) == "holds"  # exactly at the tolerance
+    assert study.spread_verdict([1.0, np.nextafter(0.75, 0)], 0.25) == "does not hold"
+    assert study.spread_verdict([1.0, 0.8], 0.25) == "holds"
+    assert study.spread_verdict([math.nan], 0.25) == "not tested"
+
+
+def test_bruteforce_claim_boundary():
+    def verdict(widths, bounds):
+        return study.bruteforce_claim(pd.DataFrame({"bisection_width": widths, "corollary_1_bound": bounds}))
+
+    assert verdict([36.0], [36.0])["verdict"] == "holds"
+    assert verdict([35.0], [36.0])["verdict"] == "holds"
+    assert verdict([37.0], [36.0])["verdict"] == "does not hold"
+    assert verdict([], [])["verdict"] == "not tested"
+    assert verdict([math.nan], [36.0])["verdict"] == "not tested"
+    row = verdict([18.0, 36.0], [36.0, 36.0])
+    assert row["claim_id"] == "corollary_1_bruteforce" and row["evidence"] == "bisection_tiny.csv"
+    assert row["measured_value"] == "max exact |d_b P| / 6dk^(d-1) = 1 over 2 placements"
+
+
+def _summary(**overrides):
+    frame = pd.DataFrame({
+        "d": [2, 2, 2, 2], "k": [8, 16, 8, 16], "t": [1, 1, 1, 1], "placement": ["linear"] * 4,
+        "routing": ["odr", "odr", "udr", "udr"], "processors": [8, 16, 8, 16],
+        "e_max": [1.0, 2.0, 50.0, 100.0], "e_mean": [1.0, 2.0, 1.0, 2.0], "lb_single": [1.75, 3.75, 1.75, 3.75],
+        "lb_cut": [1.0, 2.0, 1.0, 2.0], "claimed_bound": [1.0, 2.0, 16.0, 32.0], "lb_natural": [1.0, 2.0, 1.0, 2.0],
+        "bisection_natural": [32, 64, 32, 64], "bisection_bound": [96, 192, 96, 192],
+    })  # fmt: skip
+    for column, values in overrides.items():
+        frame[column] = values
+    return frame
+
+
+def test_claims_verdicts_follow_the_data() -> None:
+    summary = _summary()
+    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
+    assert set(verdicts.values()) <= set(VERDICTS)
+    assert verdicts["odr_linear_constant"] == "holds"  # E_max/k = 1/8 exactly
+    assert verdicts["udr_linear_bound"] == "does not hold"  # 50 > 16
+    assert verdicts["bound_1"] == "does not hold"  # ODR rows fall below (|P|-1)/(2d)
+    assert verdicts["odr_linear_linear"] == "holds"
+    assert verdicts["odr_multiple_bound"] == "not tested"  # no multiple linear rows
+    assert verdicts["placement_alone"] == "not tested"  # no shortest-path rows
+    assert study.fit_leading_constant([5, 9], [0.4, 0.4 + 0.5 / 5 - 0.5 / 9])[0] == pytest.approx(0.5)
+    assert study.asymptotic_exponent(summary[summary["routing"] == "udr"])[0][1] == pytest.approx(1.0)
+    superlinear = pd.DataFrame({"k": [4, 6, 8, 10], "processors": [16, 36, 64, 100], "e_max": [8, 27, 64, 125]})
+    assert study.asymptotic_exponent(superlinear)[0][1] == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize(
+    ("udr_e_max", "verdict"),
+    [([16.0, 32.0], "holds"), ([15.0, 31.0], "holds"), ([16.0, 32.5], "does not hold")],
+)
+def test_upper_bound_claim_at_the_bound(udr_e_max, verdict):
+    summary = _summary(e_max=[1.0, 2.0, *udr_e_max])
+    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
+    assert verdicts["udr_linear_bound"] == verdict
+
+
+def test_upper_bound_claim_with_nan_bounds_is_not_tested():
+    summary = _summary(claimed_bound=[1.0, 2.0, math.nan, math.nan])
+    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
+    assert verdicts["udr_linear_bound"] == "not tested"
+
+
+@pytest.mark.parametrize(
+    ("scale", "verdict"),
+    [(1.0, "holds"), (1.0999, "holds"), (1.1001, "does not hold"), (0.9001, "holds"), (0.8999, "does not hold")],
+)
+def test_odr_constant_claim_tolerance(scale, verdict):
+    # E_max / k = scale/8 at both radices: the fitted constant is scale/8, the claim 1/8, tolerance 10 % (either
+    # side of it here; exactly at it: test_constant_matches_boundary, the fit is not exact in floating point)
+    summary = _summary(e_max=[scale, 2 * scale, 50.0, 100.0])
+    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
+    assert verdicts["odr_linear_constant"] == verdict

@@ -1,0 +1,205 @@
+"""Tests of the bounded-memory rule (issue 16): limit parsing, refusals before allocating, chunked link loads."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from torus_lab import _memory
+from torus_lab import loads as loads_module
+from torus_lab._memory import MemoryLimitError, check_memory, memory_limit, parse_memory_size
+from torus_lab.loads import (
+    ROUTINGS,
+    TIE_MODES,
+    linear_placement,
+    link_loads,
+    link_loads_reference,
+    node_placement,
+    residue_placement,
+)
+from torus_lab.topology import Torus
+
+
+# ---------------------------------------------------------------------- the limit
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1000", 1000), ("4G", 4 * 2**30), ("512m", 512 * 2**20), ("1.5G", 3 * 2**29), ("2GiB", 2 * 2**30),
+     (" 8K ", 8192), ("1T", 2**40), ("3MB", 3 * 2**20)],
+)  # fmt: skip
+def test_parse_memory_size(text: str, expected: int) -> None:
+    assert parse_memory_size(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "lots", "4X", "-1G", "1e9", "G", "0", "0.1"])
+def test_parse_memory_size_rejects_with_the_variable_and_value(text: str) -> None:
+    with pytest.raises(ValueError, match="TORUS_LAB_MEMORY_LIMIT=") as info:
+        parse_memory_size(text)
+    assert repr(text) in str(info.value)
+
+
+def test_env_override_and_default_fraction(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "3G")
+    assert memory_limit() == 3 * 2**30
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "three")
+    with pytest.raises(ValueError, match="TORUS_LAB_MEMORY_LIMIT='three'"):
+        memory_limit()
+    monkeypatch.delenv("TORUS_LAB_MEMORY_LIMIT")
+    monkeypatch.setattr(_memory, "available_memory", lambda: 10 * 2**30)
+    assert memory_limit() == int(_memory.DEFAULT_FRACTION * 10 * 2**30) == 5 * 2**30
+
+
+def test_available_memory_falls_back_without_psutil(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_psutil(name, *args, **kwargs):
+        if name == "psutil":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_psutil)
+    assert _memory.available_memory() > 0
+
+
+def test_refusal_names_what_estimate_limit_and_remedy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    check_memory(2**30, "exactly at the limit")  # allowed
+    with pytest.raises(MemoryLimitError) as info:
+        check_memory(5 * 2**30, "thing on Torus(4, 64): 16,777,216 nodes")
+    message = str(info.value)
+    for part in ["thing on Torus(4, 64): 16,777,216 nodes", "5.00 GiB", "1.00 GiB", "TORUS_LAB_MEMORY_LIMIT=1G",
+                 "TORUS_LAB_MEMORY_LIMIT=10G"]:  # fmt: skip
+        assert part in message
+    assert isinstance(info.value, MemoryError)
+
+
+def test_default_limit_message_names_the_fraction(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TORUS_LAB_MEMORY_LIMIT", raising=False)
+    monkeypatch.setattr(_memory, "available_memory", lambda: 2 * 2**30)
+    with pytest.raises(MemoryLimitError, match=r"limit of 1\.00 GiB \(0\.5 of the 2\.00 GiB available\)"):
+        check_memory(3 * 2**30, "x")
+
+
+# ---------------------------------------------------------------------- link loads refuse before allocating
+@pytest.mark.parametrize(("d", "k"), [(4, 64), (8, 9)])
+@pytest.mark.parametrize("routing", ["odr", "udr"])
+def test_link_loads_refuses_large_tori_quickly(monkeypatch: pytest.MonkeyPatch, d: int, k: int, routing: str) -> None:
+    torus = Torus(d, k)
+    placement = linear_placement(torus)  # 24 bytes per node: within 1G for both
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    start = time.perf_counter()
+    with pytest.raises(MemoryLimitError, match=rf"link_loads\('{routing}'.*Torus\({d}, {k}\): [\d,]+ nodes.*GiB"):
+        link_loads(torus, placement, routing)
+    assert time.perf_counter() - start < 1.0
+    assert torus._channels is None  # no channel table was built
+
+
+def test_node_set_and_placement_refuse(monkeypatch: pytest.MonkeyPatch) -> None:
+    torus = Torus(3, 40)
+    nodes = node_placement(torus, [(0, 0, 0), (1, 2, 3)])
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "4M")
+    with pytest.raises(MemoryLimitError, match=r"nodes placement of 2\) on Torus\(3, 40\): 64,000 nodes"):
+        link_loads(torus, nodes, "udr")
+    with pytest.raises(MemoryLimitError, match="residue_placement on Torus"):
+        linear_placement(Torus(4, 40))
+
+
+# ---------------------------------------------------------------------- chunked == grid == reference
+def _class_placement(draw, torus: Torus):
+    k = torus.radices[0]
+    coefficients = draw(st.lists(st.integers(0, k - 1), min_size=torus.n, max_size=torus.n))
+    coefficients[draw(st.integers(0, torus.n - 1))] = 1  # one coprime coefficient
+    residues = draw(st.sets(st.integers(0, k - 1), min_size=1, max_size=k))
+    return residue_placement(torus, sorted(residues), coefficients)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), d=st.integers(1, 4), k=st.integers(2, 7), chunk=st.integers(1, 50))
+def test_chunked_class_loads_equal_the_per_source_grid(data, d: int, k: int, chunk: int) -> None:
+    torus = Torus(d, k)
+    placement = _class_placement(data.draw, torus)
+    routing = data.draw(st.sampled_from(ROUTINGS))
+    tie = data.draw(st.sampled_from(TIE_MODES))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(loads_module, "_CHUNK_NODES", chunk)
+        chunked = link_loads(torus, placement, routing, tie=tie)
+    per_source = link_loads(torus, node_placement(torus, placement.nodes()), routing, tie=tie)  # grid path
+    np.testing.assert_allclose(chunked, per_source, atol=1e-9 * max(1.0, per_source.max()), rtol=0)
+    if placement.size ** 2 * torus.n <= 600:
+        reference = link_loads_reference(torus, placement, routing, tie=tie)
+        np.testing.assert_allclose(chunked, reference, atol=1e-9, rtol=0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), d=st.integers(2, 4), k=st.integers(2, 9))
+def test_class_programme_equals_class_grid(data, d: int, k: int) -> None:
+    placement = _class_placement(data.draw, Torus(d, k))
+    routing = data.draw(st.sampled_from(["odr", "udr"]))
+    tie = data.draw(st.sampled_from(TIE_MODES))
+    args = (k, placement.coefficients, placement.residues, routing, tie)
+    np.testing.assert_allclose(
+        loads_module._class_table(*args), loads_module._class_table_grid(k, d, *args[1:]), atol=1e-9, rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize(("d", "k"), [(1, 5), (2, 2), (3, 2), (2, 3), (3, 4)])
+def test_channel_order_matches_the_topology(d: int, k: int) -> None:
+    torus = Torus(d, k)
+    per_node = loads_module._channels_per_node(torus)
+    assert torus.num_nodes * per_node == torus.num_channels
+    ids = np.arange(torus.num_nodes).repeat(2 * d)
+    dims = np.tile(np.arange(d).repeat(2), torus.num_nodes)
+    signs = np.tile([-1, 1], torus.num_nodes * d)
+    cids = torus.channel_ids(ids, dims, signs)
+    expected = (ids * d + dims) * 2 + (signs > 0) if k > 2 else ids * d + dims
+    assert np.array_equal(cids[cids >= 0], expected[cids >= 0])
+
+
+# ---------------------------------------------------------------------- routing tables, CDG, simulator state
+def test_build_tables_refuses_before_building_the_channel_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from torus_lab.routing.interface import build_tables
+
+    torus = Torus(4, 64)
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    start = time.perf_counter()
+    with pytest.raises(MemoryLimitError, match=r"routing tables of Torus\(4, 64\): 16,777,216 nodes: .* 20\.00 GiB"):
+        build_tables(torus, None, [0])
+    assert time.perf_counter() - start < 1.0
+    assert torus._channels is None
+
+
+def test_cdg_constructions_refuse_under_a_tiny_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from torus_lab.deadlock import cdg_verdict, channel_dependency_graph, extended_cdg
+    from torus_lab.routing.ecube import ecube_routing
+
+    routing = ecube_routing(Torus(2, 6), datelines=True, vcs=2)
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "64K")
+    pattern = r"channel dependency graph \({form}\) of .* on Torus\(2, 6\): 36 nodes, up to 288 virtual channels"
+    for form in ("reachable", "paths", "relation"):
+        with pytest.raises(MemoryLimitError, match=pattern.format(form=form) + r" x 36 destinations: .*GiB"):
+            channel_dependency_graph(routing, form=form)
+    with pytest.raises(MemoryLimitError, match=pattern.format(form="reachable")):
+        cdg_verdict(routing)
+    with pytest.raises(MemoryLimitError, match="extended channel dependency graph"):
+        extended_cdg(routing, [0])
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    assert cdg_verdict(routing).acyclic
+
+
+def test_simulator_state_refuses_under_a_tiny_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from torus_lab.routing.ecube import ecube_routing
+    from torus_lab.sim.engine import SimState
+
+    torus = Torus(2, 8)
+    routing = ecube_routing(torus, datelines=True, vcs=2)
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "256K")
+    words = np.zeros(2, dtype=np.uint64)
+    with pytest.raises(MemoryLimitError, match=r"simulator state \(2 VCs, buffer 4 flits\) on Torus\(2, 8\): 64 nodes"):
+        SimState(routing.topology, 2, 16, 100, words)
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "64M")
+    assert SimState(routing.topology, 2, 16, 100, words).num_ivcs == torus.num_channels * 2 + torus.num_nodes

@@ -1,0 +1,218 @@
+"""The virtual-mesh study (torus_lab.studies.virtual_mesh): sweeps, seeds, analysis helpers, verdict rules."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+import yaml
+
+from torus_lab import runner
+from torus_lab.studies import virtual_mesh as vm
+
+NAN = float("nan")
+
+
+@pytest.fixture
+def serial(monkeypatch):
+    monkeypatch.setenv("TORUS_LAB_BACKEND", "serial")
+    monkeypatch.delenv("TORUS_LAB_SCHEDULER", raising=False)
+
+
+# ---------------------------------------------------------------------- verdict rules at their thresholds
+@pytest.mark.parametrize(("all_two", "max_vcs", "verdict"), [
+    (True, 2, "holds"), (False, 2, "partly holds"), (True, 3, "does not hold"), (True, 1, "does not hold"),
+    (None, 2, "not tested"), (True, NAN, "not tested"), (True, None, "not tested"),
+])
+def test_verdict_two_vcs(all_two, max_vcs, verdict):
+    assert vm.verdict_two_vcs(all_two, max_vcs) == verdict
+
+
+@pytest.mark.parametrize(("fraction", "vns", "verdict"), [
+    (0.5, 1.5, "holds"),                       # exactly at both thresholds
+    (0.5 + 1e-12, 1.5 + 1e-12, "holds"),       # within the tolerance
+    (0.5 + 1e-6, 1.0, "does not hold"), (0.25, 1.5 + 1e-6, "does not hold"), (0.49, 1.49, "holds"),
+    (NAN, 1.2, "not tested"), (0.3, None, "not tested"),
+])
+def test_verdict_three_halves(fraction, vns, verdict):
+    assert vm.verdict_three_halves(fraction, vns) == verdict
+
+
+@pytest.mark.parametrize(("measured", "verdict"), [
+    ({0, 1, 2}, "holds"), ({0, 1}, "holds"), (set(), "holds"), ({0, 1, 2, 3}, "does not hold"), (None, "not tested"),
+])
+def test_verdict_subset(measured, verdict):
+    assert vm.verdict_subset(measured, {0, 1, 2}) == verdict
+
+
+@pytest.mark.parametrize(("max_vcs", "overlap", "verdict"), [
+    ([3, 3], [0, 0], "holds"), ([2, 3], [0, 0], "does not hold"), ([3, 4], [0, 0], "does not hold"),
+    ([3], [1], "does not hold"), ([3], [NAN], "does not hold"), ([], [], "not tested"),
+])
+def test_verdict_three_vcs(max_vcs, overlap, verdict):
+    assert vm.verdict_three_vcs(max_vcs, overlap) == verdict
+
+
+@pytest.mark.parametrize(("cyclic", "radices", "forced", "verdict"), [
+    (0, 3, False, "holds"), (1, 3, True, "does not hold"), (3, 3, True, "does not hold"),
+    (1, 3, False, "partly holds"), (0, 0, False, "not tested"),
+])
+def test_verdict_mapping(cyclic, radices, forced, verdict):
+    assert vm.verdict_mapping(cyclic, radices, forced) == verdict
+
+
+@pytest.mark.parametrize(("rec", "lit", "verdict"), [
+    (1.0, 1.0, "holds"), (1.0, 0.9999, "partly holds"), (1.0, NAN, "partly holds"),
+    (0.9999, 1.0, "does not hold"), (NAN, 1.0, "not tested"), (None, None, "not tested"),
+])
+def test_verdict_fully_adaptive(rec, lit, verdict):
+    assert vm.verdict_fully_adaptive(rec, lit) == verdict
+
+
+@pytest.mark.parametrize(("acyclic", "verdict"), [
+    ([True], "holds"), ([True, False], "does not hold"), ([], "not tested"),
+])
+def test_verdict_all_acyclic(acyclic, verdict):
+    assert vm.verdict_all_acyclic(acyclic) == verdict
+
+
+# ---------------------------------------------------------------------- analysis helpers
+def test_first_deadlock_loads_and_saturation_rule_at_three_times_the_lightest_latency():
+    runs = pd.DataFrame({
+        "routing": ["a"] * 4 + ["b"] * 3, "network": "torus", "traffic": "uniform",
+        "offered_load": [0.1, 0.2, 0.3, 0.4, 0.1, 0.2, 0.3],
+        "mean_latency": [10.0, 30.0, 30.0 + 1e-9, 20.0, 10.0, 12.0, 11.0],  # a: exactly 3x, then just above
+        "accepted_throughput": [0.1, 0.2, 0.25, 0.26, 0.1, 0.2, 0.2],
+        "generated_throughput": [0.1, 0.2, 0.3, 0.4, 0.1, 0.2, 0.3],        # no accepted-throughput test
+        "deadlock": [False, False, False, False, False, True, False],
+    })
+    sat = vm.saturation_summary(runs, seed=7).set_index("routing")
+    assert sat.loc["a", "saturation_load"] == 0.2        # 0.3 is just above 3x; 0.4 is below but after it
+    assert sat.loc["b", "saturation_load"] == 0.1        # the deadlocked load ends the curve
+    assert math.isnan(sat.loc["a", "first_deadlock_load"]) and sat.loc["b", "first_deadlock_load"] == 0.2
+    assert sat.loc["b", "saturation_throughput"] == 0.2  # largest accepted throughput without deadlock
+    assert (sat.seed == 7).all() and list(sat.index) == ["a", "b"]
+
+
+def test_provoke_summary_counts_runs_and_deadlocks():
+    prov = pd.DataFrame({"routing": ["x", "x", "y"], "scheme": ["paper", "paper", None],
+                         "cdg_acyclic": [False, False, True], "deadlock": [True, True, False],
+                         "cycle_in_cdg": [True, False, None], "seed": [3, 3, 3]})
+    s = vm.provoke_summary(prov).set_index("routing")
+    assert s.loc["x", ["runs", "deadlocks"]].tolist() == [2, 2]
+    assert not s.loc["x", "cycles_in_cdg"] and s.loc["y", "cycles_in_cdg"]   # no deadlock: vacuously true
+
+
+def test_after_class_summary_separates_the_vns_after_dateline_channels():
+    table = vm.after_class_summary(vm.channel_vcs_table(5), "pfnf-reconstruction+paper-4vc")
+    assert table.direction.tolist() == ["+x", "+y", "-x", "-y"]
+    for row in table.itertuples():
+        assert not set(row[2]) & set(row[3])              # VN0's and VN1's after-classes never share a channel
+    assert (table.channels == 25).all()
+
+
+def test_witness_cycle_reads_the_cdg_table(serial):
+    cdg = vm.cdg_table([4], ["bidirectional"], routings=["dor", "dor+dateline"])
+    assert len(vm.witness_cycle(cdg, "bidirectional", 4, "dor")) == 4
+    assert vm.witness_cycle(cdg, "bidirectional", 4, "dor+dateline") is None
+    with pytest.raises(KeyError, match="duato"):
+        vm.witness_cycle(cdg, "bidirectional", 4, "duato")
+    grid = vm.cdg_verdict_grid(cdg)
+    assert grid.set_index("routing")["4"].to_dict() == {"dor": "CYCLIC (forced)", "dor+dateline": "acyclic"}
+
+
+def test_dateline_rules_entry_rule_cyclic_only_on_unidirectional_tori(serial):
+    t = vm.dateline_rules_table([4]).set_index(["kind", "rule"]).acyclic
+    assert t.to_dict() == {("unidirectional", "switch"): True, ("unidirectional", "entry"): False,
+                           ("bidirectional", "switch"): True, ("bidirectional", "entry"): True}
+
+
+# ---------------------------------------------------------------------- simulation sweeps (moved from test_turn_model)
+def test_simulation_sweep_and_saturation_summary(serial):
+    sweep = vm.simulation_table(4, [{"name": "pfnf", "scheme": "count"}], ["uniform"], [0.05, 0.3], seed=3,
+                                mesh_routings=[{"name": "pfnf"}], warmup=100, measure=300, drain=1000)
+    assert sweep[["routing", "network"]].drop_duplicates().values.tolist() == [
+        ["pfnf-reconstruction+count", "torus"], ["pfnf-reconstruction", "mesh"]]
+    assert not sweep.deadlock.any()
+    assert (sweep.seed == 3).all() and "wall_seconds" not in sweep
+    low = sweep[sweep.offered_load == 0.05]
+    assert (low.accepted_throughput < 0.08).all() and (low.accepted_throughput > 0.02).all()
+    sat = vm.saturation_summary(sweep, seed=3)
+    assert len(sat) == 2 and (sat.saturation_throughput <= 0.3 + 0.05).all()
+    again = vm.simulation_table(4, [], ["uniform"], [0.3], seed=3, mesh_routings=[{"name": "pfnf"}], warmup=100,
+                                measure=300, drain=1000)
+    mesh = sweep[(sweep.network == "mesh") & (sweep.offered_load == 0.3)]
+    # content-keyed item seeds: the same (routing, load) point gives the same run in a smaller grid
+    assert again.mean_latency.iloc[0] == mesh.mean_latency.iloc[0]
+    other = vm.simulation_table(4, [], ["uniform"], [0.3], seed=4, mesh_routings=[{"name": "pfnf"}], warmup=100,
+                                measure=300, drain=1000)
+    assert other.mean_latency.iloc[0] != mesh.mean_latency.iloc[0]     # the experiment seed matters
+
+
+def test_provoked_deadlocks_only_where_the_cdg_has_a_cycle(serial):
+    specs = [{"name": "ecube"}, {"name": "ecube", "datelines": True, "vcs": 2}, {"name": "pfnf", "scheme": "count"}]
+    tab = vm.provoke_deadlock_table(4, specs, replicas=3, seed=0)
+    by = tab.groupby("routing").deadlock.sum()
+    assert by["ecube"] >= 1                     # positive control: DOR without VCs on a torus deadlocks
+    assert by["ecube+dateline"] == 0 and by["pfnf-reconstruction+count"] == 0
+    assert tab[tab.deadlock].cycle_in_cdg.all()  # the simulator's waiting cycle is a cycle of the CDG
+    assert (tab.cdg_acyclic == (tab.routing != "ecube")).all()
+    assert tab.scheme.fillna("-").tolist() == ["-"] * 6 + ["count"] * 3    # only pfnf/turn-model have a scheme
+    assert tab.replica.tolist() == [0, 1, 2] * 3 and (tab.seed == 0).all()
+    with pytest.raises(ValueError, match="replicas"):
+        vm.provoke_deadlock_table(4, specs, replicas=0, seed=0)
+
+
+def test_finding_the_paper_mapping_deadlocks_in_the_wormhole_simulator(serial):
+    """The forced CDG cycle of the paper's PFNF mapping is reached by the flit-level simulator (saturating
+    uniform traffic, 4-flit packets, 1-flit buffers); the crossing-count mapping never stalls on the same runs."""
+    tab = vm.provoke_deadlock_table(4, [{"name": "pfnf", "scheme": "paper"}, {"name": "pfnf", "scheme": "count"}],
+                                    replicas=10, seed=0)
+    paper = tab[tab.routing == "pfnf-reconstruction+paper"]
+    assert paper.deadlock.any() and paper[paper.deadlock].cycle_in_cdg.all()
+    assert not tab[tab.routing == "pfnf-reconstruction+count"].deadlock.any()
+
+
+# ---------------------------------------------------------------------- the whole study
+TINY = {
+    "seed": 5, "ks": [4], "kinds": ["unidirectional", "bidirectional", "mesh"], "vc_ks": [4, 5],
+    "adaptivity_ks": [3], "draw_k": 4, "sim_k": 3, "sim_routings": [{"name": "ecube", "datelines": True, "vcs": 2}],
+    "sim_mesh_routings": [], "sim_traffics": ["uniform"], "sim_loads": [0.05, 0.3], "sim_warmup": 20,
+    "sim_measure": 60, "sim_drain": 200, "packet_length": 4, "provoke_k": 3,
+    "provoke_routings": [{"name": "ecube"}], "provoke_seeds": 2,
+}
+CLAIM_IDS = ["uni_two_vcs", "bi_three_halves", "k5_dateline_row4", "k5_dateline_row1", "pfnf_three_vcs",
+             "mapping_deadlock_free", "pfnf_fully_adaptive", "pfnf_mesh_deadlock_free"]
+
+
+@pytest.mark.slow
+def test_run_is_seed_deterministic_with_every_table_and_claim(serial):
+    first, second = vm.run(TINY), vm.run(TINY)
+    assert set(first) == {"second_vc_channels", "vc_counts", "channel_vcs", "pfnf_after_classes", "cdg_verdicts",
+                          "cdg_verdict_grid", "dateline_rules", "witness_messages", "adaptivity", "latency",
+                          "saturation", "provoke_deadlock", "provoke_summary", "claims"}
+    for key in first:
+        pd.testing.assert_frame_equal(first[key], second[key], obj=key)
+    assert first["claims"].claim_id.tolist() == CLAIM_IDS
+    for key in ("latency", "saturation", "provoke_deadlock", "provoke_summary"):
+        assert (first[key].seed == 5).all(), key
+    assert set(first["claims"].verdict) <= {"holds", "partly holds", "does not hold", "not tested"}
+
+
+def test_presets_validate_against_the_schema_and_match_the_notebook():
+    import jsonschema
+
+    root = runner.project_root()
+    spec = yaml.safe_load((root / "experiments" / "virtual_mesh.yaml").read_text())
+    assert list(spec) == ["notebook", "description", "schema", "presets"]
+    schema = spec["schema"]
+    for preset in spec["presets"].values():
+        jsonschema.Draft202012Validator(schema).validate(preset)
+        assert set(preset) == set(schema["required"]) == set(schema["properties"])
+    defaults = runner.notebook_parameters(root / spec["notebook"])
+    assert defaults.pop("data_dir") == "scratch/quick/virtual_mesh/data"
+    assert defaults.pop("figures_dir") == "scratch/quick/virtual_mesh/figures"
+    assert defaults == spec["presets"]["quick"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**spec["presets"]["quick"], "sim_traffics": ["nope"]}, schema)

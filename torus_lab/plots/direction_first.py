@@ -1,0 +1,82 @@
+"""Figures of the direction-first e-cube study (:mod:`torus_lab.studies.direction_first`).
+
+Each ``fig_*`` function takes the tables of :func:`torus_lab.studies.direction_first.run` and the experiment
+parameters and returns a Matplotlib figure (the notebook saves and shows it with ``run.show``).
+
+Examples
+--------
+>>> import matplotlib
+>>> matplotlib.use("Agg")
+>>> import pandas as pd
+>>> summary = pd.DataFrame({"misroute": ["y"] * 2, "nodes": [16, 32], "faults": [0, 0],
+...     **{f"{m}_{s}": [1.0, 2.0] for m in ("latency", "hops", "extra_hops") for s in ("mean", "ci")}})
+>>> params = {"policies": ["y"], "long_warmup": 10, "long_measure": 20}
+>>> fig = fig_fig4_paper({"fig4_paper_summary": summary}, params, "y")
+>>> len(fig.axes)
+3
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from torus_lab.plotting import apply_style, color_cycle, new_figure
+
+__all__ = ["fig_fig4_paper", "fig_fig4_long", "fig_latency_vs_load"]
+
+_METRICS = [("latency", "latency (steps)"), ("hops", "hops"), ("extra_hops", "extra hops")]
+
+
+def _fig4(summary: pd.DataFrame, policy: str, params: Mapping[str, Any], title: str):
+    if policy not in params["policies"]:
+        raise ValueError(f"policy {policy!r} is not one of the study's policies {params['policies']}")
+    apply_style()
+    summary = summary[summary.misroute == policy]
+    fig, axes = new_figure(1, 3)
+    colors = color_cycle(len(summary.faults.unique()))
+    for ax, (metric, label) in zip(axes, _METRICS, strict=True):
+        for color, (faults, group) in zip(colors, summary.groupby("faults"), strict=True):
+            ax.errorbar(group.nodes, group[f"{metric}_mean"], yerr=group[f"{metric}_ci"].fillna(0), marker="o",
+                        ms=3, capsize=2, color=color, label=f"{faults} faulty links")  # fmt: skip
+        ax.set_xscale("log", base=2)
+        ax.set(xlabel="nodes (hypercube)", ylabel=label)
+    axes[0].legend()
+    fig.suptitle(f"{title}; fault policy {policy!r}")
+    return fig
+
+
+def fig_fig4_paper(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any], policy: str):
+    """Fig. 4 set-up (30 injection steps, then drain): latency, hops, extra hops vs nodes per fault count."""
+    return _fig4(results["fig4_paper_summary"], policy, params,
+                 "Fig. 4 set-up: p = 0.2, 30 steps, then drain (95% CI over seeds)")  # fmt: skip
+
+
+def fig_fig4_long(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any], policy: str):
+    """The Fig. 4 question with long runs (continuous injection), one fault policy."""
+    return _fig4(results["fig4_long_summary"], policy, params,
+                 f"Long runs: warm-up {params['long_warmup']}, {params['long_measure']} steps (95% CI)")  # fmt: skip
+
+
+def fig_latency_vs_load(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]):
+    """Mean packet latency vs offered load (95% CI over seeds, ``load_curve_summary``), one panel per network,
+    one line per routing."""
+    apply_style()
+    summary = results["load_curve_summary"]
+    labels = [entry["label"] for entry in params["curve_routings"]]
+    algorithm_colors = dict(zip(labels, color_cycle(len(labels)), strict=True))
+    networks = list(dict.fromkeys(summary.network))
+    fig, axes = new_figure(1, len(networks))
+    axes = np.atleast_1d(axes)
+    for ax, network in zip(axes, networks, strict=True):
+        part = summary[summary.network == network]
+        for algorithm, s in part.groupby("algorithm", sort=False):
+            ax.errorbar(s.offered_load, s.mean_latency_mean, yerr=s.mean_latency_ci.fillna(0), marker="o", ms=3,
+                        capsize=2, color=algorithm_colors[algorithm], label=algorithm)  # fmt: skip
+        ax.legend()
+        ax.set_yscale("log")
+        ax.set(xlabel="offered load (flits/node/cycle)", ylabel="mean packet latency (cycles)", title=network)
+    return fig

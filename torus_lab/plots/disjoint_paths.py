@@ -1,0 +1,98 @@
+"""Figures of ``notebooks/disjoint_paths.ipynb`` (Bossard & Kaneko), drawn from
+:func:`torus_lab.studies.disjoint_paths.run`.
+
+Each ``fig_<name>(results, params)`` takes the study's results (DataFrames keyed by CSV stem) and the preset's
+parameters and returns a matplotlib figure; the notebook saves it as ``figures/disjoint_paths/<name>.{png,svg}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, draw_torus_3d, new_figure
+from torus_lab.studies.disjoint_paths import drawn_paths, paper_radix
+from torus_lab.topology import Torus
+
+__all__ = ["fig_fig9_path_lengths", "fig_fig10_time", "fig_variants_path_lengths", "fig_solved_instances"]
+
+#: Variants compared on the same instances, in the order (and with the markers) of the comparison figure.
+COMPARED_VARIANTS = ("paper", "short", "greedy")
+
+
+def _paper_rows(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    summary = results["disjoint_paths"]
+    return summary[summary["variant"] == "paper"].set_index("n").sort_index()
+
+
+def fig_fig9_path_lengths(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
+    """Fig. 9: maximum and mean (± std) per-instance maximum path length of ``paper`` against the bound."""
+    apply_style()
+    paper = _paper_rows(results)
+    fig, ax = new_figure()
+    ax.plot(paper.index, paper["bound"], color=PALETTE[3], marker="^", label="bound $2k(c-1)+n\\lfloor k/2\\rfloor$")
+    ax.plot(paper.index, paper["max_len_max"], color=PALETTE[0], marker="o", label="maximum over instances")
+    ax.errorbar(paper.index, paper["max_len_mean"], yerr=paper["max_len_std"], color=PALETTE[1], marker="s",
+                capsize=3, label="mean ± std")  # fmt: skip
+    ax.set(xlabel="n (torus dimension; k = max(5, n+1), c = n)", ylabel="maximum path length per instance (hops)",
+           title=f"Fig. 9: path lengths, {int(paper['instances'].iloc[0])} random instances per n")  # fmt: skip
+    ax.legend()
+    return fig
+
+
+def fig_fig10_time(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
+    """Fig. 10: time per instance (CPU and wall-clock mean, CPU 99th percentile), scaled ``n c^4`` and the fit."""
+    apply_style()
+    times = results["time_per_instance"].sort_values("n")
+    exponent = results["time_fit"].set_index("measure").loc["cpu_mean_s", "exponent"]
+    n_values = times["n"].to_numpy(dtype=float)
+    fig, ax = new_figure()
+    ax.plot(n_values, times["cpu_mean_s"] * 1e3, marker="o", label="mean (CPU time)")
+    ax.plot(n_values, times["time_mean_s"] * 1e3, marker="s", ls=":", label="mean (wall clock)")
+    ax.plot(n_values, times["cpu_p99_s"] * 1e3, marker="v", ls="-.", label="99th percentile (CPU time)")
+    ax.plot(n_values, times["worst_case_scaled_s"] * 1e3, color="0.4", ls="--",
+            label="$n c^4$ (c = n), scaled to the CPU mean at the smallest n")  # fmt: skip
+    ax.plot(n_values, times["cpu_fit_s"] * 1e3, color=PALETTE[3], ls=":",
+            label=f"fit to CPU mean: $n^{{{exponent:.2f}}}$")  # fmt: skip
+    ax.set(yscale="log", xlabel="n (c = n)", ylabel="time per instance (ms)",
+           title="Fig. 10: execution time per instance")  # fmt: skip
+    ax.legend()
+    return fig
+
+
+def fig_variants_path_lengths(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
+    """Mean per-instance maximum path length of ``paper``, ``short`` and ``greedy`` on the same instances."""
+    apply_style()
+    summary = results["disjoint_paths"]
+    paper = _paper_rows(results)
+    fig, ax = new_figure()
+    for marker, variant in zip(MARKERS, COMPARED_VARIANTS, strict=False):
+        rows = summary[summary["variant"] == variant].sort_values("n")
+        if len(rows):
+            ax.plot(rows["n"], rows["max_len_mean"], marker=marker, label=f"{variant} (mean of per-instance max)")
+    ax.plot(paper.index, paper["bound"], color=PALETTE[3], ls="--", label="bound")
+    ax.set(xlabel="n (c = n)", ylabel="maximum path length per instance (hops)", title="Variants on the same instances")
+    ax.legend()
+    return fig
+
+
+def fig_solved_instances(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
+    """The drawn solved instances: a ``(2,5)``-torus with ``c = 2`` and a ``(3,5)``-torus with ``c = 3``."""
+    apply_style()
+    solved = results["solved_instances"]
+    fig = plt.figure(figsize=(12, 5))
+    paths2, labels2 = drawn_paths(solved, 2)
+    ax2 = fig.add_subplot(1, 2, 1)
+    draw_torus_2d(ax2, Torus(2, paper_radix(2)), paths=paths2, path_labels=labels2,
+                  title=f"(2,{paper_radix(2)})-torus, c = 2")  # fmt: skip
+    ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)
+    paths3, labels3 = drawn_paths(solved, 3)
+    ax3 = fig.add_subplot(1, 2, 2, projection="3d")
+    draw_torus_3d(ax3, Torus(3, paper_radix(3)), paths=paths3, path_labels=labels3,
+                  title=f"(3,{paper_radix(3)})-torus, c = 3")  # fmt: skip
+    ax3.legend(loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=3)
+    return fig
