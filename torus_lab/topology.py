@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -33,7 +34,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from torus_lab._validate import check_int, is_int
+
 __all__ = [
+    "MAX_NODES",
     "Torus",
     "Mesh",
     "Faults",
@@ -55,19 +59,53 @@ TIE_RULES = ("+", "-")
 Node = tuple[int, ...]
 
 
+#: Largest number of nodes of a topology: node ids are int64 and ids times ``2 * dims`` index the channel slots.
+MAX_NODES = 2**62
+#: Largest number of dimensions (every radix is at least 2, so ``2**dims <= MAX_NODES``).
+MAX_DIMS = 62
+
+
 def _check_int(name: str, value: object, minimum: int) -> int:
     """Return ``value`` as an int, refusing bools, non-integers and values below ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    return int(value)
+    return check_int(name, value, minimum)
 
 
 def _check_sign(sign: object) -> int:
     if isinstance(sign, bool) or sign not in (-1, 1):
         raise ValueError(f"sign must be -1 or +1, got {sign!r}")
     return int(sign)  # type: ignore[call-overload]
+
+
+def _check_dims(dims: object) -> int:
+    dims = check_int("dims", dims, 1)
+    if dims > MAX_DIMS:
+        raise ValueError(
+            f"dims = {dims} is too large: with every radix >= 2 the topology has at least 2**{dims} nodes, "
+            f"above the limit MAX_NODES = 2**62 (node ids are int64)"
+        )
+    return dims
+
+
+def _check_radices(radix: object, dims: int) -> tuple[int, ...]:
+    """The per-dimension radices of ``radix`` (one int or one per dimension), at most MAX_NODES nodes in all."""
+    if isinstance(radix, np.ndarray) and radix.ndim == 0:
+        radix = radix.item()
+    if is_int(radix):
+        radices = (check_int("radix", radix, 2),) * dims
+    elif isinstance(radix, (Sequence, np.ndarray)) and not isinstance(radix, (str, bytes, bytearray, memoryview)):
+        if len(radix) != dims:
+            raise ValueError(f"radix has {len(radix)} entries {tuple(radix)!r} but dims = {dims}")
+        radices = tuple(check_int(f"radix[{i}]", r, 2) for i, r in enumerate(radix))
+    else:
+        raise TypeError(f"radix must be an int or a sequence of ints, got {radix!r} ({type(radix).__name__})")
+    nodes = math.prod(radices)
+    if nodes > MAX_NODES:
+        shown = radices[0] if len(set(radices)) == 1 else radices
+        raise ValueError(
+            f"radix {shown!r} with dims = {dims} gives about 2**{math.log2(nodes):.1f} nodes, above the limit "
+            "MAX_NODES = 2**62 (node ids are int64)"
+        )
+    return radices
 
 
 class Torus:
@@ -85,9 +123,12 @@ class Torus:
     Raises
     ------
     TypeError
-        If ``dims`` or a radix is not an int.
+        If ``dims`` or a radix is not an int (Python or numpy integer; bools, floats, strings and bytes are
+        refused).
     ValueError
-        If ``dims < 1``, a radix is ``< 2`` or the number of radices differs from ``dims``.
+        If ``dims < 1``, a radix is ``< 2``, the number of radices differs from ``dims``, or the topology
+        would have more than :data:`MAX_NODES` ``= 2**62`` nodes (so that node ids fit int64; this also caps
+        ``dims`` at 62).
 
     Notes
     -----
@@ -108,22 +149,17 @@ class Torus:
     wraparound: bool = True
 
     def __init__(self, dims: int, radix: int | Sequence[int], *, bidirectional: bool = True) -> None:
-        self.n = _check_int("dims", dims, 1)
-        if isinstance(radix, numbers.Integral) and not isinstance(radix, bool):
-            radices = (_check_int("radix", radix, 2),) * self.n
-        elif isinstance(radix, (Sequence, np.ndarray)) and not isinstance(radix, str):
-            if len(radix) != self.n:
-                raise ValueError(f"radix has {len(radix)} entries {tuple(radix)!r} but dims = {self.n}")
-            radices = tuple(_check_int(f"radix[{i}]", r, 2) for i, r in enumerate(radix))
-        else:
-            raise TypeError(f"radix must be an int or a sequence of ints, got {radix!r}")
+        self.n = _check_dims(dims)
+        radices = _check_radices(radix, self.n)
+        if isinstance(bidirectional, np.bool_):
+            bidirectional = bool(bidirectional)
         if not isinstance(bidirectional, bool):
             raise TypeError(f"bidirectional must be a bool, got {bidirectional!r}")
         if not bidirectional and not self.wraparound:
             raise ValueError("a mesh must be bidirectional (bidirectional=False is for tori only)")
         self.radices: tuple[int, ...] = radices
         self.bidirectional = bidirectional
-        self.num_nodes = int(np.prod(radices))
+        self.num_nodes = math.prod(radices)
         self.strides = np.cumprod((1,) + radices[:-1]).astype(np.int64)
         self._radix_array = np.asarray(radices, dtype=np.int64)
         self._channels: dict[str, np.ndarray] | None = None  # built on first use (a 7-ary 8-cube has 29 M)
@@ -227,6 +263,11 @@ class Torus:
         (1, 2)
         """
         if isinstance(node_ids, np.ndarray) and node_ids.ndim >= 1:
+            if not np.issubdtype(node_ids.dtype, np.integer):
+                raise TypeError(f"node ids must be integers, got dtype {node_ids.dtype}")
+            if node_ids.size and node_ids.dtype.kind == "u" and node_ids.max() >= self.num_nodes:
+                bad = node_ids[node_ids >= self.num_nodes][0]
+                raise ValueError(f"node id {int(bad)} out of range 0..{self.num_nodes - 1}")
             ids = node_ids.astype(np.int64, copy=False)
             if ids.size and (ids.min() < 0 or ids.max() >= self.num_nodes):
                 bad = ids[(ids < 0) | (ids >= self.num_nodes)][0]
@@ -532,6 +573,10 @@ class Torus:
         """The topology as a ``networkx.DiGraph`` on coordinate tuples (one edge per channel), minus faults."""
         import networkx as nx
 
+        if faults is not None and not isinstance(faults, Faults):
+            raise TypeError(f"faults must be a Faults or None, got {faults!r}")
+        if faults is not None:
+            faults.validate(self)
         graph = nx.DiGraph()
         nodes = self.nodes()
         faulty = faults.nodes if faults else frozenset()
@@ -570,7 +615,10 @@ def _rebuild_topology(cls: type, dims: int, radices: tuple[int, ...], bidirectio
 class Faults:
     """A set of faulty nodes (coordinate tuples) and faulty channels (channel ids).
 
-    A faulty bidirectional link is two faulty channels; :func:`random_link_faults` fails both.
+    A faulty bidirectional link is two faulty channels; :func:`random_link_faults` fails both.  Any iterable
+    of nodes / channel ids is accepted and stored as a frozenset; every method that takes a topology first
+    checks the faults against it (:meth:`validate`): a node outside the topology or a channel id outside
+    ``0..num_channels - 1`` (negative ids included) is refused with a ValueError naming it and the valid range.
 
     Examples
     --------
@@ -578,13 +626,33 @@ class Faults:
     >>> f = Faults(nodes=frozenset({(1, 1)}))
     >>> int(f.node_mask(t).sum())
     1
+    >>> Faults(links={64}).link_mask(t)
+    Traceback (most recent call last):
+    ...
+    ValueError: faulty link: channel id 64 out of range 0..63 of Torus(2, 4)
     """
 
     nodes: frozenset = frozenset()
     links: frozenset = frozenset()
 
+    def __post_init__(self) -> None:
+        for name in ("nodes", "links"):
+            value = getattr(self, name)
+            if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, (Iterable, np.ndarray)):
+                raise TypeError(f"Faults.{name} must be a set of {'nodes' if name == 'nodes' else 'channel ids'}, "
+                                f"got {value!r}")  # fmt: skip
+        nodes = []
+        for node in self.nodes:
+            if isinstance(node, (str, bytes, bytearray)) or not isinstance(node, (Iterable, np.ndarray)):
+                raise TypeError(f"Faults.nodes must hold coordinate tuples, got {node!r}")
+            nodes.append(tuple(check_int(f"faulty node {node!r}: coordinate", x) for x in node))
+        links = [check_int("faulty link (channel id)", cid) for cid in self.links]
+        object.__setattr__(self, "nodes", frozenset(nodes))
+        object.__setattr__(self, "links", frozenset(links))
+
     def node_mask(self, topology: Torus) -> np.ndarray:
         """Boolean array over node ids, True where the node is faulty."""
+        self.validate(topology)
         mask = np.zeros(topology.num_nodes, dtype=bool)
         for node in self.nodes:
             mask[topology.node_id(node)] = True
@@ -592,17 +660,30 @@ class Faults:
 
     def link_mask(self, topology: Torus) -> np.ndarray:
         """Boolean array over channel ids, True where the channel is faulty."""
+        self.validate(topology)
         mask = np.zeros(topology.num_channels, dtype=bool)
-        for cid in self.links:
-            mask[cid] = True
+        mask[list(self.links)] = True
         return mask
 
     def validate(self, topology: Torus) -> Faults:
-        """Check every node and channel against ``topology``; returns self."""
-        for node in self.nodes:
+        """Check every node and channel against ``topology``; returns self.
+
+        Raises
+        ------
+        TypeError
+            If ``topology`` is not a :class:`Torus` (or :class:`Mesh`).
+        ValueError
+            For a faulty node outside the topology or a channel id outside ``0..num_channels - 1``.
+        """
+        if not isinstance(topology, Torus):
+            raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
+        for node in sorted(self.nodes):
             topology.check_node(node, "faulty node")
-        for cid in self.links:
-            topology.channel(cid)
+        if self.links:
+            bad = sorted(cid for cid in self.links if not 0 <= cid < topology.num_channels)
+            if bad:
+                raise ValueError(f"faulty link: channel id {bad[0]} out of range 0..{topology.num_channels - 1} "
+                                 f"of {topology!r}")  # fmt: skip
         return self
 
 
@@ -748,6 +829,7 @@ def are_vertex_disjoint(paths: Sequence[Sequence[Iterable[int]]]) -> bool:
 
 def avoids_faults(topology: Torus, path: Sequence[Iterable[int]], faults: Faults) -> bool:
     """True if ``path`` visits no faulty node and uses no faulty channel."""
+    faults.validate(topology)
     nodes = [topology.check_node(v) for v in path]
     if any(v in faults.nodes for v in nodes):
         return False

@@ -1,0 +1,158 @@
+"""Shared argument checks: refuse bad input before any work, naming the parameter and the bad value.
+
+Python ints and numpy integer scalars count as ints; bools, floats (even ``2.0``), strings and bytes do not.
+
+Examples
+--------
+>>> check_int("k", np.int32(8), minimum=2)
+8
+>>> check_int("k", 1, minimum=2)
+Traceback (most recent call last):
+...
+ValueError: k must be >= 2, got 1
+>>> check_real("fault_rate", 0.25, minimum=0, maximum=1)
+0.25
+>>> check_int_array("seeds", [3, 4], minimum=0).tolist()
+[3, 4]
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = ["is_int", "check_int", "check_real", "check_int_array"]
+
+
+def is_int(value: object) -> bool:
+    """True for a Python int or a numpy integer scalar, False for bools and everything else.
+
+    Examples
+    --------
+    >>> is_int(3), is_int(np.uint8(3)), is_int(True), is_int(3.0)
+    (True, True, False, False)
+    """
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def check_int(name: str, value: object, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` as a Python int after checking its type and ``minimum <= value <= maximum``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the message.
+    value : object
+        An int or numpy integer scalar (bools are refused).
+    minimum, maximum : int, optional
+        Inclusive bounds.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an int.
+    ValueError
+        If ``value`` is out of range.
+
+    Examples
+    --------
+    >>> check_int("dims", 3, minimum=1)
+    3
+    >>> check_int("dims", 2.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: dims must be an int, got 2.0 (float)
+    """
+    if not is_int(value):
+        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+    value = int(value)  # type: ignore[call-overload]
+    if minimum is not None and maximum is not None and not minimum <= value <= maximum:
+        raise ValueError(f"{name} must be in {minimum}..{maximum}, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value!r}")
+    return value
+
+
+def check_real(name: str, value: object, minimum: float | None = None, maximum: float | None = None, *,
+               open_maximum: bool = False) -> float:  # fmt: skip
+    """Return ``value`` as a finite float after checking ``minimum <= value <= maximum`` (``< maximum`` when
+    ``open_maximum``); ints and numpy scalars count, bools, NaN and infinities do not.
+
+    Examples
+    --------
+    >>> check_real("rate", 1, minimum=0, maximum=1)
+    1.0
+    >>> check_real("rate", float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: rate must be a finite number, got nan
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    too_big = maximum is not None and (number >= maximum if open_maximum else number > maximum)
+    if (minimum is not None and number < minimum) or too_big:
+        low = "-inf" if minimum is None else f"{minimum!r}"
+        high = "inf" if maximum is None else f"{maximum!r}"
+        interval = f"[{low}, {high}{')' if open_maximum or maximum is None else ']'}"
+        raise ValueError(f"{name} must be in {interval}, got {value!r}")
+    return number
+
+
+def check_int_array(name: str, values: object, minimum: int | None = None, maximum: int | None = None, *,
+                    ndim: int | None = None) -> np.ndarray:  # fmt: skip
+    """``values`` as an integer numpy array after checking its dtype, dimensions and range (elementwise).
+
+    Python ints beyond int64 (up to ``2**64 - 1``) give a uint64 array; bools, floats and objects are refused.
+
+    Examples
+    --------
+    >>> check_int_array("seeds", np.arange(3, dtype=np.uint64), minimum=0, ndim=1).tolist()
+    [0, 1, 2]
+    >>> check_int_array("seeds", [1, -2], minimum=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: seeds must be >= 0, got -2 (at index (1,))
+    """
+    if isinstance(values, (str, bytes, bytearray)):
+        raise TypeError(f"{name} must be integers, got {values!r}")
+    try:
+        array = np.asarray(values)
+    except (OverflowError, ValueError) as err:
+        raise ValueError(f"{name} must be an array of integers, got {values!r} ({err})") from None
+    if not isinstance(values, np.ndarray) and array.dtype.kind in "fO":
+        array = _python_ints(name, values, array)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"{name} must hold integers, got dtype {array.dtype} ({values!r})")
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
+    if array.size:
+        checks = [(minimum, ">=", lambda a, b: a < b), (maximum, "<=", lambda a, b: a > b)]
+        for bound, relation, outside in checks:
+            if bound is not None:
+                bad = outside(array, bound)
+                if bad.any():
+                    where = tuple(int(i) for i in np.argwhere(bad)[0])
+                    raise ValueError(f"{name} must be {relation} {bound}, got {int(array[where])} (at index {where})")
+    return array
+
+
+def _python_ints(name: str, values: object, array: np.ndarray) -> np.ndarray:
+    """A nested sequence of Python ints that numpy made float or object: int64 or uint64 if it fits."""
+    if array.size == 0:
+        return array.astype(np.int64)
+    items = np.asarray(values, dtype=object)
+    if not all(is_int(v) for v in items.flat):
+        return array  # refused by the caller (floats, strings, ...)
+    low, high = min(int(v) for v in items.flat), max(int(v) for v in items.flat)
+    if -(2**63) <= low and high < 2**63:
+        return items.astype(np.int64)
+    if 0 <= low and high < 2**64:
+        return items.astype(np.uint64)
+    raise ValueError(f"{name} must fit int64 or uint64, got values from {low} to {high}")
