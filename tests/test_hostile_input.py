@@ -184,3 +184,128 @@ def test_fault_links_in_range_or_refused(link):
     else:
         with pytest.raises(ValueError, match=f"channel id {link} out of range 0..{t.num_channels - 1}"):
             faults.link_mask(t)
+
+
+# ---------------------------------------------------------------------- square routing and its study
+_SEEDS = np.arange(3, dtype=np.uint64)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"k": 16.5}, TypeError, "k must be an int, got 16.5"),
+        ({"k": True}, TypeError, "k must be an int"),
+        ({"k": "16"}, TypeError, "k must be an int"),
+        ({"m": 3.0}, TypeError, "m must be an int"),
+        ({"fault_count": 2.0}, TypeError, "fault_count must be an int"),
+        ({"fault_count": -1}, ValueError, r"fault_count must be in 0\.\.254, got -1"),
+        ({"seeds": np.array([1, -1])}, ValueError, "seeds must be >= 0, got -1"),
+        ({"seeds": [-5]}, ValueError, "seeds must be >= 0, got -5"),
+        ({"seeds": np.array([[1, 2], [3, 4]], dtype=np.uint64)}, ValueError, r"seeds must be 1-dimensional"),
+        ({"seeds": np.array([1.5, 2.0])}, TypeError, "seeds must hold integers"),
+        ({"seeds": [2**64]}, ValueError, "seeds must fit"),
+        ({"seeds": "123"}, TypeError, "seeds must be integers"),
+        ({"algorithms": "chain"}, TypeError, "algorithms must be a sequence"),
+        ({"algorithms": ("chain", "zigzag")}, ValueError, "unknown algorithm 'zigzag' in algorithms"),
+        ({"with_oracle": "yes"}, TypeError, "with_oracle must be a bool"),
+        ({"n_blocks": 0}, ValueError, "n_blocks must be >= 1"),
+    ],
+)
+def test_evaluate_batch_refuses(kwargs, error, message):
+    from torus_lab.routing.square import evaluate_batch
+
+    args = {"k": 16, "m": 3, "fault_count": 10, "seeds": _SEEDS} | kwargs
+    with pytest.raises(error, match=message):
+        evaluate_batch(**args)
+
+
+def test_evaluate_batch_accepts_numpy_ints_and_seed_lists():
+    from torus_lab.routing.square import evaluate_batch
+
+    reference = evaluate_batch(16, 3, 10, _SEEDS, ("chain",))
+    again = evaluate_batch(np.int64(16), np.int8(3), np.uint16(10), [0, 1, 2], ["chain"])
+    assert all(np.array_equal(reference[key], again[key]) for key in reference)
+    big = evaluate_batch(16, 3, 10, [2**64 - 1], ("chain",))
+    assert big["status"].shape == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ((16.0, 3, 1), TypeError, "k must be an int"),
+        ((16, 255, 1), ValueError, r"fault_count must be in 0\.\.254, got 255"),
+        ((16, 3, -1), ValueError, r"seed must be in 0\.\.18446744073709551615, got -1"),
+        ((16, 3, 1.5), TypeError, "seed must be an int"),
+    ],
+)
+def test_draw_trial_refuses(args, error, message):
+    from torus_lab.routing.square import draw_trial
+
+    with pytest.raises(error, match=message):
+        draw_trial(*args)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ((16, 3, 0.999, 10, 1), ValueError, r"fault_rate must be in \[0, 0\.9922\] for N = 16.*got 0\.999"),
+        ((16, 3, 1.0, 10, 1), ValueError, r"fault_rate must be in \[0, 1\), got 1"),
+        ((16, 3, -0.1, 10, 1), ValueError, "fault_rate must be in"),
+        ((16, 3, float("nan"), 10, 1), ValueError, "fault_rate must be a finite number"),
+        ((16, 3, "0.1", 10, 1), TypeError, "fault_rate must be a number"),
+        ((16, 3, 0.1, 0, 1), ValueError, "trials must be >= 1, got 0"),
+        ((16, 3, 0.1, 2.5, 1), TypeError, "trials must be an int"),
+        ((16, 3, 0.1, 10, -1), ValueError, "seed must be >= 0, got -1"),
+        ((16.0, 3, 0.1, 10, 1), TypeError, "radix must be an int"),
+    ],
+)
+def test_run_point_refuses(args, error, message):
+    from torus_lab.studies.fault_tolerant import run_point
+
+    with pytest.raises(error, match=message):
+        run_point(*args)
+
+
+@pytest.mark.parametrize(
+    ("successes", "trials", "message"),
+    [
+        (0, 0, "trials must be >= 1, got 0"),
+        (5, 3, "successes must be in 0..trials, got successes = 5 with trials = 3"),
+        (-1, 3, "successes must be in 0..trials, got successes = -1"),
+        (np.array([1, 2, 3]), np.array([3, 3, 0]), "trials must be >= 1, got 0"),
+        (np.array([1, 4]), 3, "successes = 4 with trials = 3"),
+        (float("nan"), 3, "successes must be finite"),
+        (1, float("inf"), "trials must be finite"),
+        (np.array([1, 2]), np.array([3, 3, 3]), "compatible shapes"),
+    ],
+)
+def test_wilson_interval_refuses(successes, trials, message):
+    from torus_lab.studies.fault_tolerant import wilson_interval
+
+    with pytest.raises(ValueError, match=message):
+        wilson_interval(successes, trials)
+
+
+def test_wilson_interval_types_and_confidence():
+    from torus_lab.studies.fault_tolerant import wilson_interval
+
+    with pytest.raises(TypeError, match="successes must be a number"):
+        wilson_interval(True, 3)
+    with pytest.raises(TypeError, match="trials must be a number"):
+        wilson_interval(1, "3")
+    for confidence in (0, 1, 1.5):
+        with pytest.raises(ValueError, match="confidence must be in"):
+            wilson_interval(1, 3, confidence)
+
+
+@settings(max_examples=80, deadline=None)
+@given(successes=st.integers(-5, 30), trials=st.integers(-5, 30))
+def test_wilson_interval_in_range_or_refused(successes, trials):
+    from torus_lab.studies.fault_tolerant import wilson_interval
+
+    if trials >= 1 and 0 <= successes <= trials:
+        low, high = wilson_interval(successes, trials)
+        assert -1e-12 <= low <= successes / trials <= high <= 1 + 1e-12  # (high can exceed 1 by an ulp)
+    else:
+        with pytest.raises(ValueError, match="trials|successes"):
+            wilson_interval(successes, trials)

@@ -41,6 +41,7 @@ import numpy as np
 from numba import prange
 
 from torus_lab._jit import njit
+from torus_lab._validate import check_int, check_int_array
 from torus_lab.topology import Faults, Mesh, Torus
 
 __all__ = [
@@ -1054,11 +1055,11 @@ def draw_trial(k: int, fault_count: int, seed: int) -> tuple[np.ndarray, tuple[i
     >>> int(mask.sum()), bool(mask[s[0] + 16 * s[1]]), s != t
     (64, False, True)
     """
-    k = int(k)
-    if k < 2 or not 0 <= fault_count <= k * k - 2:
-        raise ValueError(f"need k >= 2 and 0 <= fault_count <= k*k - 2, got k={k}, fault_count={fault_count}")
+    k = check_int("k", k, 2)
+    fault_count = check_int("fault_count", fault_count, 0, k * k - 2)
+    seed = check_int("seed", seed, 0, 2**64 - 1)
     mask = np.zeros(k * k, dtype=bool)
-    s, t = _draw_trial(k, int(fault_count), np.uint64(seed), np.arange(k * k), np.empty(fault_count + 2, np.int64),
+    s, t = _draw_trial(k, fault_count, np.uint64(seed), np.arange(k * k), np.empty(fault_count + 2, np.int64),
                        mask)
     return mask, (int(s % k), int(s // k)), (int(t % k), int(t // k))
 
@@ -1085,6 +1086,23 @@ def evaluate_batch(
     (one process per core already; and the GNU OpenMP layer cannot be used in a process forked from one that
     has used it).
 
+    Parameters
+    ----------
+    k : int
+        Radix of the ``k x k`` torus, ``k >= m``.
+    m : int
+        Square width (range per algorithm as in :func:`route`).
+    fault_count : int
+        Faulty nodes per trial, ``0..k*k - 2``.
+    seeds : 1-D array of int
+        One seed per trial, each in ``0..2**64 - 1`` (negative or non-integer seeds are refused, not wrapped).
+    algorithms : sequence of str
+        Names from :data:`ALGORITHMS`.
+    after_fallback, with_oracle, n_blocks
+        Heuristic-Square's rule (see :func:`route`), whether to run the global BFS, parallel blocks (``>= 1``).
+    parallel : bool
+        Run the trials over numba threads (default) or on the calling thread.
+
     Returns
     -------
     dict with ``status`` (trials x algorithms, 0 = success, else a key of :data:`REASONS`), ``length``
@@ -1098,15 +1116,22 @@ def evaluate_batch(
     >>> out["status"].shape, bool((out["oracle"] >= out["lee"]).all())
     ((4, 2), True)
     """
+    k = check_int("k", k, 2)
+    if isinstance(algorithms, (str, bytes)) or not isinstance(algorithms, Iterable):
+        raise TypeError(f"algorithms must be a sequence of names from {ALGORITHMS}, got {algorithms!r}")
+    algorithms = tuple(algorithms)
     for name in algorithms:
-        if name not in _ALG_CODE:
-            raise ValueError(f"unknown algorithm {name!r}; choose from {ALGORITHMS}")
+        if not isinstance(name, str) or name not in _ALG_CODE:
+            raise ValueError(f"unknown algorithm {name!r} in algorithms; choose from {ALGORITHMS}")
         _check_m(m, k, name)
-    if not 0 <= fault_count <= k * k - 2:
-        raise ValueError(f"fault_count must be in 0..{k * k - 2}, got {fault_count}")
+    m = check_int("m", m, 2, k)
+    fault_count = check_int("fault_count", fault_count, 0, k * k - 2)
     if after_fallback not in ("max", "previous"):
         raise ValueError(f"after_fallback must be 'max' or 'previous', got {after_fallback!r}")
-    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    if not isinstance(with_oracle, (bool, np.bool_)):
+        raise TypeError(f"with_oracle must be a bool, got {with_oracle!r}")
+    n_blocks = check_int("n_blocks", n_blocks, 1)
+    seeds = np.ascontiguousarray(check_int_array("seeds", seeds, 0, 2**64 - 1, ndim=1), dtype=np.uint64)
     trials = seeds.shape[0]
     algs = np.array([_ALG_CODE[a] for a in algorithms], dtype=np.int64)
     options = np.full(len(algorithms), int(after_fallback == "previous"), dtype=np.int64)
@@ -1116,9 +1141,11 @@ def evaluate_batch(
     travelled = np.empty((trials, len(algorithms)), dtype=np.int32)
     lee = np.empty(trials, dtype=np.int32)
     oracle_dist = np.empty(trials, dtype=np.int32)
-    blocks = max(1, min(int(n_blocks), trials))
+    if not isinstance(parallel, (bool, np.bool_)):
+        raise TypeError(f"parallel must be a bool, got {parallel!r}")
+    blocks = max(1, min(n_blocks, trials))
     kernel = _batch_kernel if parallel else _batch_kernel_serial
-    kernel(int(k), int(m), int(fault_count), seeds, algs, options, _default_cap(int(k)), blocks, bool(with_oracle),
+    kernel(k, m, fault_count, seeds, algs, options, _default_cap(k), blocks, bool(with_oracle),
            status, length, evaluations, travelled, lee, oracle_dist)
     return {"status": status, "length": length, "local_routings": evaluations, "travelled": travelled, "lee": lee,
             "oracle": oracle_dist}

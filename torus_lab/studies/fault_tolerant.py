@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from torus_lab._validate import check_int, check_real
 from torus_lab.claims import claim, claims_table
 from torus_lab.routing.square import ALGORITHMS, REASONS, draw_trial, evaluate_batch, oracle, route
 from torus_lab.sweep import sweep
@@ -113,17 +114,66 @@ LABEL = {"chain": "Chain", "adaptive_square": "Adaptive-Square", "heuristic_squa
 CLAIM_FAULT_RATE = 0.25
 
 
+def _counts(name: str, values: object) -> np.ndarray:
+    """``values`` (a number or an array of numbers) as a float array, refusing bools, strings and NaN."""
+    array = np.asarray(values)
+    if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a number or an array of numbers, got {values!r}")
+    array = array.astype(float)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} must be finite, got {values!r}")
+    return array
+
+
 def wilson_interval(successes: int | np.ndarray, trials: int | np.ndarray, confidence: float = 0.95):
     """Wilson score interval for a binomial proportion.
+
+    Parameters
+    ----------
+    successes, trials : int or array of int
+        Elementwise ``trials >= 1`` and ``0 <= successes <= trials`` (broadcast against each other).
+    confidence : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    (low, high)
+        Floats for scalar input, arrays otherwise.
+
+    Raises
+    ------
+    ValueError
+        For ``trials < 1``, ``successes`` outside ``0..trials`` or ``confidence`` outside ``(0, 1)``
+        (elementwise; the message names the first offending entry).
 
     Examples
     --------
     >>> [round(v, 4) for v in wilson_interval(90, 100)]
     [0.8256, 0.9448]
+    >>> wilson_interval(5, 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: successes must be in 0..trials, got successes = 5 with trials = 3
     """
+    n = _counts("trials", trials)
+    x = _counts("successes", successes)
+    confidence = check_real("confidence", confidence, 0, 1, open_maximum=True)
+    if confidence == 0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    try:
+        x, n = np.broadcast_arrays(x, n)
+    except ValueError:
+        raise ValueError(f"successes and trials must have compatible shapes, got {np.shape(successes)} and "
+                         f"{np.shape(trials)}") from None  # fmt: skip
+    if (n < 1).any():
+        raise ValueError(f"trials must be >= 1, got {_first(n, n < 1)}")
+    bad = (x < 0) | (x > n)
+    if bad.any():
+        where = tuple(np.argwhere(bad)[0])
+        raise ValueError(f"successes must be in 0..trials, got successes = {_num(x[where])} with trials = "
+                         f"{_num(n[where])}")  # fmt: skip
     z = norm.ppf(0.5 + confidence / 2)
-    n = np.asarray(trials, dtype=float)
-    p = np.asarray(successes, dtype=float) / n
+    p = x / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     low = np.minimum(centre - half, p)  # the interval contains p; guard against rounding at p = 0 or 1
@@ -133,17 +183,38 @@ def wilson_interval(successes: int | np.ndarray, trials: int | np.ndarray, confi
     return low, high
 
 
+def _num(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def _first(values: np.ndarray, bad: np.ndarray) -> int | float:
+    return _num(values[tuple(np.argwhere(bad)[0])])
+
+
 def fault_count(radix: int, fault_rate: float) -> int:
     """Number of faulty nodes of a trial: ``round(fault_rate * N^2)``.
+
+    ``fault_rate`` must leave two non-faulty nodes (the source and the target): ``round(fault_rate * N^2) <=
+    N^2 - 2``.
 
     Examples
     --------
     >>> fault_count(16, 0.05)
     13
+    >>> fault_count(16, 0.999)
+    Traceback (most recent call last):
+    ...
+    ValueError: fault_rate must be in [0, 0.9922] for N = 16 (at most N^2 - 2 = 254 faulty nodes), got 0.999
     """
-    if not 0 <= fault_rate < 1:
-        raise ValueError(f"fault_rate must be in [0, 1), got {fault_rate!r}")
-    return int(round(fault_rate * radix * radix))
+    radix = check_int("radix", radix, 2)
+    rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
+    total = radix * radix
+    count = int(round(rate * total))
+    if count > total - 2:
+        limit = (total - 2) / total
+        raise ValueError(f"fault_rate must be in [0, {limit:.4g}] for N = {radix} (at most N^2 - 2 = {total - 2} "
+                         f"faulty nodes), got {fault_rate!r}")  # fmt: skip
+    return count
 
 
 def trial_seeds(rng: np.random.Generator, trials: int) -> np.ndarray:
@@ -158,9 +229,8 @@ def trial_seeds(rng: np.random.Generator, trials: int) -> np.ndarray:
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise ValueError(f"trials must be an int >= 1, got {trials!r}")
-    return rng.integers(0, 2**64 - 1, size=int(trials), dtype=np.uint64, endpoint=True)
+    trials = check_int("trials", trials, 1)
+    return rng.integers(0, 2**64 - 1, size=trials, dtype=np.uint64, endpoint=True)
 
 
 def in_worker_process() -> bool:
@@ -187,10 +257,10 @@ def run_point(radix: int, m: int, fault_rate: float, trials: int, rng: np.random
     >>> out["status"].shape, out["seeds"].shape
     ((50, 4), (50,))
     """
+    count = fault_count(radix, fault_rate)
     seeds = trial_seeds(rng, trials)
     start = time.perf_counter()
-    out = evaluate_batch(radix, m, fault_count(radix, fault_rate), seeds, tuple(algorithms),
-                         parallel=not in_worker_process())
+    out = evaluate_batch(radix, m, count, seeds, tuple(algorithms), parallel=not in_worker_process())
     out["seconds"] = np.array(time.perf_counter() - start)
     out["seeds"] = seeds
     return out
