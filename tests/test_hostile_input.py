@@ -245,18 +245,21 @@ def test_draw_trial_refuses(args, error, message):
         draw_trial(*args)
 
 
+RNG = np.random.default_rng(1)
+
+
 @pytest.mark.parametrize(
     ("args", "error", "message"),
     [
-        ((16, 3, 0.999, 10, 1), ValueError, r"fault_rate must be in \[0, 0\.9922\] for N = 16.*got 0\.999"),
-        ((16, 3, 1.0, 10, 1), ValueError, r"fault_rate must be in \[0, 1\), got 1"),
-        ((16, 3, -0.1, 10, 1), ValueError, "fault_rate must be in"),
-        ((16, 3, float("nan"), 10, 1), ValueError, "fault_rate must be a finite number"),
-        ((16, 3, "0.1", 10, 1), TypeError, "fault_rate must be a number"),
-        ((16, 3, 0.1, 0, 1), ValueError, "trials must be >= 1, got 0"),
-        ((16, 3, 0.1, 2.5, 1), TypeError, "trials must be an int"),
-        ((16, 3, 0.1, 10, -1), ValueError, "seed must be >= 0, got -1"),
-        ((16.0, 3, 0.1, 10, 1), TypeError, "radix must be an int"),
+        ((16, 3, 0.999, 10, RNG), ValueError, r"fault_rate must be in \[0, 0\.9922\] for N = 16.*got 0\.999"),
+        ((16, 3, 1.0, 10, RNG), ValueError, r"fault_rate must be in \[0, 1\), got 1"),
+        ((16, 3, -0.1, 10, RNG), ValueError, "fault_rate must be in"),
+        ((16, 3, float("nan"), 10, RNG), ValueError, "fault_rate must be a finite number"),
+        ((16, 3, "0.1", 10, RNG), TypeError, "fault_rate must be a number"),
+        ((16, 3, 0.1, 0, RNG), ValueError, "trials must be >= 1, got 0"),
+        ((16, 3, 0.1, 2.5, RNG), TypeError, "trials must be an int"),
+        ((16, 3, 0.1, 10, -1), TypeError, "rng must be a numpy.random.Generator, got -1"),
+        ((16.0, 3, 0.1, 10, RNG), TypeError, "radix must be an int"),
     ],
 )
 def test_run_point_refuses(args, error, message):
