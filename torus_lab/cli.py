@@ -87,13 +87,7 @@ def _list() -> None:
 def _params(name: str) -> None:
     experiment = runner.load_experiment(name)
     print(f"{name}: {experiment.description}\nnotebook: {experiment.notebook}\nparameters:")
-    if experiment.schema is None:
-        defaults = runner.notebook_parameters(experiment.notebook_path)
-        schema = {key: {"type": type(value).__name__} for key, value in defaults.items()
-                  if key not in runner.RESERVED_PARAMETERS}  # fmt: skip
-    else:
-        schema = experiment.schema["properties"]
-    for key, rule in schema.items():
+    for key, rule in experiment.schema["properties"].items():
         kind = rule.get("type", "any")
         print(f"  {key} ({kind}): {rule.get('description', '')}".rstrip())
         for preset, values in experiment.presets.items():

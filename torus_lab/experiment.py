@@ -97,7 +97,7 @@ class Experiment:
     description: str
     presets: dict[str, dict[str, Any]]
     root: Path
-    schema: dict[str, Any] | None = field(default=None, repr=False)
+    schema: dict[str, Any] = field(repr=False)
 
     @property
     def notebook_path(self) -> Path:
@@ -105,8 +105,8 @@ class Experiment:
 
     @property
     def parameter_names(self) -> list[str]:
-        """The parameters the schema defines, in schema order (empty without a schema)."""
-        return list((self.schema or {}).get("properties", {}))
+        """The parameters the schema defines, in schema order."""
+        return list(self.schema["properties"])
 
 
 # ---------------------------------------------------------------------- discovery
@@ -134,14 +134,18 @@ def _read_experiment(path: Path, root: Path) -> Experiment:
     if not isinstance(spec, dict):
         raise ExperimentError(f"{path.name}: expected a mapping with notebook, description, presets")
     missing = [key for key in ("notebook", "description", "presets") if key not in spec]
+    unknown = [key for key in spec if key not in ("notebook", "description", "schema", "presets")]
+    if unknown:
+        raise ExperimentError(f"{path.name}: unknown key(s) {unknown}; expected notebook, description, schema, presets")
     if missing:
         raise ExperimentError(f"{path.name}: missing key(s) {missing}")
     presets = spec["presets"]
     if not isinstance(presets, dict) or not all(isinstance(v, dict) for v in presets.values()):
         raise ExperimentError(f"{path.name}: presets must map preset names to parameter mappings")
-    schema = spec.get("schema")
-    if schema is not None:
-        _check_schema(schema, path.name)
+    if "schema" not in spec:
+        raise ExperimentError(f"{path.name}: missing key 'schema' (a JSON Schema of one preset)")
+    schema = spec["schema"]
+    _check_schema(schema, path.name)
     return Experiment(
         name=path.stem,
         notebook=Path(spec["notebook"]),
@@ -241,8 +245,6 @@ def validate_parameters(
 ) -> dict[str, Any]:
     """Validate one complete parameter set of experiment ``name`` against its schema."""
     experiment = load_experiment(name, root)
-    if experiment.schema is None:
-        raise ExperimentError(f"experiments/{name}.yaml has no schema")
     return check_against_schema(params, experiment.schema, experiment=name)
 
 
@@ -354,8 +356,6 @@ def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
     (True, True)
     """
     experiment = load_experiment(name)
-    if experiment.schema is None:
-        raise ExperimentError(f"experiments/{name}.yaml has no schema")
     missing = [key for key in experiment.parameter_names if key not in namespace]
     if missing:
         raise ParameterError(f"{name}: the notebook does not define parameter(s) {', '.join(map(repr, missing))}")

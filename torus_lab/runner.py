@@ -13,8 +13,6 @@ Examples
 --------
 >>> parse_value("3"), parse_value("0.25"), parse_value("[5, 6]"), parse_value("odr")
 (3, 0.25, [5, 6], 'odr')
->>> check_parameters({"k": 8}, {"k": 5, "seed": 1}, experiment="demo")
-{'k': 8}
 """
 
 from __future__ import annotations
@@ -68,7 +66,6 @@ __all__ = [
     "load_experiment",
     "notebook_parameters",
     "parse_value",
-    "check_parameters",
     "run_experiment",
     "run_all",
     "ensure_kernel",
@@ -145,64 +142,16 @@ def parse_value(text: str) -> Any:
         return text
 
 
-def _type_name(value: Any) -> str:
-    return type(value).__name__
-
-
-def _compatible(value: Any, default: Any) -> bool:
-    if default is None:
-        return True
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(value, bool) and isinstance(default, bool)
-    if isinstance(default, float):
-        return isinstance(value, (int, float))
-    if isinstance(default, (list, tuple)):
-        if not isinstance(value, (list, tuple)):
-            return False
-        if default and all(isinstance(d, type(default[0])) for d in default):
-            return all(_compatible(v, default[0]) for v in value)
-        return True
-    return isinstance(value, type(default))
-
-
-def check_parameters(values: Mapping[str, Any], defaults: Mapping[str, Any], *, experiment: str) -> dict[str, Any]:
-    """Check names and types of ``values`` against a notebook's ``defaults``; return them (ints made float
-    where the default is a float).  :class:`ParameterError` lists the valid names and types."""
-    valid = ", ".join(f"{k}: {_type_name(v)}" for k, v in defaults.items() if k not in RESERVED_PARAMETERS)
-    checked = {}
-    for name, value in values.items():
-        if name in RESERVED_PARAMETERS:
-            raise ParameterError(f"{experiment}: parameter {name!r} is set by the runner (use --out)")
-        if name not in defaults:
-            raise ParameterError(f"{experiment}: unknown parameter {name!r}; valid parameters: {valid}")
-        default = defaults[name]
-        if not _compatible(value, default):
-            raise ParameterError(
-                f"{experiment}: parameter {name!r} must be {_type_name(default)} (like {default!r}), "
-                f"got {value!r} ({_type_name(value)}); valid parameters: {valid}"
-            )
-        checked[name] = float(value) if isinstance(default, float) and not isinstance(value, bool) else value
-    return checked
-
-
 def resolve_parameters(
     experiment: Experiment, preset: str, overrides: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """Preset values updated by ``overrides``, validated against the experiment's schema (or, for an
-    experiment without one, against the notebook's parameters cell) before anything runs."""
+    """Preset values updated by ``overrides``, validated against the experiment's schema before anything runs."""
     if preset not in experiment.presets:
         raise ParameterError(
             f"{experiment.name}: unknown preset {preset!r}; presets: {', '.join(experiment.presets)}"
         )
-    if experiment.schema is not None:
-        params = {**experiment.presets[preset], **dict(overrides or {})}
-        return check_against_schema(params, experiment.schema, experiment=experiment.name)
-    defaults = notebook_parameters(experiment.notebook_path)
-    if "seed" not in defaults:
-        raise RunnerError(f"{experiment.notebook}: the parameters cell must define 'seed'")
-    params = check_parameters(experiment.presets[preset], defaults, experiment=experiment.name)
-    params.update(check_parameters(dict(overrides or {}), defaults, experiment=experiment.name))
-    return params
+    params = {**experiment.presets[preset], **dict(overrides or {})}
+    return check_against_schema(params, experiment.schema, experiment=experiment.name)
 
 
 # ---------------------------------------------------------------------- provenance
