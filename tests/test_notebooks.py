@@ -24,6 +24,7 @@ def test_one_experiment_per_paper():
 def test_committed_without_outputs_and_with_parameters_cell(notebook):
     nb = json.loads(notebook.read_text())
     for index, cell in enumerate(nb["cells"]):
+        assert cell.get("id"), f"{notebook.name}: cell {index} has no id (nbformat.validator.normalize)"
         if cell["cell_type"] == "code":
             assert not cell.get("outputs"), f"{notebook.name}: cell {index} carries outputs"
             assert cell.get("execution_count") is None, f"{notebook.name}: cell {index} has an execution count"
