@@ -312,3 +312,18 @@ def test_wilson_interval_in_range_or_refused(successes, trials):
     else:
         with pytest.raises(ValueError, match="trials|successes"):
             wilson_interval(successes, trials)
+
+
+def test_disjoint_paths_accept_numpy_integer_arrays_as_pairs():
+    """Pairs given as numpy integer arrays (a 3-D array, or arrays per pair) are valid coordinates: the same
+    paths as with plain tuples; a float array is refused naming its dtype."""
+    from torus_lab.routing.disjoint_paths import pairwise_disjoint_paths
+
+    plain = [((0, 0, 0), (3, 4, 1)), ((1, 2, 3), (4, 0, 2))]
+    expected = pairwise_disjoint_paths((3, 6), plain)
+    as_array = np.array(plain, dtype=np.int32)
+    assert pairwise_disjoint_paths((3, 6), as_array) == expected
+    assert pairwise_disjoint_paths((3, 6), [tuple(np.array(p, dtype=np.uint8) for p in pair)
+                                            for pair in plain]) == expected  # fmt: skip
+    with pytest.raises(TypeError, match="coordinates must be integers, got an array of dtype float64"):
+        pairwise_disjoint_paths((3, 6), as_array.astype(float))

@@ -302,3 +302,24 @@ def test_unreadable_experiment_files_are_named(tmp_path):
     (project / "experiments" / "list.yaml").write_text("- 1\n- 2\n")
     with pytest.raises(runner.RunnerError, match="list.yaml: expected a mapping"):
         runner.load_experiment("list", project)
+
+
+@pytest.mark.notebook
+def test_a_full_disk_is_one_line_and_keeps_earlier_outputs(project, tmp_path, monkeypatch, capsys):
+    import errno
+
+    monkeypatch.chdir(project)
+    out = tmp_path / "out"
+    assert cli.main(["run", "demo", "--out", str(out)]) == 0
+    before = snapshot(out)
+
+    def full_disk(notebook, html_path):
+        raise OSError(errno.ENOSPC, "No space left on device", str(html_path))
+
+    monkeypatch.setattr(runner, "_export_html", full_disk)
+    capsys.readouterr()
+    assert cli.main(["run", "demo", "--out", str(out), "-p", "n_rows=4"]) == 1
+    err = capsys.readouterr().err
+    errors = [line for line in err.replace("\r", "\n").splitlines() if line.startswith("torus-lab:")]
+    assert len(errors) == 1 and "No space left on device" in errors[0] and "Traceback" not in err
+    assert snapshot(out) == before

@@ -1,6 +1,8 @@
 """Command line: ``torus-lab list | params | run | reproduce | report | routings | cache``.
 
-Exit status: 0 success, 1 a notebook failed, 2 bad usage (unknown experiment, preset or parameter).
+Exit status: 0 success, 1 a run failed (a notebook raised, or a file could not be written: disk full, permissions),
+2 bad usage (unknown experiment, preset or parameter; an output folder that is a file or cannot be created).
+Every error is one line on stderr; a failed run leaves earlier outputs as they were.
 
 Examples
 --------
@@ -157,6 +159,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except runner.RunnerError as err:
         print(f"torus-lab: error: {err}", file=sys.stderr)
         return err.exit_code
+    except OSError as err:  # a file-system failure during the run: earlier outputs were left as they were
+        where = f": {err.filename}" if getattr(err, "filename", None) else ""
+        print(f"torus-lab: error: {err.strerror or err}{where}; earlier outputs were left as they were",
+              file=sys.stderr)  # fmt: skip
+        return 1
     except KeyboardInterrupt:
         print("torus-lab: interrupted; earlier outputs were left as they were", file=sys.stderr)
         return 130

@@ -184,7 +184,17 @@ def torus_shape(torus: Torus | tuple[int, int]) -> tuple[int, int]:
     raise TypeError(f"torus must be a Torus or an (n, k) tuple of ints, got {torus!r}")
 
 
+def _as_sequence(value: object) -> object:
+    """A numpy array (of any integer dtype) read as the sequence of its rows; anything else unchanged."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "iu" and value.size:
+            raise TypeError(f"coordinates must be integers, got an array of dtype {value.dtype}")
+        return value.tolist()
+    return value
+
+
 def _check_node(node: object, n: int, k: int, name: str) -> Node:
+    node = _as_sequence(node)
     if isinstance(node, (str, bytes)) or not isinstance(node, Sequence):
         raise TypeError(f"{name} must be a sequence of {n} ints, got {node!r}")
     if len(node) != n:
@@ -200,10 +210,12 @@ def _check_node(node: object, n: int, k: int, name: str) -> Node:
 
 
 def _check_pairs(n: int, k: int, pairs: object) -> list[tuple[Node, Node]]:
+    pairs = _as_sequence(pairs)
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence):
         raise TypeError(f"pairs must be a sequence of (source, destination) pairs, got {pairs!r}")
     out = []
     for i, pair in enumerate(pairs):
+        pair = _as_sequence(pair)
         if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2:
             raise ValueError(f"pairs[{i}] must be a (source, destination) pair, got {pair!r}")
         out.append((_check_node(pair[0], n, k, f"pairs[{i}] source"), _check_node(pair[1], n, k, f"pairs[{i}] dest")))
