@@ -62,10 +62,19 @@ def _astar(grid: _Grid, s: int, t: int, blocked: set[int], max_expansions: int) 
     """Shortest s-t path avoiding ``blocked`` (A* with the Lee distance; ties towards deeper nodes)."""
     if s == t:
         return [s]
-    target = grid.to_node(t)
+    k, strides = grid.k, grid.strides
+    target = [(t // stride) % k for stride in strides]
+
+    def lee_to_target(v: int) -> int:  # grid.lee(grid.to_node(v), target) without building tuples
+        total = 0
+        for stride, y in zip(strides, target, strict=True):
+            d = ((v // stride) - y) % k
+            total += d if d <= k - d else k - d
+        return total
+
     parent = {s: s}
     g = {s: 0}
-    heap = [(grid.lee(grid.to_node(s), target), 0, s)]
+    heap = [(lee_to_target(s), 0, s)]
     expansions = 0
     while heap:
         _, neg_g, v = heapq.heappop(heap)
@@ -84,7 +93,7 @@ def _astar(grid: _Grid, s: int, t: int, blocked: set[int], max_expansions: int) 
                 continue
             g[w] = g[v] + 1
             parent[w] = v
-            heapq.heappush(heap, (g[w] + grid.lee(grid.to_node(w), target), -g[w], w))
+            heapq.heappush(heap, (g[w] + lee_to_target(w), -g[w], w))
     return None
 
 

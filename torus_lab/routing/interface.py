@@ -184,7 +184,7 @@ def build_tables(topology: Torus, faults: Faults | None, iparams: Sequence[int])
         ok[faults.link_mask(topology)] = 0
         bad_node = faults.node_mask(topology)
         ok[bad_node[topology.channel_src] | bad_node[topology.channel_dst]] = 0
-    wrap = np.array([topology.is_wraparound(c) for c in range(topology.num_channels)], dtype=np.int64)
+    wrap = topology.wraparound_mask().astype(np.int64)
     vec = _int64_vector
     return Tables(
         radices=vec(topology.radices),
