@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html.parser
+import json
 import os
 import shutil
 from pathlib import Path
@@ -37,6 +38,10 @@ def test_quick_preset_outputs(quick_out, name):
     notebook_html = quick_out / "reports" / name / f"{name}.html"
     assert notebook_html.stat().st_size > 0
     assert notebook_html.stat().st_size < 5_000_000, "executed notebook HTML should link figures, not inline them"
+    executed = json.loads((quick_out / "reports" / name / f"{name}.ipynb").read_text())
+    warnings = [text for cell in executed["cells"] for output in cell.get("outputs", [])
+                if output.get("name") == "stderr" and "Warning" in (text := "".join(output.get("text", "")))]
+    assert not warnings, f"{name}: warnings in the executed notebook: {warnings}"
 
 
 def test_claims_aggregated(quick_out):

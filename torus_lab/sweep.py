@@ -322,7 +322,10 @@ def sweep(
         for i in hits:
             results[i] = memorized(*_cache_args(func, items[i], entropies[i], code, routings))
         todo = [i for i in todo if i not in set(hits)]
-    from tqdm.auto import tqdm
+    if progress:
+        from tqdm.auto import tqdm
+    else:  # a disabled notebook bar still warns "IProgress not found" into executed notebooks
+        from tqdm import tqdm
 
     bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=desc or getattr(func, "__name__", "sweep"),
                disable=not progress)  # fmt: skip
