@@ -32,8 +32,8 @@ from torus_lab.routing import make_routing
 from torus_lab.sim import SimConfig, simulate
 from torus_lab.topology import Torus
 t = Torus(2, 8)
-simulate(t, make_routing({"name": "ecube", "datelines": True, "vcs": 2}, t), offered_load=0.1, warmup=200,
-         measure=1000, seed=1)
+simulate(make_routing({"name": "ecube", "datelines": True, "vcs": 2}, t),
+         SimConfig(offered_load=0.1, warmup=200, measure=1000), seed=1)
 """
 _USER = """
 import numba
@@ -58,7 +58,7 @@ def mine(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state)
 
 register_routing("bench-user-dor", mine, vcs=2, adaptive=False)
 t = Torus(2, 8)
-simulate(t, make_routing("bench-user-dor", t), offered_load=0.1, warmup=200, measure=1000, seed=1)
+simulate(make_routing("bench-user-dor", t), SimConfig(offered_load=0.1, warmup=200, measure=1000), seed=1)
 """
 
 

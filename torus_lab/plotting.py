@@ -121,6 +121,30 @@ def show_figure(fig, figures_dir: str | Path, name: str, *, width: int = 640) ->
 
 
 # ---------------------------------------------------------------------- drawing tori
+def grid_axes(ax, radices: tuple[int, int], *, title: str | None = None, margin: float = 0.8,
+              labels: tuple[str, str] = ("dimension 0 (x)", "dimension 1 (y)"), title_size: float | None = None):
+    """Frame ``ax`` around the nodes of a 2D torus or mesh with ``radices``: equal aspect, ``margin`` around
+    the outer nodes, axis labels, no grid, optional title.
+
+    Examples
+    --------
+    >>> fig, ax = plt.subplots()
+    >>> grid_axes(ax, (4, 5), title="T").get_xlim(), ax.get_title()
+    ((-0.8, 3.8), 'T')
+    >>> plt.close(fig)
+    """
+    kx, ky = radices
+    ax.set_xlim(-margin, kx - 1 + margin)
+    ax.set_ylim(-margin, ky - 1 + margin)
+    ax.set_aspect("equal")
+    ax.set_xlabel(labels[0])
+    ax.set_ylabel(labels[1])
+    ax.grid(False)
+    if title:
+        ax.set_title(title, fontsize=title_size)
+    return ax
+
+
 def _node_xy(node: tuple[int, ...]) -> tuple[float, float]:
     return float(node[0]), float(node[1])
 
@@ -228,15 +252,7 @@ def draw_torus_2d(
     if norm is not None:
         mappable = plt.cm.ScalarMappable(norm=norm, cmap="viridis")
         ax.figure.colorbar(mappable, ax=ax, label="link load (messages)")
-    ax.set_xlim(-0.8, kx - 0.2)
-    ax.set_ylim(-0.8, ky - 0.2)
-    ax.set_aspect("equal")
-    ax.set_xlabel("dimension 0 (x)")
-    ax.set_ylabel("dimension 1 (y)")
-    ax.grid(False)
-    if title:
-        ax.set_title(title)
-    return ax
+    return grid_axes(ax, (kx, ky), title=title)
 
 
 def draw_torus_3d(ax, topology, *, paths=(), path_labels=None, faults=None, title: str | None = None):

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, new_figure
+from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, grid_axes, new_figure
 from torus_lab.studies import virtual_mesh as study
 
 __all__ = ["draw_virtual_mesh", "draw_cdg_cycle", "fig_vc_counts", "fig_virtual_mesh", "fig_cdg_witness_cycles",
@@ -52,15 +52,8 @@ def draw_virtual_mesh(ax, topology, combos: Mapping[int, tuple[int, ...]], vc_na
     handles = [Line2D([0], [0], color=colour[c], lw=1.0 + 0.8 * len(c), label="+".join(names[v] for v in c))
                for c in kinds]
     ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="VCs used")
-    kx, ky = topo.radices
-    ax.set_xlim(-0.7, kx - 0.3)
-    ax.set_ylim(-0.7, ky - 0.3)
-    ax.set_aspect("equal")
-    ax.set_xlabel("x (dimension 0)")
-    ax.set_ylabel("y (dimension 1)")
-    ax.grid(False)
-    if title:
-        ax.set_title(title, fontsize=9)
+    grid_axes(ax, topo.radices, title=title, margin=0.7, labels=("x (dimension 0)", "y (dimension 1)"),
+              title_size=9)
     plt.setp(ax.get_xticklabels(), fontsize=7)
     return ax
 

@@ -24,20 +24,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from torus_lab._validate import check_int
 from torus_lab.sim.traffic import PATTERNS
 
 __all__ = ["SimConfig", "VC_ALLOCATIONS"]
 
 #: ``atomic``: a VC takes a new packet only once empty; ``nonatomic``: once the previous tail is written (BookSim).
 VC_ALLOCATIONS = ("atomic", "nonatomic")
-
-
-def _integer(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def _real(name: str, value: Any, low: float, high: float) -> float:
@@ -89,20 +82,20 @@ class SimConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.traffic, str) or self.traffic not in PATTERNS:
             raise ValueError(f"traffic must be one of {tuple(PATTERNS)}, got {self.traffic!r}")
-        length = _integer("packet_length", self.packet_length, 1)
+        length = check_int("packet_length", self.packet_length, 1)
         fixed = {
             "offered_load": _real("offered_load", self.offered_load, 0.0, float(length)),
             "packet_length": length,
-            "buffer_depth": _integer("buffer_depth", self.buffer_depth, 1),
-            "router_delay": _integer("router_delay", self.router_delay, 1),
-            "warmup": _integer("warmup", self.warmup, 0),
-            "measure": _integer("measure", self.measure, 1),
-            "drain": _integer("drain", self.drain, 0),
+            "buffer_depth": check_int("buffer_depth", self.buffer_depth, 1),
+            "router_delay": check_int("router_delay", self.router_delay, 1),
+            "warmup": check_int("warmup", self.warmup, 0),
+            "measure": check_int("measure", self.measure, 1),
+            "drain": check_int("drain", self.drain, 0),
             "hotspot_fraction": _real("hotspot_fraction", self.hotspot_fraction, 0.0, 1.0),
-            "deadlock_cycles": _integer("deadlock_cycles", self.deadlock_cycles, 2),
-            "drop_after": _integer("drop_after", self.drop_after, -1),
-            "queue_capacity": _integer("queue_capacity", self.queue_capacity, 1),
-            "hop_limit": _integer("hop_limit", self.hop_limit, 0),
+            "deadlock_cycles": check_int("deadlock_cycles", self.deadlock_cycles, 2),
+            "drop_after": check_int("drop_after", self.drop_after, -1),
+            "queue_capacity": check_int("queue_capacity", self.queue_capacity, 1),
+            "hop_limit": check_int("hop_limit", self.hop_limit, 0),
         }
         if not isinstance(self.inject_during_drain, bool):
             raise TypeError(f"inject_during_drain must be a bool, got {self.inject_during_drain!r}")
@@ -113,10 +106,10 @@ class SimConfig:
             node = tuple(node)
         if isinstance(node, tuple):
             for part in node:
-                _integer("hotspot_node coordinate", part, 0)
+                check_int("hotspot_node coordinate", part, 0)
             fixed["hotspot_node"] = tuple(int(p) for p in node)
         else:
-            fixed["hotspot_node"] = _integer("hotspot_node", node, 0)
+            fixed["hotspot_node"] = check_int("hotspot_node", node, 0)
         if fixed["deadlock_cycles"] <= max(fixed["drop_after"], 0) + fixed["router_delay"]:
             raise ValueError(f"deadlock_cycles={self.deadlock_cycles} must exceed drop_after + router_delay")
         for name, value in fixed.items():

@@ -17,13 +17,13 @@ Examples
 
 from __future__ import annotations
 
-import numbers
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import check_int
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 from torus_lab.sim.config import SimConfig
 from torus_lab.sim.kernels import CFG, CNT, run_kernel
@@ -35,14 +35,6 @@ __all__ = ["SimState", "SimResult", "simulate", "zero_load_latency", "load_sweep
 
 #: The configuration :func:`simulate` uses when none is given.
 DEFAULT_CONFIG = SimConfig()
-
-
-def _int(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def zero_load_latency(hops: int | np.ndarray, packet_length: int, router_delay: int = 1):
@@ -238,7 +230,7 @@ def simulate(
         raise TypeError(f"routing must be a RoutingFunction, got {routing!r}")
     if not isinstance(config, SimConfig):
         raise TypeError(f"config must be a SimConfig, got {config!r}")
-    seed = _int("seed", seed, 0)
+    seed = check_int("seed", seed, 0)
     if not isinstance(keep_state, bool):
         raise TypeError(f"keep_state must be a bool, got {keep_state!r}")
     topology = routing.topology
