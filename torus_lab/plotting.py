@@ -129,8 +129,8 @@ def grid_axes(ax, radices: tuple[int, int], *, title: str | None = None, margin:
     Examples
     --------
     >>> fig, ax = plt.subplots()
-    >>> grid_axes(ax, (4, 5), title="T").get_xlim(), ax.get_title()
-    ((-0.8, 3.8), 'T')
+    >>> [float(x) for x in grid_axes(ax, (4, 5), title="T").get_xlim()], ax.get_title()
+    ([-0.8, 3.8], 'T')
     >>> plt.close(fig)
     """
     kx, ky = radices
