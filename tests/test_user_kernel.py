@@ -257,3 +257,20 @@ def test_validation_samples_large_networks_quickly(escape_entry):
     assert report.mode == "sample" and report.destinations_checked == 16
     assert report.states_checked > 16 * 1023
     assert np.isfinite(report.stuck_states)
+
+
+def test_user_entries_digest_keys_the_sweep_cache_by_kernel_code(escape_entry):
+    """The sweep cache keys user routings by a digest that is the same for the same kernel (re-registered,
+    or in another process) and differs when the kernel or an option changes."""
+    from torus_lab.routing.registry import user_entries_digest
+
+    first = user_entries_digest()
+    register_routing("test-escape", _make_escape_kernel(), options=escape_entry.options, vcs=3,
+                     summary=escape_entry.summary, source=escape_entry.source, replace=True)  # fmt: skip
+    assert user_entries_digest() == first
+    register_routing("test-escape", _bad_kernel(0), options=escape_entry.options, vcs=3, replace=True,
+                     summary=escape_entry.summary, source=escape_entry.source, validate=False)  # fmt: skip
+    assert user_entries_digest() != first
+    register_routing("test-escape", _make_escape_kernel(), options=(Option("adaptive", "x", default=False),),
+                     vcs=3, summary=escape_entry.summary, source=escape_entry.source, replace=True)  # fmt: skip
+    assert user_entries_digest() != first

@@ -228,7 +228,7 @@ def _memorized(location: str):
 
 
 def _cache_args(func, item, entropy, code, routings) -> tuple:
-    routings_digest = hashlib.sha256(routings).hexdigest() if routings else None
+    routings_digest = _user_routings_digest() if routings else None
     return (func, f"{func.__module__}.{func.__qualname__}", code, item_key(item), list(entropy), routings_digest)
 
 
@@ -241,6 +241,12 @@ def _call(func, item, entropy, routings=None, location=None, code=None) -> Any:
     if location is None or code is None:
         return _compute(func, item, entropy)
     return _memorized(str(location))(*_cache_args(func, item, entropy, code, routings))
+
+
+def _user_routings_digest() -> str | None:
+    """A process-independent digest of the routings registered at run time (the pickled bytes are not)."""
+    registry = sys.modules.get("torus_lab.routing.registry")
+    return None if registry is None else registry.user_entries_digest()
 
 
 def _user_routings() -> bytes | None:

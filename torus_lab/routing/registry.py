@@ -476,6 +476,30 @@ def export_user_entries() -> bytes | None:
     return cloudpickle.dumps(user)
 
 
+def user_entries_digest() -> str | None:
+    """A digest of the user-registered entries that is stable across processes (None when there are none):
+    their names, options and the code their builders depend on (:func:`torus_lab._jit.dependency_digest`
+    follows the kernel through the builder's closure).  Part of the sweep cache key.
+
+    Examples
+    --------
+    >>> user_entries_digest() is None  # only built-in routings registered
+    True
+    """
+    import hashlib
+
+    from torus_lab._jit import dependency_digest
+
+    user = sorted((e for e in _REGISTRY.values() if not e.builtin), key=lambda e: e.name)
+    if not user:
+        return None
+    digest = hashlib.sha256()
+    for entry in user:
+        digest.update(repr((entry.name, entry.summary, entry.options, entry.validate)).encode())
+        digest.update(dependency_digest(entry.build).encode())
+    return digest.hexdigest()
+
+
 def import_user_entries(blob: bytes | None) -> None:
     """Register in this process the entries of :func:`export_user_entries` that it does not have yet."""
     if blob is None:
