@@ -71,6 +71,7 @@ from numba.typed import List
 
 from torus_lab._jit import njit
 from torus_lab._memory import check_memory, network_size
+from torus_lab._validate import check_instance, check_int, check_sequence, naming
 from torus_lab.routing.explore import StateGraph, check_routing_function, explore_states, node_ok
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 from torus_lab.topology import Torus
@@ -178,7 +179,8 @@ def _indirect_edges(n_states, s_vertex, order, starts, tr, t_vertex, is_escape):
 def _destinations(rf: RoutingFunction, destinations: Iterable | None) -> list[int]:
     if destinations is None:
         return [int(v) for v in np.flatnonzero(node_ok(rf))]
-    return [rf._node_id(d) for d in destinations]
+    with naming("destinations"):
+        return [rf._node_id(d) for d in check_sequence("destinations", destinations)]
 
 
 def _cdg_memory_estimate(rf: RoutingFunction, num_dests: int, form: str) -> int:
@@ -298,7 +300,7 @@ def channel_dependency_graph(
     >>> g.number_of_nodes(), nx.is_directed_acyclic_graph(g)
     (24, True)
     """
-    check_routing_function(routing)
+    check_routing_function(routing, "routing")
     if form not in CDG_FORMS:
         raise ValueError(f"form must be one of {CDG_FORMS}, got {form!r}")
     dests = _destinations(routing, destinations)
@@ -331,6 +333,7 @@ def find_witness_cycle(graph: nx.DiGraph, *, shortest: bool = True, sample: int 
     """
     if not isinstance(graph, nx.DiGraph):
         raise TypeError(f"graph must be a networkx.DiGraph, got {graph!r}")
+    sample = check_int("sample", sample, minimum=1)
     loops = list(nx.selfloop_edges(graph))
     if loops:
         return [loops[0][0]]
@@ -425,9 +428,14 @@ def vcs_per_channel(rf: RoutingFunction, usage: np.ndarray | None = None) -> np.
     >>> int(vcs_per_channel(ecube_routing(Torus(2, 5), datelines=True, vcs=2)).max())
     2
     """
+    check_routing_function(rf)
     if usage is None:
         usage = channel_vc_usage(rf)
-    return np.asarray(usage, dtype=bool).sum(axis=1)
+    shape = (rf.topology.num_channels, rf.num_vcs)
+    usage = check_instance("usage", usage, np.ndarray, "a boolean numpy array")
+    if usage.shape != shape or usage.dtype != np.bool_:
+        raise ValueError(f"usage must be a boolean array of shape {shape}, got {usage.dtype} {usage.shape}")
+    return usage.sum(axis=1)
 
 
 def _escape_mask(rf: RoutingFunction, escape) -> np.ndarray:
@@ -544,8 +552,12 @@ def describe_vc(topology: Torus, vertex: tuple[int, int]) -> str:
     >>> describe_vc(t, (t.channel_id((3, 1), 0, 1), 1))
     '(3, 1)E*/vc1'
     """
-    ch, vc = vertex
-    node, dim, sign = topology.channel(int(ch))
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    if isinstance(vertex, (str, bytes)) or not isinstance(vertex, Iterable) or len(vertex := tuple(vertex)) != 2:
+        raise TypeError(f"vertex must be a (channel, vc) pair, got {vertex!r}")
+    ch, vc = (check_int("vertex", v, minimum=0) for v in vertex)
+    with naming("vertex"):
+        node, dim, sign = topology.channel(ch)
     name = _DIR_NAMES.get((dim, sign)) if topology.n == 2 else None
     if name is None:
         name = f"{'+' if sign > 0 else '-'}d{dim}"
@@ -559,16 +571,22 @@ def describe_cycle(topology: Torus, cycle: list | None) -> str:
     >>> describe_cycle(Torus(1, 3), [(1, 0), (3, 0), (5, 0)])
     '(0,)+d0/vc0 -> (1,)+d0/vc0 -> (2,)+d0*/vc0 -> (0,)+d0/vc0'
     """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
     if cycle is None:
         return "acyclic"
-    labels = [describe_vc(topology, v) for v in cycle]
+    with naming("cycle"):
+        labels = [describe_vc(topology, v) for v in check_sequence("cycle", cycle)]
     return " -> ".join(labels + labels[:1])
 
 
 # ====================================================================== dateline helpers (one ring)
+RING_MAX_K = 256
+"""Largest ring radix of the ring helpers (they enumerate every minimal route: O(k^3) work)."""
+
+
 def _check_ring(k: object, sign: object) -> tuple[int, int]:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 3:
-        raise ValueError(f"ring radix k must be an int >= 3, got {k!r}")
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 3 <= k <= RING_MAX_K:
+        raise ValueError(f"ring radix k must be an int in 3..{RING_MAX_K}, got {k!r}")
     if sign not in (1, -1):
         raise ValueError(f"sign must be +1 or -1, got {sign!r}")
     return int(k), int(sign)
@@ -695,7 +713,8 @@ def state_graph(routing: RoutingFunction, dst) -> tuple[nx.DiGraph, dict[int, tu
     if not isinstance(routing, RoutingFunction):
         raise TypeError(f"routing must be a RoutingFunction, got {routing!r}")
     topo = routing.topology
-    dest = routing._node_id(dst)
+    with naming("dst"):
+        dest = routing._node_id(dst)
     faulty = {topo.node_id(v) for v in routing.faults.nodes} if routing.faults else set()
     graph = nx.DiGraph()
     starts = {}
@@ -729,6 +748,7 @@ def state_graph(routing: RoutingFunction, dst) -> tuple[nx.DiGraph, dict[int, tu
 
 def find_dependency_cycle(cdg: nx.DiGraph) -> list[tuple[int, int]] | None:
     """One cycle of the CDG as a list of ``(channel, vc)`` (None if acyclic)."""
+    check_instance("cdg", cdg, nx.DiGraph, "a networkx.DiGraph")
     try:
         return [edge[0] for edge in nx.find_cycle(cdg)]
     except nx.NetworkXNoCycle:
@@ -749,6 +769,7 @@ def route_length_table(routing: RoutingFunction) -> pd.DataFrame:
     >>> bool((t.min_hops == t.lee).all() and (t.max_hops == t.lee).all())
     True
     """
+    check_routing_function(routing, "routing")
     topo = routing.topology
     faulty = {topo.node_id(v) for v in routing.faults.nodes} if routing.faults else set()
     rows = []

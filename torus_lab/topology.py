@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from torus_lab._validate import check_int, is_int
+from torus_lab._validate import check_instance, check_int, check_sequence, is_int
 
 __all__ = [
     "MAX_NODES",
@@ -736,7 +736,8 @@ def random_node_faults(
     >>> f == random_node_faults(t, rate=0.25, seed=1)
     True
     """
-    excluded = {topology.node_id(v) for v in exclude}
+    _check_topology("topology", topology)
+    excluded = {topology.node_id(topology.check_node(v, "exclude node")) for v in check_sequence("exclude", exclude)}
     candidates = np.array([v for v in range(topology.num_nodes) if v not in excluded], dtype=np.int64)
     how_many = _fault_count(len(candidates), count, rate, "node")
     chosen = _as_generator(seed).choice(candidates, size=how_many, replace=False)
@@ -760,6 +761,7 @@ def random_link_faults(
     >>> len(f.links)
     4
     """
+    _check_topology("topology", topology)
     links: dict[frozenset[int] | int, list[int]] = {}
     for cid in range(topology.num_channels):
         ends = frozenset((int(topology.channel_src[cid]), int(topology.channel_dst[cid])))
@@ -771,6 +773,21 @@ def random_link_faults(
 
 
 # ---------------------------------------------------------------------- paths
+def _check_topology(name: str, topology: object) -> Torus:
+    """``topology`` after checking it is a :class:`Torus` (or :class:`Mesh`)."""
+    return check_instance(name, topology, Torus, "a Torus or Mesh")  # type: ignore[return-value]
+
+
+def _path_nodes(name: str, path: object) -> list[Node]:
+    """The vertices of ``path`` as int tuples, refusing anything that is not a sequence of int sequences."""
+    nodes = []
+    for i, vertex in enumerate(check_sequence(name, path)):
+        if isinstance(vertex, (str, bytes, bytearray)) or not isinstance(vertex, (Iterable, np.ndarray)):
+            raise TypeError(f"{name}[{i}] must be a sequence of ints, got {vertex!r}")
+        nodes.append(tuple(check_int(f"{name}[{i}] coordinate", x) for x in vertex))
+    return nodes
+
+
 def is_walk(topology: Torus, path: Sequence[Iterable[int]]) -> bool:
     """True if ``path`` is a non-empty sequence of valid nodes, each joined to the next by a channel.
 
@@ -782,6 +799,8 @@ def is_walk(topology: Torus, path: Sequence[Iterable[int]]) -> bool:
     >>> is_walk(t, [(0, 0), (2, 0)])
     False
     """
+    _check_topology("topology", topology)
+    path = check_sequence("path", path)
     if len(path) == 0:
         return False
     try:
@@ -793,12 +812,13 @@ def is_walk(topology: Torus, path: Sequence[Iterable[int]]) -> bool:
 
 def is_simple(path: Sequence[Iterable[int]]) -> bool:
     """True if no vertex repeats in ``path``."""
-    nodes = [tuple(v) for v in path]
+    nodes = _path_nodes("path", path)
     return len(set(nodes)) == len(nodes)
 
 
 def path_length(path: Sequence[Iterable[int]]) -> int:
     """Number of hops (edges) of ``path``: ``len(path) - 1``; 0 for a single vertex."""
+    path = _path_nodes("path", path)
     if len(path) == 0:
         raise ValueError("path is empty")
     return len(path) - 1
@@ -806,6 +826,7 @@ def path_length(path: Sequence[Iterable[int]]) -> int:
 
 def first_shared_vertex(paths: Sequence[Sequence[Iterable[int]]]) -> tuple[Node, int, int] | None:
     """The first vertex lying on two different paths, as ``(vertex, i, j)`` with ``i < j``, or None."""
+    paths = [_path_nodes(f"paths[{i}]", path) for i, path in enumerate(check_sequence("paths", paths))]
     owner: dict[Node, int] = {}
     for j, path in enumerate(paths):
         for v in {tuple(u) for u in path}:
@@ -829,8 +850,9 @@ def are_vertex_disjoint(paths: Sequence[Sequence[Iterable[int]]]) -> bool:
 
 def avoids_faults(topology: Torus, path: Sequence[Iterable[int]], faults: Faults) -> bool:
     """True if ``path`` visits no faulty node and uses no faulty channel."""
-    faults.validate(topology)
-    nodes = [topology.check_node(v) for v in path]
+    _check_topology("topology", topology)
+    check_instance("faults", faults, Faults).validate(topology)
+    nodes = [topology.check_node(v, f"path[{i}]") for i, v in enumerate(check_sequence("path", path))]
     if any(v in faults.nodes for v in nodes):
         return False
     if faults.links:
@@ -850,7 +872,10 @@ def bfs_distances(topology: Torus, source: Iterable[int], faults: Faults | None 
     >>> bfs_distances(Torus(1, 5), (0,)).tolist()
     [0, 1, 2, 2, 1]
     """
-    start = topology.node_id(source)
+    _check_topology("topology", topology)
+    start = topology.node_id(topology.check_node(source, "source"))
+    if faults is not None:
+        check_instance("faults", faults, Faults)
     node_bad = faults.node_mask(topology) if faults else np.zeros(topology.num_nodes, dtype=bool)
     link_bad = faults.link_mask(topology) if faults else np.zeros(topology.num_channels, dtype=bool)
     dist = np.full(topology.num_nodes, -1, dtype=np.int64)

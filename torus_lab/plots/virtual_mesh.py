@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import check_mapping, check_results
 from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, new_figure
 from torus_lab.studies import virtual_mesh as study
 
@@ -100,6 +101,8 @@ VC_COUNT_REFERENCES = ((2, "paper: 2 VNs (unidirectional)"), (1.5, "paper: 3/2 V
 
 def fig_vc_counts(results: Results, params: Mapping[str, Any]):
     """VCs in use per channel and most VCs on a channel against k, beside the paper's counts."""
+    check_results("results", results, {"vc_counts": ()})
+    check_mapping("params", params, ["vc_ks"])
     apply_style()
     vc = results["vc_counts"]
     fig, ax = new_figure()
@@ -126,6 +129,8 @@ VIRTUAL_MESH_TITLES = ("unidirectional {k}x{k} torus, DOR + dateline",
 def fig_virtual_mesh(results: Results, params: Mapping[str, Any]):
     """The three virtual meshes of :data:`torus_lab.studies.virtual_mesh.DRAWN_ROUTINGS` on draw_k x draw_k,
     drawn from ``channel_vcs``."""
+    check_results("results", results, {"channel_vcs": ()})
+    check_mapping("params", params, ["draw_k"])
     apply_style()
     k = params["draw_k"]
     listing = results["channel_vcs"]
@@ -150,6 +155,8 @@ WITNESS_PANELS = (("bidirectional", "dor"), ("bidirectional", "negative-first+pa
 
 def fig_cdg_witness_cycles(results: Results, params: Mapping[str, Any]):
     """CDG witness cycles (from ``cdg_verdicts``) of :data:`WITNESS_PANELS` at the smallest k."""
+    check_results("results", results, {"cdg_verdicts": ()})
+    check_mapping("params", params, ["ks"])
     apply_style()
     k0 = min(params["ks"])
     fig, axes = plt.subplots(2, 3, figsize=(14, 9))
@@ -168,6 +175,8 @@ ADAPTIVITY_BARS = ("pfnf-reconstruction", "pfnf-mirror", "pfnf-literal", "pfnf-s
 
 def fig_adaptivity(results: Results, params: Mapping[str, Any]):
     """Fraction of pairs with every minimal path usable (ties resolved +), mesh and torus, at the largest k."""
+    check_results("results", results, {"adaptivity": ()})
+    check_mapping("params", params, ["adaptivity_ks"])
     apply_style()
     adapt = results["adaptivity"]
     sel = list(ADAPTIVITY_BARS)
@@ -185,6 +194,8 @@ def fig_adaptivity(results: Results, params: Mapping[str, Any]):
 
 def fig_latency_vs_load(results: Results, params: Mapping[str, Any]):
     """Mean latency against offered load per traffic pattern; deadlocked runs as crosses along the top."""
+    check_results("results", results, {"latency": ()})
+    check_mapping("params", params, ["sim_k", "sim_traffics"])
     apply_style()
     sweep = results["latency"]
     traffics = list(params["sim_traffics"])

@@ -33,6 +33,7 @@ from numba import types
 from numba.typed import Dict, List
 
 from torus_lab._jit import njit
+from torus_lab._validate import naming
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 
 __all__ = [
@@ -240,15 +241,16 @@ class RoutingValidationError(ValueError):
     """A routing kernel returned malformed output; the message names the algorithm and the state."""
 
 
-def check_routing_function(rf: object) -> RoutingFunction:
-    """``rf`` itself, or TypeError if it is not a :class:`RoutingFunction`."""
+def check_routing_function(rf: object, name: str = "rf") -> RoutingFunction:
+    """``rf`` itself, or TypeError naming the parameter ``name`` if it is not a :class:`RoutingFunction`."""
     if not isinstance(rf, RoutingFunction):
-        raise TypeError(f"expected a RoutingFunction, got {rf!r}")
+        raise TypeError(f"{name} must be a RoutingFunction, got {rf!r}")
     return rf
 
 
 def node_ok(rf: RoutingFunction) -> np.ndarray:
     """Boolean mask over node ids: True for a non-faulty node."""
+    check_routing_function(rf)
     ok = np.ones(rf.topology.num_nodes, dtype=bool)
     if rf.faults is not None:
         ok &= ~np.asarray(rf.faults.node_mask(rf.topology), dtype=bool)
@@ -299,7 +301,8 @@ def explore_states(rf: RoutingFunction, dst, *, max_states: int = 5_000_000) -> 
     6
     """
     check_routing_function(rf)
-    d = rf._node_id(dst)
+    with naming("dst"):
+        d = rf._node_id(dst)
     if isinstance(max_states, bool) or not isinstance(max_states, numbers.Integral) or max_states < 1:
         raise ValueError(f"max_states must be a positive int, got {max_states!r}")
     graph, enc, problem = _explore(rf, d, int(max_states))
