@@ -95,9 +95,10 @@ def check_int(name: str, value: object, minimum: int | None = None, maximum: int
 
 
 def check_real(name: str, value: object, minimum: float | None = None, maximum: float | None = None, *,
-               open_maximum: bool = False) -> float:  # fmt: skip
+               open_maximum: bool = False, finite: bool = True) -> float:  # fmt: skip
     """Return ``value`` as a finite float after checking ``minimum <= value <= maximum`` (``< maximum`` when
-    ``open_maximum``); ints and numpy scalars count, bools, NaN and infinities do not.
+    ``open_maximum``); ints and numpy scalars count, bools, NaN and infinities do not (``finite=False``: NaN and
+    infinities pass, unchecked against the bounds).
 
     Examples
     --------
@@ -110,8 +111,13 @@ def check_real(name: str, value: object, minimum: float | None = None, maximum: 
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be a finite number, got {value!r}") from None
     if not math.isfinite(number):
+        if not finite:
+            return number
         raise ValueError(f"{name} must be a finite number, got {value!r}")
     too_big = maximum is not None and (number >= maximum if open_maximum else number > maximum)
     if (minimum is not None and number < minimum) or too_big:

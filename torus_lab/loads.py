@@ -63,6 +63,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from torus_lab._memory import check_memory, network_size
+from torus_lab._validate import check_instance, check_real_array, naming
 from torus_lab.topology import Mesh, Torus, bfs_distances
 
 __all__ = [
@@ -182,7 +183,7 @@ def _check_coefficients(torus: Torus, k: int, coefficients: object) -> tuple[int
         return (1,) * torus.n
     if isinstance(coefficients, (str, bytes)) or not isinstance(coefficients, (Sequence, np.ndarray)):
         raise TypeError(f"coefficients must be a sequence of {torus.n} ints, got {coefficients!r}")
-    coeffs = tuple(_check_int("coefficient", c) for c in coefficients)
+    coeffs = tuple(_check_int("coefficients", c) for c in coefficients)
     if len(coeffs) != torus.n:
         raise ValueError(f"coefficients {coeffs!r} has {len(coeffs)} entries, expected d = {torus.n}")
     if not any(math.gcd(c % k, k) == 1 for c in coeffs):
@@ -312,22 +313,24 @@ def node_placement(torus: Torus, nodes: Iterable[Iterable[int]] | np.ndarray) ->
     >>> node_placement(Torus(2, 3), [(0, 0), (0, 0)])
     Traceback (most recent call last):
     ...
-    ValueError: placement node (0, 0) appears more than once
+    ValueError: placement node (0, 0) appears more than once in nodes
     """
     _check_torus(torus)
     if isinstance(nodes, np.ndarray):
+        if nodes.ndim == 0 or nodes.size % torus.n:
+            raise ValueError(f"nodes must be an (m, {torus.n}) array of coordinates, got shape {nodes.shape}")
         rows: list = [tuple(row) for row in nodes.reshape(-1, torus.n)] if nodes.size else []
     elif isinstance(nodes, (str, bytes)) or not isinstance(nodes, Iterable):
         raise TypeError(f"nodes must be an iterable of coordinate tuples, got {nodes!r}")
     else:
         rows = list(nodes)
-    checked = [torus.check_node(v, "placement node") for v in rows]
+    checked = [torus.check_node(v, "nodes: placement node") for v in rows]
     if not checked:
         raise ValueError("nodes is empty: a placement needs at least one processor")
     seen: set[tuple[int, ...]] = set()
     for v in checked:
         if v in seen:
-            raise ValueError(f"placement node {v} appears more than once")
+            raise ValueError(f"placement node {v} appears more than once in nodes")
         seen.add(v)
     node_ids = np.sort(np.asarray([torus.node_id(v) for v in checked], dtype=np.int64))
     node_ids.setflags(write=False)
@@ -335,11 +338,13 @@ def node_placement(torus: Torus, nodes: Iterable[Iterable[int]] | np.ndarray) ->
 
 
 def _as_placement(torus: Torus, placement: object) -> Placement:
+    _check_torus(torus)
     if isinstance(placement, Placement):
         if placement.torus != torus:
-            raise ValueError(f"placement belongs to {placement.torus!r}, not to {torus!r}")
+            raise ValueError(f"placement belongs to {placement.torus!r}, not to torus {torus!r}")
         return placement
-    return node_placement(torus, placement)  # type: ignore[arg-type]
+    with naming("placement"):
+        return node_placement(torus, placement)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------- one-source flows
@@ -875,7 +880,7 @@ def e_max(loads: np.ndarray) -> float:
     >>> e_max(np.array([0.5, 2.0, 1.0]))
     2.0
     """
-    loads = np.asarray(loads, dtype=float)
+    loads = check_real_array("loads", loads)
     if loads.ndim != 1 or loads.size == 0:
         raise ValueError(f"loads must be a non-empty 1-D array, got shape {loads.shape}")
     return float(loads.max())
@@ -892,7 +897,10 @@ def load_frame(torus: Torus, loads: np.ndarray, placement: Placement | None = No
     >>> list(frame.columns)
     ['channel', 'x0', 'x1', 'dim', 'sign', 'load', 'residue']
     """
-    loads = np.asarray(loads, dtype=float)
+    _check_torus(torus)
+    loads = check_real_array("loads", loads)
+    if placement is not None:
+        placement = _as_placement(torus, check_instance("placement", placement, Placement))
     if loads.shape != (torus.num_channels,):
         raise ValueError(f"loads has shape {loads.shape}, expected ({torus.num_channels},)")
     coords = torus.coords(torus.channel_src)

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from torus_lab._validate import check_frame, check_mapping
 from torus_lab.deadlock import cdg_verdict, describe_cycle, duato_check
 from torus_lab.routing import make_routing
 from torus_lab.studies.routing_bench import curves_from_runs, latency_load_runs, saturation_by_routing
@@ -52,6 +53,7 @@ def witness_channels(check: pd.DataFrame) -> list[int]:
     ...     pd.DataFrame({"cycle_channels": [""]}))
     ([4, 9], [])
     """
+    check_frame("check", check, ["cycle_channels"])
     return [int(cv.split(":")[0]) for cv in str(check.cycle_channels.iloc[0]).split()]
 
 
@@ -63,6 +65,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     load), ``saturation`` (:func:`torus_lab.studies.routing_bench.saturation_by_routing`).  ``routing`` must be
     registered (:func:`torus_lab.routing.register_routing`) before the call.
     """
+    check_mapping("params", params, [])
     p = params
     runs = latency_load_runs([p["routing"], p["baseline"]], dims=2, radix=p["radix"], loads=p["loads"],
                              seeds=p["seeds"], seed=p["seed"], warmup=p["warmup"], measure=p["measure"],

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import check_frame, check_mapping, check_str
 from torus_lab.claims import claim, claims_table
 from torus_lab.deadlock import channel_dependency_graph, find_dependency_cycle, route_length_table
 from torus_lab.routing import make_routing
@@ -231,6 +232,10 @@ def fig4_items(params: Mapping[str, Any], mode: str) -> list[dict[str, Any]]:
     >>> fig4_items(q, "long")[0]["measure"]
     20
     """
+    check_str("mode", mode, ("paper", "long"))
+    per_mode = ["fig4_ns", "fig4_faults", "fig4_seeds"] if mode == "paper" else [
+        "long_ns", "long_faults", "long_seeds", "long_warmup", "long_measure"]
+    check_mapping("params", params, ["drop_after", "policies", *per_mode])
     if mode == "paper":
         ns, faults, seeds, extra = params["fig4_ns"], params["fig4_faults"], params["fig4_seeds"], {}
     elif mode == "long":
@@ -318,6 +323,9 @@ def curve_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
     >>> [i["algorithm"] for i in curve_items(p)]
     ['df']
     """
+    check_mapping("params", params, [
+        "curve_warmup", "curve_measure", "curve_networks", "curve_routings", "curve_loads", "curve_seeds",
+    ])
     return [
         {"dims": net["dims"], "radix": net["radix"], "routing": dict(entry["routing"]), "algorithm": entry["label"],
          "load": load, "warmup": params["curve_warmup"], "measure": params["curve_measure"], "replicate": r}
@@ -378,6 +386,7 @@ def property_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
     >>> property_items({"prop_cases": [{"dims": 2, "radix": 3}], "wrap_rules": ["phase", "none"]})
     [{'dims': 2, 'radix': 3, 'wraps': 'phase'}, {'dims': 2, 'radix': 3, 'wraps': 'none'}]
     """
+    check_mapping("params", params, ["prop_cases", "wrap_rules"])
     return [
         {"dims": case["dims"], "radix": case["radix"], "wraps": wraps}
         for case in params["prop_cases"]
@@ -447,6 +456,7 @@ def heavy_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
     >>> heavy_items(p)[0]["vc_allocation"], heavy_items(p)[0]["packet_length"]
     ('nonatomic', 2)
     """
+    check_mapping("params", params, ["heavy_measure", "heavy_cases", "wrap_rules", "heavy_configs", "heavy_seeds"])
     return [
         {"dims": case["dims"], "radix": case["radix"], "wraps": wraps, "vc_allocation": cfg["vc_allocation"],
          "packet_length": cfg["packet_length"], "buffer_depth": cfg["buffer_depth"],
@@ -526,6 +536,7 @@ def growth_fits(summaries: Mapping[str, pd.DataFrame], min_points: int = 3) -> p
     >>> len(growth_fits({"paper": s.head(2)}))
     0
     """
+    check_mapping("summaries", summaries, [])
     rows = []
     for label, frame in summaries.items():
         for (policy, faults), group in frame.groupby(["misroute", "faults"]):
@@ -549,6 +560,7 @@ def fault_effect(runs: pd.DataFrame, policy: str) -> pd.Series:
     >>> fault_effect(runs, "y").round(3).to_dict()
     {16: 0.1, 32: 0.0}
     """
+    check_frame("runs", runs, ["misroute", "deadlock"])
     part = runs[(runs.misroute == policy) & ~runs.deadlock.astype(bool)]
     mean = part.groupby(["nodes", "faults"]).latency.mean().unstack()
     if mean.empty or 0 not in mean.columns or mean.columns.max() == 0:
@@ -569,6 +581,7 @@ def fault_effect_table(runs: Mapping[str, pd.DataFrame], policies: Sequence[str]
     >>> fault_effect_table({"paper": runs}, ["y"]).relative_latency_change.tolist()
     [0.25]
     """
+    check_mapping("runs", runs, [])
     rows = []
     for label, frame in runs.items():
         for policy in policies:
@@ -591,6 +604,7 @@ def load_curve_summary(curves: pd.DataFrame) -> pd.DataFrame:
     >>> load_curve_summary(c)[["offered_load", "mean_latency_mean", "mean_latency_n"]].values.tolist()
     [[0.1, 11.0, 2.0], [0.2, 30.0, 1.0]]
     """
+    check_frame("curves", curves, ["network", "algorithm"])
     parts = [
         summarize(group, ["offered_load"], ["mean_latency"]).assign(network=network, algorithm=algorithm)
         for (network, algorithm), group in curves.groupby(["network", "algorithm"], sort=False)
@@ -609,6 +623,7 @@ def heavy_load_summary(heavy: pd.DataFrame) -> pd.DataFrame:
     >>> heavy_load_summary(h)[["deadlocked_runs", "runs"]].values.tolist()
     [[1, 2]]
     """
+    check_frame("heavy", heavy, ["vc_allocation", "wraps", "network"])
     grouped = heavy.groupby(["vc_allocation", "wraps", "network"], sort=False).deadlock
     out = grouped.agg(deadlocked_runs="sum", runs="count").reset_index()
     out["deadlocked_runs"] = out.deadlocked_runs.astype(int)
@@ -787,14 +802,20 @@ def header_verdict(header: pd.DataFrame) -> str:
     >>> header_verdict(header_table([{"k": 3, "n": 3}])), header_verdict(header_table([]))
     ('holds', 'not tested')
     """
-    if header.empty:
+    if check_frame("header", header).empty:
         return "not tested"
+    check_frame("header", header, ["rec_header_bits", "bits_ceil"])
     return "holds" if (header.rec_header_bits == header.bits_ceil).all() else "does not hold"
 
 
 # ---------------------------------------------------------------------- claims
 def claims_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> list[dict[str, str]]:
     """The claims of the study from its tables (keys of :func:`run`), one row per claim id."""
+    check_mapping("tables", tables, [
+        "fault_effects", "fig4_paper", "fig4_long", "latency_growth_fits", "route_properties", "heavy_load",
+        "header_size",
+    ])
+    check_mapping("params", params, ["policies", "wrap_rules"])
     fig4, long, fits = tables["fig4_paper"], tables["fig4_long"], tables["latency_growth_fits"]
     props, heavy, header = tables["route_properties"], tables["heavy_load"], tables["header_size"]
     effects = tables["fault_effects"]
@@ -917,6 +938,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     experiment ``seed``; tables with random content carry it in a ``seed`` column (the simulator seed of a
     run is ``sim_seed``).
     """
+    check_mapping("params", params, ["seed", "policies", "header_cases"])
     seed = int(params["seed"])
     fig4_grid = fig4_items(params, "paper") + fig4_items(params, "long")
     fig4_all = _with_seed(sweep(fig4_run, fig4_grid, seed=seed, desc="fig4"), seed)

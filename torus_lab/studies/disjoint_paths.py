@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import check_frame, check_mapping
 from torus_lab.claims import claim, claims_table
 from torus_lab.routing.baselines import GREEDY_ORDERS, greedy_disjoint_paths, optimal_disjoint_paths
 from torus_lab.routing.disjoint_paths import (
@@ -309,6 +310,7 @@ def summarize(per_instance: pd.DataFrame, variants: Sequence[str] | None = None)
     ``max_len_*`` are over solved instances; ``failures`` counts instances whose paths the verifier rejected or
     where the algorithm raised (for greedy: where no pair order succeeded).
     """
+    check_frame("per_instance", per_instance, ["n", "k", "c"])
     if variants is None:
         variants = [v for v in VARIANTS if f"{v}_max_len" in per_instance]
     rows = []
@@ -475,6 +477,7 @@ def drawn_paths(solved: pd.DataFrame, n: int) -> tuple[list[list[tuple[int, ...]
     >>> drawn_paths(solved, 2)
     ([[(0, 0), (1, 0)]], ['pair 1: 1 hops'])
     """
+    check_frame("solved", solved, ["n"])
     rows = solved[solved["n"] == n].sort_values("pair")
     paths = [[tuple(v) for v in json.loads(p)] for p in rows["path"]]
     labels = [f"pair {int(p)}: {int(h)} hops" for p, h in zip(rows["pair"], rows["hops"], strict=True)]
@@ -491,6 +494,7 @@ def max_len_histogram(per_instance: pd.DataFrame, variants: Sequence[str] = VARI
     >>> max_len_histogram(frame).values.tolist()
     [[2, 5, 'paper', 3, 2], [2, 5, 'short', 2, 1], [2, 5, 'short', 3, 1]]
     """
+    check_frame("per_instance", per_instance, ["n", "k"])
     columns = [f"{v}_max_len" for v in variants]
     return (per_instance[["n", "k", *columns]]
             .melt(id_vars=["n", "k"], var_name="variant", value_name="path_length")
@@ -540,6 +544,8 @@ def time_growth(per_instance: pd.DataFrame, summary: pd.DataFrame) -> tuple[pd.D
     >>> times["worst_case_scaled_s"].tolist(), fits["exponent"].round(6).tolist()
     ([1.0, 32.0], [2.0, 2.0, 2.0])
     """
+    check_frame("per_instance", per_instance, ["n"])
+    check_frame("summary", summary, ["variant"])
     paper = summary[summary["variant"] == "paper"].set_index("n").sort_index()
     times = paper[["time_mean_s", "time_median_s", "cpu_mean_s", "cpu_median_s"]].copy()
     times["cpu_p99_s"] = per_instance.groupby("n")["paper_cpu_s"].quantile(0.99)
@@ -564,6 +570,7 @@ def variant_gain(per_instance: pd.DataFrame) -> pd.DataFrame:
     >>> variant_gain(frame).values.tolist()
     [[2.0, 5.0, 4.5, 0.5, 0.0]]
     """
+    check_frame("per_instance", per_instance, ["paper_max_len", "short_max_len", "n"])
     paper, short = per_instance["paper_max_len"], per_instance["short_max_len"]
     frame = pd.DataFrame({
         "n": per_instance["n"], "paper_mean": paper, "short_mean": short,
@@ -582,6 +589,7 @@ def optimum_summary(optimum: pd.DataFrame) -> pd.DataFrame:
     >>> optimum_summary(frame)[["n", "instances", "paper_optimal", "short_optimal", "greedy_optimal"]].values.tolist()
     [[2.0, 2.0, 0.5, 1.0, 0.5]]
     """
+    check_frame("optimum", optimum, ["paper", "optimum", "short", "greedy"])
     ratio = optimum["paper"] / optimum["optimum"]
     frame = optimum.assign(
         paper_over_optimum=ratio, paper_optimal=(optimum["paper"] == optimum["optimum"]).astype(float),
@@ -611,6 +619,7 @@ def adversarial_summary(adversarial: pd.DataFrame) -> pd.DataFrame:
     >>> adversarial_summary(frame).values.tolist()
     [['paper', 'first', 10, 0, 1, 2, 0]]
     """
+    check_frame("adversarial", adversarial, ["choose_T", "lemma2"])
     return adversarial.groupby(["choose_T", "lemma2"], as_index=False)[ADVERSARIAL_COUNTERS].sum()
 
 
@@ -624,6 +633,7 @@ def fallback_examples(adversarial: pd.DataFrame) -> pd.DataFrame:
     >>> fallback_examples(frame).values.tolist()
     [[4, 'ball', 'paper', 'first', 2, '[...]']]
     """
+    check_frame("adversarial", adversarial, ["fallback_instances"])
     columns = ["n", "kind", "choose_T", "lemma2", "fallback_instances", "example"]
     return adversarial.loc[adversarial["fallback_instances"] > 0, columns].reset_index(drop=True)
 
@@ -642,6 +652,8 @@ def overview(summary: pd.DataFrame, optimum: pd.DataFrame) -> pd.DataFrame:
     >>> bool(table[["greedy_mean", "optimum_mean"]].isna().all(axis=None))
     True
     """
+    check_frame("summary", summary, ["n", "variant"])
+    check_frame("optimum", optimum, ["n", "instances", "optimum_mean", "paper_mean"])
     table = summary.pivot(index="n", columns="variant")
     out = pd.DataFrame({
         "bound": table["bound"]["paper"], "paper_max": table["max_len_max"]["paper"],
@@ -768,6 +780,11 @@ def shorter_verdict(paper_means: Sequence[float], short_means: Sequence[float]) 
 def claims_frame(summary: pd.DataFrame, adversarial: pd.DataFrame, fixed: pd.DataFrame, times: pd.DataFrame,
                  fits: pd.DataFrame) -> pd.DataFrame:  # fmt: skip
     """The claims table of the paper from the frames of :func:`run` (verdicts by the rules above)."""
+    check_frame("summary", summary, ["variant"])
+    check_frame("adversarial", adversarial, ["failures", "max_len_max"])
+    check_frame("fixed", fixed, ["instance", "lemma2"])
+    check_frame("times", times, ["cpu_mean_s"])
+    check_frame("fits", fits, ["measure"])
     paper = summary[summary["variant"] == "paper"].set_index("n").sort_index()
     short = summary[summary["variant"] == "short"].set_index("n").sort_index()
     ratio = paper["max_len_max"] / paper["bound"]
@@ -859,6 +876,10 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     >>> results["claims"]["claim_id"].tolist()[:3]  # doctest: +SKIP
     ['length_bound', 'correctness', 'bound_tight_small_n']
     """
+    check_mapping("params", params, [
+        "seed", "instances", "optimum_ns", "ns", "chunk_size", "greedy_per_chunk", "optimum_instances",
+        "optimum_time_limit", "adversarial_kinds", "adversarial_count",
+    ])
     seed, ns = int(params["seed"]), [int(n) for n in params["ns"]]
     per_instance = run_study(ns, int(params["instances"]), seed=seed, chunk_size=int(params["chunk_size"]),
                              greedy_per_chunk=int(params["greedy_per_chunk"]))  # fmt: skip

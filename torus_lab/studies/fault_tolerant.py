@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from torus_lab._validate import check_int, check_real
+from torus_lab._validate import check_frame, check_int, check_mapping, check_real
 from torus_lab.claims import claim, claims_table
 from torus_lab.routing.square import ALGORITHMS, REASONS, draw_trial, evaluate_batch, oracle, route
 from torus_lab.sweep import sweep
@@ -480,6 +480,7 @@ def example_frame(pick: Mapping[str, Any], fault_rate: float, seed: int) -> pd.D
     >>> list(example_frame(pick, 0.2, 1)["algorithm"])[-1]
     'oracle'
     """
+    check_mapping("pick", pick, ["radix", "m", "fault_count", "trial_seed", "trial", "disagree"])
     mask, s, t, results, best = example_routes(pick["radix"], pick["m"], pick["fault_count"], pick["trial_seed"])
     lee = Torus(2, pick["radix"]).lee_distance(s, t)
     common = {"N": pick["radix"], "m": pick["m"], "fault_rate": fault_rate, "fault_count": pick["fault_count"],
@@ -552,6 +553,7 @@ def oracle_gap(table: pd.DataFrame, fault_rates: Sequence[float] | None = None) 
     >>> float(oracle_gap(table)["share_of_heuristic_gap_closed_by_ours"].iloc[0])
     0.5
     """
+    check_frame("table", table, ["N", "m", "fault_rate", "algorithm", "success_given_connected"])
     gap = table.pivot_table(index=["N", "m", "fault_rate"], columns="algorithm", values="success_given_connected")
     gap = gap[list(ALGORITHMS)]
     gap.columns.name = None
@@ -575,6 +577,7 @@ def backtracking_cost(table: pd.DataFrame, pairs: Sequence[tuple[int, int]], fau
     >>> backtracking_cost(table, [(16, 3)], 0.25)["algorithm"].tolist()
     ['chain']
     """
+    check_frame("table", table, ["algorithm", "N", "m"])
     columns = ["success_rate", "local_routings_mean", "path_plus_mean", "travelled_plus_mean"]
     keep = (table["algorithm"] != "oracle") & _rows_at(table, [fault_rate])
     keep &= pd.Series(list(zip(table["N"], table["m"], strict=True)), index=table.index).isin(
@@ -592,6 +595,7 @@ def after_fallback_differences(alt: pd.DataFrame) -> pd.DataFrame:
     >>> after_fallback_differences(alt)[["max", "previous", "differ"]].values.tolist()
     [[90, 90, False]]
     """
+    check_frame("alt", alt, ["N", "m", "fault_rate", "variant", "successes"])
     wide = alt.pivot_table(index=["N", "m", "fault_rate"], columns="variant", values="successes")
     wide.columns.name = None
     wide = wide.astype(int).reset_index()
@@ -608,6 +612,7 @@ def failure_reasons(table: pd.DataFrame) -> pd.DataFrame:
     >>> failure_reasons(table)["chain"].tolist()
     [3, 1]
     """
+    check_frame("table", table, ["algorithm"])
     codes = [c for c in table.columns if c.startswith("fail_")]
     sums = table[table["algorithm"] != "oracle"].groupby("algorithm", sort=False)[codes].sum().astype(int).T
     sums.columns.name = None
@@ -630,6 +635,8 @@ def summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: flo
     >>> float(row["success_min"]), float(row["success_max"])
     (0.5, 0.7)
     """
+    check_frame("table", table, ["algorithm"])
+    check_frame("gap", gap, [])
     at = table[_rows_at(table, [fault_rate]) & (table["algorithm"] != "oracle")]
     rows = []
     closed = gap.loc[_rows_at(gap, [fault_rate]), "share_of_heuristic_gap_closed_by_ours"] if len(gap) else []
@@ -720,6 +727,7 @@ def trend_share(table: pd.DataFrame, kind: str, algorithms: Sequence[str] = ALGO
     >>> trend_share(table, "m", ["chain"]), trend_share(table, "N", ["chain"])
     ((1.0, 1), (0.0, 1))
     """
+    check_frame("table", table, ["algorithm"])
     if kind not in ("m", "N"):
         raise ValueError(f"kind must be 'm' or 'N', got {kind!r}")
     checks = []
@@ -760,6 +768,8 @@ def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
     >>> claims.set_index("claim_id").loc["sq_vs_chain_32_3", "verdict"]
     'not tested'
     """
+    check_frame("table", table, ["algorithm", "fault_rate"])
+    check_frame("ratios", ratios, ["numerator", "denominator"])
     rows = []
     scope = table[(table["algorithm"] == "heuristic_square") & (table["fault_rate"] <= 0.15 + 1e-9)]
     share = float((scope["success_rate"] >= 0.9).mean()) if len(scope) else float("nan")
@@ -810,6 +820,10 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     (REC vs ALT on the ``focus`` points), ``oracle_gap``, ``backtracking_cost``, ``after_fallback_differences``,
     ``failure_reasons``, ``summary_by_algorithm``, ``faulty_torus_example`` and ``claims``.
     """
+    check_mapping("params", params, [
+        "seed", "focus", "fault_rates", "trials", "group1", "group2", "picture_fault_rate", "picture_radix",
+        "picture_m", "picture_search_trials", "gap_fault_rates", "summary_fault_rate",
+    ])
     seed = params["seed"]
     pairs = _pairs(params["group1"]) + _pairs(params["group2"])
     focus = _pairs(params["focus"])

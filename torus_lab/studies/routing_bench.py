@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import check_frame, check_mapping
 from torus_lab.routing import make_routing
 from torus_lab.sim import SimConfig, simulate, summarize
 from torus_lab.sim.saturation import Saturation, saturation_table
@@ -52,6 +53,7 @@ def latency_point(routing: Mapping[str, Any] | str, dims: int, radix: int, load:
     >>> row["routing"], row["deadlock"]
     ('ecube', False)
     """
+    check_mapping("config", config, [])
     rf = make_routing(routing, Torus(dims, radix))
     cfg = SimConfig.from_mapping({**config, "offered_load": float(load)})
     row = simulate(rf, cfg, seed=int(rng.integers(2**62))).summary()
@@ -94,6 +96,7 @@ def curves_from_runs(runs: pd.DataFrame) -> pd.DataFrame:
     >>> float(row.mean_latency_mean), int(row.runs), int(row.deadlocks), int(row.seed)
     (11.0, 2, 1, 3)
     """
+    check_frame("runs", runs, ["seed"])
     by = ["routing", "offered_load"]
     out = summarize(runs, by, ["mean_latency", "accepted_throughput"])
     counts = runs.groupby(by).agg(runs=("replica", "size"), deadlocks=("deadlock", "sum")).reset_index()
@@ -128,6 +131,7 @@ def saturation_by_routing(runs: pd.DataFrame, *, criterion: Saturation = SATURAT
     >>> saturation_by_routing(runs)[["routing", "saturation_load"]].values.tolist()
     [['a', 0.1]]
     """
+    check_frame("runs", runs, ["seed"])
     sat = saturation_table(runs, ["routing"], criterion).sort_values("routing", kind="stable").reset_index(drop=True)
     sat["seed"] = int(runs["seed"].iloc[0]) if len(runs) else None
     return sat[["routing", "saturation_load", "saturation_throughput", "loads", "seed"]]

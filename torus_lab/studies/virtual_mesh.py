@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import check_frame, check_mapping
 from torus_lab.claims import claim, claims_table
 from torus_lab.deadlock import (
     cdg_verdict,
@@ -622,6 +623,7 @@ def simulation_point(k: int, network: str, routing: Spec, traffic: str, load: fl
     is drawn from ``rng``.  Returns the simulator's summary (without the wall time and the simulator seed)
     plus routing (the routing function's name), network, traffic, k, scheme and spec (JSON).
     """
+    check_mapping("config", config, [])
     rf = _build(network, k, routing)
     cfg = SimConfig.from_mapping({**config, "traffic": traffic, "offered_load": float(load)})
     row = simulate(rf, cfg, seed=int(rng.integers(2**62))).summary()
@@ -663,6 +665,7 @@ def first_deadlock_loads(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     >>> first_deadlock_loads(runs, ["routing"]).values.tolist()
     [['a', 0.3], ['b', nan]]
     """
+    check_frame("runs", runs, ["offered_load", "deadlock"])
     dead = runs.offered_load.where(runs.deadlock.astype(bool))
     out = dead.groupby([runs[c] for c in by], sort=False).min().rename("first_deadlock_load").reset_index()
     return out.astype({"first_deadlock_load": float})
@@ -676,6 +679,7 @@ def saturation_summary(latency: pd.DataFrame, *, seed: int) -> pd.DataFrame:
     largest accepted throughput of a load without deadlock), plus :func:`first_deadlock_loads`, the number
     of loads and the experiment ``seed``.  Resolution: the sweep's grid.
     """
+    check_frame("latency", latency, [])
     by = ["routing", "network", "traffic"]
     sat = saturation_table(latency, by, SATURATION)
     out = (latency[by].drop_duplicates().merge(sat, on=by, how="left")
@@ -689,6 +693,7 @@ def provoke_point(k: int, network: str, routing: Spec, replica: int, config: Map
                   rng: np.random.Generator) -> dict[str, Any]:
     """One provoked-deadlock run of :func:`provoke_deadlock_table` (a :func:`~torus_lab.sweep.sweep` item
     function; ``replica`` only tells the runs of one routing apart, the simulator seed comes from ``rng``)."""
+    check_mapping("config", config, [])
     from torus_lab.deadlock import channel_dependency_graph
 
     rf = _build(network, k, routing)
@@ -739,6 +744,7 @@ def provoke_summary(prov: pd.DataFrame) -> pd.DataFrame:
     >>> provoke_summary(prov)[["routing", "runs", "deadlocks", "cycles_in_cdg"]].values.tolist()
     [['a', 2, 1, True]]
     """
+    check_frame("prov", prov, ["routing"])
     out = prov.groupby("routing", sort=False).agg(
         scheme=("scheme", "first"), cdg_acyclic=("cdg_acyclic", "first"), runs=("deadlock", "size"),
         deadlocks=("deadlock", "sum"), cycles_in_cdg=("cycle_in_cdg", lambda s: bool(s.dropna().all())),
@@ -796,6 +802,7 @@ def vc_combos(channels: pd.DataFrame, vc_names: Sequence[str] | None = None) -> 
     >>> vc_combos(pd.DataFrame({"channel": [4], "vcs": ["b"]}), ["a", "b"])
     {4: (1,)}
     """
+    check_frame("channels", channels, ["channel", "vcs"])
     def index(name: str) -> int:
         return list(vc_names).index(name) if vc_names is not None else int(name[2:]) - 1
 
@@ -812,6 +819,7 @@ def after_class_summary(listing: pd.DataFrame, routing: str) -> pd.DataFrame:
     >>> after_class_summary(t, "pfnf-reconstruction+paper-4vc").loc[0, "direction"]
     '+x'
     """
+    check_frame("listing", listing, ["routing"])
     pf = listing[listing.routing == routing]
     names = {(0, 1): "+x", (0, -1): "-x", (1, 1): "+y", (1, -1): "-y"}
     rows = []
@@ -832,6 +840,7 @@ def cdg_verdict_grid(cdg: pd.DataFrame) -> pd.DataFrame:
     >>> cdg_verdict_grid(cdg).values.tolist()
     [['mesh', 'a', 'acyclic'], ['mesh', 'b', 'CYCLIC (forced)'], ['mesh', 'c', 'cyclic']]
     """
+    check_frame("cdg", cdg, ["acyclic", "forced"])
     v = np.where(cdg.acyclic.astype(bool), "acyclic", np.where(cdg.forced.eq(True), "CYCLIC (forced)", "cyclic"))
     grid = cdg.assign(verdict=v).pivot_table(index=["kind", "routing"], columns="k", values="verdict",
                                              aggfunc="first")
@@ -882,6 +891,7 @@ def witness_cycle(cdg: pd.DataFrame, kind: str, k: int, routing: str) -> list[tu
     >>> witness_cycle(cdg, "mesh", 4, "a")
     [(3, 0), (7, 1)]
     """
+    check_frame("cdg", cdg, ["routing", "kind", "k"])
     row = cdg[(cdg.kind == kind) & (cdg.k == k) & (cdg.routing == routing)]
     if row.empty:
         raise KeyError(f"no CDG verdict for {routing!r} on {kind} k={k}")
@@ -998,6 +1008,10 @@ def _fraction(frame: pd.DataFrame, routing: str, how: str) -> float:
 
 def virtual_mesh_claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> pd.DataFrame:
     """The claims table of the study from its tables (keys as in :func:`run`) and parameters."""
+    check_mapping("tables", tables, [
+        "second_vc_channels", "vc_counts", "cdg_verdicts", "adaptivity", "latency", "provoke_summary",
+    ])
+    check_mapping("params", params, ["vc_ks", "sim_k", "provoke_k", "adaptivity_ks"])
     second, vc, cdg = tables["second_vc_channels"], tables["vc_counts"], tables["cdg_verdicts"]
     adapt, sweep_, prov = tables["adaptivity"], tables["latency"], tables["provoke_summary"]
     rows = []
@@ -1114,6 +1128,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     provoke_summary, claims.  Every grid runs over :func:`torus_lab.sweep.sweep`; the random parts (the
     latency sweep and the provoked-deadlock replicas) draw from the generators it derives from ``seed``.
     """
+    check_mapping("params", params, [])
     p = params
     seed = int(p["seed"])
     out: dict[str, pd.DataFrame] = {}
