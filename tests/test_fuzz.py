@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torus_lab
+from torus_lab._jit import is_dispatcher
 from torus_lab._memory import MemoryLimitError
 
 pytestmark = pytest.mark.fuzz
@@ -45,14 +46,9 @@ TIMEOUT = 10  # seconds per call
 
 SKIP_MODULES = {"torus_lab.cli", "torus_lab.runner", "torus_lab.report"}
 
-# Compiled numba kernels take the typed arrays their Python entry points build (``make_routing``, ``simulate``);
-# they have no Python frame to validate in, so they are exercised through those entry points instead.
-NUMBA_KERNELS = {
-    "torus_lab.routing.ecube.ecube_kernel",
-    "torus_lab.routing.direction_first.direction_first_kernel",
-    "torus_lab.routing.turn_model.virtual_mesh_kernel",
-    "torus_lab.sim.kernels.run_kernel",
-}
+# Compiled numba functions (routing kernels, the simulator kernel, ``minimal_sign``, ``splitmix_next``) take the
+# typed arrays and ints their Python entry points build (``make_routing``, ``simulate``); they have no Python
+# frame to validate in, so they are exercised through those entry points and left out here.
 
 
 class Lazy:
@@ -270,7 +266,7 @@ CALLABLES = dict(_public_callables())
 CASES = [
     pytest.param(qualname, param.name, id=f"{qualname}:{param.name}")
     for qualname, obj in CALLABLES.items()
-    if qualname not in NUMBA_KERNELS
+    if not is_dispatcher(obj)
     for param in _parameters(obj)
 ]
 

@@ -67,6 +67,7 @@ import math
 import numbers
 
 from torus_lab._jit import njit
+from torus_lab._validate import check_str
 from torus_lab.routing.interface import RoutingFunction, build_tables
 from torus_lab.routing.registry import Option, register_routing
 from torus_lab.topology import Faults, Torus
@@ -345,10 +346,8 @@ def direction_first_routing(
     True
     """
     _common_checks(topology, vcs, faults)
-    if wraps not in WRAP_RULES:
-        raise ValueError(f"wraps must be one of {WRAP_RULES}, got {wraps!r}")
-    if misroute not in MISROUTE_POLICIES:
-        raise ValueError(f"misroute must be one of {MISROUTE_POLICIES}, got {misroute!r}")
+    check_str("wraps", wraps, WRAP_RULES)
+    check_str("misroute", misroute, MISROUTE_POLICIES)
     iparams = [int(vcs), WRAP_RULES.index(wraps), _MISROUTE_CODE[misroute], 0]
     return RoutingFunction(
         name="direction-first-ecube"
