@@ -228,7 +228,8 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.plotting.show_figure": dict(fig=Lazy(lambda: _figure_ax().build().figure), figures_dir="figs",
                                            name="f"),
     "torus_lab.plotting.draw_torus_2d": dict(ax=_figure_ax(), topology=T24),
-    "torus_lab.plotting.draw_torus_3d": dict(ax=_figure_ax(), topology=_torus(3, 3)),
+    "torus_lab.plotting.draw_torus_3d": dict(ax=Lazy(lambda: __import__("matplotlib.pyplot", fromlist=["x"]).figure()
+                                                 .add_subplot(projection="3d")), topology=_torus(3, 3)),
     # claims
     "torus_lab.claims.claim": dict(claim_id="C1", statement="s", paper_value="1", measured_value="1",
                                    verdict="holds", evidence="e"),

@@ -16,11 +16,14 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+
+from torus_lab._validate import check_instance, check_int, check_sequence, check_str
 
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
@@ -68,16 +71,39 @@ def apply_style() -> None:
     plt.rcParams["axes.prop_cycle"] = cycler(color=PALETTE)
 
 
+#: Most colours :func:`color_cycle` hands out (a figure never needs more).
+MAX_COLORS = 10_000
+
+
 def color_cycle(n: int) -> list[str]:
     """``n`` colours from the palette, repeating if needed."""
+    n = check_int("n", n, minimum=0, maximum=MAX_COLORS)
     return [PALETTE[i % len(PALETTE)] for i in range(n)]
+
+
+#: Most rows or columns of panels :func:`new_figure` makes.
+MAX_PANELS = 50
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, **kwargs):
     """``plt.subplots`` with the project's size scaled to the grid."""
+    nrows = check_int("nrows", nrows, minimum=1, maximum=MAX_PANELS)
+    ncols = check_int("ncols", ncols, minimum=1, maximum=MAX_PANELS)
     width, height = _RC["figure.figsize"]
     kwargs.setdefault("figsize", (width * ncols, height * nrows))
     return plt.subplots(nrows, ncols, **kwargs)
+
+
+def _check_figure(fig: object) -> None:
+    from matplotlib.figure import Figure
+
+    check_instance("fig", fig, Figure, "a matplotlib Figure")
+
+
+def _check_axes(ax: object) -> None:
+    from matplotlib.axes import Axes
+
+    check_instance("ax", ax, Axes, "a matplotlib Axes")
 
 
 def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, ...] = ("png", "svg")) -> list[Path]:
@@ -85,7 +111,10 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
 
     SVG metadata dates are dropped so re-running gives identical files.
     """
-    out_dir = Path(figures_dir)
+    _check_figure(fig)
+    out_dir = Path(check_instance("figures_dir", figures_dir, (str, os.PathLike), "a folder path"))
+    check_str("name", name)
+    formats = [check_str("formats", fmt, ("png", "svg", "pdf", "jpg")) for fmt in check_sequence("formats", formats)]
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for fmt in formats:
@@ -108,8 +137,7 @@ def show_figure(fig, figures_dir: str | Path, name: str, *, width: int = 640) ->
     Under the runner the executed notebook (and its HTML) refer to ``../../figures/<experiment>/<name>.png``,
     so reports stay small and the committed PNG is the one shown.
     """
-    import os
-
+    width = check_int("width", width, minimum=1)
     paths = save_figure(fig, figures_dir, name)
     if os.environ.get(RUNNER_ENVIRONMENT):
         from IPython.display import HTML, display
@@ -163,6 +191,10 @@ def draw_torus_2d(
     from matplotlib.colors import Normalize
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
+    from torus_lab.topology import Torus
+
+    _check_axes(ax)
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
     if topology.n != 2:
         raise ValueError(f"draw_torus_2d needs a 2D topology, got {topology!r}")
     kx, ky = topology.radices
@@ -252,6 +284,10 @@ def draw_torus_3d(ax, topology, *, paths=(), path_labels=None, faults=None, titl
     >>> _ = draw_torus_3d(ax, Torus(3, 3), paths=[[(0, 0, 0), (0, 0, 1)]])
     >>> plt.close(fig)
     """
+    from torus_lab.topology import Torus
+
+    _check_axes(ax)
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
     if topology.n != 3:
         raise ValueError(f"draw_torus_3d needs a 3D topology, got {topology!r}")
     coords = topology.all_coords()
