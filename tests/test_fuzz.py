@@ -130,6 +130,11 @@ def _frame(**columns: list) -> Lazy:
     return Lazy(lambda: pd.DataFrame(columns))
 
 
+def _fuzz_item(x: int, rng: np.random.Generator) -> dict[str, int]:
+    """A sweep function for the sweep baselines."""
+    return {"x": x}
+
+
 T24 = _torus(2, 4)
 ROUTING = _routing()
 RNG = _rng()
@@ -230,6 +235,10 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.plotting.draw_torus_2d": dict(ax=_figure_ax(), topology=T24),
     "torus_lab.plotting.draw_torus_3d": dict(ax=Lazy(lambda: __import__("matplotlib.pyplot", fromlist=["x"]).figure()
                                                  .add_subplot(projection="3d")), topology=_torus(3, 3)),
+    # sweep
+    "torus_lab.sweep.sweep": dict(func=_fuzz_item, items=[{"x": 1}], seed=0, backend="serial", cache=False),
+    "torus_lab.sweep.sweep_frame": dict(func=_fuzz_item, items=[{"x": 1}], seed=0, backend="serial", cache=False),
+    "torus_lab.sweep.item_seed": dict(seed=0, item={"x": 1}),
     # claims
     "torus_lab.claims.claim": dict(claim_id="C1", statement="s", paper_value="1", measured_value="1",
                                    verdict="holds", evidence="e"),
@@ -328,6 +337,9 @@ def _arguments(qualname: str, params: list[inspect.Parameter], target: str, valu
             args.append(chosen)
         else:
             kwargs[p.name] = chosen
+    if valid is not None:  # baseline keywords that reach a ``**kwargs``
+        known = {p.name for p in params}
+        kwargs.update({key: _resolve(v) for key, v in valid.items() if key not in known})
     names = [target] if valid is not None else [p.name for p in params]
     return args, kwargs, names
 

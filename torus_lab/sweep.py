@@ -156,6 +156,8 @@ def clear_cache(location: str | os.PathLike) -> int:
     """Delete the sweep cache under ``location``; returns the number of bytes freed."""
     import shutil
 
+    if not isinstance(location, (str, os.PathLike)):
+        raise TypeError(f"location must be a folder path, got {location!r} ({type(location).__name__})")
     folder = Path(location) / "joblib"
     if not folder.exists():
         return 0
