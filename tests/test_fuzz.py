@@ -224,7 +224,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.sim.engine.simulate": dict(routing=ROUTING, config=_sim_config()),
     "torus_lab.sim.engine.zero_load_latency": dict(hops=3, packet_length=4),
     "torus_lab.sim.engine.load_sweep": dict(routing=ROUTING, config=_sim_config(), loads=[0.1]),
-    "torus_lab.sim.engine.find_saturation": dict(routing=ROUTING, config=_sim_config(), steps=2),
+    "torus_lab.sim.engine.find_saturation": dict(routing=ROUTING, config=_sim_config(), tolerance=1.0),
     "torus_lab.sim.traffic.destination_map": dict(topology=T24, traffic="uniform"),
     "torus_lab.sim.stats.summarize": dict(frame=_frame(a=[1, 1], x=[1.0, 2.0]), by=["a"], columns=["x"]),
     # plotting
@@ -243,7 +243,8 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.claims.claim": dict(claim_id="C1", statement="s", paper_value="1", measured_value="1",
                                    verdict="holds", evidence="e"),
     "torus_lab.claims.claims_table": dict(paper="p", rows=[]),
-    "torus_lab.claims.write_claims": dict(table=Lazy(lambda: pd.DataFrame()), data_dir="data"),
+    "torus_lab.claims.write_claims": dict(table=Lazy(lambda: __import__("torus_lab.claims", fromlist=["x"])
+                                                      .claims_table("p", [])), data_dir="data"),
 }
 
 
@@ -367,6 +368,18 @@ def _fuzz_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Iterato
         plt.close("all")
 
 
+@functools.cache
+def _baseline(qualname: str) -> None:
+    """Call ``qualname`` once with its valid arguments, untimed (JIT compilation happens here, not under the
+    alarm); a baseline that fails is a broken ``VALID_ARGS`` entry."""
+    obj = CALLABLES[qualname]
+    params = _parameters(obj)
+    valid = VALID_ARGS[qualname]
+    kwargs = {p.name: _resolve(valid[p.name]) for p in params if p.name in valid}
+    kwargs.update({key: _resolve(v) for key, v in valid.items() if key not in kwargs})
+    obj(**kwargs)
+
+
 @pytest.mark.parametrize(("qualname", "target"), CASES)
 @settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=EXAMPLES is None, database=None,
           phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
@@ -374,6 +387,8 @@ def _fuzz_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Iterato
 def test_hostile_argument(qualname: str, target: str, value: Any) -> None:
     """A hostile value for ``target`` returns or is refused with ValueError/TypeError naming ``target``."""
     obj = CALLABLES[qualname]
+    if qualname in VALID_ARGS:
+        _baseline(qualname)
     args, kwargs, names = _arguments(qualname, _parameters(obj), target, value)
     signal.alarm(TIMEOUT)
     try:

@@ -272,7 +272,8 @@ def check_sequence(name: str, value: object, *, min_length: int = 0) -> list:
     ...
     TypeError: ks must be a sequence, got '45' (str)
     """
-    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable) or (
+            isinstance(value, np.ndarray) and value.ndim == 0):
         raise TypeError(f"{name} must be a sequence, got {_short(value)} ({type(value).__name__})")
     items = list(value)
     if len(items) < min_length:

@@ -71,7 +71,7 @@ from numba.typed import List
 
 from torus_lab._jit import njit
 from torus_lab._memory import check_memory, network_size
-from torus_lab._validate import check_instance, check_int, check_sequence, naming
+from torus_lab._validate import check_instance, check_int, check_sequence, check_str, is_int, naming
 from torus_lab.routing.explore import StateGraph, check_routing_function, explore_states, node_ok
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 from torus_lab.topology import Torus
@@ -334,6 +334,7 @@ def find_witness_cycle(graph: nx.DiGraph, *, shortest: bool = True, sample: int 
     if not isinstance(graph, nx.DiGraph):
         raise TypeError(f"graph must be a networkx.DiGraph, got {graph!r}")
     sample = check_int("sample", sample, minimum=1)
+    check_instance("shortest", shortest, (bool, np.bool_), "a bool")
     loops = list(nx.selfloop_edges(graph))
     if loops:
         return [loops[0][0]]
@@ -384,6 +385,8 @@ def cdg_verdict(rf: RoutingFunction, *, form: str = "reachable", keep_graph: boo
     (False, 4)
     """
     check_routing_function(rf)
+    check_str("form", form, CDG_FORMS)
+    check_instance("keep_graph", keep_graph, (bool, np.bool_), "a bool")
     stuck = 0
     if form == "reachable":
         dests = _destinations(rf, None)
@@ -587,7 +590,7 @@ RING_MAX_K = 256
 def _check_ring(k: object, sign: object) -> tuple[int, int]:
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 3 <= k <= RING_MAX_K:
         raise ValueError(f"ring radix k must be an int in 3..{RING_MAX_K}, got {k!r}")
-    if sign not in (1, -1):
+    if not is_int(sign) or sign not in (1, -1):
         raise ValueError(f"sign must be +1 or -1, got {sign!r}")
     return int(k), int(sign)
 
@@ -617,10 +620,10 @@ def ring_dateline_classes(k: int, start: int, end: int, sign: int, dateline: int
     """
     k, sign = _check_ring(k, sign)
     for name, v in (("start", start), ("end", end)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < k:
+        if not is_int(v) or isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < k:
             raise ValueError(f"{name} must be an int in 0..{k - 1}, got {v!r}")
     D = default_dateline(k, sign) if dateline is None else dateline
-    if isinstance(D, bool) or not isinstance(D, numbers.Integral) or not 0 <= D < k:
+    if not is_int(D) or isinstance(D, bool) or not isinstance(D, numbers.Integral) or not 0 <= D < k:
         raise ValueError(f"dateline must be an int in 0..{k - 1}, got {dateline!r}")
     classes, cls, pos = [], 0, int(start)
     while pos != end:
@@ -638,8 +641,8 @@ def ring_minimal_routes(k: int, *, bidirectional: bool = True, tie: str = "+") -
     (16, 12)
     """
     k, _ = _check_ring(k, 1)
-    if tie not in ("+", "-", "both"):
-        raise ValueError(f"tie must be '+', '-' or 'both', got {tie!r}")
+    check_str("tie", tie, ("+", "-", "both"))
+    check_instance("bidirectional", bidirectional, (bool, np.bool_), "a bool")
     out = []
     for s in range(k):
         for e in range(k):

@@ -63,7 +63,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from torus_lab._memory import check_memory, network_size
-from torus_lab._validate import check_instance, check_real_array, naming
+from torus_lab._validate import check_instance, check_int, check_real_array, check_sequence, naming
 from torus_lab.topology import Mesh, Torus, bfs_distances
 
 __all__ = [
@@ -866,7 +866,7 @@ def link_loads_reference(
                 ids = [sum(c * s for c, s in zip(v, strides, strict=True)) for v in path]
                 for a, b in itertools.pairwise(ids):
                     totals[hop_channel[(a, b)]] += share
-    if exact:
+    if check_instance("exact", exact, (bool, np.bool_), "a bool"):
         return totals
     return np.asarray([float(v) for v in totals])
 
@@ -965,11 +965,11 @@ def _boundary(torus: Torus, node_mask: np.ndarray) -> int:
 def _node_mask(torus: Torus, node_set: object) -> np.ndarray:
     if isinstance(node_set, np.ndarray) and node_set.dtype == bool:
         if node_set.shape != (torus.num_nodes,):
-            raise ValueError(f"node mask has shape {node_set.shape}, expected ({torus.num_nodes},)")
+            raise ValueError(f"node_set mask has shape {node_set.shape}, expected ({torus.num_nodes},)")
         return node_set
     mask = np.zeros(torus.num_nodes, dtype=bool)
-    for v in node_set:  # type: ignore[attr-defined]
-        mask[torus.node_id(v)] = True
+    for v in check_sequence("node_set", node_set):
+        mask[torus.node_id(torus.check_node(v, "node_set node"))] = True
     return mask
 
 
@@ -1104,7 +1104,9 @@ def balanced_cut_search(
     max_steps = _check_int("max_steps", max_steps)
     if restarts < 0 or max_steps < 0:
         raise ValueError(f"restarts and max_steps must be >= 0, got {restarts}, {max_steps}")
-    rng = np.random.default_rng(seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed))
+    if not isinstance(seed, np.random.SeedSequence):
+        seed = np.random.SeedSequence(check_int("seed", seed, minimum=0))
+    rng = np.random.default_rng(seed)
     processors = placement.mask().astype(np.int64)
     neighbors = _neighbor_table(torus)
     coords = torus.all_coords()
@@ -1138,6 +1140,7 @@ def cut_lower_bound(
     1.75
     """
     placement = _as_placement(torus, placement)
+    check_instance("search", search, (bool, np.bool_), "a bool")
     values = [single_node_bound(torus, placement), natural_cut_bound(torus, placement, widths="all").value]
     if search:
         values.append(balanced_cut_search(torus, placement, seed=seed, max_steps=max_steps).value)

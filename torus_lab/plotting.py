@@ -23,7 +23,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from torus_lab._validate import check_instance, check_int, check_sequence, check_str
+from torus_lab._validate import check_instance, check_int, check_real, check_real_array, check_sequence, check_str
 
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
@@ -153,6 +153,29 @@ def _node_xy(node: tuple[int, ...]) -> tuple[float, float]:
     return float(node[0]), float(node[1])
 
 
+def _check_paths(topology, paths, path_labels) -> tuple[list, list]:
+    """``paths`` as lists of node tuples and ``path_labels`` (one str or None per path), checked."""
+    checked = [[topology.check_node(v, f"paths[{i}] node") for v in check_sequence(f"paths[{i}]", path)]
+               for i, path in enumerate(check_sequence("paths", paths))]  # fmt: skip
+    if path_labels is None:
+        return checked, [None] * len(checked)
+    labels = [None if label is None else check_str("path_labels", label) for label in
+              check_sequence("path_labels", path_labels)]  # fmt: skip
+    if len(labels) != len(checked):
+        raise ValueError(f"path_labels must hold one label per path ({len(checked)}), got {len(labels)}")
+    return checked, labels
+
+
+def _check_overlays(topology, faults, title) -> None:
+    """``faults`` (None or Faults of ``topology``) and ``title`` (None or str)."""
+    from torus_lab.topology import Faults
+
+    if faults is not None:
+        check_instance("faults", faults, Faults).validate(topology)
+    if title is not None:
+        check_str("title", title)
+
+
 def draw_torus_2d(
     ax,
     topology,
@@ -196,7 +219,20 @@ def draw_torus_2d(
     _check_axes(ax)
     check_instance("topology", topology, Torus, "a Torus or Mesh")
     if topology.n != 2:
-        raise ValueError(f"draw_torus_2d needs a 2D topology, got {topology!r}")
+        raise ValueError(f"topology must be 2-dimensional, got {topology!r}")
+    paths, path_labels = _check_paths(topology, paths, path_labels)
+    _check_overlays(topology, faults, title)
+    squares = [tuple(check_real("squares", x) for x in check_sequence("squares", square, min_length=4))
+               for square in check_sequence("squares", squares)]  # fmt: skip
+    if any(len(square) != 4 for square in squares):
+        raise ValueError("squares must hold (x0, y0, width, height) quadruples")
+    if link_loads is not None:
+        link_loads = check_real_array("link_loads", link_loads, ndim=1)
+        if link_loads.shape != (topology.num_channels,):
+            raise ValueError(f"link_loads must have shape ({topology.num_channels},), got {link_loads.shape}")
+    if cycle is not None:
+        cycle = [check_int("cycle", cid, 0, topology.num_channels - 1) for cid in check_sequence("cycle", cycle)]
+    highlight = [topology.check_node(v, "highlight node") for v in check_sequence("highlight", highlight)]
     kx, ky = topology.radices
     faulty_nodes = set(faults.nodes) if faults is not None else set()
     faulty_links = set(faults.links) if faults is not None else set()
@@ -289,7 +325,9 @@ def draw_torus_3d(ax, topology, *, paths=(), path_labels=None, faults=None, titl
     _check_axes(ax)
     check_instance("topology", topology, Torus, "a Torus or Mesh")
     if topology.n != 3:
-        raise ValueError(f"draw_torus_3d needs a 3D topology, got {topology!r}")
+        raise ValueError(f"topology must be 3-dimensional, got {topology!r}")
+    paths, path_labels = _check_paths(topology, paths, path_labels)
+    _check_overlays(topology, faults, title)
     coords = topology.all_coords()
     faulty = set(faults.nodes) if faults is not None else set()
     for cid in range(topology.num_channels):

@@ -212,6 +212,8 @@ class Torus:
         """
         if isinstance(node, (str, bytes)) or not isinstance(node, (Iterable, np.ndarray)):
             raise TypeError(f"{name} must be a sequence of {self.n} ints, got {node!r}")
+        if isinstance(node, np.ndarray) and node.ndim != 1:
+            raise ValueError(f"{name} must be a sequence of {self.n} ints, got an array of shape {node.shape}")
         coords = tuple(node)
         if len(coords) != self.n:
             raise ValueError(f"{name} {coords!r} has {len(coords)} coordinates, expected {self.n}")
@@ -638,12 +640,14 @@ class Faults:
     def __post_init__(self) -> None:
         for name in ("nodes", "links"):
             value = getattr(self, name)
-            if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, (Iterable, np.ndarray)):
+            if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, (Iterable, np.ndarray)) or (
+                    isinstance(value, np.ndarray) and value.ndim == 0):
                 raise TypeError(f"Faults.{name} must be a set of {'nodes' if name == 'nodes' else 'channel ids'}, "
                                 f"got {value!r}")  # fmt: skip
         nodes = []
         for node in self.nodes:
-            if isinstance(node, (str, bytes, bytearray)) or not isinstance(node, (Iterable, np.ndarray)):
+            if isinstance(node, (str, bytes, bytearray)) or not isinstance(node, (Iterable, np.ndarray)) or (
+                    isinstance(node, np.ndarray) and node.ndim != 1):
                 raise TypeError(f"Faults.nodes must hold coordinate tuples, got {node!r}")
             nodes.append(tuple(check_int(f"faulty node {node!r}: coordinate", x) for x in node))
         links = [check_int("faulty link (channel id)", cid) for cid in self.links]
@@ -707,7 +711,7 @@ def _as_generator(seed) -> np.random.Generator:
         return np.random.default_rng(seed)
     if seed is None or isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed must be an int, a SeedSequence or a Generator, got {seed!r}")
-    return np.random.default_rng(np.random.SeedSequence(int(seed)))
+    return np.random.default_rng(np.random.SeedSequence(check_int("seed", seed, minimum=0)))
 
 
 def random_node_faults(

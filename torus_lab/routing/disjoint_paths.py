@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from torus_lab._validate import check_instance, check_int, check_sequence
 from torus_lab.topology import Torus
 
 __all__ = [
@@ -184,17 +185,17 @@ def torus_shape(torus: Torus | tuple[int, int]) -> tuple[int, int]:
     raise TypeError(f"torus must be a Torus or an (n, k) tuple of ints, got {torus!r}")
 
 
-def _as_sequence(value: object) -> object:
+def _as_sequence(value: object, name: str) -> object:
     """A numpy array (of any integer dtype) read as the sequence of its rows; anything else unchanged."""
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "iu" and value.size:
-            raise TypeError(f"coordinates must be integers, got an array of dtype {value.dtype}")
+            raise TypeError(f"{name}: coordinates must be integers, got an array of dtype {value.dtype}")
         return value.tolist()
     return value
 
 
 def _check_node(node: object, n: int, k: int, name: str) -> Node:
-    node = _as_sequence(node)
+    node = _as_sequence(node, name)
     if isinstance(node, (str, bytes)) or not isinstance(node, Sequence):
         raise TypeError(f"{name} must be a sequence of {n} ints, got {node!r}")
     if len(node) != n:
@@ -210,12 +211,12 @@ def _check_node(node: object, n: int, k: int, name: str) -> Node:
 
 
 def _check_pairs(n: int, k: int, pairs: object) -> list[tuple[Node, Node]]:
-    pairs = _as_sequence(pairs)
+    pairs = _as_sequence(pairs, "pairs")
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence):
         raise TypeError(f"pairs must be a sequence of (source, destination) pairs, got {pairs!r}")
     out = []
     for i, pair in enumerate(pairs):
-        pair = _as_sequence(pair)
+        pair = _as_sequence(pair, f"pairs[{i}]")
         if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2:
             raise ValueError(f"pairs[{i}] must be a (source, destination) pair, got {pair!r}")
         out.append((_check_node(pair[0], n, k, f"pairs[{i}] source"), _check_node(pair[1], n, k, f"pairs[{i}] dest")))
@@ -251,6 +252,7 @@ def length_bound(n: int, k: int, c: int) -> int:
     >>> [length_bound(n, max(5, n + 1), n) for n in range(2, 8)]
     [14, 26, 38, 63, 88, 124]
     """
+    n, k, c = check_int("n", n, minimum=1), check_int("k", k, minimum=2), check_int("c", c, minimum=1)
     return 2 * k * (c - 1) + n * (k // 2)
 
 
@@ -822,6 +824,8 @@ def verify_disjoint_paths(
     """
     n, k = torus_shape(torus)
     pairs = _check_pairs(n, k, pairs)
+    paths = [check_sequence(f"paths[{i}]", _as_sequence(path, f"paths[{i}]"))
+             for i, path in enumerate(check_sequence("paths", _as_sequence(paths, "paths")))]  # fmt: skip
     if len(paths) != len(pairs):
         return Violation("count", -1, f"{len(paths)} paths for {len(pairs)} pairs")
     bound = length_bound(n, k, len(pairs))
@@ -864,6 +868,9 @@ def format_trace(trace: Sequence[TraceLevel]) -> str:
     >>> print(format_trace(run.trace).splitlines()[0])
     level 1 (n=3, general): pairs 1, 2; delta=1, gamma(T')=1, gamma(T)=3, rho=pair 1
     """
+    trace = check_sequence("trace", trace)
+    for i, level in enumerate(trace):
+        check_instance(f"trace[{i}]", level, TraceLevel)
     lines = []
 
     def arrow(path):

@@ -243,6 +243,8 @@ class RoutingValidationError(ValueError):
 
 def check_routing_function(rf: object, name: str = "rf") -> RoutingFunction:
     """``rf`` itself, or TypeError naming the parameter ``name`` if it is not a :class:`RoutingFunction`."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the parameter's name), got {name!r}")
     if not isinstance(rf, RoutingFunction):
         raise TypeError(f"{name} must be a RoutingFunction, got {rf!r}")
     return rf
@@ -303,9 +305,8 @@ def explore_states(rf: RoutingFunction, dst, *, max_states: int = 5_000_000) -> 
     check_routing_function(rf)
     with naming("dst"):
         d = rf._node_id(dst)
-    if isinstance(max_states, bool) or not isinstance(max_states, numbers.Integral) or max_states < 1:
-        raise ValueError(f"max_states must be a positive int, got {max_states!r}")
-    graph, enc, problem = _explore(rf, d, int(max_states))
+    max_states = _check_positive("max_states", max_states)
+    graph, enc, problem = _explore(rf, d, max_states)
     if problem[0] == _TOO_MANY_STATES:
         raise ValueError(f"state space of routing {rf.name!r} for destination {d} exceeds max_states={max_states}")
     if problem[0] != _OK:
@@ -327,9 +328,13 @@ class ValidationReport:
 
 
 def _check_positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= MAX_STATES_LIMIT:
+        raise ValueError(f"{name} must be an int in 1..{MAX_STATES_LIMIT}, got {value!r}")
     return int(value)
+
+
+#: Largest ``max_states`` / ``sample`` accepted (the kernels count states in int64).
+MAX_STATES_LIMIT = 2**62
 
 
 def validate_routing(
