@@ -38,7 +38,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from torus_lab._validate import check_frame, check_mapping
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_real,
+    check_real_array,
+    check_sequence,
+    check_str,
+)
 from torus_lab.claims import claim, claims_table
 from torus_lab.deadlock import (
     cdg_verdict,
@@ -118,6 +127,8 @@ def make_topology(kind: str, k: int) -> Torus:
     >>> make_topology("unidirectional", 4)
     Torus(2, 4, bidirectional=False)
     """
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
     if kind not in TOPOLOGY_KINDS:
         raise ValueError(f"kind must be one of {TOPOLOGY_KINDS}, got {kind!r}")
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
@@ -144,6 +155,7 @@ def routing_specs(topology: Torus) -> dict[str, dict]:
     >>> len(routing_specs(Mesh(2, 4))), len(routing_specs(Torus(2, 4)))
     (10, 44)
     """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
     torus = topology.wraparound
     out: dict[str, dict] = {"dor": {"name": "ecube"}}
     if torus:
@@ -176,6 +188,8 @@ def catalog_routing(topology: Torus, label: str) -> RoutingFunction:
     >>> rf.name, rf.num_vcs, rf.spec["scheme"]
     ('pfnf-reconstruction+paper', 3, 'paper')
     """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    check_str("label", label)
     specs = routing_specs(topology)
     if label not in specs:
         raise ValueError(f"no routing labelled {label!r} on {topology!r}; labels: {', '.join(specs)}")
@@ -188,7 +202,7 @@ def _spec_json(rf: RoutingFunction) -> str:
 
 
 def _check_ks(ks: Iterable[int]) -> list[int]:
-    ks = list(ks)
+    ks = check_sequence("ks", ks)
     bad = [k for k in ks if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 3]
     if bad or not ks:
         raise ValueError(f"ks must be a non-empty list of ints >= 3, got {ks!r}")
@@ -219,6 +233,12 @@ def cdg_row(kind: str, k: int, routing: str, forced: bool = True, rng=None) -> d
     >>> cdg_row("bidirectional", 4, "dor")["acyclic"]
     False
     """
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("routing", routing)
+    check_instance("forced", forced, (bool, np.bool_), "a bool")
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     topo = make_topology(kind, k)
     rf = make_routing(routing_specs(topo)[routing], topo)
     res = cdg_verdict(rf)
@@ -258,6 +278,12 @@ def cdg_table(ks: Iterable[int], kinds: Sequence[str] = TOPOLOGY_KINDS, *, routi
     >>> t[["routing", "acyclic", "forced"]].values.tolist()
     [['dor', False, True], ['dor+dateline', True, None]]
     """
+    ks = _check_ks(ks)
+    kinds = [check_str("kinds", kind, TOPOLOGY_KINDS) for kind in check_sequence("kinds", kinds)]
+    if routings is not None:
+        routings = [check_str("routings", r) for r in check_sequence("routings", routings)]
+    check_instance("forced", forced, (bool, np.bool_), "a bool")
+    check_str("backend", backend)
     items = [dict(i, forced=bool(forced)) for i in _study_items(ks, kinds, routings)]
     return _rows(cdg_row, items, backend=backend, desc="cdg")
 
@@ -276,6 +302,8 @@ def forced_cycle_messages(rf: RoutingFunction, cycle: Sequence[tuple[int, int]])
     >>> forced_cycle_messages(make_routing("ecube", t), [(1, 0), (3, 0), (5, 0), (7, 0)])  # (0,)->(2,), ...
     [((0,), (2,)), ((1,), (3,)), ((2,), (0,)), ((3,), (1,))]
     """
+    check_instance("rf", rf, RoutingFunction)
+    cycle = [_check_vertex(f"cycle[{i}]", v) for i, v in enumerate(check_sequence("cycle", cycle))]
     V = rf.num_vcs
     topo = rf.topology
     want = {(int(a[0]), int(a[1])): (int(b[0]), int(b[1])) for a, b in zip(cycle, list(cycle[1:]) + [cycle[0]],
@@ -330,6 +358,11 @@ def vc_count_row(k: int, kind: str, routing: str, rng=None) -> dict[str, Any]:
     >>> vc_count_row(5, "unidirectional", "dor+dateline")["max_vcs"]
     2
     """
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    check_str("routing", routing)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     topo = make_topology(kind, k)
     rf = make_routing(routing_specs(topo)[routing], topo)
     spec = rf.spec
@@ -365,6 +398,8 @@ def vc_count_table(ks: Iterable[int], *, backend: str = "auto") -> pd.DataFrame:
     layout ``after_overlap`` (channels carrying the after-classes of *both* VNs; 0 means the halfway
     datelines let them share one VC).
     """
+    ks = _check_ks(ks)
+    check_str("backend", backend)
     items = [{"k": k, "kind": kind, "routing": name} for k in _check_ks(ks) for kind, name in _VC_COUNT_CONFIGS]
     return _rows(vc_count_row, items, backend=backend, desc="vc counts")
 
@@ -376,6 +411,11 @@ def second_vc_rows(k: int, kind: str, tie: str = "+", rng=None) -> list[dict[str
     >>> [r["vc2_sources"] for r in second_vc_rows(5, "unidirectional")]
     ['0 1 2 4', '1 2 3 4']
     """
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    check_str("tie", tie, ("+", "-", "both"))
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     rows = []
     bidir = kind == "bidirectional"
     topo = make_topology(kind, k)
@@ -422,6 +462,9 @@ def second_vc_table(ks: Iterable[int], *, tie: str = "+", backend: str = "auto")
     >>> t[["dateline", "vc2_sources", "vc2_receivers"]].values.tolist()
     [[4, '0 4', '0 1'], [1, '1 2', '2 3']]
     """
+    ks = _check_ks(ks)
+    check_str("tie", tie, ("+", "-", "both"))
+    check_str("backend", backend)
     items = [{"k": k, "kind": kind, "tie": tie} for k in _check_ks(ks) for kind in ("unidirectional", "bidirectional")]
     return _rows(second_vc_rows, items, backend=backend, desc="second VC")
 
@@ -435,6 +478,9 @@ def channel_vc_listing(rf: RoutingFunction, vc_names: Sequence[str] | None = Non
     >>> t[t.sign == 1][["node", "vcs"]].values.tolist()
     [['(0,)', 'VC1 VC2'], ['(1,)', 'VC1'], ['(2,)', 'VC1'], ['(3,)', 'VC1'], ['(4,)', 'VC2']]
     """
+    check_instance("rf", rf, RoutingFunction)
+    if vc_names is not None:
+        vc_names = [check_str("vc_names", v) for v in check_sequence("vc_names", vc_names)]
     topo = rf.topology
     used = channel_vc_usage(rf)
     names = list(vc_names) if vc_names is not None else [f"VC{v + 1}" for v in range(rf.num_vcs)]
@@ -456,6 +502,10 @@ def minimal_path_count(topology: Torus, a, b, *, tie: str = "both") -> int:
     >>> minimal_path_count(Mesh(2, 4), (0, 0), (3, 3))
     20
     """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    a = topology.check_node(a, "a")
+    b = topology.check_node(b, "b")
+    check_str("tie", tie, ("+", "-", "both"))
     if tie not in ("both", "+", "-"):
         raise ValueError(f"tie must be 'both', '+' or '-', got {tie!r}")
     a, b = topology.check_node(a, "a"), topology.check_node(b, "b")
@@ -524,6 +574,7 @@ def adaptivity_table(rf: RoutingFunction) -> pd.DataFrame:
     >>> t[(t.src == 2) & (t.dst == 6)][["realizable", "minimal"]].values.tolist()   # (2,0) -> (0,2): west first
     [[1, 6]]
     """
+    check_instance("rf", rf, RoutingFunction)
     topo = rf.topology
     tie = rf.options.get("tie", "+") if topo.wraparound and topo.bidirectional else "both"
     coords = [topo.coords(v) for v in range(topo.num_nodes)]
@@ -558,6 +609,11 @@ def adaptivity_row(kind: str, k: int, routing: str, rng=None) -> dict[str, Any]:
     >>> adaptivity_row("mesh", 3, "dor")["fully_adaptive_pairs"] < 1
     True
     """
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("routing", routing)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     topo = make_topology(kind, k)
     t = adaptivity_table(make_routing(routing_specs(topo)[routing], topo))
     return {
@@ -583,6 +639,11 @@ def adaptivity_summary(ks: Iterable[int], kinds: Sequence[str] = ("mesh", "bidir
     >>> s.set_index("routing").fully_adaptive_pairs.round(3).to_dict()
     {'pfnf-reconstruction': 1.0, 'pfnf-literal': 0.7}
     """
+    ks = _check_ks(ks)
+    kinds = [check_str("kinds", kind, TOPOLOGY_KINDS) for kind in check_sequence("kinds", kinds)]
+    if routings is not None:
+        routings = [check_str("routings", r) for r in check_sequence("routings", routings)]
+    check_str("backend", backend)
     return _rows(adaptivity_row, _study_items(ks, kinds, routings), backend=backend, desc="adaptivity")
 
 
@@ -623,6 +684,11 @@ def simulation_point(k: int, network: str, routing: Spec, traffic: str, load: fl
     is drawn from ``rng``.  Returns the simulator's summary (without the wall time and the simulator seed)
     plus routing (the routing function's name), network, traffic, k, scheme and spec (JSON).
     """
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("network", network)
+    check_str("traffic", traffic)
+    load = check_real("load", load, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     check_mapping("config", config, [])
     rf = _build(network, k, routing)
     cfg = SimConfig.from_mapping({**config, "traffic": traffic, "offered_load": float(load)})
@@ -648,6 +714,16 @@ def simulation_table(k: int, routings: Sequence[Spec], traffics: Sequence[str], 
     VC-class scheme, None for entries without one), spec (the complete spec, JSON) and seed (the experiment
     seed ``seed``).
     """
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    routings = check_sequence("routings", routings)
+    traffics = [check_str("traffics", t) for t in check_sequence("traffics", traffics)]
+    loads = [check_real("loads", v, minimum=0) for v in check_sequence("loads", loads)]
+    seed = check_int("seed", seed, minimum=0)
+    mesh_routings = check_sequence("mesh_routings", mesh_routings)
+    for name, value in (("packet_length", packet_length), ("warmup", warmup), ("measure", measure), ("drain", drain),
+                        ("deadlock_cycles", deadlock_cycles)):
+        check_int(name, value, minimum=0)
+    check_str("backend", backend)
     config = {"packet_length": packet_length, "warmup": warmup, "measure": measure, "drain": drain,
               "deadlock_cycles": deadlock_cycles, "drop_after": -1}
     items = [{"k": k, **target, "traffic": traffic, "load": float(load), "config": config}
@@ -693,6 +769,10 @@ def provoke_point(k: int, network: str, routing: Spec, replica: int, config: Map
                   rng: np.random.Generator) -> dict[str, Any]:
     """One provoked-deadlock run of :func:`provoke_deadlock_table` (a :func:`~torus_lab.sweep.sweep` item
     function; ``replica`` only tells the runs of one routing apart, the simulator seed comes from ``rng``)."""
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("network", network)
+    check_int("replica", replica, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     check_mapping("config", config, [])
     from torus_lab.deadlock import channel_dependency_graph
 
@@ -723,6 +803,16 @@ def provoke_deadlock_table(k: int, routings: Sequence[Spec], *, replicas: int, s
     cycle is an edge of the routing's CDG), the waiting cycle itself, ``scheme``, ``spec`` (JSON) and
     ``seed`` (the experiment seed).
     """
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    routings = check_sequence("routings", routings)
+    seed = check_int("seed", seed, minimum=0)
+    mesh_routings = check_sequence("mesh_routings", mesh_routings)
+    check_str("traffic", traffic)
+    check_real("offered_load", offered_load, minimum=0)
+    for name, value in (("packet_length", packet_length), ("buffer_depth", buffer_depth), ("cycles", cycles),
+                        ("deadlock_cycles", deadlock_cycles)):
+        check_int(name, value, minimum=0)
+    check_str("backend", backend)
     if isinstance(replicas, bool) or not isinstance(replicas, numbers.Integral) or replicas < 1:
         raise ValueError(f"replicas must be an int >= 1, got {replicas!r}")
     config = {**PROVOKE_CONFIG, "traffic": traffic, "offered_load": float(offered_load),
@@ -760,6 +850,8 @@ def find_acyclic(graph) -> bool:
     (True, False)
     """
     import networkx as nx
+
+    check_instance("graph", graph, nx.DiGraph, "a networkx.DiGraph")
 
     return nx.is_directed_acyclic_graph(graph)
 
@@ -855,6 +947,11 @@ def dateline_rule_row(kind: str, k: int, rule: str, rng=None) -> dict[str, Any]:
     >>> dateline_rule_row("unidirectional", 4, "entry")["acyclic"]
     False
     """
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("rule", rule)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     rf = make_routing({"name": "ecube", "datelines": True, "vcs": 2, "dateline_rule": rule}, make_topology(kind, k))
     return {"kind": kind, "k": k, "rule": rule, "acyclic": cdg_verdict(rf).acyclic}
 
@@ -862,6 +959,9 @@ def dateline_rule_row(kind: str, k: int, rule: str, rng=None) -> dict[str, Any]:
 def dateline_rules_table(ks: Iterable[int], kinds: Sequence[str] = ("unidirectional", "bidirectional"), *,
                          backend: str = "auto") -> pd.DataFrame:
     """The two dateline rules of e-cube (REC ``switch``, ALT ``entry``): CDG verdict per (kind, k, rule)."""
+    ks = _check_ks(ks)
+    kinds = [check_str("kinds", kind, TOPOLOGY_KINDS) for kind in check_sequence("kinds", kinds)]
+    check_str("backend", backend)
     items = [{"kind": kind, "k": k, "rule": rule} for kind in kinds for k in _check_ks(ks)
              for rule in ("switch", "entry")]
     return _rows(dateline_rule_row, items, backend=backend, desc="dateline rules")
@@ -901,6 +1001,24 @@ def witness_cycle(cdg: pd.DataFrame, kind: str, k: int, routing: str) -> list[tu
 
 
 # ====================================================================== verdict rules of the claims
+#: Largest radix the study's helpers accept (its tables enumerate every node pair of a k x k network).
+MAX_K = 4096
+
+
+def _check_optional(name: str, value: object) -> None:
+    """A verdict input: None, a bool or a number (NaN means not measured)."""
+    if value is not None and not isinstance(value, (bool, np.bool_)):
+        check_real(name, value, finite=False)
+
+
+def _check_vertex(name: str, vertex: object) -> tuple[int, int]:
+    """A CDG vertex ``(channel, vc)`` as two ints."""
+    pair = check_sequence(name, vertex)
+    if len(pair) != 2:
+        raise ValueError(f"{name} must be a (channel, vc) pair, got {vertex!r}")
+    return check_int(name, pair[0], minimum=0), check_int(name, pair[1], minimum=0)
+
+
 def _missing(*values: Any) -> bool:
     return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
 
@@ -912,6 +1030,8 @@ def verdict_two_vcs(all_channels_two: bool | None, max_vcs: float | None) -> str
     >>> verdict_two_vcs(True, 2), verdict_two_vcs(False, 2), verdict_two_vcs(True, 3), verdict_two_vcs(None, None)
     ('holds', 'partly holds', 'does not hold', 'not tested')
     """
+    _check_optional("all_channels_two", all_channels_two)
+    _check_optional("max_vcs", max_vcs)
     if _missing(all_channels_two, max_vcs):
         return "not tested"
     if max_vcs != 2:
@@ -926,6 +1046,9 @@ def verdict_three_halves(max_fraction: float | None, max_vns_equiv: float | None
     >>> verdict_three_halves(0.5, 1.5), verdict_three_halves(0.6, 1.4), verdict_three_halves(float("nan"), 1.0)
     ('holds', 'does not hold', 'not tested')
     """
+    _check_optional("max_fraction", max_fraction)
+    _check_optional("max_vns_equiv", max_vns_equiv)
+    tol = check_real("tol", tol, minimum=0)
     if _missing(max_fraction, max_vns_equiv):
         return "not tested"
     return "holds" if max_fraction <= 0.5 + tol and max_vns_equiv <= 1.5 + tol else "does not hold"
@@ -938,6 +1061,9 @@ def verdict_subset(measured: Iterable[int] | None, paper: Iterable[int]) -> str:
     >>> verdict_subset({0, 1}, {0, 1, 2}), verdict_subset({0, 3}, {0, 1, 2}), verdict_subset(None, {0})
     ('holds', 'does not hold', 'not tested')
     """
+    if measured is not None:
+        measured = [check_int("measured", v) for v in check_sequence("measured", measured)]
+    paper = [check_int("paper", v) for v in check_sequence("paper", paper)]
     if measured is None:
         return "not tested"
     return "holds" if set(measured) <= set(paper) else "does not hold"
@@ -952,6 +1078,8 @@ def verdict_three_vcs(max_vcs: Sequence[float], after_overlap: Sequence[float]) 
     >>> verdict_three_vcs([], [])
     'not tested'
     """
+    max_vcs = check_real_array("max_vcs", max_vcs, ndim=1)
+    after_overlap = check_real_array("after_overlap", after_overlap, ndim=1)
     if len(max_vcs) == 0:
         return "not tested"
     return "holds" if all(v == 3 for v in max_vcs) and all(o == 0 for o in after_overlap) else "does not hold"
@@ -967,6 +1095,9 @@ def verdict_mapping(cyclic_radices: int, radices: int, forced_witness: bool) -> 
     >>> verdict_mapping(0, 0, False)
     'not tested'
     """
+    cyclic_radices = check_int("cyclic_radices", cyclic_radices, minimum=0)
+    radices = check_int("radices", radices, minimum=0)
+    check_instance("forced_witness", forced_witness, (bool, np.bool_), "a bool")
     if radices == 0:
         return "not tested"
     if cyclic_radices == 0:
@@ -983,6 +1114,8 @@ def verdict_fully_adaptive(reconstruction: float | None, literal: float | None) 
     >>> verdict_fully_adaptive(float("nan"), 1.0)
     'not tested'
     """
+    _check_optional("reconstruction", reconstruction)
+    _check_optional("literal", literal)
     if _missing(reconstruction):
         return "not tested"
     if reconstruction != 1.0:
@@ -996,6 +1129,7 @@ def verdict_all_acyclic(acyclic: Sequence[bool]) -> str:
     >>> verdict_all_acyclic([True, True]), verdict_all_acyclic([True, False]), verdict_all_acyclic([])
     ('holds', 'does not hold', 'not tested')
     """
+    acyclic = [check_instance("acyclic", a, (bool, np.bool_), "bools") for a in check_sequence("acyclic", acyclic)]
     if len(acyclic) == 0:
         return "not tested"
     return "holds" if all(bool(a) for a in acyclic) else "does not hold"
