@@ -185,7 +185,8 @@ def check_instance(name: str, value: object, types: type | tuple[type, ...], wha
 
 
 def check_str(name: str, value: object, choices: object = None) -> str:
-    """``value`` after checking it is a str (and one of ``choices`` when given).
+    """``value`` after checking it is a str (TypeError), or one of ``choices`` when given (ValueError, whatever
+    the type, like a failed ``in`` test).
 
     Examples
     --------
@@ -196,10 +197,10 @@ def check_str(name: str, value: object, choices: object = None) -> str:
     ...
     ValueError: tie must be one of '+', '-', got 'x'
     """
+    if choices is not None and (not isinstance(value, str) or value not in choices):
+        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {_short(value)}")
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {_short(value)} ({type(value).__name__})")
-    if choices is not None and value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}")
     return value
 
 

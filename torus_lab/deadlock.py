@@ -556,7 +556,8 @@ def describe_vc(topology: Torus, vertex: tuple[int, int]) -> str:
     '(3, 1)E*/vc1'
     """
     check_instance("topology", topology, Torus, "a Torus or Mesh")
-    if isinstance(vertex, (str, bytes)) or not isinstance(vertex, Iterable) or len(vertex := tuple(vertex)) != 2:
+    vertex = check_sequence("vertex", vertex)
+    if len(vertex) != 2:
         raise TypeError(f"vertex must be a (channel, vc) pair, got {vertex!r}")
     ch, vc = (check_int("vertex", v, minimum=0) for v in vertex)
     with naming("vertex"):

@@ -63,7 +63,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from torus_lab._memory import check_memory, network_size
-from torus_lab._validate import check_instance, check_int, check_real_array, check_sequence, naming
+from torus_lab._validate import check_instance, check_int, check_real_array, check_sequence, check_str, naming
 from torus_lab.topology import Mesh, Torus, bfs_distances
 
 __all__ = [
@@ -117,12 +117,10 @@ def _check_int(name: str, value: object) -> int:
 
 
 def _resolve_routing(routing: object, tie: object) -> tuple[str, str]:
-    if routing not in ROUTINGS:
-        raise ValueError(f"routing must be one of {ROUTINGS}, got {routing!r}")
+    check_str("routing", routing, ROUTINGS)
     if tie is None:
         tie = _DEFAULT_TIE[routing]  # type: ignore[index]
-    if tie not in TIE_MODES:
-        raise ValueError(f"tie must be one of {TIE_MODES} or None, got {tie!r}")
+    check_str("tie", tie, TIE_MODES)
     return routing, tie  # type: ignore[return-value]
 
 

@@ -113,7 +113,8 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
     """
     _check_figure(fig)
     out_dir = Path(check_instance("figures_dir", figures_dir, (str, os.PathLike), "a folder path"))
-    check_str("name", name)
+    if not check_str("name", name) or any(c in name for c in "/\\\0"):
+        raise ValueError(f"name must be a file stem (no path separators or NUL), got {name!r}")
     formats = [check_str("formats", fmt, ("png", "svg", "pdf", "jpg")) for fmt in check_sequence("formats", formats)]
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []

@@ -49,6 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from torus_lab._validate import naming
+
 __all__ = ["BACKENDS", "CACHE_OFF", "cache_location", "clear_cache", "code_digest", "grid", "item_key", "item_seed",
            "sweep", "sweep_frame"]
 
@@ -107,7 +109,7 @@ def item_key(item: Mapping[str, Any]) -> str:
     '{"dims":2,"loads":[0.1,0.2],"radix":8}'
     """
     if not isinstance(item, Mapping):
-        raise TypeError(f"a sweep item must be a mapping of parameter names to values, got {item!r}")
+        raise TypeError(f"item (a sweep item) must be a mapping of parameter names to values, got {item!r}")
     return json.dumps(_plain(item, "item"), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
@@ -307,7 +309,8 @@ def sweep(
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
         raise TypeError(f"items must be a sequence of mappings, got {items!r}")
     root = _root_seed(seed)
-    items = [json.loads(item_key(item)) for item in items]
+    with naming("items"):
+        items = [json.loads(item_key(item)) for item in items]
     entropies = [item_seed(root, item).entropy for item in items]
     backend, scheduler = _resolve_backend(backend, scheduler)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):

@@ -11,9 +11,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from torus_lab._validate import check_mapping, check_results
+from torus_lab._validate import check_instance, check_int, check_mapping, check_results, check_sequence, check_str
 from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, new_figure
 from torus_lab.studies import virtual_mesh as study
+from torus_lab.topology import Torus
 
 __all__ = ["draw_virtual_mesh", "draw_cdg_cycle", "fig_vc_counts", "fig_virtual_mesh", "fig_cdg_witness_cycles",
            "fig_adaptivity", "fig_latency_vs_load"]
@@ -29,8 +30,18 @@ def draw_virtual_mesh(ax, topology, combos: Mapping[int, tuple[int, ...]], vc_na
     legend names of the VCs.  Each direction of a link is drawn offset to its right; wraparound channels are
     stubs at the border.
     """
+    from matplotlib.axes import Axes
     from matplotlib.lines import Line2D
 
+    check_instance("ax", ax, Axes, "a matplotlib Axes")
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    check_mapping("combos", combos)
+    for channel, vcs in combos.items():
+        check_int("combos", channel, 0, topology.num_channels - 1)
+        check_sequence("combos", vcs)
+    vc_names = [check_str("vc_names", name) for name in check_sequence("vc_names", vc_names)]
+    if title is not None:
+        check_str("title", title)
     topo = topology
     kinds = sorted(set(combos.values()), key=lambda c: (len(c), c))
     colour = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(kinds)}
@@ -68,6 +79,12 @@ def draw_virtual_mesh(ax, topology, combos: Mapping[int, tuple[int, ...]], vc_na
 
 def draw_cdg_cycle(ax, topology, cycle: Sequence[tuple[int, int]] | None, *, title: str | None = None):
     """Draw a CDG witness cycle on the 2D torus ``topology``: thick arrows labelled with their position and VC."""
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    if cycle is not None:
+        cycle = [tuple(check_int("cycle", x, minimum=0) for x in check_sequence("cycle", v, min_length=2))[:2]
+                 for v in check_sequence("cycle", cycle)]  # fmt: skip
+        if any(cid >= topology.num_channels for cid, _ in cycle):
+            raise ValueError(f"cycle holds a channel id outside 0..{topology.num_channels - 1}")
     topo = topology
     draw_torus_2d(ax, topo, title=title)
     if not cycle:

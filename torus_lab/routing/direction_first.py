@@ -68,7 +68,7 @@ import numbers
 
 from torus_lab._jit import njit
 from torus_lab._validate import check_str
-from torus_lab.routing.interface import RoutingFunction, build_tables
+from torus_lab.routing.interface import MAX_CANDIDATES, RoutingFunction, build_tables
 from torus_lab.routing.registry import Option, register_routing
 from torus_lab.topology import Faults, Torus
 
@@ -293,6 +293,7 @@ def header_size_bits(k: int, n: int, *, rounding: str = "ceil") -> float:
             raise TypeError(f"{name} must be an int, got {value!r}")
         if value < low:
             raise ValueError(f"{name} must be >= {low}, got {value!r}")
+    check_str("rounding", rounding, ("ceil", "exact"))
     if rounding == "exact":
         return 2 * math.log2(n) + n * math.log2(k) + 1
     if rounding != "ceil":
@@ -303,8 +304,8 @@ def header_size_bits(k: int, n: int, *, rounding: str = "ceil") -> float:
 def _common_checks(topology: Torus, vcs: int, faults: Faults | None) -> None:
     if not isinstance(topology, Torus):
         raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
-    if isinstance(vcs, bool) or not isinstance(vcs, numbers.Integral) or vcs < 1:
-        raise ValueError(f"vcs must be an int >= 1, got {vcs!r}")
+    if isinstance(vcs, bool) or not isinstance(vcs, numbers.Integral) or not 1 <= vcs <= MAX_CANDIDATES:
+        raise ValueError(f"vcs must be an int in 1..{MAX_CANDIDATES}, got {vcs!r}")
     if faults is not None and not isinstance(faults, Faults):
         raise TypeError(f"faults must be a Faults or None, got {faults!r}")
 

@@ -178,7 +178,7 @@ def torus_shape(torus: Torus | tuple[int, int]) -> tuple[int, int]:
         n, k = torus
         for name, value in (("n", n), ("k", k)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{name} must be an int, got {value!r}")
+                raise TypeError(f"torus: {name} must be an int, got {value!r}")
         if n < 1 or k < 2:
             raise ValueError(f"need n >= 1 and k >= 2, got (n, k) = {(n, k)!r}")
         return int(n), int(k)

@@ -42,7 +42,7 @@ from numba import prange
 
 from torus_lab._jit import njit
 from torus_lab._memory import check_memory
-from torus_lab._validate import check_int, check_int_array, check_str
+from torus_lab._validate import check_int, check_int_array, check_sequence, check_str
 from torus_lab.topology import Faults, Mesh, Torus
 
 __all__ = [
@@ -1131,9 +1131,9 @@ def evaluate_batch(
     ((4, 2), True)
     """
     k = check_int("k", k, 2)
-    if isinstance(algorithms, (str, bytes)) or not isinstance(algorithms, Iterable):
+    if isinstance(algorithms, (str, bytes)):
         raise TypeError(f"algorithms must be a sequence of names from {ALGORITHMS}, got {algorithms!r}")
-    algorithms = tuple(algorithms)
+    algorithms = tuple(check_sequence("algorithms", algorithms))
     for name in algorithms:
         if not isinstance(name, str) or name not in _ALG_CODE:
             raise ValueError(f"unknown algorithm {name!r} in algorithms; choose from {ALGORITHMS}")
