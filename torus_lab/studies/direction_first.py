@@ -40,7 +40,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from torus_lab._validate import check_frame, check_mapping, check_str
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_real,
+    check_real_array,
+    check_sequence,
+    check_str,
+)
 from torus_lab.claims import claim, claims_table
 from torus_lab.deadlock import channel_dependency_graph, find_dependency_cycle, route_length_table
 from torus_lab.routing import make_routing
@@ -119,6 +128,10 @@ def connected_link_faults(topology: Torus, count: int, rng: np.random.Generator,
     >>> len(f.links)
     4
     """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    check_int("count", count, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_int("tries", tries, minimum=1)
     if count == 0:
         return Faults()
     for _ in range(tries):
@@ -176,6 +189,21 @@ def fig4_run(
         dropped (no permitted output / hop limit), undelivered (still in flight at the end), deadlock, and
         ``sim_seed`` (the simulator's seed, drawn from ``rng``).
     """
+    check_int("n", n, minimum=2)
+    check_int("faults", faults, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_str("mode", mode)
+    check_real("prob", prob, minimum=0, maximum=1)
+    check_int("steps", steps, minimum=0)
+    check_int("warmup", warmup, minimum=0)
+    check_int("measure", measure, minimum=0)
+    check_int("drain", drain, minimum=0)
+    check_int("drop_after", drop_after, minimum=0)
+    check_int("replicate", replicate, minimum=0)
+    check_int("buffer_depth", buffer_depth, minimum=1)
+    if hop_limit is not None:
+        check_int("hop_limit", hop_limit, minimum=1)
+    check_str("misroute", misroute)
     if mode not in ("paper", "long"):
         raise ValueError(f"mode must be 'paper' or 'long', got {mode!r}")
     topo = Torus(n, 2)
@@ -280,6 +308,16 @@ def load_curve_run(
     >>> row["algorithm"], row["network"], row["deadlock"], "wall_seconds" in row
     ('direction-first', '4-ary 2-cube', False, False)
     """
+    check_int("dims", dims, minimum=1)
+    check_int("radix", radix, minimum=2)
+    load = check_real("load", load, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_int("packet_length", packet_length, minimum=1)
+    check_int("buffer_depth", buffer_depth, minimum=1)
+    check_int("warmup", warmup, minimum=0)
+    check_int("measure", measure, minimum=0)
+    check_int("drain", drain, minimum=0)
+    check_int("replicate", replicate, minimum=0)
     topo = Torus(dims, radix)
     rf = make_routing(routing, topo)
     config = SimConfig(
@@ -307,6 +345,9 @@ def routing_applies(spec: str | Mapping[str, Any], dims: int) -> bool:
     >>> routing_applies({"name": "direction-first"}, 3)
     True
     """
+    if not isinstance(spec, str):
+        check_mapping("spec", spec, ["name"])
+    check_int("dims", dims, minimum=1)
     name = spec if isinstance(spec, str) else spec["name"]
     return name != "west-first" or dims == 2
 
@@ -351,6 +392,11 @@ def route_property_rows(dims: int, radix: int, wraps: str, rng: np.random.Genera
     >>> row["cdg_acyclic"], row["all_routes_minimal"]
     (True, 1.0)
     """
+    check_int("dims", dims, minimum=1)
+    check_int("radix", radix, minimum=2)
+    check_str("wraps", wraps)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     topo = Torus(dims, radix)
     routing = make_routing({"name": "direction-first", "wraps": wraps}, topo)
     cycle = find_dependency_cycle(channel_dependency_graph(routing))
@@ -418,6 +464,16 @@ def heavy_load_run(
     >>> row["network"], row["deadlock"], row["cycle"]
     ('4-ary 2-cube', False, '')
     """
+    check_int("dims", dims, minimum=1)
+    check_int("radix", radix, minimum=2)
+    check_str("wraps", wraps)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_real("load", load, minimum=0)
+    check_int("packet_length", packet_length, minimum=1)
+    check_int("buffer_depth", buffer_depth, minimum=1)
+    check_str("vc_allocation", vc_allocation)
+    check_int("measure", measure, minimum=0)
+    check_int("replicate", replicate, minimum=0)
     topo = Torus(dims, radix)
     seed = _sim_seed(rng)
     routing = make_routing({"name": "direction-first", "wraps": wraps}, topo)
@@ -479,6 +535,7 @@ def header_table(cases: Sequence[Mapping[str, int]]) -> pd.DataFrame:
     >>> header_table([{"k": 2, "n": 4}]).bits_ceil.tolist()
     [9]
     """
+    cases = [check_mapping("cases", case, ["k", "n"]) for case in check_sequence("cases", cases)]
     rows = [
         {
             "k": case["k"],
@@ -504,6 +561,12 @@ def log_fit(nodes: Sequence[float], values: Sequence[float]) -> dict:
     >>> round(fit["log_slope"], 3), round(fit["log_r2"], 3)
     (1.0, 1.0)
     """
+    nodes = check_real_array("nodes", nodes, ndim=1)
+    values = check_real_array("values", values, ndim=1)
+    if nodes.shape != values.shape or nodes.size < 2:
+        raise ValueError(f"nodes and values must have equal lengths >= 2, got {nodes.size} and {values.size}")
+    if not (nodes > 0).all():
+        raise ValueError(f"nodes must be positive, got {nodes.tolist()}")
     x = np.log2(np.asarray(nodes, dtype=float))
     y = np.asarray(values, dtype=float)
     out = {}
@@ -536,6 +599,7 @@ def growth_fits(summaries: Mapping[str, pd.DataFrame], min_points: int = 3) -> p
     >>> len(growth_fits({"paper": s.head(2)}))
     0
     """
+    check_int("min_points", min_points, minimum=2)
     check_mapping("summaries", summaries, [])
     rows = []
     for label, frame in summaries.items():
@@ -560,6 +624,7 @@ def fault_effect(runs: pd.DataFrame, policy: str) -> pd.Series:
     >>> fault_effect(runs, "y").round(3).to_dict()
     {16: 0.1, 32: 0.0}
     """
+    check_str("policy", policy)
     check_frame("runs", runs, ["misroute", "deadlock"])
     part = runs[(runs.misroute == policy) & ~runs.deadlock.astype(bool)]
     mean = part.groupby(["nodes", "faults"]).latency.mean().unstack()
@@ -581,6 +646,7 @@ def fault_effect_table(runs: Mapping[str, pd.DataFrame], policies: Sequence[str]
     >>> fault_effect_table({"paper": runs}, ["y"]).relative_latency_change.tolist()
     [0.25]
     """
+    policies = [check_str("policies", p) for p in check_sequence("policies", policies)]
     check_mapping("runs", runs, [])
     rows = []
     for label, frame in runs.items():
@@ -678,6 +744,18 @@ def _missing(*values: float) -> bool:
     return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
 
 
+def _check_optional_real(name: str, value: object) -> None:
+    """A verdict input: None (not measured) or a number (NaN allowed)."""
+    if value is not None:
+        check_real(name, value, finite=False)
+
+
+def _check_optional_int(name: str, value: object) -> None:
+    """A verdict count: None (not measured) or an int >= 0."""
+    if value is not None:
+        check_int(name, value, minimum=0)
+
+
 def log_growth_verdict(log_r2: float, linear_r2: float, min_r2: float = LOG_R2_MIN) -> str:
     """Logarithmic growth "holds" when the log fit has R^2 >= ``min_r2`` and fits at least as well as the linear one.
 
@@ -686,6 +764,9 @@ def log_growth_verdict(log_r2: float, linear_r2: float, min_r2: float = LOG_R2_M
     >>> log_growth_verdict(0.9, 0.8), log_growth_verdict(0.95, 0.96), log_growth_verdict(float("nan"), 0.5)
     ('holds', 'does not hold', 'not tested')
     """
+    _check_optional_real("log_r2", log_r2)
+    _check_optional_real("linear_r2", linear_r2)
+    _check_optional_real("min_r2", min_r2)
     if _missing(log_r2, linear_r2):
         return "not tested"
     return "holds" if log_r2 >= min_r2 and log_r2 >= linear_r2 else "does not hold"
@@ -705,6 +786,11 @@ def fault_effect_verdict(
     >>> fault_effect_verdict(0.11, 0.0, 0.0), fault_effect_verdict(float("nan"), 0.0, 0.0)
     ('does not hold', 'not tested')
     """
+    _check_optional_real("worst_change", worst_change)
+    _check_optional_real("deadlock_fraction", deadlock_fraction)
+    _check_optional_real("lost_fraction", lost_fraction)
+    _check_optional_real("max_change", max_change)
+    _check_optional_real("max_lost", max_lost)
     if _missing(worst_change):
         return "not tested"
     if worst_change > max_change:
@@ -726,6 +812,10 @@ def extra_hops_verdict(
     >>> extra_hops_verdict(float("nan"), 1.0)
     'not tested'
     """
+    _check_optional_real("max_extra_hops", max_extra_hops)
+    _check_optional_real("delivered_fraction", delivered_fraction)
+    _check_optional_real("max_extra", max_extra)
+    _check_optional_real("min_delivered", min_delivered)
     if _missing(max_extra_hops, delivered_fraction):
         return "not tested"
     return "holds" if max_extra_hops < max_extra and delivered_fraction > min_delivered else "partly holds"
@@ -740,6 +830,8 @@ def minimality_verdict(all_routes_minimal: float, preferred_minimal: float) -> s
     >>> minimality_verdict(1.0, 1.0), minimality_verdict(0.99, 1.0), minimality_verdict(0.5, 0.84)
     ('holds', 'partly holds', 'does not hold')
     """
+    _check_optional_real("all_routes_minimal", all_routes_minimal)
+    _check_optional_real("preferred_minimal", preferred_minimal)
     if _missing(all_routes_minimal, preferred_minimal):
         return "not tested"
     if all_routes_minimal == 1:
@@ -758,6 +850,9 @@ def deadlock_k_gt_2_verdict(networks: int, cyclic_networks: int, heavy_deadlocks
     >>> deadlock_k_gt_2_verdict(0, 0, 0)
     'not tested'
     """
+    _check_optional_int("networks", networks)
+    _check_optional_int("cyclic_networks", cyclic_networks)
+    _check_optional_int("heavy_deadlocks", heavy_deadlocks)
     if networks == 0:
         return "not tested"
     if cyclic_networks == 0:
@@ -773,6 +868,8 @@ def hypercube_verdict(networks: int, acyclic_networks: int) -> str:
     >>> hypercube_verdict(2, 2), hypercube_verdict(2, 1), hypercube_verdict(0, 0)
     ('holds', 'does not hold', 'not tested')
     """
+    _check_optional_int("networks", networks)
+    _check_optional_int("acyclic_networks", acyclic_networks)
     if networks == 0:
         return "not tested"
     return "holds" if acyclic_networks == networks else "does not hold"
@@ -787,6 +884,9 @@ def livelock_verdict(can_loop: bool, hop_limit_drops: int) -> str:
     >>> livelock_verdict(False, 0), livelock_verdict(False, 1), livelock_verdict(True, 0)
     ('holds', 'partly holds', 'does not hold')
     """
+    if can_loop is not None:
+        check_instance("can_loop", can_loop, (bool, np.bool_), "a bool or None")
+    _check_optional_int("hop_limit_drops", hop_limit_drops)
     if can_loop is None:
         return "not tested"
     if can_loop:
