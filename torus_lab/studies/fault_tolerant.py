@@ -43,9 +43,17 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from torus_lab._validate import check_frame, check_int, check_mapping, check_real
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_real,
+    check_sequence,
+    check_str,
+)
 from torus_lab.claims import claim, claims_table
-from torus_lab.routing.square import ALGORITHMS, REASONS, draw_trial, evaluate_batch, oracle, route
+from torus_lab.routing.square import ALGORITHMS, REASONS, Square, draw_trial, evaluate_batch, oracle, route
 from torus_lab.sweep import sweep
 from torus_lab.topology import Torus
 
@@ -217,6 +225,25 @@ def fault_count(radix: int, fault_rate: float) -> int:
     return count
 
 
+def _check_algorithms(algorithms: object) -> list[str]:
+    """``algorithms`` as a list of names from :data:`ALGORITHMS`."""
+    return [check_str("algorithms", name, ALGORITHMS) for name in check_sequence("algorithms", algorithms)]
+
+
+def _check_pair(name: str, pair: object) -> tuple[int, int]:
+    """A ``(radix, m)`` pair or an ``(x, y)`` node: two ints."""
+    items = check_sequence(name, pair)
+    if len(items) != 2:
+        raise ValueError(f"{name} must hold pairs of two ints, got {pair!r}")
+    return check_int(name, items[0]), check_int(name, items[1])
+
+
+def _check_optional_real(name: str, value: object) -> None:
+    """A verdict input: None (not measured) or a number (NaN allowed)."""
+    if value is not None:
+        check_real(name, value, finite=False)
+
+
 def trial_seeds(rng: np.random.Generator, trials: int) -> np.ndarray:
     """One uint64 seed per trial, drawn from ``rng`` (the generator :func:`torus_lab.sweep.sweep` gives an item).
 
@@ -257,6 +284,12 @@ def run_point(radix: int, m: int, fault_rate: float, trials: int, rng: np.random
     >>> out["status"].shape, out["seeds"].shape
     ((50, 4), (50,))
     """
+    check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    check_real("fault_rate", fault_rate, 0, 1)
+    check_int("trials", trials, minimum=1)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    algorithms = _check_algorithms(algorithms)
     count = fault_count(radix, fault_rate)
     seeds = trial_seeds(rng, trials)
     start = time.perf_counter()
@@ -284,6 +317,12 @@ def summarize_point(radix: int, m: int, fault_rate: float, seed: int, out: dict[
     >>> [r["algorithm"] for r in rows][-1], rows[-1]["success_rate"] == rows[-1]["oracle_connected_rate"]
     ('oracle', True)
     """
+    check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    check_real("fault_rate", fault_rate, 0, 1)
+    check_int("seed", seed)
+    check_mapping("out", out, ["status", "oracle", "seconds"])
+    algorithms = _check_algorithms(algorithms)
     trials = out["status"].shape[0]
     connected = out["oracle"] >= 0
     connected_rate = float(connected.mean())
@@ -343,6 +382,11 @@ def ratio_rows(radix: int, m: int, fault_rate: float, out: dict[str, np.ndarray]
     >>> row["numerator"], row["denominator"], row["ci_low"] <= row["ratio"] <= row["ci_high"]
     ('adaptive_square', 'chain', True)
     """
+    check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    check_real("fault_rate", fault_rate, 0, 1)
+    check_mapping("out", out, ["status", "oracle", "seconds"])
+    algorithms = _check_algorithms(algorithms)
     names = list(algorithms)
     outcome = {name: out["status"][:, a] == 0 for a, name in enumerate(names)}
     outcome["oracle"] = out["oracle"] >= 0
@@ -379,6 +423,12 @@ def point_item(radix: int, m: int, fault_rate: float, trials: int, compare_after
     >>> [row["variant"] for row in out["after_fallback"]], len(out["rows"])
     (['max', 'previous'], 5)
     """
+    check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    check_real("fault_rate", fault_rate, 0, 1)
+    check_int("trials", trials, minimum=1)
+    check_instance("compare_after_fallback", compare_after_fallback, (bool, np.bool_), "a bool")
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     out = run_point(radix, m, fault_rate, trials, rng)
     rows = summarize_point(radix, m, fault_rate, -1, out)
     _fail_counts(out, rows)
@@ -413,6 +463,13 @@ def run_points(pairs: Sequence[tuple[int, int]], fault_rates: Sequence[float], t
     extra columns ``fail_<code>`` (see :data:`torus_lab.routing.square.REASONS`).  Every frame has a ``seed``
     column (the experiment seed).
     """
+    pairs = [_check_pair("pairs", p) for p in check_sequence("pairs", pairs)]
+    fault_rates = [check_real("fault_rates", r, 0, 1) for r in check_sequence("fault_rates", fault_rates)]
+    check_int("trials", trials, minimum=1)
+    check_int("seed", seed, minimum=0)
+    after_fallback_pairs = [_check_pair("after_fallback_pairs", p)
+                            for p in check_sequence("after_fallback_pairs", after_fallback_pairs)]
+    check_str("backend", backend)
     focus = {tuple(p) for p in after_fallback_pairs}
     items = [{"radix": int(radix), "m": int(m), "fault_rate": float(rate), "trials": int(trials),
               "compare_after_fallback": (radix, m) in focus} for radix, m in pairs for rate in fault_rates]
@@ -442,6 +499,11 @@ def example_item(radix: int, m: int, fault_rate: float, search_trials: int, rng:
     >>> sorted(pick)
     ['disagree', 'fault_count', 'm', 'radix', 'trial', 'trial_seed']
     """
+    check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    check_real("fault_rate", fault_rate, 0, 1)
+    check_int("search_trials", search_trials, minimum=1)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     torus = Torus(2, radix)
     count = fault_count(radix, fault_rate)
     seeds = trial_seeds(rng, search_trials)
@@ -465,6 +527,10 @@ def example_routes(radix: int, m: int, fault_count: int, trial_seed: int):
     >>> sorted(results) == sorted(ALGORITHMS), best.connected == (best.distance is not None)
     (True, True)
     """
+    check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    check_int("fault_count", fault_count, minimum=0)
+    check_int("trial_seed", trial_seed, minimum=0)
     torus = Torus(2, radix)
     mask, s, t = draw_trial(radix, fault_count, int(trial_seed))
     results = {name: route(name, torus, mask, s, t, m) for name in ALGORITHMS}
@@ -480,6 +546,8 @@ def example_frame(pick: Mapping[str, Any], fault_rate: float, seed: int) -> pd.D
     >>> list(example_frame(pick, 0.2, 1)["algorithm"])[-1]
     'oracle'
     """
+    check_real("fault_rate", fault_rate, 0, 1)
+    check_int("seed", seed)
     check_mapping("pick", pick, ["radix", "m", "fault_count", "trial_seed", "trial", "disagree"])
     mask, s, t, results, best = example_routes(pick["radix"], pick["m"], pick["fault_count"], pick["trial_seed"])
     lee = Torus(2, pick["radix"]).lee_distance(s, t)
@@ -507,6 +575,10 @@ def square_cover(squares, radix: int) -> np.ndarray:
     >>> int(cover[0, 0]), int(cover[2, 2]), int(cover.sum())
     (2, 0, 8)
     """
+    squares = check_sequence("squares", squares)
+    check_int("radix", radix, minimum=1)
+    for square in squares:
+        check_instance("squares", square, Square, "routing Squares")
     cover = np.zeros((radix, radix))
     for square in squares:
         for x, y in square.nodes(radix):
@@ -525,6 +597,7 @@ def walk_segments(walk: Sequence[tuple[int, int]]) -> list[tuple[tuple[float, fl
     >>> walk_segments([(0, 0), (7, 0)])  # wraparound hop 0 -> 7 in an 8-ring
     [((0, 0), (-0.5, 0)), ((7, 0), (7.5, 0))]
     """
+    walk = [_check_pair("walk", v) for v in check_sequence("walk", walk)]
     segments = []
     for (x0, y0), (x1, y1) in zip(walk[:-1], walk[1:], strict=True):
         if abs(x1 - x0) + abs(y1 - y0) == 1:
@@ -553,6 +626,8 @@ def oracle_gap(table: pd.DataFrame, fault_rates: Sequence[float] | None = None) 
     >>> float(oracle_gap(table)["share_of_heuristic_gap_closed_by_ours"].iloc[0])
     0.5
     """
+    if fault_rates is not None:
+        fault_rates = [check_real("fault_rates", r, 0, 1) for r in check_sequence("fault_rates", fault_rates)]
     check_frame("table", table, ["N", "m", "fault_rate", "algorithm", "success_given_connected"])
     gap = table.pivot_table(index=["N", "m", "fault_rate"], columns="algorithm", values="success_given_connected")
     gap = gap[list(ALGORITHMS)]
@@ -577,6 +652,8 @@ def backtracking_cost(table: pd.DataFrame, pairs: Sequence[tuple[int, int]], fau
     >>> backtracking_cost(table, [(16, 3)], 0.25)["algorithm"].tolist()
     ['chain']
     """
+    pairs = [_check_pair("pairs", p) for p in check_sequence("pairs", pairs)]
+    check_real("fault_rate", fault_rate, 0, 1)
     check_frame("table", table, ["algorithm", "N", "m"])
     columns = ["success_rate", "local_routings_mean", "path_plus_mean", "travelled_plus_mean"]
     keep = (table["algorithm"] != "oracle") & _rows_at(table, [fault_rate])
@@ -635,6 +712,7 @@ def summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: flo
     >>> float(row["success_min"]), float(row["success_max"])
     (0.5, 0.7)
     """
+    check_real("fault_rate", fault_rate, 0, 1)
     check_frame("table", table, ["algorithm"])
     check_frame("gap", gap, [])
     at = table[_rows_at(table, [fault_rate]) & (table["algorithm"] != "oracle")]
@@ -665,6 +743,13 @@ def approx_verdict(measured: float, paper: float, ci_low: float, ci_high: float,
     >>> approx_verdict(float("nan"), 1.2, float("nan"), float("nan"))
     'not tested'
     """
+    _check_optional_real("measured", measured)
+    check_real("paper", paper, finite=False)
+    if paper == 0:
+        raise ValueError("paper must be non-zero (the error is relative to it)")
+    check_real("ci_low", ci_low, finite=False)
+    check_real("ci_high", ci_high, finite=False)
+    check_real("tolerance", tolerance, minimum=0)
     if measured is None or not np.isfinite(measured):
         return "not tested"
     error = abs(measured - paper) / paper
@@ -684,6 +769,9 @@ def share_verdict(share: float, *, holds: float = 0.9, partly: float = 0.5) -> s
     >>> share_verdict(0.9), share_verdict(0.89), share_verdict(0.5), share_verdict(0.49), share_verdict(float("nan"))
     ('holds', 'partly holds', 'partly holds', 'does not hold', 'not tested')
     """
+    _check_optional_real("share", share)
+    check_real("holds", holds)
+    check_real("partly", partly)
     if share is None or not np.isfinite(share):
         return "not tested"
     return "holds" if share >= holds else "partly holds" if share >= partly else "does not hold"
@@ -698,6 +786,7 @@ def all_points_verdict(share: float) -> str:
     >>> all_points_verdict(1.0), all_points_verdict(0.99), all_points_verdict(0.5), all_points_verdict(0.4)
     ('holds', 'partly holds', 'partly holds', 'does not hold')
     """
+    _check_optional_real("share", share)
     return share_verdict(share, holds=1.0, partly=0.5)
 
 
@@ -709,6 +798,8 @@ def at_most_verdict(measured: float, limit: float) -> str:
     >>> at_most_verdict(1.10, 1.10), at_most_verdict(1.11, 1.10), at_most_verdict(float("nan"), 1.10)
     ('holds', 'does not hold', 'not tested')
     """
+    _check_optional_real("measured", measured)
+    check_real("limit", limit, finite=False)
     if measured is None or not np.isfinite(measured):
         return "not tested"
     return "holds" if measured <= limit else "does not hold"
@@ -727,6 +818,8 @@ def trend_share(table: pd.DataFrame, kind: str, algorithms: Sequence[str] = ALGO
     >>> trend_share(table, "m", ["chain"]), trend_share(table, "N", ["chain"])
     ((1.0, 1), (0.0, 1))
     """
+    check_str("kind", kind, ("m", "N"))
+    algorithms = _check_algorithms(algorithms)
     check_frame("table", table, ["algorithm"])
     if kind not in ("m", "N"):
         raise ValueError(f"kind must be 'm' or 'N', got {kind!r}")
