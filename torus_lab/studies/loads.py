@@ -33,10 +33,12 @@ import pandas as pd
 from torus_lab._validate import (
     check_frame,
     check_instance,
+    check_int,
     check_mapping,
     check_real,
     check_real_array,
     check_sequence,
+    check_str,
 )
 from torus_lab.claims import claim, claims_table
 from torus_lab.loads import (
@@ -102,6 +104,11 @@ def claimed_bound(d: int, k: int, t: int, placement: str, routing: str) -> float
     >>> claimed_bound(3, 8, 2, "multiple_linear", "odr")
     256.0
     """
+    check_int("d", d, minimum=1, maximum=64)
+    check_int("k", k, minimum=2)
+    check_int("t", t, minimum=1)
+    check_str("placement", placement)
+    check_str("routing", routing)
     if routing == "odr" and placement == "linear":
         return k ** (d - 1) / 8
     if routing == "odr" and placement == "multiple_linear":
@@ -162,6 +169,17 @@ def evaluate_point(
     >>> row["e_max"], row["claimed_bound"], row["lb_cut"]
     (3.0, 0.75, 1.25)
     """
+    check_int("d", d, minimum=1)
+    check_int("k", k, minimum=2)
+    check_int("t", t, minimum=1)
+    check_str("placement", placement, ("full", "linear", "multiple_linear"))
+    routings = [check_str("routings", r, ("odr", "udr", "shortest")) for r in check_sequence("routings", routings)]
+    check_int("cut_search_max_nodes", cut_search_max_nodes, minimum=0)
+    check_int("cut_steps", cut_steps, minimum=0)
+    if shortest_max_nodes is not None:
+        check_int("shortest_max_nodes", shortest_max_nodes, minimum=0)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     torus = Torus(d, k)
     chosen = _placement(torus, t, placement)
     seed = int(rng.integers(0, 2**32)) if rng is not None else 0
