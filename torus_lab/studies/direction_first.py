@@ -850,9 +850,9 @@ def deadlock_k_gt_2_verdict(networks: int, cyclic_networks: int, heavy_deadlocks
     >>> deadlock_k_gt_2_verdict(0, 0, 0)
     'not tested'
     """
-    _check_optional_int("networks", networks)
-    _check_optional_int("cyclic_networks", cyclic_networks)
-    _check_optional_int("heavy_deadlocks", heavy_deadlocks)
+    check_int("networks", networks, minimum=0)
+    check_int("cyclic_networks", cyclic_networks, minimum=0)
+    check_int("heavy_deadlocks", heavy_deadlocks, minimum=0)
     if networks == 0:
         return "not tested"
     if cyclic_networks == 0:
@@ -868,8 +868,8 @@ def hypercube_verdict(networks: int, acyclic_networks: int) -> str:
     >>> hypercube_verdict(2, 2), hypercube_verdict(2, 1), hypercube_verdict(0, 0)
     ('holds', 'does not hold', 'not tested')
     """
-    _check_optional_int("networks", networks)
-    _check_optional_int("acyclic_networks", acyclic_networks)
+    check_int("networks", networks, minimum=0)
+    check_int("acyclic_networks", acyclic_networks, minimum=0)
     if networks == 0:
         return "not tested"
     return "holds" if acyclic_networks == networks else "does not hold"
