@@ -51,7 +51,7 @@ def is_int(value: object) -> bool:
     >>> is_int(3), is_int(np.uint8(3)), is_int(True), is_int(3.0)
     (True, True, False, False)
     """
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_, np.timedelta64))
 
 
 def check_int(name: str, value: object, minimum: int | None = None, maximum: int | None = None) -> int:

@@ -59,7 +59,6 @@ True
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -448,10 +447,11 @@ def _escape_mask(rf: RoutingFunction, escape) -> np.ndarray:
         return np.array([bool(escape(c, v)) for c in range(C) for v in range(V)], dtype=bool)
     if isinstance(escape, (str, bytes)) or not isinstance(escape, Iterable):
         raise TypeError(f"escape must be a collection of VC indices or a predicate, got {escape!r}")
-    vcs = set(escape)
-    bad = [v for v in vcs if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < V]
-    if bad or not vcs:
-        raise ValueError(f"escape VCs must be a non-empty set of ints in 0..{V - 1}, got {sorted(vcs, key=str)}")
+    items = check_sequence("escape", escape)
+    bad = [v for v in items if not is_int(v) or not 0 <= v < V]
+    if bad or not items:
+        raise ValueError(f"escape VCs must be a non-empty set of ints in 0..{V - 1}, got {items!r:.200}")
+    vcs = {int(v) for v in items}
     return np.tile(np.isin(np.arange(V), sorted(vcs)), C)
 
 
@@ -589,7 +589,7 @@ RING_MAX_K = 256
 
 
 def _check_ring(k: object, sign: object) -> tuple[int, int]:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 3 <= k <= RING_MAX_K:
+    if not is_int(k) or not 3 <= k <= RING_MAX_K:
         raise ValueError(f"ring radix k must be an int in 3..{RING_MAX_K}, got {k!r}")
     if not is_int(sign) or sign not in (1, -1):
         raise ValueError(f"sign must be +1 or -1, got {sign!r}")
@@ -621,10 +621,10 @@ def ring_dateline_classes(k: int, start: int, end: int, sign: int, dateline: int
     """
     k, sign = _check_ring(k, sign)
     for name, v in (("start", start), ("end", end)):
-        if not is_int(v) or isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < k:
+        if not is_int(v) or not is_int(v) or not 0 <= v < k:
             raise ValueError(f"{name} must be an int in 0..{k - 1}, got {v!r}")
     D = default_dateline(k, sign) if dateline is None else dateline
-    if not is_int(D) or isinstance(D, bool) or not isinstance(D, numbers.Integral) or not 0 <= D < k:
+    if not is_int(D) or not is_int(D) or not 0 <= D < k:
         raise ValueError(f"dateline must be an int in 0..{k - 1}, got {dateline!r}")
     classes, cls, pos = [], 0, int(start)
     while pos != end:

@@ -279,8 +279,8 @@ def check_output_root(out: str | os.PathLike, *, option: str = "--out", create: 
     ...
     torus_lab.experiment.ParameterError: --out ...a-file' is a file, not a folder
     """
-    if not isinstance(option, str):
-        raise TypeError(f"option must be a str (the option's name for messages), got {option!r}")
+    if not isinstance(option, str) or not option.strip():
+        raise TypeError(f"option must be a non-empty str (the option's name for messages), got {option!r}")
     if not isinstance(out, (str, os.PathLike)) or not str(out).strip():
         raise ParameterError(f"{option} must be a folder path, got {out!r}")
     path = Path(out).expanduser().resolve()

@@ -53,7 +53,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -63,7 +62,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from torus_lab._memory import check_memory, network_size
-from torus_lab._validate import check_instance, check_int, check_real_array, check_sequence, check_str, naming
+from torus_lab._validate import check_instance, check_int, check_real_array, check_sequence, check_str, is_int, naming
 from torus_lab.topology import Mesh, Torus, bfs_distances
 
 __all__ = [
@@ -111,7 +110,7 @@ def _check_torus(torus: object) -> int:
 
 
 def _check_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_int(value):
         raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
     return int(value)
 
@@ -181,7 +180,7 @@ def _check_coefficients(torus: Torus, k: int, coefficients: object) -> tuple[int
         return (1,) * torus.n
     if isinstance(coefficients, (str, bytes)) or not isinstance(coefficients, (Sequence, np.ndarray)):
         raise TypeError(f"coefficients must be a sequence of {torus.n} ints, got {coefficients!r}")
-    coeffs = tuple(_check_int("coefficients", c) for c in coefficients)
+    coeffs = tuple(_check_int("coefficients", c) for c in check_sequence("coefficients", coefficients))
     if len(coeffs) != torus.n:
         raise ValueError(f"coefficients {coeffs!r} has {len(coeffs)} entries, expected d = {torus.n}")
     if not any(math.gcd(c % k, k) == 1 for c in coeffs):
@@ -228,7 +227,7 @@ def residue_placement(
     coeffs = _check_coefficients(torus, k, coefficients)
     if isinstance(residues, (str, bytes)) or not isinstance(residues, Iterable):
         raise TypeError(f"residues must be an iterable of ints, got {residues!r}")
-    values = tuple(_check_int("residue", r) for r in residues)
+    values = tuple(_check_int("residues", r) for r in check_sequence("residues", residues))
     if not values:
         raise ValueError("residues is empty: a placement needs at least one processor")
     for r in values:
@@ -1019,7 +1018,7 @@ def natural_cut_bound(torus: Torus, placement: Placement | Iterable, *, widths: 
     """
     k = _check_torus(torus)
     placement = _as_placement(torus, placement)
-    if widths not in ("half", "all"):
+    if not isinstance(widths, str) or widths not in ("half", "all"):
         raise ValueError(f"widths must be 'half' or 'all', got {widths!r}")
     width_list = [k // 2] if widths == "half" else list(range(1, k))
     coords = placement.coords()

@@ -113,6 +113,8 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
     """
     _check_figure(fig)
     out_dir = Path(check_instance("figures_dir", figures_dir, (str, os.PathLike), "a folder path"))
+    if "\0" in str(figures_dir):
+        raise ValueError(f"figures_dir must be a folder path without NUL characters, got {str(figures_dir)!r}")
     if not check_str("name", name) or any(c in name for c in "/\\\0"):
         raise ValueError(f"name must be a file stem (no path separators or NUL), got {name!r}")
     formats = [check_str("formats", fmt, ("png", "svg", "pdf", "jpg")) for fmt in check_sequence("formats", formats)]

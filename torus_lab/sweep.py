@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from torus_lab._validate import naming
+from torus_lab._validate import check_instance, check_str, is_int, naming
 
 __all__ = ["BACKENDS", "CACHE_OFF", "cache_location", "clear_cache", "code_digest", "grid", "item_key", "item_seed",
            "sweep", "sweep_frame"]
@@ -114,7 +114,7 @@ def item_key(item: Mapping[str, Any]) -> str:
 
 
 def _root_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise TypeError(f"seed must be a non-negative int, got {seed!r}")
     return int(seed)
 
@@ -254,8 +254,7 @@ def _user_routings() -> bytes | None:
 
 
 def _resolve_backend(backend: str, scheduler: Any) -> tuple[str, Any]:
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    check_str("backend", backend, BACKENDS)
     if scheduler is not None:
         return "dask", scheduler
     if backend == "auto":
@@ -304,6 +303,9 @@ def sweep(
     cache : folder, bool or None
         Result cache folder (see the module docstring); None: ``TORUS_LAB_CACHE``; False: no cache.
     """
+    check_instance("progress", progress, (bool, np.bool_), "a bool")
+    if desc is not None:
+        check_str("desc", desc)
     if not callable(func):
         raise TypeError(f"func must be callable, got {func!r}")
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):

@@ -219,7 +219,7 @@ class Torus:
             raise ValueError(f"{name} {coords!r} has {len(coords)} coordinates, expected {self.n}")
         out = []
         for i, x in enumerate(coords):
-            if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+            if not is_int(x):
                 raise TypeError(f"{name} {coords!r}: coordinate {i} is not an int ({x!r})")
             if not 0 <= x < self.radices[i]:
                 raise ValueError(
@@ -649,8 +649,8 @@ class Faults:
             if isinstance(node, (str, bytes, bytearray)) or not isinstance(node, (Iterable, np.ndarray)) or (
                     isinstance(node, np.ndarray) and node.ndim != 1):
                 raise TypeError(f"Faults.nodes must hold coordinate tuples, got {node!r}")
-            nodes.append(tuple(check_int(f"faulty node {node!r}: coordinate", x) for x in node))
-        links = [check_int("faulty link (channel id)", cid) for cid in self.links]
+            nodes.append(tuple(check_int(f"Faults.nodes: faulty node {node!r}: coordinate", x) for x in node))
+        links = [check_int("Faults.links: faulty link (channel id)", cid) for cid in self.links]
         object.__setattr__(self, "nodes", frozenset(nodes))
         object.__setattr__(self, "links", frozenset(links))
 
@@ -709,7 +709,7 @@ def _as_generator(seed) -> np.random.Generator:
         return seed
     if isinstance(seed, np.random.SeedSequence):
         return np.random.default_rng(seed)
-    if seed is None or isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+    if seed is None or not is_int(seed):
         raise TypeError(f"seed must be an int, a SeedSequence or a Generator, got {seed!r}")
     return np.random.default_rng(np.random.SeedSequence(check_int("seed", seed, minimum=0)))
 

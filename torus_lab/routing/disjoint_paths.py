@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from torus_lab._validate import check_instance, check_int, check_sequence
+from torus_lab._validate import check_instance, check_int, check_sequence, check_str, is_int
 from torus_lab.topology import Torus
 
 __all__ = [
@@ -177,7 +177,7 @@ def torus_shape(torus: Torus | tuple[int, int]) -> tuple[int, int]:
     if isinstance(torus, tuple) and len(torus) == 2:
         n, k = torus
         for name, value in (("n", n), ("k", k)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            if not is_int(value):
                 raise TypeError(f"torus: {name} must be an int, got {value!r}")
         if n < 1 or k < 2:
             raise ValueError(f"need n >= 1 and k >= 2, got (n, k) = {(n, k)!r}")
@@ -203,7 +203,7 @@ def _check_node(node: object, n: int, k: int, name: str) -> Node:
     if all(type(x) is int and 0 <= x < k for x in node):  # fast path for plain ints
         return tuple(node)
     for x in node:
-        if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        if not is_int(x):
             raise TypeError(f"{name} {tuple(node)!r}: coordinate {x!r} is not an int")
         if not 0 <= x < k:
             raise ValueError(f"{name} {tuple(node)!r}: coordinate {x} out of range 0..{k - 1}")
@@ -226,9 +226,9 @@ def _check_pairs(n: int, k: int, pairs: object) -> list[tuple[Node, Node]]:
 def _check_instance(torus: Torus | tuple[int, int], pairs: object) -> tuple[int, int, list[tuple[Node, Node]]]:
     n, k = torus_shape(torus)
     if k < 5:
-        raise ValueError(f"the algorithm needs k >= 5, got k = {k}")
+        raise ValueError(f"the algorithm needs a torus with k >= 5, got k = {k}")
     if n >= k:
-        raise ValueError(f"the algorithm needs n < k, got n = {n}, k = {k}")
+        raise ValueError(f"the algorithm needs a torus with n < k, got n = {n}, k = {k}")
     checked = _check_pairs(n, k, pairs)
     c = len(checked)
     if not 1 <= c <= n:
@@ -730,13 +730,11 @@ def disjoint_paths_run(
     >>> run.paths[0]
     [(0, 0), (0, 1), (0, 2), (4, 2), (3, 2), (2, 2)]
     """
-    if choose_T not in CHOOSE_T:
-        raise ValueError(f"choose_T must be one of {CHOOSE_T}, got {choose_T!r}")
-    if detour_order not in DETOUR_ORDERS:
-        raise ValueError(f"detour_order must be one of {DETOUR_ORDERS}, got {detour_order!r}")
+    check_str("choose_T", choose_T, CHOOSE_T)
+    check_str("detour_order", detour_order, DETOUR_ORDERS)
+    check_str("lemma2", lemma2, LEMMA2_RULES)
+    check_instance("trace", trace, (bool, np.bool_), "a bool")
     n, k, checked = _check_instance(torus, pairs)
-    if lemma2 not in LEMMA2_RULES:
-        raise ValueError(f"lemma2 must be one of {LEMMA2_RULES}, got {lemma2!r}")
     solver = _Solver(n, k, choose_T, detour_order, lemma2, trace)
     ids = [(p, solver.to_id(s), solver.to_id(d)) for p, (s, d) in enumerate(checked)]
     try:

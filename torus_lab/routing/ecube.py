@@ -31,10 +31,8 @@ Examples
 
 from __future__ import annotations
 
-import numbers
-
 from torus_lab._jit import njit
-from torus_lab._validate import check_str
+from torus_lab._validate import check_str, is_int
 from torus_lab.routing.interface import RoutingFunction, build_tables
 from torus_lab.routing.registry import Option, register_routing
 from torus_lab.topology import Faults, Torus
@@ -177,7 +175,7 @@ def ecube_routing(
     if not isinstance(topology, Torus):
         raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
     _check_bool("datelines", datelines)
-    if isinstance(vcs, bool) or not isinstance(vcs, numbers.Integral) or vcs < 1:
+    if not is_int(vcs) or vcs < 1:
         raise ValueError(f"vcs must be an int >= 1, got {vcs!r}")
     if datelines and vcs < 2:
         raise ValueError(f"datelines need vcs >= 2, got vcs={vcs}")

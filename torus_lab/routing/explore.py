@@ -25,7 +25,6 @@ Examples
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +32,7 @@ from numba import types
 from numba.typed import Dict, List
 
 from torus_lab._jit import njit
-from torus_lab._validate import naming
+from torus_lab._validate import is_int, naming
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 
 __all__ = [
@@ -328,7 +327,7 @@ class ValidationReport:
 
 
 def _check_positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= MAX_STATES_LIMIT:
+    if not is_int(value) or not 1 <= value <= MAX_STATES_LIMIT:
         raise ValueError(f"{name} must be an int in 1..{MAX_STATES_LIMIT}, got {value!r}")
     return int(value)
 
@@ -378,11 +377,11 @@ def validate_routing(
     ('exhaustive', 16, 0)
     """
     check_routing_function(rf)
-    if mode not in VALIDATION_MODES:
+    if not isinstance(mode, str) or mode not in VALIDATION_MODES:
         raise ValueError(f"mode must be one of {VALIDATION_MODES}, got {mode!r}")
     sample = _check_positive("sample", sample)
     max_states = _check_positive("max_states", max_states)
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
     ok_nodes = np.flatnonzero(node_ok(rf))
     if mode == "auto":

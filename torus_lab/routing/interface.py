@@ -35,7 +35,6 @@ Examples
 
 from __future__ import annotations
 
-import numbers
 from collections import namedtuple
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -312,7 +311,7 @@ class RoutingFunction:
         return (0,) * STATE_SIZE
 
     def _node_id(self, node) -> int:
-        if isinstance(node, numbers.Integral) and not isinstance(node, bool):
+        if is_int(node):
             if not 0 <= node < self.topology.num_nodes:
                 raise ValueError(f"node id {node} out of range 0..{self.topology.num_nodes - 1}")
             return int(node)

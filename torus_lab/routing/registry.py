@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from torus_lab._jit import fresh_cache_dispatcher, is_dispatcher
-from torus_lab._validate import check_instance
+from torus_lab._validate import check_instance, is_int
 from torus_lab.routing.explore import validate_routing
 from torus_lab.routing.interface import NUM_IPARAMS, RoutingFunction, build_tables, compile_kernel
 from torus_lab.topology import Faults, Torus
@@ -218,7 +218,7 @@ def _per_build(value, name: str, what: str):
     """A constant or a callable ``f(options, topology)``, as a callable."""
     if callable(value):
         return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+    if not is_int(value) or value < 1:
         raise ValueError(f"routing {name!r}: {what} must be an int >= 1 or a callable, got {value!r}")
     return lambda options, topology: int(value)
 
@@ -329,6 +329,8 @@ def register_routing(
     if existing is not None and (existing.builtin or not replace):
         what = "a built-in routing" if existing.builtin else "already registered (pass replace=True)"
         raise ValueError(f"routing name {name!r} is {what}")
+    if build is not None and not callable(build):
+        raise TypeError(f"routing {name!r}: build must be callable, got {build!r}")
     opts = _options_with_defaults(name, options, build)
     if kernel is not None:
         if not is_dispatcher(kernel):

@@ -33,7 +33,6 @@ Common machinery (guide 3.1, all REC):
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -42,7 +41,7 @@ from numba import prange
 
 from torus_lab._jit import njit
 from torus_lab._memory import check_memory
-from torus_lab._validate import check_int, check_int_array, check_sequence, check_str
+from torus_lab._validate import check_int, check_int_array, check_sequence, check_str, is_int
 from torus_lab.topology import Faults, Mesh, Torus
 
 __all__ = [
@@ -619,6 +618,14 @@ def _draw_trial(k, n_faults, seed, perm, swaps, mask):
     return s, t
 
 
+def _check_fault_count(fault_count: object, k: int) -> int:
+    """``fault_count`` as an int in ``0..k*k - 2`` (the source and target stay fault-free)."""
+    fault_count = check_int("fault_count", fault_count)
+    if not 0 <= fault_count <= k * k - 2:
+        raise ValueError(f"fault_count must be in 0..{k * k - 2}, got {fault_count} (at most k * k - 2 for k = {k})")
+    return fault_count
+
+
 def _workspace_bytes(k: int, m: int, cap: int) -> int:
     """Bytes of :func:`_new_workspace` plus a fault mask and a fault draw over the ``k x k`` nodes."""
     words = cap * m * m + 2 + (2 * cap + 2) * 5 + 3 * m * m + (cap + 1) * (7 + 2 * m) + 2 * m
@@ -822,7 +829,7 @@ def _fault_mask(torus: Torus, faults: object) -> np.ndarray:
 
 def _check_m(m: object, k: int, algorithm: str) -> int:
     minimum = _MIN_M[algorithm]
-    if isinstance(m, bool) or not isinstance(m, numbers.Integral):
+    if not is_int(m):
         raise TypeError(f"m must be an int, got {m!r}")
     if not minimum <= m <= k:
         raise ValueError(f"m = {m} out of range for {algorithm}: need {minimum} <= m <= k = {k}")
@@ -877,7 +884,7 @@ def route(
         raise ValueError(f"target {t} is faulty")
     if cap is None:
         cap = _default_cap(k)
-    elif isinstance(cap, bool) or not isinstance(cap, numbers.Integral) or cap < 1:
+    elif not is_int(cap) or cap < 1:
         raise ValueError(f"cap must be a positive int, got {cap!r}")
     _check_workspace(k, m, int(cap))
     workspace = _new_workspace(k, m, int(cap))
@@ -1069,7 +1076,7 @@ def draw_trial(k: int, fault_count: int, seed: int) -> tuple[np.ndarray, tuple[i
     (64, False, True)
     """
     k = check_int("k", k, 2)
-    fault_count = check_int("fault_count", fault_count, 0, k * k - 2)
+    fault_count = _check_fault_count(fault_count, k)
     seed = check_int("seed", seed, 0, 2**64 - 1)
     check_memory(10 * k * k, f"a fault draw on a {k} x {k} torus")
     mask = np.zeros(k * k, dtype=bool)
@@ -1139,9 +1146,8 @@ def evaluate_batch(
             raise ValueError(f"unknown algorithm {name!r} in algorithms; choose from {ALGORITHMS}")
         _check_m(m, k, name)
     m = check_int("m", m, 2, k)
-    fault_count = check_int("fault_count", fault_count, 0, k * k - 2)
-    if after_fallback not in ("max", "previous"):
-        raise ValueError(f"after_fallback must be 'max' or 'previous', got {after_fallback!r}")
+    fault_count = _check_fault_count(fault_count, k)
+    check_str("after_fallback", after_fallback, ("max", "previous"))
     if not isinstance(with_oracle, (bool, np.bool_)):
         raise TypeError(f"with_oracle must be a bool, got {with_oracle!r}")
     n_blocks = check_int("n_blocks", n_blocks, 1)

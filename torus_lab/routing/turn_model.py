@@ -72,12 +72,10 @@ Examples
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from torus_lab._jit import njit
-from torus_lab._validate import check_int, check_str
+from torus_lab._validate import check_int, check_str, is_int
 from torus_lab.routing.ecube import minimal_sign
 from torus_lab.routing.interface import RoutingFunction, build_tables
 from torus_lab.routing.registry import Option, register_routing
@@ -308,7 +306,7 @@ def _check_choice(name: str, value: object, choices) -> None:
 def _offset(topology: Torus, dateline_offset: int | None) -> int:
     if dateline_offset is None:
         return topology.radices[0] // 2
-    if isinstance(dateline_offset, bool) or not isinstance(dateline_offset, numbers.Integral) or dateline_offset < 0:
+    if not is_int(dateline_offset) or dateline_offset < 0:
         raise ValueError(f"dateline_offset must be an int >= 0, got {dateline_offset!r}")
     return int(dateline_offset)
 

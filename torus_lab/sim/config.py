@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from torus_lab._validate import is_int
 from torus_lab.sim.traffic import PATTERNS
 
 __all__ = ["SimConfig", "VC_ALLOCATIONS"]
@@ -33,7 +34,7 @@ VC_ALLOCATIONS = ("atomic", "nonatomic")
 
 
 def _integer(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_int(value):
         raise TypeError(f"{name} must be an int, got {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
@@ -106,7 +107,7 @@ class SimConfig:
         }
         if not isinstance(self.inject_during_drain, bool):
             raise TypeError(f"inject_during_drain must be a bool, got {self.inject_during_drain!r}")
-        if self.vc_allocation not in VC_ALLOCATIONS:
+        if not isinstance(self.vc_allocation, str) or self.vc_allocation not in VC_ALLOCATIONS:
             raise ValueError(f"vc_allocation must be one of {VC_ALLOCATIONS}, got {self.vc_allocation!r}")
         node = self.hotspot_node
         if isinstance(node, list):

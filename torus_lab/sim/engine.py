@@ -17,7 +17,6 @@ Examples
 
 from __future__ import annotations
 
-import numbers
 import time
 from dataclasses import dataclass, field
 
@@ -46,7 +45,7 @@ DEFAULT_CONFIG = SimConfig()
 
 
 def _int(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_int(value):
         raise TypeError(f"{name} must be an int, got {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
@@ -413,6 +412,10 @@ def load_sweep(routing: RoutingFunction, config: SimConfig, loads, *, seeds=(0,)
     return pd.DataFrame(rows)
 
 
+#: Finest bisection step :func:`find_saturation` accepts (flits/node/cycle): about 20 simulations per unit of load.
+MIN_TOLERANCE = 1e-6
+
+
 def find_saturation(
     routing: RoutingFunction,
     config: SimConfig = DEFAULT_CONFIG,
@@ -445,9 +448,7 @@ def find_saturation(
         raise TypeError(f"criterion must be a Saturation, got {criterion!r}")
     low = check_real("low", low, minimum=0)
     high = float(config.packet_length) if high is None else check_real("high", high, minimum=0)
-    tolerance = check_real("tolerance", tolerance, minimum=0)
-    if not tolerance > 0:
-        raise ValueError(f"tolerance must be > 0, got {tolerance!r}")
+    tolerance = check_real("tolerance", tolerance, minimum=MIN_TOLERANCE)
     if not 0 <= low < high:
         raise ValueError(f"need 0 <= low < high, got low={low!r}, high={high!r}")
     rows = []

@@ -53,7 +53,7 @@ def summarize(frame, by: Sequence[str], columns: Sequence[str], level: float = 0
     """
     import pandas as pd
 
-    by = [check_str("by", name) for name in check_sequence("by", by)]
+    by = [check_str("by", name) for name in check_sequence("by", by, min_length=1)]
     columns = [check_str("columns", name) for name in check_sequence("columns", columns)]
     check_frame("frame", frame, [*by, *columns])
     level = check_real("level", level)

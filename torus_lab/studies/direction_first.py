@@ -193,7 +193,7 @@ def fig4_run(
     check_int("faults", faults, minimum=0)
     check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     check_str("mode", mode)
-    check_real("prob", prob, minimum=0, maximum=1)
+    prob = check_real("prob", prob, minimum=0, maximum=1)
     check_int("steps", steps, minimum=0)
     check_int("warmup", warmup, minimum=0)
     check_int("measure", measure, minimum=0)
@@ -468,7 +468,7 @@ def heavy_load_run(
     check_int("radix", radix, minimum=2)
     check_str("wraps", wraps)
     check_instance("rng", rng, np.random.Generator, "a numpy Generator")
-    check_real("load", load, minimum=0)
+    load = check_real("load", load, minimum=0)
     check_int("packet_length", packet_length, minimum=1)
     check_int("buffer_depth", buffer_depth, minimum=1)
     check_str("vc_allocation", vc_allocation)
@@ -744,10 +744,9 @@ def _missing(*values: float) -> bool:
     return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
 
 
-def _check_optional_real(name: str, value: object) -> None:
-    """A verdict input: None (not measured) or a number (NaN allowed)."""
-    if value is not None:
-        check_real(name, value, finite=False)
+def _check_optional_real(name: str, value: object) -> float | None:
+    """A verdict input: None (not measured) or a number (NaN allowed), as a float."""
+    return None if value is None else check_real(name, value, finite=False)
 
 
 def _check_optional_int(name: str, value: object) -> None:
@@ -764,9 +763,9 @@ def log_growth_verdict(log_r2: float, linear_r2: float, min_r2: float = LOG_R2_M
     >>> log_growth_verdict(0.9, 0.8), log_growth_verdict(0.95, 0.96), log_growth_verdict(float("nan"), 0.5)
     ('holds', 'does not hold', 'not tested')
     """
-    _check_optional_real("log_r2", log_r2)
-    _check_optional_real("linear_r2", linear_r2)
-    _check_optional_real("min_r2", min_r2)
+    log_r2 = _check_optional_real("log_r2", log_r2)
+    linear_r2 = _check_optional_real("linear_r2", linear_r2)
+    min_r2 = _check_optional_real("min_r2", min_r2)
     if _missing(log_r2, linear_r2):
         return "not tested"
     return "holds" if log_r2 >= min_r2 and log_r2 >= linear_r2 else "does not hold"
@@ -786,11 +785,11 @@ def fault_effect_verdict(
     >>> fault_effect_verdict(0.11, 0.0, 0.0), fault_effect_verdict(float("nan"), 0.0, 0.0)
     ('does not hold', 'not tested')
     """
-    _check_optional_real("worst_change", worst_change)
-    _check_optional_real("deadlock_fraction", deadlock_fraction)
-    _check_optional_real("lost_fraction", lost_fraction)
-    _check_optional_real("max_change", max_change)
-    _check_optional_real("max_lost", max_lost)
+    worst_change = _check_optional_real("worst_change", worst_change)
+    deadlock_fraction = _check_optional_real("deadlock_fraction", deadlock_fraction)
+    lost_fraction = _check_optional_real("lost_fraction", lost_fraction)
+    max_change = _check_optional_real("max_change", max_change)
+    max_lost = _check_optional_real("max_lost", max_lost)
     if _missing(worst_change):
         return "not tested"
     if worst_change > max_change:
@@ -812,10 +811,10 @@ def extra_hops_verdict(
     >>> extra_hops_verdict(float("nan"), 1.0)
     'not tested'
     """
-    _check_optional_real("max_extra_hops", max_extra_hops)
-    _check_optional_real("delivered_fraction", delivered_fraction)
-    _check_optional_real("max_extra", max_extra)
-    _check_optional_real("min_delivered", min_delivered)
+    max_extra_hops = _check_optional_real("max_extra_hops", max_extra_hops)
+    delivered_fraction = _check_optional_real("delivered_fraction", delivered_fraction)
+    max_extra = _check_optional_real("max_extra", max_extra)
+    min_delivered = _check_optional_real("min_delivered", min_delivered)
     if _missing(max_extra_hops, delivered_fraction):
         return "not tested"
     return "holds" if max_extra_hops < max_extra and delivered_fraction > min_delivered else "partly holds"
@@ -830,8 +829,8 @@ def minimality_verdict(all_routes_minimal: float, preferred_minimal: float) -> s
     >>> minimality_verdict(1.0, 1.0), minimality_verdict(0.99, 1.0), minimality_verdict(0.5, 0.84)
     ('holds', 'partly holds', 'does not hold')
     """
-    _check_optional_real("all_routes_minimal", all_routes_minimal)
-    _check_optional_real("preferred_minimal", preferred_minimal)
+    all_routes_minimal = _check_optional_real("all_routes_minimal", all_routes_minimal)
+    preferred_minimal = _check_optional_real("preferred_minimal", preferred_minimal)
     if _missing(all_routes_minimal, preferred_minimal):
         return "not tested"
     if all_routes_minimal == 1:

@@ -394,7 +394,7 @@ def optimum_comparison(n: int, count: int, rng: np.random.Generator, *, time_lim
     check_int("n", n, minimum=1, maximum=MAX_DIMS)
     check_int("count", count, minimum=0, maximum=MAX_INSTANCES)
     check_instance("rng", rng, np.random.Generator, "a numpy Generator")
-    check_real("time_limit", time_limit, minimum=0)
+    time_limit = check_real("time_limit", time_limit, minimum=0)
     k, rows = paper_radix(n), []
     for index in range(count):
         pairs = random_instance(n, k, n, rng)
@@ -755,7 +755,7 @@ def tightness_verdict(ratio: float | None) -> str:
     ['holds', 'partly holds', 'partly holds', 'does not hold', 'not tested']
     """
     if ratio is not None:
-        check_real("ratio", ratio, finite=False)
+        ratio = check_real("ratio", ratio, finite=False)
     if _missing(ratio):
         return "not tested"
     return "holds" if ratio >= TIGHT_RATIO else "partly holds" if ratio >= PARTLY_TIGHT_RATIO else "does not hold"
@@ -770,7 +770,7 @@ def distance_verdict(ratio: float | None) -> str:
     ['holds', 'partly holds', 'partly holds', 'not tested']
     """
     if ratio is not None:
-        check_real("ratio", ratio, finite=False)
+        ratio = check_real("ratio", ratio, finite=False)
     if _missing(ratio):
         return "not tested"
     return "holds" if ratio < PARTLY_TIGHT_RATIO else "partly holds"
@@ -785,7 +785,7 @@ def growth_verdict(exponent: float | None) -> str:
     ['holds', 'partly holds', 'partly holds', 'does not hold', 'not tested']
     """
     if exponent is not None:
-        check_real("exponent", exponent, finite=False)
+        exponent = check_real("exponent", exponent, finite=False)
     if _missing(exponent):
         return "not tested"
     if exponent < SIGNIFICANTLY_BETTER_EXPONENT:

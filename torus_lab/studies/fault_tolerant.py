@@ -238,10 +238,9 @@ def _check_pair(name: str, pair: object) -> tuple[int, int]:
     return check_int(name, items[0]), check_int(name, items[1])
 
 
-def _check_optional_real(name: str, value: object) -> None:
-    """A verdict input: None (not measured) or a number (NaN allowed)."""
-    if value is not None:
-        check_real(name, value, finite=False)
+def _check_optional_real(name: str, value: object) -> float | None:
+    """A verdict input: None (not measured) or a number (NaN allowed), as a float."""
+    return None if value is None else check_real(name, value, finite=False)
 
 
 def trial_seeds(rng: np.random.Generator, trials: int) -> np.ndarray:
@@ -286,9 +285,9 @@ def run_point(radix: int, m: int, fault_rate: float, trials: int, rng: np.random
     """
     check_int("radix", radix, minimum=2)
     check_int("m", m, minimum=1)
-    check_real("fault_rate", fault_rate, 0, 1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
     check_int("trials", trials, minimum=1)
-    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
     algorithms = _check_algorithms(algorithms)
     count = fault_count(radix, fault_rate)
     seeds = trial_seeds(rng, trials)
@@ -319,7 +318,7 @@ def summarize_point(radix: int, m: int, fault_rate: float, seed: int, out: dict[
     """
     check_int("radix", radix, minimum=2)
     check_int("m", m, minimum=1)
-    check_real("fault_rate", fault_rate, 0, 1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
     check_int("seed", seed)
     check_mapping("out", out, ["status", "oracle", "seconds"])
     algorithms = _check_algorithms(algorithms)
@@ -384,7 +383,7 @@ def ratio_rows(radix: int, m: int, fault_rate: float, out: dict[str, np.ndarray]
     """
     check_int("radix", radix, minimum=2)
     check_int("m", m, minimum=1)
-    check_real("fault_rate", fault_rate, 0, 1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
     check_mapping("out", out, ["status", "oracle", "seconds"])
     algorithms = _check_algorithms(algorithms)
     names = list(algorithms)
@@ -425,10 +424,10 @@ def point_item(radix: int, m: int, fault_rate: float, trials: int, compare_after
     """
     check_int("radix", radix, minimum=2)
     check_int("m", m, minimum=1)
-    check_real("fault_rate", fault_rate, 0, 1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
     check_int("trials", trials, minimum=1)
     check_instance("compare_after_fallback", compare_after_fallback, (bool, np.bool_), "a bool")
-    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
     out = run_point(radix, m, fault_rate, trials, rng)
     rows = summarize_point(radix, m, fault_rate, -1, out)
     _fail_counts(out, rows)
@@ -501,9 +500,9 @@ def example_item(radix: int, m: int, fault_rate: float, search_trials: int, rng:
     """
     check_int("radix", radix, minimum=2)
     check_int("m", m, minimum=1)
-    check_real("fault_rate", fault_rate, 0, 1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
     check_int("search_trials", search_trials, minimum=1)
-    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
     torus = Torus(2, radix)
     count = fault_count(radix, fault_rate)
     seeds = trial_seeds(rng, search_trials)
@@ -546,7 +545,7 @@ def example_frame(pick: Mapping[str, Any], fault_rate: float, seed: int) -> pd.D
     >>> list(example_frame(pick, 0.2, 1)["algorithm"])[-1]
     'oracle'
     """
-    check_real("fault_rate", fault_rate, 0, 1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
     check_int("seed", seed)
     check_mapping("pick", pick, ["radix", "m", "fault_count", "trial_seed", "trial", "disagree"])
     mask, s, t, results, best = example_routes(pick["radix"], pick["m"], pick["fault_count"], pick["trial_seed"])
@@ -653,7 +652,7 @@ def backtracking_cost(table: pd.DataFrame, pairs: Sequence[tuple[int, int]], fau
     ['chain']
     """
     pairs = [_check_pair("pairs", p) for p in check_sequence("pairs", pairs)]
-    check_real("fault_rate", fault_rate, 0, 1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
     check_frame("table", table, ["algorithm", "N", "m"])
     columns = ["success_rate", "local_routings_mean", "path_plus_mean", "travelled_plus_mean"]
     keep = (table["algorithm"] != "oracle") & _rows_at(table, [fault_rate])
@@ -712,7 +711,7 @@ def summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: flo
     >>> float(row["success_min"]), float(row["success_max"])
     (0.5, 0.7)
     """
-    check_real("fault_rate", fault_rate, 0, 1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
     check_frame("table", table, ["algorithm"])
     check_frame("gap", gap, [])
     at = table[_rows_at(table, [fault_rate]) & (table["algorithm"] != "oracle")]
@@ -743,13 +742,13 @@ def approx_verdict(measured: float, paper: float, ci_low: float, ci_high: float,
     >>> approx_verdict(float("nan"), 1.2, float("nan"), float("nan"))
     'not tested'
     """
-    _check_optional_real("measured", measured)
-    check_real("paper", paper, finite=False)
+    measured = _check_optional_real("measured", measured)
+    paper = check_real("paper", paper, finite=False)
     if paper == 0:
         raise ValueError("paper must be non-zero (the error is relative to it)")
-    check_real("ci_low", ci_low, finite=False)
-    check_real("ci_high", ci_high, finite=False)
-    check_real("tolerance", tolerance, minimum=0)
+    ci_low = check_real("ci_low", ci_low, finite=False)
+    ci_high = check_real("ci_high", ci_high, finite=False)
+    tolerance = check_real("tolerance", tolerance, minimum=0)
     if measured is None or not np.isfinite(measured):
         return "not tested"
     error = abs(measured - paper) / paper
@@ -769,7 +768,7 @@ def share_verdict(share: float, *, holds: float = 0.9, partly: float = 0.5) -> s
     >>> share_verdict(0.9), share_verdict(0.89), share_verdict(0.5), share_verdict(0.49), share_verdict(float("nan"))
     ('holds', 'partly holds', 'partly holds', 'does not hold', 'not tested')
     """
-    _check_optional_real("share", share)
+    share = _check_optional_real("share", share)
     check_real("holds", holds)
     check_real("partly", partly)
     if share is None or not np.isfinite(share):
@@ -786,7 +785,7 @@ def all_points_verdict(share: float) -> str:
     >>> all_points_verdict(1.0), all_points_verdict(0.99), all_points_verdict(0.5), all_points_verdict(0.4)
     ('holds', 'partly holds', 'partly holds', 'does not hold')
     """
-    _check_optional_real("share", share)
+    share = _check_optional_real("share", share)
     return share_verdict(share, holds=1.0, partly=0.5)
 
 
@@ -798,8 +797,8 @@ def at_most_verdict(measured: float, limit: float) -> str:
     >>> at_most_verdict(1.10, 1.10), at_most_verdict(1.11, 1.10), at_most_verdict(float("nan"), 1.10)
     ('holds', 'does not hold', 'not tested')
     """
-    _check_optional_real("measured", measured)
-    check_real("limit", limit, finite=False)
+    measured = _check_optional_real("measured", measured)
+    limit = check_real("limit", limit, finite=False)
     if measured is None or not np.isfinite(measured):
         return "not tested"
     return "holds" if measured <= limit else "does not hold"

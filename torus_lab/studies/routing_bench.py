@@ -65,7 +65,7 @@ def latency_point(routing: Mapping[str, Any] | str, dims: int, radix: int, load:
         check_mapping("routing", routing, ["name"])
     check_int("dims", dims, minimum=1)
     check_int("radix", radix, minimum=2)
-    check_real("load", load, minimum=0)
+    load = check_real("load", load, minimum=0)
     check_int("replica", replica, minimum=0)
     check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     check_mapping("config", config, [])

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
@@ -47,6 +46,7 @@ from torus_lab._validate import (
     check_real_array,
     check_sequence,
     check_str,
+    is_int,
 )
 from torus_lab.claims import claim, claims_table
 from torus_lab.deadlock import (
@@ -61,7 +61,7 @@ from torus_lab.deadlock import (
 from torus_lab.routing import RoutingFunction, make_routing
 from torus_lab.routing.turn_model import dateline_node
 from torus_lab.sim import SimConfig, simulate
-from torus_lab.sim.saturation import Saturation, saturation_table
+from torus_lab.sim.saturation import RUN_COLUMNS, Saturation, saturation_table
 from torus_lab.sweep import sweep
 from torus_lab.topology import Mesh, Torus
 
@@ -131,7 +131,7 @@ def make_topology(kind: str, k: int) -> Torus:
     k = check_int("k", k, minimum=2, maximum=MAX_K)
     if kind not in TOPOLOGY_KINDS:
         raise ValueError(f"kind must be one of {TOPOLOGY_KINDS}, got {kind!r}")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
+    if not is_int(k) or k < 2:
         raise ValueError(f"k must be an int >= 2, got {k!r}")
     if kind == "mesh":
         return Mesh(2, int(k))
@@ -203,7 +203,7 @@ def _spec_json(rf: RoutingFunction) -> str:
 
 def _check_ks(ks: Iterable[int]) -> list[int]:
     ks = check_sequence("ks", ks)
-    bad = [k for k in ks if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 3]
+    bad = [k for k in ks if not is_int(k) or k < 3]
     if bad or not ks:
         raise ValueError(f"ks must be a non-empty list of ints >= 3, got {ks!r}")
     return [int(k) for k in ks]
@@ -755,8 +755,9 @@ def saturation_summary(latency: pd.DataFrame, *, seed: int) -> pd.DataFrame:
     largest accepted throughput of a load without deadlock), plus :func:`first_deadlock_loads`, the number
     of loads and the experiment ``seed``.  Resolution: the sweep's grid.
     """
-    check_frame("latency", latency, [])
     by = ["routing", "network", "traffic"]
+    check_frame("latency", latency, [*by, *RUN_COLUMNS])
+    check_int("seed", seed)
     sat = saturation_table(latency, by, SATURATION)
     out = (latency[by].drop_duplicates().merge(sat, on=by, how="left")
            .merge(first_deadlock_loads(latency, by), on=by, how="left"))
@@ -808,12 +809,12 @@ def provoke_deadlock_table(k: int, routings: Sequence[Spec], *, replicas: int, s
     seed = check_int("seed", seed, minimum=0)
     mesh_routings = check_sequence("mesh_routings", mesh_routings)
     check_str("traffic", traffic)
-    check_real("offered_load", offered_load, minimum=0)
+    offered_load = check_real("offered_load", offered_load, minimum=0)
     for name, value in (("packet_length", packet_length), ("buffer_depth", buffer_depth), ("cycles", cycles),
                         ("deadlock_cycles", deadlock_cycles)):
         check_int(name, value, minimum=0)
     check_str("backend", backend)
-    if isinstance(replicas, bool) or not isinstance(replicas, numbers.Integral) or replicas < 1:
+    if not is_int(replicas) or replicas < 1:
         raise ValueError(f"replicas must be an int >= 1, got {replicas!r}")
     config = {**PROVOKE_CONFIG, "traffic": traffic, "offered_load": float(offered_load),
               "packet_length": packet_length, "buffer_depth": buffer_depth, "measure": cycles,
