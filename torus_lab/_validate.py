@@ -151,7 +151,7 @@ def check_int_array(name: str, values: object, minimum: int | None = None, maxim
         raise ValueError(f"{name} must be an array of integers, got {values!r} ({err})") from None
     if not isinstance(values, np.ndarray) and array.dtype.kind in "fO":
         array = _python_ints(name, values, array)
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+    if array.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integers, got dtype {array.dtype} ({values!r})")
     if ndim is not None and array.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
@@ -273,7 +273,7 @@ def check_sequence(name: str, value: object, *, min_length: int = 0) -> list:
     ...
     TypeError: ks must be a sequence, got '45' (str)
     """
-    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable) or (
+    if isinstance(value, (str, bytes, bytearray, Mapping, pd.DataFrame)) or not isinstance(value, Iterable) or (
             isinstance(value, np.ndarray) and value.ndim == 0):
         raise TypeError(f"{name} must be a sequence, got {_short(value)} ({type(value).__name__})")
     items = list(value)

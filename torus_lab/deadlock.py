@@ -300,6 +300,7 @@ def channel_dependency_graph(
     (24, True)
     """
     check_routing_function(routing, "routing")
+    check_str("form", form, CDG_FORMS)
     if form not in CDG_FORMS:
         raise ValueError(f"form must be one of {CDG_FORMS}, got {form!r}")
     dests = _destinations(routing, destinations)

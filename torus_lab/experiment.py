@@ -279,6 +279,8 @@ def check_output_root(out: str | os.PathLike, *, option: str = "--out", create: 
     ...
     torus_lab.experiment.ParameterError: --out ...a-file' is a file, not a folder
     """
+    if not isinstance(create, bool):
+        raise TypeError(f"create must be a bool, got {create!r}")
     if not isinstance(option, str) or not option.strip():
         raise TypeError(f"option must be a non-empty str (the option's name for messages), got {option!r}")
     if not isinstance(out, (str, os.PathLike)) or not str(out).strip():

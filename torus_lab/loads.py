@@ -1073,6 +1073,11 @@ def _improve_cut(torus: Torus, processors: np.ndarray, mask: np.ndarray, neighbo
     return mask
 
 
+#: Budgets :func:`balanced_cut_search` accepts (restarts x improvement steps per restart).
+MAX_RESTARTS = 1000
+MAX_STEPS = 100_000
+
+
 def balanced_cut_search(
     torus: Torus,
     placement: Placement | Iterable,
@@ -1097,8 +1102,8 @@ def balanced_cut_search(
     """
     k = _check_torus(torus)
     placement = _as_placement(torus, placement)
-    restarts = _check_int("restarts", restarts)
-    max_steps = _check_int("max_steps", max_steps)
+    restarts = check_int("restarts", restarts, maximum=MAX_RESTARTS)
+    max_steps = check_int("max_steps", max_steps, maximum=MAX_STEPS)
     if restarts < 0 or max_steps < 0:
         raise ValueError(f"restarts and max_steps must be >= 0, got {restarts}, {max_steps}")
     if not isinstance(seed, np.random.SeedSequence):

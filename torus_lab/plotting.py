@@ -158,7 +158,7 @@ def _node_xy(node: tuple[int, ...]) -> tuple[float, float]:
 
 def _check_paths(topology, paths, path_labels) -> tuple[list, list]:
     """``paths`` as lists of node tuples and ``path_labels`` (one str or None per path), checked."""
-    checked = [[topology.check_node(v, f"paths[{i}] node") for v in check_sequence(f"paths[{i}]", path)]
+    checked = [[topology.check_node(v, f"paths[{i}] node") for v in check_sequence(f"paths[{i}]", path, min_length=1)]
                for i, path in enumerate(check_sequence("paths", paths))]  # fmt: skip
     if path_labels is None:
         return checked, [None] * len(checked)

@@ -446,8 +446,8 @@ def find_saturation(
     criterion = Saturation() if criterion is None else criterion
     if not isinstance(criterion, Saturation):
         raise TypeError(f"criterion must be a Saturation, got {criterion!r}")
-    low = check_real("low", low, minimum=0)
-    high = float(config.packet_length) if high is None else check_real("high", high, minimum=0)
+    low = check_real("low", low, 0, config.packet_length)
+    high = float(config.packet_length) if high is None else check_real("high", high, 0, config.packet_length)
     tolerance = check_real("tolerance", tolerance, minimum=MIN_TOLERANCE)
     if not 0 <= low < high:
         raise ValueError(f"need 0 <= low < high, got low={low!r}, high={high!r}")

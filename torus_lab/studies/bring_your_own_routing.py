@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from torus_lab._validate import check_frame, check_int, check_mapping, check_sequence
+from torus_lab._validate import check_frame, check_int, check_mapping, check_sequence, naming
 from torus_lab.deadlock import cdg_verdict, describe_cycle, duato_check
 from torus_lab.routing import make_routing
 from torus_lab.studies.routing_bench import curves_from_runs, latency_load_runs, saturation_by_routing
@@ -36,11 +36,12 @@ def cdg_check(routing: Mapping[str, Any] | str, radix: int, escape_vcs: Sequence
     if not isinstance(routing, str):
         check_mapping("routing", routing, ["name"])
     check_int("radix", radix, minimum=2)
-    escape_vcs = [check_int("escape_vcs", v, minimum=0) for v in check_sequence("escape_vcs", escape_vcs)]
+    escape_vcs = [check_int("escape_vcs", v, minimum=0) for v in check_sequence("escape_vcs", escape_vcs, min_length=1)]
     topo = Torus(2, radix)
     rf = make_routing(routing, topo)
     verdict = cdg_verdict(rf)
-    duato = duato_check(rf, escape=list(escape_vcs))
+    with naming("escape_vcs"):
+        duato = duato_check(rf, escape=list(escape_vcs))
     cycle = verdict.cycle or []
     return pd.DataFrame([{
         "routing": rf.name, "radix": radix, "cdg_acyclic": verdict.acyclic, "cycle_length": len(cycle),

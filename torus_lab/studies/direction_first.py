@@ -765,7 +765,7 @@ def log_growth_verdict(log_r2: float, linear_r2: float, min_r2: float = LOG_R2_M
     """
     log_r2 = _check_optional_real("log_r2", log_r2)
     linear_r2 = _check_optional_real("linear_r2", linear_r2)
-    min_r2 = _check_optional_real("min_r2", min_r2)
+    min_r2 = check_real("min_r2", min_r2)
     if _missing(log_r2, linear_r2):
         return "not tested"
     return "holds" if log_r2 >= min_r2 and log_r2 >= linear_r2 else "does not hold"
@@ -788,10 +788,13 @@ def fault_effect_verdict(
     worst_change = _check_optional_real("worst_change", worst_change)
     deadlock_fraction = _check_optional_real("deadlock_fraction", deadlock_fraction)
     lost_fraction = _check_optional_real("lost_fraction", lost_fraction)
-    max_change = _check_optional_real("max_change", max_change)
-    max_lost = _check_optional_real("max_lost", max_lost)
+    max_change = check_real("max_change", max_change)
+    max_lost = check_real("max_lost", max_lost)
     if _missing(worst_change):
         return "not tested"
+    if deadlock_fraction is None or lost_fraction is None:
+        raise ValueError("deadlock_fraction and lost_fraction must be numbers when worst_change is measured, "
+                         f"got {deadlock_fraction!r} and {lost_fraction!r}")
     if worst_change > max_change:
         return "does not hold"
     return "holds" if deadlock_fraction == 0 and lost_fraction < max_lost else "partly holds"
@@ -813,8 +816,8 @@ def extra_hops_verdict(
     """
     max_extra_hops = _check_optional_real("max_extra_hops", max_extra_hops)
     delivered_fraction = _check_optional_real("delivered_fraction", delivered_fraction)
-    max_extra = _check_optional_real("max_extra", max_extra)
-    min_delivered = _check_optional_real("min_delivered", min_delivered)
+    max_extra = check_real("max_extra", max_extra)
+    min_delivered = check_real("min_delivered", min_delivered)
     if _missing(max_extra_hops, delivered_fraction):
         return "not tested"
     return "holds" if max_extra_hops < max_extra and delivered_fraction > min_delivered else "partly holds"

@@ -169,7 +169,7 @@ def evaluate_point(
     >>> row["e_max"], row["claimed_bound"], row["lb_cut"]
     (3.0, 0.75, 1.25)
     """
-    check_int("d", d, minimum=1)
+    check_int("d", d, minimum=1, maximum=62)
     check_int("k", k, minimum=2)
     check_int("t", t, minimum=1)
     check_str("placement", placement, ("full", "linear", "multiple_linear"))

@@ -192,7 +192,7 @@ def catalog_routing(topology: Torus, label: str) -> RoutingFunction:
     check_str("label", label)
     specs = routing_specs(topology)
     if label not in specs:
-        raise ValueError(f"no routing labelled {label!r} on {topology!r}; labels: {', '.join(specs)}")
+        raise ValueError(f"label {label!r} names no routing on {topology!r}; labels: {', '.join(specs)}")
     return make_routing(specs[label], topology)
 
 
@@ -976,6 +976,9 @@ def witness_messages(k: int, kind: str = "bidirectional",
     >>> witness_messages(4).columns.tolist()
     ['holds', 'message (src -> dst)']
     """
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    check_str("routing", routing)
     rf = catalog_routing(make_topology(kind, k), routing)
     cycle = cdg_verdict(rf).cycle or []
     msgs = forced_cycle_messages(rf, cycle) if cycle else []
