@@ -109,7 +109,7 @@ def check_real(name: str, value: object, minimum: float | None = None, maximum: 
     ...
     ValueError: rate must be a finite number, got nan
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if isinstance(value, (bool, np.bool_, np.timedelta64)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
     try:
         number = float(value)

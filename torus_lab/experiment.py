@@ -114,6 +114,8 @@ def _check_folder(name: str, value: object) -> str | os.PathLike | None:
     """``value`` after checking it is a path (str or os.PathLike) or None."""
     if value is not None and not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{name} must be a folder path or None, got {value!r} ({type(value).__name__})")
+    if value is not None and "\0" in os.fspath(value):
+        raise ValueError(f"{name} must be a folder path without NUL characters, got {value!r}")
     return value
 
 
@@ -292,7 +294,7 @@ def check_output_root(out: str | os.PathLike, *, option: str = "--out", create: 
                              f"{option} {str(out)!r}: {str(blocker)!r} is a file, not a folder")  # fmt: skip
     if not path.exists():
         if not create:
-            raise ParameterError(f"{option} {str(out)!r} does not exist")
+            raise ParameterError(f"{option} {str(out)!r} does not exist (create=False)")
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as err:

@@ -62,8 +62,8 @@ _PROBLEMS = {
     _NOT_LEAVING: "returned channel {value}, which does not leave the current node",
     _FAULTY: "returned channel {value}, which is faulty",
     _VC: "returned VC {value} (allowed 0..{last_vc})",
-    _TOO_MANY_STATES: "reaches more than {value} routing states for one destination (does its header state grow "
-    "without bound?)",
+    _TOO_MANY_STATES: "reaches more than {value} routing states (max_states) for one destination (does its header "
+    "state grow without bound?)",
     _LOOP: "has a route that never ends: its preferred candidates lead back to a state it was in "
     "({value} hops round)",
 }

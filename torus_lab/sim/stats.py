@@ -53,9 +53,13 @@ def summarize(frame, by: Sequence[str], columns: Sequence[str], level: float = 0
     """
     import pandas as pd
 
+    check_frame("frame", frame)
     by = [check_str("by", name) for name in check_sequence("by", by, min_length=1)]
     columns = [check_str("columns", name) for name in check_sequence("columns", columns)]
-    check_frame("frame", frame, [*by, *columns])
+    for name, names in (("by", by), ("columns", columns)):
+        missing = [col for col in names if col not in frame.columns]
+        if missing:
+            raise ValueError(f"{name} names column(s) {missing} that frame lacks (it has {list(frame.columns)})")
     level = check_real("level", level)
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")

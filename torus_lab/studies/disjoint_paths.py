@@ -119,7 +119,7 @@ MAX_DIMS = 12
 MAX_INSTANCES = 10_000_000
 
 
-def _check_nkc(n: object, k: object, c: object) -> None:
+def _check_nkc(n: object, k: object, c: object) -> tuple[int, int, int]:
     """``n`` dimensions, radix ``k`` and ``c`` pairs of a random instance: ``2c <= k**n <= 2**62``."""
     n = check_int("n", n, minimum=1, maximum=MAX_DIMS)
     k = check_int("k", k, minimum=2)
@@ -128,6 +128,7 @@ def _check_nkc(n: object, k: object, c: object) -> None:
         raise ValueError(f"k = {k} with n = {n} gives k**n = {k**n} nodes, above 2**62")
     if 2 * c > k**n:
         raise ValueError(f"c = {c} pairs need {2 * c} distinct nodes, the torus has k**n = {k**n}")
+    return n, k, c
 
 
 def paper_radix(n: int) -> int:
@@ -166,7 +167,7 @@ def random_instance(n: int, k: int, c: int, rng: np.random.Generator, kind: str 
     >>> random_instance(2, 5, 2, np.random.default_rng(3))
     [((0, 1), (1, 0)), ((4, 0), (2, 3))]
     """
-    _check_nkc(n, k, c)
+    n, k, c = _check_nkc(n, k, c)
     check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     check_str("kind", kind, INSTANCE_KINDS)
     if kind not in INSTANCE_KINDS:
@@ -257,7 +258,7 @@ def evaluate_chunk(
     ``failure``, ``fallbacks``.  The first ``greedy_instances`` instances are also solved by the greedy
     baseline (``greedy_ok``, ``greedy_max_len``; NaN where not run).
     """
-    _check_nkc(n, k, c)
+    n, k, c = _check_nkc(n, k, c)
     check_int("instances", instances, minimum=0, maximum=MAX_INSTANCES)
     variants = [check_str("variants", v, VARIANTS) for v in check_sequence("variants", variants)]
     check_int("greedy_instances", greedy_instances, minimum=0)
@@ -516,7 +517,7 @@ def solve_random_instance(n: int, k: int, c: int, rng: np.random.Generator) -> l
     >>> [(r["pair"], r["source"], r["destination"], r["hops"]) for r in rows]
     [(1, '[0, 1]', '[1, 0]', 2), (2, '[4, 0]', '[2, 3]', 4)]
     """
-    _check_nkc(n, k, c)
+    n, k, c = _check_nkc(n, k, c)
     check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     pairs = random_instance(n, k, c, rng)
     paths = disjoint_paths_run((n, k), pairs, trace=False).paths

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from torus_lab._memory import check_memory
 from torus_lab._validate import (
     check_frame,
     check_instance,
@@ -256,6 +257,7 @@ def trial_seeds(rng: np.random.Generator, trials: int) -> np.ndarray:
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
     trials = check_int("trials", trials, 1)
+    check_memory(8 * trials, f"{trials} trial seeds")
     return rng.integers(0, 2**64 - 1, size=trials, dtype=np.uint64, endpoint=True)
 
 

@@ -169,8 +169,10 @@ def evaluate_point(
     >>> row["e_max"], row["claimed_bound"], row["lb_cut"]
     (3.0, 0.75, 1.25)
     """
-    check_int("d", d, minimum=1, maximum=62)
-    check_int("k", k, minimum=2)
+    d = check_int("d", d, minimum=1, maximum=62)
+    k = check_int("k", k, minimum=2)
+    if k**d > 2**62:
+        raise ValueError(f"k = {k} with d = {d} gives k**d = {k**d} nodes, above 2**62")
     check_int("t", t, minimum=1)
     check_str("placement", placement, ("full", "linear", "multiple_linear"))
     routings = [check_str("routings", r, ("odr", "udr", "shortest")) for r in check_sequence("routings", routings)]

@@ -203,9 +203,9 @@ def _spec_json(rf: RoutingFunction) -> str:
 
 def _check_ks(ks: Iterable[int]) -> list[int]:
     ks = check_sequence("ks", ks)
-    bad = [k for k in ks if not is_int(k) or k < 3]
+    bad = [k for k in ks if not is_int(k) or not 3 <= k <= MAX_K]
     if bad or not ks:
-        raise ValueError(f"ks must be a non-empty list of ints >= 3, got {ks!r}")
+        raise ValueError(f"ks must be a non-empty list of ints in 3..{MAX_K}, got {ks!r:.200}")
     return [int(k) for k in ks]
 
 
@@ -303,7 +303,7 @@ def forced_cycle_messages(rf: RoutingFunction, cycle: Sequence[tuple[int, int]])
     [((0,), (2,)), ((1,), (3,)), ((2,), (0,)), ((3,), (1,))]
     """
     check_instance("rf", rf, RoutingFunction)
-    cycle = [_check_vertex(f"cycle[{i}]", v) for i, v in enumerate(check_sequence("cycle", cycle))]
+    cycle = [_check_vertex(f"cycle[{i}]", v) for i, v in enumerate(check_sequence("cycle", cycle, min_length=1))]
     V = rf.num_vcs
     topo = rf.topology
     want = {(int(a[0]), int(a[1])): (int(b[0]), int(b[1])) for a, b in zip(cycle, list(cycle[1:]) + [cycle[0]],
@@ -874,11 +874,13 @@ def drawn_routings(k: int) -> list[tuple[RoutingFunction, tuple[str, ...] | None
     >>> [rf.name for rf, _ in drawn_routings(4)]
     ['ecube+dateline', 'negative-first+paper', 'pfnf-reconstruction+paper-4vc']
     """
+    k = check_int("k", k, minimum=3, maximum=MAX_DRAW_K)
     return [(make_routing(spec, make_topology(kind, k)), names) for kind, spec, names in DRAWN_ROUTINGS]
 
 
 def channel_vcs_table(k: int) -> pd.DataFrame:
     """:func:`channel_vc_listing` of every routing of :func:`drawn_routings` with its topology ``kind``."""
+    k = check_int("k", k, minimum=3, maximum=MAX_DRAW_K)
     return pd.concat([channel_vc_listing(rf, names).assign(kind="bidirectional" if rf.topology.bidirectional
                                                              else "unidirectional")
                       for rf, names in drawn_routings(k)], ignore_index=True)
@@ -1005,6 +1007,9 @@ def witness_cycle(cdg: pd.DataFrame, kind: str, k: int, routing: str) -> list[tu
 
 
 # ====================================================================== verdict rules of the claims
+#: Largest radix of the virtual-mesh pictures (:func:`drawn_routings`, :func:`channel_vcs_table`): their cost grows
+#: as k^4 (about 15 s at k = 32) and a larger picture is unreadable.
+MAX_DRAW_K = 16
 #: Largest radix the study's helpers accept (its tables enumerate every node pair of a k x k network).
 MAX_K = 4096
 
