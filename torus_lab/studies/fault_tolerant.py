@@ -125,7 +125,10 @@ CLAIM_FAULT_RATE = 0.25
 
 def _counts(name: str, values: object) -> np.ndarray:
     """``values`` (a number or an array of numbers) as a float array, refusing bools, strings and NaN."""
-    array = np.asarray(values)
+    try:
+        array = np.asarray(values)
+    except (ValueError, TypeError, OverflowError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {values!r:.200}") from None
     if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
         raise TypeError(f"{name} must be a number or an array of numbers, got {values!r}")
     array = array.astype(float)
@@ -528,10 +531,12 @@ def example_routes(radix: int, m: int, fault_count: int, trial_seed: int):
     >>> sorted(results) == sorted(ALGORITHMS), best.connected == (best.distance is not None)
     (True, True)
     """
-    check_int("radix", radix, minimum=2)
+    radix = check_int("radix", radix, minimum=2)
     check_int("m", m, minimum=1)
-    check_int("fault_count", fault_count, minimum=0)
+    fault_count = check_int("fault_count", fault_count, minimum=0)
     check_int("trial_seed", trial_seed, minimum=0)
+    if fault_count > radix * radix - 2:
+        raise ValueError(f"fault_count must be at most radix * radix - 2 = {radix * radix - 2}, got {fault_count}")
     torus = Torus(2, radix)
     mask, s, t = draw_trial(radix, fault_count, int(trial_seed))
     results = {name: route(name, torus, mask, s, t, m) for name in ALGORITHMS}

@@ -42,6 +42,7 @@ from torus_lab._validate import (
 )
 from torus_lab.claims import claim, claims_table
 from torus_lab.loads import (
+    MAX_STEPS,
     ROUTINGS,
     balanced_cut_search,
     bisection_width_upper_bound,
@@ -177,7 +178,7 @@ def evaluate_point(
     check_str("placement", placement, ("full", "linear", "multiple_linear"))
     routings = [check_str("routings", r, ("odr", "udr", "shortest")) for r in check_sequence("routings", routings)]
     check_int("cut_search_max_nodes", cut_search_max_nodes, minimum=0)
-    check_int("cut_steps", cut_steps, minimum=0)
+    check_int("cut_steps", cut_steps, minimum=0, maximum=MAX_STEPS)
     if shortest_max_nodes is not None:
         check_int("shortest_max_nodes", shortest_max_nodes, minimum=0)
     if rng is not None:

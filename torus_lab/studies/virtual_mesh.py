@@ -481,6 +481,8 @@ def channel_vc_listing(rf: RoutingFunction, vc_names: Sequence[str] | None = Non
     check_instance("rf", rf, RoutingFunction)
     if vc_names is not None:
         vc_names = [check_str("vc_names", v) for v in check_sequence("vc_names", vc_names)]
+        if len(vc_names) != rf.num_vcs:
+            raise ValueError(f"vc_names must name each of the {rf.num_vcs} VCs of rf, got {len(vc_names)} names")
     topo = rf.topology
     used = channel_vc_usage(rf)
     names = list(vc_names) if vc_names is not None else [f"VC{v + 1}" for v in range(rf.num_vcs)]
