@@ -45,7 +45,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks
 
 # Hostile arguments for every public function and class (tests/test_fuzz.py, FUZZ_EXAMPLES fresh random examples
-# per parameter; `make test` runs 4 derandomized ones), then coverage-guided fuzzing of CLI arguments, -p values,
+# per parameter; `make test` runs 10 with a fixed seed), then coverage-guided fuzzing of CLI arguments, -p values,
 # experiment YAML and parameter sets (fixed budget).
 FUZZ_EXAMPLES ?= 40
 FUZZ_RUNS ?= 100000
