@@ -44,9 +44,13 @@ quick: kernel
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks
 
-# Coverage-guided fuzzing of CLI arguments, -p values, experiment YAML and parameter sets (fixed budget).
+# Hostile arguments for every public function and class (tests/test_fuzz.py, FUZZ_EXAMPLES fresh random examples
+# per parameter; `make test` runs 10 with a fixed seed), then coverage-guided fuzzing of CLI arguments, -p values,
+# experiment YAML and parameter sets (fixed budget).
+FUZZ_EXAMPLES ?= 40
 FUZZ_RUNS ?= 100000
 fuzz: $(VENV)/.installed-test
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -m fuzz tests/test_fuzz.py -n $(PYTEST_WORKERS) -q
 	$(BIN)/python -m pip install --quiet "atheris>=2.3"
 	mkdir -p scratch/fuzz
 	$(BIN)/python fuzz/fuzz_inputs.py -atheris_runs=$(FUZZ_RUNS) -artifact_prefix=scratch/fuzz/

@@ -20,10 +20,27 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 
 import numpy as np
+import pandas as pd
 
-__all__ = ["is_int", "check_int", "check_real", "check_int_array"]
+__all__ = [
+    "is_int",
+    "check_int",
+    "check_real",
+    "check_int_array",
+    "check_instance",
+    "check_str",
+    "check_frame",
+    "check_mapping",
+    "check_results",
+    "check_sequence",
+    "check_real_array",
+    "naming",
+]
 
 
 def is_int(value: object) -> bool:
@@ -34,7 +51,7 @@ def is_int(value: object) -> bool:
     >>> is_int(3), is_int(np.uint8(3)), is_int(True), is_int(3.0)
     (True, True, False, False)
     """
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_, np.timedelta64))
 
 
 def check_int(name: str, value: object, minimum: int | None = None, maximum: int | None = None) -> int:
@@ -78,9 +95,10 @@ def check_int(name: str, value: object, minimum: int | None = None, maximum: int
 
 
 def check_real(name: str, value: object, minimum: float | None = None, maximum: float | None = None, *,
-               open_maximum: bool = False) -> float:  # fmt: skip
+               open_maximum: bool = False, finite: bool = True) -> float:  # fmt: skip
     """Return ``value`` as a finite float after checking ``minimum <= value <= maximum`` (``< maximum`` when
-    ``open_maximum``); ints and numpy scalars count, bools, NaN and infinities do not.
+    ``open_maximum``); ints and numpy scalars count, bools, NaN and infinities do not (``finite=False``: NaN and
+    infinities pass, unchecked against the bounds).
 
     Examples
     --------
@@ -91,10 +109,15 @@ def check_real(name: str, value: object, minimum: float | None = None, maximum: 
     ...
     ValueError: rate must be a finite number, got nan
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if isinstance(value, (bool, np.bool_, np.timedelta64)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be a finite number, got {value!r}") from None
     if not math.isfinite(number):
+        if not finite:
+            return number
         raise ValueError(f"{name} must be a finite number, got {value!r}")
     too_big = maximum is not None and (number >= maximum if open_maximum else number > maximum)
     if (minimum is not None and number < minimum) or too_big:
@@ -128,7 +151,7 @@ def check_int_array(name: str, values: object, minimum: int | None = None, maxim
         raise ValueError(f"{name} must be an array of integers, got {values!r} ({err})") from None
     if not isinstance(values, np.ndarray) and array.dtype.kind in "fO":
         array = _python_ints(name, values, array)
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+    if array.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integers, got dtype {array.dtype} ({values!r})")
     if ndim is not None and array.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
@@ -141,6 +164,181 @@ def check_int_array(name: str, values: object, minimum: int | None = None, maxim
                     where = tuple(int(i) for i in np.argwhere(bad)[0])
                     raise ValueError(f"{name} must be {relation} {bound}, got {int(array[where])} (at index {where})")
     return array
+
+
+def check_instance(name: str, value: object, types: type | tuple[type, ...], what: str | None = None) -> object:
+    """``value`` itself after checking ``isinstance(value, types)``; ``what`` describes the expected type.
+
+    Examples
+    --------
+    >>> check_instance("topology", 3, str, "a Torus or Mesh")
+    Traceback (most recent call last):
+    ...
+    TypeError: topology must be a Torus or Mesh, got 3 (int)
+    """
+    if not isinstance(value, types):
+        if what is None:
+            names = types if isinstance(types, tuple) else (types,)
+            what = "a " + " or ".join(t.__name__ for t in names)
+        raise TypeError(f"{name} must be {what}, got {_short(value)} ({type(value).__name__})")
+    return value
+
+
+def check_str(name: str, value: object, choices: object = None) -> str:
+    """``value`` after checking it is a str (TypeError), or one of ``choices`` when given (ValueError, whatever
+    the type, like a failed ``in`` test).
+
+    Examples
+    --------
+    >>> check_str("tie", "+", ("+", "-"))
+    '+'
+    >>> check_str("tie", "x", ("+", "-"))
+    Traceback (most recent call last):
+    ...
+    ValueError: tie must be one of '+', '-', got 'x'
+    """
+    if choices is not None and (not isinstance(value, str) or value not in choices):
+        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {_short(value)}")
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {_short(value)} ({type(value).__name__})")
+    return value
+
+
+def check_frame(name: str, value: object, columns: object = ()) -> pd.DataFrame:
+    """``value`` after checking it is a pandas DataFrame holding every column in ``columns``.
+
+    Examples
+    --------
+    >>> check_frame("runs", pd.DataFrame({"load": [0.1]}), ["load"]).shape
+    (1, 1)
+    >>> check_frame("runs", pd.DataFrame({"load": [0.1]}), ["load", "latency"])
+    Traceback (most recent call last):
+    ...
+    ValueError: runs lacks the column(s) 'latency' (has 'load')
+    """
+    if not isinstance(value, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {_short(value)} ({type(value).__name__})")
+    missing = [c for c in columns if c not in value.columns]
+    if missing:
+        have = ", ".join(repr(c) for c in value.columns) or "no columns"
+        raise ValueError(f"{name} lacks the column(s) {', '.join(repr(c) for c in missing)} (has {have})")
+    return value
+
+
+def check_mapping(name: str, value: object, keys: object = ()) -> Mapping:
+    """``value`` after checking it is a mapping holding every key in ``keys``.
+
+    Examples
+    --------
+    >>> check_mapping("params", {"k": 4}, ["k", "n"])
+    Traceback (most recent call last):
+    ...
+    ValueError: params lacks the key(s) 'n'
+    """
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping, got {_short(value)} ({type(value).__name__})")
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise ValueError(f"{name} lacks the key(s) {', '.join(repr(k) for k in missing)}")
+    return value
+
+
+def check_results(name: str, value: object, frames: Mapping[str, Iterable[str]]) -> Mapping:
+    """``value`` after checking it maps every key of ``frames`` to a DataFrame holding that key's columns.
+
+    For the figure functions, whose ``results`` are a study's tables keyed by CSV stem.
+
+    Examples
+    --------
+    >>> check_results("results", {"loads": pd.DataFrame({"k": [4]})}, {"loads": ["k", "e_max"]})
+    Traceback (most recent call last):
+    ...
+    ValueError: results['loads'] lacks the column(s) 'e_max' (has 'k')
+    """
+    check_mapping(name, value, list(frames))
+    for key, columns in frames.items():
+        check_frame(f"{name}[{key!r}]", value[key], columns)  # type: ignore[index]
+    return value  # type: ignore[return-value]
+
+
+def check_sequence(name: str, value: object, *, min_length: int = 0) -> list:
+    """``value`` as a list after checking it is an iterable that is not a str, bytes or mapping.
+
+    Examples
+    --------
+    >>> check_sequence("ks", (4, 5))
+    [4, 5]
+    >>> check_sequence("ks", "45")
+    Traceback (most recent call last):
+    ...
+    TypeError: ks must be a sequence, got '45' (str)
+    """
+    if isinstance(value, (str, bytes, bytearray, Mapping, pd.DataFrame)) or not isinstance(value, Iterable) or (
+            isinstance(value, np.ndarray) and value.ndim == 0):
+        raise TypeError(f"{name} must be a sequence, got {_short(value)} ({type(value).__name__})")
+    items = list(value)
+    if len(items) < min_length:
+        raise ValueError(f"{name} must hold at least {min_length} item(s), got {len(items)}")
+    return items
+
+
+def check_real_array(name: str, values: object, *, ndim: int | None = None, finite: bool = False) -> np.ndarray:
+    """``values`` as a float numpy array after checking it holds real numbers (no bools, strings or objects).
+
+    Examples
+    --------
+    >>> check_real_array("loads", [1, 2.5]).tolist()
+    [1.0, 2.5]
+    >>> check_real_array("loads", [[1.0], [2.0, 3.0]])
+    Traceback (most recent call last):
+    ...
+    ValueError: loads must be an array of numbers, got [[1.0], [2.0, 3.0]] (ragged or not numeric)
+    """
+    if isinstance(values, (str, bytes, bytearray, Mapping)):
+        raise TypeError(f"{name} must be numbers, got {_short(values)} ({type(values).__name__})")
+    try:
+        array = np.asarray(values)
+    except (OverflowError, ValueError, TypeError):
+        raise ValueError(f"{name} must be an array of numbers, got {_short(values)} (ragged or not numeric)") from None
+    if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
+        if array.dtype.kind == "O":
+            raise ValueError(f"{name} must be an array of numbers, got {_short(values)} (ragged or not numeric)")
+        raise TypeError(f"{name} must hold numbers, got dtype {array.dtype} ({_short(values)})")
+    array = array.astype(float)
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
+    if finite and not np.isfinite(array).all():
+        raise ValueError(f"{name} must hold finite numbers, got {_short(values)}")
+    return array
+
+
+@contextmanager
+def naming(name: str) -> Iterator[None]:
+    """Inside the block, a ValueError or TypeError whose message does not name ``name`` gets it as a prefix.
+
+    For checks delegated to another checker (``topology.check_node``, ``make_routing``, ...) that describe
+    the value but not the caller's parameter.
+
+    Examples
+    --------
+    >>> with naming("source"):
+    ...     int("x")
+    Traceback (most recent call last):
+    ...
+    ValueError: source: invalid literal for int() with base 10: 'x'
+    """
+    try:
+        yield
+    except (TypeError, ValueError) as err:
+        if re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", str(err)):
+            raise
+        raise (TypeError if isinstance(err, TypeError) else ValueError)(f"{name}: {err}") from err
+
+
+def _short(value: object, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _python_ints(name: str, values: object, array: np.ndarray) -> np.ndarray:

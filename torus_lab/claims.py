@@ -14,9 +14,12 @@ Examples
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
+
+from torus_lab._validate import check_frame, check_instance, check_mapping, check_sequence, check_str
 
 __all__ = ["CLAIM_COLUMNS", "VERDICTS", "claim", "claims_table", "write_claims"]
 
@@ -29,8 +32,9 @@ def claim(
     claim_id: str, statement: str, paper_value: str, measured_value: str, verdict: str, evidence: str
 ) -> dict[str, str]:
     """One row of a claims table; ``verdict`` must be one of :data:`VERDICTS`."""
-    if verdict not in VERDICTS:
-        raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
+    check_str("verdict", verdict, VERDICTS)
+    for name, value in (("claim_id", claim_id), ("statement", statement), ("evidence", evidence)):
+        check_str(name, value)
     return {
         "claim_id": claim_id,
         "statement": statement,
@@ -43,14 +47,19 @@ def claim(
 
 def claims_table(paper: str, rows: list[dict[str, str]]) -> pd.DataFrame:
     """A claims DataFrame for ``paper`` (the experiment name) with the columns :data:`CLAIM_COLUMNS`."""
-    table = pd.DataFrame(rows)
+    check_str("paper", paper)
+    rows = check_sequence("rows", rows)
+    for i, row in enumerate(rows):
+        check_mapping(f"rows[{i}]", row, CLAIM_COLUMNS[1:])
+    table = pd.DataFrame(rows, columns=CLAIM_COLUMNS[1:])
     table.insert(0, "paper", paper)
     return table[CLAIM_COLUMNS]
 
 
 def write_claims(table: pd.DataFrame, data_dir: str | Path) -> Path:
     """Write ``table`` to ``data_dir/claims.csv`` and return the path."""
-    path = Path(data_dir) / "claims.csv"
+    check_frame("table", table, CLAIM_COLUMNS)
+    path = Path(check_instance("data_dir", data_dir, (str, os.PathLike), "a folder path")) / "claims.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(path, index=False)
     return path

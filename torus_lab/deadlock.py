@@ -59,7 +59,6 @@ True
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -71,6 +70,7 @@ from numba.typed import List
 
 from torus_lab._jit import njit
 from torus_lab._memory import check_memory, network_size
+from torus_lab._validate import check_instance, check_int, check_sequence, check_str, is_int, naming
 from torus_lab.routing.explore import StateGraph, check_routing_function, explore_states, node_ok
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 from torus_lab.topology import Torus
@@ -178,7 +178,8 @@ def _indirect_edges(n_states, s_vertex, order, starts, tr, t_vertex, is_escape):
 def _destinations(rf: RoutingFunction, destinations: Iterable | None) -> list[int]:
     if destinations is None:
         return [int(v) for v in np.flatnonzero(node_ok(rf))]
-    return [rf._node_id(d) for d in destinations]
+    with naming("destinations"):
+        return [rf._node_id(d) for d in check_sequence("destinations", destinations)]
 
 
 def _cdg_memory_estimate(rf: RoutingFunction, num_dests: int, form: str) -> int:
@@ -298,7 +299,8 @@ def channel_dependency_graph(
     >>> g.number_of_nodes(), nx.is_directed_acyclic_graph(g)
     (24, True)
     """
-    check_routing_function(routing)
+    check_routing_function(routing, "routing")
+    check_str("form", form, CDG_FORMS)
     if form not in CDG_FORMS:
         raise ValueError(f"form must be one of {CDG_FORMS}, got {form!r}")
     dests = _destinations(routing, destinations)
@@ -331,6 +333,8 @@ def find_witness_cycle(graph: nx.DiGraph, *, shortest: bool = True, sample: int 
     """
     if not isinstance(graph, nx.DiGraph):
         raise TypeError(f"graph must be a networkx.DiGraph, got {graph!r}")
+    sample = check_int("sample", sample, minimum=1)
+    check_instance("shortest", shortest, (bool, np.bool_), "a bool")
     loops = list(nx.selfloop_edges(graph))
     if loops:
         return [loops[0][0]]
@@ -381,6 +385,8 @@ def cdg_verdict(rf: RoutingFunction, *, form: str = "reachable", keep_graph: boo
     (False, 4)
     """
     check_routing_function(rf)
+    check_str("form", form, CDG_FORMS)
+    check_instance("keep_graph", keep_graph, (bool, np.bool_), "a bool")
     stuck = 0
     if form == "reachable":
         dests = _destinations(rf, None)
@@ -425,9 +431,14 @@ def vcs_per_channel(rf: RoutingFunction, usage: np.ndarray | None = None) -> np.
     >>> int(vcs_per_channel(ecube_routing(Torus(2, 5), datelines=True, vcs=2)).max())
     2
     """
+    check_routing_function(rf)
     if usage is None:
         usage = channel_vc_usage(rf)
-    return np.asarray(usage, dtype=bool).sum(axis=1)
+    shape = (rf.topology.num_channels, rf.num_vcs)
+    usage = check_instance("usage", usage, np.ndarray, "a boolean numpy array")
+    if usage.shape != shape or usage.dtype != np.bool_:
+        raise ValueError(f"usage must be a boolean array of shape {shape}, got {usage.dtype} {usage.shape}")
+    return usage.sum(axis=1)
 
 
 def _escape_mask(rf: RoutingFunction, escape) -> np.ndarray:
@@ -437,10 +448,11 @@ def _escape_mask(rf: RoutingFunction, escape) -> np.ndarray:
         return np.array([bool(escape(c, v)) for c in range(C) for v in range(V)], dtype=bool)
     if isinstance(escape, (str, bytes)) or not isinstance(escape, Iterable):
         raise TypeError(f"escape must be a collection of VC indices or a predicate, got {escape!r}")
-    vcs = set(escape)
-    bad = [v for v in vcs if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < V]
-    if bad or not vcs:
-        raise ValueError(f"escape VCs must be a non-empty set of ints in 0..{V - 1}, got {sorted(vcs, key=str)}")
+    items = check_sequence("escape", escape)
+    bad = [v for v in items if not is_int(v) or not 0 <= v < V]
+    if bad or not items:
+        raise ValueError(f"escape VCs must be a non-empty set of ints in 0..{V - 1}, got {items!r:.200}")
+    vcs = {int(v) for v in items}
     return np.tile(np.isin(np.arange(V), sorted(vcs)), C)
 
 
@@ -544,8 +556,13 @@ def describe_vc(topology: Torus, vertex: tuple[int, int]) -> str:
     >>> describe_vc(t, (t.channel_id((3, 1), 0, 1), 1))
     '(3, 1)E*/vc1'
     """
-    ch, vc = vertex
-    node, dim, sign = topology.channel(int(ch))
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    vertex = check_sequence("vertex", vertex)
+    if len(vertex) != 2:
+        raise TypeError(f"vertex must be a (channel, vc) pair, got {vertex!r}")
+    ch, vc = (check_int("vertex", v, minimum=0) for v in vertex)
+    with naming("vertex"):
+        node, dim, sign = topology.channel(ch)
     name = _DIR_NAMES.get((dim, sign)) if topology.n == 2 else None
     if name is None:
         name = f"{'+' if sign > 0 else '-'}d{dim}"
@@ -559,17 +576,23 @@ def describe_cycle(topology: Torus, cycle: list | None) -> str:
     >>> describe_cycle(Torus(1, 3), [(1, 0), (3, 0), (5, 0)])
     '(0,)+d0/vc0 -> (1,)+d0/vc0 -> (2,)+d0*/vc0 -> (0,)+d0/vc0'
     """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
     if cycle is None:
         return "acyclic"
-    labels = [describe_vc(topology, v) for v in cycle]
+    with naming("cycle"):
+        labels = [describe_vc(topology, v) for v in check_sequence("cycle", cycle)]
     return " -> ".join(labels + labels[:1])
 
 
 # ====================================================================== dateline helpers (one ring)
+RING_MAX_K = 256
+"""Largest ring radix of the ring helpers (they enumerate every minimal route: O(k^3) work)."""
+
+
 def _check_ring(k: object, sign: object) -> tuple[int, int]:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 3:
-        raise ValueError(f"ring radix k must be an int >= 3, got {k!r}")
-    if sign not in (1, -1):
+    if not is_int(k) or not 3 <= k <= RING_MAX_K:
+        raise ValueError(f"ring radix k must be an int in 3..{RING_MAX_K}, got {k!r}")
+    if not is_int(sign) or sign not in (1, -1):
         raise ValueError(f"sign must be +1 or -1, got {sign!r}")
     return int(k), int(sign)
 
@@ -599,10 +622,10 @@ def ring_dateline_classes(k: int, start: int, end: int, sign: int, dateline: int
     """
     k, sign = _check_ring(k, sign)
     for name, v in (("start", start), ("end", end)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < k:
+        if not is_int(v) or not is_int(v) or not 0 <= v < k:
             raise ValueError(f"{name} must be an int in 0..{k - 1}, got {v!r}")
     D = default_dateline(k, sign) if dateline is None else dateline
-    if isinstance(D, bool) or not isinstance(D, numbers.Integral) or not 0 <= D < k:
+    if not is_int(D) or not is_int(D) or not 0 <= D < k:
         raise ValueError(f"dateline must be an int in 0..{k - 1}, got {dateline!r}")
     classes, cls, pos = [], 0, int(start)
     while pos != end:
@@ -620,8 +643,8 @@ def ring_minimal_routes(k: int, *, bidirectional: bool = True, tie: str = "+") -
     (16, 12)
     """
     k, _ = _check_ring(k, 1)
-    if tie not in ("+", "-", "both"):
-        raise ValueError(f"tie must be '+', '-' or 'both', got {tie!r}")
+    check_str("tie", tie, ("+", "-", "both"))
+    check_instance("bidirectional", bidirectional, (bool, np.bool_), "a bool")
     out = []
     for s in range(k):
         for e in range(k):
@@ -695,7 +718,8 @@ def state_graph(routing: RoutingFunction, dst) -> tuple[nx.DiGraph, dict[int, tu
     if not isinstance(routing, RoutingFunction):
         raise TypeError(f"routing must be a RoutingFunction, got {routing!r}")
     topo = routing.topology
-    dest = routing._node_id(dst)
+    with naming("dst"):
+        dest = routing._node_id(dst)
     faulty = {topo.node_id(v) for v in routing.faults.nodes} if routing.faults else set()
     graph = nx.DiGraph()
     starts = {}
@@ -729,6 +753,7 @@ def state_graph(routing: RoutingFunction, dst) -> tuple[nx.DiGraph, dict[int, tu
 
 def find_dependency_cycle(cdg: nx.DiGraph) -> list[tuple[int, int]] | None:
     """One cycle of the CDG as a list of ``(channel, vc)`` (None if acyclic)."""
+    check_instance("cdg", cdg, nx.DiGraph, "a networkx.DiGraph")
     try:
         return [edge[0] for edge in nx.find_cycle(cdg)]
     except nx.NetworkXNoCycle:
@@ -749,6 +774,7 @@ def route_length_table(routing: RoutingFunction) -> pd.DataFrame:
     >>> bool((t.min_hops == t.lee).all() and (t.max_hops == t.lee).all())
     True
     """
+    check_routing_function(routing, "routing")
     topo = routing.topology
     faulty = {topo.node_id(v) for v in routing.faults.nodes} if routing.faults else set()
     rows = []

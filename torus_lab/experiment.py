@@ -76,8 +76,8 @@ class ExperimentError(Exception):
     exit_code = 1
 
 
-class UnknownExperimentError(ExperimentError, LookupError):
-    """No ``experiments/<name>.yaml``."""
+class UnknownExperimentError(ExperimentError, LookupError, ValueError):
+    """No ``experiments/<name>.yaml`` (a LookupError, and a ValueError of the ``name`` argument)."""
 
     exit_code = 2
 
@@ -110,10 +110,19 @@ class Experiment:
 
 
 # ---------------------------------------------------------------------- discovery
+def _check_folder(name: str, value: object) -> str | os.PathLike | None:
+    """``value`` after checking it is a path (str or os.PathLike) or None."""
+    if value is not None and not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a folder path or None, got {value!r} ({type(value).__name__})")
+    if value is not None and "\0" in os.fspath(value):
+        raise ValueError(f"{name} must be a folder path without NUL characters, got {value!r}")
+    return value
+
+
 def project_root(start: str | Path | None = None) -> Path:
     """The torus_lab project folder: the first ancestor of ``start`` (default: cwd) holding ``experiments/``
     and a ``pyproject.toml``; failing that, the folder above the installed package (editable install)."""
-    candidates = [Path(start or Path.cwd()).resolve()]
+    candidates = [Path(_check_folder("start", start) or Path.cwd()).resolve()]
     candidates += list(candidates[0].parents)
     candidates.append(Path(__file__).resolve().parents[1])
     for folder in candidates:
@@ -173,7 +182,7 @@ def _check_schema(schema: Any, where: str) -> None:
 
 def load_experiments(root: str | Path | None = None) -> dict[str, Experiment]:
     """Every experiment of the project, by name (sorted)."""
-    root = project_root(root)
+    root = project_root(_check_folder("root", root))
     return {p.stem: _read_experiment(p, root) for p in sorted((root / "experiments").glob("*.yaml"))}
 
 
@@ -181,11 +190,13 @@ def load_experiment(name: str, root: str | Path | None = None) -> Experiment:
     """The experiment called ``name``; :class:`UnknownExperimentError` lists the known ones otherwise."""
     if not isinstance(name, str):
         raise TypeError(f"experiment name must be a str, got {name!r}")
-    root = project_root(root)
+    root = project_root(_check_folder("root", root))
     path = root / "experiments" / f"{name}.yaml"
     if not path.is_file() or Path(name).name != name:
         known = ", ".join(p.stem for p in sorted((root / "experiments").glob("*.yaml"))) or "none"
-        raise UnknownExperimentError(f"unknown experiment {name!r}; known experiments: {known}")
+        raise UnknownExperimentError(
+            f"unknown experiment {name!r}; known experiments: {known} (name is the stem of experiments/<name>.yaml)"
+        )
     return _read_experiment(path, root)
 
 
@@ -205,8 +216,12 @@ def check_against_schema(params: Mapping[str, Any], schema: Mapping[str, Any], *
     """
     from jsonschema import Draft202012Validator
 
+    if not isinstance(experiment, str):
+        raise TypeError(f"experiment must be a str (the experiment's name), got {experiment!r}")
+    if not isinstance(schema, Mapping):
+        raise TypeError(f"{experiment}: schema must be a mapping (a JSON Schema), got {schema!r}")
     if not isinstance(params, Mapping):
-        raise TypeError(f"{experiment}: parameters must be a mapping, got {params!r}")
+        raise TypeError(f"{experiment}: params must be a mapping, got {params!r}")
     valid = list(schema.get("properties", {}))
     for name in params:
         if name in RESERVED_PARAMETERS:
@@ -266,6 +281,10 @@ def check_output_root(out: str | os.PathLike, *, option: str = "--out", create: 
     ...
     torus_lab.experiment.ParameterError: --out ...a-file' is a file, not a folder
     """
+    if not isinstance(create, bool):
+        raise TypeError(f"create must be a bool, got {create!r}")
+    if not isinstance(option, str) or not option.strip():
+        raise TypeError(f"option must be a non-empty str (the option's name for messages), got {option!r}")
     if not isinstance(out, (str, os.PathLike)) or not str(out).strip():
         raise ParameterError(f"{option} must be a folder path, got {out!r}")
     path = Path(out).expanduser().resolve()
@@ -275,7 +294,7 @@ def check_output_root(out: str | os.PathLike, *, option: str = "--out", create: 
                              f"{option} {str(out)!r}: {str(blocker)!r} is a file, not a folder")  # fmt: skip
     if not path.exists():
         if not create:
-            raise ParameterError(f"{option} {str(out)!r} does not exist")
+            raise ParameterError(f"{option} {str(out)!r} does not exist (create=False)")
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as err:
@@ -288,7 +307,7 @@ def check_output_root(out: str | os.PathLike, *, option: str = "--out", create: 
 # ---------------------------------------------------------------------- notebook side
 def default_cache_dir(root: str | Path | None = None) -> Path:
     """``<project root>/scratch/cache``: where results are cached unless :data:`CACHE_ENVIRONMENT` says."""
-    return project_root(root) / "scratch" / "cache"
+    return project_root(_check_folder("root", root)) / "scratch" / "cache"
 
 
 @dataclass(frozen=True)
@@ -356,6 +375,8 @@ def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
     (True, True)
     """
     experiment = load_experiment(name)
+    if not isinstance(namespace, Mapping):
+        raise TypeError(f"namespace must be a mapping (a notebook's globals()), got {namespace!r}")
     missing = [key for key in experiment.parameter_names if key not in namespace]
     if missing:
         raise ParameterError(f"{name}: the notebook does not define parameter(s) {', '.join(map(repr, missing))}")

@@ -53,7 +53,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -63,6 +62,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from torus_lab._memory import check_memory, network_size
+from torus_lab._validate import check_instance, check_int, check_real_array, check_sequence, check_str, is_int, naming
 from torus_lab.topology import Mesh, Torus, bfs_distances
 
 __all__ = [
@@ -110,18 +110,16 @@ def _check_torus(torus: object) -> int:
 
 
 def _check_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_int(value):
         raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
     return int(value)
 
 
 def _resolve_routing(routing: object, tie: object) -> tuple[str, str]:
-    if routing not in ROUTINGS:
-        raise ValueError(f"routing must be one of {ROUTINGS}, got {routing!r}")
+    check_str("routing", routing, ROUTINGS)
     if tie is None:
         tie = _DEFAULT_TIE[routing]  # type: ignore[index]
-    if tie not in TIE_MODES:
-        raise ValueError(f"tie must be one of {TIE_MODES} or None, got {tie!r}")
+    check_str("tie", tie, TIE_MODES)
     return routing, tie  # type: ignore[return-value]
 
 
@@ -182,7 +180,7 @@ def _check_coefficients(torus: Torus, k: int, coefficients: object) -> tuple[int
         return (1,) * torus.n
     if isinstance(coefficients, (str, bytes)) or not isinstance(coefficients, (Sequence, np.ndarray)):
         raise TypeError(f"coefficients must be a sequence of {torus.n} ints, got {coefficients!r}")
-    coeffs = tuple(_check_int("coefficient", c) for c in coefficients)
+    coeffs = tuple(_check_int("coefficients", c) for c in check_sequence("coefficients", coefficients))
     if len(coeffs) != torus.n:
         raise ValueError(f"coefficients {coeffs!r} has {len(coeffs)} entries, expected d = {torus.n}")
     if not any(math.gcd(c % k, k) == 1 for c in coeffs):
@@ -229,7 +227,7 @@ def residue_placement(
     coeffs = _check_coefficients(torus, k, coefficients)
     if isinstance(residues, (str, bytes)) or not isinstance(residues, Iterable):
         raise TypeError(f"residues must be an iterable of ints, got {residues!r}")
-    values = tuple(_check_int("residue", r) for r in residues)
+    values = tuple(_check_int("residues", r) for r in check_sequence("residues", residues))
     if not values:
         raise ValueError("residues is empty: a placement needs at least one processor")
     for r in values:
@@ -312,22 +310,24 @@ def node_placement(torus: Torus, nodes: Iterable[Iterable[int]] | np.ndarray) ->
     >>> node_placement(Torus(2, 3), [(0, 0), (0, 0)])
     Traceback (most recent call last):
     ...
-    ValueError: placement node (0, 0) appears more than once
+    ValueError: placement node (0, 0) appears more than once in nodes
     """
     _check_torus(torus)
     if isinstance(nodes, np.ndarray):
+        if nodes.ndim == 0 or nodes.size % torus.n:
+            raise ValueError(f"nodes must be an (m, {torus.n}) array of coordinates, got shape {nodes.shape}")
         rows: list = [tuple(row) for row in nodes.reshape(-1, torus.n)] if nodes.size else []
     elif isinstance(nodes, (str, bytes)) or not isinstance(nodes, Iterable):
         raise TypeError(f"nodes must be an iterable of coordinate tuples, got {nodes!r}")
     else:
         rows = list(nodes)
-    checked = [torus.check_node(v, "placement node") for v in rows]
+    checked = [torus.check_node(v, "nodes: placement node") for v in rows]
     if not checked:
         raise ValueError("nodes is empty: a placement needs at least one processor")
     seen: set[tuple[int, ...]] = set()
     for v in checked:
         if v in seen:
-            raise ValueError(f"placement node {v} appears more than once")
+            raise ValueError(f"placement node {v} appears more than once in nodes")
         seen.add(v)
     node_ids = np.sort(np.asarray([torus.node_id(v) for v in checked], dtype=np.int64))
     node_ids.setflags(write=False)
@@ -335,11 +335,13 @@ def node_placement(torus: Torus, nodes: Iterable[Iterable[int]] | np.ndarray) ->
 
 
 def _as_placement(torus: Torus, placement: object) -> Placement:
+    _check_torus(torus)
     if isinstance(placement, Placement):
         if placement.torus != torus:
-            raise ValueError(f"placement belongs to {placement.torus!r}, not to {torus!r}")
+            raise ValueError(f"placement belongs to {placement.torus!r}, not to torus {torus!r}")
         return placement
-    return node_placement(torus, placement)  # type: ignore[arg-type]
+    with naming("placement"):
+        return node_placement(torus, placement)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------- one-source flows
@@ -861,7 +863,7 @@ def link_loads_reference(
                 ids = [sum(c * s for c, s in zip(v, strides, strict=True)) for v in path]
                 for a, b in itertools.pairwise(ids):
                     totals[hop_channel[(a, b)]] += share
-    if exact:
+    if check_instance("exact", exact, (bool, np.bool_), "a bool"):
         return totals
     return np.asarray([float(v) for v in totals])
 
@@ -875,7 +877,7 @@ def e_max(loads: np.ndarray) -> float:
     >>> e_max(np.array([0.5, 2.0, 1.0]))
     2.0
     """
-    loads = np.asarray(loads, dtype=float)
+    loads = check_real_array("loads", loads)
     if loads.ndim != 1 or loads.size == 0:
         raise ValueError(f"loads must be a non-empty 1-D array, got shape {loads.shape}")
     return float(loads.max())
@@ -892,7 +894,10 @@ def load_frame(torus: Torus, loads: np.ndarray, placement: Placement | None = No
     >>> list(frame.columns)
     ['channel', 'x0', 'x1', 'dim', 'sign', 'load', 'residue']
     """
-    loads = np.asarray(loads, dtype=float)
+    _check_torus(torus)
+    loads = check_real_array("loads", loads)
+    if placement is not None:
+        placement = _as_placement(torus, check_instance("placement", placement, Placement))
     if loads.shape != (torus.num_channels,):
         raise ValueError(f"loads has shape {loads.shape}, expected ({torus.num_channels},)")
     coords = torus.coords(torus.channel_src)
@@ -957,11 +962,11 @@ def _boundary(torus: Torus, node_mask: np.ndarray) -> int:
 def _node_mask(torus: Torus, node_set: object) -> np.ndarray:
     if isinstance(node_set, np.ndarray) and node_set.dtype == bool:
         if node_set.shape != (torus.num_nodes,):
-            raise ValueError(f"node mask has shape {node_set.shape}, expected ({torus.num_nodes},)")
+            raise ValueError(f"node_set mask has shape {node_set.shape}, expected ({torus.num_nodes},)")
         return node_set
     mask = np.zeros(torus.num_nodes, dtype=bool)
-    for v in node_set:  # type: ignore[attr-defined]
-        mask[torus.node_id(v)] = True
+    for v in check_sequence("node_set", node_set):
+        mask[torus.node_id(torus.check_node(v, "node_set node"))] = True
     return mask
 
 
@@ -1013,7 +1018,7 @@ def natural_cut_bound(torus: Torus, placement: Placement | Iterable, *, widths: 
     """
     k = _check_torus(torus)
     placement = _as_placement(torus, placement)
-    if widths not in ("half", "all"):
+    if not isinstance(widths, str) or widths not in ("half", "all"):
         raise ValueError(f"widths must be 'half' or 'all', got {widths!r}")
     width_list = [k // 2] if widths == "half" else list(range(1, k))
     coords = placement.coords()
@@ -1068,6 +1073,11 @@ def _improve_cut(torus: Torus, processors: np.ndarray, mask: np.ndarray, neighbo
     return mask
 
 
+#: Budgets :func:`balanced_cut_search` accepts (restarts x improvement steps per restart).
+MAX_RESTARTS = 1000
+MAX_STEPS = 100_000
+
+
 def balanced_cut_search(
     torus: Torus,
     placement: Placement | Iterable,
@@ -1092,11 +1102,13 @@ def balanced_cut_search(
     """
     k = _check_torus(torus)
     placement = _as_placement(torus, placement)
-    restarts = _check_int("restarts", restarts)
-    max_steps = _check_int("max_steps", max_steps)
+    restarts = check_int("restarts", restarts, maximum=MAX_RESTARTS)
+    max_steps = check_int("max_steps", max_steps, maximum=MAX_STEPS)
     if restarts < 0 or max_steps < 0:
         raise ValueError(f"restarts and max_steps must be >= 0, got {restarts}, {max_steps}")
-    rng = np.random.default_rng(seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed))
+    if not isinstance(seed, np.random.SeedSequence):
+        seed = np.random.SeedSequence(check_int("seed", seed, minimum=0))
+    rng = np.random.default_rng(seed)
     processors = placement.mask().astype(np.int64)
     neighbors = _neighbor_table(torus)
     coords = torus.all_coords()
@@ -1130,6 +1142,7 @@ def cut_lower_bound(
     1.75
     """
     placement = _as_placement(torus, placement)
+    check_instance("search", search, (bool, np.bool_), "a bool")
     values = [single_node_bound(torus, placement), natural_cut_bound(torus, placement, widths="all").value]
     if search:
         values.append(balanced_cut_search(torus, placement, seed=seed, max_steps=max_steps).value)

@@ -16,11 +16,14 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+
+from torus_lab._validate import check_instance, check_int, check_real, check_real_array, check_sequence, check_str
 
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
@@ -68,16 +71,39 @@ def apply_style() -> None:
     plt.rcParams["axes.prop_cycle"] = cycler(color=PALETTE)
 
 
+#: Most colours :func:`color_cycle` hands out (a figure never needs more).
+MAX_COLORS = 10_000
+
+
 def color_cycle(n: int) -> list[str]:
     """``n`` colours from the palette, repeating if needed."""
+    n = check_int("n", n, minimum=0, maximum=MAX_COLORS)
     return [PALETTE[i % len(PALETTE)] for i in range(n)]
+
+
+#: Most rows or columns of panels :func:`new_figure` makes.
+MAX_PANELS = 50
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, **kwargs):
     """``plt.subplots`` with the project's size scaled to the grid."""
+    nrows = check_int("nrows", nrows, minimum=1, maximum=MAX_PANELS)
+    ncols = check_int("ncols", ncols, minimum=1, maximum=MAX_PANELS)
     width, height = _RC["figure.figsize"]
     kwargs.setdefault("figsize", (width * ncols, height * nrows))
     return plt.subplots(nrows, ncols, **kwargs)
+
+
+def _check_figure(fig: object) -> None:
+    from matplotlib.figure import Figure
+
+    check_instance("fig", fig, Figure, "a matplotlib Figure")
+
+
+def _check_axes(ax: object) -> None:
+    from matplotlib.axes import Axes
+
+    check_instance("ax", ax, Axes, "a matplotlib Axes")
 
 
 def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, ...] = ("png", "svg")) -> list[Path]:
@@ -85,7 +111,13 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
 
     SVG metadata dates are dropped so re-running gives identical files.
     """
-    out_dir = Path(figures_dir)
+    _check_figure(fig)
+    out_dir = Path(check_instance("figures_dir", figures_dir, (str, os.PathLike), "a folder path"))
+    if "\0" in str(figures_dir):
+        raise ValueError(f"figures_dir must be a folder path without NUL characters, got {str(figures_dir)!r}")
+    if not check_str("name", name) or any(c in name for c in "/\\\0"):
+        raise ValueError(f"name must be a file stem (no path separators or NUL), got {name!r}")
+    formats = [check_str("formats", fmt, ("png", "svg", "pdf", "jpg")) for fmt in check_sequence("formats", formats)]
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for fmt in formats:
@@ -108,8 +140,7 @@ def show_figure(fig, figures_dir: str | Path, name: str, *, width: int = 640) ->
     Under the runner the executed notebook (and its HTML) refer to ``../../figures/<experiment>/<name>.png``,
     so reports stay small and the committed PNG is the one shown.
     """
-    import os
-
+    width = check_int("width", width, minimum=1)
     paths = save_figure(fig, figures_dir, name)
     if os.environ.get(RUNNER_ENVIRONMENT):
         from IPython.display import HTML, display
@@ -147,6 +178,29 @@ def grid_axes(ax, radices: tuple[int, int], *, title: str | None = None, margin:
 
 def _node_xy(node: tuple[int, ...]) -> tuple[float, float]:
     return float(node[0]), float(node[1])
+
+
+def _check_paths(topology, paths, path_labels) -> tuple[list, list]:
+    """``paths`` as lists of node tuples and ``path_labels`` (one str or None per path), checked."""
+    checked = [[topology.check_node(v, f"paths[{i}] node") for v in check_sequence(f"paths[{i}]", path, min_length=1)]
+               for i, path in enumerate(check_sequence("paths", paths))]  # fmt: skip
+    if path_labels is None:
+        return checked, [None] * len(checked)
+    labels = [None if label is None else check_str("path_labels", label) for label in
+              check_sequence("path_labels", path_labels)]  # fmt: skip
+    if len(labels) != len(checked):
+        raise ValueError(f"path_labels must hold one label per path ({len(checked)}), got {len(labels)}")
+    return checked, labels
+
+
+def _check_overlays(topology, faults, title) -> None:
+    """``faults`` (None or Faults of ``topology``) and ``title`` (None or str)."""
+    from torus_lab.topology import Faults
+
+    if faults is not None:
+        check_instance("faults", faults, Faults).validate(topology)
+    if title is not None:
+        check_str("title", title)
 
 
 def draw_torus_2d(
@@ -187,8 +241,25 @@ def draw_torus_2d(
     from matplotlib.colors import Normalize
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
+    from torus_lab.topology import Torus
+
+    _check_axes(ax)
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
     if topology.n != 2:
-        raise ValueError(f"draw_torus_2d needs a 2D topology, got {topology!r}")
+        raise ValueError(f"topology must be 2-dimensional, got {topology!r}")
+    paths, path_labels = _check_paths(topology, paths, path_labels)
+    _check_overlays(topology, faults, title)
+    squares = [tuple(check_real("squares", x) for x in check_sequence("squares", square, min_length=4))
+               for square in check_sequence("squares", squares)]  # fmt: skip
+    if any(len(square) != 4 for square in squares):
+        raise ValueError("squares must hold (x0, y0, width, height) quadruples")
+    if link_loads is not None:
+        link_loads = check_real_array("link_loads", link_loads, ndim=1)
+        if link_loads.shape != (topology.num_channels,):
+            raise ValueError(f"link_loads must have shape ({topology.num_channels},), got {link_loads.shape}")
+    if cycle is not None:
+        cycle = [check_int("cycle", cid, 0, topology.num_channels - 1) for cid in check_sequence("cycle", cycle)]
+    highlight = [topology.check_node(v, "highlight node") for v in check_sequence("highlight", highlight)]
     kx, ky = topology.radices
     faulty_nodes = set(faults.nodes) if faults is not None else set()
     faulty_links = set(faults.links) if faults is not None else set()
@@ -268,8 +339,14 @@ def draw_torus_3d(ax, topology, *, paths=(), path_labels=None, faults=None, titl
     >>> _ = draw_torus_3d(ax, Torus(3, 3), paths=[[(0, 0, 0), (0, 0, 1)]])
     >>> plt.close(fig)
     """
+    from torus_lab.topology import Torus
+
+    _check_axes(ax)
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
     if topology.n != 3:
-        raise ValueError(f"draw_torus_3d needs a 3D topology, got {topology!r}")
+        raise ValueError(f"topology must be 3-dimensional, got {topology!r}")
+    paths, path_labels = _check_paths(topology, paths, path_labels)
+    _check_overlays(topology, faults, title)
     coords = topology.all_coords()
     faulty = set(faults.nodes) if faults is not None else set()
     for cid in range(topology.num_channels):

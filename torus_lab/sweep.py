@@ -49,6 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from torus_lab._validate import check_instance, check_str, is_int, naming
+
 __all__ = ["BACKENDS", "CACHE_OFF", "cache_location", "clear_cache", "code_digest", "grid", "item_key", "item_seed",
            "sweep", "sweep_frame"]
 
@@ -107,12 +109,12 @@ def item_key(item: Mapping[str, Any]) -> str:
     '{"dims":2,"loads":[0.1,0.2],"radix":8}'
     """
     if not isinstance(item, Mapping):
-        raise TypeError(f"a sweep item must be a mapping of parameter names to values, got {item!r}")
+        raise TypeError(f"item (a sweep item) must be a mapping of parameter names to values, got {item!r}")
     return json.dumps(_plain(item, "item"), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 def _root_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise TypeError(f"seed must be a non-negative int, got {seed!r}")
     return int(seed)
 
@@ -156,6 +158,8 @@ def clear_cache(location: str | os.PathLike) -> int:
     """Delete the sweep cache under ``location``; returns the number of bytes freed."""
     import shutil
 
+    if not isinstance(location, (str, os.PathLike)):
+        raise TypeError(f"location must be a folder path, got {location!r} ({type(location).__name__})")
     folder = Path(location) / "joblib"
     if not folder.exists():
         return 0
@@ -256,8 +260,7 @@ def _user_routings() -> bytes | None:
 
 
 def _resolve_backend(backend: str, scheduler: Any) -> tuple[str, Any]:
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    check_str("backend", backend, BACKENDS)
     if scheduler is not None:
         return "dask", scheduler
     if backend == "auto":
@@ -306,12 +309,16 @@ def sweep(
     cache : folder, bool or None
         Result cache folder (see the module docstring); None: ``TORUS_LAB_CACHE``; False: no cache.
     """
+    check_instance("progress", progress, (bool, np.bool_), "a bool")
+    if desc is not None:
+        check_str("desc", desc)
     if not callable(func):
         raise TypeError(f"func must be callable, got {func!r}")
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
         raise TypeError(f"items must be a sequence of mappings, got {items!r}")
     root = _root_seed(seed)
-    items = [json.loads(item_key(item)) for item in items]
+    with naming("items"):
+        items = [json.loads(item_key(item)) for item in items]
     entropies = [item_seed(root, item).entropy for item in items]
     backend, scheduler = _resolve_backend(backend, scheduler)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from torus_lab._validate import check_int, is_int
+from torus_lab._validate import check_instance, check_int, check_sequence, is_int
 
 __all__ = [
     "MAX_NODES",
@@ -212,12 +212,14 @@ class Torus:
         """
         if isinstance(node, (str, bytes)) or not isinstance(node, (Iterable, np.ndarray)):
             raise TypeError(f"{name} must be a sequence of {self.n} ints, got {node!r}")
+        if isinstance(node, np.ndarray) and node.ndim != 1:
+            raise ValueError(f"{name} must be a sequence of {self.n} ints, got an array of shape {node.shape}")
         coords = tuple(node)
         if len(coords) != self.n:
             raise ValueError(f"{name} {coords!r} has {len(coords)} coordinates, expected {self.n}")
         out = []
         for i, x in enumerate(coords):
-            if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+            if not is_int(x):
                 raise TypeError(f"{name} {coords!r}: coordinate {i} is not an int ({x!r})")
             if not 0 <= x < self.radices[i]:
                 raise ValueError(
@@ -638,15 +640,17 @@ class Faults:
     def __post_init__(self) -> None:
         for name in ("nodes", "links"):
             value = getattr(self, name)
-            if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, (Iterable, np.ndarray)):
+            if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, (Iterable, np.ndarray)) or (
+                    isinstance(value, np.ndarray) and value.ndim == 0):
                 raise TypeError(f"Faults.{name} must be a set of {'nodes' if name == 'nodes' else 'channel ids'}, "
                                 f"got {value!r}")  # fmt: skip
         nodes = []
         for node in self.nodes:
-            if isinstance(node, (str, bytes, bytearray)) or not isinstance(node, (Iterable, np.ndarray)):
+            if isinstance(node, (str, bytes, bytearray)) or not isinstance(node, (Iterable, np.ndarray)) or (
+                    isinstance(node, np.ndarray) and node.ndim != 1):
                 raise TypeError(f"Faults.nodes must hold coordinate tuples, got {node!r}")
-            nodes.append(tuple(check_int(f"faulty node {node!r}: coordinate", x) for x in node))
-        links = [check_int("faulty link (channel id)", cid) for cid in self.links]
+            nodes.append(tuple(check_int(f"Faults.nodes: faulty node {node!r}: coordinate", x) for x in node))
+        links = [check_int("Faults.links: faulty link (channel id)", cid) for cid in self.links]
         object.__setattr__(self, "nodes", frozenset(nodes))
         object.__setattr__(self, "links", frozenset(links))
 
@@ -705,9 +709,9 @@ def _as_generator(seed) -> np.random.Generator:
         return seed
     if isinstance(seed, np.random.SeedSequence):
         return np.random.default_rng(seed)
-    if seed is None or isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+    if seed is None or not is_int(seed):
         raise TypeError(f"seed must be an int, a SeedSequence or a Generator, got {seed!r}")
-    return np.random.default_rng(np.random.SeedSequence(int(seed)))
+    return np.random.default_rng(np.random.SeedSequence(check_int("seed", seed, minimum=0)))
 
 
 def random_node_faults(
@@ -736,7 +740,8 @@ def random_node_faults(
     >>> f == random_node_faults(t, rate=0.25, seed=1)
     True
     """
-    excluded = {topology.node_id(v) for v in exclude}
+    _check_topology("topology", topology)
+    excluded = {topology.node_id(topology.check_node(v, "exclude node")) for v in check_sequence("exclude", exclude)}
     candidates = np.array([v for v in range(topology.num_nodes) if v not in excluded], dtype=np.int64)
     how_many = _fault_count(len(candidates), count, rate, "node")
     chosen = _as_generator(seed).choice(candidates, size=how_many, replace=False)
@@ -760,6 +765,7 @@ def random_link_faults(
     >>> len(f.links)
     4
     """
+    _check_topology("topology", topology)
     links: dict[frozenset[int] | int, list[int]] = {}
     for cid in range(topology.num_channels):
         ends = frozenset((int(topology.channel_src[cid]), int(topology.channel_dst[cid])))
@@ -771,6 +777,21 @@ def random_link_faults(
 
 
 # ---------------------------------------------------------------------- paths
+def _check_topology(name: str, topology: object) -> Torus:
+    """``topology`` after checking it is a :class:`Torus` (or :class:`Mesh`)."""
+    return check_instance(name, topology, Torus, "a Torus or Mesh")  # type: ignore[return-value]
+
+
+def _path_nodes(name: str, path: object) -> list[Node]:
+    """The vertices of ``path`` as int tuples, refusing anything that is not a sequence of int sequences."""
+    nodes = []
+    for i, vertex in enumerate(check_sequence(name, path)):
+        if isinstance(vertex, (str, bytes, bytearray)) or not isinstance(vertex, (Iterable, np.ndarray)):
+            raise TypeError(f"{name}[{i}] must be a sequence of ints, got {vertex!r}")
+        nodes.append(tuple(check_int(f"{name}[{i}] coordinate", x) for x in vertex))
+    return nodes
+
+
 def is_walk(topology: Torus, path: Sequence[Iterable[int]]) -> bool:
     """True if ``path`` is a non-empty sequence of valid nodes, each joined to the next by a channel.
 
@@ -782,6 +803,8 @@ def is_walk(topology: Torus, path: Sequence[Iterable[int]]) -> bool:
     >>> is_walk(t, [(0, 0), (2, 0)])
     False
     """
+    _check_topology("topology", topology)
+    path = check_sequence("path", path)
     if len(path) == 0:
         return False
     try:
@@ -793,12 +816,13 @@ def is_walk(topology: Torus, path: Sequence[Iterable[int]]) -> bool:
 
 def is_simple(path: Sequence[Iterable[int]]) -> bool:
     """True if no vertex repeats in ``path``."""
-    nodes = [tuple(v) for v in path]
+    nodes = _path_nodes("path", path)
     return len(set(nodes)) == len(nodes)
 
 
 def path_length(path: Sequence[Iterable[int]]) -> int:
     """Number of hops (edges) of ``path``: ``len(path) - 1``; 0 for a single vertex."""
+    path = _path_nodes("path", path)
     if len(path) == 0:
         raise ValueError("path is empty")
     return len(path) - 1
@@ -806,6 +830,7 @@ def path_length(path: Sequence[Iterable[int]]) -> int:
 
 def first_shared_vertex(paths: Sequence[Sequence[Iterable[int]]]) -> tuple[Node, int, int] | None:
     """The first vertex lying on two different paths, as ``(vertex, i, j)`` with ``i < j``, or None."""
+    paths = [_path_nodes(f"paths[{i}]", path) for i, path in enumerate(check_sequence("paths", paths))]
     owner: dict[Node, int] = {}
     for j, path in enumerate(paths):
         for v in {tuple(u) for u in path}:
@@ -829,8 +854,9 @@ def are_vertex_disjoint(paths: Sequence[Sequence[Iterable[int]]]) -> bool:
 
 def avoids_faults(topology: Torus, path: Sequence[Iterable[int]], faults: Faults) -> bool:
     """True if ``path`` visits no faulty node and uses no faulty channel."""
-    faults.validate(topology)
-    nodes = [topology.check_node(v) for v in path]
+    _check_topology("topology", topology)
+    check_instance("faults", faults, Faults).validate(topology)
+    nodes = [topology.check_node(v, f"path[{i}]") for i, v in enumerate(check_sequence("path", path))]
     if any(v in faults.nodes for v in nodes):
         return False
     if faults.links:
@@ -850,7 +876,10 @@ def bfs_distances(topology: Torus, source: Iterable[int], faults: Faults | None 
     >>> bfs_distances(Torus(1, 5), (0,)).tolist()
     [0, 1, 2, 2, 1]
     """
-    start = topology.node_id(source)
+    _check_topology("topology", topology)
+    start = topology.node_id(topology.check_node(source, "source"))
+    if faults is not None:
+        check_instance("faults", faults, Faults)
     node_bad = faults.node_mask(topology) if faults else np.zeros(topology.num_nodes, dtype=bool)
     link_bad = faults.link_mask(topology) if faults else np.zeros(topology.num_channels, dtype=bool)
     dist = np.full(topology.num_nodes, -1, dtype=np.int64)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from torus_lab._validate import check_mapping, check_results
 from torus_lab.plotting import apply_style, draw_torus_2d, new_figure
 from torus_lab.studies.bring_your_own_routing import witness_channels
 from torus_lab.topology import Torus
@@ -19,6 +20,8 @@ Results = Mapping[str, pd.DataFrame]
 
 def fig_cdg_witness_cycle(results: Results, params: Mapping[str, Any]):
     """The witness cycle of the plain CDG drawn on ``Torus(2, cdg_radix)``."""
+    check_results("results", results, {"cdg_check": ()})
+    check_mapping("params", params, ["cdg_radix"])
     apply_style()
     check = results["cdg_check"]
     radix = params["cdg_radix"]
@@ -30,6 +33,8 @@ def fig_cdg_witness_cycle(results: Results, params: Mapping[str, Any]):
 
 def fig_latency_load(results: Results, params: Mapping[str, Any]):
     """Mean latency and accepted throughput against offered load, per routing, with 95% intervals."""
+    check_results("results", results, {"latency_load": ()})
+    check_mapping("params", params, [])
     apply_style()
     curves = results["latency_load"]
     fig, axes = new_figure(1, 2)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import check_mapping, check_results
 from torus_lab.plotting import apply_style, color_cycle, new_figure
 
 __all__ = ["fig_fig4_paper", "fig_fig4_long", "fig_latency_vs_load"]
@@ -51,12 +52,16 @@ def _fig4(summary: pd.DataFrame, policy: str, params: Mapping[str, Any], title: 
 
 def fig_fig4_paper(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any], policy: str):
     """Fig. 4 set-up (30 injection steps, then drain): latency, hops, extra hops vs nodes per fault count."""
+    check_results("results", results, {"fig4_paper_summary": ()})
+    check_mapping("params", params, ["policies"])
     return _fig4(results["fig4_paper_summary"], policy, params,
                  "Fig. 4 set-up: p = 0.2, 30 steps, then drain (95% CI over seeds)")  # fmt: skip
 
 
 def fig_fig4_long(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any], policy: str):
     """The Fig. 4 question with long runs (continuous injection), one fault policy."""
+    check_results("results", results, {"fig4_long_summary": ()})
+    check_mapping("params", params, ["long_measure", "long_warmup", "policies"])
     return _fig4(results["fig4_long_summary"], policy, params,
                  f"Long runs: warm-up {params['long_warmup']}, {params['long_measure']} steps (95% CI)")  # fmt: skip
 
@@ -64,6 +69,8 @@ def fig_fig4_long(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]
 def fig_latency_vs_load(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]):
     """Mean packet latency vs offered load (95% CI over seeds, ``load_curve_summary``), one panel per network,
     one line per routing."""
+    check_results("results", results, {"load_curve_summary": ()})
+    check_mapping("params", params, ["curve_routings"])
     apply_style()
     summary = results["load_curve_summary"]
     labels = [entry["label"] for entry in params["curve_routings"]]

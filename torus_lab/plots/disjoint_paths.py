@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
+from torus_lab._validate import check_mapping, check_results
 from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, draw_torus_3d, new_figure
 from torus_lab.studies.disjoint_paths import drawn_paths, paper_radix
 from torus_lab.topology import Torus
@@ -31,6 +32,8 @@ def _paper_rows(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
 
 def fig_fig9_path_lengths(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """Fig. 9: maximum and mean (± std) per-instance maximum path length of ``paper`` against the bound."""
+    check_results("results", results, {"disjoint_paths": ()})
+    check_mapping("params", params, [])
     apply_style()
     paper = _paper_rows(results)
     fig, ax = new_figure()
@@ -46,6 +49,8 @@ def fig_fig9_path_lengths(results: Mapping[str, pd.DataFrame], params: Mapping[s
 
 def fig_fig10_time(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """Fig. 10: time per instance (CPU and wall-clock mean, CPU 99th percentile), scaled ``n c^4`` and the fit."""
+    check_results("results", results, {"time_fit": (), "time_per_instance": ()})
+    check_mapping("params", params, [])
     apply_style()
     times = results["time_per_instance"].sort_values("n")
     exponent = results["time_fit"].set_index("measure").loc["cpu_mean_s", "exponent"]
@@ -66,6 +71,8 @@ def fig_fig10_time(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any
 
 def fig_variants_path_lengths(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """Mean per-instance maximum path length of ``paper``, ``short`` and ``greedy`` on the same instances."""
+    check_results("results", results, {"disjoint_paths": ()})
+    check_mapping("params", params, [])
     apply_style()
     summary = results["disjoint_paths"]
     paper = _paper_rows(results)
@@ -82,6 +89,8 @@ def fig_variants_path_lengths(results: Mapping[str, pd.DataFrame], params: Mappi
 
 def fig_solved_instances(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """The drawn solved instances: a ``(2,5)``-torus with ``c = 2`` and a ``(3,5)``-torus with ``c = 3``."""
+    check_results("results", results, {"solved_instances": ()})
+    check_mapping("params", params, [])
     apply_style()
     solved = results["solved_instances"]
     fig = plt.figure(figsize=(12, 5))

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import check_mapping, check_results
 from torus_lab.plotting import MARKERS, PALETTE, apply_style, new_figure
 from torus_lab.routing.square import ALGORITHMS
 from torus_lab.studies.fault_tolerant import LABEL, example_routes, square_cover, walk_segments
@@ -86,41 +87,57 @@ def _improvement(results: Results, params: Params, numerator: str, denominator: 
 
 def fig_success_chain_figs_4_5(results: Results, params: Params):
     """Figs. 4/5: success rate of Chain per group, 95% Wilson bars, the oracle dotted."""
+    check_results("results", results, {"fault_tolerant": ()})
+    check_mapping("params", params, ["group1", "group2"])
     return _success(results, params, "chain", "4_5")
 
 
 def fig_success_adaptive_square_figs_6_7(results: Results, params: Params):
     """Figs. 6/7: success rate of Adaptive-Square per group."""
+    check_results("results", results, {"fault_tolerant": ()})
+    check_mapping("params", params, ["group1", "group2"])
     return _success(results, params, "adaptive_square", "6_7")
 
 
 def fig_success_heuristic_square_figs_12_13(results: Results, params: Params):
     """Figs. 12/13: success rate of Heuristic-Square per group."""
+    check_results("results", results, {"fault_tolerant": ()})
+    check_mapping("params", params, ["group1", "group2"])
     return _success(results, params, "heuristic_square", "12_13")
 
 
 def fig_success_backtracking_square_figs_ours(results: Results, params: Params):
     """Success rate of our Backtracking-Square per group."""
+    check_results("results", results, {"fault_tolerant": ()})
+    check_mapping("params", params, ["group1", "group2"])
     return _success(results, params, "backtracking_square", "ours")
 
 
 def fig_improvement_adaptive_square_vs_chain_figs_8_9(results: Results, params: Params):
     """Figs. 8/9: Adaptive-Square / Chain success ratio with paired 95% intervals."""
+    check_results("results", results, {"improvement_ratios": ()})
+    check_mapping("params", params, ["group1", "group2"])
     return _improvement(results, params, "adaptive_square", "chain", "8_9")
 
 
 def fig_improvement_heuristic_square_vs_adaptive_square_figs_14_15(results: Results, params: Params):
     """Figs. 14/15: Heuristic-Square / Adaptive-Square success ratio."""
+    check_results("results", results, {"improvement_ratios": ()})
+    check_mapping("params", params, ["group1", "group2"])
     return _improvement(results, params, "heuristic_square", "adaptive_square", "14_15")
 
 
 def fig_improvement_backtracking_square_vs_heuristic_square_figs_ours(results: Results, params: Params):
     """Our Backtracking-Square / Heuristic-Square success ratio."""
+    check_results("results", results, {"improvement_ratios": ()})
+    check_mapping("params", params, ["group1", "group2"])
     return _improvement(results, params, "backtracking_square", "heuristic_square", "ours")
 
 
 def fig_path_plus_adaptive_square_figs_10_11(results: Results, params: Params):
     """Figs. 10/11: path plus of Adaptive-Square; dotted, the oracle's on the same successful trials."""
+    check_results("results", results, {"fault_tolerant": ()})
+    check_mapping("params", params, ["group1", "group2"])
     apply_style()
     table = results["fault_tolerant"]
     fig, axes = new_figure(1, 2, sharey=True)
@@ -140,6 +157,8 @@ def fig_path_plus_adaptive_square_figs_10_11(results: Results, params: Params):
 
 def fig_gap_to_oracle(results: Results, params: Params):
     """Every algorithm and the oracle at the ``focus`` points (one panel each)."""
+    check_results("results", results, {"fault_tolerant": ()})
+    check_mapping("params", params, ["focus"])
     apply_style()
     table = results["fault_tolerant"]
     focus = [(int(p["radix"]), int(p["m"])) for p in params["focus"]]
@@ -177,6 +196,8 @@ def _draw_walk(ax, mask, s, t, result, radix: int) -> None:
 
 def fig_faulty_torus_example(results: Results, params: Params):
     """The example trial (``faulty_torus_example``): faults, squares visited and the walk of each algorithm."""
+    check_results("results", results, {"faulty_torus_example": ()})
+    check_mapping("params", params, [])
     apply_style()
     pick = results["faulty_torus_example"].iloc[0]
     radix, m, count = int(pick["N"]), int(pick["m"]), int(pick["fault_count"])

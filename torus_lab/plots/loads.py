@@ -14,6 +14,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
+from torus_lab._validate import check_mapping, check_results
 from torus_lab.plotting import PALETTE, apply_style, new_figure
 
 __all__ = ["fig_emax_vs_k", "fig_emax_per_processor", "fig_odr_constant", "fig_heatmap_2d", "fig_heatmap_3d"]
@@ -45,6 +46,8 @@ def _legend_below(fig: Figure, axes, dims) -> None:
 def fig_emax_vs_k(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """``E_max`` against ``k`` per dimension (t = 1 solid, t = 2 dashed), with bound (1), the best Lemma 1 cut
     and the paper's ``k^(d-1)/8`` for the linear placement."""
+    check_results("results", results, {"loads": ()})
+    check_mapping("params", params, ["routings"])
     apply_style()
     summary = results["loads"]
     dims, fig, axes = _panels(summary)
@@ -68,6 +71,8 @@ def fig_emax_vs_k(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]
 
 def fig_emax_per_processor(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """``E_max / |P|`` against ``k`` per dimension, every ``t`` and the fully populated torus for contrast."""
+    check_results("results", results, {"loads": ()})
+    check_mapping("params", params, ["routings"])
     apply_style()
     summary = results["loads"]
     dims, fig, axes = _panels(summary)
@@ -94,6 +99,8 @@ def fig_emax_per_processor(results: Mapping[str, pd.DataFrame], params: Mapping[
 def fig_odr_constant(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """Linear placement: ODR ``E_max`` and mean link load over ``k^(d-1)`` (``odr_constant`` table), UDR
     ``E_max`` over ``k^(d-1)``, per dimension and parity of ``k``, against the paper's 1/8."""
+    check_results("results", results, {"loads": (), "odr_constant": ()})
+    check_mapping("params", params, [])
     apply_style()
     odr_lin = results["odr_constant"]
     summary = results["loads"]
@@ -123,6 +130,8 @@ def fig_odr_constant(results: Mapping[str, pd.DataFrame], params: Mapping[str, A
 def fig_heatmap_2d(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """Load of every directed link of ``T_2^k`` (``k = heatmap_k_2d``) under the linear placement: one panel per
     (dimension, sign), one row per routing; processors (link sources in the placement) circled."""
+    check_results("results", results, {"heatmap_2d": ()})
+    check_mapping("params", params, ["heatmap_k_2d", "routings"])
     apply_style()
     frame = results["heatmap_2d"]
     k = int(params["heatmap_k_2d"])
@@ -149,6 +158,8 @@ def fig_heatmap_2d(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any
 def fig_heatmap_3d(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """``T_3^k`` (``k = heatmap_k_3d``), linear placement: the load as a (dimension, sign) x class ``r`` map, one
     panel per routing."""
+    check_results("results", results, {"heatmap_3d": ()})
+    check_mapping("params", params, ["heatmap_k_3d", "routings"])
     apply_style()
     frame = results["heatmap_3d"]
     k = int(params["heatmap_k_3d"])

@@ -11,8 +11,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import check_instance, check_int, check_mapping, check_results, check_sequence, check_str
 from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, grid_axes, new_figure
 from torus_lab.studies import virtual_mesh as study
+from torus_lab.topology import Torus
 
 __all__ = ["draw_virtual_mesh", "draw_cdg_cycle", "fig_vc_counts", "fig_virtual_mesh", "fig_cdg_witness_cycles",
            "fig_adaptivity", "fig_latency_vs_load"]
@@ -28,8 +30,18 @@ def draw_virtual_mesh(ax, topology, combos: Mapping[int, tuple[int, ...]], vc_na
     legend names of the VCs.  Each direction of a link is drawn offset to its right; wraparound channels are
     stubs at the border.
     """
+    from matplotlib.axes import Axes
     from matplotlib.lines import Line2D
 
+    check_instance("ax", ax, Axes, "a matplotlib Axes")
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    check_mapping("combos", combos)
+    for channel, vcs in combos.items():
+        check_int("combos", channel, 0, topology.num_channels - 1)
+        check_sequence("combos", vcs)
+    vc_names = [check_str("vc_names", name) for name in check_sequence("vc_names", vc_names)]
+    if title is not None:
+        check_str("title", title)
     topo = topology
     kinds = sorted(set(combos.values()), key=lambda c: (len(c), c))
     colour = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(kinds)}
@@ -60,6 +72,12 @@ def draw_virtual_mesh(ax, topology, combos: Mapping[int, tuple[int, ...]], vc_na
 
 def draw_cdg_cycle(ax, topology, cycle: Sequence[tuple[int, int]] | None, *, title: str | None = None):
     """Draw a CDG witness cycle on the 2D torus ``topology``: thick arrows labelled with their position and VC."""
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    if cycle is not None:
+        cycle = [tuple(check_int("cycle", x, minimum=0) for x in check_sequence("cycle", v, min_length=2))[:2]
+                 for v in check_sequence("cycle", cycle)]  # fmt: skip
+        if any(cid >= topology.num_channels for cid, _ in cycle):
+            raise ValueError(f"cycle holds a channel id outside 0..{topology.num_channels - 1}")
     topo = topology
     draw_torus_2d(ax, topo, title=title)
     if not cycle:
@@ -93,6 +111,8 @@ VC_COUNT_REFERENCES = ((2, "paper: 2 VNs (unidirectional)"), (1.5, "paper: 3/2 V
 
 def fig_vc_counts(results: Results, params: Mapping[str, Any]):
     """VCs in use per channel and most VCs on a channel against k, beside the paper's counts."""
+    check_results("results", results, {"vc_counts": ()})
+    check_mapping("params", params, ["vc_ks"])
     apply_style()
     vc = results["vc_counts"]
     fig, ax = new_figure()
@@ -119,6 +139,8 @@ VIRTUAL_MESH_TITLES = ("unidirectional {k}x{k} torus, DOR + dateline",
 def fig_virtual_mesh(results: Results, params: Mapping[str, Any]):
     """The three virtual meshes of :data:`torus_lab.studies.virtual_mesh.DRAWN_ROUTINGS` on draw_k x draw_k,
     drawn from ``channel_vcs``."""
+    check_results("results", results, {"channel_vcs": ()})
+    check_mapping("params", params, ["draw_k"])
     apply_style()
     k = params["draw_k"]
     listing = results["channel_vcs"]
@@ -143,6 +165,8 @@ WITNESS_PANELS = (("bidirectional", "dor"), ("bidirectional", "negative-first+pa
 
 def fig_cdg_witness_cycles(results: Results, params: Mapping[str, Any]):
     """CDG witness cycles (from ``cdg_verdicts``) of :data:`WITNESS_PANELS` at the smallest k."""
+    check_results("results", results, {"cdg_verdicts": ()})
+    check_mapping("params", params, ["ks"])
     apply_style()
     k0 = min(params["ks"])
     fig, axes = plt.subplots(2, 3, figsize=(14, 9))
@@ -161,6 +185,8 @@ ADAPTIVITY_BARS = ("pfnf-reconstruction", "pfnf-mirror", "pfnf-literal", "pfnf-s
 
 def fig_adaptivity(results: Results, params: Mapping[str, Any]):
     """Fraction of pairs with every minimal path usable (ties resolved +), mesh and torus, at the largest k."""
+    check_results("results", results, {"adaptivity": ()})
+    check_mapping("params", params, ["adaptivity_ks"])
     apply_style()
     adapt = results["adaptivity"]
     sel = list(ADAPTIVITY_BARS)
@@ -178,6 +204,8 @@ def fig_adaptivity(results: Results, params: Mapping[str, Any]):
 
 def fig_latency_vs_load(results: Results, params: Mapping[str, Any]):
     """Mean latency against offered load per traffic pattern; deadlocked runs as crosses along the top."""
+    check_results("results", results, {"latency": ()})
+    check_mapping("params", params, ["sim_k", "sim_traffics"])
     apply_style()
     sweep = results["latency"]
     traffics = list(params["sim_traffics"])

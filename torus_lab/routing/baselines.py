@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from torus_lab._validate import check_int, check_real, check_str
 from torus_lab.routing.disjoint_paths import Node, _check_instance
 from torus_lab.topology import Torus
 
@@ -121,8 +122,8 @@ def greedy_disjoint_paths(
     >>> greedy_disjoint_paths((2, 5), [((0, 0), (0, 2)), ((0, 1), (0, 3))], order="longest_first")
     [[(0, 0), (1, 0), (1, 1), (1, 2), (0, 2)], [(0, 1), (4, 1), (4, 2), (4, 3), (0, 3)]]
     """
-    if order not in GREEDY_ORDERS:
-        raise ValueError(f"order must be one of {GREEDY_ORDERS}, got {order!r}")
+    check_str("order", order, GREEDY_ORDERS)
+    max_expansions = check_int("max_expansions", max_expansions, minimum=0)
     n, k, checked = _check_instance(torus, pairs)
     grid = _Grid(n, k)
     ids = [(grid.to_id(s), grid.to_id(d)) for s, d in checked]
@@ -163,6 +164,7 @@ def optimal_disjoint_paths(
     >>> max(len(p) - 1 for p in paths)
     3
     """
+    time_limit = check_real("time_limit", time_limit, minimum=0)
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix
 

@@ -64,10 +64,10 @@ True
 from __future__ import annotations
 
 import math
-import numbers
 
 from torus_lab._jit import njit
-from torus_lab.routing.interface import RoutingFunction, build_tables
+from torus_lab._validate import check_str, is_int
+from torus_lab.routing.interface import MAX_CANDIDATES, RoutingFunction, build_tables
 from torus_lab.routing.registry import Option, register_routing
 from torus_lab.topology import Faults, Torus
 
@@ -288,10 +288,11 @@ def header_size_bits(k: int, n: int, *, rounding: str = "ceil") -> float:
     (18, 11, 8.925)
     """
     for name, value, low in (("k", k, 2), ("n", n, 1)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if not is_int(value):
             raise TypeError(f"{name} must be an int, got {value!r}")
         if value < low:
             raise ValueError(f"{name} must be >= {low}, got {value!r}")
+    check_str("rounding", rounding, ("ceil", "exact"))
     if rounding == "exact":
         return 2 * math.log2(n) + n * math.log2(k) + 1
     if rounding != "ceil":
@@ -302,8 +303,8 @@ def header_size_bits(k: int, n: int, *, rounding: str = "ceil") -> float:
 def _common_checks(topology: Torus, vcs: int, faults: Faults | None) -> None:
     if not isinstance(topology, Torus):
         raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
-    if isinstance(vcs, bool) or not isinstance(vcs, numbers.Integral) or vcs < 1:
-        raise ValueError(f"vcs must be an int >= 1, got {vcs!r}")
+    if not is_int(vcs) or not 1 <= vcs <= MAX_CANDIDATES:
+        raise ValueError(f"vcs must be an int in 1..{MAX_CANDIDATES}, got {vcs!r}")
     if faults is not None and not isinstance(faults, Faults):
         raise TypeError(f"faults must be a Faults or None, got {faults!r}")
 
@@ -345,10 +346,8 @@ def direction_first_routing(
     True
     """
     _common_checks(topology, vcs, faults)
-    if wraps not in WRAP_RULES:
-        raise ValueError(f"wraps must be one of {WRAP_RULES}, got {wraps!r}")
-    if misroute not in MISROUTE_POLICIES:
-        raise ValueError(f"misroute must be one of {MISROUTE_POLICIES}, got {misroute!r}")
+    check_str("wraps", wraps, WRAP_RULES)
+    check_str("misroute", misroute, MISROUTE_POLICIES)
     iparams = [int(vcs), WRAP_RULES.index(wraps), _MISROUTE_CODE[misroute], 0]
     return RoutingFunction(
         name="direction-first-ecube"
@@ -384,8 +383,7 @@ def west_first_routing(
     _common_checks(topology, vcs, faults)
     if topology.n != 2:
         raise ValueError(f"west-first needs a 2D topology, got n = {topology.n}")
-    if misroute not in MISROUTE_POLICIES:
-        raise ValueError(f"misroute must be one of {MISROUTE_POLICIES}, got {misroute!r}")
+    check_str("misroute", misroute, MISROUTE_POLICIES)
     iparams = [int(vcs), WRAP_RULES.index("first"), _MISROUTE_CODE[misroute], 1]
     return RoutingFunction(
         name="west-first",

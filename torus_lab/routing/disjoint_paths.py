@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from torus_lab._validate import check_instance, check_int, check_sequence, check_str, is_int
 from torus_lab.topology import Torus
 
 __all__ = [
@@ -176,25 +177,25 @@ def torus_shape(torus: Torus | tuple[int, int]) -> tuple[int, int]:
     if isinstance(torus, tuple) and len(torus) == 2:
         n, k = torus
         for name, value in (("n", n), ("k", k)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{name} must be an int, got {value!r}")
+            if not is_int(value):
+                raise TypeError(f"torus: {name} must be an int, got {value!r}")
         if n < 1 or k < 2:
             raise ValueError(f"need n >= 1 and k >= 2, got (n, k) = {(n, k)!r}")
         return int(n), int(k)
     raise TypeError(f"torus must be a Torus or an (n, k) tuple of ints, got {torus!r}")
 
 
-def _as_sequence(value: object) -> object:
+def _as_sequence(value: object, name: str) -> object:
     """A numpy array (of any integer dtype) read as the sequence of its rows; anything else unchanged."""
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "iu" and value.size:
-            raise TypeError(f"coordinates must be integers, got an array of dtype {value.dtype}")
+            raise TypeError(f"{name}: coordinates must be integers, got an array of dtype {value.dtype}")
         return value.tolist()
     return value
 
 
 def _check_node(node: object, n: int, k: int, name: str) -> Node:
-    node = _as_sequence(node)
+    node = _as_sequence(node, name)
     if isinstance(node, (str, bytes)) or not isinstance(node, Sequence):
         raise TypeError(f"{name} must be a sequence of {n} ints, got {node!r}")
     if len(node) != n:
@@ -202,7 +203,7 @@ def _check_node(node: object, n: int, k: int, name: str) -> Node:
     if all(type(x) is int and 0 <= x < k for x in node):  # fast path for plain ints
         return tuple(node)
     for x in node:
-        if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        if not is_int(x):
             raise TypeError(f"{name} {tuple(node)!r}: coordinate {x!r} is not an int")
         if not 0 <= x < k:
             raise ValueError(f"{name} {tuple(node)!r}: coordinate {x} out of range 0..{k - 1}")
@@ -210,12 +211,12 @@ def _check_node(node: object, n: int, k: int, name: str) -> Node:
 
 
 def _check_pairs(n: int, k: int, pairs: object) -> list[tuple[Node, Node]]:
-    pairs = _as_sequence(pairs)
+    pairs = _as_sequence(pairs, "pairs")
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence):
         raise TypeError(f"pairs must be a sequence of (source, destination) pairs, got {pairs!r}")
     out = []
     for i, pair in enumerate(pairs):
-        pair = _as_sequence(pair)
+        pair = _as_sequence(pair, f"pairs[{i}]")
         if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2:
             raise ValueError(f"pairs[{i}] must be a (source, destination) pair, got {pair!r}")
         out.append((_check_node(pair[0], n, k, f"pairs[{i}] source"), _check_node(pair[1], n, k, f"pairs[{i}] dest")))
@@ -225,9 +226,9 @@ def _check_pairs(n: int, k: int, pairs: object) -> list[tuple[Node, Node]]:
 def _check_instance(torus: Torus | tuple[int, int], pairs: object) -> tuple[int, int, list[tuple[Node, Node]]]:
     n, k = torus_shape(torus)
     if k < 5:
-        raise ValueError(f"the algorithm needs k >= 5, got k = {k}")
+        raise ValueError(f"the algorithm needs a torus with k >= 5, got k = {k}")
     if n >= k:
-        raise ValueError(f"the algorithm needs n < k, got n = {n}, k = {k}")
+        raise ValueError(f"the algorithm needs a torus with n < k, got n = {n}, k = {k}")
     checked = _check_pairs(n, k, pairs)
     c = len(checked)
     if not 1 <= c <= n:
@@ -251,6 +252,7 @@ def length_bound(n: int, k: int, c: int) -> int:
     >>> [length_bound(n, max(5, n + 1), n) for n in range(2, 8)]
     [14, 26, 38, 63, 88, 124]
     """
+    n, k, c = check_int("n", n, minimum=1), check_int("k", k, minimum=2), check_int("c", c, minimum=1)
     return 2 * k * (c - 1) + n * (k // 2)
 
 
@@ -728,13 +730,11 @@ def disjoint_paths_run(
     >>> run.paths[0]
     [(0, 0), (0, 1), (0, 2), (4, 2), (3, 2), (2, 2)]
     """
-    if choose_T not in CHOOSE_T:
-        raise ValueError(f"choose_T must be one of {CHOOSE_T}, got {choose_T!r}")
-    if detour_order not in DETOUR_ORDERS:
-        raise ValueError(f"detour_order must be one of {DETOUR_ORDERS}, got {detour_order!r}")
+    check_str("choose_T", choose_T, CHOOSE_T)
+    check_str("detour_order", detour_order, DETOUR_ORDERS)
+    check_str("lemma2", lemma2, LEMMA2_RULES)
+    check_instance("trace", trace, (bool, np.bool_), "a bool")
     n, k, checked = _check_instance(torus, pairs)
-    if lemma2 not in LEMMA2_RULES:
-        raise ValueError(f"lemma2 must be one of {LEMMA2_RULES}, got {lemma2!r}")
     solver = _Solver(n, k, choose_T, detour_order, lemma2, trace)
     ids = [(p, solver.to_id(s), solver.to_id(d)) for p, (s, d) in enumerate(checked)]
     try:
@@ -822,6 +822,8 @@ def verify_disjoint_paths(
     """
     n, k = torus_shape(torus)
     pairs = _check_pairs(n, k, pairs)
+    paths = [check_sequence(f"paths[{i}]", _as_sequence(path, f"paths[{i}]"))
+             for i, path in enumerate(check_sequence("paths", _as_sequence(paths, "paths")))]  # fmt: skip
     if len(paths) != len(pairs):
         return Violation("count", -1, f"{len(paths)} paths for {len(pairs)} pairs")
     bound = length_bound(n, k, len(pairs))
@@ -864,6 +866,9 @@ def format_trace(trace: Sequence[TraceLevel]) -> str:
     >>> print(format_trace(run.trace).splitlines()[0])
     level 1 (n=3, general): pairs 1, 2; delta=1, gamma(T')=1, gamma(T)=3, rho=pair 1
     """
+    trace = check_sequence("trace", trace)
+    for i, level in enumerate(trace):
+        check_instance(f"trace[{i}]", level, TraceLevel)
     lines = []
 
     def arrow(path):

@@ -31,9 +31,8 @@ Examples
 
 from __future__ import annotations
 
-import numbers
-
 from torus_lab._jit import njit
+from torus_lab._validate import check_str, is_int
 from torus_lab.routing.interface import RoutingFunction, build_tables
 from torus_lab.routing.registry import Option, register_routing
 from torus_lab.topology import Faults, Torus
@@ -176,16 +175,13 @@ def ecube_routing(
     if not isinstance(topology, Torus):
         raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
     _check_bool("datelines", datelines)
-    if isinstance(vcs, bool) or not isinstance(vcs, numbers.Integral) or vcs < 1:
+    if not is_int(vcs) or vcs < 1:
         raise ValueError(f"vcs must be an int >= 1, got {vcs!r}")
     if datelines and vcs < 2:
         raise ValueError(f"datelines need vcs >= 2, got vcs={vcs}")
-    if tie not in ("+", "-"):
-        raise ValueError(f"tie must be '+' or '-', got {tie!r}")
-    if dateline_rule not in ("switch", "entry"):
-        raise ValueError(f"dateline_rule must be 'switch' or 'entry', got {dateline_rule!r}")
-    if variant not in ("ecube", "double"):
-        raise ValueError(f"variant must be 'ecube' or 'double', got {variant!r}")
+    check_str("tie", tie, ("+", "-"))
+    check_str("dateline_rule", dateline_rule, ("switch", "entry"))
+    check_str("variant", variant, ("ecube", "double"))
     iparams = [0] * 5
     iparams[_P_VCS] = int(vcs)
     iparams[_P_DATELINES] = int(datelines)

@@ -25,7 +25,6 @@ Examples
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +32,7 @@ from numba import types
 from numba.typed import Dict, List
 
 from torus_lab._jit import njit
+from torus_lab._validate import is_int, naming
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 
 __all__ = [
@@ -62,8 +62,8 @@ _PROBLEMS = {
     _NOT_LEAVING: "returned channel {value}, which does not leave the current node",
     _FAULTY: "returned channel {value}, which is faulty",
     _VC: "returned VC {value} (allowed 0..{last_vc})",
-    _TOO_MANY_STATES: "reaches more than {value} routing states for one destination (does its header state grow "
-    "without bound?)",
+    _TOO_MANY_STATES: "reaches more than {value} routing states (max_states) for one destination (does its header "
+    "state grow without bound?)",
     _LOOP: "has a route that never ends: its preferred candidates lead back to a state it was in "
     "({value} hops round)",
 }
@@ -240,15 +240,18 @@ class RoutingValidationError(ValueError):
     """A routing kernel returned malformed output; the message names the algorithm and the state."""
 
 
-def check_routing_function(rf: object) -> RoutingFunction:
-    """``rf`` itself, or TypeError if it is not a :class:`RoutingFunction`."""
+def check_routing_function(rf: object, name: str = "rf") -> RoutingFunction:
+    """``rf`` itself, or TypeError naming the parameter ``name`` if it is not a :class:`RoutingFunction`."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the parameter's name), got {name!r}")
     if not isinstance(rf, RoutingFunction):
-        raise TypeError(f"expected a RoutingFunction, got {rf!r}")
+        raise TypeError(f"{name} must be a RoutingFunction, got {rf!r}")
     return rf
 
 
 def node_ok(rf: RoutingFunction) -> np.ndarray:
     """Boolean mask over node ids: True for a non-faulty node."""
+    check_routing_function(rf)
     ok = np.ones(rf.topology.num_nodes, dtype=bool)
     if rf.faults is not None:
         ok &= ~np.asarray(rf.faults.node_mask(rf.topology), dtype=bool)
@@ -299,10 +302,10 @@ def explore_states(rf: RoutingFunction, dst, *, max_states: int = 5_000_000) -> 
     6
     """
     check_routing_function(rf)
-    d = rf._node_id(dst)
-    if isinstance(max_states, bool) or not isinstance(max_states, numbers.Integral) or max_states < 1:
-        raise ValueError(f"max_states must be a positive int, got {max_states!r}")
-    graph, enc, problem = _explore(rf, d, int(max_states))
+    with naming("dst"):
+        d = rf._node_id(dst)
+    max_states = _check_positive("max_states", max_states)
+    graph, enc, problem = _explore(rf, d, max_states)
     if problem[0] == _TOO_MANY_STATES:
         raise ValueError(f"state space of routing {rf.name!r} for destination {d} exceeds max_states={max_states}")
     if problem[0] != _OK:
@@ -324,9 +327,13 @@ class ValidationReport:
 
 
 def _check_positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    if not is_int(value) or not 1 <= value <= MAX_STATES_LIMIT:
+        raise ValueError(f"{name} must be an int in 1..{MAX_STATES_LIMIT}, got {value!r}")
     return int(value)
+
+
+#: Largest ``max_states`` / ``sample`` accepted (the kernels count states in int64).
+MAX_STATES_LIMIT = 2**62
 
 
 def validate_routing(
@@ -370,11 +377,11 @@ def validate_routing(
     ('exhaustive', 16, 0)
     """
     check_routing_function(rf)
-    if mode not in VALIDATION_MODES:
+    if not isinstance(mode, str) or mode not in VALIDATION_MODES:
         raise ValueError(f"mode must be one of {VALIDATION_MODES}, got {mode!r}")
     sample = _check_positive("sample", sample)
     max_states = _check_positive("max_states", max_states)
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
     ok_nodes = np.flatnonzero(node_ok(rf))
     if mode == "auto":

@@ -35,15 +35,15 @@ Examples
 
 from __future__ import annotations
 
-import numbers
 from collections import namedtuple
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numba import types
 
 from torus_lab._memory import check_memory, network_size
+from torus_lab._validate import check_instance, check_int, check_int_array, check_sequence, check_str, is_int
 from torus_lab.topology import Faults, Torus
 
 __all__ = [
@@ -147,6 +147,12 @@ def compile_for_kernel(runner, args: Sequence, position: int = 0):
     """
     from numba import typeof
 
+    from torus_lab._jit import is_dispatcher
+
+    if not is_dispatcher(runner):
+        raise TypeError(f"runner must be an @njit function, got {runner!r}")
+    args = check_sequence("args", args)
+    position = check_int("position", position, 0, max(len(args) - 1, 0))
     if not runner.signatures:
         sig = tuple(KERNEL_TYPE if i == position else typeof(a) for i, a in enumerate(args))
         runner.compile(sig)
@@ -173,10 +179,11 @@ def build_tables(topology: Torus, faults: Faults | None, iparams: Sequence[int])
         raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
     if faults is not None and not isinstance(faults, Faults):
         raise TypeError(f"faults must be a Faults or None, got {faults!r}")
+    iparams = check_int_array("iparams", iparams, -(2**63), 2**63 - 1, ndim=1)
     if len(iparams) > NUM_IPARAMS:
         raise ValueError(f"iparams has {len(iparams)} entries, at most {NUM_IPARAMS} allowed")
     params = np.zeros(NUM_IPARAMS, dtype=np.int64)
-    params[: len(iparams)] = np.asarray(iparams, dtype=np.int64)
+    params[: len(iparams)] = iparams.astype(np.int64)
     check_memory(_tables_memory_estimate(topology), f"routing tables of {network_size(topology)}")
     ok = np.ones(topology.num_channels, dtype=np.int64)
     if faults is not None:
@@ -270,6 +277,20 @@ class RoutingFunction:
     spec: dict | None = None
 
     def __post_init__(self) -> None:
+        check_str("name", self.name)
+        if not callable(self.kernel):
+            raise TypeError(f"kernel must be a compiled routing kernel, got {self.kernel!r}")
+        check_instance("topology", self.topology, Torus, "a Torus or Mesh")
+        if self.faults is not None:
+            check_instance("faults", self.faults, Faults).validate(self.topology)
+        check_instance("tables", self.tables, Tables, "Tables (from build_tables)")
+        self.num_vcs = check_int("num_vcs", self.num_vcs)
+        if not (is_int(self.adaptive) or isinstance(self.adaptive, (bool, np.bool_))):
+            raise TypeError(f"adaptive must be a bool, got {self.adaptive!r}")
+        self.random_choices = check_int("random_choices", self.random_choices, minimum=1)
+        check_instance("options", self.options, Mapping, "a mapping")
+        if self.spec is not None:
+            check_instance("spec", self.spec, Mapping, "a mapping or None")
         if self.num_vcs < 1:
             raise ValueError(f"num_vcs must be >= 1, got {self.num_vcs}")
         if 2 * self.topology.n * self.num_vcs > MAX_CANDIDATES:
@@ -290,7 +311,7 @@ class RoutingFunction:
         return (0,) * STATE_SIZE
 
     def _node_id(self, node) -> int:
-        if isinstance(node, numbers.Integral) and not isinstance(node, bool):
+        if is_int(node):
             if not 0 <= node < self.topology.num_nodes:
                 raise ValueError(f"node id {node} out of range 0..{self.topology.num_nodes - 1}")
             return int(node)

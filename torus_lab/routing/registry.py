@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from torus_lab._jit import fresh_cache_dispatcher, is_dispatcher
+from torus_lab._validate import check_instance, is_int
 from torus_lab.routing.explore import validate_routing
 from torus_lab.routing.interface import NUM_IPARAMS, RoutingFunction, build_tables, compile_kernel
 from torus_lab.topology import Faults, Torus
@@ -217,7 +218,7 @@ def _per_build(value, name: str, what: str):
     """A constant or a callable ``f(options, topology)``, as a callable."""
     if callable(value):
         return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+    if not is_int(value) or value < 1:
         raise ValueError(f"routing {name!r}: {what} must be an int >= 1 or a callable, got {value!r}")
     return lambda options, topology: int(value)
 
@@ -328,6 +329,8 @@ def register_routing(
     if existing is not None and (existing.builtin or not replace):
         what = "a built-in routing" if existing.builtin else "already registered (pass replace=True)"
         raise ValueError(f"routing name {name!r} is {what}")
+    if build is not None and not callable(build):
+        raise TypeError(f"routing {name!r}: build must be callable, got {build!r}")
     opts = _options_with_defaults(name, options, build)
     if kernel is not None:
         if not is_dispatcher(kernel):
@@ -362,9 +365,14 @@ def routing_entry(name: str) -> RoutingEntry:
     >>> routing_entry("pfnf").source.split(" (")[0]
     'Upadhyay, Varavithya & Mohapatra, Section 4'
     """
+    return _entry(name, "name")
+
+
+def _entry(name: object, param: str) -> RoutingEntry:
+    """The entry called ``name``; the ValueError names the parameter ``param`` and every registered name."""
     entry = _REGISTRY.get(name) if isinstance(name, str) else None
     if entry is None:
-        raise ValueError(f"unknown routing {name!r}; registered routings: {', '.join(sorted(_REGISTRY))}")
+        raise ValueError(f"{param}: unknown routing {name!r}; registered routings: {', '.join(sorted(_REGISTRY))}")
     return entry
 
 
@@ -404,7 +412,7 @@ def normalize_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
     >>> normalize_spec("nope")
     Traceback (most recent call last):
     ...
-    ValueError: unknown routing 'nope'; registered routings: direction-first, duato, ecube, pfnf, turn-model, west-first
+    ValueError: spec: unknown routing 'nope'; registered routings: direction-first, duato, ecube, pfnf, ...-first
     """
     if isinstance(spec, str):
         name, given = spec, {}
@@ -415,7 +423,7 @@ def normalize_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
         name = spec["name"]
     else:
         raise TypeError(f"a routing spec is a name or a mapping with 'name' and options, got {spec!r}")
-    entry = routing_entry(name)
+    entry = _entry(name, "spec")
     out = {"name": entry.name, **entry.defaults()}
     for key, value in given.items():
         out[key] = entry.option(key).check(entry.name, value)
@@ -456,6 +464,10 @@ def make_routing(
     entry = _REGISTRY[full["name"]]
     if not isinstance(topology, Torus):
         raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
+    if faults is not None:
+        check_instance("faults", faults, Faults).validate(topology)
+    if validate is not None:
+        check_instance("validate", validate, (bool, np.bool_), "a bool or None")
     options = {k: v for k, v in full.items() if k != "name"}
     rf = entry.build(topology, faults=faults, **options)
     if not isinstance(rf, RoutingFunction):
@@ -506,6 +518,13 @@ def import_user_entries(blob: bytes | None) -> None:
         return
     import pickle
 
-    for entry in pickle.loads(blob):
+    check_instance("blob", blob, bytes, "bytes from export_user_entries() or None")
+    try:
+        entries = pickle.loads(blob)
+    except Exception as err:  # any unpickling failure: not a blob export_user_entries() wrote
+        raise ValueError(f"blob is not a blob of routing entries ({type(err).__name__}: {err})") from None
+    if not isinstance(entries, list) or not all(isinstance(e, RoutingEntry) for e in entries):
+        raise ValueError(f"blob does not hold a list of routing entries, got {type(entries).__name__}")
+    for entry in entries:
         if entry.name not in _REGISTRY:
             _REGISTRY[entry.name] = entry

@@ -33,7 +33,6 @@ Common machinery (guide 3.1, all REC):
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -41,7 +40,8 @@ import numpy as np
 from numba import prange
 
 from torus_lab._jit import njit
-from torus_lab._validate import check_int, check_int_array
+from torus_lab._memory import check_memory
+from torus_lab._validate import check_int, check_int_array, check_sequence, check_str, is_int
 from torus_lab.topology import Faults, Mesh, Torus
 
 __all__ = [
@@ -618,6 +618,25 @@ def _draw_trial(k, n_faults, seed, perm, swaps, mask):
     return s, t
 
 
+def _check_fault_count(fault_count: object, k: int) -> int:
+    """``fault_count`` as an int in ``0..k*k - 2`` (the source and target stay fault-free)."""
+    fault_count = check_int("fault_count", fault_count)
+    if not 0 <= fault_count <= k * k - 2:
+        raise ValueError(f"fault_count must be in 0..{k * k - 2}, got {fault_count} (at most k * k - 2 for k = {k})")
+    return fault_count
+
+
+def _workspace_bytes(k: int, m: int, cap: int) -> int:
+    """Bytes of :func:`_new_workspace` plus a fault mask and a fault draw over the ``k x k`` nodes."""
+    words = cap * m * m + 2 + (2 * cap + 2) * 5 + 3 * m * m + (cap + 1) * (7 + 2 * m) + 2 * m
+    return 8 * words + 10 * k * k
+
+
+def _check_workspace(k: int, m: int, cap: int, copies: int = 1) -> None:
+    """MemoryLimitError before a routing workspace (``copies`` of them) would exceed the memory limit."""
+    check_memory(copies * _workspace_bytes(k, m, cap), f"square routing on a {k} x {k} torus (m = {m}, cap = {cap})")
+
+
 @njit
 def _new_workspace(k, m, cap):
     path = np.empty(cap * m * m + 2, dtype=np.int64)
@@ -793,24 +812,24 @@ def _fault_mask(torus: Torus, faults: object) -> np.ndarray:
         return faults.validate(torus).node_mask(torus)
     if isinstance(faults, np.ndarray):
         if faults.dtype != np.bool_:
-            raise TypeError(f"a fault mask must be a boolean array, got dtype {faults.dtype}")
+            raise TypeError(f"faults as a mask must be a boolean array, got dtype {faults.dtype}")
         if faults.shape == (k * k,):
             return faults.copy()
         if faults.shape == (k, k):  # mask[x0, x1]
             return np.ascontiguousarray(faults.T).reshape(-1).copy()
-        raise ValueError(f"fault mask must have shape ({k * k},) (by node id) or ({k}, {k}) (mask[x0, x1]), "
+        raise ValueError(f"faults as a mask must have shape ({k * k},) (by node id) or ({k}, {k}) (mask[x0, x1]), "
                          f"got {faults.shape}")
     if isinstance(faults, (set, frozenset, list, tuple)):
         mask = np.zeros(k * k, dtype=bool)
         for node in faults:
-            mask[torus.node_id(torus.check_node(node, "faulty node"))] = True
+            mask[torus.node_id(torus.check_node(node, "faults: faulty node"))] = True
         return mask
     raise TypeError(f"faults must be a Faults, a set of nodes or a boolean mask, got {type(faults).__name__}")
 
 
 def _check_m(m: object, k: int, algorithm: str) -> int:
     minimum = _MIN_M[algorithm]
-    if isinstance(m, bool) or not isinstance(m, numbers.Integral):
+    if not is_int(m):
         raise TypeError(f"m must be an int, got {m!r}")
     if not minimum <= m <= k:
         raise ValueError(f"m = {m} out of range for {algorithm}: need {minimum} <= m <= k = {k}")
@@ -849,10 +868,8 @@ def route(
     >>> route("chain", Torus(2, 8), set(), (0, 0), (3, 2), 3).length
     5
     """
-    if algorithm not in _ALG_CODE:
-        raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
-    if after_fallback not in ("max", "previous"):
-        raise ValueError(f"after_fallback must be 'max' or 'previous', got {after_fallback!r}")
+    check_str("algorithm", algorithm, ALGORITHMS)
+    check_str("after_fallback", after_fallback, ("max", "previous"))
     k = _check_torus(torus)
     m = _check_m(m, k, algorithm)
     mask = _fault_mask(torus, faults)
@@ -867,8 +884,9 @@ def route(
         raise ValueError(f"target {t} is faulty")
     if cap is None:
         cap = _default_cap(k)
-    elif isinstance(cap, bool) or not isinstance(cap, numbers.Integral) or cap < 1:
+    elif not is_int(cap) or cap < 1:
         raise ValueError(f"cap must be a positive int, got {cap!r}")
+    _check_workspace(k, m, int(cap))
     workspace = _new_workspace(k, m, int(cap))
     status, plen, nsq, evaluations, travelled = _route_kernel(
         _ALG_CODE[algorithm], int(after_fallback == "previous"), k, m, mask, s_id, t_id, int(cap), *workspace)
@@ -1013,6 +1031,8 @@ def backtracking_square_routing(torus: Torus, faults, source, target, m: int, *,
     >>> backtracking_square_routing(Torus(2, 8), faults, (0, 0), (3, 1), 3).success
     True
     """
+    if budget is not None:
+        budget = check_int("budget", budget, minimum=1)
     return route("backtracking_square", torus, faults, source, target, m, cap=budget)
 
 
@@ -1056,8 +1076,9 @@ def draw_trial(k: int, fault_count: int, seed: int) -> tuple[np.ndarray, tuple[i
     (64, False, True)
     """
     k = check_int("k", k, 2)
-    fault_count = check_int("fault_count", fault_count, 0, k * k - 2)
+    fault_count = _check_fault_count(fault_count, k)
     seed = check_int("seed", seed, 0, 2**64 - 1)
+    check_memory(10 * k * k, f"a fault draw on a {k} x {k} torus")
     mask = np.zeros(k * k, dtype=bool)
     s, t = _draw_trial(k, fault_count, np.uint64(seed), np.arange(k * k), np.empty(fault_count + 2, np.int64),
                        mask)
@@ -1117,17 +1138,16 @@ def evaluate_batch(
     ((4, 2), True)
     """
     k = check_int("k", k, 2)
-    if isinstance(algorithms, (str, bytes)) or not isinstance(algorithms, Iterable):
+    if isinstance(algorithms, (str, bytes)):
         raise TypeError(f"algorithms must be a sequence of names from {ALGORITHMS}, got {algorithms!r}")
-    algorithms = tuple(algorithms)
+    algorithms = tuple(check_sequence("algorithms", algorithms))
     for name in algorithms:
         if not isinstance(name, str) or name not in _ALG_CODE:
             raise ValueError(f"unknown algorithm {name!r} in algorithms; choose from {ALGORITHMS}")
         _check_m(m, k, name)
     m = check_int("m", m, 2, k)
-    fault_count = check_int("fault_count", fault_count, 0, k * k - 2)
-    if after_fallback not in ("max", "previous"):
-        raise ValueError(f"after_fallback must be 'max' or 'previous', got {after_fallback!r}")
+    fault_count = _check_fault_count(fault_count, k)
+    check_str("after_fallback", after_fallback, ("max", "previous"))
     if not isinstance(with_oracle, (bool, np.bool_)):
         raise TypeError(f"with_oracle must be a bool, got {with_oracle!r}")
     n_blocks = check_int("n_blocks", n_blocks, 1)
@@ -1144,6 +1164,7 @@ def evaluate_batch(
     if not isinstance(parallel, (bool, np.bool_)):
         raise TypeError(f"parallel must be a bool, got {parallel!r}")
     blocks = max(1, min(n_blocks, trials))
+    _check_workspace(k, m, _default_cap(k), blocks)
     kernel = _batch_kernel if parallel else _batch_kernel_serial
     kernel(k, m, fault_count, seeds, algs, options, _default_cap(k), blocks, bool(with_oracle),
            status, length, evaluations, travelled, lee, oracle_dist)

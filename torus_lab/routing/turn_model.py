@@ -72,11 +72,10 @@ Examples
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from torus_lab._jit import njit
+from torus_lab._validate import check_int, check_str, is_int
 from torus_lab.routing.ecube import minimal_sign
 from torus_lab.routing.interface import RoutingFunction, build_tables
 from torus_lab.routing.registry import Option, register_routing
@@ -102,6 +101,10 @@ def direction_bit(dim: int, sign: int) -> int:
     >>> direction_bit(0, 1), direction_bit(0, -1), direction_bit(1, 1), direction_bit(1, -1)
     (1, 2, 4, 8)
     """
+    dim = check_int("dim", dim, minimum=0, maximum=31)
+    sign = check_int("sign", sign)
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be +1 or -1, got {sign!r}")
     return 1 << (2 * dim + (1 if sign < 0 else 0))
 
 
@@ -297,14 +300,13 @@ def _check_topology(topology: object, two_d: bool) -> Torus:
 
 
 def _check_choice(name: str, value: object, choices) -> None:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    check_str(name, value, tuple(choices))
 
 
 def _offset(topology: Torus, dateline_offset: int | None) -> int:
     if dateline_offset is None:
         return topology.radices[0] // 2
-    if isinstance(dateline_offset, bool) or not isinstance(dateline_offset, numbers.Integral) or dateline_offset < 0:
+    if not is_int(dateline_offset) or dateline_offset < 0:
         raise ValueError(f"dateline_offset must be an int >= 0, got {dateline_offset!r}")
     return int(dateline_offset)
 
@@ -315,6 +317,12 @@ def dateline_node(k: int, sign: int, vn: int = 0, offset: int | None = None) -> 
     >>> dateline_node(5, 1, 0), dateline_node(5, 1, 1), dateline_node(5, -1, 1)   # paper Figs. 4, 5
     (4, 1, 2)
     """
+    k = check_int("k", k, minimum=2, maximum=2**62)
+    sign = check_int("sign", sign)
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be +1 or -1, got {sign!r}")
+    vn = check_int("vn", vn, minimum=0, maximum=1)
+    offset = None if offset is None else check_int("offset", offset, minimum=0, maximum=k - 1)
     off = k // 2 if offset is None else offset
     return int(_dateline(int(k), int(sign), int(vn), int(off)))
 

@@ -99,7 +99,7 @@ class SimConfig:
         }
         if not isinstance(self.inject_during_drain, bool):
             raise TypeError(f"inject_during_drain must be a bool, got {self.inject_during_drain!r}")
-        if self.vc_allocation not in VC_ALLOCATIONS:
+        if not isinstance(self.vc_allocation, str) or self.vc_allocation not in VC_ALLOCATIONS:
             raise ValueError(f"vc_allocation must be one of {VC_ALLOCATIONS}, got {self.vc_allocation!r}")
         node = self.hotspot_node
         if isinstance(node, list):

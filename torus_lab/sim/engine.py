@@ -23,7 +23,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from torus_lab._validate import check_int
+from torus_lab._validate import (
+    check_instance,
+    check_int,
+    check_int_array,
+    check_real,
+    check_sequence,
+    is_int,
+)
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 from torus_lab.sim.config import SimConfig
 from torus_lab.sim.kernels import CFG, CNT, run_kernel
@@ -45,6 +52,12 @@ def zero_load_latency(hops: int | np.ndarray, packet_length: int, router_delay: 
     >>> zero_load_latency(3, 4), zero_load_latency(3, 4, router_delay=2)
     (7, 11)
     """
+    if not is_int(hops):
+        hops = check_int_array("hops", hops, minimum=0)
+    else:
+        hops = check_int("hops", hops, minimum=0)
+    packet_length = check_int("packet_length", packet_length, minimum=1)
+    router_delay = check_int("router_delay", router_delay, minimum=0)
     return (hops + 1) * router_delay + packet_length - 1
 
 
@@ -68,6 +81,15 @@ class SimState:
         atomic: bool = True,
     ) -> None:
         from torus_lab._memory import check_memory, network_size  # issue 16: refuse before allocating
+
+        check_instance("topology", topology, Torus, "a Torus or Mesh")
+        vcs, queue_cap, rec_cap, depth, length = (
+            check_int(name, value, minimum=1)
+            for name, value in (("vcs", vcs), ("queue_cap", queue_cap), ("rec_cap", rec_cap), ("depth", depth),
+                                ("length", length))
+        )  # fmt: skip
+        seed_words = check_int_array("seed_words", seed_words, ndim=1)
+        check_instance("atomic", atomic, (bool, np.bool_), "a bool")
 
         slots, cap = topology.num_nodes * topology.n * 2, max(depth, length)  # slots >= channels (no table yet)
         ivcs, packets = slots * vcs + topology.num_nodes, topology.num_nodes * (queue_cap + 1) + slots * vcs + 16
@@ -371,11 +393,19 @@ def load_sweep(routing: RoutingFunction, config: SimConfig, loads, *, seeds=(0,)
     >>> df.offered_load.tolist()
     [0.05, 0.1]
     """
+    check_instance("routing", routing, RoutingFunction)
+    check_instance("config", config, SimConfig)
+    loads = [check_real("loads", load, minimum=0) for load in check_sequence("loads", loads)]
+    seeds = [check_int("seeds", seed, minimum=0) for seed in check_sequence("seeds", seeds)]
     rows = []
     for load in loads:
         for seed in seeds:
             rows.append(simulate(routing, config.replace(offered_load=float(load)), seed=int(seed)).summary())
     return pd.DataFrame(rows)
+
+
+#: Finest bisection step :func:`find_saturation` accepts (flits/node/cycle): about 20 simulations per unit of load.
+MIN_TOLERANCE = 1e-6
 
 
 def find_saturation(
@@ -403,10 +433,14 @@ def find_saturation(
     >>> 0.2 < sat < 1.0
     True
     """
+    check_instance("routing", routing, RoutingFunction)
+    check_instance("config", config, SimConfig)
     criterion = Saturation() if criterion is None else criterion
     if not isinstance(criterion, Saturation):
         raise TypeError(f"criterion must be a Saturation, got {criterion!r}")
-    high = float(config.packet_length if high is None else high)
+    low = check_real("low", low, 0, config.packet_length)
+    high = float(config.packet_length) if high is None else check_real("high", high, 0, config.packet_length)
+    tolerance = check_real("tolerance", tolerance, minimum=MIN_TOLERANCE)
     if not 0 <= low < high:
         raise ValueError(f"need 0 <= low < high, got low={low!r}, high={high!r}")
     rows = []

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import check_sequence, check_str
+
 __all__ = ["Saturation", "RUN_COLUMNS", "sustained_loads", "saturation_table"]
 
 #: Columns a table of runs must have (besides the grouping columns).
@@ -87,6 +89,7 @@ def _check_runs(runs: pd.DataFrame, by: Sequence[str]) -> list[str]:
         raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}")
     if isinstance(by, str):
         by = [by]
+    by = [check_str("by", col) for col in check_sequence("by", by)]
     missing = [col for col in [*by, *RUN_COLUMNS] if col not in runs.columns]
     if missing:
         raise ValueError(f"runs lack column(s) {missing}")

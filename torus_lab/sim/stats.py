@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats as _st
 
+from torus_lab._validate import check_frame, check_real, check_real_array, check_sequence, check_str
+
 __all__ = ["confidence_interval", "summarize"]
 
 
@@ -25,9 +27,11 @@ def confidence_interval(values: Sequence[float], level: float = 0.95) -> tuple[f
     >>> confidence_interval([3.0])
     (3.0, nan)
     """
+    level = check_real("level", level)
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
-    arr = np.asarray([v for v in values if np.isfinite(v)], dtype=float)
+    arr = check_real_array("values", values).ravel()
+    arr = arr[np.isfinite(arr)]
     if arr.size == 0:
         return float("nan"), float("nan")
     mean = float(arr.mean())
@@ -49,6 +53,16 @@ def summarize(frame, by: Sequence[str], columns: Sequence[str], level: float = 0
     """
     import pandas as pd
 
+    check_frame("frame", frame)
+    by = [check_str("by", name) for name in check_sequence("by", by, min_length=1)]
+    columns = [check_str("columns", name) for name in check_sequence("columns", columns)]
+    for name, names in (("by", by), ("columns", columns)):
+        missing = [col for col in names if col not in frame.columns]
+        if missing:
+            raise ValueError(f"{name} names column(s) {missing} that frame lacks (it has {list(frame.columns)})")
+    level = check_real("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
     rows = []
     for key, group in frame.groupby(list(by), sort=True):
         key = key if isinstance(key, tuple) else (key,)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from torus_lab._validate import check_instance, check_str
 from torus_lab.topology import Faults, Torus
 
 __all__ = ["PATTERNS", "pattern_code", "destination_map"]
@@ -34,8 +35,7 @@ PATTERNS = {"uniform": 0, "transpose": 1, "bit-complement": 1, "hotspot": 2}
 
 def pattern_code(traffic: str) -> int:
     """Kernel code of a pattern name; ValueError for an unknown name."""
-    if traffic not in PATTERNS:
-        raise ValueError(f"traffic must be one of {sorted(PATTERNS)}, got {traffic!r}")
+    check_str("traffic", traffic, sorted(PATTERNS))
     return PATTERNS[traffic]
 
 
@@ -50,6 +50,9 @@ def destination_map(topology: Torus, traffic: str, faults: Faults | None = None)
     >>> destination_map(Torus(3, 2), "bit-complement").tolist()
     [7, 6, 5, 4, 3, 2, 1, 0]
     """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    if faults is not None:
+        check_instance("faults", faults, Faults).validate(topology)
     code = pattern_code(traffic)
     out = np.full(topology.num_nodes, -1, dtype=np.int64)
     if code != 1:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from torus_lab._validate import check_frame, check_int, check_mapping, check_sequence, naming
 from torus_lab.deadlock import cdg_verdict, describe_cycle, duato_check
 from torus_lab.routing import make_routing
 from torus_lab.studies.routing_bench import curves_from_runs, latency_load_runs, saturation_by_routing
@@ -32,10 +33,15 @@ def cdg_check(routing: Mapping[str, Any] | str, radix: int, escape_vcs: Sequence
     ``cdg_acyclic`` (plain CDG), ``cycle_length``, ``witness_cycle`` (readable), ``cycle_channels`` (``c:vc``
     list), ``escape_vcs``, ``duato_connected``, ``duato_acyclic`` (extended CDG of the escape VCs) and
     ``deadlock_free`` (Duato's sufficient condition)."""
+    if not isinstance(routing, str):
+        check_mapping("routing", routing, ["name"])
+    check_int("radix", radix, minimum=2)
+    escape_vcs = [check_int("escape_vcs", v, minimum=0) for v in check_sequence("escape_vcs", escape_vcs, min_length=1)]
     topo = Torus(2, radix)
     rf = make_routing(routing, topo)
     verdict = cdg_verdict(rf)
-    duato = duato_check(rf, escape=list(escape_vcs))
+    with naming("escape_vcs"):
+        duato = duato_check(rf, escape=list(escape_vcs))
     cycle = verdict.cycle or []
     return pd.DataFrame([{
         "routing": rf.name, "radix": radix, "cdg_acyclic": verdict.acyclic, "cycle_length": len(cycle),
@@ -52,6 +58,7 @@ def witness_channels(check: pd.DataFrame) -> list[int]:
     ...     pd.DataFrame({"cycle_channels": [""]}))
     ([4, 9], [])
     """
+    check_frame("check", check, ["cycle_channels"])
     return [int(cv.split(":")[0]) for cv in str(check.cycle_channels.iloc[0]).split()]
 
 
@@ -63,6 +70,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     load), ``saturation`` (:func:`torus_lab.studies.routing_bench.saturation_by_routing`).  ``routing`` must be
     registered (:func:`torus_lab.routing.register_routing`) before the call.
     """
+    check_mapping("params", params, [])
     p = params
     runs = latency_load_runs([p["routing"], p["baseline"]], dims=2, radix=p["radix"], loads=p["loads"],
                              seeds=p["seeds"], seed=p["seed"], warmup=p["warmup"], measure=p["measure"],

@@ -40,6 +40,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_real,
+    check_real_array,
+    check_sequence,
+    check_str,
+)
 from torus_lab.claims import claim, claims_table
 from torus_lab.deadlock import channel_dependency_graph, find_dependency_cycle, route_length_table
 from torus_lab.routing import make_routing
@@ -118,6 +128,10 @@ def connected_link_faults(topology: Torus, count: int, rng: np.random.Generator,
     >>> len(f.links)
     4
     """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    check_int("count", count, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_int("tries", tries, minimum=1)
     if count == 0:
         return Faults()
     for _ in range(tries):
@@ -175,6 +189,21 @@ def fig4_run(
         dropped (no permitted output / hop limit), undelivered (still in flight at the end), deadlock, and
         ``sim_seed`` (the simulator's seed, drawn from ``rng``).
     """
+    check_int("n", n, minimum=2)
+    check_int("faults", faults, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_str("mode", mode)
+    prob = check_real("prob", prob, minimum=0, maximum=1)
+    check_int("steps", steps, minimum=0)
+    check_int("warmup", warmup, minimum=0)
+    check_int("measure", measure, minimum=0)
+    check_int("drain", drain, minimum=0)
+    check_int("drop_after", drop_after, minimum=0)
+    check_int("replicate", replicate, minimum=0)
+    check_int("buffer_depth", buffer_depth, minimum=1)
+    if hop_limit is not None:
+        check_int("hop_limit", hop_limit, minimum=1)
+    check_str("misroute", misroute)
     if mode not in ("paper", "long"):
         raise ValueError(f"mode must be 'paper' or 'long', got {mode!r}")
     topo = Torus(n, 2)
@@ -231,6 +260,10 @@ def fig4_items(params: Mapping[str, Any], mode: str) -> list[dict[str, Any]]:
     >>> fig4_items(q, "long")[0]["measure"]
     20
     """
+    check_str("mode", mode, ("paper", "long"))
+    per_mode = ["fig4_ns", "fig4_faults", "fig4_seeds"] if mode == "paper" else [
+        "long_ns", "long_faults", "long_seeds", "long_warmup", "long_measure"]
+    check_mapping("params", params, ["drop_after", "policies", *per_mode])
     if mode == "paper":
         ns, faults, seeds, extra = params["fig4_ns"], params["fig4_faults"], params["fig4_seeds"], {}
     elif mode == "long":
@@ -275,6 +308,16 @@ def load_curve_run(
     >>> row["algorithm"], row["network"], row["deadlock"], "wall_seconds" in row
     ('direction-first', '4-ary 2-cube', False, False)
     """
+    check_int("dims", dims, minimum=1)
+    check_int("radix", radix, minimum=2)
+    load = check_real("load", load, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_int("packet_length", packet_length, minimum=1)
+    check_int("buffer_depth", buffer_depth, minimum=1)
+    check_int("warmup", warmup, minimum=0)
+    check_int("measure", measure, minimum=0)
+    check_int("drain", drain, minimum=0)
+    check_int("replicate", replicate, minimum=0)
     topo = Torus(dims, radix)
     rf = make_routing(routing, topo)
     config = SimConfig(
@@ -302,6 +345,9 @@ def routing_applies(spec: str | Mapping[str, Any], dims: int) -> bool:
     >>> routing_applies({"name": "direction-first"}, 3)
     True
     """
+    if not isinstance(spec, str):
+        check_mapping("spec", spec, ["name"])
+    check_int("dims", dims, minimum=1)
     name = spec if isinstance(spec, str) else spec["name"]
     return name != "west-first" or dims == 2
 
@@ -318,6 +364,9 @@ def curve_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
     >>> [i["algorithm"] for i in curve_items(p)]
     ['df']
     """
+    check_mapping("params", params, [
+        "curve_warmup", "curve_measure", "curve_networks", "curve_routings", "curve_loads", "curve_seeds",
+    ])
     return [
         {"dims": net["dims"], "radix": net["radix"], "routing": dict(entry["routing"]), "algorithm": entry["label"],
          "load": load, "warmup": params["curve_warmup"], "measure": params["curve_measure"], "replicate": r}
@@ -343,6 +392,11 @@ def route_property_rows(dims: int, radix: int, wraps: str, rng: np.random.Genera
     >>> row["cdg_acyclic"], row["all_routes_minimal"]
     (True, 1.0)
     """
+    check_int("dims", dims, minimum=1)
+    check_int("radix", radix, minimum=2)
+    check_str("wraps", wraps)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     topo = Torus(dims, radix)
     routing = make_routing({"name": "direction-first", "wraps": wraps}, topo)
     cycle = find_dependency_cycle(channel_dependency_graph(routing))
@@ -378,6 +432,7 @@ def property_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
     >>> property_items({"prop_cases": [{"dims": 2, "radix": 3}], "wrap_rules": ["phase", "none"]})
     [{'dims': 2, 'radix': 3, 'wraps': 'phase'}, {'dims': 2, 'radix': 3, 'wraps': 'none'}]
     """
+    check_mapping("params", params, ["prop_cases", "wrap_rules"])
     return [
         {"dims": case["dims"], "radix": case["radix"], "wraps": wraps}
         for case in params["prop_cases"]
@@ -409,6 +464,16 @@ def heavy_load_run(
     >>> row["network"], row["deadlock"], row["cycle"]
     ('4-ary 2-cube', False, '')
     """
+    check_int("dims", dims, minimum=1)
+    check_int("radix", radix, minimum=2)
+    check_str("wraps", wraps)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    load = check_real("load", load, minimum=0)
+    check_int("packet_length", packet_length, minimum=1)
+    check_int("buffer_depth", buffer_depth, minimum=1)
+    check_str("vc_allocation", vc_allocation)
+    check_int("measure", measure, minimum=0)
+    check_int("replicate", replicate, minimum=0)
     topo = Torus(dims, radix)
     seed = _sim_seed(rng)
     routing = make_routing({"name": "direction-first", "wraps": wraps}, topo)
@@ -447,6 +512,7 @@ def heavy_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
     >>> heavy_items(p)[0]["vc_allocation"], heavy_items(p)[0]["packet_length"]
     ('nonatomic', 2)
     """
+    check_mapping("params", params, ["heavy_measure", "heavy_cases", "wrap_rules", "heavy_configs", "heavy_seeds"])
     return [
         {"dims": case["dims"], "radix": case["radix"], "wraps": wraps, "vc_allocation": cfg["vc_allocation"],
          "packet_length": cfg["packet_length"], "buffer_depth": cfg["buffer_depth"],
@@ -469,6 +535,7 @@ def header_table(cases: Sequence[Mapping[str, int]]) -> pd.DataFrame:
     >>> header_table([{"k": 2, "n": 4}]).bits_ceil.tolist()
     [9]
     """
+    cases = [check_mapping("cases", case, ["k", "n"]) for case in check_sequence("cases", cases)]
     rows = [
         {
             "k": case["k"],
@@ -494,6 +561,12 @@ def log_fit(nodes: Sequence[float], values: Sequence[float]) -> dict:
     >>> round(fit["log_slope"], 3), round(fit["log_r2"], 3)
     (1.0, 1.0)
     """
+    nodes = check_real_array("nodes", nodes, ndim=1)
+    values = check_real_array("values", values, ndim=1)
+    if nodes.shape != values.shape or nodes.size < 2:
+        raise ValueError(f"nodes and values must have equal lengths >= 2, got {nodes.size} and {values.size}")
+    if not (nodes > 0).all():
+        raise ValueError(f"nodes must be positive, got {nodes.tolist()}")
     x = np.log2(np.asarray(nodes, dtype=float))
     y = np.asarray(values, dtype=float)
     out = {}
@@ -526,6 +599,8 @@ def growth_fits(summaries: Mapping[str, pd.DataFrame], min_points: int = 3) -> p
     >>> len(growth_fits({"paper": s.head(2)}))
     0
     """
+    check_int("min_points", min_points, minimum=2)
+    check_mapping("summaries", summaries, [])
     rows = []
     for label, frame in summaries.items():
         for (policy, faults), group in frame.groupby(["misroute", "faults"]):
@@ -549,6 +624,8 @@ def fault_effect(runs: pd.DataFrame, policy: str) -> pd.Series:
     >>> fault_effect(runs, "y").round(3).to_dict()
     {16: 0.1, 32: 0.0}
     """
+    check_str("policy", policy)
+    check_frame("runs", runs, ["misroute", "deadlock"])
     part = runs[(runs.misroute == policy) & ~runs.deadlock.astype(bool)]
     mean = part.groupby(["nodes", "faults"]).latency.mean().unstack()
     if mean.empty or 0 not in mean.columns or mean.columns.max() == 0:
@@ -569,6 +646,8 @@ def fault_effect_table(runs: Mapping[str, pd.DataFrame], policies: Sequence[str]
     >>> fault_effect_table({"paper": runs}, ["y"]).relative_latency_change.tolist()
     [0.25]
     """
+    policies = [check_str("policies", p) for p in check_sequence("policies", policies)]
+    check_mapping("runs", runs, [])
     rows = []
     for label, frame in runs.items():
         for policy in policies:
@@ -591,6 +670,7 @@ def load_curve_summary(curves: pd.DataFrame) -> pd.DataFrame:
     >>> load_curve_summary(c)[["offered_load", "mean_latency_mean", "mean_latency_n"]].values.tolist()
     [[0.1, 11.0, 2.0], [0.2, 30.0, 1.0]]
     """
+    check_frame("curves", curves, ["network", "algorithm"])
     parts = [
         summarize(group, ["offered_load"], ["mean_latency"]).assign(network=network, algorithm=algorithm)
         for (network, algorithm), group in curves.groupby(["network", "algorithm"], sort=False)
@@ -609,6 +689,7 @@ def heavy_load_summary(heavy: pd.DataFrame) -> pd.DataFrame:
     >>> heavy_load_summary(h)[["deadlocked_runs", "runs"]].values.tolist()
     [[1, 2]]
     """
+    check_frame("heavy", heavy, ["vc_allocation", "wraps", "network"])
     grouped = heavy.groupby(["vc_allocation", "wraps", "network"], sort=False).deadlock
     out = grouped.agg(deadlocked_runs="sum", runs="count").reset_index()
     out["deadlocked_runs"] = out.deadlocked_runs.astype(int)
@@ -663,6 +744,17 @@ def _missing(*values: float) -> bool:
     return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
 
 
+def _check_optional_real(name: str, value: object) -> float | None:
+    """A verdict input: None (not measured) or a number (NaN allowed), as a float."""
+    return None if value is None else check_real(name, value, finite=False)
+
+
+def _check_optional_int(name: str, value: object) -> None:
+    """A verdict count: None (not measured) or an int >= 0."""
+    if value is not None:
+        check_int(name, value, minimum=0)
+
+
 def log_growth_verdict(log_r2: float, linear_r2: float, min_r2: float = LOG_R2_MIN) -> str:
     """Logarithmic growth "holds" when the log fit has R^2 >= ``min_r2`` and fits at least as well as the linear one.
 
@@ -671,6 +763,9 @@ def log_growth_verdict(log_r2: float, linear_r2: float, min_r2: float = LOG_R2_M
     >>> log_growth_verdict(0.9, 0.8), log_growth_verdict(0.95, 0.96), log_growth_verdict(float("nan"), 0.5)
     ('holds', 'does not hold', 'not tested')
     """
+    log_r2 = _check_optional_real("log_r2", log_r2)
+    linear_r2 = _check_optional_real("linear_r2", linear_r2)
+    min_r2 = check_real("min_r2", min_r2)
     if _missing(log_r2, linear_r2):
         return "not tested"
     return "holds" if log_r2 >= min_r2 and log_r2 >= linear_r2 else "does not hold"
@@ -690,8 +785,16 @@ def fault_effect_verdict(
     >>> fault_effect_verdict(0.11, 0.0, 0.0), fault_effect_verdict(float("nan"), 0.0, 0.0)
     ('does not hold', 'not tested')
     """
+    worst_change = _check_optional_real("worst_change", worst_change)
+    deadlock_fraction = _check_optional_real("deadlock_fraction", deadlock_fraction)
+    lost_fraction = _check_optional_real("lost_fraction", lost_fraction)
+    max_change = check_real("max_change", max_change)
+    max_lost = check_real("max_lost", max_lost)
     if _missing(worst_change):
         return "not tested"
+    if deadlock_fraction is None or lost_fraction is None:
+        raise ValueError("deadlock_fraction and lost_fraction must be numbers when worst_change is measured, "
+                         f"got {deadlock_fraction!r} and {lost_fraction!r}")
     if worst_change > max_change:
         return "does not hold"
     return "holds" if deadlock_fraction == 0 and lost_fraction < max_lost else "partly holds"
@@ -711,6 +814,10 @@ def extra_hops_verdict(
     >>> extra_hops_verdict(float("nan"), 1.0)
     'not tested'
     """
+    max_extra_hops = _check_optional_real("max_extra_hops", max_extra_hops)
+    delivered_fraction = _check_optional_real("delivered_fraction", delivered_fraction)
+    max_extra = check_real("max_extra", max_extra)
+    min_delivered = check_real("min_delivered", min_delivered)
     if _missing(max_extra_hops, delivered_fraction):
         return "not tested"
     return "holds" if max_extra_hops < max_extra and delivered_fraction > min_delivered else "partly holds"
@@ -725,6 +832,8 @@ def minimality_verdict(all_routes_minimal: float, preferred_minimal: float) -> s
     >>> minimality_verdict(1.0, 1.0), minimality_verdict(0.99, 1.0), minimality_verdict(0.5, 0.84)
     ('holds', 'partly holds', 'does not hold')
     """
+    all_routes_minimal = _check_optional_real("all_routes_minimal", all_routes_minimal)
+    preferred_minimal = _check_optional_real("preferred_minimal", preferred_minimal)
     if _missing(all_routes_minimal, preferred_minimal):
         return "not tested"
     if all_routes_minimal == 1:
@@ -743,6 +852,9 @@ def deadlock_k_gt_2_verdict(networks: int, cyclic_networks: int, heavy_deadlocks
     >>> deadlock_k_gt_2_verdict(0, 0, 0)
     'not tested'
     """
+    check_int("networks", networks, minimum=0)
+    check_int("cyclic_networks", cyclic_networks, minimum=0)
+    check_int("heavy_deadlocks", heavy_deadlocks, minimum=0)
     if networks == 0:
         return "not tested"
     if cyclic_networks == 0:
@@ -758,6 +870,8 @@ def hypercube_verdict(networks: int, acyclic_networks: int) -> str:
     >>> hypercube_verdict(2, 2), hypercube_verdict(2, 1), hypercube_verdict(0, 0)
     ('holds', 'does not hold', 'not tested')
     """
+    check_int("networks", networks, minimum=0)
+    check_int("acyclic_networks", acyclic_networks, minimum=0)
     if networks == 0:
         return "not tested"
     return "holds" if acyclic_networks == networks else "does not hold"
@@ -772,6 +886,9 @@ def livelock_verdict(can_loop: bool, hop_limit_drops: int) -> str:
     >>> livelock_verdict(False, 0), livelock_verdict(False, 1), livelock_verdict(True, 0)
     ('holds', 'partly holds', 'does not hold')
     """
+    if can_loop is not None:
+        check_instance("can_loop", can_loop, (bool, np.bool_), "a bool or None")
+    _check_optional_int("hop_limit_drops", hop_limit_drops)
     if can_loop is None:
         return "not tested"
     if can_loop:
@@ -787,14 +904,20 @@ def header_verdict(header: pd.DataFrame) -> str:
     >>> header_verdict(header_table([{"k": 3, "n": 3}])), header_verdict(header_table([]))
     ('holds', 'not tested')
     """
-    if header.empty:
+    if check_frame("header", header).empty:
         return "not tested"
+    check_frame("header", header, ["rec_header_bits", "bits_ceil"])
     return "holds" if (header.rec_header_bits == header.bits_ceil).all() else "does not hold"
 
 
 # ---------------------------------------------------------------------- claims
 def claims_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> list[dict[str, str]]:
     """The claims of the study from its tables (keys of :func:`run`), one row per claim id."""
+    check_mapping("tables", tables, [
+        "fault_effects", "fig4_paper", "fig4_long", "latency_growth_fits", "route_properties", "heavy_load",
+        "header_size",
+    ])
+    check_mapping("params", params, ["policies", "wrap_rules"])
     fig4, long, fits = tables["fig4_paper"], tables["fig4_long"], tables["latency_growth_fits"]
     props, heavy, header = tables["route_properties"], tables["heavy_load"], tables["header_size"]
     effects = tables["fault_effects"]
@@ -917,6 +1040,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     experiment ``seed``; tables with random content carry it in a ``seed`` column (the simulator seed of a
     run is ``sim_seed``).
     """
+    check_mapping("params", params, ["seed", "policies", "header_cases"])
     seed = int(params["seed"])
     fig4_grid = fig4_items(params, "paper") + fig4_items(params, "long")
     fig4_all = _with_seed(sweep(fig4_run, fig4_grid, seed=seed, desc="fig4"), seed)

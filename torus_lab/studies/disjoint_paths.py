@@ -34,6 +34,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_real,
+    check_real_array,
+    check_sequence,
+    check_str,
+)
 from torus_lab.claims import claim, claims_table
 from torus_lab.routing.baselines import GREEDY_ORDERS, greedy_disjoint_paths, optimal_disjoint_paths
 from torus_lab.routing.disjoint_paths import (
@@ -104,6 +114,23 @@ SUMMARY_COLUMNS = [
 ADVERSARIAL_CONFIGS = (("paper", "first"), ("paper", "blocked"), ("short", "first"))
 
 
+#: Largest dimension and number of instances per call the study helpers accept (beyond, a call would not end).
+MAX_DIMS = 12
+MAX_INSTANCES = 10_000_000
+
+
+def _check_nkc(n: object, k: object, c: object) -> tuple[int, int, int]:
+    """``n`` dimensions, radix ``k`` and ``c`` pairs of a random instance: ``2c <= k**n <= 2**62``."""
+    n = check_int("n", n, minimum=1, maximum=MAX_DIMS)
+    k = check_int("k", k, minimum=2)
+    c = check_int("c", c, minimum=1)
+    if k**n > 2**62:
+        raise ValueError(f"k = {k} with n = {n} gives k**n = {k**n} nodes, above 2**62")
+    if 2 * c > k**n:
+        raise ValueError(f"c = {c} pairs need {2 * c} distinct nodes, the torus has k**n = {k**n}")
+    return n, k, c
+
+
 def paper_radix(n: int) -> int:
     """The paper's radix ``max(5, n + 1)`` for dimension ``n`` (Section 7).
 
@@ -112,6 +139,7 @@ def paper_radix(n: int) -> int:
     >>> [paper_radix(n) for n in range(2, 8)]
     [5, 5, 5, 6, 7, 8]
     """
+    n = check_int("n", n, minimum=1, maximum=MAX_DIMS)
     return max(5, n + 1)
 
 
@@ -139,6 +167,9 @@ def random_instance(n: int, k: int, c: int, rng: np.random.Generator, kind: str 
     >>> random_instance(2, 5, 2, np.random.default_rng(3))
     [((0, 1), (1, 0)), ((4, 0), (2, 3))]
     """
+    n, k, c = _check_nkc(n, k, c)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_str("kind", kind, INSTANCE_KINDS)
     if kind not in INSTANCE_KINDS:
         raise ValueError(f"kind must be one of {INSTANCE_KINDS}, got {kind!r}")
     if kind == "mixed":
@@ -227,6 +258,13 @@ def evaluate_chunk(
     ``failure``, ``fallbacks``.  The first ``greedy_instances`` instances are also solved by the greedy
     baseline (``greedy_ok``, ``greedy_max_len``; NaN where not run).
     """
+    n, k, c = _check_nkc(n, k, c)
+    check_int("instances", instances, minimum=0, maximum=MAX_INSTANCES)
+    variants = [check_str("variants", v, VARIANTS) for v in check_sequence("variants", variants)]
+    check_int("greedy_instances", greedy_instances, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_str("kind", kind, INSTANCE_KINDS)
+    check_int("chunk", chunk, minimum=0)
     rows = []
     bound = length_bound(n, k, c)
     for index in range(instances):
@@ -286,6 +324,15 @@ def run_study(
     >>> df[["n", "chunk", "instance"]].values.tolist()
     [[2, 0, 0], [2, 0, 1], [2, 1, 0]]
     """
+    ns = [check_int("ns", n, minimum=1, maximum=MAX_DIMS) for n in check_sequence("ns", ns)]
+    check_int("instances", instances, minimum=0, maximum=MAX_INSTANCES)
+    check_int("seed", seed, minimum=0)
+    variants = check_sequence("variants", variants)
+    check_int("chunk_size", chunk_size)
+    check_int("greedy_per_chunk", greedy_per_chunk, minimum=0)
+    check_str("backend", backend)
+    if workers is not None:
+        check_int("workers", workers, minimum=1)
     for variant in variants:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
@@ -309,6 +356,7 @@ def summarize(per_instance: pd.DataFrame, variants: Sequence[str] | None = None)
     ``max_len_*`` are over solved instances; ``failures`` counts instances whose paths the verifier rejected or
     where the algorithm raised (for greedy: where no pair order succeeded).
     """
+    check_frame("per_instance", per_instance, ["n", "k", "c"])
     if variants is None:
         variants = [v for v in VARIANTS if f"{v}_max_len" in per_instance]
     rows = []
@@ -344,6 +392,10 @@ def optimum_comparison(n: int, count: int, rng: np.random.Generator, *, time_lim
     Use small tori only (``n <= 3``; ``n = 4`` takes seconds per instance).  ``optimum`` is NaN where the
     solver hit ``time_limit``.
     """
+    check_int("n", n, minimum=1, maximum=MAX_DIMS)
+    check_int("count", count, minimum=0, maximum=MAX_INSTANCES)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    time_limit = check_real("time_limit", time_limit, minimum=0)
     k, rows = paper_radix(n), []
     for index in range(count):
         pairs = random_instance(n, k, n, rng)
@@ -375,6 +427,10 @@ def adversarial_tally(n: int, kind: str, count: int, rng: np.random.Generator) -
     >>> [(r["choose_T"], r["lemma2"], r["instances"], r["failures"]) for r in rows][0]
     ('paper', 'first', 5, 0)
     """
+    check_int("n", n, minimum=1, maximum=MAX_DIMS)
+    check_str("kind", kind, INSTANCE_KINDS)
+    check_int("count", count, minimum=0, maximum=MAX_INSTANCES)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     k = paper_radix(n)
     tallies = [
         {"n": n, "k": k, "c": n, "kind": kind, "choose_T": choose_t, "lemma2": lemma2, "instances": 0, "failures": 0,
@@ -431,6 +487,10 @@ def solve_fixed_instance(instance: str, lemma2: str, rng: np.random.Generator | 
     >>> row["trace"][0].splitlines()[0]
     "level 1 (n=4, general): pairs 1, 2, 3, 4; delta=1, gamma(T')=1, gamma(T)=3, rho=pair 1"
     """
+    check_str("instance", instance, sorted(FIXED_INSTANCES))
+    check_str("lemma2", lemma2)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     if instance not in FIXED_INSTANCES:
         raise ValueError(f"instance must be one of {sorted(FIXED_INSTANCES)}, got {instance!r}")
     (n, k), pairs = FIXED_INSTANCES[instance]
@@ -457,6 +517,8 @@ def solve_random_instance(n: int, k: int, c: int, rng: np.random.Generator) -> l
     >>> [(r["pair"], r["source"], r["destination"], r["hops"]) for r in rows]
     [(1, '[0, 1]', '[1, 0]', 2), (2, '[4, 0]', '[2, 3]', 4)]
     """
+    n, k, c = _check_nkc(n, k, c)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     pairs = random_instance(n, k, c, rng)
     paths = disjoint_paths_run((n, k), pairs, trace=False).paths
     return [
@@ -475,6 +537,8 @@ def drawn_paths(solved: pd.DataFrame, n: int) -> tuple[list[list[tuple[int, ...]
     >>> drawn_paths(solved, 2)
     ([[(0, 0), (1, 0)]], ['pair 1: 1 hops'])
     """
+    check_int("n", n, minimum=1)
+    check_frame("solved", solved, ["n", "pair", "path", "hops"])
     rows = solved[solved["n"] == n].sort_values("pair")
     paths = [[tuple(v) for v in json.loads(p)] for p in rows["path"]]
     labels = [f"pair {int(p)}: {int(h)} hops" for p, h in zip(rows["pair"], rows["hops"], strict=True)]
@@ -491,6 +555,7 @@ def max_len_histogram(per_instance: pd.DataFrame, variants: Sequence[str] = VARI
     >>> max_len_histogram(frame).values.tolist()
     [[2, 5, 'paper', 3, 2], [2, 5, 'short', 2, 1], [2, 5, 'short', 3, 1]]
     """
+    check_frame("per_instance", per_instance, ["n", "k"])
     columns = [f"{v}_max_len" for v in variants]
     return (per_instance[["n", "k", *columns]]
             .melt(id_vars=["n", "k"], var_name="variant", value_name="path_length")
@@ -509,6 +574,10 @@ def power_law_fit(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]
     >>> power_law_fit([2], [1.0])
     (nan, nan)
     """
+    x = check_real_array("x", x, ndim=1)
+    y = check_real_array("y", y, ndim=1)
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have equal lengths, got {x.size} and {y.size}")
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     usable = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
     if np.unique(x[usable]).size < 2:
@@ -540,6 +609,8 @@ def time_growth(per_instance: pd.DataFrame, summary: pd.DataFrame) -> tuple[pd.D
     >>> times["worst_case_scaled_s"].tolist(), fits["exponent"].round(6).tolist()
     ([1.0, 32.0], [2.0, 2.0, 2.0])
     """
+    check_frame("per_instance", per_instance, ["n"])
+    check_frame("summary", summary, ["variant"])
     paper = summary[summary["variant"] == "paper"].set_index("n").sort_index()
     times = paper[["time_mean_s", "time_median_s", "cpu_mean_s", "cpu_median_s"]].copy()
     times["cpu_p99_s"] = per_instance.groupby("n")["paper_cpu_s"].quantile(0.99)
@@ -564,6 +635,7 @@ def variant_gain(per_instance: pd.DataFrame) -> pd.DataFrame:
     >>> variant_gain(frame).values.tolist()
     [[2.0, 5.0, 4.5, 0.5, 0.0]]
     """
+    check_frame("per_instance", per_instance, ["paper_max_len", "short_max_len", "n"])
     paper, short = per_instance["paper_max_len"], per_instance["short_max_len"]
     frame = pd.DataFrame({
         "n": per_instance["n"], "paper_mean": paper, "short_mean": short,
@@ -582,6 +654,7 @@ def optimum_summary(optimum: pd.DataFrame) -> pd.DataFrame:
     >>> optimum_summary(frame)[["n", "instances", "paper_optimal", "short_optimal", "greedy_optimal"]].values.tolist()
     [[2.0, 2.0, 0.5, 1.0, 0.5]]
     """
+    check_frame("optimum", optimum, ["paper", "optimum", "short", "greedy"])
     ratio = optimum["paper"] / optimum["optimum"]
     frame = optimum.assign(
         paper_over_optimum=ratio, paper_optimal=(optimum["paper"] == optimum["optimum"]).astype(float),
@@ -611,6 +684,7 @@ def adversarial_summary(adversarial: pd.DataFrame) -> pd.DataFrame:
     >>> adversarial_summary(frame).values.tolist()
     [['paper', 'first', 10, 0, 1, 2, 0]]
     """
+    check_frame("adversarial", adversarial, ["choose_T", "lemma2"])
     return adversarial.groupby(["choose_T", "lemma2"], as_index=False)[ADVERSARIAL_COUNTERS].sum()
 
 
@@ -624,6 +698,7 @@ def fallback_examples(adversarial: pd.DataFrame) -> pd.DataFrame:
     >>> fallback_examples(frame).values.tolist()
     [[4, 'ball', 'paper', 'first', 2, '[...]']]
     """
+    check_frame("adversarial", adversarial, ["fallback_instances"])
     columns = ["n", "kind", "choose_T", "lemma2", "fallback_instances", "example"]
     return adversarial.loc[adversarial["fallback_instances"] > 0, columns].reset_index(drop=True)
 
@@ -642,6 +717,8 @@ def overview(summary: pd.DataFrame, optimum: pd.DataFrame) -> pd.DataFrame:
     >>> bool(table[["greedy_mean", "optimum_mean"]].isna().all(axis=None))
     True
     """
+    check_frame("summary", summary, ["n", "variant"])
+    check_frame("optimum", optimum, ["n", "instances", "optimum_mean", "paper_mean"])
     table = summary.pivot(index="n", columns="variant")
     out = pd.DataFrame({
         "bound": table["bound"]["paper"], "paper_max": table["max_len_max"]["paper"],
@@ -678,6 +755,8 @@ def tightness_verdict(ratio: float | None) -> str:
     >>> [tightness_verdict(r) for r in (0.9, 0.8999, 0.75, 0.7499, float("nan"))]
     ['holds', 'partly holds', 'partly holds', 'does not hold', 'not tested']
     """
+    if ratio is not None:
+        ratio = check_real("ratio", ratio, finite=False)
     if _missing(ratio):
         return "not tested"
     return "holds" if ratio >= TIGHT_RATIO else "partly holds" if ratio >= PARTLY_TIGHT_RATIO else "does not hold"
@@ -691,6 +770,8 @@ def distance_verdict(ratio: float | None) -> str:
     >>> [distance_verdict(r) for r in (0.7499, 0.75, 1.0, None)]
     ['holds', 'partly holds', 'partly holds', 'not tested']
     """
+    if ratio is not None:
+        ratio = check_real("ratio", ratio, finite=False)
     if _missing(ratio):
         return "not tested"
     return "holds" if ratio < PARTLY_TIGHT_RATIO else "partly holds"
@@ -704,6 +785,8 @@ def growth_verdict(exponent: float | None) -> str:
     >>> [growth_verdict(e) for e in (3.99, 4.0, 5.0, 5.01, float("nan"))]
     ['holds', 'partly holds', 'partly holds', 'does not hold', 'not tested']
     """
+    if exponent is not None:
+        exponent = check_real("exponent", exponent, finite=False)
     if _missing(exponent):
         return "not tested"
     if exponent < SIGNIFICANTLY_BETTER_EXPONENT:
@@ -721,6 +804,9 @@ def bound_verdict(max_lens: Sequence[float], bounds: Sequence[float], failures: 
     >>> bound_verdict([], [], 0), bound_verdict([float("nan")], [14], 0)
     ('not tested', 'not tested')
     """
+    check_real_array("max_lens", max_lens)
+    check_real_array("bounds", bounds)
+    check_int("failures", failures, minimum=0)
     max_lens, bounds = np.asarray(max_lens, dtype=float), np.asarray(bounds, dtype=float)
     if failures:
         return "does not hold"
@@ -743,6 +829,10 @@ def correctness_verdict(failures: int, fallback_instances: int, counterexample_s
     >>> correctness_verdict(1, 0, True, 0), correctness_verdict(0, 0, False, 0)
     ('does not hold', 'does not hold')
     """
+    check_int("failures", failures, minimum=0)
+    check_int("fallback_instances", fallback_instances, minimum=0)
+    check_instance("counterexample_solved", counterexample_solved, (bool, np.bool_), "a bool")
+    check_int("counterexample_fallbacks", counterexample_fallbacks, minimum=0)
     solved = failures == 0 and counterexample_solved
     if not solved:
         return "does not hold"
@@ -759,6 +849,8 @@ def shorter_verdict(paper_means: Sequence[float], short_means: Sequence[float]) 
     >>> shorter_verdict([5], [float("nan")])
     'not tested'
     """
+    check_real_array("paper_means", paper_means)
+    check_real_array("short_means", short_means)
     paper, short = np.asarray(paper_means, dtype=float), np.asarray(short_means, dtype=float)
     if paper.size == 0 or paper.shape != short.shape or np.isnan(paper).any() or np.isnan(short).any():
         return "not tested"
@@ -768,6 +860,11 @@ def shorter_verdict(paper_means: Sequence[float], short_means: Sequence[float]) 
 def claims_frame(summary: pd.DataFrame, adversarial: pd.DataFrame, fixed: pd.DataFrame, times: pd.DataFrame,
                  fits: pd.DataFrame) -> pd.DataFrame:  # fmt: skip
     """The claims table of the paper from the frames of :func:`run` (verdicts by the rules above)."""
+    check_frame("summary", summary, ["variant"])
+    check_frame("adversarial", adversarial, ["failures", "max_len_max"])
+    check_frame("fixed", fixed, ["instance", "lemma2"])
+    check_frame("times", times, ["cpu_mean_s"])
+    check_frame("fits", fits, ["measure"])
     paper = summary[summary["variant"] == "paper"].set_index("n").sort_index()
     short = summary[summary["variant"] == "short"].set_index("n").sort_index()
     ratio = paper["max_len_max"] / paper["bound"]
@@ -859,6 +956,10 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     >>> results["claims"]["claim_id"].tolist()[:3]  # doctest: +SKIP
     ['length_bound', 'correctness', 'bound_tight_small_n']
     """
+    check_mapping("params", params, [
+        "seed", "instances", "optimum_ns", "ns", "chunk_size", "greedy_per_chunk", "optimum_instances",
+        "optimum_time_limit", "adversarial_kinds", "adversarial_count",
+    ])
     seed, ns = int(params["seed"]), [int(n) for n in params["ns"]]
     per_instance = run_study(ns, int(params["instances"]), seed=seed, chunk_size=int(params["chunk_size"]),
                              greedy_per_chunk=int(params["greedy_per_chunk"]))  # fmt: skip

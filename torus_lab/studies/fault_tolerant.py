@@ -43,9 +43,18 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from torus_lab._validate import check_int, check_real
+from torus_lab._memory import check_memory
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_real,
+    check_sequence,
+    check_str,
+)
 from torus_lab.claims import claim, claims_table
-from torus_lab.routing.square import ALGORITHMS, REASONS, draw_trial, evaluate_batch, oracle, route
+from torus_lab.routing.square import ALGORITHMS, REASONS, Square, draw_trial, evaluate_batch, oracle, route
 from torus_lab.sweep import sweep
 from torus_lab.topology import Torus
 
@@ -116,7 +125,10 @@ CLAIM_FAULT_RATE = 0.25
 
 def _counts(name: str, values: object) -> np.ndarray:
     """``values`` (a number or an array of numbers) as a float array, refusing bools, strings and NaN."""
-    array = np.asarray(values)
+    try:
+        array = np.asarray(values)
+    except (ValueError, TypeError, OverflowError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {values!r:.200}") from None
     if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
         raise TypeError(f"{name} must be a number or an array of numbers, got {values!r}")
     array = array.astype(float)
@@ -217,6 +229,24 @@ def fault_count(radix: int, fault_rate: float) -> int:
     return count
 
 
+def _check_algorithms(algorithms: object) -> list[str]:
+    """``algorithms`` as a list of names from :data:`ALGORITHMS`."""
+    return [check_str("algorithms", name, ALGORITHMS) for name in check_sequence("algorithms", algorithms)]
+
+
+def _check_pair(name: str, pair: object) -> tuple[int, int]:
+    """A ``(radix, m)`` pair or an ``(x, y)`` node: two ints."""
+    items = check_sequence(name, pair)
+    if len(items) != 2:
+        raise ValueError(f"{name} must hold pairs of two ints, got {pair!r}")
+    return check_int(name, items[0]), check_int(name, items[1])
+
+
+def _check_optional_real(name: str, value: object) -> float | None:
+    """A verdict input: None (not measured) or a number (NaN allowed), as a float."""
+    return None if value is None else check_real(name, value, finite=False)
+
+
 def trial_seeds(rng: np.random.Generator, trials: int) -> np.ndarray:
     """One uint64 seed per trial, drawn from ``rng`` (the generator :func:`torus_lab.sweep.sweep` gives an item).
 
@@ -230,6 +260,7 @@ def trial_seeds(rng: np.random.Generator, trials: int) -> np.ndarray:
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
     trials = check_int("trials", trials, 1)
+    check_memory(8 * trials, f"{trials} trial seeds")
     return rng.integers(0, 2**64 - 1, size=trials, dtype=np.uint64, endpoint=True)
 
 
@@ -257,6 +288,12 @@ def run_point(radix: int, m: int, fault_rate: float, trials: int, rng: np.random
     >>> out["status"].shape, out["seeds"].shape
     ((50, 4), (50,))
     """
+    check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
+    check_int("trials", trials, minimum=1)
+    check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
+    algorithms = _check_algorithms(algorithms)
     count = fault_count(radix, fault_rate)
     seeds = trial_seeds(rng, trials)
     start = time.perf_counter()
@@ -284,6 +321,12 @@ def summarize_point(radix: int, m: int, fault_rate: float, seed: int, out: dict[
     >>> [r["algorithm"] for r in rows][-1], rows[-1]["success_rate"] == rows[-1]["oracle_connected_rate"]
     ('oracle', True)
     """
+    check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
+    check_int("seed", seed)
+    check_mapping("out", out, ["status", "oracle", "seconds"])
+    algorithms = _check_algorithms(algorithms)
     trials = out["status"].shape[0]
     connected = out["oracle"] >= 0
     connected_rate = float(connected.mean())
@@ -343,6 +386,11 @@ def ratio_rows(radix: int, m: int, fault_rate: float, out: dict[str, np.ndarray]
     >>> row["numerator"], row["denominator"], row["ci_low"] <= row["ratio"] <= row["ci_high"]
     ('adaptive_square', 'chain', True)
     """
+    check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
+    check_mapping("out", out, ["status", "oracle", "seconds"])
+    algorithms = _check_algorithms(algorithms)
     names = list(algorithms)
     outcome = {name: out["status"][:, a] == 0 for a, name in enumerate(names)}
     outcome["oracle"] = out["oracle"] >= 0
@@ -379,6 +427,12 @@ def point_item(radix: int, m: int, fault_rate: float, trials: int, compare_after
     >>> [row["variant"] for row in out["after_fallback"]], len(out["rows"])
     (['max', 'previous'], 5)
     """
+    check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
+    check_int("trials", trials, minimum=1)
+    check_instance("compare_after_fallback", compare_after_fallback, (bool, np.bool_), "a bool")
+    check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
     out = run_point(radix, m, fault_rate, trials, rng)
     rows = summarize_point(radix, m, fault_rate, -1, out)
     _fail_counts(out, rows)
@@ -413,6 +467,13 @@ def run_points(pairs: Sequence[tuple[int, int]], fault_rates: Sequence[float], t
     extra columns ``fail_<code>`` (see :data:`torus_lab.routing.square.REASONS`).  Every frame has a ``seed``
     column (the experiment seed).
     """
+    pairs = [_check_pair("pairs", p) for p in check_sequence("pairs", pairs)]
+    fault_rates = [check_real("fault_rates", r, 0, 1) for r in check_sequence("fault_rates", fault_rates)]
+    check_int("trials", trials, minimum=1)
+    check_int("seed", seed, minimum=0)
+    after_fallback_pairs = [_check_pair("after_fallback_pairs", p)
+                            for p in check_sequence("after_fallback_pairs", after_fallback_pairs)]
+    check_str("backend", backend)
     focus = {tuple(p) for p in after_fallback_pairs}
     items = [{"radix": int(radix), "m": int(m), "fault_rate": float(rate), "trials": int(trials),
               "compare_after_fallback": (radix, m) in focus} for radix, m in pairs for rate in fault_rates]
@@ -442,6 +503,11 @@ def example_item(radix: int, m: int, fault_rate: float, search_trials: int, rng:
     >>> sorted(pick)
     ['disagree', 'fault_count', 'm', 'radix', 'trial', 'trial_seed']
     """
+    check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
+    check_int("search_trials", search_trials, minimum=1)
+    check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
     torus = Torus(2, radix)
     count = fault_count(radix, fault_rate)
     seeds = trial_seeds(rng, search_trials)
@@ -465,6 +531,12 @@ def example_routes(radix: int, m: int, fault_count: int, trial_seed: int):
     >>> sorted(results) == sorted(ALGORITHMS), best.connected == (best.distance is not None)
     (True, True)
     """
+    radix = check_int("radix", radix, minimum=2)
+    check_int("m", m, minimum=1)
+    fault_count = check_int("fault_count", fault_count, minimum=0)
+    check_int("trial_seed", trial_seed, minimum=0)
+    if fault_count > radix * radix - 2:
+        raise ValueError(f"fault_count must be at most radix * radix - 2 = {radix * radix - 2}, got {fault_count}")
     torus = Torus(2, radix)
     mask, s, t = draw_trial(radix, fault_count, int(trial_seed))
     results = {name: route(name, torus, mask, s, t, m) for name in ALGORITHMS}
@@ -480,6 +552,9 @@ def example_frame(pick: Mapping[str, Any], fault_rate: float, seed: int) -> pd.D
     >>> list(example_frame(pick, 0.2, 1)["algorithm"])[-1]
     'oracle'
     """
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
+    check_int("seed", seed)
+    check_mapping("pick", pick, ["radix", "m", "fault_count", "trial_seed", "trial", "disagree"])
     mask, s, t, results, best = example_routes(pick["radix"], pick["m"], pick["fault_count"], pick["trial_seed"])
     lee = Torus(2, pick["radix"]).lee_distance(s, t)
     common = {"N": pick["radix"], "m": pick["m"], "fault_rate": fault_rate, "fault_count": pick["fault_count"],
@@ -506,6 +581,10 @@ def square_cover(squares, radix: int) -> np.ndarray:
     >>> int(cover[0, 0]), int(cover[2, 2]), int(cover.sum())
     (2, 0, 8)
     """
+    squares = check_sequence("squares", squares)
+    check_int("radix", radix, minimum=1)
+    for square in squares:
+        check_instance("squares", square, Square, "routing Squares")
     cover = np.zeros((radix, radix))
     for square in squares:
         for x, y in square.nodes(radix):
@@ -524,6 +603,7 @@ def walk_segments(walk: Sequence[tuple[int, int]]) -> list[tuple[tuple[float, fl
     >>> walk_segments([(0, 0), (7, 0)])  # wraparound hop 0 -> 7 in an 8-ring
     [((0, 0), (-0.5, 0)), ((7, 0), (7.5, 0))]
     """
+    walk = [_check_pair("walk", v) for v in check_sequence("walk", walk)]
     segments = []
     for (x0, y0), (x1, y1) in zip(walk[:-1], walk[1:], strict=True):
         if abs(x1 - x0) + abs(y1 - y0) == 1:
@@ -552,6 +632,9 @@ def oracle_gap(table: pd.DataFrame, fault_rates: Sequence[float] | None = None) 
     >>> float(oracle_gap(table)["share_of_heuristic_gap_closed_by_ours"].iloc[0])
     0.5
     """
+    if fault_rates is not None:
+        fault_rates = [check_real("fault_rates", r, 0, 1) for r in check_sequence("fault_rates", fault_rates)]
+    check_frame("table", table, ["N", "m", "fault_rate", "algorithm", "success_given_connected"])
     gap = table.pivot_table(index=["N", "m", "fault_rate"], columns="algorithm", values="success_given_connected")
     gap = gap[list(ALGORITHMS)]
     gap.columns.name = None
@@ -575,6 +658,9 @@ def backtracking_cost(table: pd.DataFrame, pairs: Sequence[tuple[int, int]], fau
     >>> backtracking_cost(table, [(16, 3)], 0.25)["algorithm"].tolist()
     ['chain']
     """
+    pairs = [_check_pair("pairs", p) for p in check_sequence("pairs", pairs)]
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
+    check_frame("table", table, ["algorithm", "N", "m"])
     columns = ["success_rate", "local_routings_mean", "path_plus_mean", "travelled_plus_mean"]
     keep = (table["algorithm"] != "oracle") & _rows_at(table, [fault_rate])
     keep &= pd.Series(list(zip(table["N"], table["m"], strict=True)), index=table.index).isin(
@@ -592,6 +678,7 @@ def after_fallback_differences(alt: pd.DataFrame) -> pd.DataFrame:
     >>> after_fallback_differences(alt)[["max", "previous", "differ"]].values.tolist()
     [[90, 90, False]]
     """
+    check_frame("alt", alt, ["N", "m", "fault_rate", "variant", "successes"])
     wide = alt.pivot_table(index=["N", "m", "fault_rate"], columns="variant", values="successes")
     wide.columns.name = None
     wide = wide.astype(int).reset_index()
@@ -608,6 +695,7 @@ def failure_reasons(table: pd.DataFrame) -> pd.DataFrame:
     >>> failure_reasons(table)["chain"].tolist()
     [3, 1]
     """
+    check_frame("table", table, ["algorithm"])
     codes = [c for c in table.columns if c.startswith("fail_")]
     sums = table[table["algorithm"] != "oracle"].groupby("algorithm", sort=False)[codes].sum().astype(int).T
     sums.columns.name = None
@@ -630,6 +718,9 @@ def summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: flo
     >>> float(row["success_min"]), float(row["success_max"])
     (0.5, 0.7)
     """
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
+    check_frame("table", table, ["algorithm"])
+    check_frame("gap", gap, [])
     at = table[_rows_at(table, [fault_rate]) & (table["algorithm"] != "oracle")]
     rows = []
     closed = gap.loc[_rows_at(gap, [fault_rate]), "share_of_heuristic_gap_closed_by_ours"] if len(gap) else []
@@ -658,6 +749,13 @@ def approx_verdict(measured: float, paper: float, ci_low: float, ci_high: float,
     >>> approx_verdict(float("nan"), 1.2, float("nan"), float("nan"))
     'not tested'
     """
+    measured = _check_optional_real("measured", measured)
+    paper = check_real("paper", paper, finite=False)
+    if paper == 0:
+        raise ValueError("paper must be non-zero (the error is relative to it)")
+    ci_low = check_real("ci_low", ci_low, finite=False)
+    ci_high = check_real("ci_high", ci_high, finite=False)
+    tolerance = check_real("tolerance", tolerance, minimum=0)
     if measured is None or not np.isfinite(measured):
         return "not tested"
     error = abs(measured - paper) / paper
@@ -677,6 +775,9 @@ def share_verdict(share: float, *, holds: float = 0.9, partly: float = 0.5) -> s
     >>> share_verdict(0.9), share_verdict(0.89), share_verdict(0.5), share_verdict(0.49), share_verdict(float("nan"))
     ('holds', 'partly holds', 'partly holds', 'does not hold', 'not tested')
     """
+    share = _check_optional_real("share", share)
+    check_real("holds", holds)
+    check_real("partly", partly)
     if share is None or not np.isfinite(share):
         return "not tested"
     return "holds" if share >= holds else "partly holds" if share >= partly else "does not hold"
@@ -691,6 +792,7 @@ def all_points_verdict(share: float) -> str:
     >>> all_points_verdict(1.0), all_points_verdict(0.99), all_points_verdict(0.5), all_points_verdict(0.4)
     ('holds', 'partly holds', 'partly holds', 'does not hold')
     """
+    share = _check_optional_real("share", share)
     return share_verdict(share, holds=1.0, partly=0.5)
 
 
@@ -702,6 +804,8 @@ def at_most_verdict(measured: float, limit: float) -> str:
     >>> at_most_verdict(1.10, 1.10), at_most_verdict(1.11, 1.10), at_most_verdict(float("nan"), 1.10)
     ('holds', 'does not hold', 'not tested')
     """
+    measured = _check_optional_real("measured", measured)
+    limit = check_real("limit", limit, finite=False)
     if measured is None or not np.isfinite(measured):
         return "not tested"
     return "holds" if measured <= limit else "does not hold"
@@ -720,6 +824,9 @@ def trend_share(table: pd.DataFrame, kind: str, algorithms: Sequence[str] = ALGO
     >>> trend_share(table, "m", ["chain"]), trend_share(table, "N", ["chain"])
     ((1.0, 1), (0.0, 1))
     """
+    check_str("kind", kind, ("m", "N"))
+    algorithms = _check_algorithms(algorithms)
+    check_frame("table", table, ["algorithm"])
     if kind not in ("m", "N"):
         raise ValueError(f"kind must be 'm' or 'N', got {kind!r}")
     checks = []
@@ -760,6 +867,8 @@ def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
     >>> claims.set_index("claim_id").loc["sq_vs_chain_32_3", "verdict"]
     'not tested'
     """
+    check_frame("table", table, ["algorithm", "fault_rate"])
+    check_frame("ratios", ratios, ["numerator", "denominator"])
     rows = []
     scope = table[(table["algorithm"] == "heuristic_square") & (table["fault_rate"] <= 0.15 + 1e-9)]
     share = float((scope["success_rate"] >= 0.9).mean()) if len(scope) else float("nan")
@@ -810,6 +919,10 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     (REC vs ALT on the ``focus`` points), ``oracle_gap``, ``backtracking_cost``, ``after_fallback_differences``,
     ``failure_reasons``, ``summary_by_algorithm``, ``faulty_torus_example`` and ``claims``.
     """
+    check_mapping("params", params, [
+        "seed", "focus", "fault_rates", "trials", "group1", "group2", "picture_fault_rate", "picture_radix",
+        "picture_m", "picture_search_trials", "gap_fault_rates", "summary_fault_rate",
+    ])
     seed = params["seed"]
     pairs = _pairs(params["group1"]) + _pairs(params["group2"])
     focus = _pairs(params["focus"])

@@ -30,8 +30,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_real,
+    check_real_array,
+    check_sequence,
+    check_str,
+)
 from torus_lab.claims import claim, claims_table
 from torus_lab.loads import (
+    MAX_STEPS,
     ROUTINGS,
     balanced_cut_search,
     bisection_width_upper_bound,
@@ -94,6 +105,11 @@ def claimed_bound(d: int, k: int, t: int, placement: str, routing: str) -> float
     >>> claimed_bound(3, 8, 2, "multiple_linear", "odr")
     256.0
     """
+    check_int("d", d, minimum=1, maximum=64)
+    check_int("k", k, minimum=2)
+    check_int("t", t, minimum=1)
+    check_str("placement", placement)
+    check_str("routing", routing)
     if routing == "odr" and placement == "linear":
         return k ** (d - 1) / 8
     if routing == "odr" and placement == "multiple_linear":
@@ -154,6 +170,19 @@ def evaluate_point(
     >>> row["e_max"], row["claimed_bound"], row["lb_cut"]
     (3.0, 0.75, 1.25)
     """
+    d = check_int("d", d, minimum=1, maximum=62)
+    k = check_int("k", k, minimum=2)
+    if k**d > 2**62:
+        raise ValueError(f"k = {k} with d = {d} gives k**d = {k**d} nodes, above 2**62")
+    check_int("t", t, minimum=1)
+    check_str("placement", placement, ("full", "linear", "multiple_linear"))
+    routings = [check_str("routings", r, ("odr", "udr", "shortest")) for r in check_sequence("routings", routings)]
+    check_int("cut_search_max_nodes", cut_search_max_nodes, minimum=0)
+    check_int("cut_steps", cut_steps, minimum=0, maximum=MAX_STEPS)
+    if shortest_max_nodes is not None:
+        check_int("shortest_max_nodes", shortest_max_nodes, minimum=0)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     torus = Torus(d, k)
     chosen = _placement(torus, t, placement)
     seed = int(rng.integers(0, 2**32)) if rng is not None else 0
@@ -213,6 +242,7 @@ def grid_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
     >>> [(item["d"], item["k"], item["t"], item["placement"]) for item in items]
     [(2, 2, 1, 'linear'), (2, 3, 1, 'linear'), (2, 3, 2, 'multiple_linear'), (2, 4, 4, 'full')]
     """
+    check_mapping("params", params, ["radices_by_dim", "ts"])
     items = []
     for record in params["radices_by_dim"]:
         for k in record["radices"]:
@@ -291,6 +321,9 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     ...           "heatmap_k_3d": 3, "tiny_tori": [{"dims": 2, "radix": 3}], "tiny_trials": 2}
     >>> results = run(params)  # doctest: +SKIP
     """
+    check_mapping("params", params, [
+        "seed", "shortest_max_nodes", "routings", "cut_search_max_nodes", "cut_steps", "tiny_tori", "tiny_trials",
+    ])
     seed = int(params["seed"])
     options = {"routings": list(params["routings"]), "cut_search_max_nodes": int(params["cut_search_max_nodes"]),
                "cut_steps": int(params["cut_steps"]), "shortest_max_nodes": params["shortest_max_nodes"]}  # fmt: skip
@@ -341,6 +374,7 @@ def odr_constant_table(summary: pd.DataFrame) -> pd.DataFrame:
     >>> odr_constant_table(summary)[["k", "e_max/k^(d-1)", "e_max_is_row_count"]].to_dict("records")
     [{'k': 6, 'e_max/k^(d-1)': 0.5, 'e_max_is_row_count': True}]
     """
+    check_frame("summary", summary, ["routing", "placement", "d", "k", "e_max", "e_mean"])
     odr = summary[(summary["routing"] == "odr") & (summary["placement"] == "linear")]
     scale = odr["k"] ** (odr["d"] - 1)
     row_count = (odr["k"] // 2) * odr["k"] ** (odr["d"] - 2)
@@ -363,6 +397,7 @@ def per_dimension_maxima(per_dimension: pd.DataFrame) -> pd.DataFrame:
     >>> per_dimension_maxima(per_dimension).to_dict("records")
     [{'d': 2, 'k': 6, 'routing': 'odr', 'dim 0 +1': 0.5, 'dim 1 +1': 0.25}]
     """
+    check_frame("per_dimension", per_dimension, ["placement", "max", "k", "d", "routing", "dim", "sign"])
     linear = per_dimension[per_dimension["placement"] == "linear"]
     linear = linear.assign(ratio=linear["max"] / linear["k"] ** (linear["d"] - 1))
     largest = linear[linear.groupby("d")["k"].transform("max") == linear["k"]]
@@ -382,8 +417,9 @@ def heaviest_links(summary: pd.DataFrame) -> pd.DataFrame:
     >>> heaviest_links(summary)["k"].tolist()
     [6]
     """
-    linear = summary[summary["placement"] == "linear"]
     columns = ["d", "k", "routing", "e_max", "e_max_dim", "e_max_sign", "e_max_residue", "links_at_e_max"]
+    check_frame("summary", summary, ["placement", *columns])
+    linear = summary[summary["placement"] == "linear"]
     return linear.loc[linear.groupby(["d", "routing"])["k"].idxmax(), columns].reset_index(drop=True)
 
 
@@ -398,6 +434,7 @@ def heatmap_3d_frame(frame: pd.DataFrame) -> pd.DataFrame:
     >>> heatmap_3d_frame(frame)["load"].tolist()
     [2.0, 1.0]
     """
+    check_frame("frame", frame, ["routing", "k", "dim", "sign", "residue", "load"])
     return frame.groupby(["routing", "k", "dim", "sign", "residue"], as_index=False, sort=False)["load"].max()
 
 
@@ -411,6 +448,7 @@ def bisection_tiny_summary(tiny: pd.DataFrame) -> pd.DataFrame:
     >>> bisection_tiny_summary(tiny).to_dict("records")
     [{'d': 2, 'k': 3, 'max_width': 6, 'bound': 36, 'trials': 2}]
     """
+    check_frame("tiny", tiny, ["d", "k", "bisection_width", "corollary_1_bound", "trial"])
     return tiny.groupby(["d", "k"], as_index=False).agg(
         max_width=("bisection_width", "max"), bound=("corollary_1_bound", "first"), trials=("trial", "count")
     )
@@ -428,8 +466,8 @@ def fit_leading_constant(radices: Sequence[int], ratios: Sequence[float]) -> tup
     >>> round(a, 6), round(b, 6)
     (0.5, -0.5)
     """
-    k = np.asarray(radices, dtype=float)
-    y = np.asarray(ratios, dtype=float)
+    k = check_real_array("radices", radices, ndim=1)
+    y = check_real_array("ratios", ratios, ndim=1)
     if k.size == 0 or k.size != y.size:
         raise ValueError(f"need equally many radices and ratios (at least one), got {k.size} and {y.size}")
     if np.unique(k).size == 1:
@@ -447,10 +485,16 @@ def fit_exponent(processors: Sequence[float], e_max: Sequence[float]) -> float:
     >>> round(fit_exponent([16, 64, 256], [2, 8, 32]), 6)
     1.0
     """
-    x = np.log(np.asarray(processors, dtype=float))
-    y = np.log(np.asarray(e_max, dtype=float))
+    processors = check_real_array("processors", processors, ndim=1)
+    e_max = check_real_array("e_max", e_max, ndim=1)
+    if processors.size != e_max.size:
+        raise ValueError(f"processors and e_max must have equal lengths, got {processors.size} and {e_max.size}")
+    for name, values in (("processors", processors), ("e_max", e_max)):
+        if not (np.isfinite(values) & (values > 0)).all():
+            raise ValueError(f"{name} must hold finite positive numbers, got {values.tolist()!r:.80}")
+    x, y = np.log(processors), np.log(e_max)
     if x.size < 2 or np.unique(x).size < 2:
-        raise ValueError("need at least two different placement sizes to fit an exponent")
+        raise ValueError(f"processors: need at least two different placement sizes to fit an exponent, got {x.size}")
     return float(np.polyfit(x, y, 1)[0])
 
 
@@ -468,6 +512,7 @@ def asymptotic_exponent(group: pd.DataFrame) -> list[tuple[str, float, list[int]
     >>> [(parity, round(alpha, 3), ks) for parity, alpha, ks in asymptotic_exponent(frame)]
     [('even', 1.0, [8, 12, 16, 24])]
     """
+    check_frame("group", group, ["k", "processors", "e_max"])
     out = []
     for parity, name in ((0, "even"), (1, "odd")):
         part = group[group["k"] % 2 == parity].drop_duplicates("k").sort_values("k")
@@ -500,7 +545,7 @@ def verdict_all(flags: Sequence[bool]) -> str:
     >>> verdict_all([True, True]), verdict_all([True, False]), verdict_all([False]), verdict_all([])
     ('holds', 'partly holds', 'does not hold', 'not tested')
     """
-    flags = [bool(flag) for flag in flags]
+    flags = [bool(check_instance("flags", flag, (bool, np.bool_), "bools")) for flag in check_sequence("flags", flags)]
     if not flags:
         return "not tested"
     return "holds" if all(flags) else "partly holds" if any(flags) else "does not hold"
@@ -514,12 +559,17 @@ def constant_matches(measured: float, claimed: float, tolerance: float) -> bool:
     >>> constant_matches(0.1875, 0.125, 0.5), constant_matches(0.19, 0.125, 0.5)
     (True, False)
     """
+    measured = check_real("measured", measured, finite=False)
+    claimed = check_real("claimed", claimed, finite=False)
+    tolerance = check_real("tolerance", tolerance, minimum=0)
     return bool(abs(measured - claimed) <= tolerance * abs(claimed))
 
 
 def _finite_pairs(measured: Sequence[float], bound: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    m = np.asarray(measured, dtype=float)
-    b = np.asarray(bound, dtype=float)
+    m = check_real_array("measured", measured, ndim=1)
+    b = check_real_array("bound", bound, ndim=1)
+    if m.shape != b.shape:
+        raise ValueError(f"measured and bound must have equal lengths, got {m.size} and {b.size}")
     keep = np.isfinite(m) & np.isfinite(b)
     return m[keep], b[keep]
 
@@ -566,7 +616,8 @@ def spread_verdict(values: Sequence[float], tolerance: float) -> str:
     >>> spread_verdict([1.0, 0.75], 0.25), spread_verdict([1.0, 0.7], 0.25), spread_verdict([], 0.25)
     ('holds', 'does not hold', 'not tested')
     """
-    v = np.asarray(values, dtype=float)
+    v = check_real_array("values", values, ndim=1)
+    tolerance = check_real("tolerance", tolerance, minimum=0)
     v = v[np.isfinite(v)]
     if v.size == 0:
         return "not tested"
@@ -609,6 +660,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
     >>> {r["claim_id"]: r["verdict"] for r in rows}["udr_linear_bound"]
     'holds'
     """
+    check_frame("summary", summary, ["k", "e_max", "placement", "routing", "d"])
     rows = []
     big = summary[summary["k"] >= min_k_fit]
     evidence = "loads.csv"
@@ -762,6 +814,7 @@ def bruteforce_claim(tiny: pd.DataFrame) -> dict[str, str]:
     >>> bruteforce_claim(tiny)["verdict"], bruteforce_claim(tiny)["measured_value"]
     ('holds', 'max exact |d_b P| / 6dk^(d-1) = 1 over 2 placements')
     """
+    check_frame("tiny", tiny, [])
     valid = tiny.dropna(subset=["bisection_width", "corollary_1_bound"]) if not tiny.empty else tiny
     measured = (
         f"max exact |d_b P| / 6dk^(d-1) = {(valid['bisection_width'] / valid['corollary_1_bound']).max():.3g} "

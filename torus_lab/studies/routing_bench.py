@@ -27,6 +27,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_real,
+    check_sequence,
+    check_str,
+)
 from torus_lab.routing import make_routing
 from torus_lab.sim import SimConfig, simulate, summarize
 from torus_lab.sim.saturation import Saturation, saturation_table
@@ -52,6 +61,14 @@ def latency_point(routing: Mapping[str, Any] | str, dims: int, radix: int, load:
     >>> row["routing"], row["deadlock"]
     ('ecube', False)
     """
+    if not isinstance(routing, str):
+        check_mapping("routing", routing, ["name"])
+    check_int("dims", dims, minimum=1)
+    check_int("radix", radix, minimum=2)
+    load = check_real("load", load, minimum=0)
+    check_int("replica", replica, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_mapping("config", config, [])
     rf = make_routing(routing, Torus(dims, radix))
     cfg = SimConfig.from_mapping({**config, "offered_load": float(load)})
     row = simulate(rf, cfg, seed=int(rng.integers(2**62))).summary()
@@ -65,6 +82,15 @@ def latency_load_runs(routings: Sequence[Mapping[str, Any] | str], *, dims: int,
     fields.  Columns: routing (the routing function's name), offered_load, replica, mean_latency,
     accepted_throughput, generated_throughput, deadlock, delivered, mean_hops, seed.
     """
+    routings = check_sequence("routings", routings)
+    for r in routings:
+        if not isinstance(r, str):
+            check_mapping("routings", r, ["name"])
+    check_int("dims", dims, minimum=1)
+    check_int("radix", radix, minimum=2)
+    loads = [check_real("loads", x, minimum=0) for x in check_sequence("loads", loads)]
+    check_int("seed", seed, minimum=0)
+    check_str("backend", backend)
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds must be an int >= 1, got {seeds!r}")
     SimConfig.from_mapping(sim_options)  # fail early, naming a bad option
@@ -94,6 +120,7 @@ def curves_from_runs(runs: pd.DataFrame) -> pd.DataFrame:
     >>> float(row.mean_latency_mean), int(row.runs), int(row.deadlocks), int(row.seed)
     (11.0, 2, 1, 3)
     """
+    check_frame("runs", runs, ["seed"])
     by = ["routing", "offered_load"]
     out = summarize(runs, by, ["mean_latency", "accepted_throughput"])
     counts = runs.groupby(by).agg(runs=("replica", "size"), deadlocks=("deadlock", "sum")).reset_index()
@@ -112,6 +139,12 @@ def curves_from_runs(runs: pd.DataFrame) -> pd.DataFrame:
 def latency_load_curves(routings: Sequence[Mapping[str, Any] | str], *, dims: int, radix: int, loads: Sequence[float],
                         seeds: int, seed: int, backend: str = "auto", **sim_options: Any) -> pd.DataFrame:  # fmt: skip
     """:func:`curves_from_runs` of :func:`latency_load_runs` (same arguments)."""
+    check_sequence("routings", routings)
+    check_int("dims", dims, minimum=1)
+    check_int("radix", radix, minimum=2)
+    check_sequence("loads", loads)
+    check_int("seed", seed, minimum=0)
+    check_str("backend", backend)
     return curves_from_runs(latency_load_runs(routings, dims=dims, radix=radix, loads=loads, seeds=seeds, seed=seed,
                                               backend=backend, **sim_options))
 
@@ -128,6 +161,7 @@ def saturation_by_routing(runs: pd.DataFrame, *, criterion: Saturation = SATURAT
     >>> saturation_by_routing(runs)[["routing", "saturation_load"]].values.tolist()
     [['a', 0.1]]
     """
+    check_frame("runs", runs, ["seed"])
     sat = saturation_table(runs, ["routing"], criterion).sort_values("routing", kind="stable").reset_index(drop=True)
     sat["seed"] = int(runs["seed"].iloc[0]) if len(runs) else None
     return sat[["routing", "saturation_load", "saturation_throughput", "loads", "seed"]]

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
@@ -38,6 +37,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_real,
+    check_real_array,
+    check_sequence,
+    check_str,
+    is_int,
+)
 from torus_lab.claims import claim, claims_table
 from torus_lab.deadlock import (
     cdg_verdict,
@@ -51,7 +61,7 @@ from torus_lab.deadlock import (
 from torus_lab.routing import RoutingFunction, make_routing
 from torus_lab.routing.turn_model import dateline_node
 from torus_lab.sim import SimConfig, simulate
-from torus_lab.sim.saturation import Saturation, saturation_table
+from torus_lab.sim.saturation import RUN_COLUMNS, Saturation, saturation_table
 from torus_lab.sweep import sweep
 from torus_lab.topology import Mesh, Torus
 
@@ -117,9 +127,11 @@ def make_topology(kind: str, k: int) -> Torus:
     >>> make_topology("unidirectional", 4)
     Torus(2, 4, bidirectional=False)
     """
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
     if kind not in TOPOLOGY_KINDS:
         raise ValueError(f"kind must be one of {TOPOLOGY_KINDS}, got {kind!r}")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
+    if not is_int(k) or k < 2:
         raise ValueError(f"k must be an int >= 2, got {k!r}")
     if kind == "mesh":
         return Mesh(2, int(k))
@@ -143,6 +155,7 @@ def routing_specs(topology: Torus) -> dict[str, dict]:
     >>> len(routing_specs(Mesh(2, 4))), len(routing_specs(Torus(2, 4)))
     (10, 44)
     """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
     torus = topology.wraparound
     out: dict[str, dict] = {"dor": {"name": "ecube"}}
     if torus:
@@ -175,9 +188,11 @@ def catalog_routing(topology: Torus, label: str) -> RoutingFunction:
     >>> rf.name, rf.num_vcs, rf.spec["scheme"]
     ('pfnf-reconstruction+paper', 3, 'paper')
     """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    check_str("label", label)
     specs = routing_specs(topology)
     if label not in specs:
-        raise ValueError(f"no routing labelled {label!r} on {topology!r}; labels: {', '.join(specs)}")
+        raise ValueError(f"label {label!r} names no routing on {topology!r}; labels: {', '.join(specs)}")
     return make_routing(specs[label], topology)
 
 
@@ -187,10 +202,10 @@ def _spec_json(rf: RoutingFunction) -> str:
 
 
 def _check_ks(ks: Iterable[int]) -> list[int]:
-    ks = list(ks)
-    bad = [k for k in ks if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 3]
+    ks = check_sequence("ks", ks)
+    bad = [k for k in ks if not is_int(k) or not 3 <= k <= MAX_K]
     if bad or not ks:
-        raise ValueError(f"ks must be a non-empty list of ints >= 3, got {ks!r}")
+        raise ValueError(f"ks must be a non-empty list of ints in 3..{MAX_K}, got {ks!r:.200}")
     return [int(k) for k in ks]
 
 
@@ -218,6 +233,12 @@ def cdg_row(kind: str, k: int, routing: str, forced: bool = True, rng=None) -> d
     >>> cdg_row("bidirectional", 4, "dor")["acyclic"]
     False
     """
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("routing", routing)
+    check_instance("forced", forced, (bool, np.bool_), "a bool")
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     topo = make_topology(kind, k)
     rf = make_routing(routing_specs(topo)[routing], topo)
     res = cdg_verdict(rf)
@@ -257,6 +278,12 @@ def cdg_table(ks: Iterable[int], kinds: Sequence[str] = TOPOLOGY_KINDS, *, routi
     >>> t[["routing", "acyclic", "forced"]].values.tolist()
     [['dor', False, True], ['dor+dateline', True, None]]
     """
+    ks = _check_ks(ks)
+    kinds = [check_str("kinds", kind, TOPOLOGY_KINDS) for kind in check_sequence("kinds", kinds)]
+    if routings is not None:
+        routings = [check_str("routings", r) for r in check_sequence("routings", routings)]
+    check_instance("forced", forced, (bool, np.bool_), "a bool")
+    check_str("backend", backend)
     items = [dict(i, forced=bool(forced)) for i in _study_items(ks, kinds, routings)]
     return _rows(cdg_row, items, backend=backend, desc="cdg")
 
@@ -275,6 +302,8 @@ def forced_cycle_messages(rf: RoutingFunction, cycle: Sequence[tuple[int, int]])
     >>> forced_cycle_messages(make_routing("ecube", t), [(1, 0), (3, 0), (5, 0), (7, 0)])  # (0,)->(2,), ...
     [((0,), (2,)), ((1,), (3,)), ((2,), (0,)), ((3,), (1,))]
     """
+    check_instance("rf", rf, RoutingFunction)
+    cycle = [_check_vertex(f"cycle[{i}]", v) for i, v in enumerate(check_sequence("cycle", cycle, min_length=1))]
     V = rf.num_vcs
     topo = rf.topology
     want = {(int(a[0]), int(a[1])): (int(b[0]), int(b[1])) for a, b in zip(cycle, list(cycle[1:]) + [cycle[0]],
@@ -329,6 +358,11 @@ def vc_count_row(k: int, kind: str, routing: str, rng=None) -> dict[str, Any]:
     >>> vc_count_row(5, "unidirectional", "dor+dateline")["max_vcs"]
     2
     """
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    check_str("routing", routing)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     topo = make_topology(kind, k)
     rf = make_routing(routing_specs(topo)[routing], topo)
     spec = rf.spec
@@ -364,6 +398,8 @@ def vc_count_table(ks: Iterable[int], *, backend: str = "auto") -> pd.DataFrame:
     layout ``after_overlap`` (channels carrying the after-classes of *both* VNs; 0 means the halfway
     datelines let them share one VC).
     """
+    ks = _check_ks(ks)
+    check_str("backend", backend)
     items = [{"k": k, "kind": kind, "routing": name} for k in _check_ks(ks) for kind, name in _VC_COUNT_CONFIGS]
     return _rows(vc_count_row, items, backend=backend, desc="vc counts")
 
@@ -375,6 +411,11 @@ def second_vc_rows(k: int, kind: str, tie: str = "+", rng=None) -> list[dict[str
     >>> [r["vc2_sources"] for r in second_vc_rows(5, "unidirectional")]
     ['0 1 2 4', '1 2 3 4']
     """
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    check_str("tie", tie, ("+", "-", "both"))
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     rows = []
     bidir = kind == "bidirectional"
     topo = make_topology(kind, k)
@@ -421,6 +462,9 @@ def second_vc_table(ks: Iterable[int], *, tie: str = "+", backend: str = "auto")
     >>> t[["dateline", "vc2_sources", "vc2_receivers"]].values.tolist()
     [[4, '0 4', '0 1'], [1, '1 2', '2 3']]
     """
+    ks = _check_ks(ks)
+    check_str("tie", tie, ("+", "-", "both"))
+    check_str("backend", backend)
     items = [{"k": k, "kind": kind, "tie": tie} for k in _check_ks(ks) for kind in ("unidirectional", "bidirectional")]
     return _rows(second_vc_rows, items, backend=backend, desc="second VC")
 
@@ -434,6 +478,11 @@ def channel_vc_listing(rf: RoutingFunction, vc_names: Sequence[str] | None = Non
     >>> t[t.sign == 1][["node", "vcs"]].values.tolist()
     [['(0,)', 'VC1 VC2'], ['(1,)', 'VC1'], ['(2,)', 'VC1'], ['(3,)', 'VC1'], ['(4,)', 'VC2']]
     """
+    check_instance("rf", rf, RoutingFunction)
+    if vc_names is not None:
+        vc_names = [check_str("vc_names", v) for v in check_sequence("vc_names", vc_names)]
+        if len(vc_names) != rf.num_vcs:
+            raise ValueError(f"vc_names must name each of the {rf.num_vcs} VCs of rf, got {len(vc_names)} names")
     topo = rf.topology
     used = channel_vc_usage(rf)
     names = list(vc_names) if vc_names is not None else [f"VC{v + 1}" for v in range(rf.num_vcs)]
@@ -455,6 +504,10 @@ def minimal_path_count(topology: Torus, a, b, *, tie: str = "both") -> int:
     >>> minimal_path_count(Mesh(2, 4), (0, 0), (3, 3))
     20
     """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    a = topology.check_node(a, "a")
+    b = topology.check_node(b, "b")
+    check_str("tie", tie, ("+", "-", "both"))
     if tie not in ("both", "+", "-"):
         raise ValueError(f"tie must be 'both', '+' or '-', got {tie!r}")
     a, b = topology.check_node(a, "a"), topology.check_node(b, "b")
@@ -523,6 +576,7 @@ def adaptivity_table(rf: RoutingFunction) -> pd.DataFrame:
     >>> t[(t.src == 2) & (t.dst == 6)][["realizable", "minimal"]].values.tolist()   # (2,0) -> (0,2): west first
     [[1, 6]]
     """
+    check_instance("rf", rf, RoutingFunction)
     topo = rf.topology
     tie = rf.options.get("tie", "+") if topo.wraparound and topo.bidirectional else "both"
     coords = [topo.coords(v) for v in range(topo.num_nodes)]
@@ -557,6 +611,11 @@ def adaptivity_row(kind: str, k: int, routing: str, rng=None) -> dict[str, Any]:
     >>> adaptivity_row("mesh", 3, "dor")["fully_adaptive_pairs"] < 1
     True
     """
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("routing", routing)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     topo = make_topology(kind, k)
     t = adaptivity_table(make_routing(routing_specs(topo)[routing], topo))
     return {
@@ -582,6 +641,11 @@ def adaptivity_summary(ks: Iterable[int], kinds: Sequence[str] = ("mesh", "bidir
     >>> s.set_index("routing").fully_adaptive_pairs.round(3).to_dict()
     {'pfnf-reconstruction': 1.0, 'pfnf-literal': 0.7}
     """
+    ks = _check_ks(ks)
+    kinds = [check_str("kinds", kind, TOPOLOGY_KINDS) for kind in check_sequence("kinds", kinds)]
+    if routings is not None:
+        routings = [check_str("routings", r) for r in check_sequence("routings", routings)]
+    check_str("backend", backend)
     return _rows(adaptivity_row, _study_items(ks, kinds, routings), backend=backend, desc="adaptivity")
 
 
@@ -622,6 +686,12 @@ def simulation_point(k: int, network: str, routing: Spec, traffic: str, load: fl
     is drawn from ``rng``.  Returns the simulator's summary (without the wall time and the simulator seed)
     plus routing (the routing function's name), network, traffic, k, scheme and spec (JSON).
     """
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("network", network)
+    check_str("traffic", traffic)
+    load = check_real("load", load, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_mapping("config", config, [])
     rf = _build(network, k, routing)
     cfg = SimConfig.from_mapping({**config, "traffic": traffic, "offered_load": float(load)})
     row = simulate(rf, cfg, seed=int(rng.integers(2**62))).summary()
@@ -646,6 +716,16 @@ def simulation_table(k: int, routings: Sequence[Spec], traffics: Sequence[str], 
     VC-class scheme, None for entries without one), spec (the complete spec, JSON) and seed (the experiment
     seed ``seed``).
     """
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    routings = check_sequence("routings", routings)
+    traffics = [check_str("traffics", t) for t in check_sequence("traffics", traffics)]
+    loads = [check_real("loads", v, minimum=0) for v in check_sequence("loads", loads)]
+    seed = check_int("seed", seed, minimum=0)
+    mesh_routings = check_sequence("mesh_routings", mesh_routings)
+    for name, value in (("packet_length", packet_length), ("warmup", warmup), ("measure", measure), ("drain", drain),
+                        ("deadlock_cycles", deadlock_cycles)):
+        check_int(name, value, minimum=0)
+    check_str("backend", backend)
     config = {"packet_length": packet_length, "warmup": warmup, "measure": measure, "drain": drain,
               "deadlock_cycles": deadlock_cycles, "drop_after": -1}
     items = [{"k": k, **target, "traffic": traffic, "load": float(load), "config": config}
@@ -663,6 +743,7 @@ def first_deadlock_loads(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     >>> first_deadlock_loads(runs, ["routing"]).values.tolist()
     [['a', 0.3], ['b', nan]]
     """
+    check_frame("runs", runs, ["offered_load", "deadlock"])
     dead = runs.offered_load.where(runs.deadlock.astype(bool))
     out = dead.groupby([runs[c] for c in by], sort=False).min().rename("first_deadlock_load").reset_index()
     return out.astype({"first_deadlock_load": float})
@@ -677,6 +758,8 @@ def saturation_summary(latency: pd.DataFrame, *, seed: int) -> pd.DataFrame:
     of loads and the experiment ``seed``.  Resolution: the sweep's grid.
     """
     by = ["routing", "network", "traffic"]
+    check_frame("latency", latency, [*by, *RUN_COLUMNS])
+    check_int("seed", seed)
     sat = saturation_table(latency, by, SATURATION)
     out = (latency[by].drop_duplicates().merge(sat, on=by, how="left")
            .merge(first_deadlock_loads(latency, by), on=by, how="left"))
@@ -689,6 +772,11 @@ def provoke_point(k: int, network: str, routing: Spec, replica: int, config: Map
                   rng: np.random.Generator) -> dict[str, Any]:
     """One provoked-deadlock run of :func:`provoke_deadlock_table` (a :func:`~torus_lab.sweep.sweep` item
     function; ``replica`` only tells the runs of one routing apart, the simulator seed comes from ``rng``)."""
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("network", network)
+    check_int("replica", replica, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_mapping("config", config, [])
     from torus_lab.deadlock import channel_dependency_graph
 
     rf = _build(network, k, routing)
@@ -718,7 +806,17 @@ def provoke_deadlock_table(k: int, routings: Sequence[Spec], *, replicas: int, s
     cycle is an edge of the routing's CDG), the waiting cycle itself, ``scheme``, ``spec`` (JSON) and
     ``seed`` (the experiment seed).
     """
-    if isinstance(replicas, bool) or not isinstance(replicas, numbers.Integral) or replicas < 1:
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    routings = check_sequence("routings", routings)
+    seed = check_int("seed", seed, minimum=0)
+    mesh_routings = check_sequence("mesh_routings", mesh_routings)
+    check_str("traffic", traffic)
+    offered_load = check_real("offered_load", offered_load, minimum=0)
+    for name, value in (("packet_length", packet_length), ("buffer_depth", buffer_depth), ("cycles", cycles),
+                        ("deadlock_cycles", deadlock_cycles)):
+        check_int(name, value, minimum=0)
+    check_str("backend", backend)
+    if not is_int(replicas) or replicas < 1:
         raise ValueError(f"replicas must be an int >= 1, got {replicas!r}")
     config = {**PROVOKE_CONFIG, "traffic": traffic, "offered_load": float(offered_load),
               "packet_length": packet_length, "buffer_depth": buffer_depth, "measure": cycles,
@@ -739,6 +837,7 @@ def provoke_summary(prov: pd.DataFrame) -> pd.DataFrame:
     >>> provoke_summary(prov)[["routing", "runs", "deadlocks", "cycles_in_cdg"]].values.tolist()
     [['a', 2, 1, True]]
     """
+    check_frame("prov", prov, ["routing"])
     out = prov.groupby("routing", sort=False).agg(
         scheme=("scheme", "first"), cdg_acyclic=("cdg_acyclic", "first"), runs=("deadlock", "size"),
         deadlocks=("deadlock", "sum"), cycles_in_cdg=("cycle_in_cdg", lambda s: bool(s.dropna().all())),
@@ -754,6 +853,8 @@ def find_acyclic(graph) -> bool:
     (True, False)
     """
     import networkx as nx
+
+    check_instance("graph", graph, nx.DiGraph, "a networkx.DiGraph")
 
     return nx.is_directed_acyclic_graph(graph)
 
@@ -775,11 +876,13 @@ def drawn_routings(k: int) -> list[tuple[RoutingFunction, tuple[str, ...] | None
     >>> [rf.name for rf, _ in drawn_routings(4)]
     ['ecube+dateline', 'negative-first+paper', 'pfnf-reconstruction+paper-4vc']
     """
+    k = check_int("k", k, minimum=3, maximum=MAX_DRAW_K)
     return [(make_routing(spec, make_topology(kind, k)), names) for kind, spec, names in DRAWN_ROUTINGS]
 
 
 def channel_vcs_table(k: int) -> pd.DataFrame:
     """:func:`channel_vc_listing` of every routing of :func:`drawn_routings` with its topology ``kind``."""
+    k = check_int("k", k, minimum=3, maximum=MAX_DRAW_K)
     return pd.concat([channel_vc_listing(rf, names).assign(kind="bidirectional" if rf.topology.bidirectional
                                                              else "unidirectional")
                       for rf, names in drawn_routings(k)], ignore_index=True)
@@ -796,6 +899,7 @@ def vc_combos(channels: pd.DataFrame, vc_names: Sequence[str] | None = None) -> 
     >>> vc_combos(pd.DataFrame({"channel": [4], "vcs": ["b"]}), ["a", "b"])
     {4: (1,)}
     """
+    check_frame("channels", channels, ["channel", "vcs"])
     def index(name: str) -> int:
         return list(vc_names).index(name) if vc_names is not None else int(name[2:]) - 1
 
@@ -812,6 +916,7 @@ def after_class_summary(listing: pd.DataFrame, routing: str) -> pd.DataFrame:
     >>> after_class_summary(t, "pfnf-reconstruction+paper-4vc").loc[0, "direction"]
     '+x'
     """
+    check_frame("listing", listing, ["routing"])
     pf = listing[listing.routing == routing]
     names = {(0, 1): "+x", (0, -1): "-x", (1, 1): "+y", (1, -1): "-y"}
     rows = []
@@ -832,6 +937,7 @@ def cdg_verdict_grid(cdg: pd.DataFrame) -> pd.DataFrame:
     >>> cdg_verdict_grid(cdg).values.tolist()
     [['mesh', 'a', 'acyclic'], ['mesh', 'b', 'CYCLIC (forced)'], ['mesh', 'c', 'cyclic']]
     """
+    check_frame("cdg", cdg, ["acyclic", "forced"])
     v = np.where(cdg.acyclic.astype(bool), "acyclic", np.where(cdg.forced.eq(True), "CYCLIC (forced)", "cyclic"))
     grid = cdg.assign(verdict=v).pivot_table(index=["kind", "routing"], columns="k", values="verdict",
                                              aggfunc="first")
@@ -846,6 +952,11 @@ def dateline_rule_row(kind: str, k: int, rule: str, rng=None) -> dict[str, Any]:
     >>> dateline_rule_row("unidirectional", 4, "entry")["acyclic"]
     False
     """
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("rule", rule)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     rf = make_routing({"name": "ecube", "datelines": True, "vcs": 2, "dateline_rule": rule}, make_topology(kind, k))
     return {"kind": kind, "k": k, "rule": rule, "acyclic": cdg_verdict(rf).acyclic}
 
@@ -853,6 +964,9 @@ def dateline_rule_row(kind: str, k: int, rule: str, rng=None) -> dict[str, Any]:
 def dateline_rules_table(ks: Iterable[int], kinds: Sequence[str] = ("unidirectional", "bidirectional"), *,
                          backend: str = "auto") -> pd.DataFrame:
     """The two dateline rules of e-cube (REC ``switch``, ALT ``entry``): CDG verdict per (kind, k, rule)."""
+    ks = _check_ks(ks)
+    kinds = [check_str("kinds", kind, TOPOLOGY_KINDS) for kind in check_sequence("kinds", kinds)]
+    check_str("backend", backend)
     items = [{"kind": kind, "k": k, "rule": rule} for kind in kinds for k in _check_ks(ks)
              for rule in ("switch", "entry")]
     return _rows(dateline_rule_row, items, backend=backend, desc="dateline rules")
@@ -866,6 +980,9 @@ def witness_messages(k: int, kind: str = "bidirectional",
     >>> witness_messages(4).columns.tolist()
     ['holds', 'message (src -> dst)']
     """
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    check_str("routing", routing)
     rf = catalog_routing(make_topology(kind, k), routing)
     cycle = cdg_verdict(rf).cycle or []
     msgs = forced_cycle_messages(rf, cycle) if cycle else []
@@ -882,6 +999,7 @@ def witness_cycle(cdg: pd.DataFrame, kind: str, k: int, routing: str) -> list[tu
     >>> witness_cycle(cdg, "mesh", 4, "a")
     [(3, 0), (7, 1)]
     """
+    check_frame("cdg", cdg, ["routing", "kind", "k"])
     row = cdg[(cdg.kind == kind) & (cdg.k == k) & (cdg.routing == routing)]
     if row.empty:
         raise KeyError(f"no CDG verdict for {routing!r} on {kind} k={k}")
@@ -891,6 +1009,27 @@ def witness_cycle(cdg: pd.DataFrame, kind: str, k: int, routing: str) -> list[tu
 
 
 # ====================================================================== verdict rules of the claims
+#: Largest radix of the virtual-mesh pictures (:func:`drawn_routings`, :func:`channel_vcs_table`): their cost grows
+#: as k^4 (about 15 s at k = 32) and a larger picture is unreadable.
+MAX_DRAW_K = 16
+#: Largest radix the study's helpers accept (its tables enumerate every node pair of a k x k network).
+MAX_K = 4096
+
+
+def _check_optional(name: str, value: object) -> None:
+    """A verdict input: None, a bool or a number (NaN means not measured)."""
+    if value is not None and not isinstance(value, (bool, np.bool_)):
+        check_real(name, value, finite=False)
+
+
+def _check_vertex(name: str, vertex: object) -> tuple[int, int]:
+    """A CDG vertex ``(channel, vc)`` as two ints."""
+    pair = check_sequence(name, vertex)
+    if len(pair) != 2:
+        raise ValueError(f"{name} must be a (channel, vc) pair, got {vertex!r}")
+    return check_int(name, pair[0], minimum=0), check_int(name, pair[1], minimum=0)
+
+
 def _missing(*values: Any) -> bool:
     return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
 
@@ -902,6 +1041,8 @@ def verdict_two_vcs(all_channels_two: bool | None, max_vcs: float | None) -> str
     >>> verdict_two_vcs(True, 2), verdict_two_vcs(False, 2), verdict_two_vcs(True, 3), verdict_two_vcs(None, None)
     ('holds', 'partly holds', 'does not hold', 'not tested')
     """
+    _check_optional("all_channels_two", all_channels_two)
+    _check_optional("max_vcs", max_vcs)
     if _missing(all_channels_two, max_vcs):
         return "not tested"
     if max_vcs != 2:
@@ -916,6 +1057,9 @@ def verdict_three_halves(max_fraction: float | None, max_vns_equiv: float | None
     >>> verdict_three_halves(0.5, 1.5), verdict_three_halves(0.6, 1.4), verdict_three_halves(float("nan"), 1.0)
     ('holds', 'does not hold', 'not tested')
     """
+    _check_optional("max_fraction", max_fraction)
+    _check_optional("max_vns_equiv", max_vns_equiv)
+    tol = check_real("tol", tol, minimum=0)
     if _missing(max_fraction, max_vns_equiv):
         return "not tested"
     return "holds" if max_fraction <= 0.5 + tol and max_vns_equiv <= 1.5 + tol else "does not hold"
@@ -928,6 +1072,9 @@ def verdict_subset(measured: Iterable[int] | None, paper: Iterable[int]) -> str:
     >>> verdict_subset({0, 1}, {0, 1, 2}), verdict_subset({0, 3}, {0, 1, 2}), verdict_subset(None, {0})
     ('holds', 'does not hold', 'not tested')
     """
+    if measured is not None:
+        measured = [check_int("measured", v) for v in check_sequence("measured", measured)]
+    paper = [check_int("paper", v) for v in check_sequence("paper", paper)]
     if measured is None:
         return "not tested"
     return "holds" if set(measured) <= set(paper) else "does not hold"
@@ -942,6 +1089,8 @@ def verdict_three_vcs(max_vcs: Sequence[float], after_overlap: Sequence[float]) 
     >>> verdict_three_vcs([], [])
     'not tested'
     """
+    max_vcs = check_real_array("max_vcs", max_vcs, ndim=1)
+    after_overlap = check_real_array("after_overlap", after_overlap, ndim=1)
     if len(max_vcs) == 0:
         return "not tested"
     return "holds" if all(v == 3 for v in max_vcs) and all(o == 0 for o in after_overlap) else "does not hold"
@@ -957,6 +1106,9 @@ def verdict_mapping(cyclic_radices: int, radices: int, forced_witness: bool) -> 
     >>> verdict_mapping(0, 0, False)
     'not tested'
     """
+    cyclic_radices = check_int("cyclic_radices", cyclic_radices, minimum=0)
+    radices = check_int("radices", radices, minimum=0)
+    check_instance("forced_witness", forced_witness, (bool, np.bool_), "a bool")
     if radices == 0:
         return "not tested"
     if cyclic_radices == 0:
@@ -973,6 +1125,8 @@ def verdict_fully_adaptive(reconstruction: float | None, literal: float | None) 
     >>> verdict_fully_adaptive(float("nan"), 1.0)
     'not tested'
     """
+    _check_optional("reconstruction", reconstruction)
+    _check_optional("literal", literal)
     if _missing(reconstruction):
         return "not tested"
     if reconstruction != 1.0:
@@ -986,6 +1140,7 @@ def verdict_all_acyclic(acyclic: Sequence[bool]) -> str:
     >>> verdict_all_acyclic([True, True]), verdict_all_acyclic([True, False]), verdict_all_acyclic([])
     ('holds', 'does not hold', 'not tested')
     """
+    acyclic = [check_instance("acyclic", a, (bool, np.bool_), "bools") for a in check_sequence("acyclic", acyclic)]
     if len(acyclic) == 0:
         return "not tested"
     return "holds" if all(bool(a) for a in acyclic) else "does not hold"
@@ -998,6 +1153,10 @@ def _fraction(frame: pd.DataFrame, routing: str, how: str) -> float:
 
 def virtual_mesh_claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> pd.DataFrame:
     """The claims table of the study from its tables (keys as in :func:`run`) and parameters."""
+    check_mapping("tables", tables, [
+        "second_vc_channels", "vc_counts", "cdg_verdicts", "adaptivity", "latency", "provoke_summary",
+    ])
+    check_mapping("params", params, ["vc_ks", "sim_k", "provoke_k", "adaptivity_ks"])
     second, vc, cdg = tables["second_vc_channels"], tables["vc_counts"], tables["cdg_verdicts"]
     adapt, sweep_, prov = tables["adaptivity"], tables["latency"], tables["provoke_summary"]
     rows = []
@@ -1114,6 +1273,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     provoke_summary, claims.  Every grid runs over :func:`torus_lab.sweep.sweep`; the random parts (the
     latency sweep and the provoked-deadlock replicas) draw from the generators it derives from ``seed``.
     """
+    check_mapping("params", params, [])
     p = params
     seed = int(p["seed"])
     out: dict[str, pd.DataFrame] = {}
