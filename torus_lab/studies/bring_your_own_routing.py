@@ -70,8 +70,8 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     load), ``saturation`` (:func:`torus_lab.studies.routing_bench.saturation_by_routing`).  ``routing`` must be
     registered (:func:`torus_lab.routing.register_routing`) before the call.
     """
-    check_mapping("params", params, [])
-    p = params
+    p = check_mapping("params", params, ["seed", "routing", "baseline", "radix", "loads", "seeds", "warmup",
+                                         "measure", "packet_length", "vc_allocation", "cdg_radix", "escape_vcs"])
     runs = latency_load_runs([p["routing"], p["baseline"]], dims=2, radix=p["radix"], loads=p["loads"],
                              seeds=p["seeds"], seed=p["seed"], warmup=p["warmup"], measure=p["measure"],
                              packet_length=p["packet_length"], vc_allocation=p["vc_allocation"])

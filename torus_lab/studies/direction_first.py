@@ -603,6 +603,7 @@ def growth_fits(summaries: Mapping[str, pd.DataFrame], min_points: int = 3) -> p
     check_mapping("summaries", summaries, [])
     rows = []
     for label, frame in summaries.items():
+        check_frame(f"summaries[{label!r}]", frame, ["misroute", "faults", "nodes", "latency_mean"])
         for (policy, faults), group in frame.groupby(["misroute", "faults"]):
             good = group.dropna(subset=["latency_mean"])
             if len(good) >= min_points:

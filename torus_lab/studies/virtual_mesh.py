@@ -1273,8 +1273,10 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     provoke_summary, claims.  Every grid runs over :func:`torus_lab.sweep.sweep`; the random parts (the
     latency sweep and the provoked-deadlock replicas) draw from the generators it derives from ``seed``.
     """
-    check_mapping("params", params, [])
-    p = params
+    p = check_mapping("params", params, [
+        "seed", "ks", "kinds", "vc_ks", "adaptivity_ks", "draw_k", "sim_k", "sim_routings", "sim_mesh_routings",
+        "sim_traffics", "sim_loads", "sim_warmup", "sim_measure", "sim_drain", "packet_length", "provoke_k",
+        "provoke_routings", "provoke_seeds"])  # fmt: skip
     seed = int(p["seed"])
     out: dict[str, pd.DataFrame] = {}
     out["second_vc_channels"] = second_vc_table(p["vc_ks"])
