@@ -43,16 +43,21 @@ def _legend_below(fig: Figure, axes, dims) -> None:
     fig.legend(handles, labels, loc="upper center", ncol=5, bbox_to_anchor=(0.5, 0.0))
 
 
-def fig_emax_vs_k(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
-    """``E_max`` against ``k`` per dimension (t = 1 solid, t = 2 dashed), with bound (1), the best Lemma 1 cut
-    and the paper's ``k^(d-1)/8`` for the linear placement."""
+def _dimension_panels(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]):
+    """Checked inputs and one panel per dimension: ``(dims, fig, axes, [(ax, d, rows of d), ...])``."""
     check_results("results", results, {"loads": ()})
     check_mapping("params", params, ["routings"])
     apply_style()
     summary = results["loads"]
     dims, fig, axes = _panels(summary)
-    for ax, d in zip(axes.flat, dims, strict=False):
-        part = summary[summary["d"] == d]
+    return dims, fig, axes, [(ax, d, summary[summary["d"] == d]) for ax, d in zip(axes.flat, dims, strict=False)]
+
+
+def fig_emax_vs_k(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
+    """``E_max`` against ``k`` per dimension (t = 1 solid, t = 2 dashed), with bound (1), the best Lemma 1 cut
+    and the paper's ``k^(d-1)/8`` for the linear placement."""
+    dims, fig, axes, panels = _dimension_panels(results, params)
+    for ax, d, part in panels:
         for routing in params["routings"]:
             for t, style in [(1, "-"), (2, "--")]:
                 line = part[(part["routing"] == routing) & (part["t"] == t)].sort_values("k")
@@ -71,13 +76,8 @@ def fig_emax_vs_k(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]
 
 def fig_emax_per_processor(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """``E_max / |P|`` against ``k`` per dimension, every ``t`` and the fully populated torus for contrast."""
-    check_results("results", results, {"loads": ()})
-    check_mapping("params", params, ["routings"])
-    apply_style()
-    summary = results["loads"]
-    dims, fig, axes = _panels(summary)
-    for ax, d in zip(axes.flat, dims, strict=False):
-        part = summary[summary["d"] == d]
+    dims, fig, axes, panels = _dimension_panels(results, params)
+    for ax, d, part in panels:
         for routing in params["routings"]:
             for (placement, t), line in part[part["routing"] == routing].groupby(["placement", "t"]):
                 if placement == "full":
