@@ -107,15 +107,15 @@ def test_notebook_parameters_cell_is_the_quick_preset():
 
 
 # ---------------------------------------------------------------------- the grid
-def test_grid_items_skip_t_at_least_k_and_add_full_tori():
+def test_grid_items_refuse_t_at_least_k_and_add_full_tori():
     items = study.grid_items(TINY)
     points = [(i["d"], i["k"], i["t"], i["placement"]) for i in items]
     assert points == [
         (2, 5, 1, "linear"), (2, 5, 2, "multiple_linear"), (2, 6, 1, "linear"), (2, 6, 2, "multiple_linear"),
         (3, 4, 1, "linear"), (3, 4, 2, "multiple_linear"), (2, 4, 4, "full"),
     ]  # fmt: skip
-    small = study.grid_items({"radices_by_dim": [{"dims": 1, "radices": [2]}], "ts": [1, 2, 3]})
-    assert [(i["k"], i["t"]) for i in small] == [(2, 1)]  # t >= k skipped by design
+    with pytest.raises(ValueError, match=r"ts holds t = 2 but radices_by_dim \(dims 1\) holds k = 2"):
+        study.grid_items({"radices_by_dim": [{"dims": 1, "radices": [2]}], "ts": [1, 2, 3]})  # was silently dropped
 
 
 @pytest.mark.parametrize("key", ["radices_by_dim", "full_radices_by_dim"])

@@ -229,18 +229,22 @@ def grid_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The points of the (d, k, t) grid, as sweep items (named, JSON-like values).
 
     Every radix ``k`` of ``params["radices_by_dim"]`` (records ``{dims, radices}``) is evaluated for every ``t``
-    of ``params["ts"]`` with ``t < k`` (``t = 1``: linear placement, otherwise multiple linear).  Pairs with
-    ``t >= k`` are **skipped by design**: ``t`` residue classes out of ``k`` is a multiple linear placement only
-    for ``t < k`` (``t = k`` is the fully populated torus, asked for separately by ``full_radices_by_dim``, which
-    adds one ``placement = "full"``, ``t = k`` item per radix).  A radix below 2 is an error (the experiment's
-    schema refuses it too).
+    of ``params["ts"]`` (``t = 1``: linear placement, otherwise multiple linear).  ``t`` residue classes out of
+    ``k`` form a multiple linear placement only for ``t < k``, so a grid holding ``t >= k`` is refused, naming
+    both (``t = k`` is the fully populated torus, asked for by ``full_radices_by_dim``, which adds one
+    ``placement = "full"``, ``t = k`` item per radix).  A radix below 2 is refused too (the experiment's
+    schema refuses it as well).
 
     Examples
     --------
-    >>> items = grid_items({"radices_by_dim": [{"dims": 2, "radices": [2, 3]}], "ts": [1, 2],
+    >>> items = grid_items({"radices_by_dim": [{"dims": 2, "radices": [3]}], "ts": [1, 2],
     ...                     "full_radices_by_dim": [{"dims": 2, "radices": [4]}]})
     >>> [(item["d"], item["k"], item["t"], item["placement"]) for item in items]
-    [(2, 2, 1, 'linear'), (2, 3, 1, 'linear'), (2, 3, 2, 'multiple_linear'), (2, 4, 4, 'full')]
+    [(2, 3, 1, 'linear'), (2, 3, 2, 'multiple_linear'), (2, 4, 4, 'full')]
+    >>> grid_items({"radices_by_dim": [{"dims": 2, "radices": [2, 3]}], "ts": [1, 2]})
+    Traceback (most recent call last):
+    ...
+    ValueError: ts holds t = 2 but radices_by_dim (dims 2) holds k = 2: a multiple linear placement needs t < k ...
     """
     check_mapping("params", params, ["radices_by_dim", "ts"])
     items = []
@@ -248,9 +252,12 @@ def grid_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
         for k in record["radices"]:
             _check_radix(k)
             for t in params["ts"]:
-                if t < k:
-                    items.append({"d": int(record["dims"]), "k": int(k), "t": int(t),
-                                  "placement": "linear" if t == 1 else "multiple_linear"})  # fmt: skip
+                if t >= k:
+                    raise ValueError(f"ts holds t = {t} but radices_by_dim (dims {record['dims']}) holds k = {k}: a "
+                                     "multiple linear placement needs t < k (t = k is the full torus: "
+                                     "full_radices_by_dim)")  # fmt: skip
+                items.append({"d": int(record["dims"]), "k": int(k), "t": int(t),
+                              "placement": "linear" if t == 1 else "multiple_linear"})  # fmt: skip
     for record in params.get("full_radices_by_dim") or []:
         for k in record["radices"]:
             _check_radix(k)
