@@ -129,9 +129,13 @@ def item_seed(seed: int, item: Mapping[str, Any]) -> np.random.SeedSequence:
     >>> a.entropy == b.entropy, a.entropy == item_seed(8, {"n": 3, "faults": 1}).entropy
     (True, False)
     """
-    digest = hashlib.sha256(item_key(item).encode()).digest()
+    return _seed_from_key(_root_seed(seed), item_key(item))
+
+
+def _seed_from_key(seed: int, key: str) -> np.random.SeedSequence:
+    digest = hashlib.sha256(key.encode()).digest()
     words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
-    return np.random.SeedSequence([_root_seed(seed), *words])
+    return np.random.SeedSequence([seed, *words])
 
 
 # ---------------------------------------------------------------------- cache
@@ -231,20 +235,22 @@ def _memorized(location: str):
     return Memory(location, verbose=0).cache(_cached_compute, ignore=["func"])
 
 
-def _cache_args(func, item, entropy, code, routings) -> tuple:
-    routings_digest = _user_routings_digest() if routings else None
-    return (func, f"{func.__module__}.{func.__qualname__}", code, item_key(item), list(entropy), routings_digest)
+def _cache_args(func, key: str, entropy, sweep_key: tuple) -> tuple:
+    """Arguments of :func:`_cached_compute`: the function, the parts of the key shared by the whole sweep
+    (function id, code digest, routings digest; computed once per sweep) and the item's own."""
+    func_id, code, routings_digest = sweep_key
+    return (func, func_id, code, key, list(entropy), routings_digest)
 
 
-def _call(func, item, entropy, routings=None, location=None, code=None) -> Any:
+def _call(func, item, entropy, routings=None, location=None, key=None, sweep_key=None) -> Any:
     """Run one item (in a worker or in this process), through the cache when ``location`` is set."""
     if routings is not None:  # routing algorithms registered at run time in the calling process
         from torus_lab.routing.registry import import_user_entries
 
         import_user_entries(routings)
-    if location is None or code is None:
+    if location is None or sweep_key is None:
         return _compute(func, item, entropy)
-    return _memorized(str(location))(*_cache_args(func, item, entropy, code, routings))
+    return _memorized(str(location))(*_cache_args(func, key, entropy, sweep_key))
 
 
 def _user_routings_digest() -> str | None:
@@ -318,8 +324,9 @@ def sweep(
         raise TypeError(f"items must be a sequence of mappings, got {items!r}")
     root = _root_seed(seed)
     with naming("items"):
-        items = [json.loads(item_key(item)) for item in items]
-    entropies = [item_seed(root, item).entropy for item in items]
+        keys = [item_key(item) for item in items]
+    items = [json.loads(key) for key in keys]
+    entropies = [_seed_from_key(root, key).entropy for key in keys]
     backend, scheduler = _resolve_backend(backend, scheduler)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers must be a positive int, got {workers!r}")
@@ -328,13 +335,14 @@ def sweep(
     routings = _user_routings()
     results: list[Any] = [None] * len(items)
     todo = list(range(len(items)))
+    sweep_key = None
     if location is not None and code is not None:
+        sweep_key = (f"{func.__module__}.{func.__qualname__}", code, _user_routings_digest() if routings else None)
         memorized = _memorized(str(location))
-        hits = [i for i in todo if memorized.check_call_in_cache(*_cache_args(func, items[i], entropies[i], code,
-                                                                              routings))]  # fmt: skip
-        for i in hits:
-            results[i] = memorized(*_cache_args(func, items[i], entropies[i], code, routings))
-        todo = [i for i in todo if i not in set(hits)]
+        hits = {i for i in todo if memorized.check_call_in_cache(*_cache_args(func, keys[i], entropies[i], sweep_key))}
+        for i in sorted(hits):
+            results[i] = memorized(*_cache_args(func, keys[i], entropies[i], sweep_key))
+        todo = [i for i in todo if i not in hits]
     if progress:
         from tqdm.auto import tqdm
     else:  # a disabled notebook bar still warns "IProgress not found" into executed notebooks
@@ -342,7 +350,7 @@ def sweep(
 
     bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=desc or getattr(func, "__name__", "sweep"),
                disable=not progress)  # fmt: skip
-    jobs = [(i, (func, items[i], entropies[i], routings, location, code)) for i in todo]
+    jobs = [(i, (func, items[i], entropies[i], routings, location, keys[i], sweep_key)) for i in todo]
     try:
         if backend == "serial" or len(jobs) <= 1:
             for i, args in jobs:
