@@ -312,18 +312,12 @@ def load_curve_run(
     check_int("radix", radix, minimum=2)
     load = check_real("load", load, minimum=0)
     check_instance("rng", rng, np.random.Generator, "a numpy Generator")
-    check_int("packet_length", packet_length, minimum=1)
-    check_int("buffer_depth", buffer_depth, minimum=1)
-    check_int("warmup", warmup, minimum=0)
-    check_int("measure", measure, minimum=0)
-    check_int("drain", drain, minimum=0)
     check_int("replicate", replicate, minimum=0)
-    topo = Torus(dims, radix)
-    rf = make_routing(routing, topo)
-    config = SimConfig(
+    config = SimConfig(  # checks packet_length, buffer_depth, warmup, measure and drain, naming them
         offered_load=load, packet_length=packet_length, buffer_depth=buffer_depth, warmup=warmup,
         measure=measure, drain=drain, deadlock_cycles=500,
     )  # fmt: skip
+    rf = make_routing(routing, Torus(dims, radix))
     row = simulate(rf, config, seed=_sim_seed(rng)).summary()
     row["sim_seed"] = row.pop("seed")
     row.pop("wall_seconds", None)
