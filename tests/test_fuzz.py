@@ -425,8 +425,7 @@ def _fuzz_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Iterato
         plt.close("all")
 
 
-# The default run draws the same examples every time (a fixed seed; ``derandomize=True`` or ``database=None``
-# would make hypothesis nest one settings object per test case, a RecursionError after ~950 cases in one process).
+# The default run draws the same examples every time (a fixed seed); ``make fuzz`` draws fresh ones.
 _fixed_seed = seed(16) if EXAMPLES is None else (lambda test: test)
 
 
@@ -442,11 +441,7 @@ def _baseline(qualname: str) -> None:
     obj(**kwargs)
 
 
-@pytest.mark.parametrize(("qualname", "target"), CASES)
-@settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@_fixed_seed
-@given(value=HOSTILE)
-def test_hostile_argument(qualname: str, target: str, value: Any) -> None:
+def _check_hostile_argument(qualname: str, target: str, value: Any) -> None:
     """A hostile value for ``target`` returns or is refused with ValueError/TypeError naming ``target``."""
     obj = CALLABLES[qualname]
     if qualname in VALID_ARGS:
@@ -471,3 +466,41 @@ def test_hostile_argument(qualname: str, target: str, value: Any) -> None:
         signal.alarm(0)
         if "matplotlib.pyplot" in sys.modules:
             sys.modules["matplotlib.pyplot"].close("all")
+
+
+# One test function per part of the package, at most CASES_PER_TEST parameters each: hypothesis's pytest plugin wraps
+# a parametrized test's settings once per parameter (the wrappers chain), so one test with all ~1,000 cases
+# overflowed the recursion limit when the settings were read (under the ``ci`` profile, which CI loads).
+CASES_PER_TEST = 300
+
+
+def _hostile_test(cases: list[Any]) -> Callable[..., None]:
+    """A fresh hypothesis test over ``cases`` (its own function object, so its own settings chain)."""
+
+    @pytest.mark.parametrize(("qualname", "target"), cases)
+    @settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+    @_fixed_seed
+    @given(value=HOSTILE)
+    def test(qualname: str, target: str, value: Any) -> None:
+        """A hostile value for ``target`` returns or is refused with ValueError/TypeError naming ``target``."""
+        _check_hostile_argument(qualname, target, value)
+
+    return test
+
+
+def _case_groups() -> dict[str, list[Any]]:
+    """CASES by part of the package (``routing``, ``studies``, ...), large parts split in numbered chunks."""
+    by_part: dict[str, list[Any]] = {}
+    for case in CASES:
+        part = case.values[0].split(".")[1]
+        by_part.setdefault(part, []).append(case)
+    groups = {}
+    for part, cases in by_part.items():
+        chunks = [cases[i : i + CASES_PER_TEST] for i in range(0, len(cases), CASES_PER_TEST)]
+        for number, chunk in enumerate(chunks, start=1):
+            groups[part if len(chunks) == 1 else f"{part}_{number}"] = chunk
+    return groups
+
+
+for _group, _cases in _case_groups().items():
+    globals()[f"test_hostile_argument_{_group}"] = _hostile_test(_cases)
