@@ -3,7 +3,8 @@
 Demaine & Srinivas, Section 4.1 (e-cube) and 4.2 (double e-cube); ``specs/algorithms.md`` sections 5.2 and 2.3.
 
 * e-cube corrects the lowest-index differing dimension first, in its minimal direction (REC tie for even k
-  with offset k/2: ``+``; ALT ``tie="-"``).  On a hypercube this is "lowest set bit of s XOR d".
+  with offset k/2: ``+``; ALT ``tie="-"``; ``tie="random"``: either way with equal probability, drawn from
+  the kernel's random word as BookSim2's ``dor_next_torus`` does).  On a hypercube this is "lowest set bit of s XOR d".
 * double e-cube picks the two lowest differing dimensions i < j and corrects i then j; the paper's Lemma says
   it is the same as e-cube, and the kernel is literally the same decision (``variant="double"`` only changes
   the name and records the pair in the header state, slots 0-1, for inspection).
@@ -85,7 +86,10 @@ def ecube_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, ou
         e = (dst // strides[d]) % k
         if c == e:
             continue
-        sign = minimal_sign(c, e, k, tables.kind[0], tables.kind[1], tie)
+        if tie == 0:  # random tie-break: bit 0 of the random word
+            sign = minimal_sign(c, e, k, tables.kind[0], tables.kind[1], 1 if rand % 2 == 0 else -1)
+        else:
+            sign = minimal_sign(c, e, k, tables.kind[0], tables.kind[1], tie)
         ch = tables.slot[(cur * n + d) * 2 + (1 if sign > 0 else 0)]
         if ch < 0 or tables.ch_ok[ch] == 0:
             return 0
@@ -153,8 +157,8 @@ def ecube_routing(
         Split the VCs into two dateline classes (needs ``vcs >= 2``; only rings with a wraparound use them).
     vcs : int, default 1
         Virtual channels per physical channel.
-    tie : {"+", "-"}
-        Direction taken when both ways round are minimal (REC ``"+"``).
+    tie : {"+", "-", "random"}
+        Direction taken when both ways round are minimal (REC ``"+"``; ``"random"``: either, equally likely).
     dateline_rule : {"switch", "entry"}
         REC switch-at-dateline or ALT decide-at-entry (spec 2.3).
     variant : {"ecube", "double"}
@@ -179,13 +183,13 @@ def ecube_routing(
         raise ValueError(f"vcs must be an int >= 1, got {vcs!r}")
     if datelines and vcs < 2:
         raise ValueError(f"datelines need vcs >= 2, got vcs={vcs}")
-    check_str("tie", tie, ("+", "-"))
+    check_str("tie", tie, ("+", "-", "random"))
     check_str("dateline_rule", dateline_rule, ("switch", "entry"))
     check_str("variant", variant, ("ecube", "double"))
     iparams = [0] * 5
     iparams[_P_VCS] = int(vcs)
     iparams[_P_DATELINES] = int(datelines)
-    iparams[_P_TIE] = 1 if tie == "+" else -1
+    iparams[_P_TIE] = {"+": 1, "-": -1, "random": 0}[tie]
     iparams[_P_MODE] = _MODE_SWITCH if dateline_rule == "switch" else _MODE_ENTRY
     iparams[_P_DOUBLE] = int(variant == "double")
     name = ("double-ecube" if variant == "double" else "ecube") + ("+dateline" if datelines else "")
@@ -197,7 +201,7 @@ def ecube_routing(
         tables=build_tables(topology, faults, iparams),
         num_vcs=int(vcs),
         adaptive=False,
-        random_choices=1,
+        random_choices=2 if tie == "random" else 1,
         options={
             "datelines": datelines,
             "vcs": int(vcs),
@@ -214,7 +218,7 @@ register_routing(
     options=(
         Option("datelines", "split the VCs into two dateline classes (needs vcs >= 2)"),
         Option("vcs", "virtual channels per physical channel", minimum=1),
-        Option("tie", "direction taken when both ways round are minimal (k even)", choices=("+", "-")),
+        Option("tie", "direction taken when both ways round are minimal (k even)", choices=("+", "-", "random")),
         Option("dateline_rule", "switch class at the dateline, or decide at dimension entry (BookSim)",
                choices=("switch", "entry")),
         Option("variant", "e-cube, or double e-cube (same routes, Lemma of 4.2)", choices=("ecube", "double")),

@@ -14,6 +14,9 @@ Examples
 Traceback (most recent call last):
 ...
 ValueError: vc_allocation must be one of ('atomic', 'nonatomic'), got 'greedy'
+>>> bs = SimConfig.preset("booksim", offered_load=0.2)
+>>> bs.router, bs.channel_latency, bs.buffer_depth, bs.uniform_includes_source
+('booksim', 2, 8, True)
 """
 
 from __future__ import annotations
@@ -27,10 +30,29 @@ from typing import Any
 from torus_lab._validate import check_int
 from torus_lab.sim.traffic import PATTERNS
 
-__all__ = ["SimConfig", "VC_ALLOCATIONS"]
+__all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS"]
 
 #: ``atomic``: a VC takes a new packet only once empty; ``nonatomic``: once the previous tail is written (BookSim).
 VC_ALLOCATIONS = ("atomic", "nonatomic")
+
+#: Router models: ``"simple"`` (:mod:`torus_lab.sim.kernels`: one ``router_delay`` per router, 1-cycle channels)
+#: and ``"booksim"`` (:mod:`torus_lab.sim.booksim`: BookSim2's input-queued VC router, per-stage delays).
+ROUTERS = ("simple", "booksim")
+
+#: Fields that only the ``booksim`` router reads (the ``simple`` router refuses non-default values).
+_BOOKSIM_ONLY = ("routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay", "channel_latency",
+                 "credit_delay")
+
+#: Named starting points for :meth:`SimConfig.preset`.  ``booksim``: BookSim2's defaults at commit 28f4329
+#: (``booksim_config.cpp``): routing, VC allocation, switch allocation and switch traversal 1 cycle each,
+#: 2-cycle torus channels (``use_noc_latency``; set ``channel_latency=1`` for a mesh), 8-flit VC buffers,
+#: ``credit_delay = 0``, non-atomic VC reuse (``wait_for_tail_credit = 0``), uniform traffic including the source.
+PRESETS = {
+    "simple": {},
+    "booksim": dict(router="booksim", routing_delay=1, vc_alloc_delay=1, sw_alloc_delay=1, st_final_delay=1,
+                    channel_latency=2, credit_delay=0, buffer_depth=8, vc_allocation="nonatomic",
+                    uniform_includes_source=True, drop_after=-1),
+}
 
 
 def _real(name: str, value: Any, low: float, high: float) -> float:
@@ -51,11 +73,22 @@ class SimConfig:
         ``deadlock_cycles``: declare deadlock when flits are in the network and none moved for this many cycles;
         ``drop_after``: a head with no permitted output waits this many cycles and is dropped (-1: never);
         ``hop_limit``: drop a packet after this many hops without arriving (0: no limit).
+        ``router``: the router model (:data:`ROUTERS`; default ``"simple"``).
+    BookSim router (``router="booksim"``, :mod:`torus_lab.sim.booksim`; the simple router refuses other values)
+        ``routing_delay`` (>= 0; 0 = lookahead routing), ``vc_alloc_delay``, ``sw_alloc_delay`` and
+        ``st_final_delay`` (>= 1): cycles of route computation, VC allocation, switch allocation and switch
+        traversal; ``channel_latency`` (>= 1): cycles per inter-router channel, credits take the same;
+        ``credit_delay`` (>= 0): cycles a router takes to process a received credit.  ``buffer_depth`` is
+        BookSim's ``vc_buf_size``; ``vc_allocation`` must be ``"nonatomic"`` (BookSim's
+        ``wait_for_tail_credit = 0``).
     Traffic
         ``traffic`` (a pattern of :mod:`torus_lab.sim.traffic`); ``offered_load`` in flits per node per cycle
         (Bernoulli: a node starts a packet with probability ``offered_load / packet_length``);
         ``packet_length`` flits; ``hotspot_node`` / ``hotspot_fraction`` for the hotspot pattern;
-        ``queue_capacity`` packets per source queue (more are counted and discarded).
+        ``queue_capacity`` packets per source queue (more are counted and discarded);
+        ``uniform_includes_source``: the uniform pattern draws the destination from all nodes, the source
+        included (BookSim2's uniform; a self-addressed packet goes injection -> local router -> ejection);
+        default False: from the other nodes.
     Run length
         Packets generated in ``[warmup, warmup + measure)`` are measured; afterwards the run continues until
         every measured packet is delivered or dropped, for at most ``drain`` cycles (still injecting unless
@@ -78,6 +111,14 @@ class SimConfig:
     queue_capacity: int = 512
     hop_limit: int = 0
     vc_allocation: str = "atomic"
+    router: str = "simple"
+    routing_delay: int = 1
+    vc_alloc_delay: int = 1
+    sw_alloc_delay: int = 1
+    st_final_delay: int = 1
+    channel_latency: int = 1
+    credit_delay: int = 0
+    uniform_includes_source: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.traffic, str) or self.traffic not in PATTERNS:
@@ -96,7 +137,17 @@ class SimConfig:
             "drop_after": check_int("drop_after", self.drop_after, -1),
             "queue_capacity": check_int("queue_capacity", self.queue_capacity, 1),
             "hop_limit": check_int("hop_limit", self.hop_limit, 0),
+            "routing_delay": check_int("routing_delay", self.routing_delay, 0),
+            "vc_alloc_delay": check_int("vc_alloc_delay", self.vc_alloc_delay, 1),
+            "sw_alloc_delay": check_int("sw_alloc_delay", self.sw_alloc_delay, 1),
+            "st_final_delay": check_int("st_final_delay", self.st_final_delay, 1),
+            "channel_latency": check_int("channel_latency", self.channel_latency, 1),
+            "credit_delay": check_int("credit_delay", self.credit_delay, 0),
         }
+        if not isinstance(self.router, str) or self.router not in ROUTERS:
+            raise ValueError(f"router must be one of {ROUTERS}, got {self.router!r}")
+        if not isinstance(self.uniform_includes_source, bool):
+            raise TypeError(f"uniform_includes_source must be a bool, got {self.uniform_includes_source!r}")
         if not isinstance(self.inject_during_drain, bool):
             raise TypeError(f"inject_during_drain must be a bool, got {self.inject_during_drain!r}")
         if not isinstance(self.vc_allocation, str) or self.vc_allocation not in VC_ALLOCATIONS:
@@ -112,8 +163,44 @@ class SimConfig:
             fixed["hotspot_node"] = check_int("hotspot_node", node, 0)
         if fixed["deadlock_cycles"] <= max(fixed["drop_after"], 0) + fixed["router_delay"]:
             raise ValueError(f"deadlock_cycles={self.deadlock_cycles} must exceed drop_after + router_delay")
+        self._check_router(fixed)
         for name, value in fixed.items():
             object.__setattr__(self, name, value)
+
+    def _check_router(self, fixed: dict[str, Any]) -> None:
+        """Refuse settings the chosen router model cannot run, naming the field."""
+        if self.router == "simple":
+            defaults = {f.name: f.default for f in dataclasses.fields(self)}
+            for name in _BOOKSIM_ONLY:
+                if fixed[name] != defaults[name]:
+                    raise ValueError(f"{name}={fixed[name]!r} needs router='booksim' (the simple router has one "
+                                     f"router_delay and 1-cycle channels)")
+            return
+        if self.vc_allocation != "nonatomic":
+            raise ValueError(f"router='booksim' reuses VCs non-atomically: vc_allocation must be 'nonatomic', "
+                             f"got {self.vc_allocation!r}")
+        if fixed["drop_after"] != -1:
+            raise ValueError(f"drop_after={self.drop_after!r}: router='booksim' never drops a waiting head "
+                             f"(use -1)")
+        if fixed["hop_limit"] != 0:
+            raise ValueError(f"hop_limit={self.hop_limit!r}: router='booksim' does not drop packets (use 0)")
+        if self.router_delay != 1:
+            raise ValueError(f"router_delay={self.router_delay!r} is the simple router's; router='booksim' takes "
+                             f"routing_delay, vc_alloc_delay, sw_alloc_delay and st_final_delay")
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> SimConfig:
+        """A config from a named preset (:data:`PRESETS`) with ``overrides`` applied, validated.
+
+        Examples
+        --------
+        >>> cfg = SimConfig.preset("booksim", channel_latency=1, packet_length=1)
+        >>> cfg.router, cfg.channel_latency, cfg.routing_delay, cfg.packet_length
+        ('booksim', 1, 1, 1)
+        """
+        if not isinstance(name, str) or name not in PRESETS:
+            raise ValueError(f"preset name must be one of {tuple(PRESETS)}, got {name!r}")
+        return cls.from_mapping({**PRESETS[name], **overrides})
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any]) -> SimConfig:

@@ -1,6 +1,8 @@
 """Cycle-driven, flit-level wormhole simulator: run set-up, results, deadlock reports, load sweeps.
 
-The router model is described in :mod:`torus_lab.sim.kernels`.  A run owns all its state
+Two router models, chosen by ``SimConfig.router``: ``"simple"`` (default, :mod:`torus_lab.sim.kernels`) and
+``"booksim"`` (BookSim2's input-queued VC router, :mod:`torus_lab.sim.booksim`); both take the same routing
+functions and give the same :class:`SimResult`.  A run owns all its state
 (:class:`SimState`); the routing function is passed in (:class:`torus_lab.routing.interface.RoutingFunction`)
 and its numba kernel is called from the compiled loop, so any number of runs can execute side by side.
 
@@ -257,11 +259,11 @@ def simulate(
         raise TypeError(f"keep_state must be a bool, got {keep_state!r}")
     topology = routing.topology
     code = pattern_code(config.traffic)
-    vcs, length = routing.num_vcs, config.packet_length
-    warmup, measure, drain = config.warmup, config.measure, config.drain
-    atomic = config.vc_allocation == "atomic"
+    vcs, length, measure = routing.num_vcs, config.packet_length, config.measure
     hotspot_node = config.hotspot_node
     faults = routing.faults
+    if config.router == "booksim" and faults is not None and (faults.links or faults.nodes):
+        raise ValueError(f"router='booksim' does not model faults yet; routing {routing.name!r} has {faults!r}")
     bad = faults.node_mask(topology) if faults is not None else np.zeros(topology.num_nodes, dtype=bool)
     active = np.flatnonzero(~bad).astype(np.int64)
     if code != 1 and len(active) < 2:
@@ -274,31 +276,9 @@ def simulate(
     expected = len(active) * measure * prob
     rec_cap = int(expected + 8 * np.sqrt(expected) + 64)
     words = np.random.SeedSequence(seed).generate_state(2, dtype=np.uint64)
-    state = SimState(topology, vcs, config.queue_capacity, rec_cap, words, depth=config.buffer_depth, length=length,
-                     atomic=atomic)  # fmt: skip
-
-    cfg = np.zeros(len(CFG), dtype=np.int64)
-    for name, value in dict(
-        vcs=vcs,
-        depth=config.buffer_depth,
-        length=length,
-        router_delay=config.router_delay,
-        warmup=warmup,
-        measure=measure,
-        drain=drain,
-        gen_end=(warmup + measure + drain) if config.inject_during_drain else (warmup + measure),
-        deadlock_cycles=config.deadlock_cycles,
-        drop_after=config.drop_after,
-        pattern=code,
-        hotspot_node=hot,
-        queue_cap=config.queue_capacity,
-        hop_limit=config.hop_limit,
-        atomic=int(atomic),
-    ).items():
-        cfg[CFG[name]] = value
-    total = warmup + measure + drain + 1
+    run_state = _run_booksim if config.router == "booksim" else _run_simple
     start = time.perf_counter()
-    _run(routing, cfg, prob, config.hotspot_fraction, active, dest_map, state, total)
+    state = run_state(routing, config, prob, active, dest_map, hot, words, rec_cap)
     wall = time.perf_counter() - start
 
     counters = {name: int(state.counters[i]) for name, i in CNT.items()}
@@ -337,6 +317,71 @@ def simulate(
         wall_seconds=wall,
         state=state if keep_state else None,
     )
+
+
+def _run_simple(routing, config, prob, active, dest_map, hot, words, rec_cap) -> SimState:
+    """The simple router model (:mod:`torus_lab.sim.kernels`): set up its state and run it to the end."""
+    vcs, length = routing.num_vcs, config.packet_length
+    warmup, measure, drain = config.warmup, config.measure, config.drain
+    atomic = config.vc_allocation == "atomic"
+    state = SimState(routing.topology, vcs, config.queue_capacity, rec_cap, words, depth=config.buffer_depth,
+                     length=length, atomic=atomic)  # fmt: skip
+    cfg = np.zeros(len(CFG), dtype=np.int64)
+    for name, value in dict(
+        vcs=vcs,
+        depth=config.buffer_depth,
+        length=length,
+        router_delay=config.router_delay,
+        warmup=warmup,
+        measure=measure,
+        drain=drain,
+        gen_end=_generation_end(config),
+        deadlock_cycles=config.deadlock_cycles,
+        drop_after=config.drop_after,
+        pattern=pattern_code(config.traffic),
+        hotspot_node=hot,
+        queue_cap=config.queue_capacity,
+        hop_limit=config.hop_limit,
+        atomic=int(atomic),
+        include_self=int(config.uniform_includes_source),
+    ).items():
+        cfg[CFG[name]] = value
+    _run(routing, cfg, prob, config.hotspot_fraction, active, dest_map, state, warmup + measure + drain + 1)
+    return state
+
+
+def _generation_end(config: SimConfig) -> int:
+    end = config.warmup + config.measure
+    return end + config.drain if config.inject_during_drain else end
+
+
+def _run_booksim(routing, config, prob, active, dest_map, hot, words, rec_cap):
+    """The BookSim-compatible model (:mod:`torus_lab.sim.booksim`): set up its state and run it to the end."""
+    from torus_lab.sim import booksim
+
+    cfg = np.zeros(len(booksim.BCFG), dtype=np.int64)
+    for name, value in dict(
+        depth=config.buffer_depth,
+        length=config.packet_length,
+        routing_delay=config.routing_delay,
+        vc_alloc_delay=config.vc_alloc_delay,
+        sw_alloc_delay=config.sw_alloc_delay,
+        st_final_delay=config.st_final_delay,
+        credit_delay=config.credit_delay,
+        warmup=config.warmup,
+        measure_end=config.warmup + config.measure,
+        drain=config.drain,
+        gen_end=_generation_end(config),
+        deadlock_cycles=config.deadlock_cycles,
+        pattern=pattern_code(config.traffic),
+        hotspot_node=hot,
+        queue_cap=config.queue_capacity,
+        include_self=int(config.uniform_includes_source),
+    ).items():
+        cfg[booksim.BCFG[name]] = value
+    state = booksim.new_state(routing.topology, routing.num_vcs, cfg, np.array([prob, config.hotspot_fraction]),
+                              active, dest_map, int(words[0]), rec_cap, config.channel_latency)  # fmt: skip
+    return booksim.run(routing, state, config.warmup + config.measure + config.drain + 1)
 
 
 def _run(routing, cfg, prob, hot_frac, active, dest_map, s: SimState, max_cycles: int) -> None:

@@ -5,8 +5,8 @@ All state lives in arrays owned by one run (:class:`torus_lab.sim.engine.SimStat
 Router model (one cycle, synchronous: every decision reads the state at the start of the cycle)
 -------------------------------------------------------------------------------------------------
 1. *Generation*: every active node starts a packet with probability ``offered_load / packet_length``
-   (Bernoulli), destination from the traffic pattern; it joins the node's unbounded-in-spirit source queue
-   (capacity ``queue_cap``; overflowing packets are counted and not generated).
+   (Bernoulli), destination from the traffic pattern (:func:`draw_destination`); it joins the node's
+   unbounded-in-spirit source queue (capacity ``queue_cap``; overflowing packets are counted and not generated).
 2. *Injection*: the front packet of a source queue occupies the node's injection input (one VC).
 3. *Routing*: a head flit at the front of an input VC, ``router_delay`` cycles after it arrived, is routed
    once: at its destination it is sent to the ejection port, otherwise the routing kernel (the routing
@@ -39,7 +39,7 @@ import numpy as np
 from torus_lab._jit import njit
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 
-__all__ = ["run_kernel", "EJECT", "DROP", "CFG", "CNT", "splitmix_next"]
+__all__ = ["run_kernel", "EJECT", "DROP", "CFG", "CNT", "splitmix_next", "draw_destination"]
 
 #: ``out_ivc`` codes besides a downstream input-VC index (-1 = not allocated yet).
 EJECT = -2
@@ -65,6 +65,7 @@ CFG = {
             "queue_cap",
             "hop_limit",
             "atomic",
+            "include_self",
         ]
     )
 }
@@ -107,6 +108,7 @@ _CF_HOTSPOT_NODE = 11
 _CF_QUEUE_CAP = 12
 _CF_HOP_LIMIT = 13
 _CF_ATOMIC = 14
+_CF_INCLUDE_SELF = 15
 _CN_NOW = 0
 _CN_FLITS_INJECTED = 1
 _CN_FLITS_EJECTED = 2
@@ -143,6 +145,27 @@ def _rand01(rng):
 @njit
 def _randint(rng, m):
     return np.int64(splitmix_next(rng) % np.uint64(m))
+
+
+@njit
+def draw_destination(node, pattern, active, dest_map, hotspot, hotspot_frac, include_self, rng):
+    """Destination of a new packet from ``node`` (-1: the node sends nothing), shared by both router models.
+
+    ``pattern`` is a code of :data:`torus_lab.sim.traffic.PATTERNS` (0 uniform, 1 fixed map, 2 hotspot);
+    uniform draws from ``active`` (the non-faulty nodes), excluding ``node`` unless ``include_self``
+    (BookSim2's uniform); hotspot sends to ``hotspot`` with probability ``hotspot_frac``, else uniform.
+    """
+    nactive = active.shape[0]
+    if pattern == 1:
+        return dest_map[node]
+    if pattern == 2 and _rand01(rng) < hotspot_frac and hotspot != node:
+        return hotspot
+    if include_self:
+        return active[_randint(rng, nactive)]
+    dst = node
+    while dst == node:
+        dst = active[_randint(rng, nactive)]
+    return dst
 
 
 @njit
@@ -216,6 +239,7 @@ def run_kernel(
     qcap = cfg[_CF_QUEUE_CAP]
     hop_limit = cfg[_CF_HOP_LIMIT]
     atomic = cfg[_CF_ATOMIC] != 0
+    include_self = cfg[_CF_INCLUDE_SELF] != 0
     nch = tables.ch_dst.shape[0]
     nnodes = tables.slot.shape[0] // (2 * tables.radices.shape[0])
     cv = nch * vcs
@@ -258,21 +282,9 @@ def run_kernel(
                 node = active[a]
                 if _rand01(rng) >= packet_prob:
                     continue
-                if pattern == 0:
-                    dst = node
-                    while dst == node:
-                        dst = active[_randint(rng, nactive)]
-                elif pattern == 1:
-                    dst = dest_map[node]
-                    if dst < 0:
-                        continue
-                else:
-                    if _rand01(rng) < hotspot_frac and hotspot != node:
-                        dst = hotspot
-                    else:
-                        dst = node
-                        while dst == node:
-                            dst = active[_randint(rng, nactive)]
+                dst = draw_destination(node, pattern, active, dest_map, hotspot, hotspot_frac, include_self, rng)
+                if dst < 0:
+                    continue
                 counters[_CN_PACKETS_GENERATED] += 1
                 if q_len[node] >= qcap or free_top[0] == 0:
                     counters[_CN_QUEUE_OVERFLOW] += 1

@@ -1,0 +1,757 @@
+"""A BookSim2-compatible router model (``SimConfig(router="booksim")``), built from small stage functions.
+
+The model follows BookSim2's input-queued virtual-channel router (``IQRouter``, commit 28f4329, with its
+default allocators) and its traffic manager, re-stated here in our own terms; the defaults are
+``SimConfig.preset("booksim")``.  Every choice below was read from BookSim2's behaviour and checked against the
+zero-load fits of its measured latencies; nothing is fitted to its numbers.
+
+Network
+    Every router has ``2n`` network input and output ports (fewer at a mesh edge), one injection input and one
+    ejection output; every port has ``V`` VCs (the routing function's ``num_vcs``), the injection and ejection
+    ports included.  Channels are numbered: network channels ``0..C-1`` (the topology's ids), then one
+    injection channel per node (``C + node``: source -> router), then one ejection channel per node
+    (``C + N + node``: router -> sink).  VC ``v`` of channel ``ch`` is ``ch * V + v``; a network VC id is also
+    the id of the downstream input VC, so wait-for graphs use the same numbering as the simple model.
+Timing (one cycle = one BookSim2 ``_Step``)
+    * A flit or credit sent over a channel of latency ``c`` in cycle ``t`` is seen by the receiver in cycle
+      ``t + c + 1``: BookSim2's channel delivers at the end of cycle ``t + c`` and the receiver reads its
+      inputs at the start of the next cycle.  Network channels have ``channel_latency`` (credits too; a
+      router adds ``credit_delay`` to process a received credit); injection and ejection channels 1 cycle;
+      the source and the sink process credits at once.
+    * A head that reaches the front of an idle input VC in cycle ``A`` is routed (``routing_delay`` cycles:
+      VC allocation from ``A + routing_delay``; 0 = lookahead routing), then takes part in VC allocation
+      each ``vc_alloc_delay`` cycles until granted, then in switch allocation from ``vc_alloc_delay`` cycles
+      after the grant.  A flit that wins switch allocation in cycle ``S`` leaves its input buffer then (its
+      credit goes back upstream); it is sent on the output channel in cycle
+      ``S + sw_alloc_delay - 1 + st_final_delay`` and seen downstream one channel later.  A body flit that
+      arrives in an active VC can win switch allocation in its arrival cycle.
+    * An input VC holds one packet at a time: when a tail leaves, the next head in that buffer is routed from
+      the next cycle on (BookSim2's per-VC turnaround: with the default delays an input VC starts at most one
+      packet every 3 cycles).
+    * Zero-load latency of a packet of L flits over H network hops, from creation to tail ejection (source
+      injection 1 + 1 cycles, ``R = routing_delay + vc_alloc_delay + sw_alloc_delay + st_final_delay`` per
+      router, ``channel_latency + 1`` per network channel, ejection 1 + 1):
+      :func:`booksim_zero_load_latency` ``= 4 + R + H (R + channel_latency + 1) + L - 1``; with the
+      defaults ``7 + 6H + L - 1`` on a torus (2-cycle channels) and ``7 + 5H + L - 1`` with 1-cycle channels.
+Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's default ``islip``)
+    * VC allocation: a routed head requests every candidate output VC that is free (not held by another
+      packet; credits are not checked, ``vc_busy_when_full = 0``).  Each output VC grants the requesting
+      input VC first at or after its grant pointer (router-local order: input port x V + VC); each input VC
+      accepts the granting output VC first at or after its accept pointer; pointers move past an accepted
+      match only.  At the destination router the candidates are all V VCs of the ejection port.
+    * Output VCs are reused non-atomically (``wait_for_tail_credit = 0``): an output VC is free again once the
+      tail of its packet has been sent; credit counters per output VC start at ``buffer_depth``.
+    * Switch allocation (input speedup 1): of the VCs of one input port that target the same output port and
+      have a flit and a credit, the first at or after the port's VC pointer requests it; then iSLIP between
+      input ports and output ports (one flit per input and per output per cycle); a winning VC moves the
+      port's VC pointer past itself.
+    * Multi-cycle allocation (``vc_alloc_delay`` or ``sw_alloc_delay`` > 1) is modelled as a decision taken
+      in the first cycle whose effects appear at the end of the last; BookSim2 holds the output VC only at the
+      end and re-checks it (a difference only for delays > 1, not in BookSim2's defaults).
+Traffic and measurement (BookSim2's traffic manager)
+    Every node draws a packet each cycle with probability ``offered_load / packet_length`` (Bernoulli) into
+    an unbounded-in-spirit source queue (``queue_capacity``); a node sends one packet at a time, one flit
+    per cycle: its head takes the first free injection VC with a credit after the VC it used last, the body
+    follows in that VC as credits allow, and the next packet may start the cycle after the tail.  The sink
+    accepts one flit per cycle (the ejection port's switch output).  Latency is counted from creation to the
+    tail's ejection; hops count network channels (BookSim2's ``hops`` counts routers: one more).
+Not modelled
+    Faults, dropping, hop limits (refused by :class:`torus_lab.sim.SimConfig` / :func:`torus_lab.sim.simulate`);
+    speculative allocation, internal speedup, output queues, other allocators.
+
+State: one :class:`BookSimState` (a NamedTuple of numpy arrays, so numba compiles and caches every stage
+against one type); :func:`new_state` builds it.  Stages: :func:`generate_packets`, :func:`inject_flits`,
+:func:`route_heads`, :func:`allocate_vcs`, :func:`allocate_switch`, :func:`traverse_switch` (and the credit
+helpers :func:`credits_available`, :func:`send_credit`), called in that order by :func:`run_booksim`.
+
+Examples
+--------
+>>> booksim_zero_load_latency(hops=4, packet_length=1)          # default router, 2-cycle channels
+31
+>>> booksim_zero_load_latency(hops=0, packet_length=4, channel_latency=1)   # self-addressed packet
+10
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from torus_lab._jit import njit
+from torus_lab._validate import check_int
+from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
+from torus_lab.sim.kernels import (
+    _CN_DEADLOCK,
+    _CN_FLITS_EJECTED,
+    _CN_FLITS_INJECTED,
+    _CN_IDLE,
+    _CN_MEASURED_DONE,
+    _CN_MEASURED_GENERATED,
+    _CN_MEASURED_LOST,
+    _CN_NOW,
+    _CN_PACKETS_GENERATED,
+    _CN_QUEUE_OVERFLOW,
+    _CN_RECORD_OVERFLOW,
+    _CN_ROUTING_ERROR,
+    _CN_WINDOW_FLITS_EJECTED,
+    CNT,
+    _rand01,
+    draw_destination,
+    splitmix_next,
+)
+from torus_lab.topology import Torus
+
+__all__ = [
+    "BookSimState",
+    "BCFG",
+    "new_state",
+    "booksim_zero_load_latency",
+    "generate_packets",
+    "inject_flits",
+    "route_heads",
+    "allocate_vcs",
+    "allocate_switch",
+    "traverse_switch",
+    "credits_available",
+    "send_credit",
+    "run_booksim",
+    "IDLE",
+    "VC_ALLOC",
+    "ACTIVE",
+]
+
+#: Input-VC states (BookSim2's ``VC::idle``; ``routing`` is folded into ``VC_ALLOC`` with a ready time).
+IDLE, VC_ALLOC, ACTIVE = 0, 1, 2
+#: Index of each integer setting in ``BookSimState.cfg``.
+BCFG = {
+    name: i
+    for i, name in enumerate(
+        [
+            "vcs", "depth", "length", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
+            "credit_delay", "warmup", "measure_end", "drain", "gen_end", "deadlock_cycles", "pattern",
+            "hotspot_node", "queue_cap", "include_self", "num_channels", "num_nodes", "ports",
+        ]
+    )
+}  # fmt: skip
+_VCS, _DEPTH, _LENGTH, _RD, _VAD, _SAD, _STD, _CRD = 0, 1, 2, 3, 4, 5, 6, 7
+_WARMUP, _MEASURE_END, _DRAIN, _GEN_END, _DL_CYCLES, _PATTERN, _HOTSPOT, _QCAP, _SELF = 8, 9, 10, 11, 12, 13, 14, 15, 16
+_NCH, _NN, _PORTS = 17, 18, 19
+_PROB, _HOT_FRAC = 0, 1
+
+#: Every array of one run of the BookSim-compatible model (see the module docstring for the numbering).
+BookSimState = namedtuple(
+    "BookSimState",
+    [
+        # settings
+        "cfg", "fcfg", "active", "dest_map", "rng", "counters",
+        # channels (network, injection, ejection) and router ports
+        "ch_src_router", "ch_dst_router", "ch_latency", "ch_in_port", "ch_out_port",
+        # input VCs: FIFO (count, front slot; per slot packet, flit index, cycle from which it is visible)
+        "count", "fhead", "fpk", "fidx", "farr",
+        # input VCs: state machine, ready cycle, route candidates, allocated output VC, VC-allocation pointer
+        "vstate", "vready", "ncand", "cand_vc", "cand_st", "out_vc", "va_aptr",
+        # output VCs: holder (-1 free), credits, pending credit arrivals (FIFO), VC-allocation grant pointer
+        "busy", "credit", "cr_time", "cr_head", "cr_count", "va_gptr",
+        # switch allocation pointers per channel: VC round-robin at the input, iSLIP accept / grant
+        "sa_rr", "sa_aptr", "sa_gptr",
+        # allocation scratch (requests of one cycle)
+        "req_in", "req_out", "req_c", "g_stamp", "g_best", "g_bestd", "a_stamp", "a_best", "a_bestd",
+        "port_stamp", "sa_req_in", "sa_req_out", "sa_req_iv", "sg_stamp", "sg_best", "sg_bestd", "sa_stamp",
+        "sa_best", "sa_bestd", "grants", "ngrants",
+        "tmp_ch", "tmp_vc", "tmp_st",
+        # packets
+        "pk_src", "pk_dst", "pk_gen", "pk_inj", "pk_hops", "pk_meas", "pk_state", "free_stack", "free_top",
+        # sources: queue of packets, packet being injected, its next flit and VC, last VC used
+        "q_buf", "q_head", "q_len", "inj_pk", "inj_flit", "inj_vc", "inj_last_vc",
+        # measured packets (src, dst, gen, inject, done, hops, dropped) and channel loads
+        "rec", "rec_count", "ch_flits",
+    ],
+)  # fmt: skip
+
+
+def booksim_zero_load_latency(
+    hops, packet_length: int, *, routing_delay: int = 1, vc_alloc_delay: int = 1, sw_alloc_delay: int = 1,
+    st_final_delay: int = 1, channel_latency: int = 2,
+):
+    """Zero-load latency of the BookSim-compatible router: creation to tail ejection, in cycles.
+
+    ``4 + R + hops * (R + channel_latency + 1) + packet_length - 1`` with
+    ``R = routing_delay + vc_alloc_delay + sw_alloc_delay + st_final_delay`` (module docstring, Timing).
+    BookSim2's measured fits: ``7 + 6D + (L-1)`` (torus, 2-cycle channels), ``7 + 5D + (L-1)`` (mesh).
+
+    Examples
+    --------
+    >>> booksim_zero_load_latency(3, 4, channel_latency=1)
+    25
+    """
+    per_router = sum(check_int(name, value, 1) for name, value in (
+        ("vc_alloc_delay", vc_alloc_delay), ("sw_alloc_delay", sw_alloc_delay), ("st_final_delay", st_final_delay),
+    )) + check_int("routing_delay", routing_delay, 0)  # fmt: skip
+    channel_latency = check_int("channel_latency", channel_latency, 1)
+    packet_length = check_int("packet_length", packet_length, 1)
+    hops = np.asarray(hops) if not isinstance(hops, int) else check_int("hops", hops, 0)
+    return 4 + per_router + hops * (per_router + channel_latency + 1) + packet_length - 1
+
+
+def _port_tables(topology: Torus, channel_latency: int):
+    """Channel endpoints and router-local port numbers: network channels, then injection, then ejection."""
+    n, nn, nch = topology.n, topology.num_nodes, topology.num_channels
+    ports = 2 * n + 1
+    total = nch + 2 * nn
+    nodes = np.arange(nn, dtype=np.int64)
+    ch_src = np.full(total, -1, dtype=np.int64)
+    ch_dst = np.full(total, -1, dtype=np.int64)
+    ch_src[:nch] = topology.channel_src
+    ch_dst[:nch] = topology.channel_dst
+    ch_dst[nch : nch + nn] = nodes
+    ch_src[nch + nn :] = nodes
+    latency = np.ones(total, dtype=np.int64)
+    latency[:nch] = channel_latency
+    port = 2 * np.asarray(topology.channel_dim, dtype=np.int64) + (np.asarray(topology.channel_sign) < 0)
+    in_port = np.full(total, -1, dtype=np.int64)
+    out_port = np.full(total, -1, dtype=np.int64)
+    in_port[:nch] = port
+    out_port[:nch] = port
+    in_port[nch : nch + nn] = ports - 1
+    out_port[nch + nn :] = ports - 1
+    return ch_src, ch_dst, latency, in_port, out_port, ports
+
+
+def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int) -> int:
+    """Bytes :func:`new_state` allocates (estimated before allocating, house rule)."""
+    total = topology.num_channels + 2 * topology.num_nodes
+    nvc = total * vcs
+    per_vc = 5 * depth + 12 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 3 * MAX_CANDIDATES
+    packets = topology.num_nodes * (queue_cap + 1) + nvc + 16
+    return 8 * (nvc * per_vc + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8) + rec_cap * 7
+                + total * 12)  # fmt: skip
+
+
+def new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, active: np.ndarray,
+              dest_map: np.ndarray, seed_word: int, rec_cap: int, channel_latency: int) -> BookSimState:
+    """A fresh :class:`BookSimState`: empty buffers, full credits, free VCs (``cfg`` indexed by :data:`BCFG`).
+
+    Examples
+    --------
+    >>> t = Torus(2, 4)
+    >>> cfg = np.zeros(len(BCFG), np.int64); cfg[BCFG["depth"]] = 8; cfg[BCFG["queue_cap"]] = 4
+    >>> s = new_state(t, 2, cfg, np.zeros(2), np.arange(16), np.full(16, -1), 1, 8, 2)
+    >>> s.credit.shape[0] == (t.num_channels + 2 * 16) * 2, int(s.credit.max()), int(s.busy.max())
+    (True, 8, -1)
+    """
+    from torus_lab._memory import check_memory, network_size
+
+    depth, queue_cap = int(cfg[_DEPTH]), int(cfg[_QCAP])
+    check_memory(state_memory_bytes(topology, vcs, depth, queue_cap, rec_cap),
+                 f"BookSim-model state ({vcs} VCs, buffer {depth} flits) on {network_size(topology)}")  # fmt: skip
+    ch_src, ch_dst, latency, in_port, out_port, ports = _port_tables(topology, channel_latency)
+    nn, nch = topology.num_nodes, topology.num_channels
+    total = len(ch_src)
+    nvc = total * vcs
+    cfg = cfg.astype(np.int64).copy()
+    cfg[_VCS], cfg[_NCH], cfg[_NN], cfg[_PORTS] = vcs, nch, nn, ports
+    npk = nn * (queue_cap + 1) + nvc + 16
+
+    def zeros(*shape):
+        return np.zeros(shape, dtype=np.int64)
+
+    def full(value, *shape):
+        return np.full(shape, value, dtype=np.int64)
+
+    return BookSimState(
+        cfg=cfg, fcfg=np.asarray(fcfg, dtype=np.float64).copy(), active=active.astype(np.int64),
+        dest_map=dest_map.astype(np.int64), rng=np.array([seed_word], dtype=np.uint64),
+        counters=zeros(len(CNT)),
+        ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
+        count=zeros(nvc), fhead=zeros(nvc), fpk=zeros(nvc, depth), fidx=zeros(nvc, depth), farr=zeros(nvc, depth),
+        vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, MAX_CANDIDATES),
+        cand_st=zeros(nvc, MAX_CANDIDATES, STATE_SIZE), out_vc=full(-1, nvc), va_aptr=zeros(nvc),
+        busy=full(-1, nvc), credit=full(depth, nvc), cr_time=zeros(nvc, depth), cr_head=zeros(nvc),
+        cr_count=zeros(nvc), va_gptr=zeros(nvc),
+        sa_rr=zeros(total), sa_aptr=zeros(total), sa_gptr=zeros(total),
+        req_in=zeros(nvc * MAX_CANDIDATES), req_out=zeros(nvc * MAX_CANDIDATES), req_c=zeros(nvc * MAX_CANDIDATES),
+        g_stamp=full(-1, nvc), g_best=zeros(nvc), g_bestd=zeros(nvc), a_stamp=full(-1, nvc), a_best=zeros(nvc),
+        a_bestd=zeros(nvc), port_stamp=full(-1, ports), sa_req_in=zeros(total), sa_req_out=zeros(total),
+        sa_req_iv=zeros(total), sg_stamp=full(-1, total), sg_best=zeros(total), sg_bestd=zeros(total),
+        sa_stamp=full(-1, total), sa_best=zeros(total), sa_bestd=zeros(total), grants=zeros(total), ngrants=zeros(1),
+        tmp_ch=zeros(MAX_CANDIDATES), tmp_vc=zeros(MAX_CANDIDATES), tmp_st=zeros(MAX_CANDIDATES, STATE_SIZE),
+        pk_src=zeros(npk), pk_dst=zeros(npk), pk_gen=zeros(npk), pk_inj=zeros(npk), pk_hops=zeros(npk),
+        pk_meas=zeros(npk), pk_state=zeros(npk, STATE_SIZE), free_stack=np.arange(npk, dtype=np.int64)[::-1].copy(),
+        free_top=np.array([npk], dtype=np.int64),
+        q_buf=zeros(nn, queue_cap), q_head=zeros(nn), q_len=zeros(nn), inj_pk=full(-1, nn), inj_flit=zeros(nn),
+        inj_vc=full(-1, nn), inj_last_vc=full(vcs - 1, nn),
+        rec=zeros(rec_cap, 7), rec_count=zeros(1), ch_flits=zeros(nch),
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------------- credits
+
+
+@njit
+def credits_available(st, vc, now):
+    """Credits the sender of ``vc`` holds in cycle ``now`` (credits due by ``now`` are taken in first)."""
+    depth = st.cr_time.shape[1]
+    while st.cr_count[vc] > 0 and st.cr_time[vc, st.cr_head[vc]] <= now:
+        st.cr_head[vc] = (st.cr_head[vc] + 1) % depth
+        st.cr_count[vc] -= 1
+        st.credit[vc] += 1
+    return st.credit[vc]
+
+
+@njit
+def send_credit(st, vc, arrival):
+    """A credit for ``vc`` that its sender sees from cycle ``arrival`` on (arrivals per VC are in order)."""
+    depth = st.cr_time.shape[1]
+    st.cr_time[vc, (st.cr_head[vc] + st.cr_count[vc]) % depth] = arrival
+    st.cr_count[vc] += 1
+
+
+@njit
+def _push_flit(st, vc, p, fi, visible):
+    depth = st.fpk.shape[1]
+    slot = (st.fhead[vc] + st.count[vc]) % depth
+    st.fpk[vc, slot] = p
+    st.fidx[vc, slot] = fi
+    st.farr[vc, slot] = visible
+    st.count[vc] += 1
+
+
+# ---------------------------------------------------------------------------------------------------- stages
+
+
+@njit
+def generate_packets(st, now):
+    """Generation: each active node creates a packet with probability ``offered/length`` (Bernoulli).
+
+    The packet joins the node's source queue with creation time ``now``; a full queue (``queue_capacity``)
+    counts an overflow instead.
+    """
+    cfg = st.cfg
+    if now >= cfg[_GEN_END]:
+        return
+    measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
+    qcap = cfg[_QCAP]
+    for a in range(st.active.shape[0]):
+        node = st.active[a]
+        if _rand01(st.rng) >= st.fcfg[_PROB]:
+            continue
+        dst = draw_destination(node, cfg[_PATTERN], st.active, st.dest_map, cfg[_HOTSPOT], st.fcfg[_HOT_FRAC],
+                               cfg[_SELF] != 0, st.rng)  # fmt: skip
+        if dst < 0:
+            continue
+        st.counters[_CN_PACKETS_GENERATED] += 1
+        if st.q_len[node] >= qcap or st.free_top[0] == 0:
+            st.counters[_CN_QUEUE_OVERFLOW] += 1
+            if measuring:
+                st.counters[_CN_MEASURED_LOST] += 1
+            continue
+        st.free_top[0] -= 1
+        p = st.free_stack[st.free_top[0]]
+        st.pk_src[p] = node
+        st.pk_dst[p] = dst
+        st.pk_gen[p] = now
+        st.pk_inj[p] = -1
+        st.pk_hops[p] = 0
+        st.pk_meas[p] = 1 if measuring else 0
+        st.pk_state[p, :] = 0
+        if measuring:
+            st.counters[_CN_MEASURED_GENERATED] += 1
+        st.q_buf[node, (st.q_head[node] + st.q_len[node]) % qcap] = p
+        st.q_len[node] += 1
+
+
+@njit
+def inject_flits(st, now):
+    """Injection: each node sends at most one flit of its current packet into its injection channel.
+
+    A head takes the first injection VC after the one used last that is free and has a credit (the VC is
+    then held until the tail is sent); body flits follow in that VC while credits last.  The router sees a
+    flit sent in cycle ``now`` in cycle ``now + 2`` (1-cycle channel).  Returns the number of flits sent.
+    """
+    vcs = st.cfg[_VCS]
+    length = st.cfg[_LENGTH]
+    qcap = st.cfg[_QCAP]
+    inj_base = st.cfg[_NCH]
+    sent = 0
+    for a in range(st.active.shape[0]):
+        node = st.active[a]
+        if st.inj_pk[node] < 0:
+            if st.q_len[node] == 0:
+                continue
+            st.inj_pk[node] = st.q_buf[node, st.q_head[node]]
+            st.q_head[node] = (st.q_head[node] + 1) % qcap
+            st.q_len[node] -= 1
+            st.inj_flit[node] = 0
+            st.inj_vc[node] = -1
+        base = (inj_base + node) * vcs
+        if st.inj_vc[node] < 0:
+            for i in range(1, vcs + 1):
+                v = (st.inj_last_vc[node] + i) % vcs
+                if st.busy[base + v] == -1 and credits_available(st, base + v, now) > 0:
+                    st.inj_vc[node] = v
+                    st.inj_last_vc[node] = v
+                    st.busy[base + v] = -2 - node
+                    break
+            if st.inj_vc[node] < 0:
+                continue
+        vc = base + st.inj_vc[node]
+        if credits_available(st, vc, now) == 0:
+            continue
+        p = st.inj_pk[node]
+        fi = st.inj_flit[node]
+        st.credit[vc] -= 1
+        _push_flit(st, vc, p, fi, now + 2)
+        sent += 1
+        st.counters[_CN_FLITS_INJECTED] += 1
+        if fi == 0:
+            st.pk_inj[p] = now
+        if fi == length - 1:
+            st.busy[vc] = -1
+            st.inj_pk[node] = -1
+        else:
+            st.inj_flit[node] = fi + 1
+    return sent
+
+
+@njit
+def route_heads(route, tables, st, now):
+    """Routing: a head visible at the front of an idle input VC gets its candidate output VCs.
+
+    At its destination router the candidates are the V ejection VCs; elsewhere the routing kernel ``route``
+    gives them (its input channel is -1 at injection).  The VC then waits ``routing_delay`` cycles before VC
+    allocation.  Returns the number of heads routed.
+    """
+    vcs = st.cfg[_VCS]
+    nch = st.cfg[_NCH]
+    nn = st.cfg[_NN]
+    n_in = (nch + nn) * vcs  # network and injection VCs: the routers' inputs
+    routed = 0
+    for iv in range(n_in):
+        if st.vstate[iv] != IDLE or st.count[iv] == 0 or st.farr[iv, st.fhead[iv]] > now:
+            continue
+        p = st.fpk[iv, st.fhead[iv]]
+        ch = iv // vcs
+        router = st.ch_dst_router[ch]
+        if router == st.pk_dst[p]:
+            eject = (nch + nn + router) * vcs
+            for v in range(vcs):
+                st.cand_vc[iv, v] = eject + v
+                st.cand_st[iv, v, :] = st.pk_state[p, :]
+            m = vcs
+        else:
+            in_ch = ch if ch < nch else -1
+            in_vc = iv % vcs if ch < nch else 0
+            r = np.int64(splitmix_next(st.rng) >> np.uint64(2))
+            m = route(tables, router, st.pk_dst[p], in_ch, in_vc, st.pk_state[p], r, st.tmp_ch, st.tmp_vc, st.tmp_st)
+            if m < 0 or m > MAX_CANDIDATES:
+                st.counters[_CN_ROUTING_ERROR] += 1
+                m = 0
+            for c in range(m):
+                out_ch = st.tmp_ch[c]
+                if out_ch < 0 or out_ch >= nch or st.ch_src_router[out_ch] != router or st.tmp_vc[c] < 0 \
+                        or st.tmp_vc[c] >= vcs or tables.ch_ok[out_ch] == 0:
+                    st.counters[_CN_ROUTING_ERROR] += 1
+                    m = 0
+                    break
+                st.cand_vc[iv, c] = out_ch * vcs + st.tmp_vc[c]
+                st.cand_st[iv, c, :] = st.tmp_st[c, :]
+        st.ncand[iv] = m
+        st.vstate[iv] = VC_ALLOC
+        st.vready[iv] = now + st.cfg[_RD]
+        routed += 1
+    return routed
+
+
+@njit
+def allocate_vcs(st, now):
+    """VC allocation: separable iSLIP (one iteration) between routed heads and free output VCs.
+
+    Grant: each requested output VC picks the requesting input VC first at or after its pointer (router-local
+    order port x V + VC); accept: each input VC picks the granting output VC first at or after its own
+    pointer; both pointers move one past an accepted match.  Returns the number of grants.
+    """
+    vcs = st.cfg[_VCS]
+    nch = st.cfg[_NCH]
+    nn = st.cfg[_NN]
+    span = st.cfg[_PORTS] * vcs
+    n_in = (nch + nn) * vcs
+    nreq = 0
+    for iv in range(n_in):
+        if st.vstate[iv] != VC_ALLOC or st.vready[iv] > now:
+            continue
+        st.vready[iv] = now + st.cfg[_VAD]  # evaluated: next attempt after this allocation's delay
+        local_in = st.ch_in_port[iv // vcs] * vcs + iv % vcs
+        for c in range(st.ncand[iv]):
+            o = st.cand_vc[iv, c]
+            if st.busy[o] != -1:
+                continue
+            st.req_in[nreq] = iv
+            st.req_out[nreq] = o
+            st.req_c[nreq] = c
+            nreq += 1
+            d = (local_in - st.va_gptr[o]) % span
+            if st.g_stamp[o] != now or d < st.g_bestd[o]:
+                st.g_stamp[o] = now
+                st.g_bestd[o] = d
+                st.g_best[o] = iv
+    for r in range(nreq):  # accept phase
+        iv = st.req_in[r]
+        o = st.req_out[r]
+        if st.g_best[o] != iv:
+            continue
+        d = (st.ch_out_port[o // vcs] * vcs + o % vcs - st.va_aptr[iv]) % span
+        if st.a_stamp[iv] != now or d < st.a_bestd[iv]:
+            st.a_stamp[iv] = now
+            st.a_bestd[iv] = d
+            st.a_best[iv] = r
+    granted = 0
+    for r in range(nreq):
+        iv = st.req_in[r]
+        if st.a_stamp[iv] != now or st.a_best[iv] != r:
+            continue
+        o = st.req_out[r]
+        p = st.fpk[iv, st.fhead[iv]]
+        st.busy[o] = iv
+        st.out_vc[iv] = o
+        st.vstate[iv] = ACTIVE
+        st.va_gptr[o] = (st.ch_in_port[iv // vcs] * vcs + iv % vcs + 1) % span
+        st.va_aptr[iv] = (st.ch_out_port[o // vcs] * vcs + o % vcs + 1) % span
+        st.pk_state[p, :] = st.cand_st[iv, st.req_c[r], :]
+        granted += 1
+    return granted
+
+
+@njit
+def allocate_switch(st, now):
+    """Switch allocation: per input port one VC per output port, then iSLIP between ports (one iteration).
+
+    A VC requests when it is active, past its ready cycle, its front flit is visible and its output VC has
+    a credit.  Winners go to ``st.grants[:st.ngrants[0]]`` (input VC ids); returns their number.
+    """
+    vcs = st.cfg[_VCS]
+    nch = st.cfg[_NCH]
+    nn = st.cfg[_NN]
+    ports = st.cfg[_PORTS]
+    nreq = 0
+    for ic in range(nch + nn):
+        base = ic * vcs
+        tag = now * (nch + nn) + ic
+        for t in range(vcs):
+            v = (st.sa_rr[ic] + t) % vcs
+            iv = base + v
+            if st.vstate[iv] != ACTIVE or st.vready[iv] > now or st.count[iv] == 0:
+                continue
+            if st.farr[iv, st.fhead[iv]] > now:
+                continue
+            st.vready[iv] = now + st.cfg[_SAD]
+            o = st.out_vc[iv]
+            if credits_available(st, o, now) == 0:
+                continue
+            oc = o // vcs
+            op = st.ch_out_port[oc]
+            if st.port_stamp[op] == tag:  # an earlier VC of this input already requests that output port
+                continue
+            st.port_stamp[op] = tag
+            st.sa_req_in[nreq] = ic
+            st.sa_req_out[nreq] = oc
+            st.sa_req_iv[nreq] = iv
+            nreq += 1
+    # grant: each output channel picks the requesting input port first at or after its pointer
+    for r in range(nreq):
+        oc = st.sa_req_out[r]
+        d = (st.ch_in_port[st.sa_req_in[r]] - st.sa_gptr[oc]) % ports
+        if st.sg_stamp[oc] != now or d < st.sg_bestd[oc]:
+            st.sg_stamp[oc] = now
+            st.sg_bestd[oc] = d
+            st.sg_best[oc] = r
+    # accept: each input channel picks the granting output port first at or after its pointer
+    for r in range(nreq):
+        ic = st.sa_req_in[r]
+        oc = st.sa_req_out[r]
+        if st.sg_best[oc] != r:
+            continue
+        d = (st.ch_out_port[oc] - st.sa_aptr[ic]) % ports
+        if st.sa_stamp[ic] != now or d < st.sa_bestd[ic]:
+            st.sa_stamp[ic] = now
+            st.sa_bestd[ic] = d
+            st.sa_best[ic] = r
+    ng = 0
+    for r in range(nreq):
+        ic = st.sa_req_in[r]
+        if st.sa_stamp[ic] != now or st.sa_best[ic] != r:
+            continue
+        oc = st.sa_req_out[r]
+        iv = st.sa_req_iv[r]
+        st.sa_gptr[oc] = (st.ch_in_port[ic] + 1) % ports
+        st.sa_aptr[ic] = (st.ch_out_port[oc] + 1) % ports
+        st.sa_rr[ic] = (iv % vcs + 1) % vcs
+        st.grants[ng] = iv
+        ng += 1
+    st.ngrants[0] = ng
+    return ng
+
+
+@njit
+def _finish_packet(st, p, done):
+    if st.pk_meas[p] != 0:
+        st.counters[_CN_MEASURED_DONE] += 1
+        k = st.rec_count[0]
+        if k < st.rec.shape[0]:
+            st.rec[k, 0] = st.pk_src[p]
+            st.rec[k, 1] = st.pk_dst[p]
+            st.rec[k, 2] = st.pk_gen[p]
+            st.rec[k, 3] = st.pk_inj[p]
+            st.rec[k, 4] = done
+            st.rec[k, 5] = st.pk_hops[p]
+            st.rec[k, 6] = 0
+            st.rec_count[0] = k + 1
+        else:
+            st.counters[_CN_RECORD_OVERFLOW] += 1
+    st.free_stack[st.free_top[0]] = p
+    st.free_top[0] += 1
+
+
+@njit
+def traverse_switch(st, now):
+    """Traversal: every switch-allocation winner moves its front flit to its output VC.
+
+    The flit leaves the input buffer (a credit goes upstream, seen there ``latency + 1`` cycles later, plus
+    ``credit_delay`` at a router), uses a credit of the output VC, and is seen downstream in cycle
+    ``now + sw_alloc_delay - 1 + st_final_delay + latency + 1``; at the ejection port it leaves the network
+    then (the sink returns the credit 2 cycles later).  A tail frees the output VC and the input VC.
+    """
+    cfg = st.cfg
+    vcs = cfg[_VCS]
+    nch = cfg[_NCH]
+    length = cfg[_LENGTH]
+    depth = st.fpk.shape[1]
+    sent_at = now + cfg[_SAD] - 1 + cfg[_STD]  # cycle the flit is put on the output channel
+    measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
+    for g in range(st.ngrants[0]):
+        iv = st.grants[g]
+        h = st.fhead[iv]
+        p = st.fpk[iv, h]
+        fi = st.fidx[iv, h]
+        st.fhead[iv] = (h + 1) % depth
+        st.count[iv] -= 1
+        ic = iv // vcs
+        back = now + cfg[_SAD] - 1 + st.ch_latency[ic] + 1
+        send_credit(st, iv, back + (cfg[_CRD] if ic < nch else 0))
+        o = st.out_vc[iv]
+        oc = o // vcs
+        st.credit[o] -= 1
+        tail = fi == length - 1
+        if oc < nch:
+            _push_flit(st, o, p, fi, sent_at + st.ch_latency[oc] + 1)
+            if fi == 0:
+                st.pk_hops[p] += 1
+            if measuring:
+                st.ch_flits[oc] += 1
+        else:
+            ejected = sent_at + 2  # 1-cycle ejection channel, read by the sink the cycle after
+            send_credit(st, o, ejected + 2 + cfg[_CRD])
+            st.counters[_CN_FLITS_EJECTED] += 1
+            if cfg[_WARMUP] <= ejected < cfg[_MEASURE_END]:
+                st.counters[_CN_WINDOW_FLITS_EJECTED] += 1
+            if tail:
+                _finish_packet(st, p, ejected)
+        if tail:
+            st.busy[o] = -1
+            st.out_vc[iv] = -1
+            st.vstate[iv] = IDLE
+            st.ncand[iv] = 0
+
+
+@njit
+def watch_progress(st, moved):
+    """Deadlock watch: flits in the network and nothing moved for ``deadlock_cycles`` cycles sets the flag."""
+    in_net = st.counters[_CN_FLITS_INJECTED] - st.counters[_CN_FLITS_EJECTED]
+    if moved == 0 and in_net > 0:
+        st.counters[_CN_IDLE] += 1
+        if st.counters[_CN_IDLE] >= st.cfg[_DL_CYCLES]:
+            st.counters[_CN_DEADLOCK] = 1
+    else:
+        st.counters[_CN_IDLE] = 0
+
+
+@njit
+def _finished(st, now):
+    cfg = st.cfg
+    if st.counters[_CN_DEADLOCK] != 0:
+        return True
+    if now >= cfg[_MEASURE_END]:
+        if st.counters[_CN_MEASURED_DONE] >= st.counters[_CN_MEASURED_GENERATED]:
+            return True
+        if now >= cfg[_MEASURE_END] + cfg[_DRAIN]:
+            return True
+    return False
+
+
+@njit
+def run_booksim(route, tables, st, max_cycles):
+    """The cycle loop: the stages in BookSim2's order, up to ``max_cycles`` cycles; 1 when the run is over."""
+    for _ in range(max_cycles):
+        now = st.counters[_CN_NOW]
+        if _finished(st, now):
+            return 1
+        generate_packets(st, now)
+        moved = inject_flits(st, now)
+        route_heads(route, tables, st, now)
+        allocate_vcs(st, now)
+        moved += allocate_switch(st, now)
+        traverse_switch(st, now)
+        watch_progress(st, moved)
+        st.counters[_CN_NOW] = now + 1
+    return 0
+
+
+class BookSimRun:
+    """One run of the BookSim-compatible model: its :class:`BookSimState` plus what the engine reads.
+
+    Offers the attributes the engine's shared result code uses (``counters``, ``rec``, ``rec_count``,
+    ``ch_flits``, ``vcs``, :meth:`waiting_graph`), so results, packet tables and deadlock cycles are built
+    by the same code for both router models.
+    """
+
+    def __init__(self, state: BookSimState) -> None:
+        self.state = state
+        self.vcs = int(state.cfg[_VCS])
+        self.counters = state.counters
+        self.rec = state.rec
+        self.rec_count = state.rec_count
+        self.ch_flits = state.ch_flits
+
+    def counter(self, name: str) -> int:
+        """Value of one counter (names of :data:`torus_lab.sim.kernels.CNT`)."""
+        return int(self.counters[CNT[name]])
+
+    def buffered_flits(self) -> int:
+        """Flits sitting in network input buffers (injection ports excluded)."""
+        return int(self.state.count[: int(self.state.cfg[_NCH]) * self.vcs].sum())
+
+    def waiting_graph(self):
+        """Wait-for graph between VCs (``networkx.DiGraph``): ``a -> b`` when the packet at the front of input VC
+        ``a`` holds output VC ``b`` (it waits for its credits) or waits for ``b``, a busy candidate."""
+        import networkx as nx
+
+        s = self.state
+        graph = nx.DiGraph()
+        for iv in np.flatnonzero(s.count > 0):
+            iv = int(iv)
+            if s.vstate[iv] == ACTIVE:
+                graph.add_edge(iv, int(s.out_vc[iv]))
+            elif s.vstate[iv] == VC_ALLOC:
+                for c in range(int(s.ncand[iv])):
+                    if s.busy[s.cand_vc[iv, c]] != -1:
+                        graph.add_edge(iv, int(s.cand_vc[iv, c]))
+        return graph
+
+
+def run(routing, state: BookSimState, max_cycles: int) -> BookSimRun:
+    """Run :func:`run_booksim` with ``routing``'s kernel and tables on ``state`` (compiled once per process)."""
+    from torus_lab.routing.interface import compile_for_kernel
+
+    args = (routing.kernel, routing.tables, state, int(max_cycles))
+    compile_for_kernel(run_booksim, args)(*args)
+    return BookSimRun(state)
