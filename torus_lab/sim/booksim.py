@@ -28,11 +28,13 @@ Timing (one cycle = one BookSim2 ``_Step``)
     * An input VC holds one packet at a time: when a tail leaves, the next head in that buffer is routed from
       the next cycle on (BookSim2's per-VC turnaround: with the default delays an input VC starts at most one
       packet every 3 cycles).
-    * Zero-load latency of a packet of L flits over H network hops, from creation to tail ejection (source
-      injection 1 + 1 cycles, ``R = routing_delay + vc_alloc_delay + sw_alloc_delay + st_final_delay`` per
-      router, ``channel_latency + 1`` per network channel, ejection 1 + 1):
-      :func:`booksim_zero_load_latency` ``= 4 + R + H (R + channel_latency + 1) + L - 1``; with the
-      defaults ``7 + 6H + L - 1`` on a torus (2-cycle channels) and ``7 + 5H + L - 1`` with 1-cycle channels.
+    * Zero-load latency of a packet of L flits over H network hops, from creation to tail ejection: the head
+      is sent into the injection channel in its creation cycle and seen by the router 2 cycles later; each
+      router sends it ``R - 1`` cycles after seeing it (``R = routing_delay + vc_alloc_delay + sw_alloc_delay
+      + st_final_delay``); each network channel adds ``channel_latency + 1`` and the ejection channel 2, so
+      :func:`booksim_zero_load_latency` ``= 3 + R + H (R + channel_latency) + L - 1``; with the defaults
+      ``7 + 6H + L - 1`` on a torus (2-cycle channels) and ``7 + 5H + L - 1`` with 1-cycle channels, BookSim2's
+      measured fits.
 Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's default ``islip``)
     * VC allocation: a routed head requests every candidate output VC that is free (not held by another
       packet; credits are not checked, ``vc_busy_when_full = 0``).  Each output VC grants the requesting
@@ -116,6 +118,9 @@ __all__ = [
     "credits_available",
     "send_credit",
     "run_booksim",
+    "state_for",
+    "run",
+    "BookSimRun",
     "IDLE",
     "VC_ALLOC",
     "ACTIVE",
@@ -176,7 +181,7 @@ def booksim_zero_load_latency(
 ):
     """Zero-load latency of the BookSim-compatible router: creation to tail ejection, in cycles.
 
-    ``4 + R + hops * (R + channel_latency + 1) + packet_length - 1`` with
+    ``3 + R + hops * (R + channel_latency) + packet_length - 1`` with
     ``R = routing_delay + vc_alloc_delay + sw_alloc_delay + st_final_delay`` (module docstring, Timing).
     BookSim2's measured fits: ``7 + 6D + (L-1)`` (torus, 2-cycle channels), ``7 + 5D + (L-1)`` (mesh).
 
@@ -191,7 +196,7 @@ def booksim_zero_load_latency(
     channel_latency = check_int("channel_latency", channel_latency, 1)
     packet_length = check_int("packet_length", packet_length, 1)
     hops = np.asarray(hops) if not isinstance(hops, int) else check_int("hops", hops, 0)
-    return 4 + per_router + hops * (per_router + channel_latency + 1) + packet_length - 1
+    return 3 + per_router + hops * (per_router + channel_latency) + packet_length - 1
 
 
 def _port_tables(topology: Torus, channel_latency: int):
@@ -746,6 +751,48 @@ class BookSimRun:
                     if s.busy[s.cand_vc[iv, c]] != -1:
                         graph.add_edge(iv, int(s.cand_vc[iv, c]))
         return graph
+
+
+def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np.ndarray | None = None,
+              hotspot: int = 0, seed_word: int = 1, rec_cap: int = 1024) -> BookSimState:
+    """A fresh :class:`BookSimState` for ``routing``'s network under ``config`` (a ``router="booksim"`` SimConfig).
+
+    ``active`` (default every node), ``dest_map`` (default none: random patterns) and ``hotspot`` (node id)
+    are the engine's traffic set-up; tests pass their own to hand-place packets.
+
+    Examples
+    --------
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> from torus_lab.sim import SimConfig
+    >>> rf = ecube_routing(Torus(2, 4), datelines=True, vcs=2)
+    >>> s = state_for(rf, SimConfig.preset("booksim"))
+    >>> int(s.cfg[BCFG["depth"]]), int(s.ch_latency[0]), int(s.ch_latency[-1])
+    (8, 2, 1)
+    """
+    from torus_lab.sim.config import SimConfig
+    from torus_lab.sim.traffic import pattern_code
+
+    if not isinstance(config, SimConfig) or config.router != "booksim":
+        raise ValueError(f"config must be a SimConfig with router='booksim', got {config!r}")
+    topology = routing.topology
+    nn = topology.num_nodes
+    active = np.arange(nn, dtype=np.int64) if active is None else np.asarray(active, dtype=np.int64)
+    dest_map = np.full(nn, -1, dtype=np.int64) if dest_map is None else np.asarray(dest_map, dtype=np.int64)
+    end = config.warmup + config.measure
+    settings = dict(
+        depth=config.buffer_depth, length=config.packet_length, routing_delay=config.routing_delay,
+        vc_alloc_delay=config.vc_alloc_delay, sw_alloc_delay=config.sw_alloc_delay,
+        st_final_delay=config.st_final_delay, credit_delay=config.credit_delay, warmup=config.warmup,
+        measure_end=end, drain=config.drain, gen_end=end + config.drain if config.inject_during_drain else end,
+        deadlock_cycles=config.deadlock_cycles, pattern=pattern_code(config.traffic), hotspot_node=int(hotspot),
+        queue_cap=config.queue_capacity, include_self=int(config.uniform_includes_source),
+    )  # fmt: skip
+    cfg = np.zeros(len(BCFG), dtype=np.int64)
+    for name, value in settings.items():
+        cfg[BCFG[name]] = value
+    fcfg = np.array([config.offered_load / config.packet_length, config.hotspot_fraction])
+    return new_state(topology, routing.num_vcs, cfg, fcfg, active, dest_map, seed_word, rec_cap,
+                     config.channel_latency)  # fmt: skip
 
 
 def run(routing, state: BookSimState, max_cycles: int) -> BookSimRun:

@@ -359,28 +359,8 @@ def _run_booksim(routing, config, prob, active, dest_map, hot, words, rec_cap):
     """The BookSim-compatible model (:mod:`torus_lab.sim.booksim`): set up its state and run it to the end."""
     from torus_lab.sim import booksim
 
-    cfg = np.zeros(len(booksim.BCFG), dtype=np.int64)
-    for name, value in dict(
-        depth=config.buffer_depth,
-        length=config.packet_length,
-        routing_delay=config.routing_delay,
-        vc_alloc_delay=config.vc_alloc_delay,
-        sw_alloc_delay=config.sw_alloc_delay,
-        st_final_delay=config.st_final_delay,
-        credit_delay=config.credit_delay,
-        warmup=config.warmup,
-        measure_end=config.warmup + config.measure,
-        drain=config.drain,
-        gen_end=_generation_end(config),
-        deadlock_cycles=config.deadlock_cycles,
-        pattern=pattern_code(config.traffic),
-        hotspot_node=hot,
-        queue_cap=config.queue_capacity,
-        include_self=int(config.uniform_includes_source),
-    ).items():
-        cfg[booksim.BCFG[name]] = value
-    state = booksim.new_state(routing.topology, routing.num_vcs, cfg, np.array([prob, config.hotspot_fraction]),
-                              active, dest_map, int(words[0]), rec_cap, config.channel_latency)  # fmt: skip
+    state = booksim.state_for(routing, config, active=active, dest_map=dest_map, hotspot=hot, seed_word=int(words[0]),
+                              rec_cap=rec_cap)  # fmt: skip
     return booksim.run(routing, state, config.warmup + config.measure + config.drain + 1)
 
 

@@ -1,0 +1,329 @@
+"""Tests of the BookSim-compatible router model (torus_lab.sim.booksim): each stage on a hand-made situation,
+then properties of the whole model (conservation, exact hops, determinism, zero-load latency, deadlock)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from torus_lab._jit import njit
+from torus_lab.routing import make_routing
+from torus_lab.routing.ecube import ecube_routing
+from torus_lab.routing.interface import compile_for_kernel
+from torus_lab.sim import SimConfig, simulate
+from torus_lab.sim import booksim as bs
+from torus_lab.sim.kernels import CNT
+from torus_lab.topology import Mesh, Torus
+
+TORUS = Torus(2, 4)
+DOR = ecube_routing(TORUS, datelines=True, vcs=2, dateline_rule="entry")
+
+
+def _state(routing=DOR, **overrides) -> bs.BookSimState:
+    """A quiet network (no generation) with the preset's router, plus ``overrides``."""
+    settings = dict(offered_load=0.0, packet_length=1, warmup=0, measure=1000, drain=1000) | overrides
+    return bs.state_for(routing, SimConfig.preset("booksim", **settings))
+
+
+def _vc(ch: int, v: int, vcs: int = 2) -> int:
+    return ch * vcs + v
+
+
+def _in_channel(topology, node, dim, sign) -> int:
+    """Channel arriving at ``node`` travelling along ``dim`` in direction ``sign``."""
+    src = np.array(topology.coords(node))
+    src[dim] = (src[dim] - sign) % topology.radices[dim]
+    return int(topology.channel_id(tuple(src), dim, sign))
+
+
+def _new_packet(st, src, dst, now=0, measured=True) -> int:
+    st.free_top[0] -= 1
+    p = int(st.free_stack[st.free_top[0]])
+    st.pk_src[p], st.pk_dst[p], st.pk_gen[p], st.pk_inj[p], st.pk_hops[p] = src, dst, now, -1, 0
+    st.pk_meas[p] = int(measured)
+    st.pk_state[p] = 0
+    return p
+
+
+def _put_head(st, iv, p, state, ready=0, out=-1, cands=()):
+    """Place the 1-flit packet ``p`` at the front of input VC ``iv`` in ``state``."""
+    bs._push_flit(st, iv, p, 0, 0)
+    st.vstate[iv], st.vready[iv], st.out_vc[iv] = state, ready, out
+    st.ncand[iv] = len(cands)
+    for c, o in enumerate(cands):
+        st.cand_vc[iv, c] = o
+
+
+@njit
+def _route_jit(route, tables, st, now):
+    return bs.route_heads(route, tables, st, now)
+
+
+def _route_once(kernel, tables, st, now):
+    """:func:`bs.route_heads` compiled for the routing-kernel type, as the cycle loop calls it."""
+    args = (kernel, tables, st, now)
+    return compile_for_kernel(_route_jit, args)(*args)
+
+
+def _enqueue(st, src, dst, now=0) -> int:
+    p = _new_packet(st, src, dst, now)
+    qcap = st.q_buf.shape[1]
+    st.q_buf[src, (st.q_head[src] + st.q_len[src]) % qcap] = p
+    st.q_len[src] += 1
+    st.counters[CNT["measured_generated"]] += 1
+    return p
+
+
+# ------------------------------------------------------------------------------------------------- stages
+
+
+def test_vc_allocation_round_robin_alternates_between_two_requesters():
+    st = _state()
+    node = 5
+    a = _vc(_in_channel(TORUS, node, 0, 1), 0)
+    b = _vc(_in_channel(TORUS, node, 1, 1), 0)
+    out = _vc(int(TORUS.channel_id(TORUS.coords(node), 0, 1)), 0)
+    for iv in (a, b):
+        _put_head(st, iv, _new_packet(st, 0, 1), bs.VC_ALLOC, cands=(out,))
+    winners = []
+    for now in range(4):
+        assert bs.allocate_vcs(st, now) == 1
+        winner = int(st.busy[out])
+        loser = b if winner == a else a
+        assert st.vstate[winner] == bs.ACTIVE and st.vstate[loser] == bs.VC_ALLOC
+        assert st.vready[loser] == now + 1  # re-evaluated after vc_alloc_delay
+        winners.append(winner)
+        st.busy[out] = -1  # the winner's tail has gone: it asks again
+        st.vstate[winner], st.vready[winner], st.out_vc[winner] = bs.VC_ALLOC, now + 1, -1
+    assert winners[0] != winners[1] and winners[0] == winners[2] and winners[1] == winners[3]
+
+
+def test_vc_allocation_skips_held_output_vcs_and_waits_its_delay():
+    st = _state(vc_alloc_delay=3)
+    node = 5
+    iv = _vc(_in_channel(TORUS, node, 0, 1), 0)
+    ch = int(TORUS.channel_id(TORUS.coords(node), 0, 1))
+    _put_head(st, iv, _new_packet(st, 0, 1), bs.VC_ALLOC, ready=2, cands=(_vc(ch, 0), _vc(ch, 1)))
+    st.busy[_vc(ch, 0)] = 999
+    assert bs.allocate_vcs(st, 1) == 0  # not ready yet
+    assert bs.allocate_vcs(st, 2) == 1
+    assert st.out_vc[iv] == _vc(ch, 1) and st.vready[iv] == 5  # switch allocation from 2 + vc_alloc_delay
+
+
+def test_switch_allocation_one_flit_per_output_alternating_inputs():
+    st = _state()
+    node = 5
+    out_ch = int(TORUS.channel_id(TORUS.coords(node), 0, 1))
+    ivs = [_vc(_in_channel(TORUS, node, 0, 1), 0), _vc(_in_channel(TORUS, node, 1, 1), 1)]
+    for i, iv in enumerate(ivs):
+        for _ in range(3):
+            bs._push_flit(st, iv, _new_packet(st, 0, 1), 0, 0)
+        st.vstate[iv], st.out_vc[iv] = bs.ACTIVE, _vc(out_ch, i)
+    order = []
+    for now in range(4):
+        assert bs.allocate_switch(st, now) == 1
+        order.append(int(st.grants[0]))
+        st.vstate[order[-1]] = bs.ACTIVE  # keep both requesting (no traversal here)
+    assert order[0] != order[1] and order[0] == order[2] and order[1] == order[3]
+
+
+def test_switch_allocation_one_flit_per_input_and_needs_a_credit():
+    st = _state()
+    node = 5
+    iv0, iv1 = _vc(_in_channel(TORUS, node, 0, 1), 0), _vc(_in_channel(TORUS, node, 0, 1), 1)
+    out0 = _vc(int(TORUS.channel_id(TORUS.coords(node), 0, 1)), 0)
+    out1 = _vc(int(TORUS.channel_id(TORUS.coords(node), 1, 1)), 1)
+    for iv, out in ((iv0, out0), (iv1, out1)):
+        bs._push_flit(st, iv, _new_packet(st, 0, 1), 0, 0)
+        st.vstate[iv], st.out_vc[iv] = bs.ACTIVE, out
+    assert bs.allocate_switch(st, 0) == 1  # two VCs of one input port: one flit per cycle
+    st.credit[out0] = st.credit[out1] = 0
+    assert bs.allocate_switch(st, 1) == 0  # no credit, no request
+
+
+@pytest.mark.parametrize(("latency", "credit_delay"), [(1, 0), (2, 0), (3, 2)])
+def test_credit_returns_after_channel_latency_plus_read_cycle_plus_credit_delay(latency, credit_delay):
+    st = _state(channel_latency=latency, credit_delay=credit_delay)
+    node = 5
+    iv = _vc(_in_channel(TORUS, node, 0, 1), 0)
+    out = _vc(int(TORUS.channel_id(TORUS.coords(node), 0, 1)), 1)
+    depth = int(st.credit[iv])
+    st.credit[iv] = depth - 1  # the upstream router spent a credit on this flit
+    p = _new_packet(st, 0, 1)
+    _put_head(st, iv, p, bs.ACTIVE, out=out)
+    st.busy[out] = iv
+    st.grants[0], st.ngrants[0] = iv, 1
+    now = 10
+    bs.traverse_switch(st, now)
+    arrival = now + latency + 1 + credit_delay  # BookSim2: a channel's output is read the cycle after it lands
+    assert bs.credits_available(st, iv, arrival - 1) == depth - 1
+    assert bs.credits_available(st, iv, arrival) == depth
+    # the flit itself: sent after st_final_delay, seen downstream latency + 1 cycles later; its credit is spent
+    assert st.count[out] == 1 and st.farr[out, st.fhead[out]] == now + 1 + latency + 1
+    assert st.credit[out] == depth - 1
+    # a tail frees the output VC and the input VC
+    assert st.busy[out] == -1 and st.vstate[iv] == bs.IDLE and st.count[iv] == 0
+
+
+def test_injection_alternates_vcs_and_serializes_one_packet_at_a_time():
+    st = _state(packet_length=2)
+    a, b = _enqueue(st, 3, 7), _enqueue(st, 3, 9)
+    base = (TORUS.num_channels + 3) * 2
+    sent = [bs.inject_flits(st, now) for now in range(4)]
+    assert sent == [1, 1, 1, 1]
+    assert list(st.fpk[base, :2]) == [a, a] and list(st.fpk[base + 1, :2]) == [b, b]
+    assert list(st.farr[base, :2]) == [2, 3] and list(st.farr[base + 1, :2]) == [4, 5]  # seen 2 cycles later
+    assert st.pk_inj[a] == 0 and st.pk_inj[b] == 2
+
+
+@pytest.mark.parametrize("routing_delay", [0, 1, 3])
+def test_head_waits_routing_delay_before_vc_allocation(routing_delay):
+    cfg = SimConfig.preset("booksim", offered_load=0.0, packet_length=1, routing_delay=routing_delay, warmup=0,
+                           measure=200, drain=100)  # fmt: skip
+    st = bs.state_for(DOR, cfg)
+    p = _enqueue(st, 0, int(TORUS.node_id((1, 0))))
+    iv = (TORUS.num_channels + 0) * 2 + 0
+    for now in range(3):  # generation (none), injection at 0, head seen at 2
+        bs.inject_flits(st, now)
+    _route_once(DOR.kernel, DOR.tables, st, 2)
+    assert st.vstate[iv] == bs.VC_ALLOC and st.vready[iv] == 2 + routing_delay
+    assert bs.allocate_vcs(st, 2 + routing_delay - 1) == 0 if routing_delay else True
+    assert bs.allocate_vcs(st, 2 + routing_delay) == 1
+    assert st.out_vc[iv] // 2 == TORUS.channel_id((0, 0), 0, 1) and st.pk_state[p].sum() == 0
+
+
+def test_next_packet_in_a_vc_waits_for_the_previous_tail():
+    mesh = Mesh(1, 3)
+    routing = ecube_routing(mesh, vcs=1)
+    st = bs.state_for(routing, SimConfig.preset("booksim", offered_load=0.0, packet_length=1, channel_latency=1,
+                                                warmup=0, measure=100, drain=100))  # fmt: skip
+    for _ in range(3):
+        _enqueue(st, 0, 0)
+    bs.run(routing, st, 60)
+    done = sorted(st.rec[: st.rec_count[0], 4])
+    # one VC: each packet enters it once the previous has gone; then route 1, VC alloc 1, switch alloc 1 cycle
+    assert done[0] == 7 and np.diff(done).tolist() == [3, 3]
+
+
+# ------------------------------------------------------------------------------------------------- whole model
+
+
+@pytest.mark.parametrize(
+    ("topology", "length", "delays", "pairs"),
+    [
+        (Torus(2, 8), 1, {}, [((0, 0), (0, 0)), ((0, 0), (4, 3)), ((6, 1), (1, 7))]),
+        (Torus(2, 8), 4, {"channel_latency": 1}, [((2, 2), (5, 5)), ((7, 7), (0, 0))]),
+        (Mesh(2, 5), 3, {"routing_delay": 2, "st_final_delay": 2, "channel_latency": 3, "credit_delay": 1},
+         [((0, 0), (4, 4)), ((3, 1), (3, 1))]),
+        (Torus(3, 4), 2, {"routing_delay": 0, "vc_alloc_delay": 2}, [((0, 0, 0), (2, 1, 3))]),
+    ],
+)
+def test_single_packet_latency_equals_the_pipeline_formula(topology, length, delays, pairs):
+    routing = ecube_routing(topology, datelines=topology.wraparound, vcs=2, dateline_rule="entry")
+    cfg = SimConfig.preset("booksim", offered_load=0.0, packet_length=length, warmup=0, measure=500, drain=500,
+                           **delays)  # fmt: skip
+    for src, dst in pairs:
+        st = bs.state_for(routing, cfg)
+        st.counters[CNT["now"]] = 5
+        _enqueue(st, topology.node_id(src), topology.node_id(dst), now=5)
+        bs.run(routing, st, 300)
+        assert st.rec_count[0] == 1
+        gen, done, hops = st.rec[0, 2], st.rec[0, 4], st.rec[0, 5]
+        assert hops == topology.lee_distance(np.array(src), np.array(dst))
+        expect = bs.booksim_zero_load_latency(int(hops), length, **{
+            k: cfg.as_dict()[k] for k in ("routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
+                                          "channel_latency")})  # fmt: skip
+        assert done - gen == expect
+
+
+def test_default_router_zero_load_matches_booksim_cycles_per_hop():
+    assert bs.booksim_zero_load_latency(np.arange(4), 1).tolist() == [7, 13, 19, 25]  # 7 + 6D on a torus
+    assert bs.booksim_zero_load_latency(np.arange(4), 4, channel_latency=1).tolist() == [10, 15, 20, 25]
+
+
+def test_flits_are_conserved_mid_run_and_hops_are_minimal():
+    cfg = SimConfig.preset("booksim", offered_load=0.5, packet_length=3, warmup=100, measure=600)
+    st = bs.state_for(DOR, cfg, seed_word=11, rec_cap=4000)
+    for chunk in (137, 250, 400):
+        bs.run(DOR, st, chunk)
+        injected, ejected = st.counters[CNT["flits_injected"]], st.counters[CNT["flits_ejected"]]
+        assert injected == ejected + st.count.sum()
+        assert (st.credit >= 0).all() and (st.count <= st.fpk.shape[1]).all()
+    res = simulate(DOR, cfg, seed=4)
+    assert not res.deadlock and res.delivered > 100
+    assert (res.packets.extra_hops == 0).all() and (res.packets.dst == res.packets.src).any()
+
+
+def test_seed_determinism():
+    cfg = SimConfig.preset("booksim", offered_load=0.3, packet_length=2, warmup=50, measure=300)
+    a, b, c = (simulate(DOR, cfg, seed=s) for s in (7, 7, 8))
+    assert a.packets.equals(b.packets) and a.mean_latency == b.mean_latency
+    assert not a.packets.equals(c.packets)
+
+
+def test_dateline_dor_survives_overload_and_plain_dor_deadlocks_with_its_cycle():
+    cfg = SimConfig.preset("booksim", offered_load=1.0, packet_length=8, buffer_depth=2, warmup=200, measure=1500,
+                           drain=0, deadlock_cycles=200)  # fmt: skip
+    safe = simulate(DOR, cfg, seed=1)
+    assert not safe.deadlock and safe.accepted_throughput > 0.1  # 2-flit buffers, 9-cycle credit loop: slow
+    ring = Torus(2, 6)
+    stuck = simulate(ecube_routing(ring, vcs=1), cfg.replace(warmup=0, measure=3000), seed=1)
+    assert stuck.deadlock and stuck.cycles < 3000
+    cycle = stuck.deadlock_cycle
+    assert len(cycle) >= 2  # a closed chain of channels of one ring
+    for (a, _), (b, _) in zip(cycle, cycle[1:] + cycle[:1], strict=True):
+        assert ring.channel_dst[a] == ring.channel_src[b]
+    assert len({(int(ring.channel_dim[a]), int(ring.channel_sign[a])) for a, _ in cycle}) == 1
+
+
+def test_uniform_including_the_source_sends_a_share_to_itself_on_both_routers():
+    for preset in ("booksim", "simple"):
+        extra = {} if preset == "booksim" else {"uniform_includes_source": True}
+        cfg = SimConfig.preset(preset, offered_load=0.2, packet_length=1, warmup=0, measure=3000, **extra)
+        packets = simulate(DOR, cfg, seed=2).packets
+        share = (packets.src == packets.dst).mean()
+        assert abs(share - 1 / TORUS.num_nodes) < 4 * np.sqrt(1 / TORUS.num_nodes / len(packets))
+        assert (packets[packets.src == packets.dst].hops == 0).all()
+    assert not (simulate(DOR, SimConfig(warmup=0, measure=500), seed=2).packets.eval("src == dst")).any()
+
+
+def test_any_registry_routing_runs_on_the_booksim_router():
+    routing = make_routing("duato", TORUS)  # adaptive: several candidate channels and VCs
+    res = simulate(routing, SimConfig.preset("booksim", offered_load=0.3, warmup=100, measure=500), seed=3)
+    assert not res.deadlock and res.undelivered == 0 and res.delivered > 50
+    assert (res.packets.hops >= res.packets.min_hops).all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"channel_latency": 2}, "channel_latency=2 needs router='booksim'"),
+        ({"router": "booksim", "drop_after": -1}, "vc_allocation must be 'nonatomic'"),
+        ({"router": "booksim", "vc_allocation": "nonatomic"}, "drop_after=64"),
+        ({"router": "wormhole"}, "router must be one of"),
+        ({"router": "booksim", "vc_allocation": "nonatomic", "drop_after": -1, "router_delay": 2}, "router_delay=2"),
+        ({"router": "booksim", "vc_allocation": "nonatomic", "drop_after": -1, "vc_alloc_delay": 0},
+         "vc_alloc_delay"),
+    ],
+)
+def test_combinations_the_router_cannot_run_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        SimConfig(**kwargs)
+
+
+def test_preset_gives_booksim_defaults_and_refuses_unknown_names():
+    cfg = SimConfig.preset("booksim")
+    assert (cfg.router, cfg.routing_delay, cfg.vc_alloc_delay, cfg.sw_alloc_delay, cfg.st_final_delay,
+            cfg.channel_latency, cfg.credit_delay, cfg.buffer_depth, cfg.vc_allocation,
+            cfg.uniform_includes_source) == ("booksim", 1, 1, 1, 1, 2, 0, 8, "nonatomic", True)  # fmt: skip
+    assert SimConfig.preset("simple") == SimConfig()
+    with pytest.raises(ValueError, match="preset name"):
+        SimConfig.preset("garnet")
+
+
+def test_faults_are_refused_by_the_booksim_router():
+    from torus_lab.topology import Faults
+
+    routing = ecube_routing(TORUS, datelines=True, vcs=2, faults=Faults(links={0}))
+    with pytest.raises(ValueError, match="does not model faults"):
+        simulate(routing, SimConfig.preset("booksim", measure=10), seed=0)
