@@ -3,7 +3,8 @@
 ``python -m benchmarks.booksim_compare REFERENCE_DIR [--quick]`` reads ``booksim2_runs.csv`` and
 ``booksim2_summary.csv`` from ``REFERENCE_DIR`` (BookSim2 reference data; nothing of it is copied here), runs
 ``SimConfig.preset("booksim")`` on the same network, routing and packet size at the zero-load point and at up
-to four BookSim2 sweep loads at or below 80% of BookSim2's highest stable load (plus that knee load), and prints
+to four BookSim2 sweep loads at or below 80% of BookSim2's highest stable load (plus that knee load), and at
+offered 1.0 (BookSim2's overload / throughput-mode point: no drain, only the accepted rate matters), and prints
 ours beside BookSim2's packet latency, accepted rate and hops (routers traversed: our channel hops + 1).
 
 Nothing here is tuned: the model is :mod:`torus_lab.sim.booksim` with BookSim2's defaults; the run length is
@@ -41,8 +42,9 @@ CONFIGS = {
     "torus88_dor_vc4_p1": (Torus(2, 8), 4, 1, 2),
     "torus88_dor_vc4_p4": (Torus(2, 8), 4, 4, 2),
 }
-#: BookSim2's zero-load point (flits/node/cycle).
+#: BookSim2's zero-load point and overload point (flits/node/cycle).
 ZERO_LOAD = 0.001
+OVERLOAD = 1.0
 
 
 def _routing(topology: Torus, vcs: int):
@@ -71,11 +73,13 @@ def compare(reference_dir: str, *, quick: bool = False, seed: int = 1) -> pd.Dat
         routing = _routing(topology, vcs)
         mine = runs[runs.config == name]
         max_stable = float(summary.loc[name, "max_stable_offered"])
-        for load in [ZERO_LOAD, *_loads(mine, max_stable)]:
-            ref = mine[(mine.sim_type == "latency") & ((mine.offered_flit_rate - load).abs() < 1e-9)]
+        for load in [ZERO_LOAD, *_loads(mine, max_stable), OVERLOAD]:
+            sim_type = "throughput" if load == OVERLOAD else "latency"
+            ref = mine[(mine.sim_type == sim_type) & ((mine.offered_flit_rate - load).abs() < 1e-9)]
             measure = int((100_000 if load == ZERO_LOAD else 20_000) * scale)
             cfg = SimConfig.preset("booksim", offered_load=load, packet_length=length, channel_latency=latency,
-                                   warmup=int(3000 * scale), measure=measure, drain=20_000)  # fmt: skip
+                                   warmup=int(3000 * scale), measure=measure,
+                                   drain=0 if load == OVERLOAD else 20_000)  # fmt: skip
             res = simulate(routing, cfg, seed=seed)
             row = {
                 "config": name,

@@ -213,11 +213,13 @@ def _port_tables(topology: Torus, channel_latency: int):
     ch_src[nch + nn :] = nodes
     latency = np.ones(total, dtype=np.int64)
     latency[:nch] = channel_latency
-    port = 2 * np.asarray(topology.channel_dim, dtype=np.int64) + (np.asarray(topology.channel_sign) < 0)
+    # BookSim2's k-ary n-cube numbering: output 2d goes +, 2d+1 goes -; a flit travelling + arrives at input 2d+1
+    dim = 2 * np.asarray(topology.channel_dim, dtype=np.int64)
+    plus = np.asarray(topology.channel_sign) > 0
     in_port = np.full(total, -1, dtype=np.int64)
     out_port = np.full(total, -1, dtype=np.int64)
-    in_port[:nch] = port
-    out_port[:nch] = port
+    in_port[:nch] = dim + plus
+    out_port[:nch] = dim + ~plus
     in_port[nch : nch + nn] = ports - 1
     out_port[nch + nn :] = ports - 1
     return ch_src, ch_dst, latency, in_port, out_port, ports
