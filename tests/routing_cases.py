@@ -24,6 +24,8 @@ CASES = [
     ("ecube-dl-t25", "ecube", {"datelines": True, "vcs": 2}, lambda: Torus(2, 5), ()),
     ("ecube-dl-tie-t24", "ecube", {"datelines": True, "vcs": 2, "tie": "-"}, lambda: Torus(2, 4), ()),
     ("ecube-entry-t25", "ecube", {"datelines": True, "vcs": 4, "dateline_rule": "entry"}, lambda: Torus(2, 5), ()),
+    ("ecube-entry-random-t24", "ecube", {"datelines": True, "vcs": 2, "dateline_rule": "entry", "tie": "random"},
+     lambda: Torus(2, 4), ()),
     ("ecube-double-t33", "ecube", {"variant": "double"}, lambda: Torus(3, 3), ()),
     ("ecube-mesh", "ecube", {}, lambda: Mesh(2, 3), ()),
     ("ecube-cube", "ecube", {}, lambda: Torus(4, 2), ()),
