@@ -62,7 +62,7 @@ Not modelled
     speculative allocation, internal speedup, output queues, other allocators.
 
 State: one :class:`BookSimState` (a NamedTuple of numpy arrays, so numba compiles and caches every stage
-against one type); :func:`new_state` builds it.  Stages: :func:`generate_packets`, :func:`inject_flits`,
+against one type); :func:`state_for` builds it.  Stages: :func:`generate_packets`, :func:`inject_flits`,
 :func:`route_heads`, :func:`allocate_vcs`, :func:`allocate_switch`, :func:`traverse_switch` (and the credit
 helpers :func:`credits_available`, :func:`send_credit`), called in that order by :func:`run_booksim`.
 
@@ -81,7 +81,7 @@ from collections import namedtuple
 import numpy as np
 
 from torus_lab._jit import njit
-from torus_lab._validate import check_int
+from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.kernels import (
     _CN_DEADLOCK,
@@ -107,7 +107,6 @@ from torus_lab.topology import Torus
 __all__ = [
     "BookSimState",
     "BCFG",
-    "new_state",
     "booksim_zero_load_latency",
     "generate_packets",
     "inject_flits",
@@ -226,7 +225,7 @@ def _port_tables(topology: Torus, channel_latency: int):
 
 
 def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int) -> int:
-    """Bytes :func:`new_state` allocates (estimated before allocating, house rule)."""
+    """Bytes :func:`state_for` allocates (estimated before allocating, house rule)."""
     total = topology.num_channels + 2 * topology.num_nodes
     nvc = total * vcs
     per_vc = 5 * depth + 12 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 3 * MAX_CANDIDATES
@@ -235,18 +234,10 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
                 + total * 12)  # fmt: skip
 
 
-def new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, active: np.ndarray,
+def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, active: np.ndarray,
               dest_map: np.ndarray, seed_word: int, rec_cap: int, channel_latency: int) -> BookSimState:
-    """A fresh :class:`BookSimState`: empty buffers, full credits, free VCs (``cfg`` indexed by :data:`BCFG`).
-
-    Examples
-    --------
-    >>> t = Torus(2, 4)
-    >>> cfg = np.zeros(len(BCFG), np.int64); cfg[BCFG["depth"]] = 8; cfg[BCFG["queue_cap"]] = 4
-    >>> s = new_state(t, 2, cfg, np.zeros(2), np.arange(16), np.full(16, -1), 1, 8, 2)
-    >>> s.credit.shape[0] == (t.num_channels + 2 * 16) * 2, int(s.credit.max()), int(s.busy.max())
-    (True, 8, -1)
-    """
+    """A fresh :class:`BookSimState`: empty buffers, full credits, free VCs (``cfg`` indexed by :data:`BCFG`;
+    arguments checked by :func:`state_for`)."""
     from torus_lab._memory import check_memory, network_size
 
     depth, queue_cap = int(cfg[_DEPTH]), int(cfg[_QCAP])
@@ -722,7 +713,7 @@ class BookSimRun:
     """
 
     def __init__(self, state: BookSimState) -> None:
-        self.state = state
+        self.state = check_instance("state", state, BookSimState, "a BookSimState (from state_for)")
         self.vcs = int(state.cfg[_VCS])
         self.counters = state.counters
         self.rec = state.rec
@@ -771,15 +762,27 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
     >>> int(s.cfg[BCFG["depth"]]), int(s.ch_latency[0]), int(s.ch_latency[-1])
     (8, 2, 1)
     """
+    from torus_lab.routing.interface import RoutingFunction
     from torus_lab.sim.config import SimConfig
     from torus_lab.sim.traffic import pattern_code
 
-    if not isinstance(config, SimConfig) or config.router != "booksim":
-        raise ValueError(f"config must be a SimConfig with router='booksim', got {config!r}")
+    check_instance("routing", routing, RoutingFunction)
+    check_instance("config", config, SimConfig)
+    if config.router != "booksim":
+        raise ValueError(f"config must have router='booksim', got router={config.router!r}")
     topology = routing.topology
     nn = topology.num_nodes
-    active = np.arange(nn, dtype=np.int64) if active is None else np.asarray(active, dtype=np.int64)
-    dest_map = np.full(nn, -1, dtype=np.int64) if dest_map is None else np.asarray(dest_map, dtype=np.int64)
+    if active is None:
+        active = np.arange(nn, dtype=np.int64)
+    active = check_int_array("active", active, 0, nn - 1, ndim=1).astype(np.int64)
+    if dest_map is None:
+        dest_map = np.full(nn, -1, dtype=np.int64)
+    dest_map = check_int_array("dest_map", dest_map, -1, nn - 1, ndim=1).astype(np.int64)
+    if dest_map.shape[0] != nn:
+        raise ValueError(f"dest_map must have one entry per node ({nn}), got {dest_map.shape[0]}")
+    hotspot = check_int("hotspot", hotspot, 0, nn - 1)
+    seed_word = check_int("seed_word", seed_word, 0, 2**64 - 1)
+    rec_cap = check_int("rec_cap", rec_cap, 1)
     end = config.warmup + config.measure
     settings = dict(
         depth=config.buffer_depth, length=config.packet_length, routing_delay=config.routing_delay,
@@ -793,14 +796,21 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
     for name, value in settings.items():
         cfg[BCFG[name]] = value
     fcfg = np.array([config.offered_load / config.packet_length, config.hotspot_fraction])
-    return new_state(topology, routing.num_vcs, cfg, fcfg, active, dest_map, seed_word, rec_cap,
+    return _new_state(topology, routing.num_vcs, cfg, fcfg, active, dest_map, seed_word, rec_cap,
                      config.channel_latency)  # fmt: skip
 
 
 def run(routing, state: BookSimState, max_cycles: int) -> BookSimRun:
     """Run :func:`run_booksim` with ``routing``'s kernel and tables on ``state`` (compiled once per process)."""
-    from torus_lab.routing.interface import compile_for_kernel
+    from torus_lab.routing.interface import RoutingFunction, compile_for_kernel
 
-    args = (routing.kernel, routing.tables, state, int(max_cycles))
+    check_instance("routing", routing, RoutingFunction)
+    check_instance("state", state, BookSimState, "a BookSimState (from state_for)")
+    max_cycles = check_int("max_cycles", max_cycles, 0)
+    topology = routing.topology
+    channels = topology.num_channels + 2 * topology.num_nodes
+    if state.ch_latency.shape[0] != channels or int(state.cfg[_VCS]) != routing.num_vcs:
+        raise ValueError(f"state was built for another network than routing {routing.name!r} on {topology!r}")
+    args = (routing.kernel, routing.tables, state, max_cycles)
     compile_for_kernel(run_booksim, args)(*args)
     return BookSimRun(state)
