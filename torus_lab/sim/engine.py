@@ -15,6 +15,9 @@ Examples
 >>> res = simulate(rf, SimConfig(offered_load=0.1, packet_length=4, warmup=100, measure=300), seed=1)
 >>> res.deadlock, res.delivered > 0, 0.05 < res.accepted_throughput < 0.15
 (False, True, True)
+>>> bs = simulate(rf, SimConfig.preset("booksim", offered_load=0.1, warmup=100, measure=300), seed=1)
+>>> bs.deadlock, 0.05 < bs.accepted_throughput < 0.15
+(False, True)
 """
 
 from __future__ import annotations
@@ -201,7 +204,9 @@ class SimResult:
     channel_utilisation: np.ndarray
     counters: dict
     wall_seconds: float
-    state: SimState | None = field(default=None, repr=False)
+    #: the run's state when ``keep_state``: a :class:`SimState` (simple router) or a
+    #: :class:`torus_lab.sim.booksim.BookSimRun` (booksim router)
+    state: object | None = field(default=None, repr=False)
 
     def summary(self) -> dict:
         """Scalar fields as a flat dict (one row of a results table)."""
@@ -241,7 +246,8 @@ def simulate(
     seed : int
         Seeds a SeedSequence; the kernel's SplitMix64 stream comes from it (the run is seed-deterministic).
     keep_state : bool
-        Keep the :class:`SimState` in the result (for tests and deadlock forensics).
+        Keep the run's state in the result (:class:`SimState`, or :class:`torus_lab.sim.booksim.BookSimRun` with
+        ``config.router == "booksim"``; for tests and deadlock forensics).
 
     Returns
     -------
@@ -277,9 +283,7 @@ def simulate(
     rec_cap = int(expected + 8 * np.sqrt(expected) + 64)
     words = np.random.SeedSequence(seed).generate_state(2, dtype=np.uint64)
     run_state = _run_booksim if config.router == "booksim" else _run_simple
-    start = time.perf_counter()
-    state = run_state(routing, config, prob, active, dest_map, hot, words, rec_cap)
-    wall = time.perf_counter() - start
+    state, wall = run_state(routing, config, prob, active, dest_map, hot, words, rec_cap)
 
     counters = {name: int(state.counters[i]) for name, i in CNT.items()}
     if counters["routing_error"]:
@@ -319,8 +323,9 @@ def simulate(
     )
 
 
-def _run_simple(routing, config, prob, active, dest_map, hot, words, rec_cap) -> SimState:
-    """The simple router model (:mod:`torus_lab.sim.kernels`): set up its state and run it to the end."""
+def _run_simple(routing, config, prob, active, dest_map, hot, words, rec_cap) -> tuple[SimState, float]:
+    """The simple router model (:mod:`torus_lab.sim.kernels`): set up its state, run it to the end; the state and
+    the wall seconds of the run proper."""
     vcs, length = routing.num_vcs, config.packet_length
     warmup, measure, drain = config.warmup, config.measure, config.drain
     atomic = config.vc_allocation == "atomic"
@@ -346,8 +351,9 @@ def _run_simple(routing, config, prob, active, dest_map, hot, words, rec_cap) ->
         include_self=int(config.uniform_includes_source),
     ).items():
         cfg[CFG[name]] = value
+    start = time.perf_counter()
     _run(routing, cfg, prob, config.hotspot_fraction, active, dest_map, state, warmup + measure + drain + 1)
-    return state
+    return state, time.perf_counter() - start
 
 
 def _generation_end(config: SimConfig) -> int:
@@ -356,12 +362,15 @@ def _generation_end(config: SimConfig) -> int:
 
 
 def _run_booksim(routing, config, prob, active, dest_map, hot, words, rec_cap):
-    """The BookSim-compatible model (:mod:`torus_lab.sim.booksim`): set up its state and run it to the end."""
+    """The BookSim-compatible model (:mod:`torus_lab.sim.booksim`): set up its state, run it to the end; the run
+    (:class:`torus_lab.sim.booksim.BookSimRun`) and the wall seconds of the run proper."""
     from torus_lab.sim import booksim
 
     state = booksim.state_for(routing, config, active=active, dest_map=dest_map, hotspot=hot, seed_word=int(words[0]),
                               rec_cap=rec_cap)  # fmt: skip
-    return booksim.run(routing, state, config.warmup + config.measure + config.drain + 1)
+    start = time.perf_counter()
+    run = booksim.run(routing, state, config.warmup + config.measure + config.drain + 1)
+    return run, time.perf_counter() - start
 
 
 def _run(routing, cfg, prob, hot_frac, active, dest_map, s: SimState, max_cycles: int) -> None:
