@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from torus_lab._jit import njit
 from torus_lab.routing import make_routing
@@ -234,6 +236,30 @@ def test_single_packet_latency_equals_the_pipeline_formula(topology, length, del
             k: cfg.as_dict()[k] for k in ("routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
                                           "channel_latency")})  # fmt: skip
         assert done - gen == expect
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    topology=st.sampled_from([Torus(2, 5), Mesh(2, 4), Torus(3, 3)]),
+    length=st.integers(1, 5),
+    delays=st.fixed_dictionaries({
+        "routing_delay": st.integers(0, 3), "vc_alloc_delay": st.integers(1, 3), "sw_alloc_delay": st.integers(1, 3),
+        "st_final_delay": st.integers(1, 3), "channel_latency": st.integers(1, 4), "credit_delay": st.integers(0, 3),
+    }),
+    data=st.data(),
+)
+def test_lone_packet_latency_is_the_formula_for_any_delays(topology, length, delays, data):
+    routing = ecube_routing(topology, datelines=topology.wraparound, vcs=2, dateline_rule="entry")
+    src = data.draw(st.integers(0, topology.num_nodes - 1), label="src")
+    dst = data.draw(st.integers(0, topology.num_nodes - 1), label="dst")
+    st_ = bs.state_for(routing, SimConfig.preset("booksim", offered_load=0.0, packet_length=length, warmup=0,
+                                                 measure=400, drain=400, **delays))  # fmt: skip
+    _enqueue(st_, src, dst)
+    bs.run(routing, st_, 400)
+    hops = int(topology.lee_distance(np.array(topology.coords(src)), np.array(topology.coords(dst))))
+    assert st_.rec_count[0] == 1 and st_.rec[0, 5] == hops
+    expect = bs.booksim_zero_load_latency(hops, length, **{k: v for k, v in delays.items() if k != "credit_delay"})
+    assert st_.rec[0, 4] - st_.rec[0, 2] == expect
 
 
 def test_default_router_zero_load_matches_booksim_cycles_per_hop():

@@ -32,9 +32,10 @@ Timing (one cycle = one BookSim2 ``_Step``)
       is sent into the injection channel in its creation cycle and seen by the router 2 cycles later; each
       router sends it ``R - 1`` cycles after seeing it (``R = routing_delay + vc_alloc_delay + sw_alloc_delay
       + st_final_delay``); each network channel adds ``channel_latency + 1`` and the ejection channel 2, so
-      :func:`booksim_zero_load_latency` ``= 3 + R + H (R + channel_latency) + L - 1``; with the defaults
-      ``7 + 6H + L - 1`` on a torus (2-cycle channels) and ``7 + 5H + L - 1`` with 1-cycle channels, BookSim2's
-      measured fits.
+      :func:`booksim_zero_load_latency` ``= 3 + R + H (R + channel_latency) + (L - 1) sw_alloc_delay`` (an
+      input VC bids for the switch once per ``sw_alloc_delay`` cycles, so body flits follow at that pace); with
+      the defaults ``7 + 6H + L - 1`` on a torus (2-cycle channels) and ``7 + 5H + L - 1`` with 1-cycle
+      channels, BookSim2's measured fits.
 Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's default ``islip``)
     * VC allocation: a routed head requests every candidate output VC that is free (not held by another
       packet; credits are not checked, ``vc_busy_when_full = 0``).  Each output VC grants the requesting
@@ -180,7 +181,7 @@ def booksim_zero_load_latency(
 ):
     """Zero-load latency of the BookSim-compatible router: creation to tail ejection, in cycles.
 
-    ``3 + R + hops * (R + channel_latency) + packet_length - 1`` with
+    ``3 + R + hops * (R + channel_latency) + (packet_length - 1) * sw_alloc_delay`` with
     ``R = routing_delay + vc_alloc_delay + sw_alloc_delay + st_final_delay`` (module docstring, Timing).
     BookSim2's measured fits: ``7 + 6D + (L-1)`` (torus, 2-cycle channels), ``7 + 5D + (L-1)`` (mesh).
 
@@ -189,13 +190,14 @@ def booksim_zero_load_latency(
     >>> booksim_zero_load_latency(3, 4, channel_latency=1)
     25
     """
+    sw_alloc_delay = check_int("sw_alloc_delay", sw_alloc_delay, 1)
     per_router = sum(check_int(name, value, 1) for name, value in (
-        ("vc_alloc_delay", vc_alloc_delay), ("sw_alloc_delay", sw_alloc_delay), ("st_final_delay", st_final_delay),
-    )) + check_int("routing_delay", routing_delay, 0)  # fmt: skip
+        ("vc_alloc_delay", vc_alloc_delay), ("st_final_delay", st_final_delay),
+    )) + check_int("routing_delay", routing_delay, 0) + sw_alloc_delay  # fmt: skip
     channel_latency = check_int("channel_latency", channel_latency, 1)
     packet_length = check_int("packet_length", packet_length, 1)
     hops = np.asarray(hops) if not isinstance(hops, int) else check_int("hops", hops, 0)
-    return 3 + per_router + hops * (per_router + channel_latency) + packet_length - 1
+    return 3 + per_router + hops * (per_router + channel_latency) + (packet_length - 1) * sw_alloc_delay
 
 
 def _port_tables(topology: Torus, channel_latency: int):
