@@ -253,7 +253,7 @@ def test_hop_limit_drops_livelocked_packets_and_conserves_flits():
         ({"packet_length": 0}, ValueError, "packet_length must be >= 1, got 0"),
         ({"packet_length": True}, TypeError, "packet_length must be an int, got True"),
         ({"vcs": 3}, TypeError, "vcs"),
-        ({"traffic": "tornado"}, ValueError, "traffic must be one of"),
+        ({"traffic": "tornados"}, ValueError, "traffic must be one of"),
         ({"warmup": 1.5}, TypeError, "warmup must be an int, got 1.5"),
         ({"buffer_depth": 0}, ValueError, "buffer_depth must be >= 1"),
         ({"deadlock_cycles": 10, "drop_after": 20}, ValueError, "deadlock_cycles=10 must exceed"),

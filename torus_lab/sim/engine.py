@@ -269,11 +269,13 @@ def simulate(
     hot = int(topology.node_id(hotspot_node)) if isinstance(hotspot_node, tuple) else int(hotspot_node)
     if code == 2 and (not 0 <= hot < topology.num_nodes or bad[hot]):
         raise ValueError(f"hotspot_node {hotspot_node!r} is not a non-faulty node")
-    dest_map = destination_map(topology, config.traffic, faults)
+    seeds = np.random.SeedSequence(seed)
+    # the permutation of "random-permutation" comes from a child of the run's seed (the kernel's stream is unchanged)
+    dest_map = destination_map(topology, config.traffic, faults, rng=np.random.default_rng(seeds.spawn(1)[0]))
     prob = config.offered_load / length
     expected = len(active) * measure * prob
     rec_cap = int(expected + 8 * np.sqrt(expected) + 64)
-    words = np.random.SeedSequence(seed).generate_state(2, dtype=np.uint64)
+    words = seeds.generate_state(2, dtype=np.uint64)
     state = SimState(topology, vcs, config.queue_capacity, rec_cap, words, depth=config.buffer_depth, length=length,
                      atomic=atomic)  # fmt: skip
 
