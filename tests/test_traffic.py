@@ -143,3 +143,58 @@ def test_random_permutation_is_drawn_from_the_run_seed():
 
     assert pairs(4) == pairs(4)
     assert pairs(4) != pairs(5)
+
+
+# ---------------------------------------------------------------------------------------------------- injection
+
+
+def test_on_off_state_machine_toggles_when_both_switch_probabilities_are_one():
+    from torus_lab.sim.traffic import starts_packet
+
+    rates = np.array([1.0, 1.0, 1.0])  # always switch, always send while on
+    on, rng = np.zeros(2, dtype=np.uint8), np.array([5], dtype=np.uint64)
+    sent = [bool(starts_packet(1, rates, on, 1, rng)) for _ in range(6)]
+    assert sent == [True, False, True, False, True, False]
+    assert on[0] == 0  # other nodes' states untouched
+
+
+def test_on_off_never_sends_while_off_and_bernoulli_ignores_the_state():
+    from torus_lab.sim.traffic import starts_packet
+
+    rates = np.array([1.0, 1e-300, 0.0])  # practically never turns on
+    on, rng = np.zeros(1, dtype=np.uint8), np.array([5], dtype=np.uint64)
+    assert not any(starts_packet(1, rates, on, 0, rng) for _ in range(100))
+    assert all(starts_packet(0, rates, on, 0, rng) for _ in range(100))
+
+
+def _gap_cv2(packets) -> float:
+    """Squared coefficient of variation of the gaps between consecutive packets of a source."""
+    gaps = np.concatenate([np.diff(np.sort(g.gen.to_numpy())) for _, g in packets.groupby("src")])
+    return float(gaps.var() / gaps.mean() ** 2)
+
+
+def test_on_off_keeps_the_mean_rate_and_makes_traffic_bursty():
+    topology = Torus(2, 4)
+    routing = ecube_routing(topology, datelines=True, vcs=2)
+    base = dict(offered_load=0.1, packet_length=1, warmup=0, measure=20000, drain=2000)
+    bernoulli = simulate(routing, SimConfig(**base), seed=1)
+    bursty = simulate(routing, SimConfig(**base, injection="on-off", burst_alpha=0.01, burst_beta=0.04), seed=1)
+    for result in (bernoulli, bursty):
+        assert result.generated_throughput == pytest.approx(0.1, rel=0.1)
+    assert _gap_cv2(bernoulli.packets) < 1.2  # geometric gaps: CV^2 = 1 - p
+    assert _gap_cv2(bursty.packets) > 2.0
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"injection": "poisson"}, "injection must be one of"),
+        ({"injection": "on-off", "burst_alpha": 0.0}, "burst_alpha must be > 0"),
+        ({"injection": "on-off", "offered_load": 0.9, "packet_length": 1, "burst_alpha": 0.2, "burst_beta": 0.2},
+         r"offered_load=0.9 needs 1.8 packets per cycle during a burst"),
+        ({"burst_beta": 1.5}, r"burst_beta must be in \[0.0, 1.0\], got 1.5"),
+    ],
+)
+def test_injection_settings_are_checked(changes, message):
+    with pytest.raises(ValueError, match=message):
+        SimConfig(**changes)

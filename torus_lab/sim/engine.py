@@ -35,7 +35,7 @@ from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunct
 from torus_lab.sim.config import SimConfig
 from torus_lab.sim.kernels import CFG, CNT, run_kernel
 from torus_lab.sim.saturation import Saturation
-from torus_lab.sim.traffic import destination_map, pattern_code
+from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
 
 __all__ = ["SimState", "SimResult", "simulate", "zero_load_latency", "load_sweep", "find_saturation"]
@@ -142,6 +142,8 @@ class SimState:
         self.rec = np.zeros((rec_cap, 7), dtype=np.int64)
         self.rec_count = np.zeros(1, dtype=np.int64)
         self.ch_flits = np.zeros(nch, dtype=np.int64)
+        #: on-off injection: whether each node is in a burst (set from the run's seed by simulate)
+        self.burst_on = np.zeros(nn, dtype=np.uint8)
 
     def counter(self, name: str) -> int:
         """Value of one of the kernel's counters (see :data:`torus_lab.sim.kernels.CNT`)."""
@@ -270,9 +272,14 @@ def simulate(
     if code == 2 and (not 0 <= hot < topology.num_nodes or bad[hot]):
         raise ValueError(f"hotspot_node {hotspot_node!r} is not a non-faulty node")
     seeds = np.random.SeedSequence(seed)
-    # the permutation of "random-permutation" comes from a child of the run's seed (the kernel's stream is unchanged)
-    dest_map = destination_map(topology, config.traffic, faults, rng=np.random.default_rng(seeds.spawn(1)[0]))
+    # the "random-permutation" map and the on-off start states come from children of the run's seed (the kernel's
+    # own stream, seeds.generate_state below, is unaffected by spawning)
+    perm_seeds, burst_seeds = seeds.spawn(2)
+    dest_map = destination_map(topology, config.traffic, faults, rng=np.random.default_rng(perm_seeds))
     prob = config.offered_load / length
+    rates = np.array([prob, config.burst_alpha, config.burst_beta])
+    if config.injection == "on-off":
+        rates[0] = prob * (config.burst_alpha + config.burst_beta) / config.burst_alpha
     expected = len(active) * measure * prob
     rec_cap = int(expected + 8 * np.sqrt(expected) + 64)
     words = seeds.generate_state(2, dtype=np.uint64)
@@ -296,11 +303,14 @@ def simulate(
         queue_cap=config.queue_capacity,
         hop_limit=config.hop_limit,
         atomic=int(atomic),
+        injection=INJECTIONS[config.injection],
     ).items():
         cfg[CFG[name]] = value
     total = warmup + measure + drain + 1
     start = time.perf_counter()
-    _run(routing, cfg, prob, config.hotspot_fraction, active, dest_map, state, total)
+    stationary_on = config.burst_alpha / (config.burst_alpha + config.burst_beta)
+    state.burst_on[:] = np.random.default_rng(burst_seeds).random(topology.num_nodes) < stationary_on
+    _run(routing, cfg, rates, config.hotspot_fraction, active, dest_map, state, total)
     wall = time.perf_counter() - start
 
     counters = {name: int(state.counters[i]) for name, i in CNT.items()}
@@ -341,9 +351,10 @@ def simulate(
     )
 
 
-def _run(routing, cfg, prob, hot_frac, active, dest_map, s: SimState, max_cycles: int) -> None:
+def _run(routing, cfg, rates, hot_frac, active, dest_map, s: SimState, max_cycles: int) -> None:
     args = (
-        routing.kernel, routing.tables, cfg, prob, hot_frac, active, dest_map, s.ivc_node, s.rng, s.counters,
+        routing.kernel, routing.tables, cfg, rates, hot_frac, s.burst_on, active, dest_map, s.ivc_node, s.rng,
+        s.counters,
         s.count, s.fhead, s.fpk, s.fidx, s.farr, s.writer, s.routed, s.ncand, s.cand_ivc, s.cand_st, s.out_ivc,
         s.waitc,
         s.rr_in, s.rr_out, s.rr_va,

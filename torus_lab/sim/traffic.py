@@ -1,7 +1,17 @@
-"""Traffic patterns for the wormhole simulator: who sends to whom.
+"""Traffic for the wormhole simulator: when a node starts a packet, and to whom.
 
-Every node that is not faulty generates packets by a Bernoulli process (probability
-``offered_load / packet_length`` per cycle, ``offered_load`` in flits/node/cycle).  Destinations, with node
+Injection processes (:data:`INJECTIONS`; ``offered_load`` in flits/node/cycle, ``p = offered_load /
+packet_length`` packets/node/cycle on average)
+
+* ``"bernoulli"``: every cycle, every non-faulty node starts a packet with probability ``p``;
+* ``"on-off"`` (bursty): every node is a two-state Markov chain, evaluated once per cycle before the packet
+  draw: an *off* node turns on with probability ``burst_alpha``, an *on* node turns off with probability
+  ``burst_beta``; only an *on* node starts packets, with probability ``p (burst_alpha + burst_beta) /
+  burst_alpha`` per cycle, so the long-run rate is still ``p``.  Bursts last ``1 / burst_beta`` cycles on
+  average; each node starts in its stationary state (on with probability ``burst_alpha / (burst_alpha +
+  burst_beta)``), drawn from the run's seed.  The packet probability while on must not exceed 1.
+
+Destinations, with node
 coordinates ``(x_0, ..., x_{n-1})`` (``x_0`` the least significant digit of the node id, see
 :class:`torus_lab.topology.Torus`) and radices ``k_i``:
 
@@ -41,10 +51,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_str
+from torus_lab.sim.rng import rand01, randint
 from torus_lab.topology import Faults, Torus
 
-__all__ = ["PATTERNS", "PERMUTATIONS", "pattern_code", "destination_map"]
+__all__ = [
+    "PATTERNS",
+    "PERMUTATIONS",
+    "INJECTIONS",
+    "pattern_code",
+    "destination_map",
+    "draw_destination",
+    "starts_packet",
+]
+
+#: Injection processes and their kernel codes.
+INJECTIONS = {"bernoulli": 0, "on-off": 1}
 
 #: Traffic pattern names and their kernel codes (0 uniform, 1 fixed map, 2 hotspot).
 PATTERNS = {
@@ -153,3 +176,54 @@ def destination_map(
     out = np.asarray(_image(topology, traffic, active, rng), dtype=np.int64)
     out[(out == np.arange(topology.num_nodes)) | bad[out] | bad] = -1
     return out
+
+
+@njit
+def draw_destination(pattern, node, active, dest_map, hotspot, hotspot_frac, rng):
+    """Destination of a packet ``node`` starts (-1: none), for the kernel ``pattern`` code of :data:`PATTERNS`.
+
+    Uniform: uniform over the other ``active`` (non-faulty) nodes; permutation: ``dest_map[node]``; hotspot: the
+    hotspot node with probability ``hotspot_frac`` (when it is not ``node``), otherwise uniform.  Draws from the
+    simulator's stream ``rng`` (:mod:`torus_lab.sim.rng`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> active, rng = np.arange(4, dtype=np.int64), np.array([3], dtype=np.uint64)
+    >>> int(draw_destination(1, 2, active, np.array([1, 0, 3, 2], dtype=np.int64), 0, 0.0, rng))
+    3
+    """
+    if pattern == 1:
+        return dest_map[node]
+    nactive = active.shape[0]
+    if pattern == 2 and rand01(rng) < hotspot_frac and hotspot != node:
+        return hotspot
+    dst = node
+    while dst == node:
+        dst = active[randint(rng, nactive)]
+    return dst
+
+
+@njit
+def starts_packet(process, rates, burst_on, node, rng):
+    """Whether ``node`` starts a packet this cycle under injection ``process`` (a code of :data:`INJECTIONS`).
+
+    ``rates`` holds ``(packet probability per cycle while on, burst_alpha, burst_beta)``; ``burst_on[node]``
+    is the node's on-off state, updated here (on-off only).  Bernoulli draws one number per call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rates, on, rng = np.array([1.0, 0.5, 0.5]), np.zeros(1, dtype=np.uint8), np.array([1], dtype=np.uint64)
+    >>> bool(starts_packet(0, rates, on, 0, rng))   # Bernoulli with probability 1
+    True
+    """
+    if process == 1:
+        if burst_on[node]:
+            if rand01(rng) < rates[2]:
+                burst_on[node] = 0
+        elif rand01(rng) < rates[1]:
+            burst_on[node] = 1
+        if not burst_on[node]:
+            return False
+    return rand01(rng) < rates[0]
