@@ -40,7 +40,6 @@ def _add_sweep_options(parser: argparse.ArgumentParser) -> None:
                         help="how sweeps inside the notebooks run (default: processes)")  # fmt: skip
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler for sweeps, e.g. tcp://host:8786 (implies --backend dask)")  # fmt: skip
-    parser.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
     parser.add_argument("--kernel", default=runner.KERNEL_NAME, help="Jupyter kernel (default: %(default)s)")
     parser.add_argument("--no-cache", action="store_true",
                         help="recompute every sweep item instead of reusing cached results")  # fmt: skip
@@ -57,10 +56,15 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--preset", default="quick", help="preset (default: %(default)s)")
     run.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                      help="override a parameter (repeatable); values are parsed as YAML")  # fmt: skip
+    run.add_argument("--out", metavar="DIR", help="output root (default: scratch/<preset> of the project)")
+    run.add_argument("--publish", action="store_true",
+                     help="write the committed data/, figures/, reports/ (paper preset only)")  # fmt: skip
     _add_sweep_options(run)
     repro = sub.add_parser("reproduce", help="run every experiment")
     repro.add_argument("--preset", default="paper", help="preset (default: %(default)s)")
     repro.add_argument("--only", nargs="+", metavar="NAME", help="run only these experiments")
+    repro.add_argument("--out", metavar="DIR", help="output root (default: the project folder for the paper "
+                                                    "preset, scratch/<preset> for any other)")  # fmt: skip
     _add_sweep_options(repro)
     report = sub.add_parser("report", help="rebuild reports/index.html, data/claims.csv and the README table")
     report.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
@@ -137,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error(str(err))
             _set_sweep_environment(args)
             result = runner.run_experiment(args.name, preset=args.preset, overrides=overrides, out=args.out,
-                                           kernel_name=args.kernel)  # fmt: skip
+                                           kernel_name=args.kernel, publish=args.publish)  # fmt: skip
             print(f"{args.name} ({args.preset}) done in {result.duration_s:.1f} s:")
             for path in result.outputs.values():
                 print(f"  {path}")
