@@ -73,9 +73,9 @@ def split_timing(frame: pd.DataFrame, columns: Sequence[str], keys: Sequence[str
 
     Timing columns absent from ``frame`` are ignored (a frame without rows may lack them).
     """
-    check_frame("frame", frame, list(keys))
     columns = [check_str("columns", c) for c in check_sequence("columns", columns)]
     keys = [check_str("keys", k) for k in check_sequence("keys", keys)]
+    check_frame("frame", frame, keys)
     overlap = sorted(set(columns) & set(keys))
     if overlap:
         raise ValueError(f"columns and keys overlap: {overlap}")
