@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 KERNEL := torus-lab
 PYTEST_WORKERS ?= 2
 
-.PHONY: reproduce test quick bench fuzz lab lint kernel browser clean-venv
+.PHONY: reproduce verify test quick bench fuzz lab lint kernel browser clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ kernel: $(VENV)/.installed
 reproduce: kernel
 	$(BIN)/torus-lab reproduce --preset paper
 
+# Re-run every experiment at the paper preset in a temporary folder; compare its science data with data/.
+verify: kernel
+	$(BIN)/torus-lab verify --preset paper
+
 test: $(VENV)/.installed-test kernel browser
 	$(BIN)/ruff check torus_lab tests benchmarks fuzz
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -q
@@ -38,8 +42,9 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium not found and not root: the browser test will be skipped"; fi; }
 
+# Every experiment at the quick preset; like any non-paper preset it writes into scratch/<preset>/.
 quick: kernel
-	$(BIN)/torus-lab reproduce --preset quick --out scratch/quick
+	$(BIN)/torus-lab reproduce --preset quick
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks

@@ -5,9 +5,13 @@ An *experiment* is ``experiments/<name>.yaml`` (notebook, description, parameter
 
 :func:`run_experiment` validates the parameters against the experiment's schema, executes the notebook
 with papermill (explicit kernel, working directory = project root) into a staging folder, exports HTML,
-writes ``manifest.json`` (parameters, preset, seed, git commit, versions, times, sha256 of every output) and
-only then swaps the staging folders into ``data/<name>``, ``figures/<name>`` and ``reports/<name>``.
-A failing or interrupted run leaves earlier outputs untouched.
+writes ``manifest.json`` (parameters, preset, seed, git commit, versions, times, sha256 and role of every
+output) and only then swaps the staging folders into ``data/<name>``, ``figures/<name>`` and ``reports/<name>``
+of the output root.  A failing or interrupted run leaves earlier outputs untouched.
+
+The output root is ``--out`` if given; otherwise ``scratch/<preset>/`` of the project, except for the
+``paper`` preset through ``torus-lab reproduce`` or ``torus-lab run --publish``, which write the committed
+outputs in the project folder itself (:func:`default_output_root`).
 
 Examples
 --------
@@ -51,6 +55,7 @@ from torus_lab.experiment import (
     project_root,
 )
 from torus_lab.plotting import RUNNER_ENVIRONMENT
+from torus_lab.timing import is_timing_file
 
 __all__ = [
     "Experiment",
@@ -69,6 +74,9 @@ __all__ = [
     "run_experiment",
     "run_all",
     "ensure_kernel",
+    "PUBLISH_PRESET",
+    "default_output_root",
+    "reproduce_output_root",
 ]
 
 #: The three output folders every experiment writes into (``<kind>/<name>``).
@@ -300,8 +308,51 @@ def _swap_into_place(pairs: list[tuple[Path, Path]], trash: Path) -> None:
         raise
 
 
-def _output_root(out: str | Path | None, root: Path) -> Path:
-    return check_output_root(out) if out is not None else root.resolve()
+#: The one preset whose outputs are committed: only it may write into the project's own output folders.
+PUBLISH_PRESET = "paper"
+#: Git-ignored folder under the project root; other presets write into ``scratch/<preset>/`` by default.
+SCRATCH_FOLDER = "scratch"
+
+
+def default_output_root(project: Path, preset: str, *, publish: bool) -> Path:
+    """Where a run writes when no ``--out`` is given: the project folder (``publish``), else ``scratch/<preset>``.
+
+    Only the :data:`PUBLISH_PRESET` may be published: committed ``data/``, ``figures/`` and ``reports/`` hold
+    the paper-scale results, and a quick run must never overwrite them (issue 17).  Under the returned root the
+    layout is always ``data/<name>``, ``figures/<name>``, ``reports/<name>`` (so ``torus-lab report --out`` and
+    ``torus-lab verify`` read any root the same way).
+
+    Examples
+    --------
+    >>> root = Path("/project")
+    >>> default_output_root(root, "quick", publish=False).as_posix()
+    '/project/scratch/quick'
+    >>> default_output_root(root, "paper", publish=True).as_posix()
+    '/project'
+    >>> default_output_root(root, "quick", publish=True)
+    Traceback (most recent call last):
+    ...
+    torus_lab.experiment.ParameterError: --publish ... takes only the 'paper' preset, got preset 'quick'
+    """
+    if not isinstance(preset, str) or not preset or Path(preset).name != preset or preset in (".", ".."):
+        raise ParameterError(f"preset must be a plain name, got {preset!r}")
+    if not isinstance(publish, bool):
+        raise TypeError(f"publish must be a bool, got {publish!r}")
+    if publish:
+        if preset != PUBLISH_PRESET:
+            raise ParameterError(f"--publish writes the committed outputs and takes only the {PUBLISH_PRESET!r} "
+                                 f"preset, got preset {preset!r}")  # fmt: skip
+        return project
+    return project / SCRATCH_FOLDER / preset
+
+
+def _output_root(out: str | Path | None, project: Path, preset: str, publish: bool) -> Path:
+    """``out`` checked (created if missing), else :func:`default_output_root`; ``--out`` and ``--publish`` clash."""
+    if out is not None and publish:
+        raise ParameterError("--publish writes into the project folder and cannot be combined with --out")
+    if out is not None:
+        return check_output_root(out)
+    return check_output_root(default_output_root(project.resolve(), preset, publish=publish))
 
 
 def _as_notebook_path(path: Path, root: Path) -> str:
@@ -321,20 +372,25 @@ def run_experiment(
     root: str | Path | None = None,
     kernel_name: str = KERNEL_NAME,
     progress: bool = True,
+    publish: bool = False,
 ) -> RunResult:
-    """Run one experiment at ``preset`` (with ``overrides``) into ``out`` (default: the project folder).
+    """Run one experiment at ``preset`` (with ``overrides``) into ``out``.
+
+    Without ``out`` the outputs go to ``scratch/<preset>/`` of the project, or, with ``publish=True`` (only
+    for the ``paper`` preset), into the project's committed ``data/``, ``figures/`` and ``reports/``
+    (:func:`default_output_root`).
 
     Raises
     ------
     UnknownExperimentError, ParameterError
-        Before anything runs.
+        Before anything runs (also for ``publish`` with another preset, or with ``out``).
     NotebookFailedError
         When a cell raises; earlier outputs are left as they were.
     """
     experiment = load_experiment(name, root)
     project = experiment.root
     params = resolve_parameters(experiment, preset, overrides)
-    out_root = _output_root(out, project)
+    out_root = _output_root(out, project, preset, publish)
     kernel_name = ensure_kernel(kernel_name)
 
     staging = out_root / f".staging-{name}-{uuid.uuid4().hex[:8]}"
@@ -376,13 +432,33 @@ def _keep_failed_notebook(executed: Path, project: Path, name: str) -> None:
         shutil.copy2(executed, failed / f"{name}.ipynb")
 
 
+#: Role of an output file in the manifest, by output kind: science data, figure, executed notebook/report.
+OUTPUT_ROLES = {"data": "science", "figures": "figure", "reports": "report"}
+
+
+def output_role(kind: str, inside: str | Path) -> str:
+    """Manifest role of the file ``inside`` (relative to ``<kind>/<name>``): ``"timing"`` for the timing files
+    of :mod:`torus_lab.timing` (not compared by ``torus-lab verify``), else :data:`OUTPUT_ROLES` of ``kind``.
+
+    Examples
+    --------
+    >>> output_role("data", "loads.csv"), output_role("data", "timing/loads.csv"), output_role("figures", "a.png")
+    ('science', 'timing', 'figure')
+    """
+    if kind not in OUTPUT_ROLES:
+        raise ValueError(f"kind must be one of {', '.join(OUTPUT_ROLES)}, got {kind!r}")
+    return "timing" if kind == "data" and is_timing_file(Path(inside)) else OUTPUT_ROLES[kind]
+
+
 def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], staged: dict[str, Path],
               started: str, duration: float, out_root: Path) -> dict[str, Any]:  # fmt: skip
     outputs = []
     for kind, folder in staged.items():
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            relative = Path(kind) / experiment.name / path.relative_to(folder)
-            outputs.append({"path": relative.as_posix(), "bytes": path.stat().st_size, "sha256": sha256(path)})
+            inside = path.relative_to(folder)
+            relative = Path(kind) / experiment.name / inside
+            outputs.append({"path": relative.as_posix(), "role": output_role(kind, inside),
+                            "bytes": path.stat().st_size, "sha256": sha256(path)})  # fmt: skip
     return {
         "experiment": experiment.name,
         "description": experiment.description,
@@ -412,6 +488,8 @@ def run_all(
 ) -> list[RunResult]:
     """Run every experiment (or ``names``) at ``preset``; stops at the first failure, keeping what succeeded.
 
+    Without ``out`` the ``paper`` preset writes into the project folder (the committed outputs) and any other
+    preset into ``scratch/<preset>/`` (:func:`reproduce_output_root`).
     :func:`torus_lab.report.reproduce` (what ``torus-lab reproduce`` runs) adds the report.
     """
     from tqdm.auto import tqdm
@@ -423,8 +501,7 @@ def run_all(
             raise UnknownExperimentError(f"unknown experiment {name!r}; known experiments: {', '.join(experiments)}")
     for name in selected:  # every preset is checked before the first experiment starts
         resolve_parameters(experiments[name], preset)
-    if out is not None:
-        check_output_root(out)
+    out = reproduce_output_root(preset, out, root)
     results = []
     bar = tqdm(selected, desc=f"reproduce ({preset})", unit="experiment", disable=not progress)
     for name in bar:
@@ -433,3 +510,13 @@ def run_all(
             run_experiment(name, preset=preset, out=out, root=root, kernel_name=kernel_name, progress=False)
         )
     return results
+
+
+def reproduce_output_root(preset: str, out: str | Path | None = None, root: str | Path | None = None) -> Path:
+    """Output root of ``torus-lab reproduce``: ``out`` if given, else the project folder for the ``paper``
+    preset (reproducing *is* publishing) and ``scratch/<preset>/`` for any other preset.  Checked and created.
+    """
+    if out is not None:
+        return check_output_root(out)
+    project = project_root(root)
+    return check_output_root(default_output_root(project, preset, publish=preset == PUBLISH_PRESET))

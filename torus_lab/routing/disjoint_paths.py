@@ -139,11 +139,19 @@ class TraceLevel:
 
 @dataclass
 class DisjointPathsRun:
-    """Result of :func:`disjoint_paths_run`: the paths, the recursion trace and the counted fallbacks."""
+    """Result of :func:`disjoint_paths_run`: the paths, the recursion trace, the counted fallbacks and the work.
+
+    ``work`` counts the algorithm's elementary vertex operations: every vertex of every path it builds (Lemma 1
+    candidates ``p``/``P1``/``P2`` in the order tried, Lemma 2's straight threat paths, DOR and ring
+    completions, the straight path through ``T'`` of the special case) plus every neighbour the BFS fallback
+    examines.  It is a deterministic stand-in for the running time (the paper's ``O(n c^4)`` of Section 6
+    bounds it up to a constant) that does not depend on the machine or its load.
+    """
 
     paths: list[list[Node]]
     trace: list[TraceLevel]
     fallbacks: list[Fallback]
+    work: int = 0
 
 
 @dataclass(frozen=True)
@@ -268,6 +276,7 @@ class _Solver:
         self.signs = (-1, 1) if detour_order == "-+" else (1, -1)
         self.record = record
         self.fallbacks: list[Fallback] = []
+        self.work = 0  # vertex operations (see DisjointPathsRun.work)
 
     # -- coordinates
     def to_id(self, node: Node) -> int:
@@ -317,20 +326,24 @@ class _Solver:
         """Lemma 1's candidate paths for ``u`` in the guide's order: p, then P1, then P2 (full vertex lists)."""
         x = self.coord(u, d)
         if x == target:
+            self.work += 1
             yield [u]
             return
         sign, hops = self._direction(x, target, avoid)
         offs = self._offsets(x, sign, hops, d)
+        self.work += 1 + hops
         yield [u] + [u + o for o in offs]
         if straight_only:
             return
         sideways = [(i, sg) for i in free if i != d for sg in self.signs]
         for i, sg in sideways:
             w = self.step(u, i, sg)
+            self.work += 2 + hops
             yield [u, w] + [w + o for o in offs]
         for i, sg in sideways:
             w1 = self.step(u, i, sg)
             w2 = self.step(w1, i, sg)
+            self.work += 3 + hops
             yield [u, w1, w2] + [w2 + o for o in offs]
 
     @staticmethod
@@ -370,6 +383,7 @@ class _Solver:
             for _ in range(hops):
                 v = self.step(v, d, sign)
                 path.append(v)
+        self.work += len(path)
         return path
 
     def bfs(self, s: int, t: int, free: tuple[int, ...], pair: int, owner: dict[int, int]) -> list[int] | None:
@@ -387,6 +401,7 @@ class _Solver:
             for d in free:
                 for sg in (-1, 1):
                     w = self.step(v, d, sg)
+                    self.work += 1
                     if w not in parent and get(w, pair) == pair:
                         parent[w] = v
                         queue.append(w)
@@ -622,6 +637,7 @@ class _Solver:
             sign, hops = self._direction(x, gamma_t, gamma_tp)
             sign, hops = -sign, self.k - hops
             path = [u] + [u + o for o in self._offsets(x, sign, hops, d)]
+            self.work += len(path)
             if not self._free_of(path, other, owner):
                 raise _StepFailed("path through T' blocked")
             self._commit(path, other, owner)
@@ -675,6 +691,7 @@ class _Solver:
             path = [s]
             for _ in range(hops):
                 path.append(self.step(path[-1], ring, sign))
+            self.work += len(path)
             if self._free_of(path, pair, owner):
                 return path
         return None
@@ -729,6 +746,8 @@ def disjoint_paths_run(
     [(1, 'special', 0, 0, 1, 0)]
     >>> run.paths[0]
     [(0, 0), (0, 1), (0, 2), (4, 2), (3, 2), (2, 2)]
+    >>> run.work > 0 and run.work == disjoint_paths_run((2, 5), [((0, 0), (2, 2)), ((1, 0), (1, 4))]).work
+    True
     """
     check_str("choose_T", choose_T, CHOOSE_T)
     check_str("detour_order", detour_order, DETOUR_ORDERS)
@@ -742,7 +761,7 @@ def disjoint_paths_run(
     except _StepFailed as exc:
         raise DisjointPathsError(f"no attempt succeeded on {checked!r}: {exc}") from None
     out = solver.to_paths([paths[p] for p in range(len(checked))])
-    return DisjointPathsRun(out, levels, solver.fallbacks)
+    return DisjointPathsRun(out, levels, solver.fallbacks, solver.work)
 
 
 def pairwise_disjoint_paths(

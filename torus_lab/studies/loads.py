@@ -58,6 +58,7 @@ from torus_lab.loads import (
     single_node_bound,
 )
 from torus_lab.sweep import sweep
+from torus_lab.timing import split_timing, timing_key
 from torus_lab.topology import Torus
 
 __all__ = [
@@ -295,6 +296,12 @@ def _tiny_item(dims: int, radix: int, trial: int, rng: np.random.Generator) -> d
             "corollary_1_bound": bisection_width_upper_bound(torus)}  # fmt: skip
 
 
+#: Measured (machine-dependent) columns of the per-point details, kept apart as timing (issue 17).
+TIMING_COLUMNS = ["seconds"]
+#: Columns that identify one row of ``loads_details`` (they join it with its timing file).
+DETAIL_KEYS = ["d", "k", "t", "placement", "routing"]
+
+
 def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Everything ``notebooks/loads.ipynb`` shows, as DataFrames keyed by CSV file stem.
 
@@ -310,7 +317,9 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         ``loads_per_dimension``, ``odr_constant`` (:func:`odr_constant_table`), ``per_dimension_max``
         (:func:`per_dimension_maxima`), ``heaviest_links`` (:func:`heaviest_links`), ``heatmap_2d`` /
         ``heatmap_3d`` (link loads of the heat maps, :func:`heatmap_3d_frame`), ``bisection_tiny`` and
-        ``bisection_tiny_summary`` (:func:`bisection_tiny_summary`), ``claims``.
+        ``bisection_tiny_summary`` (:func:`bisection_tiny_summary`), ``claims``; and the timing frame
+        ``loads_details_timing`` (the ``seconds`` of each :func:`torus_lab.loads.link_loads` call per point and
+        routing, written apart as ``timing/loads_details.csv``, see :mod:`torus_lab.timing`).
 
     Notes
     -----
@@ -354,9 +363,10 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
 
     rows = claims_rows(details)
     rows.append(bruteforce_claim(tiny))
+    science_details, details_timing = split_timing(details, TIMING_COLUMNS, DETAIL_KEYS)
     return {
         "loads": details[[*CSV_COLUMNS, "seed"]],
-        "loads_details": details,
+        "loads_details": science_details,
         "loads_per_dimension": per_dimension,
         "odr_constant": odr_constant_table(details),
         "per_dimension_max": per_dimension_maxima(per_dimension),
@@ -366,6 +376,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "bisection_tiny": tiny,
         "bisection_tiny_summary": bisection_tiny_summary(tiny),
         "claims": claims_table("loads", rows),
+        timing_key("loads_details"): details_timing,
     }
 
 
