@@ -137,3 +137,19 @@ def test_license_and_citation_exist_and_are_linked():
     for name in ("LICENSE", "CITATION.cff"):
         assert f"]({name})" in readme, f"README links {name}"
         assert f"../{name}>`" in docs_index, f"docs/index.md links {name}"
+
+
+def test_api_reference_covers_every_public_module():
+    """Every public module of the package has an ``automodule`` directive in ``docs/api/`` (a new module cannot be
+    left out of the API reference)."""
+    import pkgutil
+
+    import torus_lab
+
+    public = {info.name for info in pkgutil.walk_packages(torus_lab.__path__, "torus_lab.")
+              if not any(part.startswith("_") for part in info.name.split("."))}
+    documented = set()
+    for page in (ROOT / "docs" / "api").glob("*.rst"):
+        documented |= set(re.findall(r"^\.\. automodule:: (\S+)$", page.read_text(encoding="utf-8"), re.M))
+    assert public - documented == set(), f"public modules missing from docs/api: {sorted(public - documented)}"
+    assert documented - public <= {"torus_lab"}, f"docs/api names unknown modules: {sorted(documented - public)}"
