@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 KERNEL := torus-lab
 PYTEST_WORKERS ?= 2
 
-.PHONY: reproduce verify test quick bench fuzz lab lint kernel browser clean-venv
+.PHONY: reproduce verify test docs quick bench fuzz lab lint kernel browser clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(VENV)/.installed $@
 
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	touch $(VENV)/.installed $@
+
 kernel: $(VENV)/.installed
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (torus_lab)" >/dev/null
 
@@ -30,9 +34,14 @@ reproduce: kernel
 verify: kernel
 	$(BIN)/torus-lab verify --preset paper
 
-test: $(VENV)/.installed-test kernel browser
+test: $(VENV)/.installed-test kernel browser docs
 	$(BIN)/ruff check torus_lab tests benchmarks fuzz
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -q
+
+# API reference (numpydoc docstrings) + the Markdown pages of docs/ into docs/_build/html (git-ignored).
+# Warnings are errors and every cross-reference must resolve (nitpicky, see docs/conf.py).
+docs: $(VENV)/.installed-docs
+	$(BIN)/python -m sphinx -b html -W --keep-going -n -q docs docs/_build/html
 
 # The report test renders reports/index.html in headless Chromium (Debian's package, driven by Playwright).
 browser:

@@ -30,7 +30,7 @@ from torus_lab.topology import Mesh, Torus, are_vertex_disjoint, is_simple, is_w
 # every admissible (n, k) with n <= 7 and k up to max(5, n + 1) + 2 (k >= 5, n < k)
 ADMISSIBLE = [(n, k) for n in range(1, 8) for k in range(max(5, n + 1), max(5, n + 1) + 3)]
 
-# ------------------------------------------------------------------------------------------ Table 2 (spec 1.5)
+# ---------------------------------------------------- Table 2 (docs/conventions.md#bk-candidates, #bk-lemma2)
 TABLE2_S = [(2, 1, 0, 4), (0, 2, 1, 2), (2, 4, 0, 2), (4, 4, 4, 1)]
 TABLE2_D = [(0, 0, 4, 4), (3, 2, 0, 2), (0, 4, 0, 3), (0, 4, 0, 2)]
 TABLE2_PAIRS = list(zip(TABLE2_S, TABLE2_D, strict=True))

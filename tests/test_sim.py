@@ -228,7 +228,8 @@ def test_confidence_interval_contains_mean_and_shrinks():
 
 
 def test_hop_limit_drops_livelocked_packets_and_conserves_flits():
-    # spec 5.5's misrouting can bounce a packet between two nodes on this fault set (see test_direction_first)
+    # the default misrouting (docs/conventions.md#df-faults) can bounce a packet between two nodes on this fault set
+    # (see test_direction_first)
     topo = Torus(4, 2)
     faults = random_link_faults(topo, count=3, seed=1)
     routing = direction_first_routing(topo, faults=faults)

@@ -163,7 +163,7 @@ WITNESS_PANELS = (("bidirectional", "dor"), ("bidirectional", "negative-first+pa
 
 
 def fig_cdg_witness_cycles(results: Results, params: Mapping[str, Any]):
-    """CDG witness cycles (from ``cdg_verdicts``) of :data:`WITNESS_PANELS` at the smallest k."""
+    """CDG witness cycles (from ``cdg_verdicts``) of ``WITNESS_PANELS`` at the smallest k."""
     check_results("results", results, {"cdg_verdicts": ()})
     check_mapping("params", params, ["ks"])
     apply_style()

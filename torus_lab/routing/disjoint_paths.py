@@ -4,7 +4,7 @@ Given ``c <= n`` vertex pairs ``(s_i, d_i)`` of an ``(n, k)``-torus with ``n < k
 vertices distinct across pairs, ``s_i = d_i`` allowed), :func:`pairwise_disjoint_paths` selects ``c`` mutually
 vertex-disjoint paths ``s_i ~> d_i`` of length at most ``2k(c-1) + n*floor(k/2)`` (paper, Theorem 1).
 
-The implementation follows the paper's Section 3 and the project guide ``specs/algorithms.md`` section 1:
+The implementation follows the paper's Section 3 (choices where it is open: ``docs/conventions.md#bk-candidates`` ff.):
 
 * base case ``c = 1``: dimension-order routing (Algorithm 1; dimensions ascending, minimal direction, tie ``+``);
   ``n = 1`` is the ring case of it;
@@ -12,7 +12,7 @@ The implementation follows the paper's Section 3 and the project guide ``specs/a
   and ``T``, Lemma 1's candidate paths ``p, P1, P2`` and Lemma 2's re-routing (threat check and swap);
 * special case ``n = 2, c = 2`` (Section 3.3 and the correctness proof, Figure 8).
 
-REC choices of the guide (all recorded in :class:`TraceLevel` and the notebook):
+REC (default) choices (all recorded in :class:`TraceLevel` and the notebook):
 
 * candidates in the order ``p``, then ``P1`` (free dimensions ascending, ``-e_i`` before ``+e_i``), then
   ``P2`` in the same order (ALT ``detour_order="+-"``);
@@ -36,9 +36,7 @@ REC choices of the guide (all recorded in :class:`TraceLevel` and the notebook):
 
 Examples
 --------
->>> import numpy as np
-
-from torus_lab.topology import Torus
+>>> from torus_lab.topology import Torus
 >>> torus = Torus(3, 5)
 >>> pairs = [((0, 0, 0), (2, 2, 2)), ((0, 1, 0), (4, 1, 3)), ((1, 0, 0), (1, 0, 0))]
 >>> paths = pairwise_disjoint_paths(torus, pairs)
@@ -78,7 +76,7 @@ __all__ = [
     "verify_disjoint_paths",
 ]
 
-#: Rules for choosing subtorus T: the guide's REC (``"paper"``) and the future-work variant (``"short"``).
+#: Rules for choosing subtorus T: REC (``"paper"``) and the future-work variant (``"short"``).
 CHOOSE_T = ("paper", "short")
 #: Which threatened vertex Lemma 2 examines: REC ``"first"``, ALT ``"blocked"`` (a fully blocked one if any).
 LEMMA2_RULES = ("first", "blocked")
@@ -323,7 +321,8 @@ class _Solver:
         return [(((x + sign * t) % k) - x) * s for t in range(1, hops + 1)]
 
     def candidates(self, u: int, d: int, target: int, avoid: int, free: tuple[int, ...], straight_only: bool = False):
-        """Lemma 1's candidate paths for ``u`` in the guide's order: p, then P1, then P2 (full vertex lists)."""
+        """Lemma 1's candidate paths for ``u`` (full vertex lists) in the order ``p``, ``P1``, ``P2`` of
+        ``docs/conventions.md#bk-candidates``."""
         x = self.coord(u, d)
         if x == target:
             self.work += 1

@@ -2,7 +2,7 @@
 
 Set-up of the paper: ``(n, max(5, n + 1))``-tori for ``n = 2..7``, ``c = n`` pairs, 10,000 random instances
 per ``n``; per instance the maximum path length is recorded and every solution is checked.  Instances are
-``2c`` distinct vertices drawn uniformly without replacement (REC of the guide, section 1.6; the paper allows
+``2c`` distinct vertices drawn uniformly without replacement (``docs/conventions.md#bk-instances``; the paper allows
 ``s_i = d_i`` but does not say how its random instances were drawn), paired as ``(v0, v1), (v2, v3), ...``.
 
 :func:`run` is the notebook's single entry point: it computes every table of ``notebooks/disjoint_paths.ipynb``

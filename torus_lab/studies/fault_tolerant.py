@@ -1,7 +1,7 @@
 """Evaluation of Li, Peng & Chu's online fault-tolerant routing in 2D tori (ISPA 2005, Section 6, Figs. 4-15).
 
-Set-up of the paper (guide section 3.5): group 1 ``N = 16, 32`` with ``m = 3, 4, 5``; group 2 ``N = 64, 128``
-with ``m = 6, 7, 8``; uniform random node faults of 5..25% in 5% steps; 10,000 trials per ``(N, m, f)``.
+Set-up of the paper (``docs/conventions.md#square-trials``): group 1 ``N = 16, 32`` with ``m = 3, 4, 5``; group 2
+``N = 64, 128`` with ``m = 6, 7, 8``; uniform random node faults of 5..25% in 5% steps; 10,000 trials per ``(N, m, f)``.
 
 Trial (REC): exactly ``round(f * N^2)`` faulty nodes drawn uniformly, then a uniform pair of distinct
 non-faulty nodes ``(s, t)``; success = a path is returned.  Every algorithm and the oracle (BFS over the whole

@@ -1,4 +1,4 @@
-"""Evaluation of Azizoglu & Eğecioğlu's placements and link loads over a (d, k, t) grid (guide section 4.4-4.5).
+"""Evaluation of Azizoglu & Eğecioğlu's placements and link loads over a (d, k, t) grid.
 
 For every dimension ``d``, radix ``k`` and number of classes ``t`` (``t = 1``: linear placement
 ``sum p_i = 0 mod k``; ``t >= 2``: multiple linear placement, classes ``0..t-1``; optionally the fully
@@ -6,7 +6,7 @@ populated torus) the exact link loads of complete exchange are computed with :fu
 for ODR, UDR and all shortest paths, next to the lower bounds (1) and Lemma 1 (natural cuts + greedy cut search)
 and the bound the paper claims for that case.
 
-The paper has no figures; this study produces the tables of guide 4.5, the data of the notebook's figures
+The paper has no figures; this study produces tables of those quantities, the data of the notebook's figures
 (drawn by :mod:`torus_lab.plots.loads`), a brute-force check of Corollary 1 on tiny tori, and the claims table
 (:func:`claims_rows`, :func:`bruteforce_claim`) with verdicts computed from the measured numbers by the rules written
 in their docstrings.  :func:`run` is the entry point: it takes one preset of ``experiments/loads.yaml``.
@@ -63,6 +63,8 @@ from torus_lab.topology import Torus
 
 __all__ = [
     "CSV_COLUMNS",
+    "UPPER_SLACK",
+    "LOWER_SLACK",
     "run",
     "grid_items",
     "claimed_bound",
@@ -148,7 +150,7 @@ def evaluate_point(
         Torus ``T_d^k`` and number of residue classes (1 for ``"linear"``, ``k`` for ``"full"``).
     placement : {"linear", "multiple_linear", "full"}
     routings : sequence of {"odr", "udr", "shortest"}
-        Default ties (``+`` for ODR/UDR, both for all shortest paths; guide 4.1 REC).
+        Default ties (``+`` for ODR/UDR, both for all shortest paths; ``docs/conventions.md#loads-ties``).
     cut_search_max_nodes, cut_steps : int
         The greedy Lemma 1 cut search (:func:`torus_lab.loads.balanced_cut_search`) runs only on tori with at
         most this many nodes, with this many moves per start; otherwise ``lb_cut`` uses natural cuts only.
