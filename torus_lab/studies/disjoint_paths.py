@@ -67,10 +67,12 @@ __all__ = [
     "PARTLY_TIGHT_RATIO",
     "SIGNIFICANTLY_BETTER_EXPONENT",
     "SUMMARY_COLUMNS",
+    "SUMMARY_TIMING_COLUMNS",
     "TABLE2_PAIRS",
     "TIGHT_RATIO",
     "TIME_MEASURES",
     "VARIANTS",
+    "WORK_MEASURES",
     "WORST_CASE_EXPONENT",
     "adversarial_summary",
     "adversarial_tally",
@@ -107,7 +109,7 @@ VARIANTS = ("paper", "short")
 #: Instance families: the paper's uniform draw and adversarial ones for tests and stress runs.
 INSTANCE_KINDS = ("uniform", "ball", "surrounded", "one_subtorus", "two_subtori", "neighbours", "self_pairs", "mixed")
 #: Columns of the per-(n, variant) science table (issue #3) plus the variant name, fallback count and the
-#: deterministic work per instance (:attr:`torus_lab.routing.disjoint_paths.DisjointPathsRun.work`).
+#: deterministic work per instance (``work`` of :class:`torus_lab.routing.disjoint_paths.DisjointPathsRun`).
 SUMMARY_COLUMNS = [
     "n", "k", "c", "variant", "instances", "max_len_max", "max_len_mean", "max_len_std", "bound",
     "work_mean", "work_median", "failures", "fallback_instances",
@@ -648,7 +650,7 @@ WORK_MEASURES = ("work_mean", "work_p99")
 def work_growth(per_instance: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Work per instance of the ``paper`` variant per ``n`` and power-law fits of :data:`WORK_MEASURES`.
 
-    Work is :attr:`~torus_lab.routing.disjoint_paths.DisjointPathsRun.work` (vertex operations), so both frames
+    Work is ``work`` of :class:`~torus_lab.routing.disjoint_paths.DisjointPathsRun` (vertex operations), so both frames
     are the same on every machine.  The first frame has per ``n``: ``work_mean``, ``work_median``, ``work_p99``
     (99th percentile, linear interpolation), ``work_max``, ``worst_case_scaled`` (``n c^4 = n^5`` scaled to the
     mean at the smallest ``n``) and ``work_fit`` (the power law fitted to the mean); the second has one row per
