@@ -50,6 +50,7 @@ from torus_lab.experiment import (
     load_experiments,
     project_root,
 )
+from torus_lab.lockfile import lock_state
 from torus_lab.plotting import RUNNER_ENVIRONMENT
 
 __all__ = [
@@ -392,6 +393,7 @@ def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], stage
         "parameters": params,
         "git": git_state(experiment.root),
         "versions": package_versions(),
+        "environment_lock": lock_state(experiment.root),  # sha256 of requirements.lock, and whether it was used
         "platform": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
         "sweep_backend": {key: os.environ[key] for key in SWEEP_ENVIRONMENT if key in os.environ},
         "started_utc": started,
