@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from torus_lab._validate import check_instance, check_mapping, check_str
 
 __all__ = ["LOCK_FILE", "lock_state", "locked_versions", "normalize_name"]
 
@@ -34,12 +38,14 @@ def normalize_name(name: str) -> str:
     >>> normalize_name("Jupyter_Client")
     'jupyter-client'
     """
+    check_str("name", name)
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def locked_versions(text: str) -> dict[str, str]:
     """``{name: version}`` of the ``name==version`` lines of a pip requirements lock (hash and comment lines
     are skipped)."""
+    check_str("text", text)
     pins = {}
     for line in text.splitlines():
         match = _PIN.match(line)
@@ -54,7 +60,7 @@ def installed_versions() -> dict[str, str]:
             if dist.metadata["Name"]}  # fmt: skip
 
 
-def lock_state(root: str | Path, *, installed: dict[str, str] | None = None) -> dict[str, Any] | None:
+def lock_state(root: str | os.PathLike, *, installed: Mapping[str, str] | None = None) -> dict[str, Any] | None:
     """The project's lock file as a manifest records it: path, sha256, number of pins and the pinned packages
     whose installed version differs (at most 20 listed); None when the project has no lock file.
 
@@ -67,6 +73,14 @@ def lock_state(root: str | Path, *, installed: dict[str, str] | None = None) -> 
     >>> state["packages"], state["matches_environment"], state["differing"]
     (2, False, ['scipy: locked 1.14.1, installed 1.13.0'])
     """
+    check_instance("root", root, (str, os.PathLike), "a folder path")
+    if "\0" in str(root):
+        raise ValueError(f"root must be a folder path without NUL characters, got {str(root)!r}")
+    if installed is not None:
+        check_mapping("installed", installed)
+        for name, version in installed.items():
+            check_str("installed", name)
+            check_str(f"installed[{name!r}]", version)
     path = Path(root) / LOCK_FILE
     if not path.is_file():
         return None

@@ -34,12 +34,12 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TextIO
 
-from torus_lab._validate import check_int
+from torus_lab._validate import check_instance, check_int, check_real, check_str
 
 __all__ = ["PROGRESS_ENVIRONMENT", "ProgressEvent", "ProgressFollower", "ProgressPrinter", "ProgressReporter",
            "format_duration", "format_progress", "read_events"]  # fmt: skip
@@ -60,6 +60,14 @@ class ProgressEvent:
     initial: int = 0
     elapsed_s: float = 0.0
     bar_id: str = ""
+
+    def __post_init__(self) -> None:
+        check_str("name", self.name)
+        check_int("total", self.total, minimum=0)
+        check_int("done", self.done, minimum=0)
+        check_int("initial", self.initial, minimum=0, maximum=self.total)
+        check_real("elapsed_s", self.elapsed_s, minimum=0)
+        check_str("bar_id", self.bar_id)
 
     @property
     def finished(self) -> bool:
@@ -82,7 +90,7 @@ def format_duration(seconds: float) -> str:
     >>> format_duration(5.4), format_duration(125), format_duration(3725)
     ('0:05', '2:05', '1:02:05')
     """
-    whole = max(round(seconds), 0)
+    whole = max(round(check_real("seconds", seconds)), 0)
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
@@ -98,6 +106,7 @@ def format_progress(event: ProgressEvent) -> str:
     >>> format_progress(ProgressEvent("fig4", 40, 40, initial=30, elapsed_s=4.0))
     'fig4: 40/40 (100%) done in 0:04 (30 from the cache)'
     """
+    check_instance("event", event, ProgressEvent)
     percent = 100 * event.done // event.total if event.total else 100
     line = f"{event.name}: {event.done}/{event.total} ({percent}%)"
     if event.finished:
@@ -127,13 +136,17 @@ class ProgressPrinter:
     def __init__(self, stream: TextIO | None = None, *, step_percent: int = 10, interactive: bool | None = None,
                  min_interval_s: float = 0.2) -> None:  # fmt: skip
         check_int("step_percent", step_percent, minimum=1, maximum=100)
+        if stream is not None and not callable(getattr(stream, "write", None)):
+            raise TypeError(f"stream must be a text stream (with a write method), got {stream!r}")
+        if interactive is not None:
+            check_instance("interactive", interactive, bool)
+        self.min_interval_s = check_real("min_interval_s", min_interval_s, minimum=0)
         self.stream = stream if stream is not None else sys.stderr
         self.step_percent = step_percent
         if interactive is None:
             isatty = getattr(self.stream, "isatty", None)
             interactive = bool(isatty()) if callable(isatty) else False
         self.interactive = interactive
-        self.min_interval_s = min_interval_s
         self.prefix = ""
         self._lock = threading.Lock()
         self._steps: dict[tuple[str, str], int] = {}  # last step printed per bar (line mode)
@@ -151,6 +164,7 @@ class ProgressPrinter:
 
     def update(self, event: ProgressEvent) -> None:
         """Record ``event`` and show it if it is worth a line (line mode) or a redraw (terminal)."""
+        check_instance("event", event, ProgressEvent)
         key = (event.bar_id, event.name)
         with self._lock:
             if self.interactive:
@@ -219,18 +233,22 @@ class ProgressReporter:
 
     def __init__(self, name: str, total: int, *, initial: int = 0, path: str | os.PathLike | None = None,
                  min_interval_s: float = 0.5) -> None:  # fmt: skip
+        check_str("name", name)
+        check_int("total", total, minimum=0)
+        check_int("initial", initial, minimum=0, maximum=total)
+        self.min_interval_s = check_real("min_interval_s", min_interval_s, minimum=0)
         if path is None:
             path = os.environ.get(PROGRESS_ENVIRONMENT) or None
-        self.path = Path(path) if path is not None else None
-        self.name, self.total, self.initial, self.done = name, total, initial, initial
-        self.min_interval_s = min_interval_s
+        self.path = _file_path("path", path) if path is not None else None
+        self.name, self.total, self.initial, self.done = name, int(total), int(initial), int(initial)
         self.bar_id = uuid.uuid4().hex[:8]
         self._started = time.monotonic()
         self._written_at = -math.inf
         self._write(force=True)
 
     def advance(self, steps: int = 1) -> None:
-        self.done += steps
+        """Count ``steps`` more done steps."""
+        self.done += check_int("steps", steps, minimum=0)
         self._write(force=self.done >= self.total)
 
     def _write(self, *, force: bool) -> None:
@@ -249,12 +267,29 @@ class ProgressReporter:
             self.path = None  # progress is a courtesy: a vanished or full disk must not fail the sweep
 
 
-def read_events(lines: list[str]) -> list[ProgressEvent]:
-    """The events of complete JSON lines (anything else is skipped)."""
+def _file_path(name: str, value: object) -> Path:
+    check_instance(name, value, (str, os.PathLike), "a file path")
+    if not str(value) or "\0" in str(value):
+        raise ValueError(f"{name} must be a file path without NUL characters, got {str(value)!r}")
+    return Path(value)
+
+
+def read_events(lines: Iterable[str]) -> list[ProgressEvent]:
+    """The events of complete JSON lines (anything else, e.g. a line cut short, is skipped).
+
+    Examples
+    --------
+    >>> read_events(['{"name": "s", "done": 1, "total": 2}', '{"name": "s", "do'])
+    [ProgressEvent(name='s', done=1, total=2, initial=0, elapsed_s=0.0, bar_id='')]
+    """
+    if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):
+        raise TypeError(f"lines must be an iterable of str, got {lines!r}")
     events = []
     for line in lines:
+        check_instance("lines", line, str, "an iterable of str")
         try:
-            events.append(ProgressEvent(**json.loads(line)))
+            fields = json.loads(line)
+            events.append(ProgressEvent(**fields))
         except (ValueError, TypeError):
             continue
     return events
@@ -277,9 +312,11 @@ class ProgressFollower:
 
     def __init__(self, path: str | os.PathLike, on_event: Callable[[ProgressEvent], None], *,
                  poll_s: float = 0.2) -> None:  # fmt: skip
-        self.path = Path(path)
+        self.path = _file_path("path", path)
+        if not callable(on_event):
+            raise TypeError(f"on_event must be callable, got {on_event!r}")
         self.on_event = on_event
-        self.poll_s = poll_s
+        self.poll_s = check_real("poll_s", poll_s, minimum=0.001)
         self._offset = 0
         self._pending = ""
         self._stop = threading.Event()
