@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import ast
+import contextlib
 import datetime as dt
 import hashlib
 import importlib.metadata
@@ -31,6 +32,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterable, Mapping
@@ -40,6 +42,7 @@ from typing import Any
 
 import yaml
 
+from torus_lab._validate import check_instance
 from torus_lab.experiment import (
     CACHE_ENVIRONMENT,
     RESERVED_PARAMETERS,
@@ -54,7 +57,9 @@ from torus_lab.experiment import (
     load_experiments,
     project_root,
 )
+from torus_lab.lockfile import lock_state
 from torus_lab.plotting import RUNNER_ENVIRONMENT
+from torus_lab.progress import ProgressPrinter
 from torus_lab.timing import is_timing_file
 
 __all__ = [
@@ -252,38 +257,60 @@ def _export_html(notebook: Path, html_path: Path) -> None:
 
 
 def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, kernel_name: str,
-             progress: bool) -> None:  # fmt: skip
+             progress: ProgressPrinter | None) -> None:  # fmt: skip
+    """Run the notebook with papermill; ``progress`` shows its cells and the sweeps inside it (the kernel appends
+    sweep progress to a file named by :data:`torus_lab.progress.PROGRESS_ENVIRONMENT`, followed here)."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    previous = {key: os.environ.get(key) for key in (RUNNER_ENVIRONMENT, CACHE_ENVIRONMENT)}
+    from torus_lab._kernel import CELLS_BAR, KernelRun
+    from torus_lab.progress import PROGRESS_ENVIRONMENT, ProgressEvent, ProgressFollower
+
+    def show_cells(done: int, total: int, elapsed_s: float) -> None:
+        if progress is not None:
+            progress.update(ProgressEvent(CELLS_BAR, done, total, elapsed_s=elapsed_s, bar_id=str(executed)))
+
+    kernel_run = KernelRun(on_cells=show_cells)
+    keys = (RUNNER_ENVIRONMENT, CACHE_ENVIRONMENT, PROGRESS_ENVIRONMENT)
+    previous = {key: os.environ.get(key) for key in keys}
     os.environ[RUNNER_ENVIRONMENT] = "1"  # the kernel inherits it: figures are shown as links to their files
     os.environ.setdefault(CACHE_ENVIRONMENT, str(default_cache_dir(experiment.root)))
-    try:
-        papermill.execute_notebook(
-            str(experiment.notebook_path),
-            str(executed),
-            parameters=params,
-            kernel_name=kernel_name,
-            cwd=str(experiment.root),
-            progress_bar=progress,
-            log_output=False,
-            report_mode=False,
-        )
-    except PapermillExecutionError as err:
-        # papermill counts the injected-parameters cell; the number below is the cell's 1-based position in
-        # the committed notebook (the failing cell comes after the injected one).
-        first_line = next((line for line in str(err.source).splitlines() if line.strip()), "")
-        raise NotebookFailedError(
-            f"{experiment.name}: notebook {experiment.notebook} failed in cell {err.cell_index} "
-            f"(starting {first_line.strip()!r}): {err.ename}: {err.evalue}"
-        ) from err
-    finally:
-        for key, value in previous.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    os.environ.pop(PROGRESS_ENVIRONMENT, None)
+    with tempfile.TemporaryDirectory(prefix="torus-lab-progress-") as folder:
+        events = Path(folder) / "progress.jsonl"
+        follower = contextlib.nullcontext()
+        if progress is not None:
+            os.environ[PROGRESS_ENVIRONMENT] = str(events)
+            follower = ProgressFollower(events, progress.update)
+        try:
+            with follower:
+                papermill.execute_notebook(
+                    str(experiment.notebook_path),
+                    str(executed),
+                    parameters=params,
+                    kernel_name=kernel_name,
+                    cwd=str(experiment.root),
+                    progress_bar=False,  # cells are shown through kernel_run (one line per step without a terminal)
+                    log_output=False,
+                    report_mode=False,
+                    **kernel_run.client_options(),
+                )
+        except PapermillExecutionError as err:
+            # papermill counts the injected-parameters cell; the number below is the cell's 1-based position in
+            # the committed notebook (the failing cell comes after the injected one).
+            first_line = next((line for line in str(err.source).splitlines() if line.strip()), "")
+            raise NotebookFailedError(
+                f"{experiment.name}: notebook {experiment.notebook} failed in cell {err.cell_index} "
+                f"(starting {first_line.strip()!r}): {err.ename}: {err.evalue}"
+            ) from err
+        finally:
+            if progress is not None:
+                progress.close()
+            for key, value in previous.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
 
 # ---------------------------------------------------------------------- atomic swap
@@ -371,7 +398,7 @@ def run_experiment(
     out: str | Path | None = None,
     root: str | Path | None = None,
     kernel_name: str = KERNEL_NAME,
-    progress: bool = True,
+    progress: bool | ProgressPrinter = True,
     publish: bool = False,
 ) -> RunResult:
     """Run one experiment at ``preset`` (with ``overrides``) into ``out``.
@@ -379,6 +406,9 @@ def run_experiment(
     Without ``out`` the outputs go to ``scratch/<preset>/`` of the project, or, with ``publish=True`` (only
     for the ``paper`` preset), into the project's committed ``data/``, ``figures/`` and ``reports/``
     (:func:`default_output_root`).
+
+    ``progress``: show the cells executed and the sweeps inside the notebook on standard error (True), on a
+    given :class:`~torus_lab.progress.ProgressPrinter`, or not at all (False).
 
     Raises
     ------
@@ -405,7 +435,7 @@ def run_experiment(
     started, clock = _utc_now(), time.perf_counter()
     try:
         try:
-            _execute(experiment, injected, executed, kernel_name=kernel_name, progress=progress)
+            _execute(experiment, injected, executed, kernel_name=kernel_name, progress=_printer(progress))
         except NotebookFailedError:
             _keep_failed_notebook(executed, project, name)
             raise
@@ -422,6 +452,13 @@ def run_experiment(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return RunResult(name, preset, params, targets, manifest, duration)
+
+
+def _printer(progress: bool | ProgressPrinter) -> ProgressPrinter | None:
+    if isinstance(progress, ProgressPrinter):
+        return progress
+    check_instance("progress", progress, bool, "a bool or a ProgressPrinter")
+    return ProgressPrinter() if progress else None
 
 
 def _keep_failed_notebook(executed: Path, project: Path, name: str) -> None:
@@ -468,6 +505,7 @@ def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], stage
         "parameters": params,
         "git": git_state(experiment.root),
         "versions": package_versions(),
+        "environment_lock": lock_state(experiment.root),  # sha256 of requirements.lock, and whether it was used
         "platform": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
         "sweep_backend": {key: os.environ[key] for key in SWEEP_ENVIRONMENT if key in os.environ},
         "started_utc": started,
@@ -484,7 +522,7 @@ def run_all(
     root: str | Path | None = None,
     names: Iterable[str] | None = None,
     kernel_name: str = KERNEL_NAME,
-    progress: bool = True,
+    progress: bool | ProgressPrinter = True,
 ) -> list[RunResult]:
     """Run every experiment (or ``names``) at ``preset``; stops at the first failure, keeping what succeeded.
 
@@ -492,8 +530,6 @@ def run_all(
     preset into ``scratch/<preset>/`` (:func:`reproduce_output_root`).
     :func:`torus_lab.report.reproduce` (what ``torus-lab reproduce`` runs) adds the report.
     """
-    from tqdm.auto import tqdm
-
     experiments = load_experiments(root)
     selected = list(names) if names else list(experiments)
     for name in selected:
@@ -502,13 +538,17 @@ def run_all(
     for name in selected:  # every preset is checked before the first experiment starts
         resolve_parameters(experiments[name], preset)
     out = reproduce_output_root(preset, out, root)
+    printer = _printer(progress)
     results = []
-    bar = tqdm(selected, desc=f"reproduce ({preset})", unit="experiment", disable=not progress)
-    for name in bar:
-        bar.set_postfix_str(name)
-        results.append(
-            run_experiment(name, preset=preset, out=out, root=root, kernel_name=kernel_name, progress=False)
-        )
+    for number, name in enumerate(selected, start=1):
+        if printer is not None:
+            printer.message(f"[{number}/{len(selected)}] {name} ({preset})")
+            printer.prefix = f"[{number}/{len(selected)}] {name} "
+        result = run_experiment(name, preset=preset, out=out, root=root, kernel_name=kernel_name,
+                                progress=printer if printer is not None else False)  # fmt: skip
+        results.append(result)
+        if printer is not None:
+            printer.message(f"[{number}/{len(selected)}] {name} done in {result.duration_s:.1f} s")
     return results
 
 
