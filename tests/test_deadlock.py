@@ -39,7 +39,7 @@ def _assert_valid_cycle(topology, graph, cycle):
         assert graph.has_edge(a, b)
 
 
-# ---------------------------------------------------------------------- textbook facts (spec 6)
+# -------------------------------------------------------- textbook facts (docs/conventions.md#cdg)
 @pytest.mark.parametrize("topology", [Torus(2, 4), Torus(2, 5), Torus(2, 6), Torus(2, 4, bidirectional=False)],
                          ids=repr)
 def test_dor_on_torus_without_vcs_is_cyclic_and_datelines_make_it_acyclic(topology):

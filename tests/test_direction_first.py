@@ -1,5 +1,5 @@
-"""Tests of direction-first e-cube and west-first (torus_lab.routing.direction_first), spec 5.3-5.5, and of its study
-(torus_lab.studies.direction_first: grids, verdict rules, claims, seed determinism)."""
+"""Tests of direction-first e-cube and west-first (torus_lab.routing.direction_first; docs/conventions.md#df-phase
+ff.), and of its study (torus_lab.studies.direction_first: grids, verdict rules, claims, seed determinism)."""
 
 from __future__ import annotations
 
@@ -98,8 +98,8 @@ def test_finding_wrap_only_at_phase_start_is_not_minimal_for_k5():
 
 @pytest.mark.parametrize(("wraps", "cyclic"), [("phase", True), ("first", False), ("none", False)])
 def test_cdg_verdicts_for_wrap_rules_on_5x5(wraps, cyclic):
-    """Spec 5.6: the REC per-phase wrap rule gives a cyclic CDG (a potential deadlock, Theorem 5.1 says
-    none for k > 2); wraps only on the message's first hop, or never, give an acyclic CDG."""
+    """docs/conventions.md#df-phase: the REC per-phase wrap rule gives a cyclic CDG (a potential deadlock;
+    Theorem 5.1 says none for k > 2); wraps only on the message's first hop, or never, give an acyclic CDG."""
     topo = Torus(2, 5)
     cycle = find_dependency_cycle(channel_dependency_graph(direction_first_routing(topo, wraps=wraps)))
     assert (cycle is not None) == cyclic
@@ -157,7 +157,7 @@ def test_faulty_links_are_avoided_and_misrouting_used():
     assert all(c.state[5] == 1 for c in cands)  # misroute flag
     path = r.route((0, 0, 0), (1, 0, 0))
     assert path is not None and path[-1] == (1, 0, 0) and len(path) - 1 == 3
-    # a blocked west hop has no alternative (spec 5.5 c): no candidate
+    # a blocked west hop has no alternative (docs/conventions.md#df-faults, c): no candidate
     west = topo.channel_id((1, 0, 0), 0, -1)
     assert west in r.faults.links
     assert r.candidates((1, 0, 0), (0, 0, 0)) == []
@@ -166,8 +166,9 @@ def test_faulty_links_are_avoided_and_misrouting_used():
 
 
 def test_finding_misroute_into_lower_dimension_bounces_back_and_deadlocks():
-    """Spec 5.5's misroute along Y can go straight back when Y < X (the next phase corrects Y first): a
-    packet bounces between two nodes, and two such packets deadlock on the two channels of one link."""
+    """The default misroute along Y (docs/conventions.md#df-faults) can go straight back when Y < X (the next
+    phase corrects Y first): a packet bounces between two nodes, and two such packets deadlock on the two channels of
+    one link."""
     topo = Torus(4, 2)
     faults = random_link_faults(topo, count=3, seed=1)
     r = direction_first_routing(topo, faults=faults)

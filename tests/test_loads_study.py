@@ -127,7 +127,7 @@ def test_grid_items_refuse_radices_below_two(key):
 
 # ---------------------------------------------------------------------- the study
 def test_run_returns_every_table(results):
-    assert list(results) == KEYS
+    assert list(results) == [*KEYS, "loads_details_timing"]
     assert all(isinstance(frame, pd.DataFrame) and not frame.empty for frame in results.values())
     assert list(results["loads"].columns) == [*study.CSV_COLUMNS, "seed"]
     assert list(results["claims"].columns) == CLAIM_COLUMNS
@@ -188,10 +188,9 @@ def test_tiny_bisections_are_below_corollary_1(results):
 def test_study_is_seed_deterministic(serial):
     first, again = study.run(TINY), study.run(TINY)
     for key in KEYS:
-        left, right = first[key], again[key]
-        if key == "loads_details":  # wall-clock diagnostics
-            left, right = left.drop(columns="seconds"), right.drop(columns="seconds")
-        pd.testing.assert_frame_equal(left, right, obj=key)
+        pd.testing.assert_frame_equal(first[key], again[key], check_exact=True, obj=key)
+    assert "seconds" not in first["loads_details"]  # wall-clock is timing, kept apart (issue 17)
+    assert list(first["loads_details_timing"].columns) == [*study.DETAIL_KEYS, "seconds"]
     other = study.run(TINY | {"seed": TINY["seed"] + 1})
     assert not other["bisection_tiny"]["processors"].equals(first["bisection_tiny"]["processors"]) or not other[
         "loads_details"
@@ -204,10 +203,7 @@ def test_processes_backend_gives_the_serial_results(serial, monkeypatch):
     monkeypatch.setenv("TORUS_LAB_BACKEND", "processes")
     parallel = study.run(params)
     for key in KEYS:
-        left, right = serial_results[key], parallel[key]
-        if key == "loads_details":
-            left, right = left.drop(columns="seconds"), right.drop(columns="seconds")
-        pd.testing.assert_frame_equal(left, right, obj=key)
+        pd.testing.assert_frame_equal(serial_results[key], parallel[key], check_exact=True, obj=key)
 
 
 # ---------------------------------------------------------------------- figures

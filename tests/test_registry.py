@@ -50,9 +50,10 @@ def test_builtin_kernels_pass_the_user_kernel_checks(case, name, options, topolo
     topo = topology()
     rf = make_routing({"name": name, **options}, topo, faults=case_faults(topo, faults))
     if case == "df-fault-y":
-        # a finding, not a defect of the check: the spec's misroute-along-Y fault policy bounces a message
-        # between two nodes for ever when both ways round a fault are blocked (the U-turn the
-        # direction_first notebook reports); validation, which registered kernels get, would refuse it
+        # a finding, not a defect of the check: the default misroute-along-Y fault policy
+        # (docs/conventions.md#df-faults) bounces a message between two nodes for ever when both ways round a fault are
+        # blocked (the U-turn the direction_first notebook reports); validation, which registered kernels get, would
+        # refuse it
         with pytest.raises(RoutingValidationError, match="never ends.*2 hops round"):
             validate_routing(rf)
     else:

@@ -69,7 +69,7 @@ def test_dateline_classes(rule):
         (Torus(2, 4), {"datelines": True, "vcs": 2}, False),
         (Torus(2, 5), {"datelines": True, "vcs": 2, "dateline_rule": "entry"}, False),
         (Torus(3, 4), {"datelines": True, "vcs": 2}, False),
-        (Torus(2, 3), {}, False),  # k = 3: every ring segment is one hop (spec 5.2)
+        (Torus(2, 3), {}, False),  # k = 3: every ring segment is one hop (docs/conventions.md#datelines)
         (Torus(4, 2), {}, False),
         (Mesh(2, 4), {}, False),
     ],

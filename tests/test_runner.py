@@ -323,3 +323,77 @@ def test_a_full_disk_is_one_line_and_keeps_earlier_outputs(project, tmp_path, mo
     errors = [line for line in err.replace("\r", "\n").splitlines() if line.startswith("torus-lab:")]
     assert len(errors) == 1 and "No space left on device" in errors[0] and "Traceback" not in err
     assert snapshot(out) == before
+
+
+# ---------------------------------------------------------------------- safe default outputs (issue 17)
+def _committed_outputs(project: Path) -> dict[str, bytes]:
+    return {path: data for path, data in snapshot(project).items()
+            if path.split("/")[0] in runner.OUTPUT_KINDS}  # fmt: skip
+
+
+@pytest.mark.notebook
+def test_only_the_published_paper_preset_writes_the_project_outputs(tmp_path, monkeypatch, capsys):
+    project = make_project(tmp_path / "p")
+    monkeypatch.chdir(project)
+    assert cli.main(["run", "demo"]) == 0  # quick preset, no --out: scratch/quick
+    assert _committed_outputs(project) == {}
+    assert (project / "scratch/quick/data/demo/table.csv").read_text() == "0,0.0,x\n1,1.0,x\n"
+    assert (project / "scratch/quick/reports/demo/manifest.json").exists()
+    assert cli.main(["run", "demo", "--preset", "paper"]) == 0  # paper without --publish: scratch/paper
+    assert _committed_outputs(project) == {}
+    assert len((project / "scratch/paper/data/demo/table.csv").read_text().splitlines()) == 4
+    capsys.readouterr()
+    for argv, message in ((["run", "demo", "--publish"], "takes only the 'paper' preset, got preset 'quick'"),
+                          (["run", "demo", "--preset", "paper", "--publish", "--out", str(tmp_path / "o")],
+                           "cannot be combined with --out")):  # fmt: skip
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+    assert _committed_outputs(project) == {} and not (tmp_path / "o").exists()
+    assert cli.main(["run", "demo", "--preset", "paper", "--publish"]) == 0
+    published = _committed_outputs(project)
+    assert "data/demo/table.csv" in published and "reports/demo/manifest.json" in published
+    manifest = json.loads(published["reports/demo/manifest.json"])
+    assert {entry["path"]: entry["role"] for entry in manifest["outputs"]}["data/demo/table.csv"] == "science"
+
+
+def test_default_output_roots(tmp_path):
+    assert runner.default_output_root(tmp_path, "quick", publish=False) == tmp_path / "scratch" / "quick"
+    assert runner.default_output_root(tmp_path, "paper", publish=False) == tmp_path / "scratch" / "paper"
+    assert runner.default_output_root(tmp_path, "paper", publish=True) == tmp_path
+    for bad in ("", "..", "a/b"):
+        with pytest.raises(runner.ParameterError, match="plain name"):
+            runner.default_output_root(tmp_path, bad, publish=False)
+    project = make_project(tmp_path / "p")
+    assert runner.reproduce_output_root("paper", root=project) == project.resolve()
+    assert runner.reproduce_output_root("quick", root=project) == (project / "scratch" / "quick").resolve()
+    assert runner.reproduce_output_root("quick", tmp_path / "x", root=project) == (tmp_path / "x").resolve()
+
+
+@pytest.mark.notebook
+def test_reproduce_quick_writes_run_and_report_under_scratch(tmp_path, monkeypatch):
+    from torus_lab import report
+
+    project = make_project(tmp_path / "p")
+    monkeypatch.chdir(project)
+    report.reproduce(preset="quick", root=project, progress=False)
+    assert _committed_outputs(project) == {}
+    out = project / "scratch" / "quick"
+    assert (out / "data/demo/table.csv").exists() and (out / "reports/index.html").exists()
+    assert (out / "data/claims.csv").exists()
+
+
+def test_save_writes_timing_frames_apart(tmp_path):
+    import pandas as pd
+
+    from torus_lab.experiment import ExperimentRun
+
+    run = ExperimentRun("demo", {}, tmp_path / "d", tmp_path / "f", tmp_path)
+    run.data_dir.mkdir()
+    frames = {"table": pd.DataFrame({"n": [1]}), "table_timing": pd.DataFrame({"n": [1], "seconds": [0.5]})}
+    assert run.save(frames) == [run.data_dir / "table.csv", run.data_dir / "timing" / "table.csv"]
+    assert runner.output_role("data", "timing/table.csv") == "timing"
+    assert runner.output_role("data", "table.csv") == "science"
+    with pytest.raises(ValueError, match="not a plain file name"):
+        run.save({"a": pd.DataFrame(), "../b": pd.DataFrame()})
+    assert not (run.data_dir / "a.csv").exists()  # nothing written before every key is checked

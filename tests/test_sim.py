@@ -228,7 +228,8 @@ def test_confidence_interval_contains_mean_and_shrinks():
 
 
 def test_hop_limit_drops_livelocked_packets_and_conserves_flits():
-    # spec 5.5's misrouting can bounce a packet between two nodes on this fault set (see test_direction_first)
+    # the default misrouting (docs/conventions.md#df-faults) can bounce a packet between two nodes on this fault set
+    # (see test_direction_first)
     topo = Torus(4, 2)
     faults = random_link_faults(topo, count=3, seed=1)
     routing = direction_first_routing(topo, faults=faults)
@@ -253,7 +254,7 @@ def test_hop_limit_drops_livelocked_packets_and_conserves_flits():
         ({"packet_length": 0}, ValueError, "packet_length must be >= 1, got 0"),
         ({"packet_length": True}, TypeError, "packet_length must be an int, got True"),
         ({"vcs": 3}, TypeError, "vcs"),
-        ({"traffic": "tornado"}, ValueError, "traffic must be one of"),
+        ({"traffic": "tornados"}, ValueError, "traffic must be one of"),
         ({"warmup": 1.5}, TypeError, "warmup must be an int, got 1.5"),
         ({"buffer_depth": 0}, ValueError, "buffer_depth must be >= 1"),
         ({"deadlock_cycles": 10, "drop_after": 20}, ValueError, "deadlock_cycles=10 must exceed"),

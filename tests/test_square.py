@@ -118,7 +118,8 @@ def ref_local(k, m, faults, i, corner_i, corner_j, di, dj, r, t, *, every_exit=F
 
 
 def ref_route(algorithm, k, m, faults, s, t, after_fallback="max"):
-    """Reference of Algorithms 1-2 and Section 5 written straight from the guide (slow, pure Python)."""
+    """Reference of Algorithms 1-2 and Section 5 written straight from docs/conventions.md#square-direction ff.
+    (slow, pure Python)."""
     path = [s]
     r = s
     if algorithm == "chain":

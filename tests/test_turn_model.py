@@ -24,7 +24,7 @@ from torus_lab.studies.virtual_mesh import (
 from torus_lab.topology import Faults, Mesh, Torus, is_walk
 
 E, W, N, S = (0, 1), (0, -1), (1, 1), (1, -1)
-#: Glass & Ni's prohibited turns (spec 2.1 table), written independently of the kernel's encoding.
+#: Glass & Ni's prohibited turns (docs/conventions.md#turn-model), written independently of the kernel's encoding.
 PROHIBITED = {
     "west-first": {(N, W), (S, W)},
     "north-last": {(N, W), (N, E)},

@@ -23,6 +23,7 @@ from torus_lab._validate import check_frame, check_instance, check_mapping, chec
 
 __all__ = ["CLAIM_COLUMNS", "VERDICTS", "claim", "claims_table", "write_claims"]
 
+#: Columns of every claims table, in this order.
 CLAIM_COLUMNS = ["paper", "claim_id", "statement", "paper_value", "measured_value", "verdict", "evidence"]
 #: Allowed verdicts: the claim holds, holds only in part / with caveats, does not hold, or could not be tested.
 VERDICTS = ("holds", "partly holds", "does not hold", "not tested")

@@ -1,7 +1,8 @@
-"""Command line: ``torus-lab list | params | run | reproduce | report | routings | cache``.
+"""Command line: ``torus-lab list | params | run | reproduce | verify | report | routings | cache``.
 
-Exit status: 0 success, 1 a run failed (a notebook raised, or a file could not be written: disk full, permissions),
-2 bad usage (unknown experiment, preset or parameter; an output folder that is a file or cannot be created).
+Exit status: 0 success, 1 a run failed (a notebook raised, or a file could not be written: disk full, permissions)
+or ``verify`` found a science output that differs from the reference, 2 bad usage (unknown experiment, preset or
+parameter; an output folder that is a file or cannot be created; ``verify`` without reference outputs).
 Every error is one line on stderr; a failed run leaves earlier outputs as they were.
 
 Examples
@@ -40,7 +41,6 @@ def _add_sweep_options(parser: argparse.ArgumentParser) -> None:
                         help="how sweeps inside the notebooks run (default: processes)")  # fmt: skip
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler for sweeps, e.g. tcp://host:8786 (implies --backend dask)")  # fmt: skip
-    parser.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
     parser.add_argument("--kernel", default=runner.KERNEL_NAME, help="Jupyter kernel (default: %(default)s)")
     parser.add_argument("--no-cache", action="store_true",
                         help="recompute every sweep item instead of reusing cached results")  # fmt: skip
@@ -57,11 +57,30 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--preset", default="quick", help="preset (default: %(default)s)")
     run.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                      help="override a parameter (repeatable); values are parsed as YAML")  # fmt: skip
+    run.add_argument("--out", metavar="DIR", help="output root (default: scratch/<preset> of the project)")
+    run.add_argument("--publish", action="store_true",
+                     help="write the committed data/, figures/, reports/ (paper preset only)")  # fmt: skip
     _add_sweep_options(run)
     repro = sub.add_parser("reproduce", help="run every experiment")
     repro.add_argument("--preset", default="paper", help="preset (default: %(default)s)")
     repro.add_argument("--only", nargs="+", metavar="NAME", help="run only these experiments")
+    repro.add_argument("--out", metavar="DIR", help="output root (default: the project folder for the paper "
+                                                    "preset, scratch/<preset> for any other)")  # fmt: skip
     _add_sweep_options(repro)
+    check = sub.add_parser("verify", help="re-run experiments into a temporary folder and compare their science "
+                                          "outputs with the committed ones (or another reference)")  # fmt: skip
+    check.add_argument("--preset", default="paper", help="preset (default: %(default)s)")
+    check.add_argument("--only", nargs="+", metavar="NAME", help="verify only these experiments")
+    check.add_argument("--against", metavar="DIR",
+                       help="reference output root (default: the project folder for the paper preset, "
+                            "scratch/<preset> for any other)")  # fmt: skip
+    check.add_argument("--keep", action="store_true", help="keep the new outputs even when everything matches")
+    check.add_argument("--use-cache", dest="no_cache", action="store_false",
+                       help="reuse cached sweep results (default: recompute everything)")  # fmt: skip
+    check.add_argument("--backend", choices=("serial", "processes", "dask"),
+                       help="how sweeps inside the notebooks run (default: processes)")  # fmt: skip
+    check.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler for sweeps (implies --backend dask)")
+    check.add_argument("--kernel", default=runner.KERNEL_NAME, help="Jupyter kernel (default: %(default)s)")
     report = sub.add_parser("report", help="rebuild reports/index.html, data/claims.csv and the README table")
     report.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
     sub.add_parser("routings", help="list the routing algorithms of the registry: options, defaults, sources")
@@ -121,6 +140,22 @@ def _routings() -> None:
         print()
 
 
+def _verify(args: argparse.Namespace) -> int:
+    from torus_lab.verify import format_table, verify
+
+    result = verify(preset=args.preset, names=args.only, against=args.against, keep=args.keep,
+                    kernel_name=args.kernel)  # fmt: skip
+    print(f"verify ({args.preset}) against {result.reference}:")
+    print(format_table(result.comparisons))
+    print("timing files (data/<name>/timing/), manifests and executed notebooks are not compared")
+    if result.kept is not None:
+        print(f"outputs of this run kept in {result.kept}")
+    if not result.ok:
+        print("torus-lab: verify: science outputs differ from the reference", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``torus-lab`` console script; returns the exit status."""
     parser = _build_parser()
@@ -137,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error(str(err))
             _set_sweep_environment(args)
             result = runner.run_experiment(args.name, preset=args.preset, overrides=overrides, out=args.out,
-                                           kernel_name=args.kernel)  # fmt: skip
+                                           kernel_name=args.kernel, publish=args.publish)  # fmt: skip
             print(f"{args.name} ({args.preset}) done in {result.duration_s:.1f} s:")
             for path in result.outputs.values():
                 print(f"  {path}")
@@ -148,6 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             results = reproduce(preset=args.preset, out=args.out, names=args.only, kernel_name=args.kernel)
             for result in results:
                 print(f"{result.name:18s} {result.duration_s:8.1f} s  ({result.preset})")
+        elif args.command == "verify":
+            _set_sweep_environment(args)
+            return _verify(args)
         elif args.command == "report":
             from torus_lab.report import build_report
 

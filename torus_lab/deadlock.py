@@ -1,14 +1,14 @@
 """Channel dependency graphs (CDG), Duato's escape-channel check and dateline virtual channels.
 
-Implements ``specs/algorithms.md`` section 6 (deadlock toolkit) and the dateline part of section 2.3 for the
-routing-function interface of :mod:`torus_lab.routing.interface` -- the *same* numba kernels the wormhole
+Implements the project's deadlock toolkit (``docs/conventions.md#cdg``, ``docs/conventions.md#duato``) and datelines for
+the routing-function interface of :mod:`torus_lab.routing.interface` -- the *same* numba kernels the wormhole
 simulator runs, so the graphs describe the simulated routing exactly.  (Issue 6 wrote the first version:
 :func:`state_graph`, :func:`find_dependency_cycle`, :func:`route_length_table`; issue 7 extended it.)
 
 The reachable states come from :func:`torus_lab.routing.explore.explore_states`, which calls the routing
 function's own kernel (received as an argument, never looked up in a table of algorithms), so a kernel
 registered at run time gets its verdict like a built-in one.  Compiled code is cached on disk with a stamp
-covering every source it depends on (:mod:`torus_lab._jit`): an edited kernel is always recompiled.
+covering every source it depends on (``torus_lab._jit``): an edited kernel is always recompiled.
 
 **Vertices** are virtual channels ``(channel id, vc)``.  **Edges** ``c1 -> c2``: some message may hold ``c1``
 and request ``c2`` next.  Three constructions (``form=``):
@@ -16,9 +16,9 @@ and request ``c2`` next.  Three constructions (``form=``):
 * ``"reachable"`` (default, exact for routing with header state): for every destination, explore every
   routing state ``(input channel, input VC, header state)`` reachable from an injection at any non-faulty
   source over all adaptive and random choices, and add ``(input VC) -> (output VC)`` for every candidate of
-  every reachable state.  This is the *path form* of the spec (the set of consecutive VC pairs of all legal
+  every reachable state.  This is the *path form* (the set of consecutive VC pairs of all legal
   paths) computed by a compiled state-space search instead of path enumeration, so it scales to 10 x 10 tori.
-* ``"paths"``: literally the spec's path form -- enumerate every route of every pair with
+* ``"paths"``: literally the path form -- enumerate every route of every pair with
   :meth:`RoutingFunction.enumerate_routes` and add consecutive pairs (small networks only; used by the
   tests to cross-check ``"reachable"``).
 * ``"relation"``: the routing-relation form -- for *every* VC ``c1`` and every destination (header state
@@ -288,7 +288,7 @@ def channel_dependency_graph(
     Raises
     ------
     torus_lab._memory.MemoryLimitError
-        Before the construction starts, when its estimate (:func:`_cdg_memory_estimate`) exceeds the memory
+        Before the construction starts, when its estimate (``_cdg_memory_estimate``) exceeds the memory
         limit (``TORUS_LAB_MEMORY_LIMIT``, default half the available memory).
 
     Examples
@@ -403,7 +403,8 @@ def cdg_verdict(rf: RoutingFunction, *, form: str = "reachable", keep_graph: boo
 def channel_vc_usage(rf: RoutingFunction) -> np.ndarray:
     """Boolean matrix ``[channel, vc]``: does some message (any pair, any adaptive choice) use that VC?
 
-    Measured from the reachable states, i.e. from the constructed channel set (spec 2.3/2.5).
+    Measured from the reachable states, i.e. from the constructed channel set
+    (``docs/conventions.md#virtual-mesh-schemes``).
 
     Examples
     --------
@@ -610,8 +611,8 @@ def default_dateline(k: int, sign: int) -> int:
 def ring_dateline_classes(k: int, start: int, end: int, sign: int, dateline: int | None = None) -> list[int]:
     """Dateline class (0 = VC1, 1 = VC2) of every hop from ``start`` to ``end`` along ``sign``.
 
-    Switch-at-dateline (spec 2.3/2.4, the paper's Section 3.1): class 0 until the hop that leaves node
-    ``dateline`` in direction ``sign`` (the crossing hop, class 1), class 1 afterwards.
+    Switch-at-dateline (``docs/conventions.md#datelines``, the paper's Section 3.1): class 0 until the hop that leaves
+    node ``dateline`` in direction ``sign`` (the crossing hop, class 1), class 1 afterwards.
 
     Examples
     --------

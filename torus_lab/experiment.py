@@ -325,16 +325,24 @@ class ExperimentRun:
         return int(self.params["seed"])
 
     def save(self, results: Mapping[str, Any]) -> list[Path]:
-        """Write every DataFrame of ``results`` to ``data_dir/<key>.csv`` (no index); returns the paths."""
+        """Write every DataFrame of ``results`` to ``data_dir/<key>.csv`` (no index); returns the paths.
+
+        A key ending in ``_timing`` (wall-clock/CPU measurements) goes to ``data_dir/timing/<stem>.csv``
+        instead (:func:`torus_lab.timing.result_path`), apart from the science files.
+        """
         import pandas as pd
 
-        paths = []
-        for key, frame in results.items():
+        from torus_lab.timing import result_path
+
+        for key, frame in results.items():  # every key and frame checked before the first file is written
             if not isinstance(frame, pd.DataFrame):
                 raise TypeError(f"results[{key!r}] must be a DataFrame, got {type(frame).__name__}")
             if not isinstance(key, str) or not key or Path(key).name != key:
                 raise ValueError(f"results key {key!r} is not a plain file name")
-            path = self.data_dir / f"{key}.csv"
+        paths = []
+        for key, frame in results.items():
+            path = result_path(self.data_dir, key)
+            path.parent.mkdir(parents=True, exist_ok=True)
             frame.to_csv(path, index=False)
             paths.append(path)
         return paths

@@ -1,7 +1,7 @@
 """Processor placements, exact link loads under complete exchange, and load lower bounds in k-ary d-cubes.
 
 Implements Azizoglu & Eğecioğlu, *Lower Bounds on Communication Loads and Optimal Placements in Torus
-Networks* (IPPS/SPDP 1998) as pinned down by ``specs/algorithms.md`` section 4:
+Networks* (IPPS/SPDP 1998) (interpretation choices: ``docs/conventions.md#loads-definitions`` ff.):
 
 * placements (Definition 2): linear placements ``{p : c . p = c0 (mod k)}`` (Definition 10, at least one
   ``c_i`` coprime to ``k``), multiple linear placements (``t`` consecutive residue classes, Section 5), unions of
@@ -14,7 +14,7 @@ Networks* (IPPS/SPDP 1998) as pinned down by ``specs/algorithms.md`` section 4:
 * the lower bounds (1) and Lemma 1 / (4) over natural and searched cuts, and Corollary 1's upper bound on the
   bisection width with respect to a placement.
 
-Choices (``specs/algorithms.md`` 4.1, recorded here and in the notebook):
+Choices (``docs/conventions.md#loads-ties``, recorded here and in the notebook):
 
 * **REC** ties (``k`` even, offset ``k/2``) are broken towards ``+`` for ODR and UDR (the paper's restricted
   ODR; UDR then has ``s!`` paths as the paper states).  **ALT** ``tie="both"``: both directions, equally
@@ -24,11 +24,11 @@ Choices (``specs/algorithms.md`` 4.1, recorded here and in the notebook):
 * ``k = 2``: the topology has one channel per neighbour pair (the paper's edge set is a set, so it has one edge
   too); a move ``x -> x + 1 (mod 2)`` loads that channel whatever its sign.
 
-Fast computation (REC of 4.2): the routings are translation invariant, so a pair ``(p, q)`` loads the links of
-the pair ``(0, q - p)`` shifted by ``p``.  For a source at the origin and a weight ``w(delta)`` on destination
-offsets, the link flow is built dimension by dimension from a 1-D segment table without materialising paths
-(ODR: marginal sums; UDR: a dynamic programme over (#dimensions already corrected, #dimensions still to
-correct), the weight of a prefix set being a count of orders; all shortest paths: path counting
+Fast computation (``docs/conventions.md#loads-computation``): the routings are translation invariant, so a pair
+``(p, q)`` loads the links of the pair ``(0, q - p)`` shifted by ``p``.  For a source at the origin and a weight
+``w(delta)`` on destination offsets, the link flow is built dimension by dimension from a 1-D segment table without
+materialising paths (ODR: marginal sums; UDR: a dynamic programme over (#dimensions already corrected, #dimensions still
+to correct), the weight of a prefix set being a count of orders; all shortest paths: path counting
 ``paths(0 -> u) * paths(v -> delta) / paths(0 -> delta)`` per offset).  For placements that are unions of
 residue classes of ``c . p`` the load depends only on ``(c . x mod k, dim, sign)``, so one flow per class is
 enough; any other node set uses one flow per source.  :func:`link_loads_reference` is the plain per-pair path

@@ -39,6 +39,7 @@ _RC = {
     "figure.dpi": 100,
     "savefig.dpi": 150,
     "savefig.bbox": "tight",
+    "figure.constrained_layout.use": True,  # panels, labels and figure legends never overlap
     "axes.grid": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,

@@ -25,7 +25,15 @@ import pandas as pd
 
 from torus_lab.claims import CLAIM_COLUMNS, VERDICTS
 from torus_lab.experiment import ParameterError, check_output_root
-from torus_lab.runner import Experiment, RunResult, load_experiments, project_root, run_all
+from torus_lab.runner import (
+    PUBLISH_PRESET,
+    Experiment,
+    RunResult,
+    load_experiments,
+    project_root,
+    reproduce_output_root,
+    run_all,
+)
 
 __all__ = ["ExperimentOutputs", "collect", "aggregate_claims", "results_markdown", "update_readme",
            "write_index", "build_report", "verdict_counts", "reproduce"]  # fmt: skip
@@ -271,8 +279,12 @@ def reproduce(*, preset: str = "paper", out: str | Path | None = None, root: str
     ``kernel_name`` and ``progress`` too), then rebuild the report; what ``torus-lab reproduce`` and
     ``make reproduce`` do.
 
+    Without ``out`` the ``paper`` preset writes into the project folder and any other preset into
+    ``scratch/<preset>/`` (:func:`torus_lab.runner.reproduce_output_root`), where its report is built too.
     The README's results table is regenerated only for the ``paper`` preset written into the project folder.
     """
-    results = run_all(preset=preset, out=out, root=root, **run_options)
-    build_report(out, root, readme=out is None and preset == "paper")
+    out_root = reproduce_output_root(preset, out, root)
+    results = run_all(preset=preset, out=out_root, root=root, **run_options)
+    project = project_root(root)
+    build_report(out_root, root, readme=preset == PUBLISH_PRESET and out_root == project)
     return results

@@ -5,9 +5,13 @@ An *experiment* is ``experiments/<name>.yaml`` (notebook, description, parameter
 
 :func:`run_experiment` validates the parameters against the experiment's schema, executes the notebook
 with papermill (explicit kernel, working directory = project root) into a staging folder, exports HTML,
-writes ``manifest.json`` (parameters, preset, seed, git commit, versions, times, sha256 of every output) and
-only then swaps the staging folders into ``data/<name>``, ``figures/<name>`` and ``reports/<name>``.
-A failing or interrupted run leaves earlier outputs untouched.
+writes ``manifest.json`` (parameters, preset, seed, git commit, versions, times, sha256 and role of every
+output) and only then swaps the staging folders into ``data/<name>``, ``figures/<name>`` and ``reports/<name>``
+of the output root.  A failing or interrupted run leaves earlier outputs untouched.
+
+The output root is ``--out`` if given; otherwise ``scratch/<preset>/`` of the project, except for the
+``paper`` preset through ``torus-lab reproduce`` or ``torus-lab run --publish``, which write the committed
+outputs in the project folder itself (:func:`default_output_root`).
 
 Examples
 --------
@@ -18,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import ast
+import contextlib
 import datetime as dt
 import hashlib
 import importlib.metadata
@@ -27,6 +32,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterable, Mapping
@@ -36,6 +42,7 @@ from typing import Any
 
 import yaml
 
+from torus_lab._validate import check_instance
 from torus_lab.experiment import (
     CACHE_ENVIRONMENT,
     RESERVED_PARAMETERS,
@@ -50,7 +57,10 @@ from torus_lab.experiment import (
     load_experiments,
     project_root,
 )
+from torus_lab.lockfile import lock_state
 from torus_lab.plotting import RUNNER_ENVIRONMENT
+from torus_lab.progress import ProgressPrinter
+from torus_lab.timing import is_timing_file
 
 __all__ = [
     "Experiment",
@@ -69,6 +79,9 @@ __all__ = [
     "run_experiment",
     "run_all",
     "ensure_kernel",
+    "PUBLISH_PRESET",
+    "default_output_root",
+    "reproduce_output_root",
 ]
 
 #: The three output folders every experiment writes into (``<kind>/<name>``).
@@ -244,38 +257,60 @@ def _export_html(notebook: Path, html_path: Path) -> None:
 
 
 def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, kernel_name: str,
-             progress: bool) -> None:  # fmt: skip
+             progress: ProgressPrinter | None) -> None:  # fmt: skip
+    """Run the notebook with papermill; ``progress`` shows its cells and the sweeps inside it (the kernel appends
+    sweep progress to a file named by :data:`torus_lab.progress.PROGRESS_ENVIRONMENT`, followed here)."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    previous = {key: os.environ.get(key) for key in (RUNNER_ENVIRONMENT, CACHE_ENVIRONMENT)}
+    from torus_lab._kernel import CELLS_BAR, KernelRun
+    from torus_lab.progress import PROGRESS_ENVIRONMENT, ProgressEvent, ProgressFollower
+
+    def show_cells(done: int, total: int, elapsed_s: float) -> None:
+        if progress is not None:
+            progress.update(ProgressEvent(CELLS_BAR, done, total, elapsed_s=elapsed_s, bar_id=str(executed)))
+
+    kernel_run = KernelRun(on_cells=show_cells)
+    keys = (RUNNER_ENVIRONMENT, CACHE_ENVIRONMENT, PROGRESS_ENVIRONMENT)
+    previous = {key: os.environ.get(key) for key in keys}
     os.environ[RUNNER_ENVIRONMENT] = "1"  # the kernel inherits it: figures are shown as links to their files
     os.environ.setdefault(CACHE_ENVIRONMENT, str(default_cache_dir(experiment.root)))
-    try:
-        papermill.execute_notebook(
-            str(experiment.notebook_path),
-            str(executed),
-            parameters=params,
-            kernel_name=kernel_name,
-            cwd=str(experiment.root),
-            progress_bar=progress,
-            log_output=False,
-            report_mode=False,
-        )
-    except PapermillExecutionError as err:
-        # papermill counts the injected-parameters cell; the number below is the cell's 1-based position in
-        # the committed notebook (the failing cell comes after the injected one).
-        first_line = next((line for line in str(err.source).splitlines() if line.strip()), "")
-        raise NotebookFailedError(
-            f"{experiment.name}: notebook {experiment.notebook} failed in cell {err.cell_index} "
-            f"(starting {first_line.strip()!r}): {err.ename}: {err.evalue}"
-        ) from err
-    finally:
-        for key, value in previous.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    os.environ.pop(PROGRESS_ENVIRONMENT, None)
+    with tempfile.TemporaryDirectory(prefix="torus-lab-progress-") as folder:
+        events = Path(folder) / "progress.jsonl"
+        follower = contextlib.nullcontext()
+        if progress is not None:
+            os.environ[PROGRESS_ENVIRONMENT] = str(events)
+            follower = ProgressFollower(events, progress.update)
+        try:
+            with follower:
+                papermill.execute_notebook(
+                    str(experiment.notebook_path),
+                    str(executed),
+                    parameters=params,
+                    kernel_name=kernel_name,
+                    cwd=str(experiment.root),
+                    progress_bar=False,  # cells are shown through kernel_run (one line per step without a terminal)
+                    log_output=False,
+                    report_mode=False,
+                    **kernel_run.client_options(),
+                )
+        except PapermillExecutionError as err:
+            # papermill counts the injected-parameters cell; the number below is the cell's 1-based position in
+            # the committed notebook (the failing cell comes after the injected one).
+            first_line = next((line for line in str(err.source).splitlines() if line.strip()), "")
+            raise NotebookFailedError(
+                f"{experiment.name}: notebook {experiment.notebook} failed in cell {err.cell_index} "
+                f"(starting {first_line.strip()!r}): {err.ename}: {err.evalue}"
+            ) from err
+        finally:
+            if progress is not None:
+                progress.close()
+            for key, value in previous.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
 
 # ---------------------------------------------------------------------- atomic swap
@@ -300,8 +335,51 @@ def _swap_into_place(pairs: list[tuple[Path, Path]], trash: Path) -> None:
         raise
 
 
-def _output_root(out: str | Path | None, root: Path) -> Path:
-    return check_output_root(out) if out is not None else root.resolve()
+#: The one preset whose outputs are committed: only it may write into the project's own output folders.
+PUBLISH_PRESET = "paper"
+#: Git-ignored folder under the project root; other presets write into ``scratch/<preset>/`` by default.
+SCRATCH_FOLDER = "scratch"
+
+
+def default_output_root(project: Path, preset: str, *, publish: bool) -> Path:
+    """Where a run writes when no ``--out`` is given: the project folder (``publish``), else ``scratch/<preset>``.
+
+    Only the :data:`PUBLISH_PRESET` may be published: committed ``data/``, ``figures/`` and ``reports/`` hold
+    the paper-scale results, and a quick run must never overwrite them (issue 17).  Under the returned root the
+    layout is always ``data/<name>``, ``figures/<name>``, ``reports/<name>`` (so ``torus-lab report --out`` and
+    ``torus-lab verify`` read any root the same way).
+
+    Examples
+    --------
+    >>> root = Path("/project")
+    >>> default_output_root(root, "quick", publish=False).as_posix()
+    '/project/scratch/quick'
+    >>> default_output_root(root, "paper", publish=True).as_posix()
+    '/project'
+    >>> default_output_root(root, "quick", publish=True)
+    Traceback (most recent call last):
+    ...
+    torus_lab.experiment.ParameterError: --publish ... takes only the 'paper' preset, got preset 'quick'
+    """
+    if not isinstance(preset, str) or not preset or Path(preset).name != preset or preset in (".", ".."):
+        raise ParameterError(f"preset must be a plain name, got {preset!r}")
+    if not isinstance(publish, bool):
+        raise TypeError(f"publish must be a bool, got {publish!r}")
+    if publish:
+        if preset != PUBLISH_PRESET:
+            raise ParameterError(f"--publish writes the committed outputs and takes only the {PUBLISH_PRESET!r} "
+                                 f"preset, got preset {preset!r}")  # fmt: skip
+        return project
+    return project / SCRATCH_FOLDER / preset
+
+
+def _output_root(out: str | Path | None, project: Path, preset: str, publish: bool) -> Path:
+    """``out`` checked (created if missing), else :func:`default_output_root`; ``--out`` and ``--publish`` clash."""
+    if out is not None and publish:
+        raise ParameterError("--publish writes into the project folder and cannot be combined with --out")
+    if out is not None:
+        return check_output_root(out)
+    return check_output_root(default_output_root(project.resolve(), preset, publish=publish))
 
 
 def _as_notebook_path(path: Path, root: Path) -> str:
@@ -320,21 +398,29 @@ def run_experiment(
     out: str | Path | None = None,
     root: str | Path | None = None,
     kernel_name: str = KERNEL_NAME,
-    progress: bool = True,
+    progress: bool | ProgressPrinter = True,
+    publish: bool = False,
 ) -> RunResult:
-    """Run one experiment at ``preset`` (with ``overrides``) into ``out`` (default: the project folder).
+    """Run one experiment at ``preset`` (with ``overrides``) into ``out``.
+
+    Without ``out`` the outputs go to ``scratch/<preset>/`` of the project, or, with ``publish=True`` (only
+    for the ``paper`` preset), into the project's committed ``data/``, ``figures/`` and ``reports/``
+    (:func:`default_output_root`).
+
+    ``progress``: show the cells executed and the sweeps inside the notebook on standard error (True), on a
+    given :class:`~torus_lab.progress.ProgressPrinter`, or not at all (False).
 
     Raises
     ------
     UnknownExperimentError, ParameterError
-        Before anything runs.
+        Before anything runs (also for ``publish`` with another preset, or with ``out``).
     NotebookFailedError
         When a cell raises; earlier outputs are left as they were.
     """
     experiment = load_experiment(name, root)
     project = experiment.root
     params = resolve_parameters(experiment, preset, overrides)
-    out_root = _output_root(out, project)
+    out_root = _output_root(out, project, preset, publish)
     kernel_name = ensure_kernel(kernel_name)
 
     staging = out_root / f".staging-{name}-{uuid.uuid4().hex[:8]}"
@@ -349,7 +435,7 @@ def run_experiment(
     started, clock = _utc_now(), time.perf_counter()
     try:
         try:
-            _execute(experiment, injected, executed, kernel_name=kernel_name, progress=progress)
+            _execute(experiment, injected, executed, kernel_name=kernel_name, progress=_printer(progress))
         except NotebookFailedError:
             _keep_failed_notebook(executed, project, name)
             raise
@@ -368,6 +454,13 @@ def run_experiment(
     return RunResult(name, preset, params, targets, manifest, duration)
 
 
+def _printer(progress: bool | ProgressPrinter) -> ProgressPrinter | None:
+    if isinstance(progress, ProgressPrinter):
+        return progress
+    check_instance("progress", progress, bool, "a bool or a ProgressPrinter")
+    return ProgressPrinter() if progress else None
+
+
 def _keep_failed_notebook(executed: Path, project: Path, name: str) -> None:
     """Keep the partly executed notebook under ``scratch/failed/`` (git-ignored) for debugging."""
     if executed.exists():
@@ -376,13 +469,33 @@ def _keep_failed_notebook(executed: Path, project: Path, name: str) -> None:
         shutil.copy2(executed, failed / f"{name}.ipynb")
 
 
+#: Role of an output file in the manifest, by output kind: science data, figure, executed notebook/report.
+OUTPUT_ROLES = {"data": "science", "figures": "figure", "reports": "report"}
+
+
+def output_role(kind: str, inside: str | Path) -> str:
+    """Manifest role of the file ``inside`` (relative to ``<kind>/<name>``): ``"timing"`` for the timing files
+    of :mod:`torus_lab.timing` (not compared by ``torus-lab verify``), else :data:`OUTPUT_ROLES` of ``kind``.
+
+    Examples
+    --------
+    >>> output_role("data", "loads.csv"), output_role("data", "timing/loads.csv"), output_role("figures", "a.png")
+    ('science', 'timing', 'figure')
+    """
+    if kind not in OUTPUT_ROLES:
+        raise ValueError(f"kind must be one of {', '.join(OUTPUT_ROLES)}, got {kind!r}")
+    return "timing" if kind == "data" and is_timing_file(Path(inside)) else OUTPUT_ROLES[kind]
+
+
 def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], staged: dict[str, Path],
               started: str, duration: float, out_root: Path) -> dict[str, Any]:  # fmt: skip
     outputs = []
     for kind, folder in staged.items():
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            relative = Path(kind) / experiment.name / path.relative_to(folder)
-            outputs.append({"path": relative.as_posix(), "bytes": path.stat().st_size, "sha256": sha256(path)})
+            inside = path.relative_to(folder)
+            relative = Path(kind) / experiment.name / inside
+            outputs.append({"path": relative.as_posix(), "role": output_role(kind, inside),
+                            "bytes": path.stat().st_size, "sha256": sha256(path)})  # fmt: skip
     return {
         "experiment": experiment.name,
         "description": experiment.description,
@@ -392,6 +505,7 @@ def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], stage
         "parameters": params,
         "git": git_state(experiment.root),
         "versions": package_versions(),
+        "environment_lock": lock_state(experiment.root),  # sha256 of requirements.lock, and whether it was used
         "platform": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
         "sweep_backend": {key: os.environ[key] for key in SWEEP_ENVIRONMENT if key in os.environ},
         "started_utc": started,
@@ -408,14 +522,14 @@ def run_all(
     root: str | Path | None = None,
     names: Iterable[str] | None = None,
     kernel_name: str = KERNEL_NAME,
-    progress: bool = True,
+    progress: bool | ProgressPrinter = True,
 ) -> list[RunResult]:
     """Run every experiment (or ``names``) at ``preset``; stops at the first failure, keeping what succeeded.
 
+    Without ``out`` the ``paper`` preset writes into the project folder (the committed outputs) and any other
+    preset into ``scratch/<preset>/`` (:func:`reproduce_output_root`).
     :func:`torus_lab.report.reproduce` (what ``torus-lab reproduce`` runs) adds the report.
     """
-    from tqdm.auto import tqdm
-
     experiments = load_experiments(root)
     selected = list(names) if names else list(experiments)
     for name in selected:
@@ -423,13 +537,26 @@ def run_all(
             raise UnknownExperimentError(f"unknown experiment {name!r}; known experiments: {', '.join(experiments)}")
     for name in selected:  # every preset is checked before the first experiment starts
         resolve_parameters(experiments[name], preset)
-    if out is not None:
-        check_output_root(out)
+    out = reproduce_output_root(preset, out, root)
+    printer = _printer(progress)
     results = []
-    bar = tqdm(selected, desc=f"reproduce ({preset})", unit="experiment", disable=not progress)
-    for name in bar:
-        bar.set_postfix_str(name)
-        results.append(
-            run_experiment(name, preset=preset, out=out, root=root, kernel_name=kernel_name, progress=False)
-        )
+    for number, name in enumerate(selected, start=1):
+        if printer is not None:
+            printer.message(f"[{number}/{len(selected)}] {name} ({preset})")
+            printer.prefix = f"[{number}/{len(selected)}] {name} "
+        result = run_experiment(name, preset=preset, out=out, root=root, kernel_name=kernel_name,
+                                progress=printer if printer is not None else False)  # fmt: skip
+        results.append(result)
+        if printer is not None:
+            printer.message(f"[{number}/{len(selected)}] {name} done in {result.duration_s:.1f} s")
     return results
+
+
+def reproduce_output_root(preset: str, out: str | Path | None = None, root: str | Path | None = None) -> Path:
+    """Output root of ``torus-lab reproduce``: ``out`` if given, else the project folder for the ``paper``
+    preset (reproducing *is* publishing) and ``scratch/<preset>/`` for any other preset.  Checked and created.
+    """
+    if out is not None:
+        return check_output_root(out)
+    project = project_root(root)
+    return check_output_root(default_output_root(project, preset, publish=preset == PUBLISH_PRESET))

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from torus_lab._validate import check_instance, check_str, is_int, naming
+from torus_lab.progress import ProgressReporter
 
 __all__ = ["BACKENDS", "CACHE_OFF", "cache_location", "clear_cache", "code_digest", "grid", "item_key", "item_seed",
            "sweep", "sweep_frame"]
@@ -311,7 +312,8 @@ def sweep(
     workers : int, optional
         Local processes (default: ``os.cpu_count()``).
     progress : bool
-        Show a tqdm progress bar over items.
+        Show a tqdm progress bar over items.  Independently of it, inside a notebook run by ``torus-lab run`` or
+        ``reproduce`` the sweep's progress is shown on the terminal (see :mod:`torus_lab.progress`).
     cache : folder, bool or None
         Result cache folder (see the module docstring); None: ``TORUS_LAB_CACHE``; False: no cache.
     """
@@ -348,32 +350,39 @@ def sweep(
     else:  # a disabled notebook bar still warns "IProgress not found" into executed notebooks
         from tqdm import tqdm
 
-    bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=desc or getattr(func, "__name__", "sweep"),
-               disable=not progress)  # fmt: skip
+    name = desc or getattr(func, "__name__", "sweep")
+    bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=name, disable=not progress)
+    # for the runner's terminal (torus_lab.progress); writes nothing outside a `torus-lab run`
+    reporter = ProgressReporter(name, total=len(items), initial=len(items) - len(todo))
+
+    def advance() -> None:
+        bar.update()
+        reporter.advance()
+
     jobs = [(i, (func, items[i], entropies[i], routings, location, keys[i], sweep_key)) for i in todo]
     try:
         if backend == "serial" or len(jobs) <= 1:
             for i, args in jobs:
                 results[i] = _call(*args)
-                bar.update()
+                advance()
         elif backend == "processes":
-            _run_processes(jobs, results, workers or os.cpu_count() or 1, bar)
+            _run_processes(jobs, results, workers or os.cpu_count() or 1, advance)
         else:
-            _run_dask(jobs, results, scheduler, workers, bar)
+            _run_dask(jobs, results, scheduler, workers, advance)
         return results
     finally:
         bar.close()
 
 
-def _run_processes(jobs, results, workers, bar) -> None:
+def _run_processes(jobs, results, workers, advance) -> None:
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
         futures = {pool.submit(_call, *args): i for i, args in jobs}
         for future in as_completed(futures):
             results[futures[future]] = future.result()
-            bar.update()
+            advance()
 
 
-def _run_dask(jobs, results, scheduler, workers, bar) -> None:
+def _run_dask(jobs, results, scheduler, workers, advance) -> None:
     from dask.distributed import Client, LocalCluster, as_completed
 
     owned = []
@@ -393,7 +402,7 @@ def _run_dask(jobs, results, scheduler, workers, bar) -> None:
         index = {future.key: i for (i, _), future in zip(jobs, futures, strict=True)}
         for future in as_completed(futures):
             results[index[future.key]] = future.result()
-            bar.update()
+            advance()
     finally:
         for resource in owned:
             resource.close()

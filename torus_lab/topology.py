@@ -2,7 +2,7 @@
 
 A k-ary n-cube (torus) has nodes ``(x_0, ..., x_{n-1})`` with ``0 <= x_i < K_i`` and links
 ``x <-> x +/- e_i (mod K_i)``.  Radix may differ per dimension (mixed radix ``K_0 x ... x K_{n-1}``,
-Upadhyay et al., Definition 1).  Conventions (``specs/algorithms.md`` section 0):
+Upadhyay et al., Definition 1).  Conventions (``docs/conventions.md#topology``, ``docs/conventions.md#radix-two``):
 
 * dimensions are 0-based; node ids are mixed-radix numbers with dimension 0 the least significant digit
   (the rightmost digit of Demaine & Srinivas' address strings);

@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from torus_lab._validate import check_mapping, check_results
 from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, draw_torus_3d, new_figure
 from torus_lab.studies.disjoint_paths import drawn_paths, paper_radix
+from torus_lab.timing import timing_key
 from torus_lab.topology import Torus
 
 __all__ = ["fig_fig9_path_lengths", "fig_fig10_time", "fig_variants_path_lengths", "fig_solved_instances"]
@@ -48,24 +49,44 @@ def fig_fig9_path_lengths(results: Mapping[str, pd.DataFrame], params: Mapping[s
 
 
 def fig_fig10_time(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
-    """Fig. 10: time per instance (CPU and wall-clock mean, CPU 99th percentile), scaled ``n c^4`` and the fit."""
-    check_results("results", results, {"time_fit": (), "time_per_instance": ()})
+    """Fig. 10 in two panels: (a) the algorithm's work per instance (deterministic: mean, 99th percentile,
+    ``n c^4`` scaled to the mean at the smallest ``n``, power-law fit), (b) the measured time per instance (CPU
+    and wall-clock mean, CPU 99th percentile, scaled ``n c^4`` and the fit), read from the timing frames
+    ``time_per_instance_timing`` and ``time_fit_timing`` (:mod:`torus_lab.timing`)."""
+    check_results("results", results, {
+        "work_per_instance": ("n", "work_mean", "work_p99", "worst_case_scaled", "work_fit"),
+        "work_fit": ("measure", "exponent"),
+        timing_key("time_per_instance"): ("n", "cpu_mean_s", "time_mean_s", "cpu_p99_s", "worst_case_scaled_s",
+                                          "cpu_fit_s"),
+        timing_key("time_fit"): ("measure", "exponent"),
+    })  # fmt: skip
     check_mapping("params", params, [])
     apply_style()
-    times = results["time_per_instance"].sort_values("n")
-    exponent = results["time_fit"].set_index("measure").loc["cpu_mean_s", "exponent"]
+    fig, (ax_work, ax_time) = new_figure(1, 2)
+    work = results["work_per_instance"].sort_values("n")
+    work_exponent = results["work_fit"].set_index("measure").loc["work_mean", "exponent"]
+    n_work = work["n"].to_numpy(dtype=float)
+    ax_work.plot(n_work, work["work_mean"], marker="o", label="mean")
+    ax_work.plot(n_work, work["work_p99"], marker="v", ls="-.", label="99th percentile")
+    ax_work.plot(n_work, work["worst_case_scaled"], color="0.4", ls="--", label="$n c^4$ (c = n), scaled to the mean")
+    ax_work.plot(n_work, work["work_fit"], color=PALETTE[3], ls=":", label=f"fit to mean: $n^{{{work_exponent:.2f}}}$")
+    ax_work.set(yscale="log", xlabel="n (c = n)", ylabel="vertex operations per instance",
+                title="(a) work per instance (deterministic)")  # fmt: skip
+    ax_work.legend(loc="upper left", fontsize="small")
+    times = results[timing_key("time_per_instance")].sort_values("n")
+    exponent = results[timing_key("time_fit")].set_index("measure").loc["cpu_mean_s", "exponent"]
     n_values = times["n"].to_numpy(dtype=float)
-    fig, ax = new_figure()
-    ax.plot(n_values, times["cpu_mean_s"] * 1e3, marker="o", label="mean (CPU time)")
-    ax.plot(n_values, times["time_mean_s"] * 1e3, marker="s", ls=":", label="mean (wall clock)")
-    ax.plot(n_values, times["cpu_p99_s"] * 1e3, marker="v", ls="-.", label="99th percentile (CPU time)")
-    ax.plot(n_values, times["worst_case_scaled_s"] * 1e3, color="0.4", ls="--",
-            label="$n c^4$ (c = n), scaled to the CPU mean at the smallest n")  # fmt: skip
-    ax.plot(n_values, times["cpu_fit_s"] * 1e3, color=PALETTE[3], ls=":",
-            label=f"fit to CPU mean: $n^{{{exponent:.2f}}}$")  # fmt: skip
-    ax.set(yscale="log", xlabel="n (c = n)", ylabel="time per instance (ms)",
-           title="Fig. 10: execution time per instance")  # fmt: skip
-    ax.legend()
+    ax_time.plot(n_values, times["cpu_mean_s"] * 1e3, marker="o", label="mean (CPU time)")
+    ax_time.plot(n_values, times["time_mean_s"] * 1e3, marker="s", ls=":", label="mean (wall clock)")
+    ax_time.plot(n_values, times["cpu_p99_s"] * 1e3, marker="v", ls="-.", label="99th percentile (CPU time)")
+    ax_time.plot(n_values, times["worst_case_scaled_s"] * 1e3, color="0.4", ls="--",
+                 label="$n c^4$ (c = n), scaled to the CPU mean")  # fmt: skip
+    ax_time.plot(n_values, times["cpu_fit_s"] * 1e3, color=PALETTE[3], ls=":",
+                 label=f"fit to CPU mean: $n^{{{exponent:.2f}}}$")  # fmt: skip
+    ax_time.set(yscale="log", xlabel="n (c = n)", ylabel="time per instance (ms)",
+                title="(b) measured time per instance (machine-dependent)")  # fmt: skip
+    ax_time.legend(loc="upper left", fontsize="small")
+    fig.suptitle("Fig. 10: cost per instance")
     return fig
 
 

@@ -205,6 +205,6 @@ def fig_faulty_torus_example(results: Results, params: Params):
     fig, axes = new_figure(2, 2, figsize=(10, 10))
     for ax, name in zip(axes.ravel(), ALGORITHMS, strict=True):
         _draw_walk(ax, mask, s, t, routes[name], radix)
-    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="upper center", ncol=2,
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside upper center", ncol=2,
                title=f"N = {radix}, m = {m}, {count} faulty nodes (black)")
     return fig

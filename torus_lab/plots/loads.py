@@ -40,7 +40,7 @@ def _legend_below(fig: Figure, axes, dims) -> None:
     handles, labels = axes[0][0].get_legend_handles_labels()
     for ax in list(axes.flat)[len(dims) :]:
         ax.set_visible(False)
-    fig.legend(handles, labels, loc="upper center", ncol=5, bbox_to_anchor=(0.5, 0.0))
+    fig.legend(handles, labels, loc="outside lower center", ncol=5)
 
 
 def _dimension_panels(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]):
@@ -165,7 +165,6 @@ def fig_heatmap_3d(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any
     k = int(params["heatmap_k_3d"])
     routings = params["routings"]
     fig, axes = new_figure(1, len(routings), squeeze=False, figsize=(5.6 * len(routings), 3.4))
-    fig.subplots_adjust(wspace=0.55)
     for ax, routing in zip(axes[0], routings, strict=True):
         grid = frame[frame["routing"] == routing].pivot_table(index=["dim", "sign"], columns="residue",
                                                               values="load", aggfunc="max")  # fmt: skip

@@ -153,7 +153,6 @@ def fig_virtual_mesh(results: Results, params: Mapping[str, Any]):
         legend = ([n.replace("-", " ") for n in names] if names is not None
                   else [f"VC{v + 1}" for v in range(1 + max(max(c) for c in combos.values()))])
         draw_virtual_mesh(ax, study.make_topology(kind, k), combos, legend, title=title.format(k=k))
-    fig.tight_layout()
     return fig
 
 
@@ -164,7 +163,7 @@ WITNESS_PANELS = (("bidirectional", "dor"), ("bidirectional", "negative-first+pa
 
 
 def fig_cdg_witness_cycles(results: Results, params: Mapping[str, Any]):
-    """CDG witness cycles (from ``cdg_verdicts``) of :data:`WITNESS_PANELS` at the smallest k."""
+    """CDG witness cycles (from ``cdg_verdicts``) of ``WITNESS_PANELS`` at the smallest k."""
     check_results("results", results, {"cdg_verdicts": ()})
     check_mapping("params", params, ["ks"])
     apply_style()
@@ -174,7 +173,6 @@ def fig_cdg_witness_cycles(results: Results, params: Mapping[str, Any]):
         cycle = study.witness_cycle(results["cdg_verdicts"], kind, k0, name)
         verdict = "acyclic" if cycle is None else f"cycle of {len(cycle)}"
         draw_cdg_cycle(ax, study.make_topology(kind, k0), cycle, title=f"{name} on {kind} {k0}x{k0}: {verdict}")
-    fig.tight_layout()
     return fig
 
 
@@ -231,5 +229,4 @@ def fig_latency_vs_load(results: Results, params: Mapping[str, Any]):
         ax.set(xlabel="offered load (flits/node/cycle)", ylabel="mean latency (cycles)",
                title=f"{traffic} traffic, {k}x{k}")
     axes[0][0].legend(fontsize=7, loc="center left")
-    fig.tight_layout()
     return fig

@@ -1,8 +1,8 @@
 """Direction-first e-cube (Demaine & Srinivas, Section 5) and west-first on 2D tori (Section 4.3).
 
-Implements ``specs/algorithms.md`` sections 5.3-5.5.  One kernel serves both algorithms.
+Interpretation choices: ``docs/conventions.md#df-phase`` and the entries after it.  One kernel serves both algorithms.
 
-**Direction-first (west-first) phase in the 2D sub-torus X = dim i, Y = dim j** (spec 5.3, REC):
+**Direction-first (west-first) phase in the 2D sub-torus X = dim i, Y = dim j** (``docs/conventions.md#df-phase``):
 
 1. at the first hop of a phase (``h = 0``) a wraparound hop in X or Y is allowed iff it is the first hop of a
    torus-minimal path in that dimension (coordinate k-1 going +, or 0 going -; with a tie, k even and offset
@@ -11,30 +11,31 @@ Implements ``specs/algorithms.md`` sections 5.3-5.5.  One kernel serves both alg
 3. if ``mx = -1`` the only mesh option is W (= - along X); otherwise E (if ``mx = +1``) and N/S per ``my``;
 4. an E/N/S mesh hop sets ``closedW``; wrap and W hops do not.
 
-Candidate order (the simulator's selection takes the first free one; the spec leaves it open): rule-1
-wraps whose wrap way is the unique minimal way (X then Y), then the mesh hop in X, then in Y (REC tie -> X
-first), then rule-1 wraps in a tie dimension (both ways minimal).  This order makes the *preferred* route
-minimal in the cases we checked; the other candidates are what adaptivity may choose under congestion or
-faults, and they can be non-minimal (the mesh way round a ring whose wrap is no longer allowed).
+Candidate order (the simulator's selection takes the first free one; the paper leaves it open,
+``docs/conventions.md#df-candidate-order``): rule-1 wraps whose wrap way is the unique minimal way (X then Y), then the
+mesh hop in X, then in Y (REC tie -> X first), then rule-1 wraps in a tie dimension (both ways minimal).  This order
+makes the *preferred* route minimal in the cases we checked; the other candidates are what adaptivity may choose under
+congestion or faults, and they can be non-minimal (the mesh way round a ring whose wrap is no longer allowed).
 
-**Main loop** (spec 5.4, the paper's steps 1-4): ``i`` = lowest incorrect dimension, ``j`` = the next one;
-if there is none, ``j = y`` when ``y != i``, else a uniformly random dimension ``!= i`` (from the simulator's
-seeded random word); when ``(i, j) != (x, y)`` the phase restarts (``x, y = i, j``, ``h = 0``, ``closedW = 0``).
+**Main loop** (the paper's steps 1-4, ``docs/conventions.md#df-main-loop``): ``i`` = lowest incorrect dimension, ``j`` =
+the next one; if there is none, ``j = y`` when ``y != i``, else a uniformly random dimension ``!= i`` (from the
+simulator's seeded random word); when ``(i, j) != (x, y)`` the phase restarts (``x, y = i, j``, ``h = 0``,
+``closedW = 0``).
 
 **Header state** (paper: ``(f, x, y)``, one flag).  Slots: 0 = x, 1 = y, 2 = "phase started" (``h > 0``;
 only ``h == 0`` is ever tested, so one bit suffices), 3 = closedW (diagnostic: decisions never read it),
 4 = "message started" (for the ``"first"`` wrap rule), 5 = "has misrouted" (diagnostic).  All flags are
 0/1 so the reachable header states are finite (the CDG tool enumerates them).  Deviation from the paper:
 our flag means "this phase has started" rather than "the direction has been traversed" -- the paper's
-``f`` cannot express rule 1 and rule 3 together (spec 5.3).  The decision-relevant header is therefore
-(dest, x, y, started), the same size as the paper's Theorem 5.4 (see :func:`header_size_bits`); the
+``f`` cannot express rule 1 and rule 3 together (``docs/conventions.md#df-header``).  The decision-relevant header is
+therefore (dest, x, y, started), the same size as the paper's Theorem 5.4 (see :func:`header_size_bits`); the
 ``"first"`` wrap rule needs one more bit ("message started").
 
-**Wrap rules** (spec 5.6 variants): ``"phase"`` (REC, first hop of each 2D phase), ``"first"`` (only the
-message's very first hop, spec 2.1), ``"none"``.
+**Wrap rules**: ``"phase"`` (REC = default, first hop of each 2D phase), ``"first"`` (only the
+message's very first hop, ``docs/conventions.md#first-hop-wraps``), ``"none"``.
 
-**Faults** (spec 5.5, a design decision, not the paper's): allowed = the options above minus faulty links
-(and links touching faulty nodes).  If none is left: (a) if ``mx >= 0`` (a non-west move is blocked) the
+**Faults** (``docs/conventions.md#df-faults``, a design decision, not the paper's): allowed = the options above minus
+faulty links (and links touching faulty nodes).  If none is left: (a) if ``mx >= 0`` (a non-west move is blocked) the
 packet misroutes one mesh hop along +Y or -Y (non-faulty, non-wrap; +Y first), which sets ``closedW``;
 (b) with a single incorrect dimension, Y is a fresh correct dimension (the random rule), so (a) detours
 through it; (c) if a west hop is blocked no output is permitted -- the kernel returns no candidate and the
@@ -46,7 +47,8 @@ mesh hop along any *correct* dimension other than X (``-`` first, so that its la
 move the next phase may postpone).
 
 **West-first on a 2D torus** (``west_first_routing``): the same phase rules with X = dim 0, Y = dim 1
-fixed for the whole message and wraparounds allowed only on the message's first hop (spec 2.1).
+fixed for the whole message and wraparounds allowed only on the message's first hop
+(``docs/conventions.md#df-west-first``).
 
 Examples
 --------
@@ -85,8 +87,8 @@ WRAP_RULES = ("phase", "first", "none")
 
 # iparams layout
 _P_VCS, _P_WRAP, _P_MISROUTE, _P_WEST_FIRST = 0, 1, 2, 3
-#: Fault policies (spec 5.5): REC misroute along +-Y, ALT detour through any correct dimension without
-#: U-turns, or no misrouting at all.
+#: Fault policies (``docs/conventions.md#df-faults``): REC misroute along +-Y, ALT detour through any correct dimension
+#: without U-turns, or no misrouting at all.
 MISROUTE_POLICIES = ("y", "detour", "none")
 _MISROUTE_CODE = {"none": 0, "y": 1, "detour": 2}
 # state layout (all flags saturate at 1)
@@ -250,7 +252,7 @@ def direction_first_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, 
     if m > 0 or mx < 0 or misroute_ok == 0 or y_dim < 0:
         return m
     if misroute_ok == 1:
-        # ---- spec 5.5 (a)/(b) REC: every allowed non-west move is faulty -> one mesh hop along +-Y
+        # ---- df-faults (a)/(b) REC: every allowed non-west move is faulty -> one mesh hop along +-Y
         for sign in (1, -1):
             ch = _mesh_channel(tables, cur, y_dim, sign)
             if ch >= 0 and tables.ch_ok[ch] != 0:
@@ -279,7 +281,7 @@ def header_size_bits(k: int, n: int, *, rounding: str = "ceil") -> float:
     n : int
         Number of dimensions, ``n >= 1``.
     rounding : {"ceil", "exact"}
-        ``"ceil"`` (spec 5.3): whole fields, ``2 ceil(log2 n) + ceil(n log2 k) + 1`` (an int);
+        ``"ceil"`` (``docs/conventions.md#df-header``): whole fields, ``2 ceil(log2 n) + ceil(n log2 k) + 1`` (an int);
         ``"exact"``: the paper's real-valued formula.
 
     Examples
@@ -317,7 +319,7 @@ def direction_first_routing(
     vcs: int = 1,
     faults: Faults | None = None,
 ) -> RoutingFunction:
-    """Direction-first e-cube routing (Demaine & Srinivas, Section 5; spec 5.3-5.5) on ``topology``.
+    """Direction-first e-cube routing (Demaine & Srinivas, Section 5; ``docs/conventions.md#df-phase``) on ``topology``.
 
     Parameters
     ----------
@@ -326,8 +328,8 @@ def direction_first_routing(
     wraps : {"phase", "first", "none"}
         Wrap rule, see :data:`WRAP_RULES` (REC ``"phase"``).
     misroute : {"y", "detour", "none"}
-        Fault policy, see :data:`MISROUTE_POLICIES`: REC ``"y"`` (spec 5.5 (a), misroute along +-Y when every
-        allowed non-west move is faulty), ALT ``"detour"``, or ``"none"``.
+        Fault policy, see :data:`MISROUTE_POLICIES`: REC ``"y"`` (``docs/conventions.md#df-faults`` (a), misroute along
+        +-Y when every allowed non-west move is faulty), ALT ``"detour"``, or ``"none"``.
     vcs : int, default 1
         VCs per channel (the paper uses none, i.e. 1); every VC of an allowed channel is a candidate.
     faults : Faults or None
@@ -367,7 +369,8 @@ def direction_first_routing(
 def west_first_routing(
     topology: Torus, *, misroute: str = "y", vcs: int = 1, faults: Faults | None = None
 ) -> RoutingFunction:
-    """West-first routing on a 2D torus with wraparounds only on the first hop (paper 4.3; spec 2.1).
+    """West-first routing on a 2D torus with wraparounds only on the first hop (paper 4.3;
+    ``docs/conventions.md#df-west-first``).
 
     West = - along dimension 0.  Same phase rules as :func:`direction_first_routing` with X = 0, Y = 1 for
     the whole message.
@@ -398,7 +401,7 @@ def west_first_routing(
     )
 
 
-_MISROUTE_OPTION = Option("misroute", "fault policy: misroute along +-Y (spec REC), detour, or none",
+_MISROUTE_OPTION = Option("misroute", "fault policy: misroute along +-Y (default), detour, or none",
                           choices=MISROUTE_POLICIES)
 _VCS_OPTION = Option("vcs", "virtual channels per channel (the paper uses 1); every VC of a channel is offered",
                      minimum=1)

@@ -4,7 +4,7 @@ Given ``c <= n`` vertex pairs ``(s_i, d_i)`` of an ``(n, k)``-torus with ``n < k
 vertices distinct across pairs, ``s_i = d_i`` allowed), :func:`pairwise_disjoint_paths` selects ``c`` mutually
 vertex-disjoint paths ``s_i ~> d_i`` of length at most ``2k(c-1) + n*floor(k/2)`` (paper, Theorem 1).
 
-The implementation follows the paper's Section 3 and the project guide ``specs/algorithms.md`` section 1:
+The implementation follows the paper's Section 3 (choices where it is open: ``docs/conventions.md#bk-candidates`` ff.):
 
 * base case ``c = 1``: dimension-order routing (Algorithm 1; dimensions ascending, minimal direction, tie ``+``);
   ``n = 1`` is the ring case of it;
@@ -12,7 +12,7 @@ The implementation follows the paper's Section 3 and the project guide ``specs/a
   and ``T``, Lemma 1's candidate paths ``p, P1, P2`` and Lemma 2's re-routing (threat check and swap);
 * special case ``n = 2, c = 2`` (Section 3.3 and the correctness proof, Figure 8).
 
-REC choices of the guide (all recorded in :class:`TraceLevel` and the notebook):
+REC (default) choices (all recorded in :class:`TraceLevel` and the notebook):
 
 * candidates in the order ``p``, then ``P1`` (free dimensions ascending, ``-e_i`` before ``+e_i``), then
   ``P2`` in the same order (ALT ``detour_order="+-"``);
@@ -36,9 +36,7 @@ REC choices of the guide (all recorded in :class:`TraceLevel` and the notebook):
 
 Examples
 --------
->>> import numpy as np
-
-from torus_lab.topology import Torus
+>>> from torus_lab.topology import Torus
 >>> torus = Torus(3, 5)
 >>> pairs = [((0, 0, 0), (2, 2, 2)), ((0, 1, 0), (4, 1, 3)), ((1, 0, 0), (1, 0, 0))]
 >>> paths = pairwise_disjoint_paths(torus, pairs)
@@ -78,7 +76,7 @@ __all__ = [
     "verify_disjoint_paths",
 ]
 
-#: Rules for choosing subtorus T: the guide's REC (``"paper"``) and the future-work variant (``"short"``).
+#: Rules for choosing subtorus T: REC (``"paper"``) and the future-work variant (``"short"``).
 CHOOSE_T = ("paper", "short")
 #: Which threatened vertex Lemma 2 examines: REC ``"first"``, ALT ``"blocked"`` (a fully blocked one if any).
 LEMMA2_RULES = ("first", "blocked")
@@ -139,11 +137,19 @@ class TraceLevel:
 
 @dataclass
 class DisjointPathsRun:
-    """Result of :func:`disjoint_paths_run`: the paths, the recursion trace and the counted fallbacks."""
+    """Result of :func:`disjoint_paths_run`: the paths, the recursion trace, the counted fallbacks and the work.
+
+    ``work`` counts the algorithm's elementary vertex operations: every vertex of every path it builds (Lemma 1
+    candidates ``p``/``P1``/``P2`` in the order tried, Lemma 2's straight threat paths, DOR and ring
+    completions, the straight path through ``T'`` of the special case) plus every neighbour the BFS fallback
+    examines.  It is a deterministic stand-in for the running time (the paper's ``O(n c^4)`` of Section 6
+    bounds it up to a constant) that does not depend on the machine or its load.
+    """
 
     paths: list[list[Node]]
     trace: list[TraceLevel]
     fallbacks: list[Fallback]
+    work: int = 0
 
 
 @dataclass(frozen=True)
@@ -268,6 +274,7 @@ class _Solver:
         self.signs = (-1, 1) if detour_order == "-+" else (1, -1)
         self.record = record
         self.fallbacks: list[Fallback] = []
+        self.work = 0  # vertex operations (see DisjointPathsRun.work)
 
     # -- coordinates
     def to_id(self, node: Node) -> int:
@@ -314,23 +321,28 @@ class _Solver:
         return [(((x + sign * t) % k) - x) * s for t in range(1, hops + 1)]
 
     def candidates(self, u: int, d: int, target: int, avoid: int, free: tuple[int, ...], straight_only: bool = False):
-        """Lemma 1's candidate paths for ``u`` in the guide's order: p, then P1, then P2 (full vertex lists)."""
+        """Lemma 1's candidate paths for ``u`` (full vertex lists) in the order ``p``, ``P1``, ``P2`` of
+        ``docs/conventions.md#bk-candidates``."""
         x = self.coord(u, d)
         if x == target:
+            self.work += 1
             yield [u]
             return
         sign, hops = self._direction(x, target, avoid)
         offs = self._offsets(x, sign, hops, d)
+        self.work += 1 + hops
         yield [u] + [u + o for o in offs]
         if straight_only:
             return
         sideways = [(i, sg) for i in free if i != d for sg in self.signs]
         for i, sg in sideways:
             w = self.step(u, i, sg)
+            self.work += 2 + hops
             yield [u, w] + [w + o for o in offs]
         for i, sg in sideways:
             w1 = self.step(u, i, sg)
             w2 = self.step(w1, i, sg)
+            self.work += 3 + hops
             yield [u, w1, w2] + [w2 + o for o in offs]
 
     @staticmethod
@@ -370,6 +382,7 @@ class _Solver:
             for _ in range(hops):
                 v = self.step(v, d, sign)
                 path.append(v)
+        self.work += len(path)
         return path
 
     def bfs(self, s: int, t: int, free: tuple[int, ...], pair: int, owner: dict[int, int]) -> list[int] | None:
@@ -387,6 +400,7 @@ class _Solver:
             for d in free:
                 for sg in (-1, 1):
                     w = self.step(v, d, sg)
+                    self.work += 1
                     if w not in parent and get(w, pair) == pair:
                         parent[w] = v
                         queue.append(w)
@@ -622,6 +636,7 @@ class _Solver:
             sign, hops = self._direction(x, gamma_t, gamma_tp)
             sign, hops = -sign, self.k - hops
             path = [u] + [u + o for o in self._offsets(x, sign, hops, d)]
+            self.work += len(path)
             if not self._free_of(path, other, owner):
                 raise _StepFailed("path through T' blocked")
             self._commit(path, other, owner)
@@ -675,6 +690,7 @@ class _Solver:
             path = [s]
             for _ in range(hops):
                 path.append(self.step(path[-1], ring, sign))
+            self.work += len(path)
             if self._free_of(path, pair, owner):
                 return path
         return None
@@ -729,6 +745,8 @@ def disjoint_paths_run(
     [(1, 'special', 0, 0, 1, 0)]
     >>> run.paths[0]
     [(0, 0), (0, 1), (0, 2), (4, 2), (3, 2), (2, 2)]
+    >>> run.work > 0 and run.work == disjoint_paths_run((2, 5), [((0, 0), (2, 2)), ((1, 0), (1, 4))]).work
+    True
     """
     check_str("choose_T", choose_T, CHOOSE_T)
     check_str("detour_order", detour_order, DETOUR_ORDERS)
@@ -742,7 +760,7 @@ def disjoint_paths_run(
     except _StepFailed as exc:
         raise DisjointPathsError(f"no attempt succeeded on {checked!r}: {exc}") from None
     out = solver.to_paths([paths[p] for p in range(len(checked))])
-    return DisjointPathsRun(out, levels, solver.fallbacks)
+    return DisjointPathsRun(out, levels, solver.fallbacks, solver.work)
 
 
 def pairwise_disjoint_paths(

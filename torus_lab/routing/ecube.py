@@ -1,6 +1,7 @@
 """e-cube / dimension-order routing (DOR) on k-ary n-cubes, meshes and hypercubes, with optional datelines.
 
-Demaine & Srinivas, Section 4.1 (e-cube) and 4.2 (double e-cube); ``specs/algorithms.md`` sections 5.2 and 2.3.
+Demaine & Srinivas, Section 4.1 (e-cube) and 4.2 (double e-cube); conventions ``docs/conventions.md#ecube`` and
+``docs/conventions.md#datelines``.
 
 * e-cube corrects the lowest-index differing dimension first, in its minimal direction (REC tie for even k
   with offset k/2: ``+``; ALT ``tie="-"``; ``tie="random"``: either way with equal probability, drawn from
@@ -14,7 +15,7 @@ Demaine & Srinivas, Section 4.1 (e-cube) and 4.2 (double e-cube); ``specs/algori
   ``k-1 -> 0`` along + and ``0 -> k-1`` along -), staying in class 1 for the rest of that dimension.  ALT
   **decide-at-entry** (BookSim ``dor_next_torus``): on entering a dimension use class 1 for the whole
   traversal if the minimal route crosses the wrap.  Datelines apply to every ring with a wraparound (k >= 3;
-  for k = 3 they are harmless but not needed, spec 5.2).  Without datelines every VC is a candidate.
+  for k = 3 they are harmless but not needed).  Without datelines every VC is a candidate.
 * Faults: DOR is not fault tolerant; if the one channel it wants is faulty the kernel returns no candidate.
 
 The kernel is routing-relation form: its decision depends only on (node, destination, input channel, input
@@ -160,7 +161,7 @@ def ecube_routing(
     tie : {"+", "-", "random"}
         Direction taken when both ways round are minimal (REC ``"+"``; ``"random"``: either, equally likely).
     dateline_rule : {"switch", "entry"}
-        REC switch-at-dateline or ALT decide-at-entry (spec 2.3).
+        REC switch-at-dateline or ALT decide-at-entry (``docs/conventions.md#datelines``).
     variant : {"ecube", "double"}
         e-cube or double e-cube (identical routes, paper Lemma of 4.2).
     faults : Faults or None

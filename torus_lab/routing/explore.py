@@ -42,6 +42,7 @@ __all__ = [
     "explore_states",
     "validate_routing",
     "VALIDATION_MODES",
+    "EXHAUSTIVE_NODES",
     "check_routing_function",
     "node_ok",
 ]
@@ -291,8 +292,8 @@ def _problem_message(rf: RoutingFunction, d: int, enc, vcs, problem) -> str:
 def explore_states(rf: RoutingFunction, dst, *, max_states: int = 5_000_000) -> StateGraph:
     """Every routing state reachable for destination ``dst`` (all non-faulty sources, all choices).
 
-    Raises :class:`RoutingValidationError` if the kernel returns a malformed candidate on the way, and
-    ``ValueError`` if more than ``max_states`` states are reachable.
+    Raises :class:`~torus_lab.routing.explore.RoutingValidationError` if the kernel returns a malformed candidate on the
+    way, and ``ValueError`` if more than ``max_states`` states are reachable.
 
     Examples
     --------

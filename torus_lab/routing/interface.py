@@ -56,6 +56,7 @@ __all__ = [
     "RoutingFunction",
     "build_tables",
     "KERNEL_SIGNATURE",
+    "KERNEL_SIG",
     "KERNEL_TYPE",
     "compile_kernel",
     "compile_for_kernel",
@@ -166,7 +167,7 @@ def build_tables(topology: Torus, faults: Faults | None, iparams: Sequence[int])
     Raises
     ------
     torus_lab._memory.MemoryLimitError
-        Before anything is allocated, when :func:`_tables_memory_estimate` exceeds the memory limit
+        Before anything is allocated, when ``_tables_memory_estimate`` exceeds the memory limit
         (``TORUS_LAB_MEMORY_LIMIT``, default half the available memory).
 
     Examples

@@ -26,7 +26,7 @@ from then on it works everywhere a built-in does: :meth:`RoutingFunction.candida
   naming the algorithm and the (node, destination, arrival, header state).
 * **Compiled code.** A kernel decorated ``@numba.njit`` is compiled in each process; one decorated
   ``cache=True`` is recompiled whenever its source, a function it calls or a constant it reads changes
-  (:func:`torus_lab._jit.fresh_cache_dispatcher`).  Nothing stale is ever run.
+  (``torus_lab._jit.fresh_cache_dispatcher``).  Nothing stale is ever run.
 * **Workers.** :func:`torus_lab.sweep.sweep` sends the entries registered in the calling process to every
   worker (serialised with cloudpickle, kernels by value when they live in a notebook or ``__main__``), so
   a kernel defined in a notebook cell runs on the processes and Dask backends with no extra step.  A Dask
@@ -490,7 +490,7 @@ def export_user_entries() -> bytes | None:
 
 def user_entries_digest() -> str | None:
     """A digest of the user-registered entries that is stable across processes (None when there are none):
-    their names, options and the code their builders depend on (:func:`torus_lab._jit.dependency_digest`
+    their names, options and the code their builders depend on (``torus_lab._jit.dependency_digest``
     follows the kernel through the builder's closure).  Part of the sweep cache key.
 
     Examples

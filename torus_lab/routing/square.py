@@ -2,7 +2,8 @@
 
 Implements Chain_Routing (Algorithm 1), Adaptive_Square_Routing (Algorithm 2), Heuristic_Square_Routing
 (Section 5), a fault-free shortest-distance oracle, and one improved local-information variant of our own,
-:func:`backtracking_square_routing`.  Guide: ``specs/algorithms.md`` section 3.
+:func:`backtracking_square_routing`.  Interpretation choices: ``docs/conventions.md#square-direction`` and the entries
+after it.
 
 Notation: the paper's ``n`` is the radix; here the radix is ``k`` (``N`` in the study), the square width ``m``.
 Node ids follow :mod:`torus_lab.topology`: ``id = x0 + k * x1``.
@@ -12,10 +13,11 @@ id, node ids as ints).  The Python functions below only validate input and conve
 the batch evaluation (:func:`evaluate_batch`, used by ``torus_lab.studies.fault_tolerant``) calls the very
 same kernels, so there is one implementation per algorithm.
 
-Common machinery (guide 3.1, all REC):
+Common machinery (all REC = default):
 
 * direction per dimension ``d``: ``dir_d = -1`` iff ``(t_d <= r_d and r_d - t_d <= k/2)`` or
-  ``(t_d > r_d and t_d - r_d > k/2)``, else ``+1`` (the garbled printed condition, read as the guide does);
+  ``(t_d > r_d and t_d - r_d > k/2)``, else ``+1`` (the garbled printed condition, read as in
+  ``docs/conventions.md#square-direction``);
 * the square for moving dimension ``i`` (``j`` the other) has ``m x m`` nodes
   ``v_i = c_i + a*dir_i, v_j = c_j + b*dir_j`` (``a, b = 0..m-1``); for Adaptive/Heuristic-Square
   ``c_i = b_i = r_i`` and ``c_j = b_j = r_j - dir_j`` (one row behind, ``m-2`` ahead), for Chain the band
@@ -98,7 +100,7 @@ _STEP_OVERFLOW = 4
 # ---------------------------------------------------------------------------------------------- kernels
 @njit
 def _direction(r: int, t: int, k: int) -> int:
-    """Routing direction in one dimension (Algorithms 1-2, guide 3.1 REC)."""
+    """Routing direction in one dimension (Algorithms 1-2, ``docs/conventions.md#square-direction``)."""
     if t <= r:
         return -1 if 2 * (r - t) <= k else 1
     return -1 if 2 * (t - r) > k else 1
@@ -930,7 +932,7 @@ def chain_routing(torus: Torus, faults, source, target, m: int) -> RoutingResult
 
     Notes
     -----
-    Interpretation (guide 3.2, REC): ``dir_0, dir_1`` are computed once from ``(s, t)``; phase ``i = 0``
+    Interpretation (``docs/conventions.md#chain``): ``dir_0, dir_1`` are computed once from ``(s, t)``; phase ``i = 0``
     then ``i = 1``; in each phase the band in dimension ``j`` is fixed at ``[r_j - dir_j, r_j + (m-2) dir_j]``
     with ``r`` the node where the phase starts (this realises the paper's "d(v_1, t_1) <= d(s_1, t_1) + 1");
     the squares are ``[r_i, r_i + (m-1) dir_i] x band``; "r_1 in the segment bounded by b_0 and B_0" is read
@@ -954,9 +956,9 @@ def adaptive_square_routing(torus: Torus, faults, source, target, m: int) -> Rou
 
     Notes
     -----
-    Interpretation (guide 3.3, REC): every iteration recomputes ``dir_0, dir_1`` from ``(r, t)`` and picks
-    ``i`` = the dimension with the larger ring distance ``d(r_i, t_i)`` (tie: dimension 0); the square is
-    ``b = (r_i, r_j - dir_j)``, ``B = (r_i + (m-1) dir_i, r_j + (m-2) dir_j)``; if ``t`` is in it the routing
+    Interpretation (``docs/conventions.md#adaptive-square``): every iteration recomputes ``dir_0, dir_1`` from
+    ``(r, t)`` and picks ``i`` = the dimension with the larger ring distance ``d(r_i, t_i)`` (tie: dimension 0); the
+    square is ``b = (r_i, r_j - dir_j)``, ``B = (r_i + (m-1) dir_i, r_j + (m-2) dir_j)``; if ``t`` is in it the routing
     succeeds iff BFS reaches ``t``, else it moves to the preferred reachable exit or fails.  A safety cap of
     ``4k`` iterations (never reached in our runs: Theorem 3 gives progress >= m - 2 per step).
 
@@ -983,9 +985,9 @@ def heuristic_square_routing(
 
     Notes
     -----
-    Interpretation (guide 3.4): as Adaptive-Square, but when the local routing in the square along ``i``
-    fails (no reachable exit, or ``t`` in the square but unreachable) and ``d(r_j, t_j) != 0``, a square
-    along ``j`` is tried (``b_j = r_j, B_j = r_j + (m-1) dir_j, b_i = r_i - dir_i, B_i = r_i + (m-2) dir_i``)
+    Interpretation (``docs/conventions.md#heuristic-square``): as Adaptive-Square, but when the local routing in the
+    square along ``i`` fails (no reachable exit, or ``t`` in the square but unreachable) and ``d(r_j, t_j) != 0``, a
+    square along ``j`` is tried (``b_j = r_j, B_j = r_j + (m-1) dir_j, b_i = r_i - dir_i, B_i = r_i + (m-2) dir_i``)
     with exit column ``v_j = t_j`` when ``d(r_j, t_j) < m - 1`` -- which coincides with the generic rule
     "``t_j`` in the square's ``j``-range", since ``d = m - 1`` puts ``t_j`` on ``B_j`` -- else ``v_j = B_j``,
     and ``t`` in the square means BFS to ``t``.  If that fails too, or ``d(r_j, t_j) = 0``, the routing fails.

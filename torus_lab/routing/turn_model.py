@@ -1,7 +1,7 @@
 """Turn-model routing, PFNF and virtual-mesh mappings onto tori (Upadhyay, Varavithya & Mohapatra; Glass & Ni).
 
-Implements ``specs/algorithms.md`` sections 2.1, 2.2 and 2.4.  One numba kernel (:func:`virtual_mesh_kernel`)
-serves every algorithm and VC scheme here, all *minimal*.
+Interpretation choices: ``docs/conventions.md#turn-model`` and the entries after it.  One numba kernel
+(:func:`virtual_mesh_kernel`) serves every algorithm and VC scheme here, all *minimal*.
 
 **Turn model (2D, minimal; Glass & Ni)** as a "first set" F of directions: while a productive direction of F
 remains, only those are offered; afterwards all productive directions.  Minimal routing never re-enters F,
@@ -21,25 +21,25 @@ minimal-adaptive    {}              none (unrestricted; cyclic CDG on a mesh)
 
 (E = +dim0, W = -dim0, N = +dim1, S = -dim1.)  On a torus "productive" means the minimal direction per
 dimension (tie for even k at offset k/2: REC ``"+"``, ALT ``"-"``, as e-cube).  ``wraps="first-hop"``
-(spec 2.1, tori without VCs) uses mesh directions instead and allows a wraparound only as a message's first
-hop (when it starts a torus-minimal path); the resulting routes can be non-minimal.
+(``docs/conventions.md#first-hop-wraps``, tori without VCs) uses mesh directions instead and allows a wraparound only as
+a message's first hop (when it starts a torus-minimal path); the resulting routes can be non-minimal.
 
 **PFNF on a 2D mesh** (two virtual networks = VC 0 and VC 1; a message never changes VN unless stated):
 
-* ``"reconstruction"`` (REC, spec 2.2 -- a reconstruction, the original paper's text was not available):
-  VN0 = negative-first carries Δx·Δy >= 0, VN1 = nw-first (NF rotated 90°) carries Δx·Δy < 0.
+* ``"reconstruction"`` (REC, ``docs/conventions.md#pfnf`` -- a reconstruction, the original paper's text was not
+  available): VN0 = negative-first carries Δx·Δy >= 0, VN1 = nw-first (NF rotated 90°) carries Δx·Δy < 0.
 * ``"mirror"`` (ALT): as REC with VN1 = se-first.
 * ``"literal"`` (ALT): VN0 = negative-first, VN1 = positive-first; a message uses VN1 iff Δx > 0 (or
   Δx = 0 and Δy > 0), else VN0 -- the literal reading of "positive-first in one VN, negative-first in the
   other".
-* ``"switch"`` (ALT, spec 2.2's remark): NF on VN0 and PF on VN1, the VN chosen hop by hop -- a hop may use
+* ``"switch"`` (ALT, ``docs/conventions.md#pfnf``): NF on VN0 and PF on VN1, the VN chosen hop by hop -- a hop may use
   a VN whose turn rules permit the turn ``(input direction -> output direction)``.
 
 Selection among the returned candidates is the simulator's business (they are listed dimension 0 first).
 
-**VC schemes on a torus** (spec 2.4).  Each VN ``v`` has a dateline node per dimension and direction:
-``k-1`` for ``+`` and ``0`` for ``-`` (the wrap links) shifted by ``v * dateline_offset`` (default ``k // 2``,
-"halfway across", paper Section 4; for k = 5 this puts VN1's +y dateline at row 1 as in the paper's
+**VC schemes on a torus** (``docs/conventions.md#virtual-mesh-schemes``).  Each VN ``v`` has a dateline node per
+dimension and direction: ``k-1`` for ``+`` and ``0`` for ``-`` (the wrap links) shifted by ``v * dateline_offset``
+(default ``k // 2``, "halfway across", paper Section 4; for k = 5 this puts VN1's +y dateline at row 1 as in the paper's
 Fig. 5).  The hop leaving the dateline node is the crossing hop.  Header state: slot 0 = VN, slot 1 = bit d
 set once the message crossed its VN's dateline of dimension d (minimal routing moves one way per dimension).
 
@@ -227,7 +227,7 @@ def virtual_mesh_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out
             nh += 1
             pbits |= 1 << (2 * d + (1 if sgn < 0 else 0))
         if wrap_first and torus and in_ch < 0 and k > 2:
-            # spec 2.1: a wraparound may be the first hop of a message if it starts a torus-minimal path
+            # first-hop-wraps: a wraparound may be the first hop of a message if it starts a torus-minimal path
             f = (e - c) % k
             wsgn = 0
             if c == k - 1 and f <= k - f:
@@ -382,7 +382,7 @@ def turn_model_routing(
         VC scheme on a torus (module docstring); ``"none"`` = one VC.
     wraps : {"minimal", "first-hop"}
         Torus directions: minimal per dimension (REC), or mesh directions with a wraparound only as the first
-        hop (spec 2.1, for tori without VCs).
+        hop (``docs/conventions.md#first-hop-wraps``, for tori without VCs).
     tie : {"+", "-"}
         Direction of a tie dimension (k even, offset k/2).
     faults : Faults or None

@@ -52,7 +52,8 @@ Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's 
       in the first cycle whose effects appear at the end of the last; BookSim2 holds the output VC only at the
       end and re-checks it (a difference only for delays > 1, not in BookSim2's defaults).
 Traffic and measurement (BookSim2's traffic manager)
-    Every node draws a packet each cycle with probability ``offered_load / packet_length`` (Bernoulli) into
+    Every node draws a packet each cycle with probability ``offered_load / packet_length`` (Bernoulli; or
+    the on-off process, shared with the simple router: :func:`torus_lab.sim.traffic.starts_packet`) into
     an unbounded-in-spirit source queue (``queue_capacity``); a node sends one packet at a time, one flit
     per cycle: its head takes the first free injection VC with a credit after the VC it used last, the body
     follows in that VC as credits allow, and the next packet may start the cycle after the tail.  The sink
@@ -102,10 +103,9 @@ from torus_lab.sim.kernels import (
     _CN_ROUTING_ERROR,
     _CN_WINDOW_FLITS_EJECTED,
     CNT,
-    _rand01,
-    draw_destination,
-    splitmix_next,
 )
+from torus_lab.sim.rng import splitmix_next
+from torus_lab.sim.traffic import draw_destination, starts_packet
 from torus_lab.topology import Torus
 
 __all__ = [
@@ -138,21 +138,22 @@ BCFG = {
         [
             "vcs", "depth", "length", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
             "credit_delay", "warmup", "measure_end", "drain", "gen_end", "deadlock_cycles", "pattern",
-            "hotspot_node", "queue_cap", "include_self", "num_channels", "num_nodes", "ports",
+            "hotspot_node", "queue_cap", "include_self", "num_channels", "num_nodes", "ports", "injection",
         ]
     )
 }  # fmt: skip
 _VCS, _DEPTH, _LENGTH, _RD, _VAD, _SAD, _STD, _CRD = 0, 1, 2, 3, 4, 5, 6, 7
 _WARMUP, _MEASURE_END, _DRAIN, _GEN_END, _DL_CYCLES, _PATTERN, _HOTSPOT, _QCAP, _SELF = 8, 9, 10, 11, 12, 13, 14, 15, 16
-_NCH, _NN, _PORTS = 17, 18, 19
-_PROB, _HOT_FRAC = 0, 1
+_NCH, _NN, _PORTS, _INJECTION = 17, 18, 19, 20
+#: ``fcfg``: packet probability while on, burst_alpha, burst_beta (the rates of ``starts_packet``), hotspot fraction
+_HOT_FRAC = 3
 
 #: Every array of one run of the BookSim-compatible model (see the module docstring for the numbering).
 BookSimState = namedtuple(
     "BookSimState",
     [
         # settings
-        "cfg", "fcfg", "active", "dest_map", "rng", "counters",
+        "cfg", "fcfg", "burst_on", "active", "dest_map", "rng", "counters",
         # channels (network, injection, ejection) and router ports
         "ch_src_router", "ch_dst_router", "ch_latency", "ch_in_port", "ch_out_port",
         # input VCs: FIFO (count, front slot; per slot packet, flit index, cycle from which it is visible)
@@ -239,8 +240,9 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
                 + total * 12)  # fmt: skip
 
 
-def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, active: np.ndarray,
-              dest_map: np.ndarray, seed_word: int, rec_cap: int, channel_latency: int) -> BookSimState:
+def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, burst_on: np.ndarray,
+               active: np.ndarray, dest_map: np.ndarray, seed_word: int, rec_cap: int,
+               channel_latency: int) -> BookSimState:
     """A fresh :class:`BookSimState`: empty buffers, full credits, free VCs (``cfg`` indexed by :data:`BCFG`;
     arguments checked by :func:`state_for`)."""
     from torus_lab._memory import check_memory, network_size
@@ -263,7 +265,8 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, act
         return np.full(shape, value, dtype=np.int64)
 
     return BookSimState(
-        cfg=cfg, fcfg=np.asarray(fcfg, dtype=np.float64).copy(), active=active.astype(np.int64),
+        cfg=cfg, fcfg=np.asarray(fcfg, dtype=np.float64).copy(), burst_on=np.asarray(burst_on, dtype=np.uint8).copy(),
+        active=active.astype(np.int64),
         dest_map=dest_map.astype(np.int64), rng=np.array([seed_word], dtype=np.uint64),
         counters=zeros(len(CNT)),
         ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
@@ -325,7 +328,8 @@ def _push_flit(st, vc, p, fi, visible):
 
 @njit(inline="always")
 def generate_packets(st, now):
-    """Generation: each active node creates a packet with probability ``offered/length`` (Bernoulli).
+    """Generation: each active node may create a packet (the injection process of
+    :func:`torus_lab.sim.traffic.starts_packet`: Bernoulli with probability ``offered/length``, or on-off).
 
     The packet joins the node's source queue with creation time ``now``; a full queue (``queue_capacity``)
     counts an overflow instead.
@@ -337,9 +341,9 @@ def generate_packets(st, now):
     qcap = cfg[_QCAP]
     for a in range(st.active.shape[0]):
         node = st.active[a]
-        if _rand01(st.rng) >= st.fcfg[_PROB]:
+        if not starts_packet(cfg[_INJECTION], st.fcfg, st.burst_on, node, st.rng):
             continue
-        dst = draw_destination(node, cfg[_PATTERN], st.active, st.dest_map, cfg[_HOTSPOT], st.fcfg[_HOT_FRAC],
+        dst = draw_destination(cfg[_PATTERN], node, st.active, st.dest_map, cfg[_HOTSPOT], st.fcfg[_HOT_FRAC],
                                cfg[_SELF] != 0, st.rng)  # fmt: skip
         if dst < 0:
             continue
@@ -752,11 +756,13 @@ class BookSimRun:
 
 
 def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np.ndarray | None = None,
-              hotspot: int = 0, seed_word: int = 1, rec_cap: int = 1024) -> BookSimState:
+              hotspot: int = 0, seed_word: int = 1, rec_cap: int = 1024,
+              burst_on: np.ndarray | None = None) -> BookSimState:
     """A fresh :class:`BookSimState` for ``routing``'s network under ``config`` (a ``router="booksim"`` SimConfig).
 
-    ``active`` (default every node), ``dest_map`` (default none: random patterns) and ``hotspot`` (node id)
-    are the engine's traffic set-up; tests pass their own to hand-place packets.
+    ``active`` (default every node), ``dest_map`` (default none: random patterns), ``hotspot`` (node id) and
+    ``burst_on`` (on-off injection: which nodes start in a burst; default none) are the engine's traffic set-up;
+    tests pass their own to hand-place packets.
 
     Examples
     --------
@@ -769,7 +775,7 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
     """
     from torus_lab.routing.interface import RoutingFunction
     from torus_lab.sim.config import SimConfig
-    from torus_lab.sim.traffic import pattern_code
+    from torus_lab.sim.traffic import INJECTIONS, pattern_code
 
     check_instance("routing", routing, RoutingFunction)
     check_instance("config", config, SimConfig)
@@ -788,6 +794,11 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
     hotspot = check_int("hotspot", hotspot, 0, nn - 1)
     seed_word = check_int("seed_word", seed_word, 0, 2**64 - 1)
     rec_cap = check_int("rec_cap", rec_cap, 1)
+    if burst_on is None:
+        burst_on = np.zeros(nn, dtype=np.uint8)
+    burst_on = check_int_array("burst_on", burst_on, 0, 1, ndim=1).astype(np.uint8)
+    if burst_on.shape[0] != nn:
+        raise ValueError(f"burst_on must have one entry per node ({nn}), got {burst_on.shape[0]}")
     end = config.warmup + config.measure
     settings = dict(
         depth=config.buffer_depth, length=config.packet_length, routing_delay=config.routing_delay,
@@ -796,13 +807,14 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
         measure_end=end, drain=config.drain, gen_end=end + config.drain if config.inject_during_drain else end,
         deadlock_cycles=config.deadlock_cycles, pattern=pattern_code(config.traffic), hotspot_node=int(hotspot),
         queue_cap=config.queue_capacity, include_self=int(config.uniform_includes_source),
+        injection=INJECTIONS[config.injection],
     )  # fmt: skip
     cfg = np.zeros(len(BCFG), dtype=np.int64)
     for name, value in settings.items():
         cfg[BCFG[name]] = value
-    fcfg = np.array([config.offered_load / config.packet_length, config.hotspot_fraction])
-    return _new_state(topology, routing.num_vcs, cfg, fcfg, active, dest_map, seed_word, rec_cap,
-                     config.channel_latency)  # fmt: skip
+    fcfg = np.append(config.injection_rates(), config.hotspot_fraction)
+    return _new_state(topology, routing.num_vcs, cfg, fcfg, burst_on, active, dest_map, seed_word, rec_cap,
+                      config.channel_latency)  # fmt: skip
 
 
 def run(routing, state: BookSimState, max_cycles: int) -> BookSimRun:

@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from torus_lab._validate import check_int
-from torus_lab.sim.traffic import PATTERNS
+from torus_lab._validate import check_int, check_str
+from torus_lab.sim.traffic import INJECTIONS, PATTERNS
 
 __all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS"]
 
@@ -83,7 +83,9 @@ class SimConfig:
         ``wait_for_tail_credit = 0``).
     Traffic
         ``traffic`` (a pattern of :mod:`torus_lab.sim.traffic`); ``offered_load`` in flits per node per cycle
-        (Bernoulli: a node starts a packet with probability ``offered_load / packet_length``);
+        (on average a node starts ``offered_load / packet_length`` packets per cycle); ``injection``
+        (:data:`torus_lab.sim.traffic.INJECTIONS`: ``"bernoulli"``, or ``"on-off"`` bursts with
+        ``burst_alpha`` = P(off -> on) and ``burst_beta`` = P(on -> off) per cycle);
         ``packet_length`` flits; ``hotspot_node`` / ``hotspot_fraction`` for the hotspot pattern;
         ``queue_capacity`` packets per source queue (more are counted and discarded);
         ``uniform_includes_source``: the uniform pattern draws the destination from all nodes, the source
@@ -111,6 +113,9 @@ class SimConfig:
     queue_capacity: int = 512
     hop_limit: int = 0
     vc_allocation: str = "atomic"
+    injection: str = "bernoulli"
+    burst_alpha: float = 0.5
+    burst_beta: float = 0.5
     router: str = "simple"
     routing_delay: int = 1
     vc_alloc_delay: int = 1
@@ -137,6 +142,9 @@ class SimConfig:
             "drop_after": check_int("drop_after", self.drop_after, -1),
             "queue_capacity": check_int("queue_capacity", self.queue_capacity, 1),
             "hop_limit": check_int("hop_limit", self.hop_limit, 0),
+            "injection": check_str("injection", self.injection, tuple(INJECTIONS)),
+            "burst_alpha": _real("burst_alpha", self.burst_alpha, 0.0, 1.0),
+            "burst_beta": _real("burst_beta", self.burst_beta, 0.0, 1.0),
             "routing_delay": check_int("routing_delay", self.routing_delay, 0),
             "vc_alloc_delay": check_int("vc_alloc_delay", self.vc_alloc_delay, 1),
             "sw_alloc_delay": check_int("sw_alloc_delay", self.sw_alloc_delay, 1),
@@ -148,6 +156,17 @@ class SimConfig:
             raise ValueError(f"router must be one of {ROUTERS}, got {self.router!r}")
         if not isinstance(self.uniform_includes_source, bool):
             raise TypeError(f"uniform_includes_source must be a bool, got {self.uniform_includes_source!r}")
+        if fixed["burst_alpha"] == 0.0:
+            raise ValueError("burst_alpha must be > 0 (a node that never turns on sends nothing), got 0.0")
+        if fixed["injection"] == "on-off":
+            alpha, beta = fixed["burst_alpha"], fixed["burst_beta"]
+            on_rate = fixed["offered_load"] / length * (alpha + beta) / alpha
+            if on_rate > 1.0:
+                raise ValueError(
+                    f"offered_load={self.offered_load} needs {on_rate:.3g} packets per cycle during a burst "
+                    f"(packet_length={length}, burst_alpha={self.burst_alpha}, burst_beta={self.burst_beta}); "
+                    "at most 1 is possible: lower offered_load or burst_beta, or raise burst_alpha"
+                )
         if not isinstance(self.inject_during_drain, bool):
             raise TypeError(f"inject_during_drain must be a bool, got {self.inject_during_drain!r}")
         if not isinstance(self.vc_allocation, str) or self.vc_allocation not in VC_ALLOCATIONS:
@@ -187,6 +206,23 @@ class SimConfig:
         if self.router_delay != 1:
             raise ValueError(f"router_delay={self.router_delay!r} is the simple router's; router='booksim' takes "
                              f"routing_delay, vc_alloc_delay, sw_alloc_delay and st_final_delay")
+
+    def injection_rates(self):
+        """``(packet probability per cycle while on, burst_alpha, burst_beta)`` for the generation stage
+        (:func:`torus_lab.sim.traffic.starts_packet`): Bernoulli starts a packet with probability
+        ``offered_load / packet_length``; on-off raises it by ``(alpha + beta) / alpha`` while on.
+
+        Examples
+        --------
+        >>> SimConfig(offered_load=0.2, packet_length=4).injection_rates().tolist()
+        [0.05, 0.5, 0.5]
+        """
+        import numpy as np
+
+        prob = self.offered_load / self.packet_length
+        if self.injection == "on-off":
+            prob *= (self.burst_alpha + self.burst_beta) / self.burst_alpha
+        return np.array([prob, self.burst_alpha, self.burst_beta])
 
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> SimConfig:

@@ -40,7 +40,7 @@ from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunct
 from torus_lab.sim.config import SimConfig
 from torus_lab.sim.kernels import CFG, CNT, run_kernel
 from torus_lab.sim.saturation import Saturation
-from torus_lab.sim.traffic import destination_map, pattern_code
+from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
 
 __all__ = ["SimState", "SimResult", "simulate", "zero_load_latency", "load_sweep", "find_saturation"]
@@ -147,6 +147,8 @@ class SimState:
         self.rec = np.zeros((rec_cap, 7), dtype=np.int64)
         self.rec_count = np.zeros(1, dtype=np.int64)
         self.ch_flits = np.zeros(nch, dtype=np.int64)
+        #: on-off injection: whether each node is in a burst (set from the run's seed by simulate)
+        self.burst_on = np.zeros(nn, dtype=np.uint8)
 
     def counter(self, name: str) -> int:
         """Value of one of the kernel's counters (see :data:`torus_lab.sim.kernels.CNT`)."""
@@ -277,13 +279,20 @@ def simulate(
     hot = int(topology.node_id(hotspot_node)) if isinstance(hotspot_node, tuple) else int(hotspot_node)
     if code == 2 and (not 0 <= hot < topology.num_nodes or bad[hot]):
         raise ValueError(f"hotspot_node {hotspot_node!r} is not a non-faulty node")
-    dest_map = destination_map(topology, config.traffic, faults)
+    seeds = np.random.SeedSequence(seed)
+    # the "random-permutation" map and the on-off start states come from children of the run's seed (the kernel's
+    # own stream, seeds.generate_state below, is unaffected by spawning)
+    perm_seeds, burst_seeds = seeds.spawn(2)
+    dest_map = destination_map(topology, config.traffic, faults, rng=np.random.default_rng(perm_seeds))
     prob = config.offered_load / length
+    rates = config.injection_rates()
     expected = len(active) * measure * prob
     rec_cap = int(expected + 8 * np.sqrt(expected) + 64)
-    words = np.random.SeedSequence(seed).generate_state(2, dtype=np.uint64)
+    words = seeds.generate_state(2, dtype=np.uint64)
+    stationary_on = config.burst_alpha / (config.burst_alpha + config.burst_beta)
+    burst_on = (np.random.default_rng(burst_seeds).random(topology.num_nodes) < stationary_on).astype(np.uint8)
     run_state = _run_booksim if config.router == "booksim" else _run_simple
-    state, wall = run_state(routing, config, prob, active, dest_map, hot, words, rec_cap)
+    state, wall = run_state(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap)
 
     counters = {name: int(state.counters[i]) for name, i in CNT.items()}
     if counters["routing_error"]:
@@ -323,7 +332,7 @@ def simulate(
     )
 
 
-def _run_simple(routing, config, prob, active, dest_map, hot, words, rec_cap) -> tuple[SimState, float]:
+def _run_simple(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap) -> tuple[SimState, float]:
     """The simple router model (:mod:`torus_lab.sim.kernels`): set up its state, run it to the end; the state and
     the wall seconds of the run proper."""
     vcs, length = routing.num_vcs, config.packet_length
@@ -348,11 +357,13 @@ def _run_simple(routing, config, prob, active, dest_map, hot, words, rec_cap) ->
         queue_cap=config.queue_capacity,
         hop_limit=config.hop_limit,
         atomic=int(atomic),
+        injection=INJECTIONS[config.injection],
         include_self=int(config.uniform_includes_source),
     ).items():
         cfg[CFG[name]] = value
+    state.burst_on[:] = burst_on
     start = time.perf_counter()
-    _run(routing, cfg, prob, config.hotspot_fraction, active, dest_map, state, warmup + measure + drain + 1)
+    _run(routing, cfg, rates, config.hotspot_fraction, active, dest_map, state, warmup + measure + drain + 1)
     return state, time.perf_counter() - start
 
 
@@ -361,21 +372,22 @@ def _generation_end(config: SimConfig) -> int:
     return end + config.drain if config.inject_during_drain else end
 
 
-def _run_booksim(routing, config, prob, active, dest_map, hot, words, rec_cap):
+def _run_booksim(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap):
     """The BookSim-compatible model (:mod:`torus_lab.sim.booksim`): set up its state, run it to the end; the run
     (:class:`torus_lab.sim.booksim.BookSimRun`) and the wall seconds of the run proper."""
     from torus_lab.sim import booksim
 
     state = booksim.state_for(routing, config, active=active, dest_map=dest_map, hotspot=hot, seed_word=int(words[0]),
-                              rec_cap=rec_cap)  # fmt: skip
+                              rec_cap=rec_cap, burst_on=burst_on)  # fmt: skip
     start = time.perf_counter()
     run = booksim.run(routing, state, config.warmup + config.measure + config.drain + 1)
     return run, time.perf_counter() - start
 
 
-def _run(routing, cfg, prob, hot_frac, active, dest_map, s: SimState, max_cycles: int) -> None:
+def _run(routing, cfg, rates, hot_frac, active, dest_map, s: SimState, max_cycles: int) -> None:
     args = (
-        routing.kernel, routing.tables, cfg, prob, hot_frac, active, dest_map, s.ivc_node, s.rng, s.counters,
+        routing.kernel, routing.tables, cfg, rates, hot_frac, s.burst_on, active, dest_map, s.ivc_node, s.rng,
+        s.counters,
         s.count, s.fhead, s.fpk, s.fidx, s.farr, s.writer, s.routed, s.ncand, s.cand_ivc, s.cand_st, s.out_ivc,
         s.waitc,
         s.rr_in, s.rr_out, s.rr_va,

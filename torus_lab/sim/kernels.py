@@ -4,9 +4,10 @@ All state lives in arrays owned by one run (:class:`torus_lab.sim.engine.SimStat
 
 Router model (one cycle, synchronous: every decision reads the state at the start of the cycle)
 -------------------------------------------------------------------------------------------------
-1. *Generation*: every active node starts a packet with probability ``offered_load / packet_length``
-   (Bernoulli), destination from the traffic pattern (:func:`draw_destination`); it joins the node's
-   unbounded-in-spirit source queue (capacity ``queue_cap``; overflowing packets are counted and not generated).
+1. *Generation*: every active node may start a packet (injection process and destination pattern:
+   :func:`torus_lab.sim.traffic.starts_packet`, :func:`torus_lab.sim.traffic.draw_destination`); it joins the
+   node's unbounded-in-spirit source queue
+   (capacity ``queue_cap``; overflowing packets are counted and not generated).
 2. *Injection*: the front packet of a source queue occupies the node's injection input (one VC).
 3. *Routing*: a head flit at the front of an input VC, ``router_delay`` cycles after it arrived, is routed
    once: at its destination it is sent to the ejection port, otherwise the routing kernel (the routing
@@ -38,8 +39,10 @@ import numpy as np
 
 from torus_lab._jit import njit
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
+from torus_lab.sim.rng import splitmix_next
+from torus_lab.sim.traffic import draw_destination, starts_packet
 
-__all__ = ["run_kernel", "EJECT", "DROP", "CFG", "CNT", "splitmix_next", "draw_destination"]
+__all__ = ["run_kernel", "EJECT", "DROP", "CFG", "CNT", "splitmix_next"]
 
 #: ``out_ivc`` codes besides a downstream input-VC index (-1 = not allocated yet).
 EJECT = -2
@@ -65,6 +68,7 @@ CFG = {
             "queue_cap",
             "hop_limit",
             "atomic",
+            "injection",
             "include_self",
         ]
     )
@@ -108,7 +112,8 @@ _CF_HOTSPOT_NODE = 11
 _CF_QUEUE_CAP = 12
 _CF_HOP_LIMIT = 13
 _CF_ATOMIC = 14
-_CF_INCLUDE_SELF = 15
+_CF_INJECTION = 15
+_CF_INCLUDE_SELF = 16
 _CN_NOW = 0
 _CN_FLITS_INJECTED = 1
 _CN_FLITS_EJECTED = 2
@@ -128,53 +133,13 @@ _CN_HOP_LIMIT_DROPS = 15
 
 
 @njit
-def splitmix_next(rng):
-    """SplitMix64 step on the one-word state ``rng`` (uint64[1]); returns a uint64."""
-    rng[0] = rng[0] + np.uint64(0x9E3779B97F4A7C15)
-    z = rng[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit
-def _rand01(rng):
-    return np.float64(splitmix_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit
-def _randint(rng, m):
-    return np.int64(splitmix_next(rng) % np.uint64(m))
-
-
-@njit
-def draw_destination(node, pattern, active, dest_map, hotspot, hotspot_frac, include_self, rng):
-    """Destination of a new packet from ``node`` (-1: the node sends nothing), shared by both router models.
-
-    ``pattern`` is a code of :data:`torus_lab.sim.traffic.PATTERNS` (0 uniform, 1 fixed map, 2 hotspot);
-    uniform draws from ``active`` (the non-faulty nodes), excluding ``node`` unless ``include_self``
-    (BookSim2's uniform); hotspot sends to ``hotspot`` with probability ``hotspot_frac``, else uniform.
-    """
-    nactive = active.shape[0]
-    if pattern == 1:
-        return dest_map[node]
-    if pattern == 2 and _rand01(rng) < hotspot_frac and hotspot != node:
-        return hotspot
-    if include_self:
-        return active[_randint(rng, nactive)]
-    dst = node
-    while dst == node:
-        dst = active[_randint(rng, nactive)]
-    return dst
-
-
-@njit
 def run_kernel(
     route,
     tables,
     cfg,
-    packet_prob,
+    rates,
     hotspot_frac,
+    burst_on,
     active,
     dest_map,
     ivc_node,
@@ -239,6 +204,7 @@ def run_kernel(
     qcap = cfg[_CF_QUEUE_CAP]
     hop_limit = cfg[_CF_HOP_LIMIT]
     atomic = cfg[_CF_ATOMIC] != 0
+    injection = cfg[_CF_INJECTION]
     include_self = cfg[_CF_INCLUDE_SELF] != 0
     nch = tables.ch_dst.shape[0]
     nnodes = tables.slot.shape[0] // (2 * tables.radices.shape[0])
@@ -280,9 +246,9 @@ def run_kernel(
         if now < gen_end:
             for a in range(nactive):
                 node = active[a]
-                if _rand01(rng) >= packet_prob:
+                if not starts_packet(injection, rates, burst_on, node, rng):
                     continue
-                dst = draw_destination(node, pattern, active, dest_map, hotspot, hotspot_frac, include_self, rng)
+                dst = draw_destination(pattern, node, active, dest_map, hotspot, hotspot_frac, include_self, rng)
                 if dst < 0:
                     continue
                 counters[_CN_PACKETS_GENERATED] += 1

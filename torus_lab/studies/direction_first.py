@@ -1,11 +1,11 @@
-"""Evaluation of Demaine & Srinivas' direction-first e-cube (IJHSC 8(1), 1996; spec sections 5.6-5.7).
+"""Evaluation of Demaine & Srinivas' direction-first e-cube (IJHSC 8(1), 1996).
 
 The entry point is :func:`run` (parameters of ``experiments/direction_first.yaml`` -> one table per data
 file); the notebook only shows its tables and figures.  Item functions are pure (parameters + ``rng`` -> dict)
 and mapped over their grids with :func:`torus_lab.sweep.sweep`, which gives every item its own generator:
 
-* :func:`fig4_run`: the paper's Fig. 4 set-up (spec 5.7 REC): hypercube ``Q_n``, ``F`` random faulty links
-  (connected fault sets only), every node generates a single-flit message with probability 0.2 per step for
+* :func:`fig4_run`: the paper's Fig. 4 set-up (``docs/conventions.md#df-fig4``): hypercube ``Q_n``, ``F`` random faulty
+  links (connected fault sets only), every node generates a single-flit message with probability 0.2 per step for
   30 steps, then the network drains (cap 10,000 steps); one hop per link per step (1 VC, buffer depth 1);
   a message with no permitted output is dropped after ``drop_after = 1`` step, one with ``8 n`` hops too.
   ``mode="long"``: warm-up, thousands of measured cycles with continuous injection.
@@ -176,8 +176,9 @@ def fig4_run(
     misroute : {"y", "detour", "none"}
         Fault policy of the ``direction-first`` registry entry (REC ``"y"``).
     drop_after : int
-        Steps a message with no permitted output (blocked west hop) waits before it is dropped (spec 5.5's
-        W_max; our choice 1: faults are static, so waiting longer only blocks other traffic).
+        Steps a message with no permitted output (blocked west hop) waits before it is dropped
+        (``docs/conventions.md#df-faults``; our choice 1: faults are static, so waiting longer only blocks other
+        traffic).
     replicate : int
         Replicate number (only recorded, and it makes the items of a grid distinct; the randomness comes
         from ``rng``).
@@ -521,8 +522,8 @@ def heavy_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
 def header_table(cases: Sequence[Mapping[str, int]]) -> pd.DataFrame:
     """Theorem 5.4's header size for each ``{k, n}`` record: exact formula, whole-field bits, REC header.
 
-    The REC header (spec 5.3) carries (dest, x, y, started): the same field sizes; the ``"first"`` wrap
-    variant adds one bit.
+    The REC header (``docs/conventions.md#df-header``) carries (dest, x, y, started): the same field sizes; the
+    ``"first"`` wrap variant adds one bit.
 
     Examples
     --------
@@ -770,7 +771,7 @@ def fault_effect_verdict(
     worst_change: float, deadlock_fraction: float, lost_fraction: float,
     max_change: float = FAULT_EFFECT_MAX, max_lost: float = LOST_MAX,
 ) -> str:  # fmt: skip
-    """Faults change latency very little: |change| <= ``max_change`` ("holds" only without deadlocks and with
+    """Faults change latency very little: ``|change| <= max_change`` ("holds" only without deadlocks and with
     fewer than ``max_lost`` undelivered messages, else "partly holds"); larger changes "do not hold".
 
     Examples

@@ -1,7 +1,7 @@
 """Evaluation of Li, Peng & Chu's online fault-tolerant routing in 2D tori (ISPA 2005, Section 6, Figs. 4-15).
 
-Set-up of the paper (guide section 3.5): group 1 ``N = 16, 32`` with ``m = 3, 4, 5``; group 2 ``N = 64, 128``
-with ``m = 6, 7, 8``; uniform random node faults of 5..25% in 5% steps; 10,000 trials per ``(N, m, f)``.
+Set-up of the paper (``docs/conventions.md#square-trials``): group 1 ``N = 16, 32`` with ``m = 3, 4, 5``; group 2
+``N = 64, 128`` with ``m = 6, 7, 8``; uniform random node faults of 5..25% in 5% steps; 10,000 trials per ``(N, m, f)``.
 
 Trial (REC): exactly ``round(f * N^2)`` faulty nodes drawn uniformly, then a uniform pair of distinct
 non-faulty nodes ``(s, t)``; success = a path is returned.  Every algorithm and the oracle (BFS over the whole
@@ -56,12 +56,14 @@ from torus_lab._validate import (
 from torus_lab.claims import claim, claims_table
 from torus_lab.routing.square import ALGORITHMS, REASONS, Square, draw_trial, evaluate_batch, oracle, route
 from torus_lab.sweep import sweep
+from torus_lab.timing import split_timing, timing_key
 from torus_lab.topology import Torus
 
 __all__ = [
     "PAPER_GROUPS",
     "PAPER_FAULT_RATES",
     "TABLE_COLUMNS",
+    "TABLE_TIMING_COLUMNS",
     "RATIOS",
     "LABEL",
     "CLAIM_FAULT_RATE",
@@ -99,13 +101,18 @@ PAPER_GROUPS = {
     2: [(64, 6), (64, 7), (64, 8), (128, 6), (128, 7), (128, 8)],
 }
 PAPER_FAULT_RATES = [0.05, 0.10, 0.15, 0.20, 0.25]
-#: Columns of the CSV of issue #4, then diagnostics of ours.
+#: Columns of the success table of :func:`run_points` (issue #4's CSV, then diagnostics of ours); the
+#: science CSV ``fault_tolerant.csv`` holds all but :data:`TABLE_TIMING_COLUMNS`.
 TABLE_COLUMNS = [
     "N", "m", "fault_rate", "algorithm", "trials", "successes", "success_rate", "ci_low", "ci_high",
     "path_plus_mean", "oracle_connected_rate",
     "fault_count", "success_given_connected", "oracle_stretch_mean", "local_routings_mean", "travelled_plus_mean",
     "oracle_path_plus_on_successes", "cap_hits", "seed", "seconds",
 ]  # fmt: skip
+#: Measured (machine-dependent) columns of the success table: written apart as timing, never as science.
+TABLE_TIMING_COLUMNS = ["seconds"]
+#: Columns that identify one point of the success table (its timing file has one row per point).
+POINT_KEYS = ["N", "m", "fault_rate"]
 #: Improvement ratios: the paper's two (Figs. 8-9, 14-15), ours, and every algorithm against the oracle.
 RATIOS = [
     ("adaptive_square", "chain"),
@@ -917,7 +924,9 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
 
     Keys (CSV stems): ``fault_tolerant`` (success table), ``improvement_ratios``, ``heuristic_after_fallback``
     (REC vs ALT on the ``focus`` points), ``oracle_gap``, ``backtracking_cost``, ``after_fallback_differences``,
-    ``failure_reasons``, ``summary_by_algorithm``, ``faulty_torus_example`` and ``claims``.
+    ``failure_reasons``, ``summary_by_algorithm``, ``faulty_torus_example`` and ``claims``; the success
+    table's :data:`TABLE_TIMING_COLUMNS` (kernel seconds per point) go to the timing frame
+    ``fault_tolerant_timing`` (written as ``timing/fault_tolerant.csv``, see :mod:`torus_lab.timing`).
     """
     check_mapping("params", params, [
         "seed", "focus", "fault_rates", "trials", "group1", "group2", "picture_fault_rate", "picture_radix",
@@ -934,8 +943,9 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
                                  "fault_rate": float(params["picture_fault_rate"]),
                                  "search_trials": params["picture_search_trials"]}], seed=seed)[0]
     all_gap = oracle_gap(table)
+    science, timing = split_timing(table, TABLE_TIMING_COLUMNS, POINT_KEYS)
     return {
-        "fault_tolerant": table,
+        "fault_tolerant": science,
         "improvement_ratios": ratios,
         "heuristic_after_fallback": alt,
         "oracle_gap": oracle_gap(table, params["gap_fault_rates"]).assign(seed=seed),
@@ -945,4 +955,5 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "summary_by_algorithm": summary_by_algorithm(table, all_gap, params["summary_fault_rate"]).assign(seed=seed),
         "faulty_torus_example": example_frame(pick, float(params["picture_fault_rate"]), seed),
         "claims": claims_frame(table, ratios),
+        timing_key("fault_tolerant"): timing.drop_duplicates(POINT_KEYS).reset_index(drop=True).assign(seed=seed),
     }

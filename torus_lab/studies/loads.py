@@ -1,4 +1,4 @@
-"""Evaluation of Azizoglu & Eğecioğlu's placements and link loads over a (d, k, t) grid (guide section 4.4-4.5).
+"""Evaluation of Azizoglu & Eğecioğlu's placements and link loads over a (d, k, t) grid.
 
 For every dimension ``d``, radix ``k`` and number of classes ``t`` (``t = 1``: linear placement
 ``sum p_i = 0 mod k``; ``t >= 2``: multiple linear placement, classes ``0..t-1``; optionally the fully
@@ -6,7 +6,7 @@ populated torus) the exact link loads of complete exchange are computed with :fu
 for ODR, UDR and all shortest paths, next to the lower bounds (1) and Lemma 1 (natural cuts + greedy cut search)
 and the bound the paper claims for that case.
 
-The paper has no figures; this study produces the tables of guide 4.5, the data of the notebook's figures
+The paper has no figures; this study produces tables of those quantities, the data of the notebook's figures
 (drawn by :mod:`torus_lab.plots.loads`), a brute-force check of Corollary 1 on tiny tori, and the claims table
 (:func:`claims_rows`, :func:`bruteforce_claim`) with verdicts computed from the measured numbers by the rules written
 in their docstrings.  :func:`run` is the entry point: it takes one preset of ``experiments/loads.yaml``.
@@ -58,10 +58,13 @@ from torus_lab.loads import (
     single_node_bound,
 )
 from torus_lab.sweep import sweep
+from torus_lab.timing import split_timing, timing_key
 from torus_lab.topology import Torus
 
 __all__ = [
     "CSV_COLUMNS",
+    "UPPER_SLACK",
+    "LOWER_SLACK",
     "run",
     "grid_items",
     "claimed_bound",
@@ -147,7 +150,7 @@ def evaluate_point(
         Torus ``T_d^k`` and number of residue classes (1 for ``"linear"``, ``k`` for ``"full"``).
     placement : {"linear", "multiple_linear", "full"}
     routings : sequence of {"odr", "udr", "shortest"}
-        Default ties (``+`` for ODR/UDR, both for all shortest paths; guide 4.1 REC).
+        Default ties (``+`` for ODR/UDR, both for all shortest paths; ``docs/conventions.md#loads-ties``).
     cut_search_max_nodes, cut_steps : int
         The greedy Lemma 1 cut search (:func:`torus_lab.loads.balanced_cut_search`) runs only on tori with at
         most this many nodes, with this many moves per start; otherwise ``lb_cut`` uses natural cuts only.
@@ -295,6 +298,12 @@ def _tiny_item(dims: int, radix: int, trial: int, rng: np.random.Generator) -> d
             "corollary_1_bound": bisection_width_upper_bound(torus)}  # fmt: skip
 
 
+#: Measured (machine-dependent) columns of the per-point details, kept apart as timing (issue 17).
+TIMING_COLUMNS = ["seconds"]
+#: Columns that identify one row of ``loads_details`` (they join it with its timing file).
+DETAIL_KEYS = ["d", "k", "t", "placement", "routing"]
+
+
 def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Everything ``notebooks/loads.ipynb`` shows, as DataFrames keyed by CSV file stem.
 
@@ -310,7 +319,9 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         ``loads_per_dimension``, ``odr_constant`` (:func:`odr_constant_table`), ``per_dimension_max``
         (:func:`per_dimension_maxima`), ``heaviest_links`` (:func:`heaviest_links`), ``heatmap_2d`` /
         ``heatmap_3d`` (link loads of the heat maps, :func:`heatmap_3d_frame`), ``bisection_tiny`` and
-        ``bisection_tiny_summary`` (:func:`bisection_tiny_summary`), ``claims``.
+        ``bisection_tiny_summary`` (:func:`bisection_tiny_summary`), ``claims``; and the timing frame
+        ``loads_details_timing`` (the ``seconds`` of each :func:`torus_lab.loads.link_loads` call per point and
+        routing, written apart as ``timing/loads_details.csv``, see :mod:`torus_lab.timing`).
 
     Notes
     -----
@@ -354,9 +365,10 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
 
     rows = claims_rows(details)
     rows.append(bruteforce_claim(tiny))
+    science_details, details_timing = split_timing(details, TIMING_COLUMNS, DETAIL_KEYS)
     return {
         "loads": details[[*CSV_COLUMNS, "seed"]],
-        "loads_details": details,
+        "loads_details": science_details,
         "loads_per_dimension": per_dimension,
         "odr_constant": odr_constant_table(details),
         "per_dimension_max": per_dimension_maxima(per_dimension),
@@ -366,6 +378,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "bisection_tiny": tiny,
         "bisection_tiny_summary": bisection_tiny_summary(tiny),
         "claims": claims_table("loads", rows),
+        timing_key("loads_details"): details_timing,
     }
 
 

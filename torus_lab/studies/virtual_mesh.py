@@ -1,7 +1,8 @@
 """Virtual mesh networks (Upadhyay, Varavithya & Mohapatra): CDG verdicts, VC counts, adaptivity, simulation.
 
-The evaluation of ``specs/algorithms.md`` section 2.5, shared by ``notebooks/virtual_mesh.ipynb``, the tests
-and the benchmarks.  Every function is pure: parameters (and a seed where there is randomness) -> table.
+The evaluation of the virtual-mesh paper (``docs/conventions.md#virtual-mesh-schemes``), shared by
+``notebooks/virtual_mesh.ipynb``, the tests and the benchmarks.  Every function is pure: parameters (and a seed where
+there is randomness) -> table.
 
 * :func:`routing_specs` -- every routing of the study for one topology, as label -> registry spec (cheap;
   :func:`catalog_routing` builds one with :func:`torus_lab.routing.make_routing`).
@@ -143,10 +144,10 @@ def routing_specs(topology: Torus) -> dict[str, dict]:
 
     Nothing is built (build one with :func:`catalog_routing` or :func:`torus_lab.routing.make_routing`).
     Labels (the ``routing`` column of the study's tables): ``dor``, ``dor+dateline`` (tori), ``<turn model>``
-    (one VC; on a torus with minimal wraps), ``<turn model>+firsthop`` (bidirectional tori, spec 2.1),
-    ``<turn model>+paper`` / ``+layer`` / ``+count`` (tori), ``pfnf-<variant>`` (mesh and torus, VC = VN),
-    ``pfnf-<variant>+paper`` / ``+paper-4vc`` / ``+layer`` / ``+count`` (tori), ``duato`` (tori).  The labels
-    are names only: what a routing is comes from its spec.
+    (one VC; on a torus with minimal wraps), ``<turn model>+firsthop`` (bidirectional tori,
+    ``docs/conventions.md#first-hop-wraps``), ``<turn model>+paper`` / ``+layer`` / ``+count`` (tori),
+    ``pfnf-<variant>`` (mesh and torus, VC = VN), ``pfnf-<variant>+paper`` / ``+paper-4vc`` / ``+layer`` / ``+count``
+    (tori), ``duato`` (tori).  The labels are names only: what a routing is comes from its spec.
 
     Examples
     --------
@@ -269,7 +270,7 @@ def cdg_table(ks: Iterable[int], kinds: Sequence[str] = TOPOLOGY_KINDS, *, routi
     channel), vertices, edges, acyclic, cycle_length, cycle (readable witness), cycle_channels (``c:vc``
     list), forced (every dependency of the witness is created by a message with no other permitted output;
     None if acyclic or not checked), duato (Duato's condition for a ``duato`` routing, with its escape VCs,
-    else None), scheme (the spec's VC-class scheme, None for entries without one), spec (complete registry
+    else None), scheme (the registry spec's VC-class scheme, None for entries without one), spec (complete registry
     spec, JSON).
 
     Examples
@@ -292,8 +293,8 @@ def forced_cycle_messages(rf: RoutingFunction, cycle: Sequence[tuple[int, int]])
     """For each dependency ``cycle[i] -> cycle[i+1]``: a message ``(src, dst)`` that can hold ``cycle[i]``
     and whose *only* permitted output there is ``cycle[i+1]`` (None if no such message exists).
 
-    If no entry is None the cycle is a deadlock configuration the routing can reach (spec 6: "real when
-    every message waiting in it has no other permitted output"), given enough buffer-filling traffic.
+    If no entry is None the cycle is a deadlock configuration the routing can reach (``docs/conventions.md#cdg``: every
+    message waiting in it has no other permitted output), given enough buffer-filling traffic.
 
     Examples
     --------
@@ -388,7 +389,7 @@ def vc_count_row(k: int, kind: str, routing: str, rng=None) -> dict[str, Any]:
 
 
 def vc_count_table(ks: Iterable[int], *, backend: str = "auto") -> pd.DataFrame:
-    """The paper's VC-count statements recomputed from the channel sets (spec 2.5 item 1).
+    """The paper's VC-count statements recomputed from the channel sets (``docs/conventions.md#virtual-mesh-schemes``).
 
     One row per (k, configuration) (a :func:`~torus_lab.sweep.sweep` item each): ``kind``, ``routing``,
     ``channels`` (physical channels used),
@@ -796,7 +797,7 @@ def provoke_deadlock_table(k: int, routings: Sequence[Spec], *, replicas: int, s
                            mesh_routings: Sequence[Spec] = (), traffic: str = "uniform", offered_load: float = 1.0,
                            packet_length: int = 4, buffer_depth: int = 1, cycles: int = 4000,
                            deadlock_cycles: int = 300, backend: str = "auto") -> pd.DataFrame:
-    """Try to provoke a deadlock (spec 2.5 item 3): saturating load, short packets, 1-flit buffers.
+    """Try to provoke a deadlock (``docs/conventions.md#cdg``): saturating load, short packets, 1-flit buffers.
 
     ``routings`` (on the k x k torus) and ``mesh_routings`` (on the k x k mesh) are registry specs, as for
     :func:`simulation_table`.  ``replicas`` runs per routing, each a :func:`~torus_lab.sweep.sweep` item

@@ -1,0 +1,111 @@
+"""How the runner starts and stops a notebook's kernel (issue 17: quiet runs, cell progress).
+
+Two messages used to reach the terminal on every run, though nothing was wrong:
+
+* ``Kernel is running over TCP without encryption``: ipykernel (>= 7.4) logs it when its ZeroMQ channels on the
+  loopback interface carry code and outputs in plain text.  The kernel manager here asks jupyter_client to
+  provision CurveZMQ keys (``transport_encryption = "auto"``: for kernelspecs that declare
+  ``supported_encryption: curve``, which ipykernel's do), so the channels are encrypted and the kernel has nothing
+  to warn about.  A kernelspec registered by an older ipykernel stays unencrypted (and such kernels never warn).
+* ``KeyboardInterrupt caught in kernel.``: jupyter_client's ``shutdown_kernel`` first *interrupts* the kernel
+  (SIGINT), to stop code that may still run, and only then asks it to shut down.  papermill shuts the kernel down
+  right after the reply to its last ``kernel_info`` request, while ipykernel may still be inside that message's
+  handler, where SIGINT raises KeyboardInterrupt: the kernel logs the error although the run succeeded.  When no
+  cell is running (nbclient's cell hooks below tell), there is no code to stop, so the manager skips that
+  interrupt and sends the shutdown request alone; while a cell runs (the runner was interrupted or timed out),
+  jupyter_client's full sequence runs unchanged.
+
+:class:`KernelRun` also counts executed cells for the progress display (:mod:`torus_lab.progress`).
+
+Examples
+--------
+>>> run = KernelRun()
+>>> sorted(run.client_options())
+['kernel_manager_class', 'on_cell_execute', 'on_cell_executed', 'on_notebook_start']
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["CELLS_BAR", "KernelRun"]
+
+#: Name of the cell-progress bar.
+CELLS_BAR = "cells"
+
+
+def _executes(cell: Any) -> bool:
+    """Whether nbclient sends ``cell`` to the kernel (code with some source)."""
+    return cell.get("cell_type") == "code" and bool("".join(cell.get("source", "")).strip())
+
+
+@dataclass
+class KernelRun:
+    """State of one notebook execution shared by nbclient's cell hooks and the kernel manager.
+
+    Parameters
+    ----------
+    on_cells : callable, optional
+        Called as ``on_cells(executed, total, elapsed_s)`` when the notebook starts and after each code cell.
+    """
+
+    on_cells: Callable[[int, int, float], None] | None = None
+    total: int = 0
+    executed: int = 0
+    busy: bool = False
+    started: float = field(default_factory=time.monotonic)
+
+    def client_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``papermill.execute_notebook`` (passed on to nbclient's NotebookClient)."""
+        return {
+            "kernel_manager_class": self.manager_class(),
+            "on_notebook_start": self._notebook_start,
+            "on_cell_execute": self._cell_execute,
+            "on_cell_executed": self._cell_executed,
+        }
+
+    def manager_class(self) -> type:
+        """A kernel manager class bound to this run (nbclient creates the manager from a class)."""
+        from jupyter_client import AsyncKernelManager
+        from traitlets import default
+
+        run = self
+
+        class RunKernelManager(AsyncKernelManager):
+            @default("transport_encryption")
+            def _encrypt_when_the_kernel_can(self) -> str:
+                return "auto"
+
+            async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+                if now or restart or run.busy or not self.owns_kernel:
+                    await super().shutdown_kernel(now=now, restart=restart)
+                    return
+                # jupyter_client's graceful shutdown without its first step (the interrupt): see the module doc.
+                self.shutting_down = True
+                self.stop_restarter()
+                await self.request_shutdown()
+                await self.finish_shutdown()
+                await self.cleanup_resources()
+
+        return RunKernelManager
+
+    def _report(self) -> None:
+        if self.on_cells is not None:
+            self.on_cells(self.executed, self.total, time.monotonic() - self.started)
+
+    def _notebook_start(self, notebook: Any, **_: Any) -> None:
+        self.total = sum(_executes(cell) for cell in notebook.get("cells", []))
+        self.started = time.monotonic()
+        self._report()
+
+    def _cell_execute(self, **_: Any) -> None:
+        self.busy = True
+
+    def _cell_executed(self, **_: Any) -> None:
+        # nbclient calls this once the reply has come and the kernel reported idle
+        self.busy = False
+        self.executed += 1
+        self._report()

@@ -1,0 +1,255 @@
+"""``torus-lab verify``: re-run experiments into a temporary folder and compare their science outputs with a
+reference (the committed ``data/<name>/`` for the ``paper`` preset).
+
+What is compared: every file under ``data/<name>/`` of the reference and of the new run, except the manifest
+and the timing files (``data/<name>/timing/``, :mod:`torus_lab.timing`), which hold machine-dependent
+measurements.  Figures and executed notebooks are listed as *not compared*: their bytes carry renderer
+versions, timestamps and run times.
+
+The rule (also in ``docs/experiments.md``): a file is *identical* when its sha256 equals the reference's.  A
+CSV whose bytes differ is parsed (both files as text cells); it is *within tolerance* when the header and the
+number of rows are equal, every cell is equal as text or both cells are numbers with
+``math.isclose(a, b, rel_tol=FLOAT_REL_TOL, abs_tol=FLOAT_ABS_TOL)`` (NaN equals NaN), and *differs*
+otherwise (the first differing cell is named).  The tolerance absorbs round-off in the last bits of fitted
+values (least-squares fits, sums in another order); a rounded value printed in a claim is text and must be
+equal.  A reference file the new run did not write is *missing*, a new file absent from the reference *extra*.
+
+Examples
+--------
+>>> cells_match("0.30000000000000004", "0.3"), cells_match("1.5", "1.6"), cells_match("nan", "nan")
+(True, False, True)
+>>> cells_match("holds", "holds"), cells_match("n^1.61", "n^1.62")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from torus_lab.experiment import ExperimentError, ParameterError, check_output_root
+from torus_lab.runner import (
+    KERNEL_NAME,
+    PUBLISH_PRESET,
+    default_output_root,
+    load_experiments,
+    project_root,
+    resolve_parameters,
+    run_all,
+)
+from torus_lab.timing import is_timing_file
+
+__all__ = [
+    "FLOAT_ABS_TOL",
+    "FLOAT_REL_TOL",
+    "STATUSES",
+    "FileComparison",
+    "VerifyResult",
+    "cells_match",
+    "compare_file",
+    "compare_outputs",
+    "format_table",
+    "reference_root",
+    "verify",
+]
+
+#: Relative tolerance for numeric CSV cells whose text differs (see the module docstring).
+FLOAT_REL_TOL = 1e-9
+#: Absolute tolerance for numeric CSV cells near zero.
+FLOAT_ABS_TOL = 1e-12
+#: Results of one file's comparison; the first two pass, the next three fail, the last is informational.
+STATUSES = ("identical", "within tolerance", "differs", "missing", "extra", "not compared")
+PASSING = ("identical", "within tolerance", "not compared")
+
+
+@dataclass(frozen=True)
+class FileComparison:
+    """One output file (path relative to the output root) and the result of its comparison."""
+
+    path: str
+    status: str
+    detail: str = ""
+
+
+@dataclass
+class VerifyResult:
+    """The comparisons of a verify run; ``kept`` is the folder of the new outputs when it was kept."""
+
+    preset: str
+    reference: Path
+    comparisons: list[FileComparison] = field(default_factory=list)
+    kept: Path | None = None
+
+    @property
+    def ok(self) -> bool:
+        return all(c.status in PASSING for c in self.comparisons)
+
+
+# ---------------------------------------------------------------------- comparing
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def cells_match(reference: str, candidate: str) -> bool:
+    """Are two CSV cells equal as text, or numbers equal within :data:`FLOAT_REL_TOL` / :data:`FLOAT_ABS_TOL`?"""
+    if reference == candidate:
+        return True
+    a, b = _number(reference), _number(candidate)
+    if a is None or b is None:
+        return False
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return math.isclose(a, b, rel_tol=FLOAT_REL_TOL, abs_tol=FLOAT_ABS_TOL)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _read_rows(path: Path) -> list[list[str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return list(csv.reader(handle))
+
+
+def compare_file(reference: Path, candidate: Path) -> tuple[str, str]:
+    """(status, detail) of ``candidate`` against ``reference``: exact hash, then the CSV tolerance rule."""
+    if _sha256(reference) == _sha256(candidate):
+        return "identical", ""
+    if reference.suffix != ".csv":
+        return "differs", "sha256 differs"
+    try:
+        ref_rows, new_rows = _read_rows(reference), _read_rows(candidate)
+    except (UnicodeDecodeError, csv.Error) as err:
+        return "differs", f"not comparable as CSV: {err}"
+    if not ref_rows or not new_rows or ref_rows[0] != new_rows[0]:
+        missing = sorted(set(ref_rows[0] if ref_rows else []) - set(new_rows[0] if new_rows else []))
+        added = sorted(set(new_rows[0] if new_rows else []) - set(ref_rows[0] if ref_rows else []))
+        return "differs", f"header differs (reference only: {missing}, new only: {added})"
+    if len(ref_rows) != len(new_rows):
+        return "differs", f"{len(ref_rows) - 1} rows in the reference, {len(new_rows) - 1} now"
+    header = ref_rows[0]
+    for number, (old, new) in enumerate(zip(ref_rows[1:], new_rows[1:], strict=True), start=1):
+        if len(old) != len(new):
+            return "differs", f"row {number}: {len(old)} cells in the reference, {len(new)} now"
+        for column, a, b in zip(header, old, new, strict=True):
+            if not cells_match(a, b):
+                return "differs", f"row {number}, column {column!r}: {a[:40]!r} -> {b[:40]!r}"
+    return "within tolerance", f"numbers within rel {FLOAT_REL_TOL:g} / abs {FLOAT_ABS_TOL:g}"
+
+
+def _science_files(root: Path, name: str) -> dict[str, Path]:
+    """Science files of experiment ``name`` under output root ``root``, keyed by path relative to ``root``."""
+    folder = root / "data" / name
+    if not folder.is_dir():
+        return {}
+    files = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        inside = path.relative_to(folder)
+        if inside.as_posix() == "manifest.json" or is_timing_file(inside):
+            continue
+        files[path.relative_to(root).as_posix()] = path
+    return files
+
+
+def compare_outputs(reference: Path, candidate: Path, names: Iterable[str]) -> list[FileComparison]:
+    """Compare the science files of ``names`` under two output roots; figures are listed as not compared."""
+    comparisons = []
+    for name in names:
+        old, new = _science_files(reference, name), _science_files(candidate, name)
+        for path in sorted(old.keys() | new.keys()):
+            if path not in new:
+                comparisons.append(FileComparison(path, "missing", "in the reference, not written by this run"))
+            elif path not in old:
+                comparisons.append(FileComparison(path, "extra", "written by this run, not in the reference"))
+            else:
+                comparisons.append(FileComparison(path, *compare_file(old[path], new[path])))
+        figures = sorted(p.relative_to(candidate).as_posix() for p in (candidate / "figures" / name).glob("*")
+                         if p.is_file() and p.name != "manifest.json")  # fmt: skip
+        comparisons += [FileComparison(path, "not compared", "figure") for path in figures]
+    return comparisons
+
+
+def format_table(comparisons: Sequence[FileComparison]) -> str:
+    """A plain-text table ``file | result | detail`` and a one-line count per result."""
+    width = max([len("file"), *(len(c.path) for c in comparisons)])
+    lines = [f"{'file':{width}s} | {'result':16s} | detail", f"{'-' * width}-+-{'-' * 16}-+-------"]
+    lines += [f"{c.path:{width}s} | {c.status:16s} | {c.detail}".rstrip() for c in comparisons]
+    counts = {status: sum(c.status == status for c in comparisons) for status in STATUSES}
+    lines.append(", ".join(f"{n} {status}" for status, n in counts.items() if n) or "no files")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- the command
+def reference_root(preset: str, against: str | Path | None = None, root: str | Path | None = None) -> Path:
+    """The outputs to compare with: ``against`` if given; else the committed outputs (project folder) for the
+    ``paper`` preset and ``scratch/<preset>/`` (where ``torus-lab run``/``reproduce`` leave them) otherwise."""
+    if against is not None:
+        return check_output_root(against, option="--against", create=False)
+    project = project_root(root)
+    return default_output_root(project, preset, publish=preset == PUBLISH_PRESET)
+
+
+def _check_reference(reference: Path, names: Sequence[str], preset: str, root: str | Path | None) -> None:
+    """Every experiment has reference outputs of the same preset and parameters (else nothing to compare)."""
+    experiments = load_experiments(root)
+    for name in names:
+        manifest_path = reference / "reports" / name / "manifest.json"
+        if not manifest_path.is_file():
+            raise ParameterError(f"no reference outputs of {name!r} under {str(reference)!r} (expected "
+                                 f"reports/{name}/manifest.json; run 'torus-lab run {name} --preset {preset}' "
+                                 "first or pass --against DIR)")  # fmt: skip
+        manifest: dict[str, Any] = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if manifest.get("preset") != preset:
+            raise ParameterError(f"the reference outputs of {name!r} are of preset {manifest.get('preset')!r}, "
+                                 f"not {preset!r}")  # fmt: skip
+        expected = resolve_parameters(experiments[name], preset)
+        if manifest.get("parameters") != expected:
+            raise ParameterError(f"the reference outputs of {name!r} were run with other parameters than the "
+                                 f"{preset!r} preset (overrides?): {manifest.get('parameters')!r}")  # fmt: skip
+
+
+def verify(*, preset: str = PUBLISH_PRESET, names: Sequence[str] | None = None, against: str | Path | None = None,
+           root: str | Path | None = None, keep: bool = False, kernel_name: str = KERNEL_NAME,
+           progress: bool = True) -> VerifyResult:  # fmt: skip
+    """Re-run ``names`` (default: every experiment) at ``preset`` into a new temporary folder and compare.
+
+    The reference is :func:`reference_root`; it is checked (outputs present, same preset and parameters)
+    before anything runs.  The temporary folder is removed when every file passes, unless ``keep``; it is kept
+    (``VerifyResult.kept``) when a file differs, is missing or is extra, and when a run fails.
+    """
+    experiments = load_experiments(root)
+    selected = list(names) if names else list(experiments)
+    unknown = [name for name in selected if name not in experiments]
+    if unknown:
+        raise ParameterError(f"unknown experiment(s) {unknown}; known experiments: {', '.join(experiments)}")
+    for name in selected:
+        resolve_parameters(experiments[name], preset)
+    reference = reference_root(preset, against, root)
+    _check_reference(reference, selected, preset, root)
+    candidate = Path(tempfile.mkdtemp(prefix=f"torus-lab-verify-{preset}-"))
+    result = VerifyResult(preset, reference, kept=candidate)
+    try:
+        run_all(preset=preset, out=candidate, root=root, names=selected, kernel_name=kernel_name,
+                progress=progress)  # fmt: skip
+    except ExperimentError as err:  # the CLI prints the message: name the kept folder in it
+        err.args = (f"{err}; outputs of the verify run kept in {candidate}",)
+        raise
+    except BaseException as err:
+        err.add_note(f"outputs of the verify run kept in {candidate}")
+        raise
+    result.comparisons = compare_outputs(reference, candidate, selected)
+    if result.ok and not keep:
+        shutil.rmtree(candidate, ignore_errors=True)
+        result.kept = None
+    return result
