@@ -285,6 +285,13 @@ def test_verifier_catches_each_violation(paths, kind, pair):
     assert kind in str(violation)
 
 
+@pytest.mark.parametrize("vertex", [None, 3, "ab", b"\x00\x01", {0: 1, 1: 2}])
+def test_verifier_refuses_a_vertex_that_is_not_a_sequence_naming_it(vertex):
+    # found by the fuzz suite (issue 16): paths=[(None, None)] ended in "'NoneType' object is not iterable"
+    with pytest.raises(TypeError, match=r"paths\[1\]\[0\] must be a sequence"):
+        verify_disjoint_paths((2, 5), PAIRS, [GOOD[0], [vertex, (3, 0)]])
+
+
 def test_verifier_wraparound_adjacency():
     assert verify_disjoint_paths((1, 5), [((0,), (3,))], [[(0,), (4,), (3,)]]) is None
 

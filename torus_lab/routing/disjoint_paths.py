@@ -831,7 +831,8 @@ def verify_disjoint_paths(
         return None
     owner: dict[tuple, int] = {}
     for i, ((s, d), path) in enumerate(zip(pairs, paths, strict=True)):
-        nodes = [tuple(v) for v in path] if len(path) else []
+        nodes = [tuple(check_sequence(f"paths[{i}][{j}]", _as_sequence(v, f"paths[{i}][{j}]")))
+                 for j, v in enumerate(path)]
         if not nodes:
             return Violation("not_walk", i, "empty path")
         for v in nodes:
