@@ -203,3 +203,46 @@ def test_simulator_state_refuses_under_a_tiny_limit(monkeypatch: pytest.MonkeyPa
         SimState(routing.topology, 2, 16, 100, words)
     monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "64M")
     assert SimState(routing.topology, 2, 16, 100, words).num_ivcs == torus.num_channels * 2 + torus.num_nodes
+
+
+# ---------------------------------------------------------------------- disjoint paths (found by the fuzz suite)
+def test_solve_random_instance_k_2_pow_31_is_refused_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    # solve_random_instance(n=2, k=2**31, c=2) grew by over a GiB in 10 s (paths of ~k hops), unchecked
+    from torus_lab.studies.disjoint_paths import solve_random_instance
+
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    start = time.perf_counter()
+    with pytest.raises(MemoryLimitError, match=r"disjoint paths in the \(2, 2147483648\)-torus \(2 pairs, paths of "
+                                               r"up to 6,442,450,944 hops\)"):  # fmt: skip
+        solve_random_instance(2, 2**31, 2, np.random.default_rng(0))
+    assert time.perf_counter() - start < 1.0
+
+
+def test_disjoint_paths_memory_estimate_covers_the_traced_peak() -> None:
+    import tracemalloc
+
+    from torus_lab.routing.disjoint_paths import _paths_memory_estimate, disjoint_paths_run
+    from torus_lab.studies.disjoint_paths import random_instance
+
+    rng = np.random.default_rng(5)
+    for n, k in [(2, 2001), (3, 401), (5, 41)]:
+        for _ in range(3):
+            pairs = random_instance(n, k, n, rng)
+            tracemalloc.start()
+            try:
+                disjoint_paths_run((n, k), pairs, trace=True)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            assert peak <= _paths_memory_estimate(n, k, n), (n, k, pairs)
+
+
+def test_optimal_disjoint_paths_refuses_an_integer_programme_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    # optimal_disjoint_paths((2, 2**31), ...) asked numpy for k**n = 2**62 nodes (a bare MemoryError)
+    from torus_lab.routing.baselines import optimal_disjoint_paths
+
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    for k in (2**31, 2**16):
+        with pytest.raises(MemoryLimitError, match=rf"\(2, {k}\)-torus"):
+            optimal_disjoint_paths((2, k), [((0, 0), (2, 2))])
+    assert optimal_disjoint_paths((2, 9), [((0, 0), (2, 2))]) is not None

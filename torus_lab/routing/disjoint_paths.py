@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from torus_lab._memory import check_memory
 from torus_lab._validate import check_instance, check_int, check_sequence, check_str, is_int
 from torus_lab.topology import Torus
 
@@ -254,6 +255,24 @@ def length_bound(n: int, k: int, c: int) -> int:
     """
     n, k, c = check_int("n", n, minimum=1), check_int("k", k, minimum=2), check_int("c", c, minimum=1)
     return 2 * k * (c - 1) + n * (k // 2)
+
+
+#: Bytes per path vertex and per coordinate of the paths of one instance (the solver's id lists, owner map and
+#: candidate routes, the trace and the returned coordinate tuples): about twice the peak measured with
+#: tracemalloc on random instances (n = 2..6, up to 194 bytes per vertex of the length bound).
+_VERTEX_BYTES, _COORDINATE_BYTES = 256, 64
+
+
+def _paths_memory_estimate(n: int, k: int, c: int) -> int:
+    """Upper estimate of the memory (bytes) of solving one instance: ``c`` paths of up to
+    :func:`length_bound` hops each, the paths growing with ``k`` (issue 16: ``k = 2**31`` ran out of memory).
+
+    Examples
+    --------
+    >>> _paths_memory_estimate(2, 5, 2) < 2**20
+    True
+    """
+    return c * (length_bound(n, k, c) + 1) * (_VERTEX_BYTES + _COORDINATE_BYTES * n)
 
 
 # ---------------------------------------------------------------------------------------------- the algorithm
@@ -719,6 +738,9 @@ def disjoint_paths_run(
     ValueError, TypeError
         On a precondition violation (``n >= k``, ``k < 5``, ``c`` not in ``1..n``, repeated pair vertices,
         invalid coordinates), checked before any work.
+    MemoryLimitError
+        If the paths (up to :func:`length_bound` hops each) would not fit the memory limit
+        (:mod:`torus_lab._memory`), checked before any work.
     DisjointPathsError
         If every choice of ``delta``, ``T'``, ``T`` fails (the paper says this cannot happen).
 
@@ -735,6 +757,9 @@ def disjoint_paths_run(
     check_str("lemma2", lemma2, LEMMA2_RULES)
     check_instance("trace", trace, (bool, np.bool_), "a bool")
     n, k, checked = _check_instance(torus, pairs)
+    c = len(checked)
+    check_memory(_paths_memory_estimate(n, k, c),
+                 f"disjoint paths in the ({n}, {k})-torus ({c} pairs, paths of up to {length_bound(n, k, c):,} hops)")
     solver = _Solver(n, k, choose_T, detour_order, lemma2, trace)
     ids = [(p, solver.to_id(s), solver.to_id(d)) for p, (s, d) in enumerate(checked)]
     try:
