@@ -322,6 +322,15 @@ def test_preconditions_are_refused(torus, pairs, error, match):
         pairwise_disjoint_paths(torus, pairs)
 
 
+@pytest.mark.parametrize("shape", [(0, 0), (1, 1), (0, 5)])
+def test_torus_tuple_below_n_1_k_2_is_refused_naming_torus(shape):
+    # found by the fuzz suite (issue 16): torus=(0, 0) gave "need n >= 1 and k >= 2", not naming torus
+    for call in (lambda: verify_disjoint_paths(shape, [], []), lambda: optimal_disjoint_paths(shape, [])):
+        with pytest.raises(ValueError, match="torus: need n >= 1 and k >= 2") as info:
+            call()
+        assert str(info.value).endswith(f"got (n, k) = {shape}")
+
+
 def test_bad_options_are_refused():
     with pytest.raises(ValueError, match="choose_T"):
         pairwise_disjoint_paths((2, 5), [((0, 0), (1, 1))], choose_T="best")

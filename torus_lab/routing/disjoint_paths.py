@@ -181,7 +181,7 @@ def torus_shape(torus: Torus | tuple[int, int]) -> tuple[int, int]:
             if not is_int(value):
                 raise TypeError(f"torus: {name} must be an int, got {value!r}")
         if n < 1 or k < 2:
-            raise ValueError(f"need n >= 1 and k >= 2, got (n, k) = {(n, k)!r}")
+            raise ValueError(f"torus: need n >= 1 and k >= 2, got (n, k) = {(n, k)!r}")
         return int(n), int(k)
     raise TypeError(f"torus must be a Torus or an (n, k) tuple of ints, got {torus!r}")
 

@@ -534,7 +534,7 @@ def example_routes(radix: int, m: int, fault_count: int, trial_seed: int):
     radix = check_int("radix", radix, minimum=2)
     check_int("m", m, minimum=1)
     fault_count = check_int("fault_count", fault_count, minimum=0)
-    check_int("trial_seed", trial_seed, minimum=0)
+    check_int("trial_seed", trial_seed, minimum=0, maximum=2**64 - 1)  # a uint64 seed of draw_trial
     if fault_count > radix * radix - 2:
         raise ValueError(f"fault_count must be at most radix * radix - 2 = {radix * radix - 2}, got {fault_count}")
     torus = Torus(2, radix)
