@@ -246,3 +246,32 @@ def test_optimal_disjoint_paths_refuses_an_integer_programme_too_large(monkeypat
         with pytest.raises(MemoryLimitError, match=rf"\(2, {k}\)-torus"):
             optimal_disjoint_paths((2, k), [((0, 0), (2, 2))])
     assert optimal_disjoint_paths((2, 9), [((0, 0), (2, 2))]) is not None
+
+
+# ---------------------------------------------------------------------- the channel table (found by the mid-size probe)
+def test_channel_table_is_refused_before_it_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    # evaluate_point(2, 5000, ...) died in numpy's allocator building the channel table of 25 M nodes, unchecked
+    from torus_lab.studies.loads import evaluate_point
+
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    torus = Torus(2, 5000)
+    with pytest.raises(MemoryLimitError, match=r"the channel table of Torus\(2, 5000\): 25,000,000 nodes"):
+        _ = torus.num_channels
+    assert torus._channels is None
+    with pytest.raises(MemoryLimitError, match=r"the channel table of Torus\(12, 3\): 531,441 nodes"):
+        evaluate_point(12, 3, 1, "linear")
+
+
+def test_channel_table_estimate_covers_the_traced_peak() -> None:
+    import tracemalloc
+
+    from torus_lab.topology import _CHANNEL_TABLE_BYTES, Mesh
+
+    for topology in (Torus(2, 300), Torus(5, 7), Torus(9, 2), Mesh(3, 20), Torus(2, 300, bidirectional=False)):
+        tracemalloc.start()
+        try:
+            _ = topology.channel_src
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak <= _CHANNEL_TABLE_BYTES * topology.num_nodes * topology.n, topology
