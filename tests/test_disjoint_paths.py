@@ -331,6 +331,12 @@ def test_torus_tuple_below_n_1_k_2_is_refused_naming_torus(shape):
         assert str(info.value).endswith(f"got (n, k) = {shape}")
 
 
+def test_pairs_of_another_dimension_name_the_torus():
+    # found by the fuzz suite (issue 16): torus=(1, 2) with 2-D pairs named pairs only, not the torus's n
+    with pytest.raises(ValueError, match=r"has 2 coordinates, expected 1 \(the torus has n = 1\)"):
+        verify_disjoint_paths((1, 2), [((0, 0), (0, 2))], [[(0, 0), (0, 1), (0, 2)]])
+
+
 def test_bad_options_are_refused():
     with pytest.raises(ValueError, match="choose_T"):
         pairwise_disjoint_paths((2, 5), [((0, 0), (1, 1))], choose_T="best")

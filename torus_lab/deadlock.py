@@ -622,11 +622,11 @@ def ring_dateline_classes(k: int, start: int, end: int, sign: int, dateline: int
     """
     k, sign = _check_ring(k, sign)
     for name, v in (("start", start), ("end", end)):
-        if not is_int(v) or not is_int(v) or not 0 <= v < k:
-            raise ValueError(f"{name} must be an int in 0..{k - 1}, got {v!r}")
+        if not is_int(v) or not 0 <= v < k:
+            raise ValueError(f"{name} must be an int in 0..{k - 1} (a node of the ring of k = {k}), got {v!r}")
     D = default_dateline(k, sign) if dateline is None else dateline
-    if not is_int(D) or not is_int(D) or not 0 <= D < k:
-        raise ValueError(f"dateline must be an int in 0..{k - 1}, got {dateline!r}")
+    if not is_int(D) or not 0 <= D < k:
+        raise ValueError(f"dateline must be an int in 0..{k - 1} (a node of the ring of k = {k}), got {dateline!r}")
     classes, cls, pos = [], 0, int(start)
     while pos != end:
         if pos == D:

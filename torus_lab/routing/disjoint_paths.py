@@ -200,7 +200,7 @@ def _check_node(node: object, n: int, k: int, name: str) -> Node:
     if isinstance(node, (str, bytes)) or not isinstance(node, Sequence):
         raise TypeError(f"{name} must be a sequence of {n} ints, got {node!r}")
     if len(node) != n:
-        raise ValueError(f"{name} {tuple(node)!r} has {len(node)} coordinates, expected {n}")
+        raise ValueError(f"{name} {tuple(node)!r} has {len(node)} coordinates, expected {n} (the torus has n = {n})")
     if all(type(x) is int and 0 <= x < k for x in node):  # fast path for plain ints
         return tuple(node)
     for x in node:
