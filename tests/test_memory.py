@@ -275,3 +275,32 @@ def test_channel_table_estimate_covers_the_traced_peak() -> None:
         finally:
             tracemalloc.stop()
         assert peak <= _CHANNEL_TABLE_BYTES * topology.num_nodes * topology.n, topology
+
+
+# ---------------------------------------------------------------------- channel VC usage (found by the fuzz suite)
+def test_channel_vc_usage_keeps_no_edge_rows_and_checks_its_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    # vc_count_table(ks=[451]) grew by ~25 MB every 5 s: channel_vc_usage kept every destination's CDG edge
+    # rows (which it never uses) without a memory check
+    import tracemalloc
+
+    from torus_lab.deadlock import channel_dependency_graph, channel_vc_usage
+    from torus_lab.routing.ecube import ecube_routing
+
+    routing = ecube_routing(Torus(2, 16), datelines=True, vcs=2)
+    channel_vc_usage(routing)  # compiled and the channel table built, outside the measurement
+    tracemalloc.start()
+    try:
+        usage = channel_vc_usage(routing)
+        usage_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        channel_dependency_graph(routing)
+        graph_peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    vertices = routing.topology.num_nodes * 2 * 2 * 2
+    assert usage.shape == (routing.topology.num_channels, 2) and usage.any()
+    assert usage_peak <= vertices + 64 * vertices * 2 < graph_peak  # one destination at a time, not the graph
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "64K")
+    with pytest.raises(MemoryLimitError, match=r"channel VC usage of .* on Torus\(2, 16\): 256 nodes, up to "
+                                               r"2,048 virtual channels"):  # fmt: skip
+        channel_vc_usage(routing)
