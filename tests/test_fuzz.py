@@ -351,11 +351,25 @@ _integers = st.integers(-3, 9) | st.integers(max_value=-1) | st.integers(min_val
 _scalars = st.one_of(
     _integers, st.floats(), st.booleans(), st.text(max_size=4), st.binary(max_size=4), st.none(),
 )
+
+
+def _without_mid_sizes(array: np.ndarray) -> np.ndarray:
+    """``array`` with integer elements of the same classes as ``_integers``: a mid-size element
+    (``10 <= |v| < 2**31``) becomes ``v % 10`` (``vc_count_table(ks=array([451]))`` is hours of real work)."""
+    if array.dtype.kind not in "iu" or not array.size:
+        return array
+    magnitude = np.abs(array.astype(np.float64))
+    mid = (magnitude >= 10) & (magnitude < 2**31)
+    out = array.copy()
+    out[mid] = array[mid] % 10
+    return out
+
+
 HOSTILE = st.one_of(
     st.sampled_from(EDGE_VALUES),
     _scalars,
     st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner), max_leaves=6),
-    hnp.arrays(hnp.scalar_dtypes(), hnp.array_shapes(min_dims=0, max_dims=3, max_side=3)),
+    hnp.arrays(hnp.scalar_dtypes(), hnp.array_shapes(min_dims=0, max_dims=3, max_side=3)).map(_without_mid_sizes),
     hnp.from_dtype(np.dtype("int64"), max_value=9) | hnp.from_dtype(np.dtype("int64"), min_value=2**31)
     | hnp.from_dtype(np.dtype("float32")),
 )
