@@ -365,3 +365,15 @@ def test_odr_constant_claim_tolerance(scale, verdict):
     summary = _summary(e_max=[scale, 2 * scale, 50.0, 100.0])
     verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
     assert verdicts["odr_linear_constant"] == verdict
+
+
+@pytest.mark.parametrize(
+    ("radices", "ratios", "message"),
+    [([0, 0, 1], [0.1, 0.2, 0.3], "radices must be finite numbers >= 2"),
+     ([5, float("inf")], [0.1, 0.2], "radices must be finite numbers >= 2"),
+     ([5, 9], [0.1, float("nan")], "ratios must be finite")],
+)  # fmt: skip
+def test_fit_leading_constant_refuses_radices_below_two_and_non_finite_values(radices, ratios, message):
+    # found by the fuzz suite (issue 16): radices=[0, 0, 1] ended in numpy's "SVD did not converge" (1 / 0)
+    with pytest.raises(ValueError, match=message):
+        study.fit_leading_constant(radices, ratios)

@@ -483,6 +483,10 @@ def fit_leading_constant(radices: Sequence[int], ratios: Sequence[float]) -> tup
     y = check_real_array("ratios", ratios, ndim=1)
     if k.size == 0 or k.size != y.size:
         raise ValueError(f"need equally many radices and ratios (at least one), got {k.size} and {y.size}")
+    if not (np.isfinite(k) & (k >= 2)).all():  # 1 / k must be finite for the fit
+        raise ValueError(f"radices must be finite numbers >= 2, got {k.tolist()!r:.80}")
+    if not np.isfinite(y).all():
+        raise ValueError(f"ratios must be finite, got {y.tolist()!r:.80}")
     if np.unique(k).size == 1:
         return float(y.mean()), 0.0
     design = np.column_stack([np.ones_like(k), 1 / k])
