@@ -186,8 +186,8 @@ def wilson_interval(successes: int | np.ndarray, trials: int | np.ndarray, confi
                          f"{_num(n[where])}")  # fmt: skip
     z = norm.ppf(0.5 + confidence / 2)
     p = x / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    centre = (p + z * z / 2 / n) / (1 + z * z / n)  # divided step by step: no n * n overflow for huge trials
+    half = z * np.sqrt(p * (1 - p) / n + (z / 2 / n) ** 2) / (1 + z * z / n)
     low = np.minimum(centre - half, p)  # the interval contains p; guard against rounding at p = 0 or 1
     high = np.maximum(centre + half, p)
     if np.ndim(low) == 0:
