@@ -285,6 +285,13 @@ def test_verifier_catches_each_violation(paths, kind, pair):
     assert kind in str(violation)
 
 
+@pytest.mark.parametrize("vertex", [None, 3, "ab", b"\x00\x01", {0: 1, 1: 2}])
+def test_verifier_refuses_a_vertex_that_is_not_a_sequence_naming_it(vertex):
+    # found by the fuzz suite (issue 16): paths=[(None, None)] ended in "'NoneType' object is not iterable"
+    with pytest.raises(TypeError, match=r"paths\[1\]\[0\] must be a sequence"):
+        verify_disjoint_paths((2, 5), PAIRS, [GOOD[0], [vertex, (3, 0)]])
+
+
 def test_verifier_wraparound_adjacency():
     assert verify_disjoint_paths((1, 5), [((0,), (3,))], [[(0,), (4,), (3,)]]) is None
 
@@ -313,6 +320,21 @@ def test_verifier_wraparound_adjacency():
 def test_preconditions_are_refused(torus, pairs, error, match):
     with pytest.raises(error, match=match):
         pairwise_disjoint_paths(torus, pairs)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (1, 1), (0, 5)])
+def test_torus_tuple_below_n_1_k_2_is_refused_naming_torus(shape):
+    # found by the fuzz suite (issue 16): torus=(0, 0) gave "need n >= 1 and k >= 2", not naming torus
+    for call in (lambda: verify_disjoint_paths(shape, [], []), lambda: optimal_disjoint_paths(shape, [])):
+        with pytest.raises(ValueError, match="torus: need n >= 1 and k >= 2") as info:
+            call()
+        assert str(info.value).endswith(f"got (n, k) = {shape}")
+
+
+def test_pairs_of_another_dimension_name_the_torus():
+    # found by the fuzz suite (issue 16): torus=(1, 2) with 2-D pairs named pairs only, not the torus's n
+    with pytest.raises(ValueError, match=r"has 2 coordinates, expected 1 \(the torus has n = 1\)"):
+        verify_disjoint_paths((1, 2), [((0, 0), (0, 2))], [[(0, 0), (0, 1), (0, 2)]])
 
 
 def test_bad_options_are_refused():

@@ -251,3 +251,10 @@ def test_presets_define_every_claim_point():
         assert {(16, 4), (32, 3), (128, 6)} <= pairs, preset
         assert any(math.isclose(f, ft.CLAIM_FAULT_RATE) for f in params["fault_rates"]), preset
         assert {(p["radix"], p["m"]) for p in params["focus"]} <= pairs, preset
+
+
+@pytest.mark.parametrize("trial_seed", [2**64, 2**70])
+def test_example_routes_refuses_a_trial_seed_beyond_uint64_naming_it(trial_seed):
+    # found by the fuzz suite (issue 16): trial_seed=2**64 was blamed on "seed" (draw_trial's parameter)
+    with pytest.raises(ValueError, match=rf"trial_seed must be in 0\.\.{2**64 - 1}, got {trial_seed}"):
+        ft.example_routes(16, 3, 4, trial_seed)

@@ -301,6 +301,18 @@ def test_wilson_interval_types_and_confidence():
             wilson_interval(1, 3, confidence)
 
 
+def test_wilson_interval_of_huge_trials_needs_no_overflow():
+    # the fuzz run (issue 16) warned "overflow encountered in multiply" for trials near 1e308 (n * n)
+    import warnings
+
+    from torus_lab.studies.fault_tolerant import wilson_interval
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        low, high = wilson_interval(np.array([5e307]), np.array([1e308]))
+    assert low[0] == pytest.approx(0.5) and high[0] == pytest.approx(0.5) and low[0] <= 0.5 <= high[0]
+
+
 @settings(max_examples=80, deadline=None)
 @given(successes=st.integers(-5, 30), trials=st.integers(-5, 30))
 def test_wilson_interval_in_range_or_refused(successes, trials):

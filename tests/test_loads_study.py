@@ -121,8 +121,27 @@ def test_grid_items_refuse_t_at_least_k_and_add_full_tori():
 @pytest.mark.parametrize("key", ["radices_by_dim", "full_radices_by_dim"])
 def test_grid_items_refuse_radices_below_two(key):
     params = copy.deepcopy(TINY) | {key: [{"dims": 2, "radices": [4, 1]}]}
-    with pytest.raises(ValueError, match="at least 2"):
+    with pytest.raises(ValueError, match=rf"^{key}\[0\]\.radices\[1\] must be >= 2, got 1$"):
         study.grid_items(params)
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "message"),
+    [
+        ({"radices_by_dim": [{"dims": "two", "radices": [3]}]}, TypeError, r"radices_by_dim\[0\]\.dims must be an int"),
+        ({"radices_by_dim": [{"dims": 2.5, "radices": [3]}]}, TypeError, r"radices_by_dim\[0\]\.dims must be an int"),
+        ({"radices_by_dim": [{"dims": 0, "radices": [3]}]}, ValueError, r"radices_by_dim\[0\]\.dims must be >= 1"),
+        ({"full_radices_by_dim": [{"dims": 2, "radices": ["4"]}]}, TypeError,
+         r"full_radices_by_dim\[0\]\.radices\[0\] must be an int"),
+        ({"radices_by_dim": [{"dims": 2}]}, ValueError, r"radices_by_dim\[0\] lacks the key\(s\) 'radices'"),
+        ({"radices_by_dim": "2x5"}, TypeError, "radices_by_dim must be a sequence"),
+        ({"ts": [1, "2"]}, TypeError, r"ts\[1\] must be an int"),
+    ],
+)  # fmt: skip
+def test_grid_items_name_the_bad_key_path(change, error, message):
+    # issue 16: a non-integer dimension gave "invalid literal for int() with base 10: 'two'"
+    with pytest.raises(error, match=message):
+        study.grid_items(copy.deepcopy(TINY) | change)
 
 
 # ---------------------------------------------------------------------- the study
@@ -342,3 +361,15 @@ def test_odr_constant_claim_tolerance(scale, verdict):
     summary = _summary(e_max=[scale, 2 * scale, 50.0, 100.0])
     verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
     assert verdicts["odr_linear_constant"] == verdict
+
+
+@pytest.mark.parametrize(
+    ("radices", "ratios", "message"),
+    [([0, 0, 1], [0.1, 0.2, 0.3], "radices must be finite numbers >= 2"),
+     ([5, float("inf")], [0.1, 0.2], "radices must be finite numbers >= 2"),
+     ([5, 9], [0.1, float("nan")], "ratios must be finite")],
+)  # fmt: skip
+def test_fit_leading_constant_refuses_radices_below_two_and_non_finite_values(radices, ratios, message):
+    # found by the fuzz suite (issue 16): radices=[0, 0, 1] ended in numpy's "SVD did not converge" (1 / 0)
+    with pytest.raises(ValueError, match=message):
+        study.fit_leading_constant(radices, ratios)

@@ -203,3 +203,104 @@ def test_simulator_state_refuses_under_a_tiny_limit(monkeypatch: pytest.MonkeyPa
         SimState(routing.topology, 2, 16, 100, words)
     monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "64M")
     assert SimState(routing.topology, 2, 16, 100, words).num_ivcs == torus.num_channels * 2 + torus.num_nodes
+
+
+# ---------------------------------------------------------------------- disjoint paths (found by the fuzz suite)
+def test_solve_random_instance_k_2_pow_31_is_refused_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    # solve_random_instance(n=2, k=2**31, c=2) grew by over a GiB in 10 s (paths of ~k hops), unchecked
+    from torus_lab.studies.disjoint_paths import solve_random_instance
+
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    start = time.perf_counter()
+    with pytest.raises(MemoryLimitError, match=r"disjoint paths in the \(2, 2147483648\)-torus \(2 pairs, paths of "
+                                               r"up to 6,442,450,944 hops\)"):  # fmt: skip
+        solve_random_instance(2, 2**31, 2, np.random.default_rng(0))
+    assert time.perf_counter() - start < 1.0
+
+
+def test_disjoint_paths_memory_estimate_covers_the_traced_peak() -> None:
+    import tracemalloc
+
+    from torus_lab.routing.disjoint_paths import _paths_memory_estimate, disjoint_paths_run
+    from torus_lab.studies.disjoint_paths import random_instance
+
+    rng = np.random.default_rng(5)
+    for n, k in [(2, 2001), (3, 401), (5, 41)]:
+        for _ in range(3):
+            pairs = random_instance(n, k, n, rng)
+            tracemalloc.start()
+            try:
+                disjoint_paths_run((n, k), pairs, trace=True)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            assert peak <= _paths_memory_estimate(n, k, n), (n, k, pairs)
+
+
+def test_optimal_disjoint_paths_refuses_an_integer_programme_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    # optimal_disjoint_paths((2, 2**31), ...) asked numpy for k**n = 2**62 nodes (a bare MemoryError)
+    from torus_lab.routing.baselines import optimal_disjoint_paths
+
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    for k in (2**31, 2**16):
+        with pytest.raises(MemoryLimitError, match=rf"\(2, {k}\)-torus"):
+            optimal_disjoint_paths((2, k), [((0, 0), (2, 2))])
+    assert optimal_disjoint_paths((2, 9), [((0, 0), (2, 2))]) is not None
+
+
+# ---------------------------------------------------------------------- the channel table (found by the mid-size probe)
+def test_channel_table_is_refused_before_it_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    # evaluate_point(2, 5000, ...) died in numpy's allocator building the channel table of 25 M nodes, unchecked
+    from torus_lab.studies.loads import evaluate_point
+
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
+    torus = Torus(2, 5000)
+    with pytest.raises(MemoryLimitError, match=r"the channel table of Torus\(2, 5000\): 25,000,000 nodes"):
+        _ = torus.num_channels
+    assert torus._channels is None
+    with pytest.raises(MemoryLimitError, match=r"the channel table of Torus\(12, 3\): 531,441 nodes"):
+        evaluate_point(12, 3, 1, "linear")
+
+
+def test_channel_table_estimate_covers_the_traced_peak() -> None:
+    import tracemalloc
+
+    from torus_lab.topology import _CHANNEL_TABLE_BYTES, Mesh
+
+    for topology in (Torus(2, 300), Torus(5, 7), Torus(9, 2), Mesh(3, 20), Torus(2, 300, bidirectional=False)):
+        tracemalloc.start()
+        try:
+            _ = topology.channel_src
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak <= _CHANNEL_TABLE_BYTES * topology.num_nodes * topology.n, topology
+
+
+# ---------------------------------------------------------------------- channel VC usage (found by the fuzz suite)
+def test_channel_vc_usage_keeps_no_edge_rows_and_checks_its_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    # vc_count_table(ks=[451]) grew by ~25 MB every 5 s: channel_vc_usage kept every destination's CDG edge
+    # rows (which it never uses) without a memory check
+    import tracemalloc
+
+    from torus_lab.deadlock import channel_dependency_graph, channel_vc_usage
+    from torus_lab.routing.ecube import ecube_routing
+
+    routing = ecube_routing(Torus(2, 16), datelines=True, vcs=2)
+    channel_vc_usage(routing)  # compiled and the channel table built, outside the measurement
+    tracemalloc.start()
+    try:
+        usage = channel_vc_usage(routing)
+        usage_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        channel_dependency_graph(routing)
+        graph_peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    vertices = routing.topology.num_nodes * 2 * 2 * 2
+    assert usage.shape == (routing.topology.num_channels, 2) and usage.any()
+    assert usage_peak <= vertices + 64 * vertices * 2 < graph_peak  # one destination at a time, not the graph
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "64K")
+    with pytest.raises(MemoryLimitError, match=r"channel VC usage of .* on Torus\(2, 16\): 256 nodes, up to "
+                                               r"2,048 virtual channels"):  # fmt: skip
+        channel_vc_usage(routing)

@@ -142,6 +142,13 @@ def test_bad_options_rejected(kwargs, error):
         ecube_routing(Torus(2, 4), **kwargs)
 
 
+@pytest.mark.parametrize("vcs", [33, 2**63, 2**64])
+def test_ecube_refuses_vcs_beyond_the_candidate_limit_naming_vcs(vcs):
+    # found by the fuzz suite (issue 16): vcs=2**64 ended in "iparams must fit int64 or uint64"
+    with pytest.raises(ValueError, match=rf"vcs must be an int in 1\.\.32, got {vcs}"):
+        ecube_routing(Torus(2, 4), vcs=vcs)
+
+
 def test_kernel_must_be_a_compilable_numba_kernel():
     import dataclasses
 

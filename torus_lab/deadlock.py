@@ -182,6 +182,14 @@ def _destinations(rf: RoutingFunction, destinations: Iterable | None) -> list[in
         return [rf._node_id(d) for d in check_sequence("destinations", destinations)]
 
 
+def _cdg_sizes(rf: RoutingFunction) -> tuple[int, int, int]:
+    """``(W, f, g)`` of :func:`_cdg_memory_estimate`: vertex slots, candidates per state, successors per vertex."""
+    vcs, n = int(rf.num_vcs), rf.topology.n
+    vertices = rf.topology.num_nodes * n * 2 * vcs
+    successors = min(MAX_CANDIDATES, 2 * n * vcs)
+    return vertices, successors if rf.adaptive else vcs, successors
+
+
 def _cdg_memory_estimate(rf: RoutingFunction, num_dests: int, form: str) -> int:
     """Peak bytes of a CDG construction over ``num_dests`` destinations (checked before it starts).
 
@@ -196,10 +204,7 @@ def _cdg_memory_estimate(rf: RoutingFunction, num_dests: int, form: str) -> int:
     * one destination's state exploration (``"reachable"``): ``64 W f``;
     * the networkx graph, about 300 B per vertex and per edge: ``300 W (1 + g)``.
     """
-    vcs, n = int(rf.num_vcs), rf.topology.n
-    vertices = rf.topology.num_nodes * n * 2 * vcs
-    successors = min(MAX_CANDIDATES, 2 * n * vcs)
-    fan = successors if rf.adaptive else vcs
+    vertices, fan, successors = _cdg_sizes(rf)
     rows = vertices * fan * num_dests
     if form == "relation":
         return 72 * rows * int(rf.random_choices) + 300 * vertices * (1 + successors)
@@ -215,8 +220,10 @@ def _check_cdg_memory(rf: RoutingFunction, num_dests: int, form: str, what: str 
     )
 
 
-def _edges_reachable(rf: RoutingFunction, dests: list[int]) -> tuple[np.ndarray, np.ndarray, int]:
-    """Edge rows ``(v1, v2, example destination)``, the used-vertex mask and the number of stuck states."""
+def _edges_reachable(rf: RoutingFunction, dests: list[int], *, keep_rows: bool = True
+                     ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Edge rows ``(v1, v2, example destination)`` (none unless ``keep_rows``), the used-vertex mask and the
+    number of stuck states."""
     V = rf.num_vcs
     used = np.zeros(rf.topology.num_channels * V, dtype=bool)
     chunks = []
@@ -227,6 +234,8 @@ def _edges_reachable(rf: RoutingFunction, dests: list[int]) -> tuple[np.ndarray,
         tr = g.transitions
         out_v = tr[:, 2] * V + tr[:, 3]
         used[out_v] = True
+        if not keep_rows:
+            continue
         src_ch = g.state_channel[tr[:, 0]]
         keep = src_ch >= 0
         in_v = src_ch[keep] * V + g.state_vc[tr[keep, 0]]
@@ -418,7 +427,10 @@ def channel_vc_usage(rf: RoutingFunction) -> np.ndarray:
     [0, 6, 7]
     """
     check_routing_function(rf)
-    _, used, _ = _edges_reachable(rf, _destinations(rf, None))
+    vertices, fan, _ = _cdg_sizes(rf)  # the mask and one destination's exploration at a time (no edge rows)
+    check_memory(vertices + 64 * vertices * fan, f"channel VC usage of {rf.name} on {network_size(rf.topology)}, "
+                                                 f"up to {vertices:,} virtual channels")  # fmt: skip
+    _, used, _ = _edges_reachable(rf, _destinations(rf, None), keep_rows=False)
     return used.reshape(rf.topology.num_channels, rf.num_vcs)
 
 
@@ -623,11 +635,11 @@ def ring_dateline_classes(k: int, start: int, end: int, sign: int, dateline: int
     """
     k, sign = _check_ring(k, sign)
     for name, v in (("start", start), ("end", end)):
-        if not is_int(v) or not is_int(v) or not 0 <= v < k:
-            raise ValueError(f"{name} must be an int in 0..{k - 1}, got {v!r}")
+        if not is_int(v) or not 0 <= v < k:
+            raise ValueError(f"{name} must be an int in 0..{k - 1} (a node of the ring of k = {k}), got {v!r}")
     D = default_dateline(k, sign) if dateline is None else dateline
-    if not is_int(D) or not is_int(D) or not 0 <= D < k:
-        raise ValueError(f"dateline must be an int in 0..{k - 1}, got {dateline!r}")
+    if not is_int(D) or not 0 <= D < k:
+        raise ValueError(f"dateline must be an int in 0..{k - 1} (a node of the ring of k = {k}), got {dateline!r}")
     classes, cls, pos = [], 0, int(start)
     while pos != end:
         if pos == D:

@@ -232,7 +232,7 @@ def residue_placement(
         raise ValueError("residues is empty: a placement needs at least one processor")
     for r in values:
         if not 0 <= r < k:
-            raise ValueError(f"residue {r} out of range 0..{k - 1}")
+            raise ValueError(f"residues holds {r}, out of range 0..{k - 1}")
     if len(set(values)) != len(values):
         raise ValueError(f"residues {values!r} repeat a value")
     check_memory(24 * torus.num_nodes, f"residue_placement on {network_size(torus)}")  # classes, mask, ids

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from torus_lab._memory import check_memory
 from torus_lab._validate import check_instance, check_int, check_sequence, check_str, is_int
 from torus_lab.topology import Torus
 
@@ -186,7 +187,7 @@ def torus_shape(torus: Torus | tuple[int, int]) -> tuple[int, int]:
             if not is_int(value):
                 raise TypeError(f"torus: {name} must be an int, got {value!r}")
         if n < 1 or k < 2:
-            raise ValueError(f"need n >= 1 and k >= 2, got (n, k) = {(n, k)!r}")
+            raise ValueError(f"torus: need n >= 1 and k >= 2, got (n, k) = {(n, k)!r}")
         return int(n), int(k)
     raise TypeError(f"torus must be a Torus or an (n, k) tuple of ints, got {torus!r}")
 
@@ -205,7 +206,7 @@ def _check_node(node: object, n: int, k: int, name: str) -> Node:
     if isinstance(node, (str, bytes)) or not isinstance(node, Sequence):
         raise TypeError(f"{name} must be a sequence of {n} ints, got {node!r}")
     if len(node) != n:
-        raise ValueError(f"{name} {tuple(node)!r} has {len(node)} coordinates, expected {n}")
+        raise ValueError(f"{name} {tuple(node)!r} has {len(node)} coordinates, expected {n} (the torus has n = {n})")
     if all(type(x) is int and 0 <= x < k for x in node):  # fast path for plain ints
         return tuple(node)
     for x in node:
@@ -260,6 +261,24 @@ def length_bound(n: int, k: int, c: int) -> int:
     """
     n, k, c = check_int("n", n, minimum=1), check_int("k", k, minimum=2), check_int("c", c, minimum=1)
     return 2 * k * (c - 1) + n * (k // 2)
+
+
+#: Bytes per path vertex and per coordinate of the paths of one instance (the solver's id lists, owner map and
+#: candidate routes, the trace and the returned coordinate tuples): about twice the peak measured with
+#: tracemalloc on random instances (n = 2..6, up to 194 bytes per vertex of the length bound).
+_VERTEX_BYTES, _COORDINATE_BYTES = 256, 64
+
+
+def _paths_memory_estimate(n: int, k: int, c: int) -> int:
+    """Upper estimate of the memory (bytes) of solving one instance: ``c`` paths of up to
+    :func:`length_bound` hops each, the paths growing with ``k`` (issue 16: ``k = 2**31`` ran out of memory).
+
+    Examples
+    --------
+    >>> _paths_memory_estimate(2, 5, 2) < 2**20
+    True
+    """
+    return c * (length_bound(n, k, c) + 1) * (_VERTEX_BYTES + _COORDINATE_BYTES * n)
 
 
 # ---------------------------------------------------------------------------------------------- the algorithm
@@ -735,6 +754,9 @@ def disjoint_paths_run(
     ValueError, TypeError
         On a precondition violation (``n >= k``, ``k < 5``, ``c`` not in ``1..n``, repeated pair vertices,
         invalid coordinates), checked before any work.
+    MemoryLimitError
+        If the paths (up to :func:`length_bound` hops each) would not fit the memory limit
+        (:mod:`torus_lab._memory`), checked before any work.
     DisjointPathsError
         If every choice of ``delta``, ``T'``, ``T`` fails (the paper says this cannot happen).
 
@@ -753,6 +775,9 @@ def disjoint_paths_run(
     check_str("lemma2", lemma2, LEMMA2_RULES)
     check_instance("trace", trace, (bool, np.bool_), "a bool")
     n, k, checked = _check_instance(torus, pairs)
+    c = len(checked)
+    check_memory(_paths_memory_estimate(n, k, c),
+                 f"disjoint paths in the ({n}, {k})-torus ({c} pairs, paths of up to {length_bound(n, k, c):,} hops)")
     solver = _Solver(n, k, choose_T, detour_order, lemma2, trace)
     ids = [(p, solver.to_id(s), solver.to_id(d)) for p, (s, d) in enumerate(checked)]
     try:
@@ -849,7 +874,8 @@ def verify_disjoint_paths(
         return None
     owner: dict[tuple, int] = {}
     for i, ((s, d), path) in enumerate(zip(pairs, paths, strict=True)):
-        nodes = [tuple(v) for v in path] if len(path) else []
+        nodes = [tuple(check_sequence(f"paths[{i}][{j}]", _as_sequence(v, f"paths[{i}][{j}]")))
+                 for j, v in enumerate(path)]
         if not nodes:
             return Violation("not_walk", i, "empty path")
         for v in nodes:

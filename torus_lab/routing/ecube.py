@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from torus_lab._jit import njit
 from torus_lab._validate import check_str, is_int
-from torus_lab.routing.interface import RoutingFunction, build_tables
+from torus_lab.routing.interface import MAX_CANDIDATES, RoutingFunction, build_tables
 from torus_lab.routing.registry import Option, register_routing
 from torus_lab.topology import Faults, Torus
 
@@ -180,8 +180,8 @@ def ecube_routing(
     if not isinstance(topology, Torus):
         raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
     _check_bool("datelines", datelines)
-    if not is_int(vcs) or vcs < 1:
-        raise ValueError(f"vcs must be an int >= 1, got {vcs!r}")
+    if not is_int(vcs) or not 1 <= vcs <= MAX_CANDIDATES:  # the kernel offers at most MAX_CANDIDATES choices
+        raise ValueError(f"vcs must be an int in 1..{MAX_CANDIDATES}, got {vcs!r}")
     if datelines and vcs < 2:
         raise ValueError(f"datelines need vcs >= 2, got vcs={vcs}")
     check_str("tie", tie, ("+", "-", "random"))

@@ -306,8 +306,9 @@ def _check_choice(name: str, value: object, choices) -> None:
 def _offset(topology: Torus, dateline_offset: int | None) -> int:
     if dateline_offset is None:
         return topology.radices[0] // 2
-    if not is_int(dateline_offset) or dateline_offset < 0:
-        raise ValueError(f"dateline_offset must be an int >= 0, got {dateline_offset!r}")
+    if not is_int(dateline_offset) or not 0 <= dateline_offset < min(topology.radices):
+        raise ValueError(f"dateline_offset must be an int in 0..{min(topology.radices) - 1} (a shift along a ring of "
+                         f"{topology!r}), got {dateline_offset!r}")
     return int(dateline_offset)
 
 
@@ -430,7 +431,7 @@ def pfnf_routing(
         For ``scheme="paper"``: the after-dateline classes of the two VNs share VC 2 (REC, the paper's 3 VCs)
         or get VCs 1 and 3 (4 VCs; measurement of which channels need which class).
     dateline_offset : int, optional
-        Shift of VN1's datelines (default ``k // 2``, "halfway across").
+        Shift of VN1's datelines, ``0 <= dateline_offset < k`` (default ``k // 2``, "halfway across").
     tie : {"+", "-"}
     faults : Faults or None
 

@@ -441,7 +441,8 @@ def load_sweep(routing: RoutingFunction, config: SimConfig, loads, *, seeds=(0,)
     """
     check_instance("routing", routing, RoutingFunction)
     check_instance("config", config, SimConfig)
-    loads = [check_real("loads", load, minimum=0) for load in check_sequence("loads", loads)]
+    loads = [check_real(f"loads[{i}]", load, minimum=0, maximum=config.packet_length)  # SimConfig's offered_load
+             for i, load in enumerate(check_sequence("loads", loads))]  # fmt: skip
     seeds = [check_int("seeds", seed, minimum=0) for seed in check_sequence("seeds", seeds)]
     rows = []
     for load in loads:

@@ -560,8 +560,12 @@ def log_fit(nodes: Sequence[float], values: Sequence[float]) -> dict:
     values = check_real_array("values", values, ndim=1)
     if nodes.shape != values.shape or nodes.size < 2:
         raise ValueError(f"nodes and values must have equal lengths >= 2, got {nodes.size} and {values.size}")
-    if not (nodes > 0).all():
-        raise ValueError(f"nodes must be positive, got {nodes.tolist()}")
+    if not (np.isfinite(nodes) & (nodes > 0)).all():
+        raise ValueError(f"nodes must be finite and positive, got {nodes.tolist()!r:.80}")
+    if np.unique(nodes).size < 2:
+        raise ValueError(f"nodes: need two different network sizes to fit a growth, got {nodes.tolist()!r:.80}")
+    if not np.isfinite(values).all():
+        raise ValueError(f"values must be finite, got {values.tolist()!r:.80}")
     x = np.log2(np.asarray(nodes, dtype=float))
     y = np.asarray(values, dtype=float)
     out = {}

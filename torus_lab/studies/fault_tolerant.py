@@ -193,8 +193,8 @@ def wilson_interval(successes: int | np.ndarray, trials: int | np.ndarray, confi
                          f"{_num(n[where])}")  # fmt: skip
     z = norm.ppf(0.5 + confidence / 2)
     p = x / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    centre = (p + z * z / 2 / n) / (1 + z * z / n)  # divided step by step: no n * n overflow for huge trials
+    half = z * np.sqrt(p * (1 - p) / n + (z / 2 / n) ** 2) / (1 + z * z / n)
     low = np.minimum(centre - half, p)  # the interval contains p; guard against rounding at p = 0 or 1
     high = np.maximum(centre + half, p)
     if np.ndim(low) == 0:
@@ -541,7 +541,7 @@ def example_routes(radix: int, m: int, fault_count: int, trial_seed: int):
     radix = check_int("radix", radix, minimum=2)
     check_int("m", m, minimum=1)
     fault_count = check_int("fault_count", fault_count, minimum=0)
-    check_int("trial_seed", trial_seed, minimum=0)
+    check_int("trial_seed", trial_seed, minimum=0, maximum=2**64 - 1)  # a uint64 seed of draw_trial
     if fault_count > radix * radix - 2:
         raise ValueError(f"fault_count must be at most radix * radix - 2 = {radix * radix - 2}, got {fault_count}")
     torus = Torus(2, radix)

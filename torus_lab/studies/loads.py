@@ -250,27 +250,33 @@ def grid_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
     ValueError: ts holds t = 2 but radices_by_dim (dims 2) holds k = 2: a multiple linear placement needs t < k ...
     """
     check_mapping("params", params, ["radices_by_dim", "ts"])
+    ts = [check_int(f"ts[{i}]", t, minimum=1) for i, t in enumerate(check_sequence("ts", params["ts"]))]
     items = []
-    for record in params["radices_by_dim"]:
-        for k in record["radices"]:
-            _check_radix(k)
-            for t in params["ts"]:
+    for dims, radices in _grid_records(params, "radices_by_dim"):
+        for k in radices:
+            for t in ts:
                 if t >= k:
-                    raise ValueError(f"ts holds t = {t} but radices_by_dim (dims {record['dims']}) holds k = {k}: a "
+                    raise ValueError(f"ts holds t = {t} but radices_by_dim (dims {dims}) holds k = {k}: a "
                                      "multiple linear placement needs t < k (t = k is the full torus: "
                                      "full_radices_by_dim)")  # fmt: skip
-                items.append({"d": int(record["dims"]), "k": int(k), "t": int(t),
-                              "placement": "linear" if t == 1 else "multiple_linear"})  # fmt: skip
-    for record in params.get("full_radices_by_dim") or []:
-        for k in record["radices"]:
-            _check_radix(k)
-            items.append({"d": int(record["dims"]), "k": int(k), "t": int(k), "placement": "full"})
+                items.append({"d": dims, "k": k, "t": t, "placement": "linear" if t == 1 else "multiple_linear"})
+    for dims, radices in _grid_records(params, "full_radices_by_dim"):
+        items.extend({"d": dims, "k": k, "t": k, "placement": "full"} for k in radices)
     return items
 
 
-def _check_radix(k: int) -> None:
-    if int(k) < 2:
-        raise ValueError(f"radices must be at least 2, got {k!r}")
+def _grid_records(params: Mapping[str, Any], key: str) -> list[tuple[int, list[int]]]:
+    """``(dims, radices)`` of every ``{dims, radices}`` record of ``params[key]`` (absent or None: none), each
+    value checked and named by its path (``radices_by_dim[1].radices[0]``)."""
+    records = []
+    for i, record in enumerate(check_sequence(key, params.get(key) or [])):
+        name = f"{key}[{i}]"
+        check_mapping(name, record, ["dims", "radices"])
+        dims = check_int(f"{name}.dims", record["dims"], minimum=1)
+        radices = [check_int(f"{name}.radices[{j}]", k, minimum=2)
+                   for j, k in enumerate(check_sequence(f"{name}.radices", record["radices"]))]  # fmt: skip
+        records.append((dims, radices))
+    return records
 
 
 def _evaluate_item(d, k, t, placement, routings, cut_search_max_nodes, cut_steps, shortest_max_nodes, rng):
@@ -490,6 +496,10 @@ def fit_leading_constant(radices: Sequence[int], ratios: Sequence[float]) -> tup
     y = check_real_array("ratios", ratios, ndim=1)
     if k.size == 0 or k.size != y.size:
         raise ValueError(f"need equally many radices and ratios (at least one), got {k.size} and {y.size}")
+    if not (np.isfinite(k) & (k >= 2)).all():  # 1 / k must be finite for the fit
+        raise ValueError(f"radices must be finite numbers >= 2, got {k.tolist()!r:.80}")
+    if not np.isfinite(y).all():
+        raise ValueError(f"ratios must be finite, got {y.tolist()!r:.80}")
     if np.unique(k).size == 1:
         return float(y.mean()), 0.0
     design = np.column_stack([np.ones_like(k), 1 / k])
