@@ -140,8 +140,8 @@ class Torus:
     Channel ids are stable: channels are numbered in the order ``(node id, dim, sign)`` with ``-``
     before ``+``, skipping slots that do not exist (radix-2 duplicates, mesh borders, the ``-`` side of
     a unidirectional torus).  The channel table is built on first use, so a large torus that is only
-    used for coordinates and distances costs nothing; its memory (:data:`_CHANNEL_TABLE_BYTES` per node and
-    dimension at the peak) is checked first (:mod:`torus_lab._memory`).
+    used for coordinates and distances costs nothing; its memory (``_CHANNEL_TABLE_BYTES`` per node and
+    dimension at the peak) is checked first (``torus_lab._memory``, limit ``TORUS_LAB_MEMORY_LIMIT``).
 
     Examples
     --------

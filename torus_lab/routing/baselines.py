@@ -164,7 +164,7 @@ def optimal_disjoint_paths(
 
     Returns None if no solution was proved optimal within ``time_limit`` seconds (or none exists).
     The programme has ``c * 2n * k**n`` variables; its memory is estimated first and a torus too large for the
-    memory limit is refused with a :class:`~torus_lab._memory.MemoryLimitError` before anything is built.
+    memory limit is refused with a ``MemoryLimitError`` (a ``MemoryError``) before anything is built.
 
     Examples
     --------

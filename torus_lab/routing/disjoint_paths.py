@@ -756,7 +756,7 @@ def disjoint_paths_run(
         invalid coordinates), checked before any work.
     MemoryLimitError
         If the paths (up to :func:`length_bound` hops each) would not fit the memory limit
-        (:mod:`torus_lab._memory`), checked before any work.
+        (``torus_lab._memory``, limit ``TORUS_LAB_MEMORY_LIMIT``), checked before any work.
     DisjointPathsError
         If every choice of ``delta``, ``T'``, ``T`` fails (the paper says this cannot happen).
 
