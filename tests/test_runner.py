@@ -397,3 +397,22 @@ def test_save_writes_timing_frames_apart(tmp_path):
     with pytest.raises(ValueError, match="not a plain file name"):
         run.save({"a": pd.DataFrame(), "../b": pd.DataFrame()})
     assert not (run.data_dir / "a.csv").exists()  # nothing written before every key is checked
+
+
+def test_a_rule_the_schema_cannot_express_is_refused_before_any_kernel_starts(tmp_path, monkeypatch, capsys):
+    """Issue 16: ``-p ts=[1,5]`` with radix 4 reached the notebook (exit 1); the loads study's ``check_params``
+    now runs with the schema check, so the CLI exits 2 with one line and writes nothing."""
+    import torus_lab.runner as runner_module
+
+    def no_kernel(*args, **kwargs):
+        raise AssertionError("a notebook was started")
+
+    monkeypatch.setattr(runner_module, "_execute", no_kernel)
+    out = tmp_path / "out"
+    code = cli.main(["run", "loads", "--out", str(out), "-p", "radices_by_dim=[{dims: 2, radices: [4]}]",
+                     "-p", "ts=[1, 5]"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "loads: ts holds t = 5 but radices_by_dim (dims 2) holds k = 4" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (out / "data").exists()

@@ -55,6 +55,7 @@ __all__ = [
     "RESERVED_PARAMETERS",
     "UnknownExperimentError",
     "check_against_schema",
+    "check_study_rules",
     "check_output_root",
     "default_cache_dir",
     "load_experiment",
@@ -255,12 +256,50 @@ def _as_schema_types(value: Any, rule: Mapping[str, Any]) -> Any:
     return value
 
 
+def check_study_rules(experiment: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Apply the rules a JSON Schema cannot express (e.g. ``t < k`` across two lists) before any work starts.
+
+    A study module ``torus_lab.studies.<experiment>`` may define ``check_params(params)``, raising ValueError
+    or TypeError naming the bad value; it is called here (by the runner before the kernel starts, and by
+    :func:`validate_parameters`), and its error becomes a :class:`ParameterError` (CLI exit status 2).  An
+    experiment without a study module, or a study without ``check_params``, has no extra rules.
+
+    Examples
+    --------
+    >>> check_study_rules("loads", {"radices_by_dim": [{"dims": 2, "radices": [4]}], "ts": [1, 5]})
+    Traceback (most recent call last):
+    ...
+    torus_lab.experiment.ParameterError: loads: ts holds t = 5 but radices_by_dim (dims 2) holds k = 4: ...
+    """
+    import importlib
+
+    if not isinstance(experiment, str) or not experiment.isidentifier():
+        raise TypeError(f"experiment must be an experiment name (an identifier), got {experiment!r}")
+    if not isinstance(params, Mapping):
+        raise TypeError(f"{experiment}: params must be a mapping, got {params!r}")
+    module_name = f"torus_lab.studies.{experiment}"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name != module_name:
+            raise
+        return dict(params)
+    check = getattr(module, "check_params", None)
+    if check is not None:
+        try:
+            check(params)
+        except (ValueError, TypeError) as err:
+            raise ParameterError(f"{experiment}: {err}") from err
+    return dict(params)
+
+
 def validate_parameters(
     name: str, params: Mapping[str, Any], root: str | Path | None = None
 ) -> dict[str, Any]:
-    """Validate one complete parameter set of experiment ``name`` against its schema."""
+    """Validate one complete parameter set of experiment ``name``: its schema, then the study's own rules
+    (:func:`check_study_rules`)."""
     experiment = load_experiment(name, root)
-    return check_against_schema(params, experiment.schema, experiment=name)
+    return check_study_rules(name, check_against_schema(params, experiment.schema, experiment=name))
 
 
 # ---------------------------------------------------------------------- output folders

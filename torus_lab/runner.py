@@ -52,6 +52,7 @@ from torus_lab.experiment import (
     UnknownExperimentError,
     check_against_schema,
     check_output_root,
+    check_study_rules,
     default_cache_dir,
     load_experiment,
     load_experiments,
@@ -164,7 +165,8 @@ def resolve_parameters(
             f"{experiment.name}: unknown preset {preset!r}; presets: {', '.join(experiment.presets)}"
         )
     params = {**experiment.presets[preset], **dict(overrides or {})}
-    return check_against_schema(params, experiment.schema, experiment=experiment.name)
+    checked = check_against_schema(params, experiment.schema, experiment=experiment.name)
+    return check_study_rules(experiment.name, checked)
 
 
 # ---------------------------------------------------------------------- provenance

@@ -67,6 +67,7 @@ __all__ = [
     "LOWER_SLACK",
     "run",
     "grid_items",
+    "check_params",
     "claimed_bound",
     "evaluate_point",
     "odr_constant_table",
@@ -226,6 +227,21 @@ def evaluate_point(
                 "max_residue": int(group.loc[group["load"].idxmax(), "residue"]),
             })  # fmt: skip
     return {"summary": summary, "per_dimension": per_dimension}
+
+
+def check_params(params: Mapping[str, Any]) -> None:
+    """The rules of a loads parameter set the schema cannot express (``t < k`` for every radix and ``t``); the
+    runner calls this before the notebook starts (:func:`torus_lab.experiment.check_study_rules`).
+
+    Examples
+    --------
+    >>> check_params({"radices_by_dim": [{"dims": 2, "radices": [3, 4]}], "ts": [1, 2]})
+    >>> check_params({"radices_by_dim": [{"dims": 2, "radices": [3]}], "ts": [3]})
+    Traceback (most recent call last):
+    ...
+    ValueError: ts holds t = 3 but radices_by_dim (dims 2) holds k = 3: ...
+    """
+    grid_items(params)
 
 
 def grid_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
