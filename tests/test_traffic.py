@@ -198,3 +198,34 @@ def test_on_off_keeps_the_mean_rate_and_makes_traffic_bursty():
 def test_injection_settings_are_checked(changes, message):
     with pytest.raises(ValueError, match=message):
         SimConfig(**changes)
+
+
+# ---------------------------------------------------------------------------------------------------- asymmetric
+
+
+def test_asymmetric_partner_is_the_node_half_the_ids_away_and_needs_an_even_count():
+    topology = Torus(2, 4)
+    partner = destination_map(topology, "asymmetric")
+    assert partner.tolist() == [(node + 8) % 16 for node in range(16)]
+    faulty = destination_map(topology, "asymmetric", Faults(nodes=frozenset({topology.coords(3)})))
+    assert faulty[3] == -1 and faulty[11] == -1  # the faulty node and the node whose partner it is
+    with pytest.raises(ValueError, match="traffic 'asymmetric' needs an even number of nodes, got 9"):
+        destination_map(Torus(2, 3), "asymmetric")
+
+
+@pytest.mark.parametrize("router", ["simple", "booksim"])
+def test_asymmetric_packets_go_to_the_partner_or_with_self_traffic_half_to_themselves(router):
+    topology = Torus(2, 4)
+    routing = ecube_routing(topology, datelines=True, vcs=2, dateline_rule="entry")
+    base = dict(traffic="asymmetric", offered_load=0.1, packet_length=1, warmup=0, measure=3000)
+    if router == "booksim":
+        make = lambda **extra: SimConfig.preset("booksim", **base, **extra)  # noqa: E731
+    else:
+        make = lambda **extra: SimConfig(**base, **extra)  # noqa: E731
+    partner = (np.arange(16) + 8) % 16
+    only_partner = simulate(routing, make(uniform_includes_source=False), seed=2).packets
+    assert (only_partner.dst.to_numpy() == partner[only_partner.src.to_numpy()]).all()
+    mixed = simulate(routing, make(uniform_includes_source=True), seed=2).packets
+    to_self = (mixed.dst == mixed.src).to_numpy()
+    assert (mixed.dst.to_numpy()[~to_self] == partner[mixed.src.to_numpy()[~to_self]]).all()
+    assert 0.4 < to_self.mean() < 0.6

@@ -19,7 +19,12 @@ Random patterns (a new destination per packet)
 
 * ``"uniform"``: uniformly random among the other non-faulty nodes (among all of them, the source included,
   with ``SimConfig(uniform_includes_source=True)``, BookSim2's uniform);
-* ``"hotspot"``: with probability ``hotspot_fraction`` the hotspot node, otherwise uniform.
+* ``"hotspot"``: with probability ``hotspot_fraction`` the hotspot node, otherwise uniform;
+* ``"asymmetric"`` (BookSim2's): node ids split into halves ``[0, N/2)`` and ``[N/2, N)``; a packet goes to the
+  node's partner ``(id + N/2) mod N`` or to the node itself, each with probability 1/2.  Needs an even ``N``.
+  Self-addressed packets exist only with ``SimConfig.uniform_includes_source``; without it every packet goes to
+  the partner (the pattern is then the fixed permutation ``id -> id + N/2 mod N``).  A node whose partner is
+  faulty sends nothing.
 
 Permutations (a fixed destination per source, :func:`destination_map`)
 
@@ -70,7 +75,7 @@ __all__ = [
 #: Injection processes and their kernel codes.
 INJECTIONS = {"bernoulli": 0, "on-off": 1}
 
-#: Traffic pattern names and their kernel codes (0 uniform, 1 fixed map, 2 hotspot).
+#: Traffic pattern names and their kernel codes (0 uniform, 1 fixed map, 2 hotspot, 3 asymmetric).
 PATTERNS = {
     "uniform": 0,
     "transpose": 1,
@@ -81,6 +86,7 @@ PATTERNS = {
     "neighbor": 1,
     "random-permutation": 1,
     "hotspot": 2,
+    "asymmetric": 3,
 }
 #: The permutation patterns (a fixed destination per source).
 PERMUTATIONS = tuple(name for name, code in PATTERNS.items() if code == 1)
@@ -151,7 +157,8 @@ def destination_map(
 ) -> np.ndarray:
     """Destination node id of every source for a permutation pattern (-1: the node sends nothing).
 
-    Uniform and hotspot patterns return all -1 (their destinations are random).  ``rng`` draws the
+    Uniform and hotspot patterns return all -1 (their destinations are random); ``"asymmetric"`` returns each
+    node's partner ``(id + N/2) mod N`` (the pattern's destination other than the node itself).  ``rng`` draws the
     ``"random-permutation"`` pattern (the simulator passes one derived from the run's seed) and is not used by
     the others.
 
@@ -162,6 +169,8 @@ def destination_map(
     [7, 6, 5, 4, 3, 2, 1, 0]
     >>> destination_map(Torus(3, 2), "shuffle").tolist()   # 0 and 7 are fixed points: they send nothing
     [-1, 2, 4, 6, 1, 3, 5, -1]
+    >>> destination_map(Torus(3, 2), "asymmetric").tolist()
+    [4, 5, 6, 7, 0, 1, 2, 3]
     """
     check_instance("topology", topology, Torus, "a Torus or Mesh")
     if faults is not None:
@@ -170,11 +179,16 @@ def destination_map(
         check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     code = pattern_code(traffic)
     out = np.full(topology.num_nodes, -1, dtype=np.int64)
-    if code != 1:
+    if code in (0, 2):
         return out
     bad = faults.node_mask(topology) if faults is not None else np.zeros(topology.num_nodes, dtype=bool)
     active = np.flatnonzero(~bad).astype(np.int64)
-    out = np.asarray(_image(topology, traffic, active, rng), dtype=np.int64)
+    if code == 3:
+        if topology.num_nodes % 2:
+            raise ValueError(f"traffic 'asymmetric' needs an even number of nodes, got {topology.num_nodes}")
+        out = (np.arange(topology.num_nodes, dtype=np.int64) + topology.num_nodes // 2) % topology.num_nodes
+    else:
+        out = np.asarray(_image(topology, traffic, active, rng), dtype=np.int64)
     out[(out == np.arange(topology.num_nodes)) | bad[out] | bad] = -1
     return out
 
@@ -185,6 +199,7 @@ def draw_destination(pattern, node, active, dest_map, hotspot, hotspot_frac, inc
 
     Uniform: uniform over the other ``active`` (non-faulty) nodes, or over all of them, ``node`` included, when
     ``include_self`` (BookSim2's uniform, ``SimConfig.uniform_includes_source``); permutation: ``dest_map[node]``;
+    asymmetric: the partner ``dest_map[node]``, or with ``include_self`` the node itself half of the time;
     hotspot: the hotspot node with probability ``hotspot_frac`` (when it is not ``node``), otherwise uniform.
     Draws from the simulator's stream ``rng`` (:mod:`torus_lab.sim.rng`).
 
@@ -196,6 +211,10 @@ def draw_destination(pattern, node, active, dest_map, hotspot, hotspot_frac, inc
     3
     """
     if pattern == 1:
+        return dest_map[node]
+    if pattern == 3:
+        if dest_map[node] >= 0 and include_self and randint(rng, 2) == 0:
+            return node
         return dest_map[node]
     nactive = active.shape[0]
     if pattern == 2 and rand01(rng) < hotspot_frac and hotspot != node:
