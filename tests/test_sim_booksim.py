@@ -371,3 +371,20 @@ def test_booksim_router_delivers_every_pattern_to_its_destination_under_on_off_i
         assert (packets.dst.to_numpy() == fixed[packets.src.to_numpy()]).all()
     else:
         assert (packets.dst == 3).mean() > 0.1
+
+
+def test_islip_match_desynchronises_its_pointers_in_the_second_round():
+    """Two inputs both request outputs 0 and 1: the first iteration matches one pair (both outputs grant input
+    0, which accepts output 0); the moved pointers then let both pairs match (iSLIP's desynchronisation)."""
+    from torus_lab.sim.booksim import islip_match
+
+    req_in, req_out = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    in_key, out_key = req_in.copy(), req_out.copy()
+    gptr, aptr = np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    scratch = [np.full(2, -1, dtype=np.int64) for _ in range(6)]
+    matched = np.zeros(4, dtype=np.int64)
+    n = islip_match(4, req_in, req_out, in_key, out_key, 2, gptr, aptr, *scratch, matched, 0)
+    assert [(req_in[r], req_out[r]) for r in matched[:n]] == [(0, 0)]
+    assert gptr.tolist() == [1, 0] and aptr.tolist() == [1, 0]
+    n = islip_match(4, req_in, req_out, in_key, out_key, 2, gptr, aptr, *scratch, matched, 1)
+    assert sorted((req_in[r], req_out[r]) for r in matched[:n]) == [(0, 1), (1, 0)]

@@ -115,6 +115,7 @@ __all__ = [
     "generate_packets",
     "inject_flits",
     "route_heads",
+    "islip_match",
     "allocate_vcs",
     "allocate_switch",
     "traverse_switch",
@@ -165,7 +166,8 @@ BookSimState = namedtuple(
         # switch allocation pointers per channel: VC round-robin at the input, iSLIP accept / grant
         "sa_rr", "sa_aptr", "sa_gptr",
         # allocation scratch (requests of one cycle)
-        "req_in", "req_out", "req_c", "g_stamp", "g_best", "g_bestd", "a_stamp", "a_best", "a_bestd",
+        "req_in", "req_out", "req_c", "req_in_key", "req_out_key", "matched",
+        "g_stamp", "g_best", "g_bestd", "a_stamp", "a_best", "a_bestd",
         "port_stamp", "sa_req_in", "sa_req_out", "sa_req_iv", "sg_stamp", "sg_best", "sg_bestd", "sa_stamp",
         "sa_best", "sa_bestd", "grants", "ngrants",
         "tmp_ch", "tmp_vc", "tmp_st",
@@ -234,7 +236,7 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
     """Bytes :func:`state_for` allocates (estimated before allocating, house rule)."""
     total = topology.num_channels + 2 * topology.num_nodes
     nvc = total * vcs
-    per_vc = 5 * depth + 12 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 3 * MAX_CANDIDATES
+    per_vc = 5 * depth + 12 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
     packets = topology.num_nodes * (queue_cap + 1) + nvc + 16
     return 8 * (nvc * per_vc + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8) + rec_cap * 7
                 + total * 12)  # fmt: skip
@@ -277,6 +279,8 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         cr_count=zeros(nvc), va_gptr=zeros(nvc),
         sa_rr=zeros(total), sa_aptr=zeros(total), sa_gptr=zeros(total),
         req_in=zeros(nvc * MAX_CANDIDATES), req_out=zeros(nvc * MAX_CANDIDATES), req_c=zeros(nvc * MAX_CANDIDATES),
+        req_in_key=zeros(nvc * MAX_CANDIDATES), req_out_key=zeros(nvc * MAX_CANDIDATES),
+        matched=zeros(nvc * MAX_CANDIDATES),
         g_stamp=full(-1, nvc), g_best=zeros(nvc), g_bestd=zeros(nvc), a_stamp=full(-1, nvc), a_best=zeros(nvc),
         a_bestd=zeros(nvc), port_stamp=full(-1, ports), sa_req_in=zeros(total), sa_req_out=zeros(total),
         sa_req_iv=zeros(total), sg_stamp=full(-1, total), sg_best=zeros(total), sg_bestd=zeros(total),
@@ -471,12 +475,49 @@ def route_heads(route, tables, st, now):
 
 
 @njit(inline="always")
-def allocate_vcs(st, now):
-    """VC allocation: separable iSLIP (one iteration) between routed heads and free output VCs.
+def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stamp, g_best, g_bestd, a_stamp, a_best,
+                a_bestd, matched, now):
+    """One iteration of iSLIP over the requests ``r < nreq`` (input ``req_in[r]`` asks for output ``req_out[r]``).
 
-    Grant: each requested output VC picks the requesting input VC first at or after its pointer (router-local
-    order port x V + VC); accept: each input VC picks the granting output VC first at or after its own
-    pointer; both pointers move one past an accepted match.  Returns the number of grants.
+    Grant: each requested output picks the request whose input key ``in_key[r]`` comes first at or after its
+    pointer ``gptr`` (round-robin over ``span`` keys, the router-local order); accept: each input picks, among
+    the requests granted to it, the one whose output key comes first at or after its pointer ``aptr``; both
+    pointers move one past an accepted match.  Accepted request indices go to ``matched[:n]``, in request
+    order; returns ``n``.  ``*_stamp`` arrays mark which entries were written in cycle ``now``.  Used by the VC
+    allocator (keys: port x V + VC) and the switch allocator (keys: ports).
+    """
+    for r in range(nreq):  # grant
+        o = req_out[r]
+        d = (in_key[r] - gptr[o]) % span
+        if g_stamp[o] != now or d < g_bestd[o]:
+            g_stamp[o] = now
+            g_bestd[o] = d
+            g_best[o] = r
+    for r in range(nreq):  # accept
+        i = req_in[r]
+        if g_best[req_out[r]] != r:
+            continue
+        d = (out_key[r] - aptr[i]) % span
+        if a_stamp[i] != now or d < a_bestd[i]:
+            a_stamp[i] = now
+            a_bestd[i] = d
+            a_best[i] = r
+    n = 0
+    for r in range(nreq):
+        i = req_in[r]
+        if a_stamp[i] != now or a_best[i] != r:
+            continue
+        gptr[req_out[r]] = (in_key[r] + 1) % span
+        aptr[i] = (out_key[r] + 1) % span
+        matched[n] = r
+        n += 1
+    return n
+
+
+@njit(inline="always")
+def allocate_vcs(st, now):
+    """VC allocation: separable iSLIP (one iteration, :func:`islip_match`) between routed heads and free output
+    VCs, in the router-local order port x V + VC.  Returns the number of grants.
     """
     vcs = st.cfg[_VCS]
     nch = st.cfg[_NCH]
@@ -496,36 +537,20 @@ def allocate_vcs(st, now):
             st.req_in[nreq] = iv
             st.req_out[nreq] = o
             st.req_c[nreq] = c
+            st.req_in_key[nreq] = local_in
+            st.req_out_key[nreq] = st.ch_out_port[o // vcs] * vcs + o % vcs
             nreq += 1
-            d = (local_in - st.va_gptr[o]) % span
-            if st.g_stamp[o] != now or d < st.g_bestd[o]:
-                st.g_stamp[o] = now
-                st.g_bestd[o] = d
-                st.g_best[o] = iv
-    for r in range(nreq):  # accept phase
+    granted = islip_match(nreq, st.req_in, st.req_out, st.req_in_key, st.req_out_key, span, st.va_gptr, st.va_aptr,
+                          st.g_stamp, st.g_best, st.g_bestd, st.a_stamp, st.a_best, st.a_bestd, st.matched, now)
+    for m in range(granted):
+        r = st.matched[m]
         iv = st.req_in[r]
-        o = st.req_out[r]
-        if st.g_best[o] != iv:
-            continue
-        d = (st.ch_out_port[o // vcs] * vcs + o % vcs - st.va_aptr[iv]) % span
-        if st.a_stamp[iv] != now or d < st.a_bestd[iv]:
-            st.a_stamp[iv] = now
-            st.a_bestd[iv] = d
-            st.a_best[iv] = r
-    granted = 0
-    for r in range(nreq):
-        iv = st.req_in[r]
-        if st.a_stamp[iv] != now or st.a_best[iv] != r:
-            continue
         o = st.req_out[r]
         p = st.fpk[iv, st.fhead[iv]]
         st.busy[o] = iv
         st.out_vc[iv] = o
         st.vstate[iv] = ACTIVE
-        st.va_gptr[o] = (st.ch_in_port[iv // vcs] * vcs + iv % vcs + 1) % span
-        st.va_aptr[iv] = (st.ch_out_port[o // vcs] * vcs + o % vcs + 1) % span
         st.pk_state[p, :] = st.cand_st[iv, st.req_c[r], :]
-        granted += 1
     return granted
 
 
@@ -563,38 +588,16 @@ def allocate_switch(st, now):
             st.sa_req_in[nreq] = ic
             st.sa_req_out[nreq] = oc
             st.sa_req_iv[nreq] = iv
+            st.req_in_key[nreq] = st.ch_in_port[ic]
+            st.req_out_key[nreq] = op
             nreq += 1
-    # grant: each output channel picks the requesting input port first at or after its pointer
-    for r in range(nreq):
-        oc = st.sa_req_out[r]
-        d = (st.ch_in_port[st.sa_req_in[r]] - st.sa_gptr[oc]) % ports
-        if st.sg_stamp[oc] != now or d < st.sg_bestd[oc]:
-            st.sg_stamp[oc] = now
-            st.sg_bestd[oc] = d
-            st.sg_best[oc] = r
-    # accept: each input channel picks the granting output port first at or after its pointer
-    for r in range(nreq):
-        ic = st.sa_req_in[r]
-        oc = st.sa_req_out[r]
-        if st.sg_best[oc] != r:
-            continue
-        d = (st.ch_out_port[oc] - st.sa_aptr[ic]) % ports
-        if st.sa_stamp[ic] != now or d < st.sa_bestd[ic]:
-            st.sa_stamp[ic] = now
-            st.sa_bestd[ic] = d
-            st.sa_best[ic] = r
-    ng = 0
-    for r in range(nreq):
-        ic = st.sa_req_in[r]
-        if st.sa_stamp[ic] != now or st.sa_best[ic] != r:
-            continue
-        oc = st.sa_req_out[r]
-        iv = st.sa_req_iv[r]
-        st.sa_gptr[oc] = (st.ch_in_port[ic] + 1) % ports
-        st.sa_aptr[ic] = (st.ch_out_port[oc] + 1) % ports
-        st.sa_rr[ic] = (iv % vcs + 1) % vcs
-        st.grants[ng] = iv
-        ng += 1
+    ng = islip_match(nreq, st.sa_req_in, st.sa_req_out, st.req_in_key, st.req_out_key, ports, st.sa_gptr,
+                     st.sa_aptr, st.sg_stamp, st.sg_best, st.sg_bestd, st.sa_stamp, st.sa_best, st.sa_bestd,
+                     st.matched, now)  # fmt: skip
+    for m in range(ng):
+        iv = st.sa_req_iv[st.matched[m]]
+        st.sa_rr[iv // vcs] = (iv % vcs + 1) % vcs
+        st.grants[m] = iv
     st.ngrants[0] = ng
     return ng
 
