@@ -313,7 +313,7 @@ def test_a_full_disk_is_one_line_and_keeps_earlier_outputs(project, tmp_path, mo
     assert cli.main(["run", "demo", "--out", str(out)]) == 0
     before = snapshot(out)
 
-    def full_disk(notebook, html_path):
+    def full_disk(notebook, html_path, info):
         raise OSError(errno.ENOSPC, "No space left on device", str(html_path))
 
     monkeypatch.setattr(runner, "_export_html", full_disk)

@@ -81,8 +81,13 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="how sweeps inside the notebooks run (default: processes)")  # fmt: skip
     check.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler for sweeps (implies --backend dask)")
     check.add_argument("--kernel", default=runner.KERNEL_NAME, help="Jupyter kernel (default: %(default)s)")
-    report = sub.add_parser("report", help="rebuild reports/index.html, data/claims.csv and the README table")
+    report = sub.add_parser("report", help="rebuild reports/index.html, data/claims.csv, the README table and the "
+                                           "zip of the whole report")  # fmt: skip
     report.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
+    packing = report.add_mutually_exclusive_group()
+    packing.add_argument("--zip", metavar="FILE", dest="zip_path",
+                         help="where to write the zip of the report (default: <output root>/torus-lab-report.zip)")
+    packing.add_argument("--no-zip", dest="archive", action="store_false", help="do not write the zip")
     sub.add_parser("routings", help="list the routing algorithms of the registry: options, defaults, sources")
     cache = sub.add_parser("cache", help="the result cache of sweeps (scratch/cache)")
     cache.add_argument("action", choices=("info", "clear"), help="show its size, or delete it")
@@ -189,7 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "report":
             from torus_lab.report import build_report
 
-            print(build_report(args.out))
+            built = build_report(args.out, archive=args.archive, zip_path=args.zip_path)
+            print(f"report: {built.index}")
+            if built.archive is not None:
+                print(f"zip of the whole report (index, per-paper reports, data, SVG figures): {built.archive}")
         elif args.command == "routings":
             _routings()
         elif args.command == "cache":

@@ -386,11 +386,15 @@ class ExperimentRun:
             paths.append(path)
         return paths
 
-    def show(self, fig, name: str) -> list[Path]:
-        """Save ``fig`` as ``figures_dir/<name>.png`` and ``.svg`` and display it."""
+    def show(self, fig, name: str, caption: str | None = None) -> None:
+        """Save ``fig`` as ``figures_dir/<name>.png`` and ``.svg`` and display it with ``caption`` (what the
+        figure shows; the caption of the figure in the HTML report, see :func:`torus_lab.plotting.show_figure`).
+
+        Returns None, so that a notebook cell ending in ``run.show(...)`` displays the figure only (the files
+        are ``figures_dir/<name>.png`` and ``.svg``)."""
         from torus_lab.plotting import show_figure
 
-        return show_figure(fig, self.figures_dir, name)
+        show_figure(fig, self.figures_dir, name, caption=caption)
 
 
 def _output_dir(value: Any, root: Path, key: str) -> Path:

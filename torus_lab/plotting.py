@@ -133,21 +133,51 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
 #: Set by the runner while it executes a notebook: figures are then shown as links to their files
 #: (``reports/<name>/<name>.html`` -> ``../../figures/<name>/<file>.png``) instead of inline megabytes.
 RUNNER_ENVIRONMENT = "TORUS_LAB_RUNNER"
+#: Key of the display metadata in which :func:`show_figure` records a figure's name, file and caption.
+FIGURE_METADATA_KEY = "torus_lab_figure"
 
 
-def show_figure(fig, figures_dir: str | Path, name: str, *, width: int = 640) -> list[Path]:
-    """Save ``fig`` (PNG + SVG) and show it: inline when exploring, as an image link when run by the runner.
+def figure_html(experiment: str, name: str, caption: str | None) -> str:
+    """The HTML an executed notebook shows for figure ``name`` of ``experiment``: the PNG by its path relative to
+    ``reports/<experiment>/`` in a ``<figure>`` (id ``figure-<name>``) with ``caption`` as its ``<figcaption>``.
 
-    Under the runner the executed notebook (and its HTML) refer to ``../../figures/<experiment>/<name>.png``,
-    so reports stay small and the committed PNG is the one shown.
+    :func:`torus_lab.report_html.export_report_html` embeds the PNG and makes it full width, click to enlarge.
+
+    Examples
+    --------
+    >>> figure_html("loads", "emax_vs_k", "E_max against k & the bounds")  # doctest: +NORMALIZE_WHITESPACE
+    '<figure class="torus-lab-figure" id="figure-emax_vs_k"><img src="../../figures/loads/emax_vs_k.png"
+    alt="E_max against k &amp; the bounds"><figcaption>E_max against k &amp; the bounds</figcaption></figure>'
     """
-    width = check_int("width", width, minimum=1)
+    from html import escape
+
+    for label, value in (("experiment", experiment), ("name", name)):
+        if not check_str(label, value) or any(c in value for c in "/\\\0\"'<>&"):
+            raise ValueError(f"{label} must be a file stem without path separators, quotes or markup, got {value!r}")
+    text = escape(caption if caption is not None else name)
+    figcaption = f"<figcaption>{escape(caption)}</figcaption>" if caption is not None else ""
+    return (f'<figure class="torus-lab-figure" id="figure-{name}"><img src="../../figures/{experiment}/{name}.png" '
+            f'alt="{text}">{figcaption}</figure>')
+
+
+def show_figure(fig, figures_dir: str | Path, name: str, *, caption: str | None = None) -> list[Path]:
+    """Save ``fig`` (PNG + SVG) and show it: inline when exploring, as a captioned image link under the runner.
+
+    Under the runner the executed notebook (and its HTML) refer to ``../../figures/<experiment>/<name>.png``
+    (:func:`figure_html`), so the ``.ipynb`` stays small; the HTML report embeds the PNG.  ``caption`` says what
+    the figure shows (one or two sentences, plain text); it is the figure's ``<figcaption>`` and is recorded in
+    the display metadata under :data:`FIGURE_METADATA_KEY` (``{"name", "file", "caption"}``), where
+    ``torus-lab report`` finds it.
+    """
+    if caption is not None and not check_str("caption", caption).strip():
+        raise ValueError(f"caption must be a non-empty text saying what the figure shows, got {caption!r}")
     paths = save_figure(fig, figures_dir, name)
     if os.environ.get(RUNNER_ENVIRONMENT):
         from IPython.display import HTML, display
 
         experiment = Path(figures_dir).name
-        display(HTML(f'<img src="../../figures/{experiment}/{name}.png" alt="{name}" width="{width}">'))
+        record = {"name": name, "file": f"figures/{experiment}/{name}.png", "caption": caption}
+        display(HTML(figure_html(experiment, name, caption)), metadata={FIGURE_METADATA_KEY: record})
         plt.close(fig)
     return paths
 

@@ -4,10 +4,11 @@ An *experiment* is ``experiments/<name>.yaml`` (notebook, description, parameter
 :mod:`torus_lab.experiment`).
 
 :func:`run_experiment` validates the parameters against the experiment's schema, executes the notebook
-with papermill (explicit kernel, working directory = project root) into a staging folder, exports HTML,
-writes ``manifest.json`` (parameters, preset, seed, git commit, versions, times, sha256 and role of every
-output) and only then swaps the staging folders into ``data/<name>``, ``figures/<name>`` and ``reports/<name>``
-of the output root.  A failing or interrupted run leaves earlier outputs untouched.
+with papermill (explicit kernel, working directory = project root) into a staging folder, exports the
+self-contained HTML report (:mod:`torus_lab.report_html`), writes ``manifest.json`` (parameters, preset,
+seed, git commit, versions, times, sha256 and role of every output) and only then swaps the staging folders
+into ``data/<name>``, ``figures/<name>`` and ``reports/<name>`` of the output root.  A failing or
+interrupted run leaves earlier outputs untouched.
 
 The output root is ``--out`` if given; otherwise ``scratch/<preset>/`` of the project, except for the
 ``paper`` preset through ``torus-lab reproduce`` or ``torus-lab run --publish``, which write the committed
@@ -61,6 +62,7 @@ from torus_lab.experiment import (
 from torus_lab.lockfile import lock_state
 from torus_lab.plotting import RUNNER_ENVIRONMENT
 from torus_lab.progress import ProgressPrinter
+from torus_lab.report_html import ReportInfo, export_report_html
 from torus_lab.timing import is_timing_file
 
 __all__ = [
@@ -250,12 +252,19 @@ def _clean_executed_notebook(path: Path, *, root: Path, staging: Path, experimen
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def _export_html(notebook: Path, html_path: Path) -> None:
-    import nbformat
-    from nbconvert import HTMLExporter
+def report_info(experiment: Experiment, preset: str, params: Mapping[str, Any]) -> ReportInfo:
+    """What the HTML report shows above the notebook: title, preset, parameters and their schema meanings."""
+    properties = experiment.schema.get("properties", {})
+    descriptions = {key: str(properties.get(key, {}).get("description", "")) for key in params}
+    return ReportInfo(experiment=experiment.name, title=experiment.description, preset=preset,
+                      parameters=dict(params), notebook=experiment.notebook.as_posix(),
+                      descriptions=descriptions)  # fmt: skip
 
-    body, _ = HTMLExporter().from_notebook_node(nbformat.read(notebook, as_version=4))
-    html_path.write_text(body, encoding="utf-8")
+
+def _export_html(notebook: Path, html_path: Path, info: ReportInfo) -> None:
+    """The self-contained report (:func:`torus_lab.report_html.export_report_html`); figures are read from the
+    staged ``figures/<name>/`` next to the staged ``reports/<name>/``."""
+    export_report_html(notebook, html_path, info)
 
 
 def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, kernel_name: str,
@@ -442,7 +451,7 @@ def run_experiment(
             _keep_failed_notebook(executed, project, name)
             raise
         _clean_executed_notebook(executed, root=project, staging=staging, experiment=experiment)
-        _export_html(executed, staged["reports"] / f"{name}.html")
+        _export_html(executed, staged["reports"] / f"{name}.html", report_info(experiment, preset, params))
         duration = time.perf_counter() - clock
         manifest = _manifest(experiment, preset, params, staged, started, duration, out_root)
         for folder in staged.values():
