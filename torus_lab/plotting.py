@@ -135,6 +135,7 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
 RUNNER_ENVIRONMENT = "TORUS_LAB_RUNNER"
 #: Key of the display metadata in which :func:`show_figure` records a figure's name, file and caption.
 FIGURE_METADATA_KEY = "torus_lab_figure"
+__all__ += ["FIGURE_METADATA_KEY", "figure_html"]  # the figures of executed notebooks (issue 17)
 
 
 def figure_html(experiment: str, name: str, caption: str | None) -> str:
@@ -154,6 +155,8 @@ def figure_html(experiment: str, name: str, caption: str | None) -> str:
     for label, value in (("experiment", experiment), ("name", name)):
         if not check_str(label, value) or any(c in value for c in "/\\\0\"'<>&"):
             raise ValueError(f"{label} must be a file stem without path separators, quotes or markup, got {value!r}")
+    if caption is not None:
+        check_str("caption", caption)
     text = escape(caption if caption is not None else name)
     figcaption = f"<figcaption>{escape(caption)}</figcaption>" if caption is not None else ""
     return (f'<figure class="torus-lab-figure" id="figure-{name}"><img src="../../figures/{experiment}/{name}.png" '

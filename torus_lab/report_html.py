@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from torus_lab._validate import check_instance, check_int, check_mapping, check_str
+from torus_lab._validate import check_instance, check_int, check_mapping, check_sequence, check_str
 
 __all__ = [
     "MATH_KINDS",
@@ -187,7 +187,7 @@ def tex_to_mathml(tex: str, *, display: bool) -> str:
     >>> tex_to_mathml(r"\\nosuchcommand", display=False)
     Traceback (most recent call last):
     ...
-    ValueError: cannot convert the TeX '\\\\nosuchcommand' to MathML: '\\\\nosuchcommand' is left unconverted
+    ValueError: cannot convert the TeX tex='\\\\nosuchcommand' to MathML: '\\\\nosuchcommand' is left unconverted
     """
     from latex2mathml.converter import convert
 
@@ -196,10 +196,10 @@ def tex_to_mathml(tex: str, *, display: bool) -> str:
     try:
         mathml = convert(tex, display="block" if display else "inline")
     except Exception as err:  # latex2mathml raises its own exception types (and some built-in ones)
-        raise ValueError(f"cannot convert the TeX {tex!r} to MathML: {err}") from None
+        raise ValueError(f"cannot convert the TeX tex={tex!r} to MathML: {err}") from None
     leftover = re.search(r"\\[A-Za-z]+", re.sub(r"<[^>]*>", "", mathml))
     if leftover:
-        raise ValueError(f"cannot convert the TeX {tex!r} to MathML: {leftover.group()!r} is left unconverted")
+        raise ValueError(f"cannot convert the TeX tex={tex!r} to MathML: {leftover.group()!r} is left unconverted")
     return mathml
 
 
@@ -208,7 +208,7 @@ def markdown_math_to_mathml(source: str, token_prefix: str = "TORUSLABMATH", fir
     """Replace every math segment of the Markdown ``source`` by a placeholder token (``token_prefix``, a
     number counted from ``first``, ``Z``); returns the new source and ``{token: MathML}``.  The tokens
     (letters and digits) survive the Markdown renderer untouched, so that the MathML is put in after rendering
-    (:func:`_put_math_back`).
+    (``_put_math_back``).
 
     Examples
     --------
@@ -226,7 +226,10 @@ def markdown_math_to_mathml(source: str, token_prefix: str = "TORUSLABMATH", fir
             parts.append(text)
             continue
         token = f"{token_prefix}{first + len(math):05d}Z"
-        math[token] = tex_to_mathml(text, display=kind == "display")
+        try:
+            math[token] = tex_to_mathml(text, display=kind == "display")
+        except ValueError as err:
+            raise ValueError(f"source: {err}") from None
         parts.append(token)
     return "".join(parts), math
 
@@ -260,20 +263,20 @@ def embed_images(page: str, folder: str | Path) -> str:
     Raises ValueError naming the source when the file is missing or the source is a remote URL.
     """
     check_str("page", page)
-    base = Path(check_instance("folder", folder, (str, os.PathLike), "a folder path"))
+    base = _file("folder", folder)
 
     def embed(match: re.Match) -> str:
         source = match.group(3) if match.group(3) is not None else match.group(4)
         if source.startswith("data:"):
             return match.group()
         if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//", source):
-            raise ValueError(f"image {source!r} is not a local file: a shared report cannot load it")
+            raise ValueError(f"page: image {source!r} is not a local file: a shared report cannot load it")
         path = base / unquote(html.unescape(source))
-        if not path.is_file():
-            raise ValueError(f"image {source!r} not found (looked for {path})")
+        if not _is_file(path):
+            raise ValueError(f"page: image {source!r} not found (looked for {path})")
         mime = mimetypes.guess_type(path.name)[0]
         if mime is None or not mime.startswith("image/"):
-            raise ValueError(f"image {source!r} is not an image file")
+            raise ValueError(f"page: image {source!r} is not an image file")
         encoded = base64.b64encode(path.read_bytes()).decode("ascii")
         return f'{match.group(1)}"data:{mime};base64,{encoded}"'
 
@@ -428,9 +431,10 @@ def export_report_html(notebook: str | Path, html_path: str | Path, info: Report
     import nbformat
     from nbconvert import HTMLExporter
 
-    notebook = Path(check_instance("notebook", notebook, (str, os.PathLike), "a notebook path"))
-    html_path = Path(check_instance("html_path", html_path, (str, os.PathLike), "a file path"))
+    notebook, html_path = _file("notebook", notebook), _file("html_path", html_path)
     check_instance("info", info, ReportInfo)
+    if not _is_file(notebook):
+        raise ValueError(f"notebook {str(notebook)!r} is not a file")
     nb, math = _report_notebook(nbformat.read(notebook, as_version=4))
     exporter = HTMLExporter(template_name="lab", exclude_input_prompt=True, exclude_output_prompt=True,
                             extra_loaders=[jinja2.DictLoader({_TEMPLATE_NAME: _TEMPLATE})])  # fmt: skip
@@ -449,29 +453,63 @@ def notebook_figures(notebook: str | Path) -> list[dict[str, Any]]:
     records ``{"name", "file", "caption"}`` of its display metadata (``caption`` None when none was given)."""
     from torus_lab.plotting import FIGURE_METADATA_KEY
 
-    path = Path(check_instance("notebook", notebook, (str, os.PathLike), "a notebook path"))
+    path = _file("notebook", notebook)
     try:
         nb = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
+    except (OSError, ValueError) as err:  # ValueError: bad JSON, or a path the OS refuses (NUL)
         raise ValueError(f"cannot read notebook {str(path)!r}: {err}") from None
+    if not isinstance(nb, dict):
+        raise ValueError(f"notebook {str(path)!r} is not a notebook (a JSON object)")
     return [output["metadata"][FIGURE_METADATA_KEY]
             for cell in nb.get("cells", []) for output in cell.get("outputs", [])
             if FIGURE_METADATA_KEY in output.get("metadata", {})]  # fmt: skip
 
 
 # ---------------------------------------------------------------------- the zip
+def _file(name: str, value: object) -> Path:
+    """``value`` as a Path after checking it is a str or path-like without NUL characters."""
+    path = Path(check_instance(name, value, (str, os.PathLike), "a path"))
+    if "\0" in str(path) or not str(value):
+        raise ValueError(f"{name} must be a path without NUL characters, got {str(value)!r}")
+    return path
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file; False for a path the OS refuses (too long, NUL)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _folder(name: str, value: object) -> Path:
+    """:func:`_file`, and the folder must exist."""
+    path = _file(name, value)
+    try:
+        found = path.is_dir()
+    except (OSError, ValueError):
+        found = False
+    if not found:
+        raise ValueError(f"{name} {str(path)!r} is not an existing folder")
+    return path
+
+
+def _experiment_name(name: object) -> str:
+    if not check_str("names", name) or Path(name).name != name or name in (".", "..") or "\0" in name:
+        raise ValueError(f"names must hold plain experiment names, got {name!r}")
+    return name
+
+
 def report_zip_members(out_root: str | Path, names: Iterable[str]) -> list[str]:
     """Files (relative to ``out_root``, sorted) that :func:`write_report_zip` packs: ``reports/index.html``,
     ``data/claims.csv``, and for every experiment in ``names`` everything under ``reports/<name>/`` (the
     self-contained HTML, the executed notebook, the manifest) and ``data/<name>/``, and the SVG figures of
     ``figures/<name>/`` (the PNGs are inside the HTML reports already).  Missing files are skipped.
     """
-    root = Path(check_instance("out_root", out_root, (str, os.PathLike), "a folder path"))
+    root = _folder("out_root", out_root)
+    names = [_experiment_name(name) for name in check_sequence("names", names)]
     members = {p for p in (root / "reports" / "index.html", root / "data" / "claims.csv") if p.is_file()}
     for name in names:
-        check_str("names", name)
-        if Path(name).name != name or name in (".", ".."):
-            raise ValueError(f"names must hold plain experiment names, got {name!r}")
         for kind, pattern in (("reports", "**/*"), ("data", "**/*"), ("figures", "*.svg")):
             members.update(p for p in (root / kind / name).glob(pattern) if p.is_file())
     return sorted(p.relative_to(root).as_posix() for p in members)
@@ -484,12 +522,11 @@ def write_report_zip(out_root: str | Path, names: Iterable[str], zip_path: str |
     Members are sorted, dated 1980-01-01 and stored with fixed permissions: the same files give the same zip.
     The archive is written to a temporary name and renamed into place.  Returns ``zip_path``.
     """
-    root = Path(check_instance("out_root", out_root, (str, os.PathLike), "a folder path"))
+    root = _folder("out_root", out_root)
+    target = _file("zip_path", zip_path) if zip_path is not None else root / ZIP_NAME
     members = report_zip_members(root, names)
     if not members:
         raise ValueError(f"nothing to pack under {str(root)!r}: no reports/index.html and no experiment outputs")
-    target = Path(check_instance("zip_path", zip_path, (str, os.PathLike), "a file path")) if zip_path is not None \
-        else root / ZIP_NAME
     if target.is_dir():
         raise ValueError(f"zip_path {str(target)!r} is a folder, not a file")
     target.parent.mkdir(parents=True, exist_ok=True)
