@@ -137,6 +137,8 @@ def test_report_zip_is_deterministic_and_complete(tmp_path):
     notebook = _layout(tmp_path)
     report_html.export_report_html(notebook, notebook.with_suffix(".html"), INFO)
     (tmp_path / "figures" / "demo" / "a.svg").write_text("<svg/>")
+    (tmp_path / "scratch").mkdir()
+    (tmp_path / "scratch" / "x.txt").write_text("not part of the report")
     (tmp_path / "data" / "demo" / "timing").mkdir(parents=True)
     (tmp_path / "data" / "demo" / "x.csv").write_text("a\n1\n")
     (tmp_path / "data" / "demo" / "timing" / "t.csv").write_text("s\n1\n")
@@ -150,6 +152,7 @@ def test_report_zip_is_deterministic_and_complete(tmp_path):
     assert names == sorted(names) and all(n.startswith("torus-lab-report/") for n in names)
     inside = {n.removeprefix("torus-lab-report/") for n in names}
     assert inside == {"reports/index.html", "reports/demo/demo.ipynb", "reports/demo/demo.html",
-                      "figures/demo/a.svg", "data/demo/x.csv", "data/demo/timing/t.csv"}  # fmt: skip
+                      "figures/demo/a.svg", "figures/demo/a.png", "data/demo/x.csv",
+                      "data/demo/timing/t.csv"}  # fmt: skip
     with pytest.raises(ValueError, match="names"):
         report_html.write_report_zip(tmp_path, ["../x"])

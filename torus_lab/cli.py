@@ -197,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             built = build_report(args.out, archive=args.archive, zip_path=args.zip_path)
             print(f"report: {built.index}")
             if built.archive is not None:
-                print(f"zip of the whole report (index, per-paper reports, data, SVG figures): {built.archive}")
+                print(f"zip of the whole report (index, per-paper reports, data, figures): {built.archive}")
         elif args.command == "routings":
             _routings()
         elif args.command == "cache":

@@ -339,7 +339,8 @@ figure.torus-lab-figure figcaption { font-size: 0.9em; color: #333; margin-top: 
 math[display="block"] { margin: 0.6em 0; }
 """
 
-#: Click on a figure: an overlay shows the PNG at its own resolution (scroll to pan); click or Escape closes.
+#: Click on a figure: an overlay shows the PNG at its own resolution, at least the window's width (scroll to pan);
+#: a click or Escape closes it.
 _ZOOM_JS = """
 (function () {
   var overlay = null;
@@ -348,6 +349,7 @@ _ZOOM_JS = """
     close();
     overlay = document.createElement('div'); overlay.id = 'tl-zoom'; overlay.className = 'tl-open';
     var big = document.createElement('img'); big.src = img.src; big.alt = img.alt;
+    big.style.width = Math.max(img.naturalWidth, window.innerWidth - 40) + 'px';
     overlay.appendChild(big); overlay.addEventListener('click', close);
     document.body.appendChild(overlay);
   }
@@ -502,16 +504,16 @@ def _experiment_name(name: object) -> str:
 
 def report_zip_members(out_root: str | Path, names: Iterable[str]) -> list[str]:
     """Files (relative to ``out_root``, sorted) that :func:`write_report_zip` packs: ``reports/index.html``,
-    ``data/claims.csv``, and for every experiment in ``names`` everything under ``reports/<name>/`` (the
-    self-contained HTML, the executed notebook, the manifest) and ``data/<name>/``, and the SVG figures of
-    ``figures/<name>/`` (the PNGs are inside the HTML reports already).  Missing files are skipped.
+    ``data/claims.csv``, and for every experiment in ``names`` its three output folders ``reports/<name>/``
+    (the self-contained HTML, the executed notebook, the manifest), ``data/<name>/`` and ``figures/<name>/``
+    (PNG and SVG: the claims tables link figures as evidence).  Missing files are skipped.
     """
     root = _folder("out_root", out_root)
     names = [_experiment_name(name) for name in check_sequence("names", names)]
     members = {p for p in (root / "reports" / "index.html", root / "data" / "claims.csv") if p.is_file()}
     for name in names:
-        for kind, pattern in (("reports", "**/*"), ("data", "**/*"), ("figures", "*.svg")):
-            members.update(p for p in (root / kind / name).glob(pattern) if p.is_file())
+        for kind in ("reports", "data", "figures"):
+            members.update(p for p in (root / kind / name).glob("**/*") if p.is_file())
     return sorted(p.relative_to(root).as_posix() for p in members)
 
 
