@@ -97,6 +97,20 @@ def test_report_zip_holds_the_whole_report(quick_out):
         assert Path(os.path.normpath(Path("reports") / target.split("#")[0])).as_posix() in names, target
 
 
+def test_report_command_rewrites_the_same_zip_elsewhere(quick_out, tmp_path, capsys):
+    """`torus-lab report --zip FILE` on the quick outputs: the index is rebuilt identically, so the zip has the
+    same bytes as the one `reproduce` wrote (index, reports and zip are deterministic)."""
+    from torus_lab import cli
+
+    target = tmp_path / "sent" / "report.zip"
+    assert cli.main(["report", "--out", str(quick_out), "--zip", str(target)]) == 0
+    assert str(target) in capsys.readouterr().out
+    assert target.read_bytes() == (quick_out / report_html.ZIP_NAME).read_bytes()
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["report", "--out", str(quick_out), "--zip", str(target), "--no-zip"])
+    assert refused.value.code == 2
+
+
 def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 

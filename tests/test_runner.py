@@ -325,6 +325,28 @@ def test_a_full_disk_is_one_line_and_keeps_earlier_outputs(project, tmp_path, mo
     assert snapshot(out) == before
 
 
+@pytest.mark.notebook
+def test_a_report_that_cannot_be_self_contained_fails_the_run_in_one_line(project, tmp_path, monkeypatch, capsys):
+    """The exporter's refusal (here: a figure file missing) is one error line, exit status 1, no partial outputs."""
+    from torus_lab import report_html
+
+    monkeypatch.chdir(project)
+    out = tmp_path / "out"
+    assert cli.main(["run", "demo", "--out", str(out)]) == 0
+    before = snapshot(out)
+
+    def missing_figure(notebook, html_path, info):  # the page shows a figure the notebook never saved
+        report_html.embed_images('<img src="../../figures/demo/gone.png">', Path(html_path).parent)
+
+    monkeypatch.setattr(runner, "export_report_html", missing_figure)
+    capsys.readouterr()
+    assert cli.main(["run", "demo", "--out", str(out), "-p", "n_rows=4"]) == 1
+    err = capsys.readouterr().err
+    errors = [line for line in err.replace("\r", "\n").splitlines() if line.startswith("torus-lab:")]
+    assert len(errors) == 1 and "HTML report cannot be written" in errors[0] and "gone.png" in errors[0]
+    assert "Traceback" not in err and snapshot(out) == before
+
+
 # ---------------------------------------------------------------------- safe default outputs (issue 17)
 def _committed_outputs(project: Path) -> dict[str, bytes]:
     return {path: data for path, data in snapshot(project).items()

@@ -72,6 +72,7 @@ __all__ = [
     "UnknownExperimentError",
     "ParameterError",
     "NotebookFailedError",
+    "ReportExportError",
     "OUTPUT_KINDS",
     "RESERVED_PARAMETERS",
     "project_root",
@@ -105,6 +106,12 @@ RunnerError = ExperimentError  # the runner's user-facing errors (the CLI prints
 
 class NotebookFailedError(RunnerError):
     """The notebook raised; the message names the failing cell."""
+
+    exit_code = 1
+
+
+class ReportExportError(RunnerError):
+    """The executed notebook cannot be exported as a self-contained HTML report (:mod:`torus_lab.report_html`)."""
 
     exit_code = 1
 
@@ -263,8 +270,13 @@ def report_info(experiment: Experiment, preset: str, params: Mapping[str, Any]) 
 
 def _export_html(notebook: Path, html_path: Path, info: ReportInfo) -> None:
     """The self-contained report (:func:`torus_lab.report_html.export_report_html`); figures are read from the
-    staged ``figures/<name>/`` next to the staged ``reports/<name>/``."""
-    export_report_html(notebook, html_path, info)
+    staged ``figures/<name>/`` next to the staged ``reports/<name>/``.  A report that cannot be made
+    self-contained (a figure file missing, TeX that does not convert, an external resource) fails the run with
+    one line (:class:`ReportExportError`); earlier outputs stay as they were."""
+    try:
+        export_report_html(notebook, html_path, info)
+    except ValueError as err:
+        raise ReportExportError(f"{info.experiment}: the HTML report cannot be written: {err}") from err
 
 
 def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, kernel_name: str,
