@@ -41,12 +41,7 @@ from torus_lab._validate import (
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 from torus_lab.sim.config import SimConfig
 from torus_lab.sim.kernels import CFG, CNT, run_kernel
-from torus_lab.sim.runlength import (
-    RunWindow,
-    SimulationDeadlock,
-    fixed_end_rule,
-    run_adaptive,
-)
+from torus_lab.sim.runlength import SimulationDeadlock, _fixed_end_rule, _run_adaptive, _RunWindow
 from torus_lab.sim.saturation import Saturation
 from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
@@ -329,10 +324,10 @@ def simulate(
     runner = set_up(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap)
     if config.run_control == "fixed":
         runner.advance(config.warmup + config.measure + config.drain + 1)
-        end_rule, warmup_end, measure_end = fixed_end_rule(runner.counters), config.warmup, config.warmup + measure
+        end_rule, warmup_end, measure_end = _fixed_end_rule(runner.counters), config.warmup, config.warmup + measure
         period_rows, batch_means = [], []
     else:
-        outcome = run_adaptive(runner.advance, runner.set_window, runner.counters, runner.alive_gen, config,
+        outcome = _run_adaptive(runner.advance, runner.set_window, runner.counters, runner.alive_gen, config,
                                len(active))  # fmt: skip
         end_rule, warmup_end, measure_end = outcome.end_rule, outcome.warmup_end, outcome.measure_end
         period_rows, batch_means = outcome.periods, outcome.batch_means
@@ -429,13 +424,13 @@ class _Runner:
 
     ``state`` is a :class:`SimState` or a :class:`torus_lab.sim.booksim.BookSimRun`; ``arrays`` holds the packet
     and record arrays (the same names in both models); ``loop(max_cycles)`` runs the compiled loop;
-    ``window`` writes a :class:`RunWindow` into its settings.
+    ``window`` writes a ``_RunWindow`` into its settings.
     """
 
     state: object
     arrays: object
     loop: Callable[[int], None]
-    window: Callable[[RunWindow], None]
+    window: Callable[[_RunWindow], None]
     wall: float = 0.0
     chunks: list = field(default_factory=list)
 
@@ -454,7 +449,7 @@ class _Runner:
         self.arrays.rec_count[0] = 0
         return int(self.counters[CNT["now"]]) - before < cycles
 
-    def set_window(self, window: RunWindow) -> None:
+    def set_window(self, window: _RunWindow) -> None:
         self.window(window)
 
     def records(self) -> np.ndarray:
@@ -499,7 +494,7 @@ def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, word
         cfg[CFG[name]] = value
     state.burst_on[:] = burst_on
 
-    def window(w: RunWindow) -> None:
+    def window(w: _RunWindow) -> None:
         cfg[CFG["warmup"]], cfg[CFG["measure"]], cfg[CFG["gen_end"]] = w.warmup, w.measure_end - w.warmup, w.gen_end
 
     def loop(cycles: int) -> None:
@@ -521,7 +516,7 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
                               rec_cap=rec_cap, burst_on=burst_on)  # fmt: skip
     cfg = state.cfg
 
-    def window(w: RunWindow) -> None:
+    def window(w: _RunWindow) -> None:
         cfg[booksim.BCFG["warmup"]], cfg[booksim.BCFG["measure_end"]] = w.warmup, w.measure_end
         cfg[booksim.BCFG["gen_end"]] = w.gen_end
 

@@ -7,7 +7,7 @@ sec. 24.3: warm-up, measurement, drain; BookSim2's ``TrafficManager::_SingleSim`
 
 1. **Sample periods.** The compiled loop runs ``sample_period`` cycles at a time (it resumes from its state:
    the cycle counter lives in the state's counters); the decisions below are taken in Python between
-   periods, by one controller (:func:`run_adaptive`) for both router models.  A period's *latency* is the mean
+   periods, by one controller (``_run_adaptive``) for both router models.  A period's *latency* is the mean
    latency of the packets delivered in it (whenever they were created), its *accepted rate* the flits ejected
    in it per active node per cycle.
 2. **Warm-up** ends after ``warmup_periods`` periods, or (``warmup_periods=0``) at the end of the first period
@@ -31,7 +31,8 @@ A deadlock (flits in the network, none moved for ``deadlock_cycles``) ends the r
 then carries the cycle of waiting channels, the counts of packets generated, delivered and in flight, and
 :func:`torus_lab.sim.simulate` issues a :class:`SimulationDeadlock` warning.
 
-The result's ``end_rule`` is one of :data:`END_RULES`.
+The result's ``end_rule`` is one of :data:`END_RULES`.  Defaults and the differences from BookSim2:
+``docs/conventions.md#sim-run-length``.
 
 Examples
 --------
@@ -49,21 +50,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from torus_lab._validate import check_real, check_real_array
 from torus_lab.sim.kernels import CNT
 from torus_lab.sim.stats import confidence_interval
 
-__all__ = [
-    "END_RULES",
-    "MIN_BATCHES",
-    "SimulationDeadlock",
-    "RunWindow",
-    "PeriodSample",
-    "relative_change",
-    "ci_width_met",
-    "sample_period",
-    "run_adaptive",
-    "fixed_end_rule",
-]
+__all__ = ["END_RULES", "MIN_BATCHES", "SimulationDeadlock", "relative_change", "ci_width_met"]
 
 #: What ended a run (``SimResult.end_rule``):
 #:
@@ -90,7 +81,7 @@ class SimulationDeadlock(RuntimeWarning):
 
 
 @dataclass(frozen=True)
-class RunWindow:
+class _RunWindow:
     """Window boundaries the compiled loop reads: packets created in ``[warmup, measure_end)`` are measured,
     generation stops at ``gen_end``, the run ends once measured packets are delivered after ``measure_end``
     (or ``drain`` cycles after it)."""
@@ -101,7 +92,7 @@ class RunWindow:
 
 
 @dataclass(frozen=True)
-class PeriodSample:
+class _PeriodSample:
     """What one sample period showed (counter differences over the period plus the packets alive at its end)."""
 
     delivered: int
@@ -139,6 +130,8 @@ def relative_change(previous: float, current: float) -> float:
     >>> relative_change(8.0, 10.0), relative_change(1.0, 0.0)
     (0.2, inf)
     """
+    previous = check_real("previous", previous, finite=False)
+    current = check_real("current", current, finite=False)
     both_nan = math.isnan(previous) and math.isnan(current)
     if both_nan or previous == current:
         return 0.0
@@ -157,7 +150,9 @@ def ci_width_met(batch_means: Sequence[float], target: float, level: float = 0.9
     >>> ci_width_met([10.0, 30.0, 12.0, 28.0, 20.0], target=0.05), ci_width_met([10.0, 10.1], target=0.05)
     (False, False)
     """
-    values = np.asarray(batch_means, dtype=float)
+    values = check_real_array("batch_means", batch_means, ndim=1)
+    target = check_real("target", target, minimum=0)
+    level = check_real("level", level, minimum=0, maximum=1, open_maximum=True)
     values = values[np.isfinite(values)]
     if values.size < MIN_BATCHES:
         return False
@@ -165,9 +160,9 @@ def ci_width_met(batch_means: Sequence[float], target: float, level: float = 0.9
     return bool(half < target * abs(mean))
 
 
-def sample_period(counters_before: np.ndarray, counters_after: np.ndarray, alive_gen: np.ndarray,
-                  nodes: int) -> PeriodSample:  # fmt: skip
-    """The :class:`PeriodSample` between two snapshots of the kernel counters (:data:`CNT`), with the creation
+def _sample_period(counters_before: np.ndarray, counters_after: np.ndarray, alive_gen: np.ndarray,
+                  nodes: int) -> _PeriodSample:  # fmt: skip
+    """The ``_PeriodSample`` between two snapshots of the kernel counters (:data:`CNT`), with the creation
     cycles of the packets alive at the end (``alive_gen``) and the number of active nodes.
 
     Examples
@@ -175,7 +170,7 @@ def sample_period(counters_before: np.ndarray, counters_after: np.ndarray, alive
     >>> before = np.zeros(len(CNT), dtype=np.int64)
     >>> after = before.copy()
     >>> after[[CNT["now"], CNT["packets_delivered"], CNT["latency_sum"], CNT["flits_ejected"]]] = 100, 4, 40, 16
-    >>> s = sample_period(before, after, np.array([90, 95]), nodes=2)
+    >>> s = _sample_period(before, after, np.array([90, 96]), nodes=2)
     >>> s.latency, s.accepted, s.mean_age
     (10.0, 0.08, 9.0)
     """
@@ -184,7 +179,7 @@ def sample_period(counters_before: np.ndarray, counters_after: np.ndarray, alive
         return int(counters_after[CNT[name]] - counters_before[CNT[name]])
 
     now = int(counters_after[CNT["now"]])
-    return PeriodSample(
+    return _PeriodSample(
         delivered=diff("packets_delivered"),
         latency_sum=diff("latency_sum"),
         flits_ejected=diff("flits_ejected"),
@@ -196,14 +191,14 @@ def sample_period(counters_before: np.ndarray, counters_after: np.ndarray, alive
     )
 
 
-def fixed_end_rule(counters: np.ndarray) -> str:
+def _fixed_end_rule(counters: np.ndarray) -> str:
     """``end_rule`` of a fixed-window run from its final counters.
 
     Examples
     --------
     >>> c = np.zeros(len(CNT), dtype=np.int64)
     >>> c[CNT["measured_generated"]] = 3
-    >>> fixed_end_rule(c)
+    >>> _fixed_end_rule(c)
     'drain-timeout'
     """
     if counters[CNT["deadlock"]]:
@@ -214,8 +209,8 @@ def fixed_end_rule(counters: np.ndarray) -> str:
 
 
 @dataclass
-class AdaptiveOutcome:
-    """What :func:`run_adaptive` decided: the rule, the measurement window and one row per period."""
+class _AdaptiveOutcome:
+    """What ``_run_adaptive`` decided: the rule, the measurement window and one row per period."""
 
     end_rule: str
     warmup_end: int
@@ -224,8 +219,8 @@ class AdaptiveOutcome:
     batch_means: list[float]
 
 
-def run_adaptive(advance: Callable[[int], bool], set_window: Callable[[RunWindow], None], counters: np.ndarray,
-                 alive_gen: Callable[[], np.ndarray], config, nodes: int) -> AdaptiveOutcome:  # fmt: skip
+def _run_adaptive(advance: Callable[[int], bool], set_window: Callable[[_RunWindow], None], counters: np.ndarray,
+                 alive_gen: Callable[[], np.ndarray], config, nodes: int) -> _AdaptiveOutcome:  # fmt: skip
     """Drive one run by the adaptive rules of the module docstring.
 
     Parameters
@@ -234,7 +229,7 @@ def run_adaptive(advance: Callable[[int], bool], set_window: Callable[[RunWindow
         ``advance(cycles)`` runs the compiled loop for up to ``cycles`` cycles; True when the loop says the run
         is over (drained, drain cap reached, or deadlocked).
     set_window : callable
-        Writes a :class:`RunWindow` into the loop's settings (read at the next ``advance``).
+        Writes a ``_RunWindow`` into the loop's settings (read at the next ``advance``).
     counters : numpy.ndarray
         The loop's counters (:data:`CNT`), updated in place by ``advance``.
     alive_gen : callable
@@ -245,24 +240,24 @@ def run_adaptive(advance: Callable[[int], bool], set_window: Callable[[RunWindow
         Active (non-faulty) nodes.
     """
     period_cycles = config.sample_period
-    set_window(RunWindow(NEVER, NEVER, NEVER))
+    set_window(_RunWindow(NEVER, NEVER, NEVER))
     rows: list[dict] = []
     batch_means: list[float] = []
     warmup_end = measure_end = -1
-    previous: PeriodSample | None = None
+    previous: _PeriodSample | None = None
     cumulative_prev: tuple[float, float] | None = None
     streak = 0
     measured = np.zeros(3, dtype=np.int64)  # delivered, latency sum, flits ejected since warm-up ended
     end_rule = "max-periods"
 
-    def take_sample(before: np.ndarray, phase: str) -> PeriodSample:
-        sample = sample_period(before, counters, alive_gen(), nodes)
+    def take_sample(before: np.ndarray, phase: str) -> _PeriodSample:
+        sample = _sample_period(before, counters, alive_gen(), nodes)
         rows.append(dict(period=len(rows) + 1, phase=phase, end_cycle=int(counters[CNT["now"]]),
                          delivered=sample.delivered, latency=sample.latency, accepted=sample.accepted,
                          mean_age=sample.mean_age, queue_overflow=sample.queue_overflow))  # fmt: skip
         return sample
 
-    def unstable(sample: PeriodSample) -> bool:
+    def unstable(sample: _PeriodSample) -> bool:
         return sample.queue_overflow > 0 or sample.mean_age > config.latency_cap
 
     for period in range(1, config.max_periods + 1):
@@ -271,9 +266,9 @@ def run_adaptive(advance: Callable[[int], bool], set_window: Callable[[RunWindow
         phase = "warm-up" if warmup_end < 0 else "measurement"
         sample = take_sample(before, phase)
         if counters[CNT["deadlock"]]:
-            return AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
+            return _AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
         if unstable(sample):
-            return AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
+            return _AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
         now = int(counters[CNT["now"]])
         if warmup_end < 0:
             if config.warmup_periods > 0:
@@ -285,7 +280,7 @@ def run_adaptive(advance: Callable[[int], bool], set_window: Callable[[RunWindow
             previous = sample
             if done and period < config.max_periods:  # at least one measurement period must follow
                 warmup_end = now
-                set_window(RunWindow(now, NEVER, NEVER))
+                set_window(_RunWindow(now, NEVER, NEVER))
             continue
         batch_means.append(sample.latency)
         measured += (sample.delivered, sample.latency_sum, sample.flits_ejected)
@@ -303,19 +298,19 @@ def run_adaptive(advance: Callable[[int], bool], set_window: Callable[[RunWindow
             break
     now = int(counters[CNT["now"]])
     if warmup_end < 0:  # warm-up never ended: nothing measured; stop at once
-        return AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)
+        return _AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)
     measure_end = now
-    set_window(RunWindow(warmup_end, now, now + config.drain if config.inject_during_drain else now))
+    set_window(_RunWindow(warmup_end, now, now + config.drain if config.inject_during_drain else now))
     while True:
         before = counters.copy()
         finished = advance(period_cycles)
         sample = take_sample(before, "drain")
         if counters[CNT["deadlock"]]:
-            return AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
+            return _AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
         if unstable(sample):
-            return AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
+            return _AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
         if finished:
             break
     if counters[CNT["measured_done"]] < counters[CNT["measured_generated"]]:
         end_rule = "drain-timeout"
-    return AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)
+    return _AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)
