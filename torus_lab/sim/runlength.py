@@ -15,7 +15,8 @@ sec. 24.3: warm-up, measurement, drain; BookSim2's ``TrafficManager::_SingleSim`
    (relative, :func:`relative_change`).  Packets created from then on are *measured*.
 3. **Measurement** ends by ``stop_rule``: ``"converged"`` after ``converged_periods`` consecutive periods in
    which the cumulative mean latency and accepted rate since the start of measurement both changed by less
-   than ``stop_threshold`` (BookSim2's ``stopping_thres`` / ``acc_stopping_thres`` with its 3 periods), or
+   than ``stop_threshold`` (BookSim2's ``stopping_thres`` / ``acc_stopping_thres`` with its 3 periods; the
+   first measurement period is compared with the last warm-up period, as in BookSim2), or
    ``"ci-width"`` (batch means, one batch per measurement period: once at least :data:`MIN_BATCHES` batches
    give a 95% Student-t confidence interval of the mean latency whose half-width is below ``ci_target``
    times the mean, :func:`ci_width_met`).  Neither within ``max_periods`` periods (warm-up included):
@@ -281,6 +282,8 @@ def _run_adaptive(advance: Callable[[int], bool], set_window: Callable[[_RunWind
             if done and period < config.max_periods:  # at least one measurement period must follow
                 warmup_end = now
                 set_window(_RunWindow(now, NEVER, NEVER))
+                cumulative_prev = (sample.latency, sample.accepted)  # as BookSim2: the first measurement period
+                # is compared with the last warm-up period
             continue
         batch_means.append(sample.latency)
         measured += (sample.delivered, sample.latency_sum, sample.flits_ejected)
