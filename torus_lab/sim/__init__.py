@@ -6,9 +6,10 @@ Entry points: :class:`SimConfig` (router, traffic and run length, validated and 
 one (default; :mod:`torus_lab.sim.kernels`, zero-load latency :func:`zero_load_latency`) and a
 BookSim2-compatible input-queued VC router (``SimConfig.preset("booksim")``; :mod:`torus_lab.sim.booksim`, zero-load
 latency :func:`torus_lab.sim.booksim.booksim_zero_load_latency`).  Run length: fixed windows (default) or
-adaptive control (warm-up detection, stopping rule, abort for unstable loads, drain; :mod:`torus_lab.sim.runlength`);
-every result says which rule ended its run (``SimResult.end_rule``, :data:`END_RULES`), and a deadlock in any phase
-also issues a :class:`SimulationDeadlock` warning.
+adaptive control (warm-up detection, stopping rule, abort for unstable loads, drain;
+:mod:`torus_lab.sim.runlength`); every result says which rule ended its run (``SimResult.end_rule``,
+:data:`torus_lab.sim.runlength.END_RULES`), and a deadlock in any phase also issues a :class:`SimulationDeadlock`
+warning.
 """
 
 from torus_lab.sim.config import SimConfig

@@ -106,11 +106,12 @@ class SimConfig:
         ``uniform_includes_source``: the uniform pattern draws the destination from all nodes, the source
         included (BookSim2's uniform; a self-addressed packet goes injection -> local router -> ejection);
         default False: from the other nodes.
-    Run length (``run_control``, :data:`RUN_CONTROLS`; the rules and the result's ``end_rule``:
-    :mod:`torus_lab.sim.runlength`)
-        ``"fixed"`` (default): packets generated in ``[warmup, warmup + measure)`` are measured; afterwards the
-        run continues until every measured packet is delivered or dropped, for at most ``drain`` cycles (still
-        injecting unless ``inject_during_drain`` is False).
+    Run length
+        ``run_control`` (:data:`RUN_CONTROLS`; the rules and the result's ``end_rule``:
+        :mod:`torus_lab.sim.runlength`).  ``"fixed"`` (default): packets generated in
+        ``[warmup, warmup + measure)`` are measured; afterwards the run continues until every measured packet is
+        delivered or dropped, for at most ``drain`` cycles (still injecting unless ``inject_during_drain`` is
+        False).
         ``"adaptive"`` (``warmup`` and ``measure`` are not read; ``drain`` and ``inject_during_drain`` are): the
         run advances ``sample_period`` cycles at a time.  Warm-up ends after ``warmup_periods`` periods, or with
         ``warmup_periods=0`` once the period's mean latency and accepted rate both change by less than

@@ -59,14 +59,14 @@ __all__ = ["END_RULES", "MIN_BATCHES", "SimulationDeadlock", "relative_change", 
 
 #: What ended a run (``SimResult.end_rule``):
 #:
-#: ``"fixed-window"``  fixed mode: the windows ran out and every measured packet was delivered;
-#: ``"converged"``     adaptive: latency and accepted rate converged (``stop_rule="converged"``), then drained;
-#: ``"ci-width"``      adaptive: the batch-means confidence interval was narrow enough, then drained;
-#: ``"max-periods"``   adaptive: ``max_periods`` periods without meeting the stopping rule (or without ending
-#:                     warm-up: then nothing was measured), then drained;
-#: ``"unstable"``      adaptive: aborted, mean packet age above ``latency_cap`` or a source queue overflowed;
-#: ``"deadlocked"``    either mode, any phase: a deadlock (see ``deadlock_cycle``);
-#: ``"drain-timeout"`` either mode: ``drain`` cycles passed with measured packets undelivered.
+#: * ``"fixed-window"``: fixed mode, the windows ran out and every measured packet was delivered;
+#: * ``"converged"``: adaptive, latency and accepted rate converged (``stop_rule="converged"``), then drained;
+#: * ``"ci-width"``: adaptive, the batch-means confidence interval was narrow enough, then drained;
+#: * ``"max-periods"``: adaptive, ``max_periods`` periods without meeting the stopping rule (or without ending
+#:   warm-up: then nothing was measured), then drained;
+#: * ``"unstable"``: adaptive, aborted: mean packet age above ``latency_cap`` or a source queue overflowed;
+#: * ``"deadlocked"``: either mode, any phase: a deadlock (see ``deadlock_cycle``);
+#: * ``"drain-timeout"``: either mode, ``drain`` cycles passed with measured packets undelivered.
 END_RULES = ("fixed-window", "converged", "ci-width", "max-periods", "unstable", "deadlocked", "drain-timeout")
 
 #: Fewest batches (measurement periods) the ``"ci-width"`` rule accepts (batch-means intervals from 2-3 batches
