@@ -21,7 +21,8 @@ sec. 24.3: warm-up, measurement, drain; BookSim2's ``TrafficManager::_SingleSim`
    give a 95% Student-t confidence interval of the mean latency whose half-width is below ``ci_target``
    times the mean, :func:`ci_width_met`).  Neither within ``max_periods`` periods (warm-up included):
    ``"max-periods"``.
-4. **Unstable loads** are aborted at the end of any period (warm-up, measurement or drain): when the mean age
+4. **Unstable loads** are aborted at the end of any period (warm-up, measurement, or drain unless the drain
+   ended in that period): when the mean age
    of the period's delivered packets and of every packet still waiting in a source queue or in flight
    exceeds ``latency_cap`` (BookSim2's ``latency_thres``, which counts in-flight packets at their current age),
    or when a source queue overflowed (``queue_capacity``: the load is above what the network accepts).
@@ -310,10 +311,10 @@ def _run_adaptive(advance: Callable[[int], bool], set_window: Callable[[_RunWind
         sample = take_sample(before, "drain")
         if counters[CNT["deadlock"]]:
             return _AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
+        if finished:  # drained (or drain cap) within this period: the run is over, as in BookSim2
+            break
         if unstable(sample):
             return _AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
-        if finished:
-            break
     if counters[CNT["measured_done"]] < counters[CNT["measured_generated"]]:
         end_rule = "drain-timeout"
     return _AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)
