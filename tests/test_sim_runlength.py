@@ -88,6 +88,13 @@ def test_an_unreachable_threshold_runs_to_max_periods_then_drains():
     _measured_window_is_consistent(res)
 
 
+def test_a_warmup_that_never_settles_ends_at_max_periods_with_nothing_measured():
+    res = simulate(DOR, _adaptive("booksim", offered_load=0.2, warmup_threshold=1e-12, max_periods=4), seed=5)
+    assert res.end_rule == "max-periods" and res.end_phase == "warm-up" and res.periods == 4
+    assert res.warmup_end == -1 and res.delivered == 0 and math.isnan(res.mean_latency)
+    assert res.packets_delivered > 0  # the network did work; only the measurement never began
+
+
 @pytest.mark.parametrize("router", ROUTERS)
 def test_far_above_saturation_ends_unstable_quickly(router):
     res = simulate(DOR, _adaptive(router, offered_load=2.0, max_periods=50), seed=6)
