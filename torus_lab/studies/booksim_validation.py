@@ -64,6 +64,8 @@ _SUMMARY_COLUMNS = ("config", "topology", "k", "n", "num_vcs", "packet_size", "z
                     "max_stable_offered", "overload_accepted_at_offered_1")  # fmt: skip
 _CONFIG_KEYS = ("name", "network", "dims", "radix", "vcs", "packet_length", "channel_latency", "router")
 _RECORD_ONLY = ("not_modelled",)  # configuration keys that describe, not configure
+#: A run's status from the rule that ended it (:data:`torus_lab.sim.runlength.END_RULES`).
+_STATUS = {"deadlocked": "deadlocked", "unstable": "unstable"}
 
 
 def read_reference(folder: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -133,7 +135,8 @@ def simulate_point(config: Mapping[str, Any], load: float, mode: str, replica: i
 
     ``mode`` ``"latency"`` measures and drains as ``run_length`` (SimConfig run-length fields) says;
     ``"throughput"`` (BookSim2's mode at offered 1.0) does not drain, only the accepted rate counts.  Returns
-    ``status`` (``"ok"``, ``"deadlocked"``), mean packet and network latency, ``routers`` (routers traversed:
+    ``status`` (``"ok"``, ``"deadlocked"``, or ``"unstable"`` when adaptive run-length control aborted the run),
+    ``end_rule`` (the rule that ended it), mean packet and network latency, ``routers`` (routers traversed:
     channel hops + 1, as BookSim2 counts), accepted and generated flit rates, undelivered packets, and
     ``t0_formula`` (the model's zero-load formula on this run's own hops).
     """
@@ -152,7 +155,8 @@ def simulate_point(config: Mapping[str, Any], load: float, mode: str, replica: i
                                         st_final_delay=cfg.st_final_delay,
                                         channel_latency=cfg.channel_latency)  # fmt: skip
     return {
-        "status": "deadlocked" if result.deadlock else "ok",
+        "status": _STATUS.get(result.end_rule, "ok"),
+        "end_rule": result.end_rule,
         "latency": result.mean_latency,
         "network_latency": result.mean_network_latency,
         "routers": result.mean_hops + 1,
@@ -210,7 +214,8 @@ def point_table(runs: pd.DataFrame, reference_runs: pd.DataFrame) -> pd.DataFram
     ours = summarize(runs, ["config", "load", "mode"], ["latency", "accepted", "generated", "routers"])
     flags = runs.groupby(["config", "load", "mode"], sort=True).agg(
         replicas=("status", "size"), deadlocked=("status", lambda s: int((s == "deadlocked").sum())),
-        undelivered=("undelivered", "sum")).reset_index()  # fmt: skip
+        unstable=("status", lambda s: int((s == "unstable").sum())), undelivered=("undelivered", "sum"),
+    ).reset_index()  # fmt: skip
     ours = ours.merge(flags, on=["config", "load", "mode"])
     ref = reference_runs.rename(columns={"offered_flit_rate": "load", "sim_type": "mode", "status": "bs_status",
                                          "packet_latency_avg": "bs_latency", "accepted_flit_rate": "bs_accepted",
@@ -224,20 +229,23 @@ def point_table(runs: pd.DataFrame, reference_runs: pd.DataFrame) -> pd.DataFram
 
 
 def stability(points: pd.DataFrame, *, latency_cap: float, accept_ratio: float) -> pd.Series:
-    """Whether each point of :func:`point_table` is stable: latency mode, no replica deadlocked, mean latency at
+    """Whether each point of :func:`point_table` is stable: latency mode, no replica deadlocked or aborted as
+    unstable (adaptive run length), mean latency at
     most ``latency_cap`` and mean accepted rate at least ``accept_ratio`` times the mean generated rate (the load
     the sources produced: at offered 0.001 the nominal load would fail light points by chance, as in
     :mod:`torus_lab.sim.saturation`).
 
-    >>> pts = pd.DataFrame({"mode": "latency", "deadlocked": 0, "latency_mean": [30.0, 600.0], "accepted_mean": 0.1,
-    ...                     "generated_mean": 0.1})
+    >>> pts = pd.DataFrame({"mode": "latency", "deadlocked": 0, "unstable": 0, "latency_mean": [30.0, 600.0],
+    ...                     "accepted_mean": 0.1, "generated_mean": 0.1})
     >>> stability(pts, latency_cap=500, accept_ratio=0.97).tolist()
     [True, False]
     """
-    check_frame("points", points, ["mode", "deadlocked", "latency_mean", "accepted_mean", "generated_mean"])
+    check_frame("points", points, ["mode", "deadlocked", "unstable", "latency_mean", "accepted_mean",
+                                   "generated_mean"])
     latency_cap = check_real("latency_cap", latency_cap, minimum=0)
     accept_ratio = check_real("accept_ratio", accept_ratio, minimum=0, maximum=1)
-    return ((points["mode"] == "latency") & (points.deadlocked == 0) & (points.latency_mean <= latency_cap)
+    return ((points["mode"] == "latency") & (points.deadlocked == 0) & (points.unstable == 0)
+            & (points.latency_mean <= latency_cap)
             & (points.accepted_mean >= accept_ratio * points.generated_mean))  # fmt: skip
 
 
