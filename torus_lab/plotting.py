@@ -194,7 +194,7 @@ def _log_floor(data: pd.DataFrame, columns: list[str]) -> float | None:
 def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str, hue: str, col: str | None = None,
                       hue_order=None, col_order=None, log_y: bool = False, xlabel: str | None = None,
                       ylabel: str | None = None, col_title: str = "{col_name}", legend_title: str | None = None,
-                      height: float = 4.2, aspect: float = 1.35, band_alpha: float = 0.2):
+                      height: float = 4.2, aspect: float = 1.35, band_alpha: float = 0.2, sharey: bool = True):
     """Mean curves with *precomputed* confidence bands: one line per ``hue`` value, one panel per ``col`` value.
 
     A seaborn ``FacetGrid`` lays out the panels and ``sns.lineplot`` draws the lines (colours from
@@ -218,6 +218,8 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
         Axis labels, panel-title template (``{col_name}``) and legend title.
     height, aspect, band_alpha : float
         Panel height (inches), width / height of a panel, opacity of the bands.
+    sharey : bool
+        One y scale for every panel (False when the panels show different quantities).
 
     Returns
     -------
@@ -244,6 +246,7 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
     for parameter, value in (("height", height), ("aspect", aspect)):
         check_real(parameter, value, minimum=0.1, maximum=100)
     band_alpha = check_real("band_alpha", band_alpha, minimum=0, maximum=1)
+    check_instance("sharey", sharey, bool, "True or False")
     check_str("col_title", col_title)
     hues = _levels(data, hue, hue_order, "hue_order")
     cols = _levels(data, col, col_order, "col_order") if col is not None else None
@@ -251,7 +254,7 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
     markers = {value: MARKERS[i % len(MARKERS)] for i, value in enumerate(hues)}
     apply_style()
     with plt.rc_context({"figure.constrained_layout.use": False}):  # the FacetGrid lays itself out
-        grid = sns.FacetGrid(data, col=col, col_order=cols, height=height, aspect=aspect, sharex=True, sharey=True,
+        grid = sns.FacetGrid(data, col=col, col_order=cols, height=height, aspect=aspect, sharex=True, sharey=sharey,
                              despine=False)
         floor = _log_floor(data, [y, low, high]) if log_y else None
         for key, ax in (grid.axes_dict.items() if col is not None else [(None, grid.ax)]):
