@@ -70,7 +70,9 @@ def legend_crossings(fig, samples: int = 64) -> list[tuple[str, str]]:
             for line in ax.get_lines():
                 if not line.get_visible() or line.get_linestyle() in ("None", "", " "):
                     continue
-                points = line.get_transform().transform(np.column_stack([line.get_xdata(), line.get_ydata()]))
+                xy = np.column_stack([np.asarray(line.get_xdata(), dtype=float),
+                                      np.asarray(line.get_ydata(), dtype=float)])
+                points = line.get_transform().transform(xy)
                 for p, q in zip(points[:-1], points[1:], strict=True):
                     if not (np.isfinite(p).all() and np.isfinite(q).all()):
                         continue
@@ -192,6 +194,8 @@ def test_fig4_panels_have_titles():
                 df_plots.fig_fig4_long({"fig4_long_summary": summary}, params, "y")):
         titles = [ax.get_title() for ax in fig.axes]
         assert all(titles) and len(set(titles)) == 3
+        assert fig.get_suptitle() not in titles   # the figure title says what the whole figure shows
+        assert legend_crossings(fig) == []
         assert overlaps(fig) == []
         plt.close(fig)
 

@@ -38,15 +38,15 @@ def _fig4(summary: pd.DataFrame, policy: str, params: Mapping[str, Any], title: 
         raise ValueError(f"policy {policy!r} is not one of the study's policies {params['policies']}")
     apply_style()
     summary = summary[summary.misroute == policy]
-    fig, axes = new_figure(1, 3)
+    fig, axes = new_figure(1, 3, figsize=(15, 4.8))
     colors = color_cycle(len(summary.faults.unique()))
-    for ax, (metric, label, title) in zip(axes, _METRICS, strict=True):
+    for ax, (metric, label, panel_title) in zip(axes, _METRICS, strict=True):
         for color, (faults, group) in zip(colors, summary.groupby("faults"), strict=True):
             ax.errorbar(group.nodes, group[f"{metric}_mean"], yerr=group[f"{metric}_ci"].fillna(0), marker="o",
-                        ms=3, capsize=2, color=color, label=f"{faults} faulty links")  # fmt: skip
+                        ms=3, capsize=2, color=color, label=f"{faults}")  # fmt: skip
         ax.set_xscale("log", base=2)
-        ax.set(xlabel="nodes (hypercube)", ylabel=label, title=title)
-    axes[0].legend()
+        ax.set(xlabel="nodes (hypercube)", ylabel=label, title=panel_title)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right center", title="faulty links")
     fig.suptitle(f"{title}; fault policy {policy!r}")
     return fig
 
