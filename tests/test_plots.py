@@ -118,3 +118,18 @@ def test_same_data_gives_the_same_png_and_svg_bytes(tmp_path):
         plt.close(fig)
     assert written[0] == written[1]
     assert b"Date" not in written[0][1]   # no timestamp in the SVG metadata
+
+
+def test_virtual_mesh_latency_figure_when_every_run_of_a_curve_deadlocked():
+    params = {"sim_k": 4, "sim_traffics": ["uniform", "transpose"]}
+    summary = _vm_summary()
+    summary.loc[summary.network == "mesh", "deadlocks"] = 1
+    fig = vm_plots.fig_latency_vs_load({"latency_summary": summary}, params)
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["pfnf", "pfnf (mesh)"]   # still named
+    plt.close(fig)
+    summary["deadlocks"] = 1                       # nothing to draw but crosses: the figure still renders
+    fig = vm_plots.fig_latency_vs_load({"latency_summary": summary}, params)
+    crosses = [c for ax in fig.axes[:2] for c in ax.collections if isinstance(c, PathCollection)]
+    assert sum(len(c.get_offsets()) for c in crosses) == len(summary)
+    fig.canvas.draw()
+    plt.close(fig)

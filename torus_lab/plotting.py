@@ -202,7 +202,8 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
     are ``fill_between(low, high)``, so the interval is the one the study computed (Student t over seeds from
     :func:`torus_lab.sim.stats.summarize`, Wilson for success rates), never seaborn's bootstrap.  A row whose
     ``low``/``high`` is NaN (a single run) gets no band; with ``log_y`` a lower bound at or below zero is drawn
-    down to the bottom of the panel (half the smallest positive value plotted).
+    down to the bottom of the panel (half the smallest positive value plotted), and a grid with no positive
+    value keeps linear axes.
 
     Parameters
     ----------
@@ -263,12 +264,13 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
                 line = panel[panel[hue] == value].sort_values(x)
                 lows = line[low] if floor is None else line[low].clip(lower=floor)
                 ax.fill_between(line[x], lows, line[high], color=palette[value], alpha=band_alpha, lw=0)
-            sns.lineplot(data=panel, x=x, y=y, hue=hue, hue_order=hues, style=hue, style_order=hues, palette=palette,
-                         markers=markers, dashes=False, errorbar=None, estimator=None, sort=True, legend=False, ax=ax)
-            if log_y:
+            if panel[y].notna().any():  # a panel without a point (e.g. every run deadlocked) stays empty
+                sns.lineplot(data=panel, x=x, y=y, hue=hue, hue_order=hues, style=hue, style_order=hues,
+                             palette=palette, markers=markers, dashes=False, errorbar=None, estimator=None, sort=True,
+                             legend=False, ax=ax)
+            if floor is not None:  # log_y and something positive to show
                 ax.set_yscale("log")
-                if floor is not None:
-                    ax.set_ylim(bottom=floor)
+                ax.set_ylim(bottom=floor)
         if col is not None:
             grid.set_titles(col_template=col_title)
         grid.set_axis_labels(xlabel if xlabel is not None else x, ylabel if ylabel is not None else y)
