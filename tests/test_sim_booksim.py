@@ -12,7 +12,7 @@ from torus_lab._jit import njit
 from torus_lab.routing import make_routing
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.routing.interface import compile_for_kernel
-from torus_lab.sim import SimConfig, simulate
+from torus_lab.sim import SimConfig, SimulationDeadlock, simulate
 from torus_lab.sim import booksim as bs
 from torus_lab.sim.kernels import CNT
 from torus_lab.topology import Mesh, Torus
@@ -293,8 +293,9 @@ def test_dateline_dor_survives_overload_and_plain_dor_deadlocks_with_its_cycle()
     safe = simulate(DOR, cfg, seed=1)
     assert not safe.deadlock and safe.accepted_throughput > 0.1  # 2-flit buffers, 9-cycle credit loop: slow
     ring = Torus(2, 6)
-    stuck = simulate(ecube_routing(ring, vcs=1), cfg.replace(warmup=0, measure=3000), seed=1)
-    assert stuck.deadlock and stuck.cycles < 3000
+    with pytest.warns(SimulationDeadlock, match="deadlocked in measurement"):
+        stuck = simulate(ecube_routing(ring, vcs=1), cfg.replace(warmup=0, measure=3000), seed=1)
+    assert stuck.deadlock and stuck.cycles < 3000 and stuck.end_rule == "deadlocked"
     cycle = stuck.deadlock_cycle
     assert len(cycle) >= 2  # a closed chain of channels of one ring
     for (a, _), (b, _) in zip(cycle, cycle[1:] + cycle[:1], strict=True):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -150,6 +151,51 @@ def test_simulation_sweep_and_saturation_summary(serial):
     assert other.mean_latency.iloc[0] != mesh.mean_latency.iloc[0]     # the experiment seed matters
 
 
+def test_latency_summary_has_three_replicas_per_point_and_ordered_intervals(serial):
+    """Issue 17: every latency point is the mean of >= 3 independent runs with a 95% t-interval around it."""
+    runs = vm.simulation_table(4, [{"name": "pfnf", "scheme": "count"}], ["uniform", "transpose"], [0.05, 0.3],
+                               seed=3, replicas=3, warmup=50, measure=200, drain=800)
+    assert runs.groupby(["routing", "traffic", "offered_load"]).replica.apply(lambda r: sorted(r) == [0, 1, 2]).all()
+    # each replica is its own content-seeded run: the three latencies of a point are not copies of each other
+    assert (runs.groupby(["traffic", "offered_load"]).mean_latency.nunique() == 3).all()
+    summary = vm.latency_summary(runs)
+    assert list(summary.columns) == list(vm.LATENCY_SUMMARY_COLUMNS) and len(summary) == 4
+    assert (summary.runs == 3).all() and (summary.deadlocks == 0).all() and (summary.mean_latency_n >= 3).all()
+    assert (summary.mean_latency_low <= summary.mean_latency_mean).all()
+    assert (summary.mean_latency_mean <= summary.mean_latency_high).all()
+    assert (summary.mean_latency_low < summary.mean_latency_high).all()   # three different runs: a real interval
+    assert summary.traffic.tolist() == ["uniform", "uniform", "transpose", "transpose"]   # run order, loads up
+    point = runs[(runs.traffic == "uniform") & (runs.offered_load == 0.3)].mean_latency
+    assert summary.mean_latency_mean.iloc[1] == pytest.approx(point.mean())
+    with pytest.raises(ValueError, match="replicas"):
+        vm.simulation_table(4, [{"name": "pfnf"}], ["uniform"], [0.1], seed=1, replicas=0)
+
+
+def test_latency_summary_leaves_deadlocked_runs_out_of_the_mean():
+    runs = pd.DataFrame({"routing": "r", "network": "torus", "traffic": "uniform", "offered_load": [0.1] * 4 + [0.2],
+                         "mean_latency": [10.0, 11.0, 12.0, 500.0, 900.0], "accepted_throughput": 0.1,
+                         "deadlock": [False, False, False, True, True], "seed": 2})
+    summary = vm.latency_summary(runs)
+    assert summary.deadlocks.tolist() == [1, 1] and summary.runs.tolist() == [4, 1]
+    assert summary.mean_latency_mean.iloc[0] == 11.0 and summary.mean_latency_n.tolist() == [3, 0]
+    assert np.isnan(summary.mean_latency_mean.iloc[1])
+
+
+def test_dateline_positions_are_the_rows_where_the_drawn_routings_switch_vcs():
+    """The drawn dateline of each direction is the node whose leaving channel in that direction carries only
+    after-dateline VCs in the constructed channel sets (the unidirectional e-cube: only VC2)."""
+    k = 5
+    listing = vm.channel_vcs_table(k)
+    kind, spec, _ = vm.DRAWN_ROUTINGS[0]
+    rows = listing[listing.routing == "ecube+dateline"]
+    (vn, sign, node), = vm.dateline_positions(kind, spec, k)
+    leaving = rows[(rows.sign == sign) & (rows.position == node)]
+    assert (leaving.vcs == "VC2").all() and len(leaving) == 2 * k
+    assert set(rows[rows.vcs == "VC2"].position) == {node}
+    assert vm.dateline_positions("bidirectional", vm.DRAWN_ROUTINGS[2][1], 4) == [
+        (0, 1, 3), (0, -1, 0), (1, 1, 1), (1, -1, 2)]
+
+
 def test_provoked_deadlocks_only_where_the_cdg_has_a_cycle(serial):
     specs = [{"name": "ecube"}, {"name": "ecube", "datelines": True, "vcs": 2}, {"name": "pfnf", "scheme": "count"}]
     tab = vm.provoke_deadlock_table(4, specs, replicas=3, seed=0)
@@ -178,7 +224,7 @@ def test_finding_the_paper_mapping_deadlocks_in_the_wormhole_simulator(serial):
 TINY = {
     "seed": 5, "ks": [4], "kinds": ["unidirectional", "bidirectional", "mesh"], "vc_ks": [4, 5],
     "adaptivity_ks": [3], "draw_k": 4, "sim_k": 3, "sim_routings": [{"name": "ecube", "datelines": True, "vcs": 2}],
-    "sim_mesh_routings": [], "sim_traffics": ["uniform"], "sim_loads": [0.05, 0.3], "sim_warmup": 20,
+    "sim_mesh_routings": [], "sim_traffics": ["uniform"], "sim_loads": [0.05, 0.3], "sim_seeds": 3, "sim_warmup": 20,
     "sim_measure": 60, "sim_drain": 200, "packet_length": 4, "provoke_k": 3,
     "provoke_routings": [{"name": "ecube"}], "provoke_seeds": 2,
 }
@@ -191,11 +237,11 @@ def test_run_is_seed_deterministic_with_every_table_and_claim(serial):
     first, second = vm.run(TINY), vm.run(TINY)
     assert set(first) == {"second_vc_channels", "vc_counts", "channel_vcs", "pfnf_after_classes", "cdg_verdicts",
                           "cdg_verdict_grid", "dateline_rules", "witness_messages", "adaptivity", "latency",
-                          "saturation", "provoke_deadlock", "provoke_summary", "claims"}
+                          "latency_summary", "saturation", "provoke_deadlock", "provoke_summary", "claims"}
     for key in first:
         pd.testing.assert_frame_equal(first[key], second[key], obj=key)
     assert first["claims"].claim_id.tolist() == CLAIM_IDS
-    for key in ("latency", "saturation", "provoke_deadlock", "provoke_summary"):
+    for key in ("latency", "latency_summary", "saturation", "provoke_deadlock", "provoke_summary"):
         assert (first[key].seed == 5).all(), key
     assert set(first["claims"].verdict) <= {"holds", "partly holds", "does not hold", "not tested"}
 

@@ -396,6 +396,12 @@ class ExperimentRun:
 
         show_figure(fig, self.figures_dir, name, caption=caption)
 
+    def show_all(self, figures: Mapping[str, Any]) -> list[Path]:
+        """:meth:`show` every figure of ``figures`` (file stem -> figure), in order; the paths of all files."""
+        if not isinstance(figures, Mapping):
+            raise TypeError(f"figures must be a mapping of file stem -> figure, got {figures!r}")
+        return [path for name, fig in figures.items() for path in self.show(fig, name)]
+
 
 def _output_dir(value: Any, root: Path, key: str) -> Path:
     if not isinstance(value, (str, os.PathLike)) or not str(value):

@@ -1,5 +1,11 @@
 """One figure style for the whole project: colour-blind-safe palette, labelled axes, PNG + SVG output.
 
+The theme (:data:`THEME`: seaborn's ``ticks`` style and ``notebook`` context with the project's overrides) is set
+here and nowhere else; :func:`apply_style` / :func:`figure_style` install it, every ``torus_lab.plots`` figure
+calls one of them.  :func:`interval_lineplot` draws line plots with precomputed confidence intervals (the exact
+statistic each study computes: t-intervals over seeds, Wilson intervals for success rates) as bands, one panel
+per facet, on a seaborn ``FacetGrid``.
+
 Examples
 --------
 >>> import matplotlib
@@ -22,12 +28,14 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
+import seaborn as sns
 
 from torus_lab._validate import check_instance, check_int, check_real, check_real_array, check_sequence, check_str
 
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
-    "draw_torus_2d", "draw_torus_3d",
+    "draw_torus_2d", "draw_torus_3d", "THEME", "interval_lineplot",
 ]  # fmt: skip
 
 #: Okabe & Ito colour-blind-safe palette (black last).
@@ -44,32 +52,36 @@ _RC = {
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10,
-    "legend.fontsize": 8,
+    "font.sans-serif": ["DejaVu Sans"],  # shipped with matplotlib: the same glyphs (and bytes) on every machine
+    "image.cmap": "viridis",
     "legend.frameon": False,
     "svg.hashsalt": "torus_lab",  # deterministic SVG ids
     "svg.fonttype": "none",
 }
 
 
-@contextlib.contextmanager
-def figure_style() -> Iterator[None]:
-    """Context manager applying the project style (palette cycle, grid, sizes)."""
+def _theme() -> dict:
     from cycler import cycler
 
-    rc = dict(_RC)
-    rc["axes.prop_cycle"] = cycler(color=PALETTE)
-    with plt.rc_context(rc):
+    return {**sns.axes_style("ticks"), **sns.plotting_context("notebook", font_scale=0.9), **_RC,
+            "axes.prop_cycle": cycler(color=PALETTE)}
+
+
+#: The project's rcParams: seaborn's ``ticks`` style and ``notebook`` context (font scale 0.9: 10.8 pt labels
+#: and titles, 9.9 pt tick labels and legends), then the overrides above.
+THEME = _theme()
+
+
+@contextlib.contextmanager
+def figure_style() -> Iterator[None]:
+    """Context manager applying the project theme :data:`THEME` (palette cycle, grid, sizes)."""
+    with plt.rc_context(THEME):
         yield
 
 
 def apply_style() -> None:
-    """Apply the project style globally (for notebooks)."""
-    from cycler import cycler
-
-    plt.rcParams.update(_RC)
-    plt.rcParams["axes.prop_cycle"] = cycler(color=PALETTE)
+    """Apply the project theme :data:`THEME` globally (notebooks and every ``torus_lab.plots`` figure)."""
+    plt.rcParams.update(THEME)
 
 
 #: Most colours :func:`color_cycle` hands out (a figure never needs more).
@@ -183,6 +195,123 @@ def show_figure(fig, figures_dir: str | Path, name: str, *, caption: str | None 
         display(HTML(figure_html(experiment, name, caption)), metadata={FIGURE_METADATA_KEY: record})
         plt.close(fig)
     return paths
+
+
+# ---------------------------------------------------------------------- lines with confidence bands
+def _check_columns(data: pd.DataFrame, **columns: str | None) -> None:
+    for parameter, column in columns.items():
+        if column is not None and column not in data.columns:
+            raise ValueError(f"{parameter} must name a column of data, got {column!r} (columns: {list(data.columns)})")
+
+
+def _levels(data: pd.DataFrame, column: str, order, parameter: str) -> list:
+    """The values of ``column`` in ``order`` (default: first appearance), checked against the data."""
+    present = list(dict.fromkeys(data[column]))
+    if order is None:
+        return present
+    order = list(check_sequence(parameter, order))
+    missing = [value for value in present if value not in order]
+    if missing:
+        raise ValueError(f"{parameter} must list every value of column {column!r}; missing {missing}")
+    return order
+
+
+def _log_floor(data: pd.DataFrame, columns: list[str]) -> float | None:
+    """Bottom of a log axis: half the smallest positive value of ``columns`` (None if there is none).  Interval
+    bounds at or below zero are drawn down to it (the band then runs to the bottom of the panel)."""
+    values = data[columns].to_numpy(dtype=float).ravel()
+    positive = values[np.isfinite(values) & (values > 0)]
+    return float(positive.min()) / 2 if positive.size else None
+
+
+def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str, hue: str, col: str | None = None,
+                      hue_order=None, col_order=None, log_y: bool = False, xlabel: str | None = None,
+                      ylabel: str | None = None, col_title: str = "{col_name}", legend_title: str | None = None,
+                      height: float = 4.2, aspect: float = 1.35, band_alpha: float = 0.2, sharey: bool = True):
+    """Mean curves with *precomputed* confidence bands: one line per ``hue`` value, one panel per ``col`` value.
+
+    A seaborn ``FacetGrid`` lays out the panels and ``sns.lineplot`` draws the lines (colours from
+    :data:`PALETTE` and markers from :data:`MARKERS` by ``hue``, one shared legend outside the panels); the bands
+    are ``fill_between(low, high)``, so the interval is the one the study computed (Student t over seeds from
+    :func:`torus_lab.sim.stats.summarize`, Wilson for success rates), never seaborn's bootstrap.  A row whose
+    ``low``/``high`` is NaN (a single run) gets no band; with ``log_y`` a lower bound at or below zero is drawn
+    down to the bottom of the panel (half the smallest positive value plotted), and a grid with no positive
+    value keeps linear axes.
+
+    Parameters
+    ----------
+    data : DataFrame
+        One row per (col, hue, x) point with columns ``x``, ``y`` (the mean), ``low``, ``high``, ``hue``, ``col``.
+    x, y, low, high, hue, col : str
+        Column names; ``col`` None gives one panel.
+    hue_order, col_order : sequence, optional
+        Order of lines and panels (default: first appearance in ``data``).
+    log_y : bool
+        Logarithmic y axis.
+    xlabel, ylabel, col_title, legend_title : str, optional
+        Axis labels, panel-title template (``{col_name}``) and legend title.
+    height, aspect, band_alpha : float
+        Panel height (inches), width / height of a panel, opacity of the bands.
+    sharey : bool
+        One y scale for every panel (False when the panels show different quantities).
+
+    Returns
+    -------
+    seaborn.FacetGrid
+        ``.figure`` is the figure, ``.axes_dict`` maps each ``col`` value to its panel.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> frame = pd.DataFrame({"load": [0.1, 0.2, 0.1, 0.2], "lat": [10.0, 20.0, 12.0, 30.0],
+    ...                       "lo": [9.0, 18.0, 11.0, 25.0], "hi": [11.0, 22.0, 13.0, 35.0], "routing": list("aabb")})
+    >>> g = interval_lineplot(frame, x="load", y="lat", low="lo", high="hi", hue="routing")
+    >>> len(g.figure.axes), [t.get_text() for t in g.legend.get_texts()]
+    (1, ['a', 'b'])
+    >>> plt.close(g.figure)
+    """
+    check_instance("data", data, pd.DataFrame, "a pandas DataFrame")
+    for parameter, column in (("x", x), ("y", y), ("low", low), ("high", high), ("hue", hue)):
+        check_str(parameter, column)
+    if col is not None:
+        check_str("col", col)
+    _check_columns(data, x=x, y=y, low=low, high=high, hue=hue, col=col)
+    for parameter, value in (("height", height), ("aspect", aspect)):
+        check_real(parameter, value, minimum=0.1, maximum=100)
+    band_alpha = check_real("band_alpha", band_alpha, minimum=0, maximum=1)
+    check_instance("sharey", sharey, bool, "True or False")
+    check_str("col_title", col_title)
+    hues = _levels(data, hue, hue_order, "hue_order")
+    cols = _levels(data, col, col_order, "col_order") if col is not None else None
+    palette = dict(zip(hues, color_cycle(len(hues)), strict=True))
+    markers = {value: MARKERS[i % len(MARKERS)] for i, value in enumerate(hues)}
+    apply_style()
+    with plt.rc_context({"figure.constrained_layout.use": False}):  # the FacetGrid lays itself out
+        grid = sns.FacetGrid(data, col=col, col_order=cols, height=height, aspect=aspect, sharex=True, sharey=sharey,
+                             despine=False)
+        floor = _log_floor(data, [y, low, high]) if log_y else None
+        for key, ax in (grid.axes_dict.items() if col is not None else [(None, grid.ax)]):
+            panel = data if col is None else data[data[col] == key]
+            for value in hues:
+                line = panel[panel[hue] == value].sort_values(x)
+                lows = line[low] if floor is None else line[low].clip(lower=floor)
+                ax.fill_between(line[x], lows, line[high], color=palette[value], alpha=band_alpha, lw=0)
+            if panel[y].notna().any():  # a panel without a point (e.g. every run deadlocked) stays empty
+                sns.lineplot(data=panel, x=x, y=y, hue=hue, hue_order=hues, style=hue, style_order=hues,
+                             palette=palette, markers=markers, dashes=False, errorbar=None, estimator=None, sort=True,
+                             legend=False, ax=ax)
+            if floor is not None:  # log_y and something positive to show
+                ax.set_yscale("log")
+                ax.set_ylim(bottom=floor)
+        if col is not None:
+            grid.set_titles(col_template=col_title)
+        grid.set_axis_labels(xlabel if xlabel is not None else x, ylabel if ylabel is not None else y)
+        from matplotlib.lines import Line2D
+
+        handles = {str(value): Line2D([0], [0], color=palette[value], marker=markers[value]) for value in hues}
+        grid.add_legend(legend_data=handles, title=legend_title, label_order=list(handles))
+    return grid
 
 
 # ---------------------------------------------------------------------- drawing tori

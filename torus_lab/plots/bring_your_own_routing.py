@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from torus_lab._validate import check_mapping, check_results
-from torus_lab.plotting import apply_style, draw_torus_2d, new_figure
+from torus_lab.plotting import apply_style, draw_torus_2d, interval_lineplot, new_figure
 from torus_lab.studies.bring_your_own_routing import witness_channels
 from torus_lab.topology import Torus
 
@@ -31,20 +31,24 @@ def fig_cdg_witness_cycle(results: Results, params: Mapping[str, Any]):
     return fig
 
 
+#: Panels of :func:`fig_latency_load`: (metric column stem, panel title and y label).
+LATENCY_LOAD_PANELS = (("mean_latency", "Latency", "mean latency (cycles)"),
+                       ("accepted_throughput", "Throughput", "accepted (flits/node/cycle)"))
+
+
 def fig_latency_load(results: Results, params: Mapping[str, Any]):
-    """Mean latency and accepted throughput against offered load, per routing, with 95% intervals."""
+    """Mean latency and accepted throughput against offered load, per routing, with their 95% t-intervals as
+    bands (the ``_low``/``_high`` columns of ``latency_load``; :func:`torus_lab.plotting.interval_lineplot`)."""
     check_results("results", results, {"latency_load": ()})
     check_mapping("params", params, [])
-    apply_style()
     curves = results["latency_load"]
-    fig, axes = new_figure(1, 2)
-    for name, group in curves.groupby("routing"):
-        x = group.offered_load
-        axes[0].errorbar(x, group.mean_latency_mean, yerr=group.mean_latency_high - group.mean_latency_mean,
-                         marker="o", capsize=3, label=name)
-        axes[1].errorbar(x, group.accepted_throughput_mean, capsize=3, marker="o", label=name,
-                         yerr=group.accepted_throughput_high - group.accepted_throughput_mean)
-    axes[0].set(xlabel="offered load (flits/node/cycle)", ylabel="mean latency (cycles)", title="Latency")
-    axes[1].set(xlabel="offered load (flits/node/cycle)", ylabel="accepted (flits/node/cycle)", title="Throughput")
-    axes[0].legend()
-    return fig
+    frame = pd.concat([curves.assign(panel=title, mean=curves[f"{stem}_mean"], low=curves[f"{stem}_low"],
+                                     high=curves[f"{stem}_high"]) for stem, title, _ in LATENCY_LOAD_PANELS],
+                      ignore_index=True)
+    grid = interval_lineplot(frame, x="offered_load", y="mean", low="low", high="high", hue="routing", col="panel",
+                             xlabel="offered load (flits/node/cycle)", ylabel="", sharey=False,
+                             legend_title="routing\n(band: 95% CI)")
+    for _, title, ylabel in LATENCY_LOAD_PANELS:
+        grid.axes_dict[title].set_ylabel(ylabel)
+        grid.axes_dict[title].yaxis.set_tick_params(labelleft=True)
+    return grid.figure

@@ -21,15 +21,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from torus_lab._validate import check_mapping, check_results
-from torus_lab.plotting import apply_style, color_cycle, new_figure
+from torus_lab.plotting import apply_style, color_cycle, interval_lineplot, new_figure
 
 __all__ = ["fig_fig4_paper", "fig_fig4_long", "fig_latency_vs_load"]
 
-_METRICS = [("latency", "latency (steps)"), ("hops", "hops"), ("extra_hops", "extra hops")]
+#: Panels of the Fig. 4 figures: (metric, y label, panel title).
+_METRICS = [("latency", "latency (steps)", "(a) latency"), ("hops", "hops", "(b) hops"),
+            ("extra_hops", "extra hops", "(c) extra hops (hops above the fault-free distance)")]
 
 
 def _fig4(summary: pd.DataFrame, policy: str, params: Mapping[str, Any], title: str):
@@ -37,15 +38,15 @@ def _fig4(summary: pd.DataFrame, policy: str, params: Mapping[str, Any], title: 
         raise ValueError(f"policy {policy!r} is not one of the study's policies {params['policies']}")
     apply_style()
     summary = summary[summary.misroute == policy]
-    fig, axes = new_figure(1, 3)
+    fig, axes = new_figure(1, 3, figsize=(15, 4.8))
     colors = color_cycle(len(summary.faults.unique()))
-    for ax, (metric, label) in zip(axes, _METRICS, strict=True):
+    for ax, (metric, label, panel_title) in zip(axes, _METRICS, strict=True):
         for color, (faults, group) in zip(colors, summary.groupby("faults"), strict=True):
             ax.errorbar(group.nodes, group[f"{metric}_mean"], yerr=group[f"{metric}_ci"].fillna(0), marker="o",
-                        ms=3, capsize=2, color=color, label=f"{faults} faulty links")  # fmt: skip
+                        ms=3, capsize=2, color=color, label=f"{faults}")  # fmt: skip
         ax.set_xscale("log", base=2)
-        ax.set(xlabel="nodes (hypercube)", ylabel=label)
-    axes[0].legend()
+        ax.set(xlabel="nodes (hypercube)", ylabel=label, title=panel_title)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right center", title="faulty links")
     fig.suptitle(f"{title}; fault policy {policy!r}")
     return fig
 
@@ -67,23 +68,16 @@ def fig_fig4_long(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]
 
 
 def fig_latency_vs_load(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]):
-    """Mean packet latency vs offered load (95% CI over seeds, ``load_curve_summary``), one panel per network,
-    one line per routing."""
+    """Mean packet latency vs offered load (95% t-interval over seeds as a band, ``load_curve_summary``), one
+    panel per network, one line per routing (:func:`torus_lab.plotting.interval_lineplot`)."""
     check_results("results", results, {"load_curve_summary": ()})
     check_mapping("params", params, ["curve_routings"])
-    apply_style()
     summary = results["load_curve_summary"]
+    half = summary.mean_latency_ci
+    frame = summary.assign(low=summary.mean_latency_mean - half, high=summary.mean_latency_mean + half)
     labels = [entry["label"] for entry in params["curve_routings"]]
-    algorithm_colors = dict(zip(labels, color_cycle(len(labels)), strict=True))
-    networks = list(dict.fromkeys(summary.network))
-    fig, axes = new_figure(1, len(networks))
-    axes = np.atleast_1d(axes)
-    for ax, network in zip(axes, networks, strict=True):
-        part = summary[summary.network == network]
-        for algorithm, s in part.groupby("algorithm", sort=False):
-            ax.errorbar(s.offered_load, s.mean_latency_mean, yerr=s.mean_latency_ci.fillna(0), marker="o", ms=3,
-                        capsize=2, color=algorithm_colors[algorithm], label=algorithm)  # fmt: skip
-        ax.legend()
-        ax.set_yscale("log")
-        ax.set(xlabel="offered load (flits/node/cycle)", ylabel="mean packet latency (cycles)", title=network)
-    return fig
+    grid = interval_lineplot(frame, x="offered_load", y="mean_latency_mean", low="low", high="high", hue="algorithm",
+                             hue_order=[label for label in labels if label in set(frame.algorithm)], col="network",
+                             log_y=True, xlabel="offered load (flits/node/cycle)",
+                             ylabel="mean packet latency (cycles)", legend_title="routing\n(band: 95% CI)")
+    return grid.figure

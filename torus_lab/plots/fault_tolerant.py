@@ -177,15 +177,52 @@ def fig_gap_to_oracle(results: Results, params: Params):
     return fig
 
 
+#: Colours of a hop of the example walk: first traversal of its link, and a link traversed again (backtracking).
+WALK_COLORS = (PALETTE[3], PALETTE[4])
+#: Sideways shift (grid units) of each further traversal of the same link, so that repeated hops stay visible.
+REPEAT_SHIFT = 0.2
+#: Most squares counted in the shading (darker = covered by more squares visited).
+MAX_SHADE = 4
+
+
+def walk_arrows(walk) -> list[tuple[tuple[float, float], tuple[float, float], int]]:
+    """``(start, end, repeat)`` arrows drawing ``walk`` in the direction it is walked: one per grid hop, two
+    half-cell stubs per wraparound hop (leaving, then entering the grid), shifted sideways by
+    ``repeat * REPEAT_SHIFT`` where ``repeat`` counts the earlier traversals of the same link (either way).
+
+    Examples
+    --------
+    >>> walk_arrows([(0, 0), (1, 0), (0, 0)])
+    [((0, 0), (1, 0), 0), ((1.0, 0.2), (0.0, 0.2), 1)]
+    """
+    arrows, seen = [], {}
+    for a, b in zip(walk[:-1], walk[1:], strict=True):
+        link = frozenset((tuple(a), tuple(b)))
+        repeat = seen.get(link, 0)
+        seen[link] = repeat + 1
+        segments = walk_segments([a, b])
+        if len(segments) == 2:  # wraparound: the second stub is drawn from the grid edge into b
+            segments = [segments[0], (segments[1][1], segments[1][0])]
+        for (x0, y0), (x1, y1) in segments:
+            if repeat:
+                nx, ny = (0.0, REPEAT_SHIFT * repeat) if y0 == y1 else (REPEAT_SHIFT * repeat, 0.0)
+                x0, y0, x1, y1 = x0 + nx, y0 + ny, x1 + nx, y1 + ny
+            arrows.append(((x0, y0), (x1, y1), repeat))
+    return arrows
+
+
 def _draw_walk(ax, mask, s, t, result, radix: int) -> None:
     cover = square_cover(result.squares, radix)
-    ax.imshow(np.where(cover.T > 0, np.minimum(cover.T, 4), np.nan), origin="lower", cmap="Blues", vmin=0, vmax=5)
+    ax.imshow(np.where(cover.T > 0, np.minimum(cover.T, MAX_SHADE), np.nan), origin="lower", cmap="Blues", vmin=0,
+              vmax=MAX_SHADE + 1)
     faulty = np.flatnonzero(mask)
     ax.scatter(faulty % radix, faulty // radix, marker="s", s=42, color="black")
-    for (x0, y0), (x1, y1) in walk_segments(result.walked):
-        ax.plot([x0, x1], [y0, y1], color=PALETTE[3], lw=2)
-    ax.scatter(*s, marker="o", s=90, color=PALETTE[2], zorder=5, label="s")
-    ax.scatter(*t, marker="*", s=160, color=PALETTE[1], zorder=5, label="t")
+    for start, end, repeat in walk_arrows(result.walked):
+        ax.annotate("", xy=end, xytext=start, zorder=4,
+                    arrowprops={"arrowstyle": "-|>", "color": WALK_COLORS[min(repeat, 1)], "lw": 1.8,
+                                "mutation_scale": 11, "shrinkA": 0, "shrinkB": 0})
+    ax.scatter(*s, marker="o", s=90, color=PALETTE[2], zorder=5)
+    ax.scatter(*t, marker="*", s=160, color=PALETTE[1], zorder=5)
     status = f"found, {result.length} hops" if result.success else "failed"
     ax.set(title=f"{LABEL[result.algorithm]}: {status}", xlabel="x0", ylabel="x1",
            xlim=(-0.6, radix - 0.4), ylim=(-0.6, radix - 0.4))
@@ -194,17 +231,37 @@ def _draw_walk(ax, mask, s, t, result, radix: int) -> None:
     ax.grid(False)
 
 
+def _example_legend_handles() -> list:
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.pyplot import get_cmap
+
+    blues = get_cmap("Blues")
+    return [
+        Line2D([0], [0], marker="o", ls="", ms=9, color=PALETTE[2], label="s (source)"),
+        Line2D([0], [0], marker="*", ls="", ms=12, color=PALETTE[1], label="t (destination)"),
+        Line2D([0], [0], marker="s", ls="", ms=7, color="black", label="faulty node"),
+        Line2D([0], [0], color=WALK_COLORS[0], lw=1.8, marker=">", ms=6, label="walk (arrow: direction)"),
+        Line2D([0], [0], color=WALK_COLORS[1], lw=1.8, marker=">", ms=6,
+               label="link walked again (backtracking), drawn beside"),
+        Patch(facecolor=blues(1 / (MAX_SHADE + 1)), label="node inside a square visited"),
+        Patch(facecolor=blues(MAX_SHADE / (MAX_SHADE + 1)), label=f"inside {MAX_SHADE}+ squares visited"),
+    ]
+
+
 def fig_faulty_torus_example(results: Results, params: Params):
-    """The example trial (``faulty_torus_example``): faults, squares visited and the walk of each algorithm."""
+    """The example trial (``faulty_torus_example``): faults, squares visited (shaded by how many cover a node)
+    and the walk of each algorithm as arrows (:func:`walk_arrows`: a link walked again is drawn beside the first
+    traversal, in another colour), with every mark in the legend."""
     check_results("results", results, {"faulty_torus_example": ()})
     check_mapping("params", params, [])
     apply_style()
     pick = results["faulty_torus_example"].iloc[0]
     radix, m, count = int(pick["N"]), int(pick["m"]), int(pick["fault_count"])
     mask, s, t, routes, _ = example_routes(radix, m, count, int(pick["trial_seed"]))
-    fig, axes = new_figure(2, 2, figsize=(10, 10))
+    fig, axes = new_figure(2, 2, figsize=(10, 12))
     for ax, name in zip(axes.ravel(), ALGORITHMS, strict=True):
         _draw_walk(ax, mask, s, t, routes[name], radix)
-    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside upper center", ncol=2,
-               title=f"N = {radix}, m = {m}, {count} faulty nodes (black)")
+    fig.legend(handles=_example_legend_handles(), loc="outside upper center", ncol=3,
+               title=f"N = {radix}, m = {m}, {count} faulty nodes")
     return fig

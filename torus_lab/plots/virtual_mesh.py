@@ -1,6 +1,21 @@
 """Figures of ``notebooks/virtual_mesh.ipynb``: ``fig_<name>(results, params)`` for the results of
-:func:`torus_lab.studies.virtual_mesh.run`, and the two drawing helpers :func:`draw_virtual_mesh` and
-:func:`draw_cdg_cycle`."""
+:func:`torus_lab.studies.virtual_mesh.run`, and the drawing helpers :func:`draw_virtual_mesh`,
+:func:`draw_cdg_cycle` and :func:`draw_datelines`.
+
+Datelines are drawn the way the paper defines them (Section 3.1: "the set of nodes which force a transition of
+channels"): a grey line through the dateline nodes -- row ``D`` for the y direction, column ``D`` for x --
+dashed for the ``+`` direction, dotted for ``-``, black for VN0 and grey for VN1, listed in the legend.
+
+Examples
+--------
+>>> import matplotlib
+>>> matplotlib.use("Agg")
+>>> fig, ax = plt.subplots()
+>>> handles = draw_datelines(ax, Torus(2, 5), [(0, 1, 4), (1, 1, 1)])
+>>> [h.get_label() for h in handles]
+['VN0 +x/+y dateline: column/row 4', 'VN1 +x/+y dateline: column/row 1']
+>>> plt.close(fig)
+"""
 
 from __future__ import annotations
 
@@ -12,23 +27,55 @@ import numpy as np
 import pandas as pd
 
 from torus_lab._validate import check_instance, check_int, check_mapping, check_results, check_sequence, check_str
-from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, grid_axes, new_figure
+from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, grid_axes, interval_lineplot, new_figure
 from torus_lab.studies import virtual_mesh as study
 from torus_lab.topology import Torus
 
-__all__ = ["draw_virtual_mesh", "draw_cdg_cycle", "fig_vc_counts", "fig_virtual_mesh", "fig_cdg_witness_cycles",
-           "fig_adaptivity", "fig_latency_vs_load"]
+__all__ = ["draw_virtual_mesh", "draw_cdg_cycle", "draw_datelines", "fig_vc_counts", "fig_virtual_mesh",
+           "fig_cdg_witness_cycles", "fig_adaptivity", "fig_latency_vs_load"]
 
 Results = Mapping[str, pd.DataFrame]
 
 
+#: Line style of a dateline by ring direction (sign) and colour by virtual network.
+DATELINE_STYLE = {1: "--", -1: ":"}
+DATELINE_COLOR = {0: "0.1", 1: "0.55"}
+
+
+def draw_datelines(ax, topology, positions: Sequence[tuple[int, int, int]], *, margin: float = 0.7) -> list:
+    """Draw the datelines ``positions`` (``(vn, sign, node)``, as from
+    :func:`torus_lab.studies.virtual_mesh.dateline_positions`) on a 2D torus: a line through column ``node``
+    (the x dateline) and one through row ``node`` (the y dateline), under the channels.  Returns one legend
+    handle per dateline."""
+    from matplotlib.axes import Axes
+    from matplotlib.lines import Line2D
+
+    check_instance("ax", ax, Axes, "a matplotlib Axes")
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    kx, ky = topology.radices
+    handles = []
+    for entry in check_sequence("positions", positions):
+        vn, sign, node = (check_int("positions", v) for v in check_sequence("positions", entry, min_length=3)[:3])
+        if vn not in DATELINE_COLOR or sign not in DATELINE_STYLE or not 0 <= node < min(kx, ky):
+            raise ValueError(f"positions must hold (vn in 0..1, sign +1/-1, node in 0..{min(kx, ky) - 1}), "
+                             f"got {tuple(entry)!r}")
+        style = {"color": DATELINE_COLOR[vn], "ls": DATELINE_STYLE[sign], "lw": 1.6, "zorder": 0.5}
+        s = "+" if sign > 0 else "-"
+        label = f"VN{vn} {s}x/{s}y dateline: column/row {node}"
+        ax.plot([node, node], [-margin, ky - 1 + margin], **style)
+        ax.plot([-margin, kx - 1 + margin], [node, node], **style, label=label)  # one legend entry per dateline
+        handles.append(Line2D([0], [0], **style, label=label))
+    return handles
+
+
 def draw_virtual_mesh(ax, topology, combos: Mapping[int, tuple[int, ...]], vc_names: Sequence[str], *,
-                      title: str | None = None):
+                      title: str | None = None, datelines: Sequence[tuple[int, int, int]] = ()):
     """Draw a 2D torus with every channel coloured by the set of VCs it carries (the virtual mesh).
 
     ``combos``: channel -> indices of its VCs (:func:`torus_lab.studies.virtual_mesh.vc_combos`); ``vc_names``:
-    legend names of the VCs.  Each direction of a link is drawn offset to its right; wraparound channels are
-    stubs at the border.
+    legend names of the VCs; ``datelines``: ``(vn, sign, node)`` drawn by :func:`draw_datelines`.  Each direction
+    of a link is drawn offset to its right; wraparound channels are stubs at the border.  The legend (VC sets,
+    then datelines) sits under the panel.
     """
     from matplotlib.axes import Axes
     from matplotlib.lines import Line2D
@@ -63,15 +110,18 @@ def draw_virtual_mesh(ax, topology, combos: Mapping[int, tuple[int, ...]], vc_na
     ax.scatter(coords[:, 0], coords[:, 1], s=14, color="0.3", zorder=3)
     handles = [Line2D([0], [0], color=colour[c], lw=1.0 + 0.8 * len(c), label="+".join(names[v] for v in c))
                for c in kinds]
-    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="VCs used")
-    grid_axes(ax, topo.radices, title=title, margin=0.7, labels=("x (dimension 0)", "y (dimension 1)"),
-              title_size=9)
-    plt.setp(ax.get_xticklabels(), fontsize=7)
+    handles += draw_datelines(ax, topo, datelines)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.14), title="VCs used; datelines",
+              handlelength=2.6)
+    grid_axes(ax, topo.radices, title=title, margin=0.7, labels=("x (dimension 0)", "y (dimension 1)"))
     return ax
 
 
-def draw_cdg_cycle(ax, topology, cycle: Sequence[tuple[int, int]] | None, *, title: str | None = None):
-    """Draw a CDG witness cycle on the 2D torus ``topology``: thick arrows labelled with their position and VC."""
+def draw_cdg_cycle(ax, topology, cycle: Sequence[tuple[int, int]] | None, *, title: str | None = None,
+                   datelines: Sequence[tuple[int, int, int]] = ()):
+    """Draw a CDG witness cycle on the 2D torus ``topology``: thick arrows labelled with their position and VC,
+    over the routing's ``datelines`` (:func:`draw_datelines`: each dateline is one labelled artist of ``ax``, for
+    a legend)."""
     check_instance("topology", topology, Torus, "a Torus or Mesh")
     if cycle is not None:
         cycle = [tuple(check_int("cycle", x, minimum=0) for x in check_sequence("cycle", v, min_length=2))[:2]
@@ -80,6 +130,7 @@ def draw_cdg_cycle(ax, topology, cycle: Sequence[tuple[int, int]] | None, *, tit
             raise ValueError(f"cycle holds a channel id outside 0..{topology.num_channels - 1}")
     topo = topology
     draw_torus_2d(ax, topo, title=title)
+    draw_datelines(ax, topo, datelines)
     if not cycle:
         ax.text(0.5, 0.5, "acyclic", transform=ax.transAxes, ha="center", va="center", fontsize=14,
                 color=PALETTE[2])
@@ -93,8 +144,9 @@ def draw_cdg_cycle(ax, topology, cycle: Sequence[tuple[int, int]] | None, *, tit
         col = PALETTE[[3, 0, 4, 2, 1, 5][vc % 6]]
         ax.annotate("", xy=(x0 + dx * 0.9 + ox, y0 + dy * 0.9 + oy), xytext=(x0 + ox, y0 + oy),
                     arrowprops={"arrowstyle": "-|>", "color": col, "lw": 2.4, "shrinkA": 0, "shrinkB": 0})
-        ax.text(x0 + dx * 0.5 + 2.2 * ox, y0 + dy * 0.5 + 2.2 * oy, f"{i}:v{vc}", fontsize=6, color=col,
-                ha="center", va="center")
+        ax.text(x0 + dx * 0.5 + 2.6 * ox, y0 + dy * 0.5 + 2.6 * oy, f"{i}:v{vc}", fontsize=8, color=col,
+                ha="center", va="center", zorder=8,
+                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
     return ax
 
 
@@ -115,18 +167,20 @@ def fig_vc_counts(results: Results, params: Mapping[str, Any]):
     check_mapping("params", params, ["vc_ks"])
     apply_style()
     vc = results["vc_counts"]
-    fig, ax = new_figure()
+    fig, ax = new_figure(figsize=(8.5, 5.6))
     for i, (kind, routing, label) in enumerate(VC_COUNT_CURVES):
         sub = vc[(vc.kind == kind) & (vc.routing == routing)]
         ax.plot(sub.k, sub.vns_equiv, marker=MARKERS[i], color=PALETTE[i], label=f"{label}: VCs in use / channel")
         ax.plot(sub.k, sub.max_vcs, ls=":", marker=MARKERS[i], color=PALETTE[i], alpha=0.6,
                 label=f"{label}: max per channel")
     for y, txt in VC_COUNT_REFERENCES:
-        ax.axhline(y, color="0.5", lw=0.8, ls="--")
-        ax.text(min(params["vc_ks"]), y + 0.03, txt, fontsize=7, color="0.3")
+        ax.axhline(y, color="0.5", lw=0.8, ls="--", zorder=0)
+        ax.annotate(txt, (1.0, y), xycoords=("axes fraction", "data"), xytext=(4, 0), textcoords="offset points",
+                    va="center", fontsize=9, color="0.3")
     ax.set(xlabel="radix k (k x k torus)", ylabel="virtual channels",
            title="VC requirements of the virtual mesh mappings")
-    ax.legend(fontsize=6, loc="center right")
+    ax.set_xticks(sorted(set(params["vc_ks"])))
+    fig.legend(loc="outside lower center", ncol=2)
     return fig
 
 
@@ -144,15 +198,16 @@ def fig_virtual_mesh(results: Results, params: Mapping[str, Any]):
     apply_style()
     k = params["draw_k"]
     listing = results["channel_vcs"]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
+    fig, axes = plt.subplots(1, 3, figsize=(13.5, 7.0))
     routings = listing.routing.drop_duplicates().tolist()         # in the order of DRAWN_ROUTINGS
-    for ax, (kind, _, names), routing, title in zip(axes, study.DRAWN_ROUTINGS, routings, VIRTUAL_MESH_TITLES,
-                                                     strict=True):
+    for ax, (kind, spec, names), routing, title in zip(axes, study.DRAWN_ROUTINGS, routings, VIRTUAL_MESH_TITLES,
+                                                        strict=True):
         rows = listing[listing.routing == routing]
         combos = study.vc_combos(rows, names)
         legend = ([n.replace("-", " ") for n in names] if names is not None
                   else [f"VC{v + 1}" for v in range(1 + max(max(c) for c in combos.values()))])
-        draw_virtual_mesh(ax, study.make_topology(kind, k), combos, legend, title=title.format(k=k))
+        draw_virtual_mesh(ax, study.make_topology(kind, k), combos, legend, title=title.format(k=k),
+                          datelines=study.dateline_positions(kind, spec, k))
     return fig
 
 
@@ -168,11 +223,19 @@ def fig_cdg_witness_cycles(results: Results, params: Mapping[str, Any]):
     check_mapping("params", params, ["ks"])
     apply_style()
     k0 = min(params["ks"])
-    fig, axes = plt.subplots(2, 3, figsize=(14, 9))
+    fig, axes = plt.subplots(2, 3, figsize=(14, 10.5))
+    legend: dict[str, Any] = {}
     for ax, (kind, name) in zip(axes.ravel(), WITNESS_PANELS, strict=True):
         cycle = study.witness_cycle(results["cdg_verdicts"], kind, k0, name)
         verdict = "acyclic" if cycle is None else f"cycle of {len(cycle)}"
-        draw_cdg_cycle(ax, study.make_topology(kind, k0), cycle, title=f"{name} on {kind} {k0}x{k0}: {verdict}")
+        topology = study.make_topology(kind, k0)
+        datelines = study.dateline_positions(kind, study.routing_specs(topology)[name], k0)
+        draw_cdg_cycle(ax, topology, cycle, title=f"{name}\non {kind} {k0}x{k0}: {verdict}", datelines=datelines)
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
+    if legend:  # one entry per dateline style (same k in every panel, so the same rows and columns)
+        fig.legend(list(legend.values()), list(legend), loc="outside lower center", ncol=min(4, len(legend)),
+                   handlelength=2.6)
     return fig
 
 
@@ -195,38 +258,37 @@ def fig_adaptivity(results: Results, params: Mapping[str, Any]):
         ax.bar(np.arange(len(sel)) + 0.4 * i, sub.fully_adaptive_tie_pairs, width=0.4, color=PALETTE[i],
                label=f"{kind} {kk}x{kk}")
     ax.set_xticks(np.arange(len(sel)) + 0.2, sel, rotation=30, ha="right")
-    ax.set(ylabel="fraction of pairs with every minimal path usable", title="Measured adaptivity (ties resolved +)")
+    ax.set(ylabel="fraction of pairs with\nevery minimal path usable", title="Measured adaptivity (ties resolved +)")
     ax.legend()
     return fig
 
 
 def fig_latency_vs_load(results: Results, params: Mapping[str, Any]):
-    """Mean latency against offered load per traffic pattern; deadlocked runs as crosses along the top."""
-    check_results("results", results, {"latency": ()})
+    """Mean latency against offered load per traffic pattern, mean over ``sim_seeds`` runs with its 95% t-interval
+    as a band (``latency_summary``); a load where any run deadlocked is left off its curve and marked by a cross
+    along the top of the panel (one row of crosses per routing)."""
+    check_results("results", results, {"latency_summary": ()})
     check_mapping("params", params, ["sim_k", "sim_traffics"])
-    apply_style()
-    sweep = results["latency"]
-    traffics = list(params["sim_traffics"])
+    summary = results["latency_summary"]
     k = params["sim_k"]
-    curves = list(sweep[["routing", "network"]].drop_duplicates().itertuples(index=False, name=None))  # run order
-    fig, axes = plt.subplots(1, len(traffics), figsize=(6.4 * len(traffics), 4.4), squeeze=False)
-    for ax, traffic in zip(axes[0], traffics, strict=True):
-        for i, (name, network) in enumerate(curves):
-            sub = sweep[(sweep.routing == name) & (sweep.network == network) & (sweep.traffic == traffic)]
-            sub = sub.sort_values("offered_load")
-            dead_mask = sub.deadlock.astype(bool)
-            ok = sub[~dead_mask]
-            label = name if network == "torus" else f"{name} ({network})"
-            ax.plot(ok.offered_load, ok.mean_latency, marker=MARKERS[i % len(MARKERS)], color=PALETTE[i % len(PALETTE)],
-                    label=label)
-            dead = sub[dead_mask]
-            if len(dead):  # deadlocked runs: crosses along the top of the panel, one row per routing
-                ax.scatter(dead.offered_load, np.full(len(dead), 0.97 - 0.04 * i), marker="x", s=60,
+    curves = list(summary[["routing", "network"]].drop_duplicates().itertuples(index=False, name=None))  # run order
+    label = {curve: curve[0] if curve[1] == "torus" else f"{curve[0]} ({curve[1]})" for curve in curves}
+    frame = summary.assign(curve=[label[c] for c in zip(summary.routing, summary.network, strict=True)])
+    hue_order = [label[c] for c in curves]
+    dead = frame.deadlocks > 0
+    runs = int(summary.runs.min()) if len(summary) else 0
+    grid = interval_lineplot(frame[~dead], x="offered_load", y="mean_latency_mean", low="mean_latency_low",
+                             high="mean_latency_high", hue="curve", hue_order=hue_order, col="traffic",
+                             col_order=list(params["sim_traffics"]), log_y=True,
+                             xlabel="offered load (flits/node/cycle)", ylabel="mean latency (cycles)",
+                             col_title=f"{{col_name}} traffic, {k}x{k}",
+                             legend_title=f"routing\n(mean of {runs} runs,\nband: 95% t-interval;\n"
+                                          "x: a run deadlocked)")  # fmt: skip
+    for traffic, ax in grid.axes_dict.items():
+        for i, name in enumerate(hue_order):
+            crosses = frame[dead & (frame.curve == name) & (frame.traffic == traffic)]
+            if len(crosses):  # deadlocked loads: crosses along the top of the panel, one row per routing
+                ax.scatter(crosses.offered_load, np.full(len(crosses), 0.97 - 0.04 * i), marker="x", s=60,
                            color=PALETTE[i % len(PALETTE)], transform=ax.get_xaxis_transform(), zorder=5,
                            clip_on=False)
-        ax.text(0.01, 0.99, "x = run stopped in deadlock", transform=ax.transAxes, fontsize=7, va="top")
-        ax.set_yscale("log")
-        ax.set(xlabel="offered load (flits/node/cycle)", ylabel="mean latency (cycles)",
-               title=f"{traffic} traffic, {k}x{k}")
-    axes[0][0].legend(fontsize=7, loc="center left")
-    return fig
+    return grid.figure

@@ -93,10 +93,12 @@ from torus_lab.sim.kernels import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
     _CN_IDLE,
+    _CN_LATENCY_SUM,
     _CN_MEASURED_DONE,
     _CN_MEASURED_GENERATED,
     _CN_MEASURED_LOST,
     _CN_NOW,
+    _CN_PACKETS_DELIVERED,
     _CN_PACKETS_GENERATED,
     _CN_QUEUE_OVERFLOW,
     _CN_RECORD_OVERFLOW,
@@ -604,6 +606,8 @@ def allocate_switch(st, now):
 
 @njit(inline="always")
 def _finish_packet(st, p, done):
+    st.counters[_CN_PACKETS_DELIVERED] += 1
+    st.counters[_CN_LATENCY_SUM] += done - st.pk_gen[p]
     if st.pk_meas[p] != 0:
         st.counters[_CN_MEASURED_DONE] += 1
         k = st.rec_count[0]

@@ -22,6 +22,7 @@ ValueError: vc_allocation must be one of ('atomic', 'nonatomic'), got 'greedy'
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from typing import Any
 from torus_lab._validate import check_int, check_str
 from torus_lab.sim.traffic import INJECTIONS, PATTERNS
 
-__all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS"]
+__all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS", "RUN_CONTROLS", "STOP_RULES"]
 
 #: ``atomic``: a VC takes a new packet only once empty; ``nonatomic``: once the previous tail is written (BookSim).
 VC_ALLOCATIONS = ("atomic", "nonatomic")
@@ -38,6 +39,20 @@ VC_ALLOCATIONS = ("atomic", "nonatomic")
 #: Router models: ``"simple"`` (:mod:`torus_lab.sim.kernels`: one ``router_delay`` per router, 1-cycle channels)
 #: and ``"booksim"`` (:mod:`torus_lab.sim.booksim`: BookSim2's input-queued VC router, per-stage delays).
 ROUTERS = ("simple", "booksim")
+
+#: Run-length control: ``"fixed"`` (the ``warmup`` / ``measure`` / ``drain`` windows, the default) or
+#: ``"adaptive"`` (sample periods with warm-up detection, a stopping rule, an abort for unstable loads and a
+#: drain; :mod:`torus_lab.sim.runlength`).
+RUN_CONTROLS = ("fixed", "adaptive")
+
+#: Adaptive stopping rules: ``"converged"`` (latency and accepted rate change by less than ``stop_threshold``
+#: over ``converged_periods`` consecutive periods, BookSim2's rule) or ``"ci-width"`` (batch means: the 95%
+#: confidence interval of the mean latency is narrower than ``ci_target`` times the mean).
+STOP_RULES = ("converged", "ci-width")
+
+#: Fields that only ``run_control="adaptive"`` reads (``"fixed"`` refuses non-default values).
+_ADAPTIVE_ONLY = ("sample_period", "warmup_periods", "warmup_threshold", "stop_rule", "stop_threshold",
+                  "converged_periods", "ci_target", "max_periods", "latency_cap")
 
 #: Fields that only the ``booksim`` router reads (the ``simple`` router refuses non-default values).
 _BOOKSIM_ONLY = ("routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay", "channel_latency",
@@ -92,9 +107,22 @@ class SimConfig:
         included (BookSim2's uniform; a self-addressed packet goes injection -> local router -> ejection);
         default False: from the other nodes.
     Run length
-        Packets generated in ``[warmup, warmup + measure)`` are measured; afterwards the run continues until
-        every measured packet is delivered or dropped, for at most ``drain`` cycles (still injecting unless
-        ``inject_during_drain`` is False).
+        ``run_control`` (:data:`RUN_CONTROLS`; the rules and the result's ``end_rule``:
+        :mod:`torus_lab.sim.runlength`).  ``"fixed"`` (default): packets generated in
+        ``[warmup, warmup + measure)`` are measured; afterwards the run continues until every measured packet is
+        delivered or dropped, for at most ``drain`` cycles (still injecting unless ``inject_during_drain`` is
+        False).
+        ``"adaptive"`` (``warmup`` and ``measure`` are not read; ``drain`` and ``inject_during_drain`` are): the
+        run advances ``sample_period`` cycles at a time.  Warm-up ends after ``warmup_periods`` periods, or with
+        ``warmup_periods=0`` once the period's mean latency and accepted rate both change by less than
+        ``warmup_threshold`` (relative) from the previous period.  Measurement stops by ``stop_rule``
+        (:data:`STOP_RULES`): ``"converged"`` after ``converged_periods`` consecutive periods in which the mean
+        latency and accepted rate since the start of measurement change by less than ``stop_threshold``;
+        ``"ci-width"`` once the 95% batch-means confidence interval of the mean latency (one batch per period,
+        at least :data:`torus_lab.sim.runlength.MIN_BATCHES`) is narrower than ``ci_target`` times the mean
+        (half-width).  At most ``max_periods`` periods (warm-up included).  The run is aborted as unstable when
+        the mean age of the period's delivered packets and of every packet still waiting or in flight exceeds
+        ``latency_cap`` cycles (BookSim2's ``latency_thres``; ``math.inf``: never), or a source queue overflows.
     """
 
     traffic: str = "uniform"
@@ -124,6 +152,16 @@ class SimConfig:
     channel_latency: int = 1
     credit_delay: int = 0
     uniform_includes_source: bool = False
+    run_control: str = "fixed"
+    sample_period: int = 1000
+    warmup_periods: int = 0
+    warmup_threshold: float = 0.05
+    stop_rule: str = "converged"
+    stop_threshold: float = 0.05
+    converged_periods: int = 3
+    ci_target: float = 0.05
+    max_periods: int = 10
+    latency_cap: float = 500.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.traffic, str) or self.traffic not in PATTERNS:
@@ -151,6 +189,16 @@ class SimConfig:
             "st_final_delay": check_int("st_final_delay", self.st_final_delay, 1),
             "channel_latency": check_int("channel_latency", self.channel_latency, 1),
             "credit_delay": check_int("credit_delay", self.credit_delay, 0),
+            "run_control": check_str("run_control", self.run_control, RUN_CONTROLS),
+            "sample_period": check_int("sample_period", self.sample_period, 1),
+            "warmup_periods": check_int("warmup_periods", self.warmup_periods, 0),
+            "warmup_threshold": _real("warmup_threshold", self.warmup_threshold, 0.0, 1.0),
+            "stop_rule": check_str("stop_rule", self.stop_rule, STOP_RULES),
+            "stop_threshold": _real("stop_threshold", self.stop_threshold, 0.0, 1.0),
+            "converged_periods": check_int("converged_periods", self.converged_periods, 1),
+            "ci_target": _real("ci_target", self.ci_target, 0.0, 1.0),
+            "max_periods": check_int("max_periods", self.max_periods, 2),
+            "latency_cap": _real("latency_cap", self.latency_cap, 0.0, math.inf),
         }
         if not isinstance(self.router, str) or self.router not in ROUTERS:
             raise ValueError(f"router must be one of {ROUTERS}, got {self.router!r}")
@@ -183,8 +231,25 @@ class SimConfig:
         if fixed["deadlock_cycles"] <= max(fixed["drop_after"], 0) + fixed["router_delay"]:
             raise ValueError(f"deadlock_cycles={self.deadlock_cycles} must exceed drop_after + router_delay")
         self._check_router(fixed)
+        self._check_run_control(fixed)
         for name, value in fixed.items():
             object.__setattr__(self, name, value)
+
+    def _check_run_control(self, fixed: dict[str, Any]) -> None:
+        """Refuse adaptive run-length settings with ``run_control="fixed"`` and impossible adaptive ones."""
+        if fixed["run_control"] == "fixed":
+            defaults = {f.name: f.default for f in dataclasses.fields(self)}
+            for name in _ADAPTIVE_ONLY:
+                if fixed[name] != defaults[name]:
+                    raise ValueError(f"{name}={fixed[name]!r} needs run_control='adaptive' (run_control='fixed' "
+                                     f"uses warmup, measure and drain)")
+            return
+        for name in ("warmup_threshold", "stop_threshold", "ci_target", "latency_cap"):
+            if fixed[name] <= 0:
+                raise ValueError(f"{name} must be > 0 with run_control='adaptive', got {fixed[name]!r}")
+        if fixed["warmup_periods"] >= fixed["max_periods"]:
+            raise ValueError(f"warmup_periods={fixed['warmup_periods']!r} must be below max_periods="
+                             f"{fixed['max_periods']!r} (no period would be measured)")
 
     def _check_router(self, fixed: dict[str, Any]) -> None:
         """Refuse settings the chosen router model cannot run, naming the field."""

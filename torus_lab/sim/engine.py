@@ -23,6 +23,8 @@ Examples
 from __future__ import annotations
 
 import time
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,6 +41,7 @@ from torus_lab._validate import (
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
 from torus_lab.sim.config import SimConfig
 from torus_lab.sim.kernels import CFG, CNT, run_kernel
+from torus_lab.sim.runlength import SimulationDeadlock, _fixed_end_rule, _run_adaptive, _RunWindow
 from torus_lab.sim.saturation import Saturation
 from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
@@ -206,6 +209,25 @@ class SimResult:
     channel_utilisation: np.ndarray
     counters: dict
     wall_seconds: float
+    #: what ended the run, one of :data:`torus_lab.sim.runlength.END_RULES`
+    end_rule: str = "fixed-window"
+    #: phase the run ended in: ``"warm-up"``, ``"measurement"`` or ``"drain"`` (a deadlock or an abort can end
+    #: the run in any of them; a complete run ends in ``"drain"``)
+    end_phase: str = "drain"
+    #: cycles at which measurement began and ended (-1: not reached)
+    warmup_end: int = -1
+    measure_end: int = -1
+    #: sample periods of warm-up and measurement (adaptive; 0 with fixed windows) and one row per period (drain
+    #: included, one row per ``sample_period`` cycles of it): phase, end cycle, packets
+    #: delivered, their mean latency, accepted rate, mean age with the packets alive, queue overflows
+    periods: int = 0
+    period_table: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    #: half-width of the 95% batch-means confidence interval of the mean latency (adaptive, >= 2 batches; else NaN)
+    latency_ci: float = float("nan")
+    #: packets generated, delivered and still alive (source queue or network) over the whole run, every phase
+    packets_generated: int = 0
+    packets_delivered: int = 0
+    in_flight: int = 0
     #: the run's state when ``keep_state``: a :class:`SimState` (simple router) or a
     #: :class:`torus_lab.sim.booksim.BookSimRun` (booksim router)
     state: object | None = field(default=None, repr=False)
@@ -230,6 +252,15 @@ class SimResult:
             queue_overflow=self.counters["queue_overflow"],
             hop_limit_drops=self.counters["hop_limit_drops"],
             wall_seconds=self.wall_seconds,
+            end_rule=self.end_rule,
+            end_phase=self.end_phase,
+            warmup_end=self.warmup_end,
+            measure_end=self.measure_end,
+            periods=self.periods,
+            latency_ci=self.latency_ci,
+            packets_generated=self.packets_generated,
+            packets_delivered=self.packets_delivered,
+            in_flight=self.in_flight,
         )
         return row
 
@@ -284,24 +315,42 @@ def simulate(
     # own stream, seeds.generate_state below, is unaffected by spawning)
     perm_seeds, burst_seeds = seeds.spawn(2)
     dest_map = destination_map(topology, config.traffic, faults, rng=np.random.default_rng(perm_seeds))
-    prob = config.offered_load / length
     rates = config.injection_rates()
-    expected = len(active) * measure * prob
-    rec_cap = int(expected + 8 * np.sqrt(expected) + 64)
+    rec_cap = _record_capacity(config, len(active))
     words = seeds.generate_state(2, dtype=np.uint64)
     stationary_on = config.burst_alpha / (config.burst_alpha + config.burst_beta)
     burst_on = (np.random.default_rng(burst_seeds).random(topology.num_nodes) < stationary_on).astype(np.uint8)
-    run_state = _run_booksim if config.router == "booksim" else _run_simple
-    state, wall = run_state(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap)
+    set_up = _booksim_runner if config.router == "booksim" else _simple_runner
+    runner = set_up(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap)
+    if config.run_control == "fixed":
+        runner.advance(config.warmup + config.measure + config.drain + 1)
+        end_rule, warmup_end, measure_end = _fixed_end_rule(runner.counters), config.warmup, config.warmup + measure
+        period_rows, batch_means = [], []
+    else:
+        outcome = _run_adaptive(runner.advance, runner.set_window, runner.counters, runner.alive_gen, config,
+                               len(active))  # fmt: skip
+        end_rule, warmup_end, measure_end = outcome.end_rule, outcome.warmup_end, outcome.measure_end
+        period_rows, batch_means = outcome.periods, outcome.batch_means
+    state = runner.state
 
     counters = {name: int(state.counters[i]) for name, i in CNT.items()}
     if counters["routing_error"]:
         raise RuntimeError(f"routing kernel {routing.name} returned invalid candidates ({counters['routing_error']}x)")
-    packets = _packet_frame(topology, state)
+    packets = _packet_frame(topology, runner.records())
     deadlock = bool(counters["deadlock"])
     cycle = deadlock_cycle(topology, state) if deadlock else []
+    end_phase = _phase_at(counters["now"], warmup_end, measure_end)
+    in_flight = int(runner.alive_gen().size)
+    if deadlock:
+        warnings.warn(SimulationDeadlock(
+            f"{routing.name} on {topology!r} deadlocked in {end_phase} at cycle {counters['now']} (seed {seed}): "
+            f"{counters['packets_generated']} packets generated, {counters['packets_delivered']} delivered, "
+            f"{in_flight} queued or in the network; waiting cycle of (channel, vc): {cycle}"
+        ), stacklevel=2)  # fmt: skip
     delivered = packets[packets.dropped == 0]
-    util = state.ch_flits / float(measure)
+    window = measure_end - warmup_end if warmup_end >= 0 and measure_end > warmup_end else 0
+    nan = float("nan")
+    util = state.ch_flits / float(window) if window else np.full(state.ch_flits.shape, nan)
     params = dict(
         topology=repr(topology),
         routing=routing.name,
@@ -316,25 +365,107 @@ def simulate(
         deadlock=deadlock,
         deadlock_cycle=cycle,
         packets=packets,
-        mean_latency=float(delivered.latency.mean()) if len(delivered) else float("nan"),
-        mean_network_latency=float(delivered.network_latency.mean()) if len(delivered) else float("nan"),
-        mean_hops=float(delivered.hops.mean()) if len(delivered) else float("nan"),
-        mean_extra_hops=float(delivered.extra_hops.mean()) if len(delivered) else float("nan"),
-        accepted_throughput=counters["window_flits_ejected"] / (len(active) * measure),
-        generated_throughput=counters["measured_generated"] * length / (len(active) * measure),
+        mean_latency=float(delivered.latency.mean()) if len(delivered) else nan,
+        mean_network_latency=float(delivered.network_latency.mean()) if len(delivered) else nan,
+        mean_hops=float(delivered.hops.mean()) if len(delivered) else nan,
+        mean_extra_hops=float(delivered.extra_hops.mean()) if len(delivered) else nan,
+        accepted_throughput=counters["window_flits_ejected"] / (len(active) * window) if window else nan,
+        generated_throughput=counters["measured_generated"] * length / (len(active) * window) if window else nan,
         delivered=len(delivered),
         dropped=int((packets.dropped == 1).sum()),
         undelivered=counters["measured_generated"] - counters["measured_done"],
         channel_utilisation=util,
         counters=counters,
-        wall_seconds=wall,
+        wall_seconds=runner.wall,
+        end_rule=end_rule,
+        end_phase=end_phase,
+        warmup_end=warmup_end if warmup_end >= 0 and counters["now"] >= warmup_end else -1,
+        measure_end=measure_end if measure_end >= 0 and counters["now"] >= measure_end else -1,
+        periods=sum(row["phase"] != "drain" for row in period_rows),
+        period_table=pd.DataFrame(period_rows),
+        latency_ci=_batch_half_width(batch_means),
+        packets_generated=counters["packets_generated"],
+        packets_delivered=counters["packets_delivered"],
+        in_flight=in_flight,
         state=state if keep_state else None,
     )
 
 
-def _run_simple(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap) -> tuple[SimState, float]:
-    """The simple router model (:mod:`torus_lab.sim.kernels`): set up its state, run it to the end; the state and
-    the wall seconds of the run proper."""
+def _record_capacity(config: SimConfig, nodes: int) -> int:
+    """Rows of the measured-packet record: the packets one call of the loop can finish (the measurement window,
+    or one sample period with adaptive control, whose records are collected after every period)."""
+    prob = config.offered_load / config.packet_length
+    if config.run_control == "fixed":
+        expected = nodes * config.measure * prob
+        return int(expected + 8 * np.sqrt(expected) + 64)
+    expected = 2 * nodes * config.sample_period * prob  # a period can finish packets of the previous one
+    return int(expected + 8 * np.sqrt(expected) + 64)
+
+
+def _phase_at(now: int, warmup_end: int, measure_end: int) -> str:
+    """Phase of cycle ``now`` given where measurement began and ended (-1: not yet)."""
+    if warmup_end < 0 or now < warmup_end:
+        return "warm-up"
+    if measure_end < 0 or now < measure_end:
+        return "measurement"
+    return "drain"
+
+
+def _batch_half_width(batch_means: list[float]) -> float:
+    from torus_lab.sim.stats import confidence_interval
+
+    finite = [m for m in batch_means if np.isfinite(m)]
+    return confidence_interval(finite)[1] if len(finite) >= 2 else float("nan")
+
+
+@dataclass
+class _Runner:
+    """One run's compiled loop seen by :func:`simulate` and the run-length controller, whatever the router.
+
+    ``state`` is a :class:`SimState` or a :class:`torus_lab.sim.booksim.BookSimRun`; ``arrays`` holds the packet
+    and record arrays (the same names in both models); ``loop(max_cycles)`` runs the compiled loop;
+    ``window`` writes a ``_RunWindow`` into its settings.
+    """
+
+    state: object
+    arrays: object
+    loop: Callable[[int], None]
+    window: Callable[[_RunWindow], None]
+    wall: float = 0.0
+    chunks: list = field(default_factory=list)
+
+    @property
+    def counters(self) -> np.ndarray:
+        return self.state.counters
+
+    def advance(self, cycles: int) -> bool:
+        """Run up to ``cycles`` cycles and collect the records; True when the loop stopped early (run over)."""
+        before = int(self.counters[CNT["now"]])
+        start = time.perf_counter()
+        self.loop(int(cycles))
+        self.wall += time.perf_counter() - start
+        count = int(self.arrays.rec_count[0])
+        self.chunks.append(self.arrays.rec[:count].copy())
+        self.arrays.rec_count[0] = 0
+        return int(self.counters[CNT["now"]]) - before < cycles
+
+    def set_window(self, window: _RunWindow) -> None:
+        self.window(window)
+
+    def records(self) -> np.ndarray:
+        """Every measured packet's record row collected so far."""
+        return np.concatenate(self.chunks) if self.chunks else self.arrays.rec[:0]
+
+    def alive_gen(self) -> np.ndarray:
+        """Creation cycles of the packets alive now (not on the free stack: queued or in the network)."""
+        a = self.arrays
+        alive = np.ones(a.pk_gen.shape[0], dtype=bool)
+        alive[a.free_stack[: int(a.free_top[0])]] = False
+        return a.pk_gen[alive]
+
+
+def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap) -> _Runner:
+    """The simple router model (:mod:`torus_lab.sim.kernels`): its state and loop, ready to run."""
     vcs, length = routing.num_vcs, config.packet_length
     warmup, measure, drain = config.warmup, config.measure, config.drain
     atomic = config.vc_allocation == "atomic"
@@ -362,9 +493,14 @@ def _run_simple(routing, config, rates, burst_on, active, dest_map, hot, words, 
     ).items():
         cfg[CFG[name]] = value
     state.burst_on[:] = burst_on
-    start = time.perf_counter()
-    _run(routing, cfg, rates, config.hotspot_fraction, active, dest_map, state, warmup + measure + drain + 1)
-    return state, time.perf_counter() - start
+
+    def window(w: _RunWindow) -> None:
+        cfg[CFG["warmup"]], cfg[CFG["measure"]], cfg[CFG["gen_end"]] = w.warmup, w.measure_end - w.warmup, w.gen_end
+
+    def loop(cycles: int) -> None:
+        _run(routing, cfg, rates, config.hotspot_fraction, active, dest_map, state, cycles)
+
+    return _Runner(state, state, loop, window)
 
 
 def _generation_end(config: SimConfig) -> int:
@@ -372,16 +508,22 @@ def _generation_end(config: SimConfig) -> int:
     return end + config.drain if config.inject_during_drain else end
 
 
-def _run_booksim(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap):
-    """The BookSim-compatible model (:mod:`torus_lab.sim.booksim`): set up its state, run it to the end; the run
-    (:class:`torus_lab.sim.booksim.BookSimRun`) and the wall seconds of the run proper."""
+def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap) -> _Runner:
+    """The BookSim-compatible model (:mod:`torus_lab.sim.booksim`): its state and loop, ready to run."""
     from torus_lab.sim import booksim
 
     state = booksim.state_for(routing, config, active=active, dest_map=dest_map, hotspot=hot, seed_word=int(words[0]),
                               rec_cap=rec_cap, burst_on=burst_on)  # fmt: skip
-    start = time.perf_counter()
-    run = booksim.run(routing, state, config.warmup + config.measure + config.drain + 1)
-    return run, time.perf_counter() - start
+    cfg = state.cfg
+
+    def window(w: _RunWindow) -> None:
+        cfg[booksim.BCFG["warmup"]], cfg[booksim.BCFG["measure_end"]] = w.warmup, w.measure_end
+        cfg[booksim.BCFG["gen_end"]] = w.gen_end
+
+    def loop(cycles: int) -> None:
+        booksim.run(routing, state, cycles)
+
+    return _Runner(booksim.BookSimRun(state), state, loop, window)
 
 
 def _run(routing, cfg, rates, hot_frac, active, dest_map, s: SimState, max_cycles: int) -> None:
@@ -397,8 +539,7 @@ def _run(routing, cfg, rates, hot_frac, active, dest_map, s: SimState, max_cycle
     compile_for_kernel(run_kernel, args)(*args)
 
 
-def _packet_frame(topology: Torus, state: SimState) -> pd.DataFrame:
-    rec = state.rec[: int(state.rec_count[0])]
+def _packet_frame(topology: Torus, rec: np.ndarray) -> pd.DataFrame:
     frame = pd.DataFrame(rec, columns=["src", "dst", "gen", "inject", "done", "hops", "dropped"])
     frame["latency"] = frame["done"] - frame["gen"]
     frame["network_latency"] = frame["done"] - frame["inject"]
@@ -429,6 +570,11 @@ def deadlock_cycle(topology: Torus, state: SimState) -> list[tuple[int, int]]:
 
 def load_sweep(routing: RoutingFunction, config: SimConfig, loads, *, seeds=(0,)) -> pd.DataFrame:
     """One :meth:`SimResult.summary` row per (offered load, seed), in that order.
+
+    Each row says which rule ended its run (``end_rule``, :data:`torus_lab.sim.runlength.END_RULES`); with
+    ``config.run_control="adaptive"`` a load beyond saturation ends ``"unstable"`` (aborted, usually in warm-up,
+    with NaN latency and throughput), which :func:`torus_lab.sim.saturation.saturation_table` and
+    :func:`find_saturation` count as not sustained.
 
     Examples
     --------
@@ -500,7 +646,7 @@ def find_saturation(
         row = res.summary()
         row["sustained"] = criterion.sustained(deadlock=res.deadlock, accepted=res.accepted_throughput,
                                                generated=res.generated_throughput, latency=res.mean_latency,
-                                               base_latency=base)  # fmt: skip
+                                               base_latency=base, unstable=res.end_rule == "unstable")  # fmt: skip
         rows.append(row)
         return row["sustained"]
 

@@ -94,6 +94,8 @@ CNT = {
             "packets_dropped",
             "routing_error",
             "hop_limit_drops",
+            "packets_delivered",
+            "latency_sum",
         ]
     )
 }
@@ -130,6 +132,9 @@ _CN_RECORD_OVERFLOW = 12
 _CN_PACKETS_DROPPED = 13
 _CN_ROUTING_ERROR = 14
 _CN_HOP_LIMIT_DROPS = 15
+#: every packet delivered (any phase) and the sum of their latencies: what the run-length controller samples
+_CN_PACKETS_DELIVERED = 16
+_CN_LATENCY_SUM = 17
 
 
 @njit
@@ -451,6 +456,9 @@ def run_kernel(
             if finished:
                 if dropped:
                     counters[_CN_PACKETS_DROPPED] += 1
+                else:
+                    counters[_CN_PACKETS_DELIVERED] += 1
+                    counters[_CN_LATENCY_SUM] += now - pk_gen[p]
                 if pk_meas[p] != 0:
                     counters[_CN_MEASURED_DONE] += 1
                     k = rec_count[0]

@@ -2,7 +2,8 @@
 
 A network *sustains* an offered load when, over the runs at that load (one per seed),
 
-1. no run deadlocked;
+1. no run deadlocked and none was aborted as unstable (``end_rule == "unstable"``, adaptive run-length control,
+   :mod:`torus_lab.sim.runlength`; a table without an ``end_rule`` column has no unstable runs);
 2. the mean accepted throughput is at least ``accept_ratio`` times the mean *generated* throughput (the load the
    Bernoulli sources actually produced in the measurement window; comparing with the nominal offered load would
    call light loads unsustained by chance), unless ``accept_ratio`` is None;
@@ -65,7 +66,7 @@ class Saturation:
             raise ValueError(f"accept_ratio must be <= 1, got {self.accept_ratio!r}")
 
     def sustained(self, *, deadlock: bool, accepted: float, generated: float, latency: float,
-                  base_latency: float) -> bool:  # fmt: skip
+                  base_latency: float, unstable: bool = False) -> bool:  # fmt: skip
         """Whether one load (means over its runs) is sustained, given the curve's lightest-load latency.
 
         Examples
@@ -74,8 +75,11 @@ class Saturation:
         True
         >>> Saturation().sustained(deadlock=False, accepted=0.94, generated=1.0, latency=30.0, base_latency=10.0)
         False
+        >>> Saturation().sustained(deadlock=False, accepted=1.0, generated=1.0, latency=30.0, base_latency=10.0,
+        ...                        unstable=True)
+        False
         """
-        if deadlock:
+        if deadlock or unstable:
             return False
         if self.accept_ratio is not None and not accepted >= self.accept_ratio * generated:
             return False
@@ -98,8 +102,8 @@ def _check_runs(runs: pd.DataFrame, by: Sequence[str]) -> list[str]:
 
 def sustained_loads(runs: pd.DataFrame, by: Sequence[str], criterion: Saturation = Saturation()) -> pd.DataFrame:
     """Per group and offered load: mean accepted / generated throughput and latency over the runs, ``runs``,
-    ``deadlocks`` and ``sustained`` (this load passes the criterion) and ``sustained_so_far`` (it and every
-    lighter load pass).
+    ``deadlocks``, ``unstable_runs`` (``end_rule == "unstable"``), ``sustained`` (this load passes the criterion)
+    and ``sustained_so_far`` (it and every lighter load pass).
 
     Examples
     --------
@@ -111,14 +115,16 @@ def sustained_loads(runs: pd.DataFrame, by: Sequence[str], criterion: Saturation
     """
     by = _check_runs(runs, by)
     keys = [*by, "offered_load"]
+    unstable = runs["end_rule"] == "unstable" if "end_rule" in runs.columns else False
     means = (
-        runs.assign(deadlock=runs["deadlock"].astype(bool))
+        runs.assign(deadlock=runs["deadlock"].astype(bool), unstable=unstable)
         .groupby(keys, sort=True, dropna=False)
         .agg(accepted_throughput=("accepted_throughput", "mean"),
              generated_throughput=("generated_throughput", "mean"),
              mean_latency=("mean_latency", "mean"),
              runs=("offered_load", "size"),
-             deadlocks=("deadlock", "sum"))  # fmt: skip
+             deadlocks=("deadlock", "sum"),
+             unstable_runs=("unstable", "sum"))  # fmt: skip
         .reset_index()
     )
     parts = []
@@ -127,7 +133,8 @@ def sustained_loads(runs: pd.DataFrame, by: Sequence[str], criterion: Saturation
         base = float(curve["mean_latency"].iloc[0])
         curve["sustained"] = [
             criterion.sustained(deadlock=bool(row.deadlocks), accepted=row.accepted_throughput,
-                                generated=row.generated_throughput, latency=row.mean_latency, base_latency=base)
+                                generated=row.generated_throughput, latency=row.mean_latency, base_latency=base,
+                                unstable=bool(row.unstable_runs))
             for row in curve.itertuples()
         ]  # fmt: skip
         curve["sustained_so_far"] = np.logical_and.accumulate(curve["sustained"].to_numpy(dtype=bool))

@@ -16,7 +16,8 @@ there is randomness) -> table.
 * :func:`adaptivity_table` -- realizable vs minimal physical paths per pair, measured by walking the
   reachable routing states (full adaptivity is measured, not assumed).
 * :func:`simulation_table` -- latency vs offered load and saturation throughput with the wormhole simulator;
-  the simulated routings are given as registry specs and labelled with the built routing function's name.
+  the simulated routings are given as registry specs and labelled with the built routing function's name;
+  ``replicas`` independent runs per point, summarised with 95% t-intervals by :func:`latency_summary`.
 
 Examples
 --------
@@ -63,6 +64,7 @@ from torus_lab.routing import RoutingFunction, make_routing
 from torus_lab.routing.turn_model import dateline_node
 from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.saturation import RUN_COLUMNS, Saturation, saturation_table
+from torus_lab.sim.stats import summarize
 from torus_lab.sweep import sweep
 from torus_lab.topology import Mesh, Torus
 
@@ -97,6 +99,8 @@ __all__ = [
     "adaptivity_summary",
     "simulation_point",
     "simulation_table",
+    "latency_summary",
+    "dateline_positions",
     "first_deadlock_loads",
     "saturation_summary",
     "provoke_point",
@@ -680,17 +684,20 @@ def _build(network: str, k: int, routing: Spec) -> RoutingFunction:
 
 
 def simulation_point(k: int, network: str, routing: Spec, traffic: str, load: float, config: Mapping[str, Any],
-                     rng: np.random.Generator) -> dict[str, Any]:
+                     rng: np.random.Generator, replica: int = 0) -> dict[str, Any]:
     """One simulation of :func:`simulation_table` (a :func:`~torus_lab.sweep.sweep` item function).
 
     ``config``: :class:`torus_lab.sim.SimConfig` fields besides traffic and offered load; the simulator's seed
-    is drawn from ``rng``.  Returns the simulator's summary (without the wall time and the simulator seed)
-    plus routing (the routing function's name), network, traffic, k, scheme and spec (JSON).
+    is drawn from ``rng`` (``replica`` only tells the runs of one point apart: it is part of the item, so each
+    replica gets its own content-derived generator).  Returns the simulator's summary (without the wall time and
+    the simulator seed) plus routing (the routing function's name), network, traffic, k, replica, scheme and
+    spec (JSON).
     """
     k = check_int("k", k, minimum=2, maximum=MAX_K)
     check_str("network", network)
     check_str("traffic", traffic)
     load = check_real("load", load, minimum=0)
+    replica = check_int("replica", replica, minimum=0)
     check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     check_mapping("config", config, [])
     rf = _build(network, k, routing)
@@ -698,30 +705,43 @@ def simulation_point(k: int, network: str, routing: Spec, traffic: str, load: fl
     row = simulate(rf, cfg, seed=int(rng.integers(2**62))).summary()
     row.pop("wall_seconds", None)
     row.pop("seed", None)
-    row.update({"routing": rf.name, "network": rf.topology.kind, "traffic": traffic, "k": k,
+    row.update({"routing": rf.name, "network": rf.topology.kind, "traffic": traffic, "k": k, "replica": replica,
                 "scheme": rf.spec.get("scheme"), "spec": _spec_json(rf)})
     return row
 
 
+#: Most replicas (independent runs) per simulated point.
+MAX_REPLICAS = 1000
+
+
 def simulation_table(k: int, routings: Sequence[Spec], traffics: Sequence[str], loads: Sequence[float], *,
-                     seed: int, mesh_routings: Sequence[Spec] = (), packet_length: int = 8, warmup: int = 500,
-                     measure: int = 1500, drain: int = 5000, deadlock_cycles: int = 500,
+                     seed: int, replicas: int = 1, mesh_routings: Sequence[Spec] = (), packet_length: int = 8,
+                     warmup: int = 500, measure: int = 1500, drain: int = 5000, deadlock_cycles: int = 500,
                      backend: str = "auto") -> pd.DataFrame:
     """Latency vs offered load (flits/node/cycle) on a k x k torus (and a k x k mesh for ``mesh_routings``).
 
     ``routings`` / ``mesh_routings``: registry specs (:func:`torus_lab.routing.make_routing`), e.g.
     ``{"name": "pfnf", "scheme": "paper"}`` or ``{"name": "ecube", "datelines": True, "vcs": 2}``.  One
-    :func:`~torus_lab.sweep.sweep` item (:func:`simulation_point`) per (routing, traffic, load), its simulator
-    seed drawn from the item's generator; no packet is ever dropped.  Columns: the simulator's summary plus
-    routing (the routing function's name), network (``torus`` / ``mesh``), traffic, k, scheme (the spec's
-    VC-class scheme, None for entries without one), spec (the complete spec, JSON) and seed (the experiment
-    seed ``seed``).
+    :func:`~torus_lab.sweep.sweep` item (:func:`simulation_point`) per (routing, traffic, load, replica), its
+    simulator seed drawn from the item's content-derived generator (:func:`torus_lab.sweep.item_seed`); no packet
+    is ever dropped.  One row per run: the simulator's summary plus routing (the routing function's name),
+    network (``torus`` / ``mesh``), traffic, k, replica (``0 .. replicas - 1``), scheme (the spec's VC-class
+    scheme, None for entries without one), spec (the complete spec, JSON) and seed (the experiment seed
+    ``seed``).  :func:`latency_summary` aggregates the replicas.
+
+    Examples
+    --------
+    >>> t = simulation_table(3, [{"name": "ecube", "datelines": True, "vcs": 2}], ["uniform"], [0.1], seed=1,
+    ...                      replicas=2, warmup=10, measure=40, drain=100, backend="serial")
+    >>> t[["routing", "offered_load", "replica", "seed"]].values.tolist()
+    [['ecube+dateline', 0.1, 0, 1], ['ecube+dateline', 0.1, 1, 1]]
     """
     k = check_int("k", k, minimum=2, maximum=MAX_K)
     routings = check_sequence("routings", routings)
     traffics = [check_str("traffics", t) for t in check_sequence("traffics", traffics)]
     loads = [check_real("loads", v, minimum=0) for v in check_sequence("loads", loads)]
     seed = check_int("seed", seed, minimum=0)
+    replicas = check_int("replicas", replicas, minimum=1, maximum=MAX_REPLICAS)
     mesh_routings = check_sequence("mesh_routings", mesh_routings)
     for name, value in (("packet_length", packet_length), ("warmup", warmup), ("measure", measure), ("drain", drain),
                         ("deadlock_cycles", deadlock_cycles)):
@@ -729,11 +749,67 @@ def simulation_table(k: int, routings: Sequence[Spec], traffics: Sequence[str], 
     check_str("backend", backend)
     config = {"packet_length": packet_length, "warmup": warmup, "measure": measure, "drain": drain,
               "deadlock_cycles": deadlock_cycles, "drop_after": -1}
-    items = [{"k": k, **target, "traffic": traffic, "load": float(load), "config": config}
-             for target in _sim_targets(routings, mesh_routings) for traffic in traffics for load in loads]
+    items = [{"k": k, **target, "traffic": traffic, "load": float(load), "replica": replica, "config": config}
+             for target in _sim_targets(routings, mesh_routings) for traffic in traffics for load in loads
+             for replica in range(replicas)]
     table = _rows(simulation_point, items, seed=seed, backend=backend, desc="latency")
     table["seed"] = int(seed)
     return table
+
+
+#: Curve keys of a :func:`simulation_table` (one latency-load curve per value).
+CURVE_COLUMNS = ("routing", "network", "traffic")
+#: Columns of :func:`latency_summary`.
+LATENCY_SUMMARY_COLUMNS = (
+    *CURVE_COLUMNS, "offered_load", "runs", "deadlocks", "mean_latency_mean", "mean_latency_low",
+    "mean_latency_high", "mean_latency_n", "accepted_throughput_mean", "accepted_throughput_low",
+    "accepted_throughput_high", "seed",
+)
+
+
+def latency_summary(latency: pd.DataFrame, *, level: float = 0.95) -> pd.DataFrame:
+    """Mean latency and accepted throughput over the replicas of each point of a :func:`simulation_table`.
+
+    One row per (routing, network, traffic, offered load), curves in run order and loads ascending: ``runs``,
+    ``deadlocks`` (runs that stopped in deadlock), and over the runs that did **not** deadlock (a deadlocked
+    run's latency describes only the packets delivered before the stall) the mean with the Student-t ``level``
+    interval (:func:`torus_lab.sim.stats.summarize`) as ``<metric>_mean``, ``_low``, ``_high`` and the count
+    ``mean_latency_n`` (NaN bounds with fewer than two such runs, NaN mean with none), and ``seed``.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"routing": "r", "network": "torus", "traffic": "uniform", "offered_load": 0.1,
+    ...                      "mean_latency": [10.0, 12.0, 14.0, 99.0], "accepted_throughput": 0.1,
+    ...                      "deadlock": [False, False, False, True], "seed": 7})
+    >>> row = latency_summary(runs).iloc[0]
+    >>> int(row.runs), int(row.deadlocks), float(row.mean_latency_mean), int(row.mean_latency_n)
+    (4, 1, 12.0, 3)
+    >>> round(float(row.mean_latency_low), 2), round(float(row.mean_latency_high), 2)
+    (7.03, 16.97)
+    """
+    check_frame("latency", latency, [*CURVE_COLUMNS, "offered_load", "mean_latency", "accepted_throughput",
+                                     "deadlock", "seed"])
+    level = check_real("level", level, minimum=0)
+    keys = [*CURVE_COLUMNS, "offered_load"]
+    dead = latency.deadlock.astype(bool)
+    counts = (latency.assign(deadlock=dead).groupby(keys, sort=False)
+              .agg(runs=("deadlock", "size"), deadlocks=("deadlock", "sum"), seed=("seed", "first")).reset_index())
+    alive = latency[~dead]
+    metrics = ["mean_latency", "accepted_throughput"]
+    if len(alive):
+        stats = summarize(alive, keys, metrics, level)
+    else:
+        stats = pd.DataFrame(columns=[*keys, *(f"{m}_{s}" for m in metrics for s in ("mean", "ci", "n"))])
+    out = counts.merge(stats, on=keys, how="left")
+    for metric in metrics:
+        out[f"{metric}_low"] = out[f"{metric}_mean"] - out[f"{metric}_ci"]
+        out[f"{metric}_high"] = out[f"{metric}_mean"] + out[f"{metric}_ci"]
+    out["mean_latency_n"] = out["mean_latency_n"].fillna(0).astype(int)
+    out["deadlocks"] = out["deadlocks"].astype(int)
+    order = {curve: i for i, curve in enumerate(dict.fromkeys(zip(*(out[c] for c in CURVE_COLUMNS), strict=True)))}
+    out["_curve"] = [order[curve] for curve in zip(*(out[c] for c in CURVE_COLUMNS), strict=True)]
+    out = out.sort_values(["_curve", "offered_load"], kind="stable").reset_index(drop=True)
+    return out[list(LATENCY_SUMMARY_COLUMNS)]
 
 
 def first_deadlock_loads(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
@@ -879,6 +955,39 @@ def drawn_routings(k: int) -> list[tuple[RoutingFunction, tuple[str, ...] | None
     """
     k = check_int("k", k, minimum=3, maximum=MAX_DRAW_K)
     return [(make_routing(spec, make_topology(kind, k)), names) for kind, spec, names in DRAWN_ROUTINGS]
+
+
+def dateline_positions(kind: str, spec: Mapping[str, Any], k: int) -> list[tuple[int, int, int]]:
+    """The datelines of a drawn routing (an entry of :data:`DRAWN_ROUTINGS`) on the k x k ``kind`` torus, as
+    ``(vn, sign, node)``: the dateline of virtual network ``vn`` for ring direction ``sign`` is at ``node`` in
+    both dimensions (row ``node`` for y, column ``node`` for x).
+
+    The paper's Section 3.1: the *dateline* is the set of nodes that force the switch to the after-dateline
+    VC (the hop leaving the node in that direction is the crossing hop, ``docs/conventions.md#datelines``).
+    Unidirectional tori have only the ``+`` direction; PFNF has two VNs whose datelines are
+    ``dateline_offset`` (default k // 2) apart (:func:`torus_lab.routing.turn_model.dateline_node`); e-cube's
+    are the wraparound links (node k - 1 for ``+``, 0 for ``-``).  A routing without datelines (any routing on
+    a mesh, e-cube without ``datelines``, a turn model or PFNF with scheme ``none``, any other entry) has none.
+
+    >>> dateline_positions("bidirectional", {"name": "pfnf", "scheme": "paper"}, 5)   # paper Figs. 4, 5
+    [(0, 1, 4), (0, -1, 0), (1, 1, 1), (1, -1, 2)]
+    >>> dateline_positions("unidirectional", {"name": "ecube", "datelines": True}, 5)
+    [(0, 1, 4)]
+    >>> dateline_positions("mesh", {"name": "pfnf"}, 5), dateline_positions("bidirectional", {"name": "ecube"}, 5)
+    ([], [])
+    """
+    check_str("kind", kind, TOPOLOGY_KINDS)
+    check_mapping("spec", spec, ["name"])
+    k = check_int("k", k, minimum=3, maximum=MAX_K)
+    name = spec["name"]
+    with_datelines = (name == "ecube" and bool(spec.get("datelines"))
+                      or name in ("pfnf", "turn-model") and spec.get("scheme", "none") != "none")
+    if kind == "mesh" or not with_datelines:
+        return []
+    vns = 2 if name == "pfnf" else 1
+    signs = (1,) if kind == "unidirectional" else (1, -1)
+    offset = spec.get("dateline_offset")
+    return [(vn, sign, dateline_node(k, sign, vn, offset)) for vn in range(vns) for sign in signs]
 
 
 def channel_vcs_table(k: int) -> pd.DataFrame:
@@ -1270,14 +1379,15 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Every table of ``notebooks/virtual_mesh.ipynb`` from the parameters of ``experiments/virtual_mesh.yaml``.
 
     Keys (CSV stems): second_vc_channels, vc_counts, channel_vcs, pfnf_after_classes, cdg_verdicts,
-    cdg_verdict_grid, dateline_rules, witness_messages, adaptivity, latency, saturation, provoke_deadlock,
+    cdg_verdict_grid, dateline_rules, witness_messages, adaptivity, latency (one row per run, ``sim_seeds``
+    replicas per point), latency_summary (:func:`latency_summary`), saturation, provoke_deadlock,
     provoke_summary, claims.  Every grid runs over :func:`torus_lab.sweep.sweep`; the random parts (the
     latency sweep and the provoked-deadlock replicas) draw from the generators it derives from ``seed``.
     """
     p = check_mapping("params", params, [
         "seed", "ks", "kinds", "vc_ks", "adaptivity_ks", "draw_k", "sim_k", "sim_routings", "sim_mesh_routings",
-        "sim_traffics", "sim_loads", "sim_warmup", "sim_measure", "sim_drain", "packet_length", "provoke_k",
-        "provoke_routings", "provoke_seeds"])  # fmt: skip
+        "sim_traffics", "sim_loads", "sim_seeds", "sim_warmup", "sim_measure", "sim_drain", "packet_length",
+        "provoke_k", "provoke_routings", "provoke_seeds"])  # fmt: skip
     seed = int(p["seed"])
     out: dict[str, pd.DataFrame] = {}
     out["second_vc_channels"] = second_vc_table(p["vc_ks"])
@@ -1291,8 +1401,10 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     out["witness_messages"] = witness_messages(min(p["ks"]))
     out["adaptivity"] = adaptivity_summary(p["adaptivity_ks"], ["mesh", "bidirectional"])
     out["latency"] = simulation_table(p["sim_k"], p["sim_routings"], p["sim_traffics"], p["sim_loads"], seed=seed,
-                                      mesh_routings=p["sim_mesh_routings"], packet_length=p["packet_length"],
-                                      warmup=p["sim_warmup"], measure=p["sim_measure"], drain=p["sim_drain"])
+                                      replicas=p["sim_seeds"], mesh_routings=p["sim_mesh_routings"],
+                                      packet_length=p["packet_length"], warmup=p["sim_warmup"],
+                                      measure=p["sim_measure"], drain=p["sim_drain"])
+    out["latency_summary"] = latency_summary(out["latency"])
     out["saturation"] = saturation_summary(out["latency"], seed=seed)
     out["provoke_deadlock"] = provoke_deadlock_table(p["provoke_k"], p["provoke_routings"],
                                                      replicas=p["provoke_seeds"], seed=seed)

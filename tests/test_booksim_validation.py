@@ -1,0 +1,137 @@
+"""The BookSim2 validation study: reference checks, the sweep grid, stability and the verdict rules (issue 14)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from torus_lab.experiment import project_root
+from torus_lab.sim.booksim import booksim_zero_load_latency
+from torus_lab.studies import booksim_validation as bv
+
+ROOT = project_root()
+REFERENCE = ROOT / "reference" / "booksim2"
+PRESETS = yaml.safe_load((ROOT / "experiments" / "booksim_validation.yaml").read_text())["presets"]
+TOLERANCES = {"zero_load_rel": 0.02, "latency_rel": 0.05, "saturation_abs": 0.02, "below_fraction": 0.8}
+
+
+def _record(**changes):
+    return {"name": "torus88_dor_vc2_p1", "network": "torus", "dims": 2, "radix": 8, "vcs": 2, "packet_length": 1,
+            "channel_latency": 2, "router": {}, **changes}  # fmt: skip
+
+
+def test_paper_preset_covers_every_reference_configuration():
+    _, summary = bv.read_reference(REFERENCE)
+    configs = bv.check_configs(PRESETS["paper"]["configs"], summary)
+    assert {c["name"] for c in configs} == set(summary.config)
+
+
+@pytest.mark.parametrize("field, value", [("radix", 4), ("dims", 3), ("vcs", 4), ("packet_length", 4),
+                                          ("network", "mesh")])  # fmt: skip
+def test_a_record_that_disagrees_with_the_reference_is_refused_naming_the_field(field, value):
+    _, summary = bv.read_reference(REFERENCE)
+    with pytest.raises(ValueError, match=f"{field}={value!r}"):
+        bv.check_configs([_record(**{field: value})], summary)
+
+
+def test_unknown_configuration_and_missing_reference_files_are_refused(tmp_path):
+    _, summary = bv.read_reference(REFERENCE)
+    with pytest.raises(ValueError, match="'nope' is not a configuration"):
+        bv.check_configs([_record(name="nope")], summary)
+    with pytest.raises(FileNotFoundError, match="booksim2_runs.csv"):
+        bv.read_reference(tmp_path)
+
+
+def test_duplicate_names_and_bad_run_length_fields_are_refused_before_any_run():
+    params = dict(PRESETS["quick"], configs=[_record(), _record()])
+    with pytest.raises(ValueError, match="torus88_dor_vc2_p1"):
+        bv.check_params(params)
+    with pytest.raises(ValueError, match="warm_up"):
+        bv.check_params(dict(PRESETS["quick"], run_length={"warm_up": 10}))
+
+
+def test_items_cover_zero_load_every_sweep_load_and_overload_for_each_replica():
+    runs, _ = bv.read_reference(REFERENCE)
+    items = bv.validation_items([_record()], runs, seeds=2, run_length={"measure": 100}, zero_load_measure=500)
+    sweep_loads = runs[(runs.config == "torus88_dor_vc2_p1") & (runs.sim_type == "latency")].offered_flit_rate
+    loads = sorted({i["load"] for i in items})
+    assert loads == sorted({*sweep_loads.round(6), bv.OVERLOAD})
+    assert len(items) == 2 * len(loads)
+    assert all(i["run_length"]["measure"] == (500 if i["load"] == bv.ZERO_LOAD else 100) for i in items)
+    assert [i["mode"] for i in items if i["load"] == bv.OVERLOAD] == ["throughput"] * 2
+
+
+@given(count=st.integers(2, 12))
+@settings(max_examples=20, deadline=None)
+def test_a_subset_of_loads_keeps_the_lightest_and_the_heaviest(count):
+    runs = pd.DataFrame({"config": "c", "sim_type": "latency", "offered_flit_rate": [0.001, *np.arange(1, 11) / 20]})
+    items = bv.validation_items([{"name": "c"}], runs, seeds=1, run_length={}, zero_load_measure=10,
+                                loads_per_config=count)  # fmt: skip
+    swept = [i["load"] for i in items if i["mode"] == "latency" and i["load"] != bv.ZERO_LOAD]
+    assert swept[0] == 0.05 and swept[-1] == 0.5
+    assert len(swept) == min(count, 10) and swept == sorted(set(swept))
+
+
+def test_a_lone_point_at_tiny_load_matches_the_zero_load_formula():
+    row = bv.simulate_point(_record(dims=1), 0.002, "latency", 0, {"warmup": 100, "measure": 3000, "drain": 2000},
+                            np.random.default_rng(7))  # fmt: skip
+    assert row["status"] == "ok"
+    assert row["latency"] == pytest.approx(row["t0_formula"], abs=0.5)
+    assert row["t0_formula"] == pytest.approx(float(booksim_zero_load_latency(row["routers"] - 1, 1)), abs=1e-9)
+
+
+def _points(latency, accepted, generated, deadlocked=0, mode="latency", unstable=0):
+    return pd.DataFrame({"config": "c", "load": np.arange(1, len(latency) + 1) / 10, "mode": mode,
+                         "latency_mean": latency, "accepted_mean": accepted, "accepted_ci": 0.0,
+                         "generated_mean": generated, "deadlocked": deadlocked, "unstable": unstable})  # fmt: skip
+
+
+@pytest.mark.parametrize("latency, ratio, expected", [(500.0, 0.97, True), (500.01, 0.97, False),
+                                                      (100.0, 0.9699, False), (100.0, 1.0, True)])  # fmt: skip
+def test_stability_boundaries(latency, ratio, expected):
+    points = _points([latency], [ratio * 0.1], [0.1])
+    assert bv.stability(points, latency_cap=500, accept_ratio=0.97).tolist() == [expected]
+
+
+def test_a_deadlocked_unstable_or_throughput_point_is_never_stable():
+    assert not bv.stability(_points([30.0], [0.1], [0.1], unstable=1), latency_cap=500, accept_ratio=0.9).any()
+    assert not bv.stability(_points([30.0], [0.1], [0.1], deadlocked=1), latency_cap=500, accept_ratio=0.9).any()
+    assert not bv.stability(_points([30.0], [0.1], [0.1], mode="throughput"), latency_cap=500, accept_ratio=0.9).any()
+
+
+def test_the_highest_stable_load_does_not_count_a_recovery_after_a_failed_load():
+    points = _points([30.0, 40.0, 900.0, 50.0], [0.1, 0.2, 0.25, 0.4], [0.1, 0.2, 0.3, 0.4])
+    summary = pd.DataFrame({"config": ["c"], "max_stable_offered": [0.3], "overload_accepted_at_offered_1": [0.3]})
+    table = bv.saturation_comparison(points, summary, latency_cap=500, accept_ratio=0.97)
+    assert table.max_stable.item() == pytest.approx(0.2)
+    assert table.max_stable_diff.item() == pytest.approx(-0.1)
+    assert np.isnan(table.accepted_at_1.item())  # no throughput-mode point in this table
+
+
+def _claims(diff_zero, diff_latency, diff_knee, diff_accepted):
+    points = pd.DataFrame({"config": "c", "load": [0.001, 0.1, 0.2, 0.3], "mode": "latency",
+                           "latency_diff": [diff_zero, diff_latency, 0.0, 5.0]})  # fmt: skip
+    zero = pd.DataFrame({"config": ["c"], "bs_latency": [30.0], "latency_mean": [30.0 * (1 + diff_zero)],
+                         "diff": [diff_zero]})  # fmt: skip
+    saturation = pd.DataFrame({"config": ["c"], "bs_max_stable": [0.3], "max_stable": [0.3 + diff_knee],
+                               "max_stable_diff": [diff_knee], "bs_accepted_at_1": [0.2],
+                               "accepted_at_1": [0.2 + diff_accepted], "accepted_at_1_diff": [diff_accepted]})
+    table = bv.validation_claims(points, zero, saturation, TOLERANCES, {"c": "speculation"})
+    return dict(zip(table.claim_id, table.verdict, strict=True)), table
+
+
+def test_verdicts_follow_the_tolerances_at_their_boundaries():
+    verdicts, table = _claims(0.02, -0.05, 0.02, -0.02)
+    assert set(verdicts.values()) == {"holds"}
+    assert table.statement.str.contains("not modelled: speculation").all()
+    verdicts, _ = _claims(0.0201, 0.0501, 0.03, 0.021)
+    assert set(verdicts.values()) == {"does not hold"}
+
+
+def test_latency_beyond_the_comparison_limit_does_not_count():
+    verdicts, _ = _claims(0.0, 0.01, 0.0, 0.0)  # the load 0.3 (100% of the knee) is 500% off and ignored
+    assert verdicts["c_latency"] == "holds"

@@ -1,0 +1,320 @@
+"""Run-length control: which rule ends a simulation, for both router models (``SimConfig.run_control``).
+
+``run_control="fixed"`` (default) runs the fixed windows of :class:`torus_lab.sim.SimConfig` (``warmup``,
+``measure``, ``drain``) in one call of the compiled loop.  ``run_control="adaptive"`` follows BookSim2's
+``sim_type = latency`` method (Dally & Towles, *Principles and Practices of Interconnection Networks*, 2004,
+sec. 24.3: warm-up, measurement, drain; BookSim2's ``TrafficManager::_SingleSim``), restated here:
+
+1. **Sample periods.** The compiled loop runs ``sample_period`` cycles at a time (it resumes from its state:
+   the cycle counter lives in the state's counters); the decisions below are taken in Python between
+   periods, by one controller (``_run_adaptive``) for both router models.  A period's *latency* is the mean
+   latency of the packets delivered in it (whenever they were created), its *accepted rate* the flits ejected
+   in it per active node per cycle.
+2. **Warm-up** ends after ``warmup_periods`` periods, or (``warmup_periods=0``) at the end of the first period
+   whose latency and accepted rate both differ from the previous period's by less than ``warmup_threshold``
+   (relative, :func:`relative_change`).  Packets created from then on are *measured*.
+3. **Measurement** ends by ``stop_rule``: ``"converged"`` after ``converged_periods`` consecutive periods in
+   which the cumulative mean latency and accepted rate since the start of measurement both changed by less
+   than ``stop_threshold`` (BookSim2's ``stopping_thres`` / ``acc_stopping_thres`` with its 3 periods; the
+   first measurement period is compared with the last warm-up period, as in BookSim2), or
+   ``"ci-width"`` (batch means, one batch per measurement period: once at least :data:`MIN_BATCHES` batches
+   give a 95% Student-t confidence interval of the mean latency whose half-width is below ``ci_target``
+   times the mean, :func:`ci_width_met`).  Neither within ``max_periods`` periods (warm-up included):
+   ``"max-periods"``.
+4. **Unstable loads** are aborted at the end of any period (warm-up, measurement, or drain unless the drain
+   ended in that period): when the mean age
+   of the period's delivered packets and of every packet still waiting in a source queue or in flight
+   exceeds ``latency_cap`` (BookSim2's ``latency_thres``, which counts in-flight packets at their current age),
+   or when a source queue overflowed (``queue_capacity``: the load is above what the network accepts).
+5. **Drain**: generation goes on (unless ``inject_during_drain`` is False) and the run continues until every
+   measured packet is delivered, for at most ``drain`` cycles.
+
+A deadlock (flits in the network, none moved for ``deadlock_cycles``) ends the run in any phase; the result
+then carries the cycle of waiting channels, the counts of packets generated, delivered and in flight, and
+:func:`torus_lab.sim.simulate` issues a :class:`SimulationDeadlock` warning.
+
+The result's ``end_rule`` is one of :data:`END_RULES`.  Defaults and the differences from BookSim2:
+``docs/conventions.md#sim-run-length``.
+
+Examples
+--------
+>>> relative_change(10.0, 12.5), relative_change(0.0, 0.0), relative_change(float("nan"), 3.0)
+(0.2, 0.0, inf)
+>>> ci_width_met([20.0, 20.5, 19.8, 20.2, 20.1], target=0.05)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from torus_lab._validate import check_real, check_real_array
+from torus_lab.sim.kernels import CNT
+from torus_lab.sim.stats import confidence_interval
+
+__all__ = ["END_RULES", "MIN_BATCHES", "SimulationDeadlock", "relative_change", "ci_width_met"]
+
+#: What ended a run (``SimResult.end_rule``):
+#:
+#: * ``"fixed-window"``: fixed mode, the windows ran out and every measured packet was delivered;
+#: * ``"converged"``: adaptive, latency and accepted rate converged (``stop_rule="converged"``), then drained;
+#: * ``"ci-width"``: adaptive, the batch-means confidence interval was narrow enough, then drained;
+#: * ``"max-periods"``: adaptive, ``max_periods`` periods without meeting the stopping rule (or without ending
+#:   warm-up: then nothing was measured), then drained;
+#: * ``"unstable"``: adaptive, aborted: mean packet age above ``latency_cap`` or a source queue overflowed;
+#: * ``"deadlocked"``: either mode, any phase: a deadlock (see ``deadlock_cycle``);
+#: * ``"drain-timeout"``: either mode, ``drain`` cycles passed with measured packets undelivered.
+END_RULES = ("fixed-window", "converged", "ci-width", "max-periods", "unstable", "deadlocked", "drain-timeout")
+
+#: Fewest batches (measurement periods) the ``"ci-width"`` rule accepts (batch-means intervals from 2-3 batches
+#: are too wide to be trusted, and too noisy to stop on).
+MIN_BATCHES = 5
+
+#: "Never" for the window boundaries of a phase that has not started (far beyond any run, no int64 overflow).
+NEVER = 2**60
+
+
+class SimulationDeadlock(RuntimeWarning):
+    """Warning issued by :func:`torus_lab.sim.simulate` when a run deadlocks (in any phase)."""
+
+
+@dataclass(frozen=True)
+class _RunWindow:
+    """Window boundaries the compiled loop reads: packets created in ``[warmup, measure_end)`` are measured,
+    generation stops at ``gen_end``, the run ends once measured packets are delivered after ``measure_end``
+    (or ``drain`` cycles after it)."""
+
+    warmup: int
+    measure_end: int
+    gen_end: int
+
+
+@dataclass(frozen=True)
+class _PeriodSample:
+    """What one sample period showed (counter differences over the period plus the packets alive at its end)."""
+
+    delivered: int
+    latency_sum: int
+    flits_ejected: int
+    queue_overflow: int
+    alive: int
+    alive_age_sum: int
+    cycles: int
+    nodes: int
+
+    @property
+    def latency(self) -> float:
+        """Mean latency of the packets delivered in the period (NaN if none)."""
+        return self.latency_sum / self.delivered if self.delivered else math.nan
+
+    @property
+    def accepted(self) -> float:
+        """Flits ejected per node per cycle in the period."""
+        return self.flits_ejected / (self.nodes * self.cycles) if self.cycles else math.nan
+
+    @property
+    def mean_age(self) -> float:
+        """Mean age of the period's delivered packets (their latency) and of the packets still alive (0 if none)."""
+        count = self.delivered + self.alive
+        return (self.latency_sum + self.alive_age_sum) / count if count else 0.0
+
+
+def relative_change(previous: float, current: float) -> float:
+    """``|current - previous| / |current|``, BookSim2's convergence measure; 0 when both are equal (also both
+    zero or both NaN: a period without traffic), infinite when only one is NaN or ``current`` is 0.
+
+    Examples
+    --------
+    >>> relative_change(8.0, 10.0), relative_change(1.0, 0.0)
+    (0.2, inf)
+    """
+    previous = check_real("previous", previous, finite=False)
+    current = check_real("current", current, finite=False)
+    both_nan = math.isnan(previous) and math.isnan(current)
+    if both_nan or previous == current:
+        return 0.0
+    if math.isnan(previous) or math.isnan(current) or current == 0:
+        return math.inf
+    return abs(current - previous) / abs(current)
+
+
+def ci_width_met(batch_means: Sequence[float], target: float, level: float = 0.95) -> bool:
+    """Whether at least :data:`MIN_BATCHES` batch means give a ``level`` confidence interval of their mean whose
+    half-width is below ``target`` times the mean (batch means: Law & Kelton, *Simulation Modeling and
+    Analysis*, sec. 9.5.3).
+
+    Examples
+    --------
+    >>> ci_width_met([10.0, 30.0, 12.0, 28.0, 20.0], target=0.05), ci_width_met([10.0, 10.1], target=0.05)
+    (False, False)
+    """
+    values = check_real_array("batch_means", batch_means, ndim=1)
+    target = check_real("target", target, minimum=0)
+    level = check_real("level", level, minimum=0, maximum=1, open_maximum=True)
+    values = values[np.isfinite(values)]
+    if values.size < MIN_BATCHES:
+        return False
+    mean, half = confidence_interval(values, level)
+    return bool(half < target * abs(mean))
+
+
+def _sample_period(counters_before: np.ndarray, counters_after: np.ndarray, alive_gen: np.ndarray,
+                  nodes: int) -> _PeriodSample:  # fmt: skip
+    """The ``_PeriodSample`` between two snapshots of the kernel counters (:data:`CNT`), with the creation
+    cycles of the packets alive at the end (``alive_gen``) and the number of active nodes.
+
+    Examples
+    --------
+    >>> before = np.zeros(len(CNT), dtype=np.int64)
+    >>> after = before.copy()
+    >>> after[[CNT["now"], CNT["packets_delivered"], CNT["latency_sum"], CNT["flits_ejected"]]] = 100, 4, 40, 16
+    >>> s = _sample_period(before, after, np.array([90, 96]), nodes=2)
+    >>> s.latency, s.accepted, s.mean_age
+    (10.0, 0.08, 9.0)
+    """
+
+    def diff(name: str) -> int:
+        return int(counters_after[CNT[name]] - counters_before[CNT[name]])
+
+    now = int(counters_after[CNT["now"]])
+    return _PeriodSample(
+        delivered=diff("packets_delivered"),
+        latency_sum=diff("latency_sum"),
+        flits_ejected=diff("flits_ejected"),
+        queue_overflow=diff("queue_overflow"),
+        alive=int(alive_gen.size),
+        alive_age_sum=int((now - alive_gen).sum()),
+        cycles=diff("now"),
+        nodes=int(nodes),
+    )
+
+
+def _fixed_end_rule(counters: np.ndarray) -> str:
+    """``end_rule`` of a fixed-window run from its final counters.
+
+    Examples
+    --------
+    >>> c = np.zeros(len(CNT), dtype=np.int64)
+    >>> c[CNT["measured_generated"]] = 3
+    >>> _fixed_end_rule(c)
+    'drain-timeout'
+    """
+    if counters[CNT["deadlock"]]:
+        return "deadlocked"
+    if counters[CNT["measured_done"]] < counters[CNT["measured_generated"]]:
+        return "drain-timeout"
+    return "fixed-window"
+
+
+@dataclass
+class _AdaptiveOutcome:
+    """What ``_run_adaptive`` decided: the rule, the measurement window and one row per period."""
+
+    end_rule: str
+    warmup_end: int
+    measure_end: int
+    periods: list[dict]
+    batch_means: list[float]
+
+
+def _run_adaptive(advance: Callable[[int], bool], set_window: Callable[[_RunWindow], None], counters: np.ndarray,
+                 alive_gen: Callable[[], np.ndarray], config, nodes: int) -> _AdaptiveOutcome:  # fmt: skip
+    """Drive one run by the adaptive rules of the module docstring.
+
+    Parameters
+    ----------
+    advance : callable
+        ``advance(cycles)`` runs the compiled loop for up to ``cycles`` cycles; True when the loop says the run
+        is over (drained, drain cap reached, or deadlocked).
+    set_window : callable
+        Writes a ``_RunWindow`` into the loop's settings (read at the next ``advance``).
+    counters : numpy.ndarray
+        The loop's counters (:data:`CNT`), updated in place by ``advance``.
+    alive_gen : callable
+        Creation cycles of the packets alive now (in source queues or in the network).
+    config : SimConfig
+        ``run_control="adaptive"`` settings, ``drain`` and ``inject_during_drain``.
+    nodes : int
+        Active (non-faulty) nodes.
+    """
+    period_cycles = config.sample_period
+    set_window(_RunWindow(NEVER, NEVER, NEVER))
+    rows: list[dict] = []
+    batch_means: list[float] = []
+    warmup_end = measure_end = -1
+    previous: _PeriodSample | None = None
+    cumulative_prev: tuple[float, float] | None = None
+    streak = 0
+    measured = np.zeros(3, dtype=np.int64)  # delivered, latency sum, flits ejected since warm-up ended
+    end_rule = "max-periods"
+
+    def take_sample(before: np.ndarray, phase: str) -> _PeriodSample:
+        sample = _sample_period(before, counters, alive_gen(), nodes)
+        rows.append(dict(period=len(rows) + 1, phase=phase, end_cycle=int(counters[CNT["now"]]),
+                         delivered=sample.delivered, latency=sample.latency, accepted=sample.accepted,
+                         mean_age=sample.mean_age, queue_overflow=sample.queue_overflow))  # fmt: skip
+        return sample
+
+    def unstable(sample: _PeriodSample) -> bool:
+        return sample.queue_overflow > 0 or sample.mean_age > config.latency_cap
+
+    for period in range(1, config.max_periods + 1):
+        before = counters.copy()
+        advance(period_cycles)
+        phase = "warm-up" if warmup_end < 0 else "measurement"
+        sample = take_sample(before, phase)
+        if counters[CNT["deadlock"]]:
+            return _AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
+        if unstable(sample):
+            return _AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
+        now = int(counters[CNT["now"]])
+        if warmup_end < 0:
+            if config.warmup_periods > 0:
+                done = period >= config.warmup_periods
+            else:
+                done = previous is not None and max(relative_change(previous.latency, sample.latency),
+                                                    relative_change(previous.accepted, sample.accepted)
+                                                    ) < config.warmup_threshold  # fmt: skip
+            previous = sample
+            if done and period < config.max_periods:  # at least one measurement period must follow
+                warmup_end = now
+                set_window(_RunWindow(now, NEVER, NEVER))
+                cumulative_prev = (sample.latency, sample.accepted)  # as BookSim2: the first measurement period
+                # is compared with the last warm-up period
+            continue
+        batch_means.append(sample.latency)
+        measured += (sample.delivered, sample.latency_sum, sample.flits_ejected)
+        cumulative = (measured[1] / measured[0] if measured[0] else math.nan,
+                      measured[2] / (nodes * (now - warmup_end)))  # fmt: skip
+        if cumulative_prev is not None:
+            changes = [relative_change(a, b) for a, b in zip(cumulative_prev, cumulative, strict=True)]
+            streak = streak + 1 if max(changes) < config.stop_threshold else 0
+        cumulative_prev = cumulative
+        if config.stop_rule == "converged" and streak >= config.converged_periods:
+            end_rule = "converged"
+            break
+        if config.stop_rule == "ci-width" and ci_width_met(batch_means, config.ci_target):
+            end_rule = "ci-width"
+            break
+    now = int(counters[CNT["now"]])
+    if warmup_end < 0:  # warm-up never ended: nothing measured; stop at once
+        return _AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)
+    measure_end = now
+    set_window(_RunWindow(warmup_end, now, now + config.drain if config.inject_during_drain else now))
+    while True:
+        before = counters.copy()
+        finished = advance(period_cycles)
+        sample = take_sample(before, "drain")
+        if counters[CNT["deadlock"]]:
+            return _AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
+        if finished:  # drained (or drain cap) within this period: the run is over, as in BookSim2
+            break
+        if unstable(sample):
+            return _AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
+    if counters[CNT["measured_done"]] < counters[CNT["measured_generated"]]:
+        end_rule = "drain-timeout"
+    return _AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)

@@ -1,0 +1,369 @@
+"""BookSim2 validation: the BookSim-compatible router model beside BookSim2's own runs (issue 14).
+
+The study of ``notebooks/booksim_validation.ipynb``.  For every configuration of the reference set
+(``reference/booksim2/``: BookSim2 runs of the 8x8 torus, the 4-ary 3-cube and the 8x8 mesh with dimension-order
+routing, 1- and 4-flit packets), :func:`run` simulates :mod:`torus_lab.sim.booksim` with BookSim2's defaults
+(:meth:`torus_lab.sim.SimConfig.preset` ``"booksim"``) on the same network, routing, VCs and packet length, at
+the reference's zero-load point (offered 0.001), at every offered load of its latency sweep, and at offered 1.0
+(BookSim2's overload / throughput-mode point), ``seeds`` replicas each, over :func:`torus_lab.sweep.sweep`.
+
+It then compares, by the rules of the issue (tolerances are parameters):
+
+* **zero-load latency** within ``zero_load_rel`` (2%) of BookSim2's;
+* **latency** within ``latency_rel`` (5%) at every offered load up to ``below_fraction`` (80%) of BookSim2's
+  highest stable load;
+* **saturation**: the highest stable offered load of the same grid, and the accepted rate at offered 1.0, each
+  within ``saturation_abs`` (0.02 flit/node/cycle).
+
+A load is *stable* (:func:`stability`) when no replica deadlocked or ended unstable, the mean latency is at most
+``latency_cap`` cycles (BookSim2's abort threshold in the reference runs) and the accepted rate is at least
+``accept_ratio`` times the generated rate; the highest stable load is the highest grid load that is stable
+together with every lighter one.  Nothing is fitted to the reference: the model's parameters are BookSim2's
+documented defaults, and what still differs is reported.
+
+Examples
+--------
+>>> cfg = {"name": "t", "network": "torus", "dims": 1, "radix": 4, "vcs": 2, "packet_length": 1,
+...        "channel_latency": 2, "router": {}}
+>>> row = simulate_point(cfg, 0.05, "latency", 0, {"warmup": 50, "measure": 200, "drain": 500},
+...                      np.random.default_rng(1))
+>>> row["status"], row["routers"] > 1
+('ok', True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from torus_lab._validate import check_frame, check_instance, check_mapping, check_real, check_sequence, check_str
+from torus_lab.claims import claim, claims_table
+from torus_lab.routing.ecube import ecube_routing
+from torus_lab.sim import SimConfig, simulate, summarize
+from torus_lab.sim.booksim import booksim_zero_load_latency
+from torus_lab.sweep import sweep
+from torus_lab.topology import Mesh, Torus
+
+__all__ = ["ZERO_LOAD", "OVERLOAD", "REFERENCE_FILES", "read_reference", "check_configs", "network_routing",
+           "simulate_point", "validation_items", "point_table", "stability", "zero_load_table",
+           "saturation_comparison", "validation_claims", "run", "check_params"]  # fmt: skip
+
+#: BookSim2's zero-load point and overload (throughput-mode) point of the reference runs, flits/node/cycle.
+ZERO_LOAD = 0.001
+OVERLOAD = 1.0
+#: The reference files (``reference/booksim2/``) the study reads.
+REFERENCE_FILES = ("booksim2_runs.csv", "booksim2_summary.csv")
+_RUN_COLUMNS = ("config", "offered_flit_rate", "sim_type", "status", "packet_latency_avg", "accepted_flit_rate",
+                "hops_avg")  # fmt: skip
+_SUMMARY_COLUMNS = ("config", "topology", "k", "n", "num_vcs", "packet_size", "zero_load_packet_latency",
+                    "max_stable_offered", "overload_accepted_at_offered_1")  # fmt: skip
+_CONFIG_KEYS = ("name", "network", "dims", "radix", "vcs", "packet_length", "channel_latency", "router")
+_RECORD_ONLY = ("not_modelled",)  # configuration keys that describe, not configure
+#: A run's status from the rule that ended it (:data:`torus_lab.sim.runlength.END_RULES`).
+_STATUS = {"deadlocked": "deadlocked", "unstable": "unstable"}
+
+
+def read_reference(folder: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """BookSim2's runs and per-configuration summary from ``folder`` (:data:`REFERENCE_FILES`), columns checked.
+
+    >>> from torus_lab.experiment import project_root
+    >>> runs, summary = read_reference(project_root() / "reference" / "booksim2")
+    >>> "torus88_dor_vc2_p1" in set(summary.config)
+    True
+    """
+    folder = Path(check_instance("folder", folder, (str, Path), "a folder path"))
+    missing = [name for name in REFERENCE_FILES if not (folder / name).is_file()]
+    if missing:
+        raise FileNotFoundError(f"reference folder {str(folder)!r} lacks {missing}")
+    runs = pd.read_csv(folder / REFERENCE_FILES[0])
+    summary = pd.read_csv(folder / REFERENCE_FILES[1])
+    check_frame(REFERENCE_FILES[0], runs, _RUN_COLUMNS)
+    check_frame(REFERENCE_FILES[1], summary, _SUMMARY_COLUMNS)
+    return runs, summary
+
+
+def check_configs(configs: Sequence[Mapping[str, Any]], summary: pd.DataFrame) -> list[dict[str, Any]]:
+    """The configuration records (YAML ``configs``) as plain dicts, each checked against BookSim2's summary row
+    of the same name: network kind, radix, dimensions, VCs and packet length must agree (a ValueError names the
+    first field that does not).
+
+    >>> _, summary = read_reference(__import__("torus_lab.experiment").experiment.project_root()
+    ...                             / "reference" / "booksim2")
+    >>> check_configs([{"name": "mesh88_dor_vc2_p4", "network": "mesh", "dims": 2, "radix": 8, "vcs": 2,
+    ...                 "packet_length": 4, "channel_latency": 1, "router": {}}], summary)[0]["radix"]
+    8
+    """
+    records = [dict(check_mapping(f"configs[{i}]", c, _CONFIG_KEYS)) for i, c in enumerate(check_sequence(
+        "configs", configs, min_length=1))]  # fmt: skip
+    table = summary.set_index("config")
+    for record in records:
+        name = record["name"]
+        if name not in table.index:
+            raise ValueError(f"configs: {name!r} is not a configuration of the reference (it has {list(table.index)})")
+        ref = table.loc[name]
+        expected = {"network": ref["topology"], "radix": int(ref["k"]), "dims": int(ref["n"]),
+                    "vcs": int(ref["num_vcs"]), "packet_length": int(ref["packet_size"])}  # fmt: skip
+        for key, value in expected.items():
+            if record[key] != value:
+                raise ValueError(f"configs: {name!r} has {key}={record[key]!r} but BookSim2 ran {key}={value!r}")
+    return records
+
+
+def network_routing(config: Mapping[str, Any]):
+    """The topology and routing function of a configuration record: BookSim2's ``dim_order_torus`` (dateline VC
+    classes chosen on entering a dimension, a random direction when both are minimal) or ``dim_order_mesh``
+    (every VC usable).
+
+    >>> network_routing({"network": "mesh", "dims": 2, "radix": 4, "vcs": 2}).name
+    'ecube'
+    """
+    check_str("network", config["network"], ("torus", "mesh"))
+    if config["network"] == "torus":
+        topology = Torus(config["dims"], config["radix"])
+        return ecube_routing(topology, datelines=True, vcs=config["vcs"], dateline_rule="entry", tie="random")
+    return ecube_routing(Mesh(config["dims"], config["radix"]), datelines=False, vcs=config["vcs"])
+
+
+def simulate_point(config: Mapping[str, Any], load: float, mode: str, replica: int, run_length: Mapping[str, Any],
+                   rng: np.random.Generator) -> dict[str, Any]:  # fmt: skip
+    """One simulation of configuration ``config`` at offered ``load`` (a :func:`~torus_lab.sweep.sweep` item).
+
+    ``mode`` ``"latency"`` measures and drains as ``run_length`` (SimConfig run-length fields) says;
+    ``"throughput"`` (BookSim2's mode at offered 1.0) does not drain, only the accepted rate counts.  Returns
+    ``status`` (``"ok"``, ``"deadlocked"``, or ``"unstable"`` when adaptive run-length control aborted the run),
+    ``end_rule`` (the rule that ended it), mean packet and network latency, ``routers`` (routers traversed:
+    channel hops + 1, as BookSim2 counts), accepted and generated flit rates, undelivered packets, and
+    ``t0_formula`` (the model's zero-load formula on this run's own hops).
+    """
+    check_mapping("config", config, _CONFIG_KEYS)
+    check_str("mode", mode, ("latency", "throughput"))
+    check_mapping("run_length", run_length, [])
+    fields = {**dict(config["router"]), **dict(run_length), "packet_length": config["packet_length"],
+              "channel_latency": config["channel_latency"], "offered_load": float(load)}  # fmt: skip
+    if mode == "throughput":
+        fields["drain"] = 0
+    cfg = SimConfig.preset("booksim", **fields)
+    result = simulate(network_routing(config), cfg, seed=int(rng.integers(2**62)))
+    delivered = result.packets[result.packets.dropped == 0]
+    formula = booksim_zero_load_latency(delivered.hops.to_numpy(), cfg.packet_length, routing_delay=cfg.routing_delay,
+                                        vc_alloc_delay=cfg.vc_alloc_delay, sw_alloc_delay=cfg.sw_alloc_delay,
+                                        st_final_delay=cfg.st_final_delay,
+                                        channel_latency=cfg.channel_latency)  # fmt: skip
+    return {
+        "status": _STATUS.get(result.end_rule, "ok"),
+        "end_rule": result.end_rule,
+        "latency": result.mean_latency,
+        "network_latency": result.mean_network_latency,
+        "routers": result.mean_hops + 1,
+        "accepted": result.accepted_throughput,
+        "generated": result.generated_throughput,
+        "undelivered": int(result.undelivered),
+        "t0_formula": float(np.mean(formula)) if len(delivered) else math.nan,
+    }
+
+
+def validation_items(configs: Sequence[Mapping[str, Any]], reference_runs: pd.DataFrame, *, seeds: int,
+                     run_length: Mapping[str, Any], zero_load_measure: int,
+                     loads_per_config: int | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """Sweep items: for every configuration, the zero-load point, the offered loads of BookSim2's latency sweep
+    (all of them, or ``loads_per_config`` spread over the sweep, the heaviest included) and the overload point;
+    ``seeds`` replicas each.  The zero-load point measures ``zero_load_measure`` cycles.
+
+    >>> runs = pd.DataFrame({"config": "c", "sim_type": "latency", "offered_flit_rate": [0.001, 0.1, 0.2, 0.3]})
+    >>> items = validation_items([{"name": "c"}], runs, seeds=1, run_length={"measure": 10}, zero_load_measure=50,
+    ...                          loads_per_config=2)
+    >>> [(i["load"], i["mode"]) for i in items]
+    [(0.001, 'latency'), (0.1, 'latency'), (0.3, 'latency'), (1.0, 'throughput')]
+    """
+    items = []
+    for config in configs:
+        sweep_loads = sorted(float(x) for x in reference_runs.loc[
+            (reference_runs.config == config["name"]) & (reference_runs.sim_type == "latency")
+            & (reference_runs.offered_flit_rate > ZERO_LOAD), "offered_flit_rate"].unique())  # fmt: skip
+        if loads_per_config is not None and len(sweep_loads) > loads_per_config:
+            picks = np.linspace(0, len(sweep_loads) - 1, loads_per_config).round().astype(int)
+            sweep_loads = [sweep_loads[i] for i in sorted(set(picks))]
+        points = [(ZERO_LOAD, "latency"), *((x, "latency") for x in sweep_loads), (OVERLOAD, "throughput")]
+        for load, mode in points:
+            length = dict(run_length, measure=zero_load_measure) if load == ZERO_LOAD else dict(run_length)
+            items += [{"config": dict(config), "load": load, "mode": mode, "replica": r, "run_length": length}
+                      for r in range(seeds)]  # fmt: skip
+    return items
+
+
+def point_table(runs: pd.DataFrame, reference_runs: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration and offered load: our means with 95% Student-t half-widths over replicas beside
+    BookSim2's packet latency, accepted rate, routers traversed and status (one seed, no interval), with the
+    relative latency difference ``latency_diff`` (ours / BookSim2 - 1).
+
+    >>> runs = pd.DataFrame({"config": "c", "load": 0.1, "mode": "latency", "latency": [10.0, 12.0],
+    ...     "accepted": 0.1, "generated": 0.1, "routers": 3.0, "status": "ok", "undelivered": 0})
+    >>> ref = pd.DataFrame({"config": ["c"], "offered_flit_rate": [0.1], "sim_type": ["latency"], "status": ["ok"],
+    ...     "packet_latency_avg": [10.0], "accepted_flit_rate": [0.1], "hops_avg": [3.0]})
+    >>> round(float(point_table(runs, ref).latency_diff.iloc[0]), 3)
+    0.1
+    """
+    check_frame("runs", runs, ["config", "load", "mode", "latency", "accepted", "generated", "routers", "status",
+                              "undelivered"])
+    check_frame("reference_runs", reference_runs, _RUN_COLUMNS)
+    ours = summarize(runs, ["config", "load", "mode"], ["latency", "accepted", "generated", "routers"])
+    flags = runs.groupby(["config", "load", "mode"], sort=True).agg(
+        replicas=("status", "size"), deadlocked=("status", lambda s: int((s == "deadlocked").sum())),
+        unstable=("status", lambda s: int((s == "unstable").sum())), undelivered=("undelivered", "sum"),
+    ).reset_index()  # fmt: skip
+    ours = ours.merge(flags, on=["config", "load", "mode"])
+    ref = reference_runs.rename(columns={"offered_flit_rate": "load", "sim_type": "mode", "status": "bs_status",
+                                         "packet_latency_avg": "bs_latency", "accepted_flit_rate": "bs_accepted",
+                                         "hops_avg": "bs_routers"})[
+        ["config", "load", "mode", "bs_status", "bs_latency", "bs_accepted", "bs_routers"]]  # fmt: skip
+    ref = ref.assign(load=ref.load.round(6))
+    table = ours.assign(load=ours.load.round(6)).merge(ref, on=["config", "load", "mode"], how="left")
+    table["latency_diff"] = table.latency_mean / table.bs_latency - 1
+    table["accepted_diff"] = table.accepted_mean - table.bs_accepted
+    return table
+
+
+def stability(points: pd.DataFrame, *, latency_cap: float, accept_ratio: float) -> pd.Series:
+    """Whether each point of :func:`point_table` is stable: latency mode, no replica deadlocked or aborted as
+    unstable (adaptive run length), mean latency at
+    most ``latency_cap`` and mean accepted rate at least ``accept_ratio`` times the mean generated rate (the load
+    the sources produced: at offered 0.001 the nominal load would fail light points by chance, as in
+    :mod:`torus_lab.sim.saturation`).
+
+    >>> pts = pd.DataFrame({"mode": "latency", "deadlocked": 0, "unstable": 0, "latency_mean": [30.0, 600.0],
+    ...                     "accepted_mean": 0.1, "generated_mean": 0.1})
+    >>> stability(pts, latency_cap=500, accept_ratio=0.97).tolist()
+    [True, False]
+    """
+    check_frame("points", points, ["mode", "deadlocked", "unstable", "latency_mean", "accepted_mean",
+                                   "generated_mean"])
+    latency_cap = check_real("latency_cap", latency_cap, minimum=0)
+    accept_ratio = check_real("accept_ratio", accept_ratio, minimum=0, maximum=1)
+    return ((points["mode"] == "latency") & (points.deadlocked == 0) & (points.unstable == 0)
+            & (points.latency_mean <= latency_cap)
+            & (points.accepted_mean >= accept_ratio * points.generated_mean))  # fmt: skip
+
+
+def zero_load_table(points: pd.DataFrame, runs: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration: BookSim2's zero-load packet latency, ours (mean, half-width), the model's formula on our
+    own sampled hops, and the relative difference ``diff`` (ours / BookSim2 - 1)."""
+    zero = points[(points.load == round(ZERO_LOAD, 6)) & (points["mode"] == "latency")]
+    formula = runs[runs.load == ZERO_LOAD].groupby("config").t0_formula.mean().rename("formula")
+    ref = summary.set_index("config").zero_load_packet_latency.rename("bs_latency")
+    table = zero.set_index("config")[["latency_mean", "latency_ci"]].join(formula).join(ref, how="left")
+    table["diff"] = table.latency_mean / table.bs_latency - 1
+    return table.reset_index()
+
+
+def saturation_comparison(points: pd.DataFrame, summary: pd.DataFrame, *, latency_cap: float,
+                          accept_ratio: float) -> pd.DataFrame:  # fmt: skip
+    """Per configuration: the highest stable offered load of the grid (ours by :func:`stability`, BookSim2's
+    from its summary), and the accepted rate at offered 1.0 (ours: mean and half-width), with differences."""
+    table = points.assign(stable=stability(points, latency_cap=latency_cap, accept_ratio=accept_ratio))
+    ref = summary.set_index("config")
+    rows = []
+    for name, part in table.groupby("config", sort=False):
+        curve = part[part["mode"] == "latency"].sort_values("load")
+        ok = curve[np.logical_and.accumulate(curve.stable.to_numpy(dtype=bool))]
+        over = part[part["mode"] == "throughput"]
+        rows.append({
+            "config": name,
+            "max_stable": float(ok.load.max()) if len(ok) else math.nan,
+            "bs_max_stable": float(ref.loc[name, "max_stable_offered"]),
+            "accepted_at_1": float(over.accepted_mean.iloc[0]) if len(over) else math.nan,
+            "accepted_at_1_ci": float(over.accepted_ci.iloc[0]) if len(over) else math.nan,
+            "bs_accepted_at_1": float(ref.loc[name, "overload_accepted_at_offered_1"]),
+        })  # fmt: skip
+    out = pd.DataFrame(rows)
+    out["max_stable_diff"] = out.max_stable - out.bs_max_stable
+    out["accepted_at_1_diff"] = out.accepted_at_1 - out.bs_accepted_at_1
+    return out
+
+
+def _below_knee(points: pd.DataFrame, saturation: pd.DataFrame, below_fraction: float) -> pd.DataFrame:
+    knee = saturation.set_index("config").bs_max_stable
+    limit = points.config.map(knee) * below_fraction + 1e-9
+    return points[(points["mode"] == "latency") & (points.load > ZERO_LOAD) & (points.load <= limit)]
+
+
+def validation_claims(points: pd.DataFrame, zero: pd.DataFrame, saturation: pd.DataFrame,
+                      tolerances: Mapping[str, float], not_modelled: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """The claims table: one row per configuration and check (zero-load latency, latency below the knee,
+    highest stable load, accepted rate at offered 1.0), verdict by the tolerances of the issue.
+    ``not_modelled`` maps a configuration to the BookSim2 features the model lacks there (named in its rows)."""
+    tol = check_mapping("tolerances", tolerances, ["zero_load_rel", "latency_rel", "saturation_abs", "below_fraction"])
+    gaps = dict(check_mapping("not_modelled", not_modelled or {}, []))
+    below = _below_knee(points, saturation, tol["below_fraction"])
+    evidence = "data/booksim_validation/points.csv"
+    rows = []
+    for name in saturation.config:
+        cfg = f"{name} (not modelled: {gaps[name]})" if name in gaps else name
+        z = zero.set_index("config").loc[name]
+        rows.append(claim(f"{name}_zero_load", f"{cfg}: zero-load latency within {tol['zero_load_rel']:.0%} of "
+                          "BookSim2's", f"{z.bs_latency:.2f} cycles", f"{z.latency_mean:.2f} ({z['diff']:+.1%})",
+                          _verdict(abs(z["diff"]) <= tol["zero_load_rel"]), "data/booksim_validation/zero_load.csv"))
+        part = below[below.config == name]
+        worst = part.latency_diff.abs().max() if len(part) else math.nan
+        rows.append(claim(f"{name}_latency", f"{cfg}: latency within {tol['latency_rel']:.0%} of BookSim2's at every "
+                          f"offered load up to {tol['below_fraction']:.0%} of BookSim2's saturation",
+                          f"{len(part)} loads", f"largest |difference| {worst:.1%}",
+                          _verdict(len(part) > 0 and worst <= tol["latency_rel"]), evidence))
+        s = saturation.set_index("config").loc[name]
+        rows.append(claim(f"{name}_max_stable", f"{cfg}: highest stable offered load within {tol['saturation_abs']} "
+                          "of BookSim2's", f"{s.bs_max_stable:.2f}", f"{s.max_stable:.2f} ({s.max_stable_diff:+.3f})",
+                          _verdict(abs(s.max_stable_diff) <= tol["saturation_abs"] + 1e-12),
+                          "data/booksim_validation/saturation.csv"))
+        rows.append(claim(f"{name}_accepted_at_1", f"{cfg}: accepted rate at offered 1.0 within "
+                          f"{tol['saturation_abs']} of BookSim2's", f"{s.bs_accepted_at_1:.4f}",
+                          f"{s.accepted_at_1:.4f} ({s.accepted_at_1_diff:+.4f})",
+                          _verdict(abs(s.accepted_at_1_diff) <= tol["saturation_abs"]),
+                          "data/booksim_validation/saturation.csv"))
+    return claims_table("booksim_validation", rows)
+
+
+def _verdict(ok: bool) -> str:
+    return "holds" if bool(ok) else "does not hold"
+
+
+def check_params(params: Mapping[str, Any]) -> None:
+    """Rules the schema cannot express: configuration names are unique; the run-length block holds only
+    :class:`~torus_lab.sim.SimConfig` run-length fields."""
+    names = [c["name"] for c in params["configs"]]
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise ValueError(f"configs: name(s) {duplicated} appear more than once")
+    SimConfig.preset("booksim", **params["run_length"])
+
+
+def run(params: Mapping[str, Any], root: str | Path) -> dict[str, pd.DataFrame]:
+    """Every table of the notebook from the parameters of ``experiments/booksim_validation.yaml``; ``root`` is
+    the folder the parameter ``reference`` is relative to (the project root).
+
+    Keys (CSV stems): ``runs`` (one row per simulation), ``points`` (:func:`point_table`), ``zero_load``
+    (:func:`zero_load_table`), ``saturation`` (:func:`saturation_comparison`), ``claims``
+    (:func:`validation_claims`).
+    """
+    p = check_mapping("params", params, ["seed", "reference", "configs", "seeds", "loads_per_config", "run_length",
+                                         "zero_load_measure", "latency_cap", "accept_ratio", "tolerances"])
+    check_params(p)
+    reference_runs, summary = read_reference(Path(root) / p["reference"])
+    configs = check_configs(p["configs"], summary)
+    items = validation_items(configs, reference_runs, seeds=p["seeds"], run_length=p["run_length"],
+                             zero_load_measure=p["zero_load_measure"], loads_per_config=p["loads_per_config"])
+    results = sweep(simulate_point, items, seed=p["seed"], desc="booksim validation")
+    runs = pd.DataFrame([{"config": i["config"]["name"], "load": i["load"], "mode": i["mode"],
+                          "replica": i["replica"], **r} for i, r in zip(items, results, strict=True)])  # fmt: skip
+    runs["seed"] = int(p["seed"])
+    points = point_table(runs, reference_runs)
+    ref_summary = summary[summary.config.isin([c["name"] for c in configs])]
+    saturation = saturation_comparison(points, ref_summary, latency_cap=p["latency_cap"],
+                                       accept_ratio=p["accept_ratio"])
+    zero = zero_load_table(points, runs, ref_summary)
+    return {"runs": runs, "points": points, "zero_load": zero, "saturation": saturation,
+            "claims": validation_claims(points, zero, saturation, p["tolerances"],
+                                        {c["name"]: c["not_modelled"] for c in configs if "not_modelled" in c})}
