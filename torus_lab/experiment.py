@@ -396,11 +396,15 @@ class ExperimentRun:
 
         show_figure(fig, self.figures_dir, name, caption=caption)
 
-    def show_all(self, figures: Mapping[str, Any]) -> list[Path]:
-        """:meth:`show` every figure of ``figures`` (file stem -> figure), in order; the paths of all files."""
+    def show_all(self, figures: Mapping[str, Any], caption: str | None = None) -> None:
+        """:meth:`show` every figure of ``figures`` (file stem -> figure), in order, each captioned by
+        ``caption`` with ``{name}`` replaced by the figure's file stem."""
         if not isinstance(figures, Mapping):
             raise TypeError(f"figures must be a mapping of file stem -> figure, got {figures!r}")
-        return [path for name, fig in figures.items() for path in self.show(fig, name)]
+        if caption is not None and not isinstance(caption, str):
+            raise TypeError(f"caption must be a str (a template with {{name}}), got {caption!r}")
+        for name, fig in figures.items():
+            self.show(fig, name, None if caption is None else caption.replace("{name}", str(name)))
 
 
 def _output_dir(value: Any, root: Path, key: str) -> Path:
