@@ -40,6 +40,7 @@ __all__ = [
 
 #: Okabe & Ito colour-blind-safe palette (black last).
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+#: Marker per line, in order (used with :data:`PALETTE`).
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 _RC = {

@@ -251,7 +251,7 @@ def _example_legend_handles() -> list:
 
 def fig_faulty_torus_example(results: Results, params: Params):
     """The example trial (``faulty_torus_example``): faults, squares visited (shaded by how many cover a node)
-    and the walk of each algorithm as arrows (:func:`walk_arrows`: a link walked again is drawn beside the first
+    and the walk of each algorithm as arrows (``walk_arrows``: a link walked again is drawn beside the first
     traversal, in another colour), with every mark in the legend."""
     check_results("results", results, {"faulty_torus_example": ()})
     check_mapping("params", params, [])
