@@ -32,7 +32,7 @@ def test_trend_counts_strict_ties_and_noise():
                           "success_rate": [0.8, 0.8, 0.9, 0.7], "ci_low": [0.75, 0.75, 0.85, 0.6],
                           "ci_high": [0.85, 0.85, 0.95, 0.8]})
     assert ft.trend_counts(table, "m", ["chain"]) == (0, 1, 0, 2)  # a tie is not "higher"; 0.9 -> 0.7 significant
-    assert ft.trend_counts(table, "N", ["chain"]) == (1, 0, 0, 2)  # 0.8 -> 0.7 smaller at 2N; 0.8 -> 0.9 bigger
+    assert ft.trend_counts(table, "N", ["chain"]) == (1, 0, 1, 2)  # 0.8 -> 0.9 bigger at 2N, CIs touch at 0.85
     wide = table.assign(ci_low=0.0, ci_high=1.0)
     assert ft.trend_counts(wide, "m", ["chain"]) == (0, 1, 1, 2)   # the reversal lies within noise
     assert ft.trend_counts(table[table.N == 16].iloc[:1], "m", ["chain"]) == (0, 0, 0, 0)
