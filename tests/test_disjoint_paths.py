@@ -17,6 +17,7 @@ from torus_lab.routing.disjoint_paths import (
     pairwise_disjoint_paths,
     verify_disjoint_paths,
 )
+from torus_lab.claims import CLAIM_COLUMNS
 from torus_lab.studies import disjoint_paths as study
 from torus_lab.studies.disjoint_paths import (
     INSTANCE_KINDS,
@@ -479,8 +480,7 @@ def test_run_is_seed_deterministic_and_keeps_the_claims(tiny_results, monkeypatc
     claims = tiny_results["claims"]
     assert claims["claim_id"].tolist() == ["length_bound", "correctness", "bound_tight_small_n", "distance_to_bound",
                                            "average_time", "complexity_growth", "choose_T_future_work"]  # fmt: skip
-    assert list(claims.columns) == ["paper", "claim_id", "statement", "paper_value", "measured_value", "verdict",
-                                    "evidence"]  # fmt: skip
+    assert list(claims.columns) == CLAIM_COLUMNS
     other = study.run({**TINY, "seed": 6})
     assert not other["disjoint_paths"]["max_len_mean"].equals(tiny_results["disjoint_paths"]["max_len_mean"])
 

@@ -242,14 +242,6 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.sweep.sweep_frame": dict(func=_fuzz_item, items=[{"x": 1}], seed=0, backend="serial", cache=False),
     "torus_lab.sweep.item_seed": dict(seed=0, item={"x": 1}),
     # study helpers: verdicts, fits and small builders
-    "torus_lab.studies.direction_first.log_growth_verdict": dict(log_r2=0.9, linear_r2=0.8),
-    "torus_lab.studies.direction_first.fault_effect_verdict": dict(worst_change=0.1, deadlock_fraction=0.0,
-                                                                   lost_fraction=0.0),
-    "torus_lab.studies.direction_first.extra_hops_verdict": dict(max_extra_hops=0.5, delivered_fraction=0.995),
-    "torus_lab.studies.direction_first.minimality_verdict": dict(all_routes_minimal=1.0, preferred_minimal=1.0),
-    "torus_lab.studies.direction_first.deadlock_k_gt_2_verdict": dict(networks=4, cyclic_networks=1, heavy_deadlocks=0),
-    "torus_lab.studies.direction_first.hypercube_verdict": dict(networks=2, acyclic_networks=2),
-    "torus_lab.studies.direction_first.livelock_verdict": dict(can_loop=False, hop_limit_drops=0),
     "torus_lab.studies.direction_first.routing_applies": dict(spec="west-first", dims=2),
     "torus_lab.studies.direction_first.log_fit": dict(nodes=[16, 64, 256], values=[1.0, 2.0, 3.5]),
     "torus_lab.studies.disjoint_paths.bound_verdict": dict(max_lens=[14, 20], bounds=[14, 26], failures=0),
@@ -260,9 +252,6 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.disjoint_paths.random_instance": dict(n=2, k=5, c=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.solve_random_instance": dict(n=2, k=5, c=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.solve_fixed_instance": dict(instance="table2", lemma2="first"),
-    "torus_lab.studies.fault_tolerant.approx_verdict": dict(measured=1.25, paper=1.2, ci_low=1.2, ci_high=1.3),
-    "torus_lab.studies.fault_tolerant.share_verdict": dict(share=0.9),
-    "torus_lab.studies.fault_tolerant.at_most_verdict": dict(measured=1.1, limit=1.1),
     "torus_lab.studies.fault_tolerant.wilson_interval": dict(successes=90, trials=100),
     "torus_lab.studies.fault_tolerant.fault_count": dict(radix=16, fault_rate=0.05),
     "torus_lab.studies.fault_tolerant.trial_seeds": dict(rng=RNG, trials=3),
@@ -307,12 +296,27 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.experiment.load_experiment": dict(name="loads"),
     "torus_lab.experiment.check_output_root": dict(out="out"),
     # claims
-    "torus_lab.claims.claim": dict(claim_id="C1", statement="s", paper_value="1", measured_value="1",
-                                   verdict="holds", evidence="e"),
-    "torus_lab.claims.claims_table": dict(paper="p", rows=[]),
-    "torus_lab.claims.write_claims": dict(table=Lazy(lambda: __import__("torus_lab.claims", fromlist=["x"])
-                                                      .claims_table("p", [])), data_dir="data"),
+    "torus_lab.claims.Rule": dict(kind="at_most", params={"bound": 1.0}),
+    "torus_lab.claims.Claim": dict(claim_id="C1", location="Theorem 1", statement="s", conditions="c",
+                                   paper_text="1", measured_text="1", rule=Lazy(lambda: _claims().Rule("exact")),
+                                   evidence=("data/p/a.csv",), paper_value=1.0, measured_value=1.0),
+    "torus_lab.claims.evaluate": dict(rule=Lazy(lambda: _claims().Rule("inside_ci")), paper_value=1.0,
+                                      measured_value=1.1, ci=(0.9, 1.2)),
+    "torus_lab.claims.data_file": dict(experiment="p", name="a.csv"),
+    "torus_lab.claims.figure_file": dict(experiment="p", name="a.png"),
+    "torus_lab.claims.evidence_items": dict(evidence="data/p/a.csv, data/p/b.csv"),
+    "torus_lab.claims.legacy_claim": dict(experiment="p", claim_id="C1", statement="s", paper_value="1",
+                                          measured_value="1", verdict="holds", evidence="a.csv"),
+    "torus_lab.claims.claims_table": dict(paper="p", claims=[]),
+    "torus_lab.claims.check_claims_table": dict(table=Lazy(lambda: _claims().claims_table("p", []))),
+    "torus_lab.claims.write_claims": dict(table=Lazy(lambda: _claims().claims_table("p", [])), data_dir="data"),
 }
+
+
+def _claims():
+    import torus_lab.claims
+
+    return torus_lab.claims
 
 
 def _public_callables() -> Iterator[tuple[str, Callable]]:

@@ -831,9 +831,10 @@ def claims_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -
                 worst = changes.loc[changes.relative_latency_change.abs().idxmax()]
                 latency_ok = int(abs(worst.relative_latency_change) <= FAULT_EFFECT_MAX)
                 all_ok = int(deadlocked == 0 and lost < LOST_MAX)
-                measured = (f"largest relative latency change {worst.relative_latency_change:+.1%} (N={int(worst.nodes)}, "
-                            f"{int(worst.faults)} faults vs 0); changes range {changes.relative_latency_change.min():+.1%} "
-                            f"to {changes.relative_latency_change.max():+.1%}; with faults {deadlocked} of {len(part)} "
+                low, high = changes.relative_latency_change.min(), changes.relative_latency_change.max()
+                measured = (f"largest relative latency change {worst.relative_latency_change:+.1%} "
+                            f"(N={int(worst.nodes)}, {int(worst.faults)} faults vs 0); changes range {low:+.1%} "
+                            f"to {high:+.1%}; with faults {deadlocked} of {len(part)} "
                             f"runs deadlocked and {lost:.1%} of messages were not delivered (latency counts "
                             "delivered messages only, so dropping messages can lower it)")
                 value = latency_ok + all_ok

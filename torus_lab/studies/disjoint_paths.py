@@ -44,7 +44,7 @@ from torus_lab._validate import (
     check_sequence,
     check_str,
 )
-from torus_lab.claims import claim, claims_table
+from torus_lab.claims import claims_table, legacy_claim
 from torus_lab.routing.baselines import GREEDY_ORDERS, greedy_disjoint_paths, optimal_disjoint_paths
 from torus_lab.routing.disjoint_paths import (
     DisjointPathsError,
@@ -957,14 +957,14 @@ def claims_frame(summary: pd.DataFrame, adversarial: pd.DataFrame, fixed: pd.Dat
     counter = fixed[(fixed["instance"] == "lemma2_counterexample") & (fixed["lemma2"] == "first")].iloc[0]
     counter_ok = counter["violation"] == ""
     exponent = work_fits.set_index("measure")["exponent"]
-    rows = [claim(
+    rows = [legacy_claim("disjoint_paths",
         "length_bound", "Every path has length <= 2k(c-1) + n*floor(k/2) (Theorem 1)",
         "; ".join(f"n={n}: {int(b)}" for n, b in paper["bound"].items()),
         "; ".join(f"n={n}: max {int(m)}" for n, m in paper["max_len_max"].items())
         + f"; adversarial max {int(adversarial['max_len_max'].max())}",
         bound_verdict(paper["max_len_max"], paper["bound"], total_failures + adversarial_failures),
         "disjoint_paths.csv, adversarial.csv",
-    ), claim(
+    ), legacy_claim("disjoint_paths",
         "correctness", "The algorithm always selects c disjoint paths (Sections 3, 5), without any fallback",
         "always; no fallback needed",
         f"{int(paper['instances'].sum())} random + {int(adv['instances'])} adversarial instances: failures "
@@ -975,20 +975,20 @@ def claims_frame(summary: pd.DataFrame, adversarial: pd.DataFrame, fixed: pd.Dat
         correctness_verdict(total_failures + adversarial_failures, fallback_random + int(adv["fallback_instances"]),
                             counter_ok, int(counter["fallbacks"])),
         "disjoint_paths.csv, adversarial.csv, tests/test_disjoint_paths.py",
-    ), claim(
+    ), legacy_claim("disjoint_paths",
         "bound_tight_small_n", "For small n the bound is almost tight on the maximum path length (Section 7)",
         "almost tight (Fig. 9, no numbers)",
         f"n={small_n}: max {int(paper.loc[small_n, 'max_len_max'])} / bound {int(paper.loc[small_n, 'bound'])} = "
         f"{float(ratio.loc[small_n]):.2f}"
         + (f"; n={small_n + 1}: {float(ratio.loc[small_n + 1]):.2f}" if small_n + 1 in ratio.index else ""),
         tightness_verdict(float(ratio.loc[small_n])), "disjoint_paths.csv",
-    ), claim(
+    ), legacy_claim("disjoint_paths",
         "distance_to_bound", "There is some distance between the bound and the observed maximum path lengths",
         "some distance (Fig. 9)",
         f"max/bound at n={large_n}: {float(ratio.loc[large_n]):.2f}; "
         f"mean/bound {float(paper.loc[large_n, 'max_len_mean'] / paper.loc[large_n, 'bound']):.2f}",
         distance_verdict(float(ratio.loc[large_n])), "disjoint_paths.csv",
-    ), claim(
+    ), legacy_claim("disjoint_paths",
         "average_time", "Average time is significantly better than the worst-case O(n c^4) (Fig. 10)",
         "worst case n c^4 = n^5 for c = n",
         f"mean work (vertex operations) per instance ~ n^{exponent['work_mean']:.2f}, "
@@ -996,12 +996,12 @@ def claims_frame(summary: pd.DataFrame, adversarial: pd.DataFrame, fixed: pd.Dat
         f"{float(work['work_mean'].iloc[-1] / work['work_mean'].iloc[0]):.1f} vs "
         f"{(large_n / small_n) ** WORST_CASE_EXPONENT:.0f} for n^5",
         growth_verdict(exponent["work_mean"]), "work_per_instance.csv, fig10_time",
-    ), claim(
+    ), legacy_claim("disjoint_paths",
         "complexity_growth", "Worst-case time O(n c^4) (Section 6)", "O(n c^4)",
         f"99th-percentile work per instance ~ n^{exponent['work_p99']:.2f}, largest {int(work['work_max'].max())} "
         "vertex operations; random instances cannot exhibit a worst case",
         "not tested", "work_per_instance.csv, fig10_time",
-    ), claim(
+    ), legacy_claim("disjoint_paths",
         "choose_T_future_work", "Choosing T more wisely could shorten the paths (Section 8, future work)",
         "conjecture",
         "; ".join(f"n={n}: mean max {paper.loc[n, 'max_len_mean']:.1f} -> {short.loc[n, 'max_len_mean']:.1f}"

@@ -40,7 +40,7 @@ from torus_lab._validate import (
     check_sequence,
     check_str,
 )
-from torus_lab.claims import claim, claims_table
+from torus_lab.claims import claims_table, legacy_claim
 from torus_lab.loads import (
     MAX_STEPS,
     ROUTINGS,
@@ -721,7 +721,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
             per_dim.append(f"d={d} {'odd' if parity else 'even'} k: {_fmt(a)}")
             mean_fits.append(m)
             flags.append(constant_matches(a, 1 / 8, tolerance))
-    rows.append(claim(
+    rows.append(legacy_claim("loads",
         "odr_linear_constant", "Theorem 3: ODR on a linear placement gives E_max = k^(d-1)/8 + o(k^(d-1)), any parity",
         "E_max/k^(d-1) -> 1/8",
         "; ".join(per_dim) + (f" (mean link load/k^(d-1) -> {_fmt(min(mean_fits))}..{_fmt(max(mean_fits))})"
@@ -736,7 +736,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
             for parity, alpha, ks in asymptotic_exponent(group):
                 texts.append(f"d={d} t={t} {parity} k {ks[0]}..{ks[-1]}: {_fmt(alpha)}")
                 ok.append(alpha <= linear_exponent_max)
-        rows.append(claim(claim_id, statement, "E_max = O(|P|) (exponent 1)",
+        rows.append(legacy_claim("loads", claim_id, statement, "E_max = O(|P|) (exponent 1)",
                           f"exponent of E_max vs |P| (per parity, k >= {min_k_fit}): " + ("; ".join(texts) or "n/a"),
                           verdict_all(ok),
                           evidence))  # fmt: skip
@@ -755,7 +755,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
         for parity, alpha, ks in asymptotic_exponent(group):
             texts.append(f"d={d} {parity} k {ks[0]}..{ks[-1]}: {_fmt(alpha)}")
             superlinear.append(alpha > linear_exponent_max)
-    rows.append(claim(
+    rows.append(legacy_claim("loads",
         "placement_alone", "Section 5: a linear placement alone does not guarantee linear load (the routing "
         "matters); tested with all shortest paths equally weighted", "some shortest-path routing is superlinear",
         "exponent of E_max vs |P| under all shortest paths: " + ("; ".join(texts) or "n/a"),
@@ -765,11 +765,11 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
     def upper_bound_claim(claim_id: str, statement: str, paper_value: str, part: pd.DataFrame) -> None:
         part = part.dropna(subset=["e_max", "claimed_bound"])
         if part.empty:
-            rows.append(claim(claim_id, statement, paper_value, "no data", "not tested", evidence))
+            rows.append(legacy_claim("loads", claim_id, statement, paper_value, "no data", "not tested", evidence))
             return
         ratio = part["e_max"] / part["claimed_bound"]
         worst = part.loc[ratio.idxmax()]
-        rows.append(claim(
+        rows.append(legacy_claim("loads",
             claim_id, statement, paper_value,
             f"max E_max/bound = {_fmt(ratio.max())} (d={worst['d']}, k={worst['k']}, t={worst['t']}) "
             f"over {len(part)} cases",
@@ -788,7 +788,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
         ("lemma_1", "Lemma 1 (4): E_max >= 2|S|(|P|-|S|)/|dS| (best cut found)", "lb_cut"),
     ]:
         slack = summary["e_max"] / summary[column]
-        rows.append(claim(
+        rows.append(legacy_claim("loads",
             claim_id, statement, "lower bound for every routing",
             f"min E_max/bound = {_fmt(slack.min())} over {len(summary)} cases",
             lower_bound_verdict(summary["e_max"], summary[column]), evidence,
@@ -800,7 +800,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
         consts = lin["lb_natural"] / lin["k"] ** (lin["d"] - 1)
         by_d = lin.assign(c=consts).groupby("d")["c"].min()
         better = lin[lin["lb_cut"] > lin["lb_single"]]["d"].unique()
-        rows.append(claim(
+        rows.append(legacy_claim("loads",
             "improved_bound", "Theorem 2 / (2): E_max >= c k^(d-1) with c independent of d; tighter than (1) "
             "for d >= 4", "c independent of d",
             "natural-cut c per d: " + ", ".join(f"d={d}: {_fmt(c)}" for d, c in by_d.items())
@@ -812,7 +812,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
     bis = summary.dropna(subset=["bisection_natural"])
     if not bis.empty:
         ratio = bis["bisection_natural"] / bis["bisection_bound"]
-        rows.append(claim(
+        rows.append(legacy_claim("loads",
             "corollary_1", "Corollary 1: |d_b P| <= 6 d k^(d-1) for any placement", "6 d k^(d-1)",
             f"natural bisecting cut / 6dk^(d-1) <= {_fmt(ratio.max())} (an upper bound on |d_b P|)",
             upper_bound_verdict(bis["bisection_natural"], bis["bisection_bound"]), evidence,
@@ -828,7 +828,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
             ratio = last["e_max"] / last["lb_single"]
             texts.append(f"d={d}, k={last['k']}: E_max/(1) = {_fmt(ratio)}")
             flags.append(bool(ratio <= 1 + tolerance))
-        rows.append(claim(
+        rows.append(legacy_claim("loads",
             f"blaum_optimal_{routing}", f"Section 1: the linear placement meets bound (1) (d = 2, 3) under "
             f"{routing.upper()}", "E_max = (|P|-1)/(2d)", "; ".join(texts) or "no data", verdict_all(flags),
             evidence,
@@ -842,7 +842,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
         for (d, routing), group in full.groupby(["d", "routing"]):
             for parity, alpha, ks in asymptotic_exponent(group):
                 texts.append(f"d={d} {routing} {parity} k {ks[0]}..{ks[-1]}: {_fmt(alpha)}")
-        rows.append(claim(
+        rows.append(legacy_claim("loads",
             "full_torus", "Section 1: a fully populated torus has a link with load >= k^(d+1)/8 (k even): "
             "superlinear", "E_max >= k^(d+1)/8", "exponent of E_max vs |P|: " + "; ".join(texts),
             lower_bound_verdict(even["e_max"], even["k"] ** (even["d"] + 1) / 8), evidence,
@@ -866,7 +866,7 @@ def bruteforce_claim(tiny: pd.DataFrame) -> dict[str, str]:
         f"max exact |d_b P| / 6dk^(d-1) = {(valid['bisection_width'] / valid['corollary_1_bound']).max():.3g} "
         f"over {len(valid)} placements" if not valid.empty else "no data"
     )  # fmt: skip
-    return claim(
+    return legacy_claim("loads",
         "corollary_1_bruteforce", "Corollary 1 on tiny tori: exact |d_b P| <= 6 d k^(d-1) for random placements",
         "6 d k^(d-1)", measured,
         upper_bound_verdict(valid["bisection_width"], valid["corollary_1_bound"]) if not valid.empty
