@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from torus_lab.claims import CLAIM_COLUMNS
 from torus_lab.routing.baselines import GREEDY_ORDERS, greedy_disjoint_paths, optimal_disjoint_paths
 from torus_lab.routing.disjoint_paths import (
     DisjointPathsError,
@@ -17,7 +18,6 @@ from torus_lab.routing.disjoint_paths import (
     pairwise_disjoint_paths,
     verify_disjoint_paths,
 )
-from torus_lab.claims import CLAIM_COLUMNS
 from torus_lab.studies import disjoint_paths as study
 from torus_lab.studies.disjoint_paths import (
     INSTANCE_KINDS,
