@@ -195,7 +195,7 @@ def test_bad_evidence_is_refused(evidence):
 
 
 def test_claim_checks():
-    with pytest.raises(ValueError, match="ci_method"):
+    with pytest.raises(ValueError, match="ci_low and ci_high"):
         _claim(ci_low=0.1, ci_high=0.2)
     with pytest.raises(ValueError, match="location"):
         _claim(location=" ")
@@ -216,3 +216,18 @@ def test_committed_tables_follow_the_schema_and_their_evidence_resolves(path):
                if not (ROOT / item).is_file()]
     assert not missing
     assert all((ROOT / notebook).is_file() for notebook in table.notebook)
+
+
+# ------------------------------------------------------------------------------------------ the report's claims parts
+def test_report_claims_html_shows_conditions_and_filters_by_verdict(tmp_path):
+    from torus_lab import report
+
+    (tmp_path / "data" / "loads").mkdir(parents=True)
+    (tmp_path / "data" / "loads" / "loads.csv").write_text("x\n1\n")
+    table = claims_table("loads", [_claim(conditions="d = 2, seeds 1-3"), _claim(claim_id="c2", measured_value=2.0)])
+    page = report._claims_html(table, tmp_path)
+    assert page.count("data-verdict='holds'") == 1 and page.count("data-verdict='does not hold'") == 1
+    assert "d = 2, seeds 1-3" in page and "href='../data/loads/loads.csv'" in page
+    assert all(f"value='{v}'" in report._FILTER_HTML for v in VERDICTS)
+    assert report.verdict_counts(table.verdict) == "1 holds, 1 does not hold"
+    assert report.verdict_counts(["holds approximately"] * 2) == "2 hold approximately"

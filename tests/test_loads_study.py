@@ -296,14 +296,14 @@ def test_bruteforce_claim_boundary():
     def verdict(widths, bounds):
         return study.bruteforce_claim(pd.DataFrame({"bisection_width": widths, "corollary_1_bound": bounds}))
 
-    assert verdict([36.0], [36.0])["verdict"] == "holds"
-    assert verdict([35.0], [36.0])["verdict"] == "holds"
-    assert verdict([37.0], [36.0])["verdict"] == "does not hold"
-    assert verdict([], [])["verdict"] == "not tested"
-    assert verdict([math.nan], [36.0])["verdict"] == "not tested"
+    assert verdict([36.0], [36.0]).verdict == "holds"
+    assert verdict([35.0], [36.0]).verdict == "holds"
+    assert verdict([37.0], [36.0]).verdict == "does not hold"
+    assert verdict([], []).verdict == "not testable here"
+    assert verdict([math.nan], [36.0]).verdict == "not testable here"
     row = verdict([18.0, 36.0], [36.0, 36.0])
-    assert row["claim_id"] == "corollary_1_bruteforce" and row["evidence"] == "bisection_tiny.csv"
-    assert row["measured_value"] == "max exact |d_b P| / 6dk^(d-1) = 1 over 2 placements"
+    assert row.claim_id == "corollary_1_bruteforce" and row.evidence == ("data/loads/bisection_tiny.csv",)
+    assert row.measured_text == "max exact |d_b P| / 6dk^(d-1) = 1 over 2 placements"
 
 
 def _summary(**overrides):
@@ -321,14 +321,14 @@ def _summary(**overrides):
 
 def test_claims_verdicts_follow_the_data() -> None:
     summary = _summary()
-    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
+    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
     assert set(verdicts.values()) <= set(VERDICTS)
     assert verdicts["odr_linear_constant"] == "holds"  # E_max/k = 1/8 exactly
     assert verdicts["udr_linear_bound"] == "does not hold"  # 50 > 16
     assert verdicts["bound_1"] == "does not hold"  # ODR rows fall below (|P|-1)/(2d)
     assert verdicts["odr_linear_linear"] == "holds"
-    assert verdicts["odr_multiple_bound"] == "not tested"  # no multiple linear rows
-    assert verdicts["placement_alone"] == "not tested"  # no shortest-path rows
+    assert verdicts["odr_multiple_bound"] == "not testable here"  # no multiple linear rows
+    assert verdicts["placement_alone"] == "not testable here"  # no shortest-path rows
     assert study.fit_leading_constant([5, 9], [0.4, 0.4 + 0.5 / 5 - 0.5 / 9])[0] == pytest.approx(0.5)
     assert study.asymptotic_exponent(summary[summary["routing"] == "udr"])[0][1] == pytest.approx(1.0)
     superlinear = pd.DataFrame({"k": [4, 6, 8, 10], "processors": [16, 36, 64, 100], "e_max": [8, 27, 64, 125]})
@@ -341,14 +341,14 @@ def test_claims_verdicts_follow_the_data() -> None:
 )
 def test_upper_bound_claim_at_the_bound(udr_e_max, verdict):
     summary = _summary(e_max=[1.0, 2.0, *udr_e_max])
-    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
+    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
     assert verdicts["udr_linear_bound"] == verdict
 
 
 def test_upper_bound_claim_with_nan_bounds_is_not_tested():
     summary = _summary(claimed_bound=[1.0, 2.0, math.nan, math.nan])
-    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
-    assert verdicts["udr_linear_bound"] == "not tested"
+    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
+    assert verdicts["udr_linear_bound"] == "not testable here"
 
 
 @pytest.mark.parametrize(
@@ -359,7 +359,7 @@ def test_odr_constant_claim_tolerance(scale, verdict):
     # E_max / k = scale/8 at both radices: the fitted constant is scale/8, the claim 1/8, tolerance 10 % (either
     # side of it here; exactly at it: test_constant_matches_boundary, the fit is not exact in floating point)
     summary = _summary(e_max=[scale, 2 * scale, 50.0, 100.0])
-    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
+    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
     assert verdicts["odr_linear_constant"] == verdict
 
 

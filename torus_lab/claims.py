@@ -399,9 +399,11 @@ class Claim:
         object.__setattr__(self, "evidence", evidence)
         for name in _NUMERIC_COLUMNS:
             object.__setattr__(self, name, _optional(name, getattr(self, name)))
-        has_ci = not (math.isnan(self.ci_low) and math.isnan(self.ci_high))
-        if has_ci and not self.ci_method:
-            raise ValueError(f"claim {self.claim_id!r}: a confidence interval needs its ci_method")
+        low, high = self.ci_low, self.ci_high
+        if not (math.isnan(low) and math.isnan(high)) and (
+                not self.ci_method or math.isnan(low) or math.isnan(high) or low > high):
+            raise ValueError(f"ci_low and ci_high of claim {self.claim_id!r} must both be given with low <= high and a "
+                             f"ci_method, got ci_low={low!r}, ci_high={high!r}, ci_method={self.ci_method!r}")
 
     @property
     def ci(self) -> tuple[float, float] | None:
