@@ -81,6 +81,13 @@ def test_bounds_are_inclusive(measured, bound):
     assert evaluate(Rule("at_most", {"bound": bound}), None, bound) == "holds"
 
 
+def test_bound_with_a_looser_bound():
+    rule = Rule("at_least", {"bound": 0.9, "approx_bound": 0.75})
+    assert [evaluate(rule, None, v) for v in (0.9, 0.8999, 0.75, 0.7499)] == [
+        "holds", "holds approximately", "holds approximately", "does not hold"]
+    assert evaluate(Rule("at_most", {"bound": 4, "approx_bound": 5}), None, 4.5) == "holds approximately"
+
+
 def test_bound_needs_a_bound():
     with pytest.raises(ValueError, match="bound"):
         evaluate(Rule("at_most"), None, 1.0)

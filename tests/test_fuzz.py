@@ -244,10 +244,6 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     # study helpers: verdicts, fits and small builders
     "torus_lab.studies.direction_first.routing_applies": dict(spec="west-first", dims=2),
     "torus_lab.studies.direction_first.log_fit": dict(nodes=[16, 64, 256], values=[1.0, 2.0, 3.5]),
-    "torus_lab.studies.disjoint_paths.bound_verdict": dict(max_lens=[14, 20], bounds=[14, 26], failures=0),
-    "torus_lab.studies.disjoint_paths.correctness_verdict": dict(
-        failures=0, fallback_instances=0, counterexample_solved=True, counterexample_fallbacks=0),
-    "torus_lab.studies.disjoint_paths.shorter_verdict": dict(paper_means=[5, 8], short_means=[4, 7.9]),
     "torus_lab.studies.disjoint_paths.power_law_fit": dict(x=[1, 2, 4], y=[3, 12, 48]),
     "torus_lab.studies.disjoint_paths.random_instance": dict(n=2, k=5, c=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.solve_random_instance": dict(n=2, k=5, c=2, rng=RNG),

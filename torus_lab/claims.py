@@ -79,21 +79,21 @@ _NUMERIC_COLUMNS = ("paper_value", "measured_value", "ci_low", "ci_high")
 RULE_KINDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = MappingProxyType({
     "inside_ci": ((), ("approx",)),
     "ratio_excess_within": (("tolerance",), ("approx",)),
-    "at_most": ((), ("bound",)),
-    "at_least": ((), ("bound",)),
+    "at_most": ((), ("bound", "approx_bound")),
+    "at_least": ((), ("bound", "approx_bound")),
     "exact": ((), ("tolerance",)),
     "all_of": (("n",), ("within_noise_k", "approx_share", "condition", "conditional_k", "conditional_n")),
     "fit_exponent_within": (("tolerance",), ("approx",)),
     "subset": (("paper_set", "measured_set"), ()),
     "manual": (("verdict", "reason"), ()),
 })  # fmt: skip
-_NUMBER_PARAMS = ("approx", "tolerance", "bound", "approx_share")
+_NUMBER_PARAMS = ("approx", "tolerance", "bound", "approx_bound", "approx_share")
 _COUNT_PARAMS = ("n", "within_noise_k", "conditional_k", "conditional_n")
 
 
 def _number(name: str, value: object) -> float:
     """A finite number parameter (>= 0 for tolerances and shares)."""
-    minimum = None if name == "bound" else 0.0
+    minimum = None if name in ("bound", "approx_bound") else 0.0
     return check_real(name, value, minimum=minimum, maximum=1.0 if name == "approx_share" else None)
 
 
@@ -104,18 +104,18 @@ class Rule:
     Parameters
     ----------
     kind : str
-        ``inside_ci`` (the paper's value inside the measured CI; ``approx``: relative distance to the paper's
-        value for "holds approximately"), ``ratio_excess_within`` (a ratio's excess over 1 within ``tolerance``
-        of the paper's excess, relative, or the paper's value inside the CI; ``approx``: wider tolerance for
-        "holds approximately" with the same sign), ``at_most`` / ``at_least`` (a bound: ``bound``, default the
-        paper's value), ``exact`` (equal within ``tolerance``, default 0), ``all_of`` (the measured value is a
-        count k of ``n`` cases: all strictly; ``conditional_k`` of ``conditional_n`` cases inside
-        ``condition`` all true gives "holds under conditions"; ``within_noise_k`` (the cases that satisfy it or
-        miss it only within noise, e.g. overlapping 95% CIs) equal to ``n``, or a share of at least
-        ``approx_share``, gives "holds approximately"),
-        ``fit_exponent_within`` (a fitted exponent within ``tolerance`` of the paper's, absolute), ``subset``
-        (the measured set equal to the paper's set: holds; a strict subset: holds approximately), ``manual``
-        (``verdict`` and the ``reason`` it cannot be computed from numbers).
+        ``inside_ci`` (the paper's value inside the measured CI; ``approx``: relative distance to the paper's value
+        for "holds approximately"), ``ratio_excess_within`` (a ratio's excess over 1 within ``tolerance`` of the
+        paper's excess, relative, or the paper's value inside the CI; ``approx``: wider tolerance for "holds
+        approximately" with the same sign), ``at_most`` / ``at_least`` (a bound: ``bound``, default the paper's
+        value; ``approx_bound``: a looser bound for "holds approximately"), ``exact`` (equal within ``tolerance``,
+        default 0), ``all_of`` (the measured value is a count k of ``n`` cases: all strictly; ``conditional_k`` of
+        ``conditional_n`` cases inside ``condition`` all true gives "holds under conditions"; ``within_noise_k``
+        (the cases that satisfy it or miss it only within noise, e.g. overlapping 95% CIs) equal to ``n``, or a
+        share of at least ``approx_share``, gives "holds approximately"), ``fit_exponent_within`` (a fitted exponent
+        within ``tolerance`` of the paper's, absolute), ``subset`` (the measured set equal to the paper's set:
+        holds; a strict subset: holds approximately), ``manual`` (``verdict`` and the ``reason`` it cannot be
+        computed from numbers).
     params : Mapping
         The parameters listed in :data:`RULE_KINDS` for ``kind``.
 
@@ -183,7 +183,9 @@ class Rule:
                     f"or the paper's value inside the measured confidence interval{approx}")
         if self.kind in ("at_most", "at_least"):
             bound = f"{p['bound']:g}" if "bound" in p else "the paper's value"
-            return f"measured {'<=' if self.kind == 'at_most' else '>='} {bound}"
+            sign = "<=" if self.kind == "at_most" else ">="
+            looser = f"; {sign} {p['approx_bound']:g}: holds approximately" if "approx_bound" in p else ""
+            return f"measured {sign} {bound}{looser}"
         if self.kind == "exact":
             return "measured equals the paper's value" + (f" within {p['tolerance']:g}" if p.get("tolerance") else "")
         if self.kind == "all_of":
@@ -272,7 +274,12 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
         bound = float(p["bound"]) if "bound" in p else paper
         if math.isnan(bound):
             raise ValueError(f"rule {kind!r} needs a bound parameter or a paper value")
-        return "holds" if (measured <= bound if kind == "at_most" else measured >= bound) else "does not hold"
+        def within(limit: float) -> bool:
+            return measured <= limit if kind == "at_most" else measured >= limit
+
+        if within(bound):
+            return "holds"
+        return "holds approximately" if "approx_bound" in p and within(float(p["approx_bound"])) else "does not hold"
     if kind == "all_of":
         return _all_of(p, measured)
     if kind == "subset":
