@@ -262,12 +262,6 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     # d is an exponent: with k = 3 a hostile d <= 9 stays at 3**9 nodes (about a second); with k = 4, d = 8 the
     # all-shortest-paths loads of 65,536 nodes take minutes: real work, which the timeout cannot tell from a hang.
     "torus_lab.studies.loads.evaluate_point": dict(d=2, k=3, t=1, placement="linear"),
-    "torus_lab.studies.virtual_mesh.verdict_two_vcs": dict(all_channels_two=True, max_vcs=2),
-    "torus_lab.studies.virtual_mesh.verdict_three_halves": dict(max_fraction=0.5, max_vns_equiv=1.5),
-    "torus_lab.studies.virtual_mesh.verdict_subset": dict(measured={0, 1}, paper={0, 1, 2}),
-    "torus_lab.studies.virtual_mesh.verdict_three_vcs": dict(max_vcs=[3, 3], after_overlap=[0, 0]),
-    "torus_lab.studies.virtual_mesh.verdict_mapping": dict(cyclic_radices=2, radices=2, forced_witness=True),
-    "torus_lab.studies.virtual_mesh.verdict_fully_adaptive": dict(reconstruction=1.0, literal=1.0),
     "torus_lab.studies.virtual_mesh.make_topology": dict(kind="unidirectional", k=4),
     "torus_lab.studies.virtual_mesh.minimal_path_count": dict(topology=T24, a=(0, 0), b=(2, 1)),
     "torus_lab.studies.virtual_mesh.catalog_routing": dict(topology=T24, label="dor+dateline"),
