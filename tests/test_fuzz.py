@@ -295,8 +295,6 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.claims.data_file": dict(experiment="p", name="a.csv"),
     "torus_lab.claims.figure_file": dict(experiment="p", name="a.png"),
     "torus_lab.claims.evidence_items": dict(evidence="data/p/a.csv, data/p/b.csv"),
-    "torus_lab.claims.legacy_claim": dict(experiment="p", claim_id="C1", statement="s", paper_value="1",
-                                          measured_value="1", verdict="holds", evidence="a.csv"),
     "torus_lab.claims.claims_table": dict(paper="p", claims=[]),
     "torus_lab.claims.check_claims_table": dict(table=Lazy(lambda: _claims().claims_table("p", []))),
     "torus_lab.claims.write_claims": dict(table=Lazy(lambda: _claims().claims_table("p", [])), data_dir="data"),

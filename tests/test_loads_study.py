@@ -252,13 +252,6 @@ def test_tables_the_notebook_shows(results):
 
 
 # ---------------------------------------------------------------------- verdict rules, at their boundaries
-def test_verdict_all():
-    assert study.verdict_all([]) == "not tested"
-    assert study.verdict_all([True]) == "holds"
-    assert study.verdict_all([True, False]) == "partly holds"
-    assert study.verdict_all([False, False]) == "does not hold"
-
-
 def test_constant_matches_boundary():
     assert study.constant_matches(0.1875, 0.125, 0.5)  # exactly at the tolerance
     assert study.constant_matches(0.0625, 0.125, 0.5)
@@ -267,34 +260,41 @@ def test_constant_matches_boundary():
     assert not study.constant_matches(math.nan, 0.125, 0.5)
 
 
-def test_upper_bound_verdict_boundary():
-    assert study.upper_bound_verdict([4.0], [4.0]) == "holds"  # exactly at the bound
-    assert study.upper_bound_verdict([4.0 * (1 + 1e-13)], [4.0]) == "holds"  # round-off
-    assert study.upper_bound_verdict([4.0 * (1 + 1e-9)], [4.0]) == "does not hold"
-    assert study.upper_bound_verdict([3.9], [4.0]) == "holds"
-    assert study.upper_bound_verdict([], []) == "not tested"
-    assert study.upper_bound_verdict([math.nan, 1.0], [1.0, math.nan]) == "not tested"
-    assert study.upper_bound_verdict([math.nan, 5.0], [1.0, 4.0]) == "does not hold"
+def test_bound_claims_allow_round_off_only():
+    # upper bound (Theorem 5 with UDR): exactly at the bound and round-off above it hold, 1e-9 above does not
+    for scale, verdict in ((1.0, "holds"), (1 + 1e-13, "holds"), (1 + 1e-9, "does not hold"), (0.9, "holds")):
+        summary = _summary(e_max=[1.0, 2.0, 16.0 * scale, 32.0])
+        assert {r.claim_id: r.verdict for r in study.claims_rows(summary)}["udr_linear_bound"] == verdict, scale
+    # lower bound (1): E_max 1e-10 below it is round-off, 1e-6 below is a violation
+    for below, verdict in ((0.0, "holds"), (1e-10, "holds"), (1e-6, "does not hold")):
+        summary = _summary(lb_single=[1.0 + below, 2.0, 1.0, 2.0], e_max=[1.0, 2.0, 50.0, 100.0])
+        assert {r.claim_id: r.verdict for r in study.claims_rows(summary)}["bound_1"] == verdict, below
 
 
-def test_lower_bound_verdict_boundary():
-    assert study.lower_bound_verdict([2.0], [2.0]) == "holds"
-    assert study.lower_bound_verdict([2.0 - 1e-10], [2.0]) == "holds"  # round-off
-    assert study.lower_bound_verdict([2.0 - 1e-6], [2.0]) == "does not hold"
-    assert study.lower_bound_verdict([2.1], [2.0]) == "holds"
-    assert study.lower_bound_verdict([math.nan], [2.0]) == "not tested"
+def test_improved_bound_spread_boundary():
+    # natural-cut constants c = lb_natural / k per d: 1/8 at d = 2; d = 3 rows give c at the tolerance or beyond
+    def verdict(c3):
+        rows = _summary()
+        extra = rows.iloc[:2].assign(d=3, lb_natural=[c3 * 64, c3 * 256])
+        return {r.claim_id: r.verdict for r in study.claims_rows(pd.concat([rows, extra]))}["improved_bound"]
+
+    assert verdict(0.125 * 0.95) == "holds"             # spread 5% <= 10%
+    assert verdict(0.125 * 0.85) == "does not hold"     # spread 15%
 
 
-def test_spread_verdict_boundary():
-    assert study.spread_verdict([1.0, 0.75], 0.25) == "holds"  # exactly at the tolerance
-    assert study.spread_verdict([1.0, np.nextafter(0.75, 0)], 0.25) == "does not hold"
-    assert study.spread_verdict([1.0, 0.8], 0.25) == "holds"
-    assert study.spread_verdict([math.nan], 0.25) == "not tested"
+def test_blaum_optimal_holds_under_conditions_for_d2_only():
+    rows = _summary(e_max=[1.0, 20.0, 1.75, 3.75])          # UDR meets (1) at d = 2, ODR does not
+    extra = rows.iloc[2:].assign(d=3, e_max=[10.0, 30.0])    # ... but not at d = 3
+    claims = {r.claim_id: r for r in study.claims_rows(pd.concat([rows, extra]))}
+    assert claims["blaum_optimal_udr"].verdict == "holds under conditions"
+    assert "d = 2" in claims["blaum_optimal_udr"].rule.sentence()
+    assert claims["blaum_optimal_odr"].verdict == "does not hold"
 
 
 def test_bruteforce_claim_boundary():
     def verdict(widths, bounds):
-        return study.bruteforce_claim(pd.DataFrame({"bisection_width": widths, "corollary_1_bound": bounds}))
+        return study.bruteforce_claim(pd.DataFrame({"bisection_width": widths, "corollary_1_bound": bounds},
+                                                   dtype=float))
 
     assert verdict([36.0], [36.0]).verdict == "holds"
     assert verdict([35.0], [36.0]).verdict == "holds"

@@ -54,7 +54,6 @@ __all__ = [
     "check_claims_table",
     "evidence_items",
     "write_claims",
-    "legacy_claim",
 ]
 
 #: The verdict vocabulary, from best to worst, then "not testable here".
@@ -445,41 +444,6 @@ def claims_table(paper: str, claims: Sequence[Claim], notebook: str | None = Non
         raise ValueError(f"claim ids must be unique, got {sorted(i for i in set(ids) if ids.count(i) > 1)}")
     rows = [dataclasses.replace(c, paper=paper, notebook=notebook).row() for c in claims]
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
-
-
-#: Old verdicts of a study not yet moved to rules, and their place in :data:`VERDICTS` (see :func:`legacy_claim`).
-_LEGACY_VERDICTS = {"holds": "holds", "partly holds": "holds approximately", "does not hold": "does not hold",
-                    "not tested": "not testable here"}  # fmt: skip
-_NOT_RECORDED = "not yet recorded (issue 15: this study's claims are not yet on the rules schema)"
-
-
-def legacy_claim(experiment: str, claim_id: str, statement: str, paper_value: str, measured_value: str, verdict: str,
-                 evidence: str) -> Claim:  # fmt: skip
-    """TRANSITIONAL: a claim of a study whose verdicts still come from its own verdict functions (old vocabulary).
-
-    The verdict is carried by a ``manual`` rule that says so ("partly holds" becomes "holds approximately"),
-    location and conditions read "not yet recorded", and bare evidence names become ``data/<experiment>/...``
-    (``.png``: ``figures/<experiment>/...``; ``.py``: ``tests/...``).  To be removed when the study builds
-    :class:`Claim` rows with real rules, as ``direction_first`` and ``fault_tolerant`` do.
-
-    Examples
-    --------
-    >>> legacy_claim("loads", "c", "s", "1/8", "0.5", "partly holds", "loads.csv").verdict
-    'holds approximately'
-    """
-    check_str("verdict", verdict, tuple(_LEGACY_VERDICTS))
-    paths = []
-    for item in evidence_items(evidence):
-        if "/" not in item:
-            item = (f"tests/{item}" if item.endswith(".py") else figure_file(experiment, item) if item.endswith(".png")
-                    else data_file(experiment, item))
-        paths.append(item)
-    return Claim(
-        claim_id=claim_id, location=_NOT_RECORDED, statement=statement, conditions=_NOT_RECORDED,
-        paper_text=str(paper_value) or "-", measured_text=str(measured_value) or "-",
-        rule=Rule("manual", {"verdict": _LEGACY_VERDICTS[verdict],
-                             "reason": f"transitional: the study's own verdict function said {verdict!r}"}),
-        evidence=tuple(paths) or (data_file(experiment, "claims.csv"),))
 
 
 def evidence_items(evidence: str) -> list[str]:
