@@ -273,6 +273,7 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
         bound = float(p["bound"]) if "bound" in p else paper
         if math.isnan(bound):
             raise ValueError(f"rule {kind!r} needs a bound parameter or a paper value")
+
         def within(limit: float) -> bool:
             return measured <= limit if kind == "at_most" else measured >= limit
 
