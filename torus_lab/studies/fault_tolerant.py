@@ -822,7 +822,7 @@ def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
     """The claims table of the paper from the success table and the improvement ratios of :func:`run_points`.
 
     Verdicts come from :func:`torus_lab.claims.evaluate`: the "about X" ratios with a tolerance on the
-    improvement X - 1 (:data:`RATIO_TOLERANCE`, :data:`RATIO_APPROX`) or X inside the 95% CI; trends counted
+    improvement X - 1 (``RATIO_TOLERANCE``, ``RATIO_APPROX``) or X inside the 95% CI; trends counted
     strictly (:func:`trend_counts`).  A claim whose points are not in the run is "not testable here".
 
     Examples
