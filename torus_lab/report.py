@@ -7,7 +7,7 @@ relative and the page needs no server.
 Examples
 --------
 >>> verdict_counts(["holds", "holds", "does not hold", "holds under conditions"])
-'2 hold, 1 holds under conditions, 1 do not hold'
+'2 hold, 1 holds under conditions, 1 does not hold'
 """
 
 from __future__ import annotations
