@@ -120,14 +120,16 @@ def _claims(diff_zero, diff_latency, diff_knee, diff_accepted):
     saturation = pd.DataFrame({"config": ["c"], "bs_max_stable": [0.3], "max_stable": [0.3 + diff_knee],
                                "max_stable_diff": [diff_knee], "bs_accepted_at_1": [0.2],
                                "accepted_at_1": [0.2 + diff_accepted], "accepted_at_1_diff": [diff_accepted]})
-    table = bv.validation_claims(points, zero, saturation, TOLERANCES, {"c": "speculation"})
+    zero = zero.assign(latency_ci=0.1)
+    saturation = saturation.assign(accepted_at_1_ci=0.001)
+    table = bv.validation_claims(points, zero, saturation, TOLERANCES, {"c": "c: not modelled: speculation"})
     return dict(zip(table.claim_id, table.verdict, strict=True)), table
 
 
 def test_verdicts_follow_the_tolerances_at_their_boundaries():
     verdicts, table = _claims(0.02, -0.05, 0.02, -0.02)
     assert set(verdicts.values()) == {"holds"}
-    assert table.statement.str.contains("not modelled: speculation").all()
+    assert table.conditions.str.contains("not modelled: speculation").all()
     verdicts, _ = _claims(0.0201, 0.0501, 0.03, 0.021)
     assert set(verdicts.values()) == {"does not hold"}
 

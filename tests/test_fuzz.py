@@ -251,27 +251,12 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.sweep.sweep_frame": dict(func=_fuzz_item, items=[{"x": 1}], seed=0, backend="serial", cache=False),
     "torus_lab.sweep.item_seed": dict(seed=0, item={"x": 1}),
     # study helpers: verdicts, fits and small builders
-    "torus_lab.studies.direction_first.log_growth_verdict": dict(log_r2=0.9, linear_r2=0.8),
-    "torus_lab.studies.direction_first.fault_effect_verdict": dict(worst_change=0.1, deadlock_fraction=0.0,
-                                                                   lost_fraction=0.0),
-    "torus_lab.studies.direction_first.extra_hops_verdict": dict(max_extra_hops=0.5, delivered_fraction=0.995),
-    "torus_lab.studies.direction_first.minimality_verdict": dict(all_routes_minimal=1.0, preferred_minimal=1.0),
-    "torus_lab.studies.direction_first.deadlock_k_gt_2_verdict": dict(networks=4, cyclic_networks=1, heavy_deadlocks=0),
-    "torus_lab.studies.direction_first.hypercube_verdict": dict(networks=2, acyclic_networks=2),
-    "torus_lab.studies.direction_first.livelock_verdict": dict(can_loop=False, hop_limit_drops=0),
     "torus_lab.studies.direction_first.routing_applies": dict(spec="west-first", dims=2),
     "torus_lab.studies.direction_first.log_fit": dict(nodes=[16, 64, 256], values=[1.0, 2.0, 3.5]),
-    "torus_lab.studies.disjoint_paths.bound_verdict": dict(max_lens=[14, 20], bounds=[14, 26], failures=0),
-    "torus_lab.studies.disjoint_paths.correctness_verdict": dict(
-        failures=0, fallback_instances=0, counterexample_solved=True, counterexample_fallbacks=0),
-    "torus_lab.studies.disjoint_paths.shorter_verdict": dict(paper_means=[5, 8], short_means=[4, 7.9]),
     "torus_lab.studies.disjoint_paths.power_law_fit": dict(x=[1, 2, 4], y=[3, 12, 48]),
     "torus_lab.studies.disjoint_paths.random_instance": dict(n=2, k=5, c=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.solve_random_instance": dict(n=2, k=5, c=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.solve_fixed_instance": dict(instance="table2", lemma2="first"),
-    "torus_lab.studies.fault_tolerant.approx_verdict": dict(measured=1.25, paper=1.2, ci_low=1.2, ci_high=1.3),
-    "torus_lab.studies.fault_tolerant.share_verdict": dict(share=0.9),
-    "torus_lab.studies.fault_tolerant.at_most_verdict": dict(measured=1.1, limit=1.1),
     "torus_lab.studies.fault_tolerant.wilson_interval": dict(successes=90, trials=100),
     "torus_lab.studies.fault_tolerant.fault_count": dict(radix=16, fault_rate=0.05),
     "torus_lab.studies.fault_tolerant.trial_seeds": dict(rng=RNG, trials=3),
@@ -286,12 +271,6 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     # d is an exponent: with k = 3 a hostile d <= 9 stays at 3**9 nodes (about a second); with k = 4, d = 8 the
     # all-shortest-paths loads of 65,536 nodes take minutes: real work, which the timeout cannot tell from a hang.
     "torus_lab.studies.loads.evaluate_point": dict(d=2, k=3, t=1, placement="linear"),
-    "torus_lab.studies.virtual_mesh.verdict_two_vcs": dict(all_channels_two=True, max_vcs=2),
-    "torus_lab.studies.virtual_mesh.verdict_three_halves": dict(max_fraction=0.5, max_vns_equiv=1.5),
-    "torus_lab.studies.virtual_mesh.verdict_subset": dict(measured={0, 1}, paper={0, 1, 2}),
-    "torus_lab.studies.virtual_mesh.verdict_three_vcs": dict(max_vcs=[3, 3], after_overlap=[0, 0]),
-    "torus_lab.studies.virtual_mesh.verdict_mapping": dict(cyclic_radices=2, radices=2, forced_witness=True),
-    "torus_lab.studies.virtual_mesh.verdict_fully_adaptive": dict(reconstruction=1.0, literal=1.0),
     "torus_lab.studies.virtual_mesh.make_topology": dict(kind="unidirectional", k=4),
     "torus_lab.studies.virtual_mesh.minimal_path_count": dict(topology=T24, a=(0, 0), b=(2, 1)),
     "torus_lab.studies.virtual_mesh.catalog_routing": dict(topology=T24, label="dor+dateline"),
@@ -316,12 +295,25 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.experiment.load_experiment": dict(name="loads"),
     "torus_lab.experiment.check_output_root": dict(out="out"),
     # claims
-    "torus_lab.claims.claim": dict(claim_id="C1", statement="s", paper_value="1", measured_value="1",
-                                   verdict="holds", evidence="e"),
-    "torus_lab.claims.claims_table": dict(paper="p", rows=[]),
-    "torus_lab.claims.write_claims": dict(table=Lazy(lambda: __import__("torus_lab.claims", fromlist=["x"])
-                                                      .claims_table("p", [])), data_dir="data"),
+    "torus_lab.claims.Rule": dict(kind="at_most", params={"bound": 1.0}),
+    "torus_lab.claims.Claim": dict(claim_id="C1", location="Theorem 1", statement="s", conditions="c",
+                                   paper_text="1", measured_text="1", rule=Lazy(lambda: _claims().Rule("exact")),
+                                   evidence=("data/p/a.csv",), paper_value=1.0, measured_value=1.0),
+    "torus_lab.claims.evaluate": dict(rule=Lazy(lambda: _claims().Rule("inside_ci")), paper_value=1.0,
+                                      measured_value=1.1, ci=(0.9, 1.2)),
+    "torus_lab.claims.data_file": dict(experiment="p", name="a.csv"),
+    "torus_lab.claims.figure_file": dict(experiment="p", name="a.png"),
+    "torus_lab.claims.evidence_items": dict(evidence="data/p/a.csv, data/p/b.csv"),
+    "torus_lab.claims.claims_table": dict(paper="p", claims=[]),
+    "torus_lab.claims.check_claims_table": dict(table=Lazy(lambda: _claims().claims_table("p", []))),
+    "torus_lab.claims.write_claims": dict(table=Lazy(lambda: _claims().claims_table("p", [])), data_dir="data"),
 }
+
+
+def _claims():
+    import torus_lab.claims
+
+    return torus_lab.claims
 
 
 def _public_callables() -> Iterator[tuple[str, Callable]]:

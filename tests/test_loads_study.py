@@ -252,13 +252,6 @@ def test_tables_the_notebook_shows(results):
 
 
 # ---------------------------------------------------------------------- verdict rules, at their boundaries
-def test_verdict_all():
-    assert study.verdict_all([]) == "not tested"
-    assert study.verdict_all([True]) == "holds"
-    assert study.verdict_all([True, False]) == "partly holds"
-    assert study.verdict_all([False, False]) == "does not hold"
-
-
 def test_constant_matches_boundary():
     assert study.constant_matches(0.1875, 0.125, 0.5)  # exactly at the tolerance
     assert study.constant_matches(0.0625, 0.125, 0.5)
@@ -267,43 +260,50 @@ def test_constant_matches_boundary():
     assert not study.constant_matches(math.nan, 0.125, 0.5)
 
 
-def test_upper_bound_verdict_boundary():
-    assert study.upper_bound_verdict([4.0], [4.0]) == "holds"  # exactly at the bound
-    assert study.upper_bound_verdict([4.0 * (1 + 1e-13)], [4.0]) == "holds"  # round-off
-    assert study.upper_bound_verdict([4.0 * (1 + 1e-9)], [4.0]) == "does not hold"
-    assert study.upper_bound_verdict([3.9], [4.0]) == "holds"
-    assert study.upper_bound_verdict([], []) == "not tested"
-    assert study.upper_bound_verdict([math.nan, 1.0], [1.0, math.nan]) == "not tested"
-    assert study.upper_bound_verdict([math.nan, 5.0], [1.0, 4.0]) == "does not hold"
+def test_bound_claims_allow_round_off_only():
+    # upper bound (Theorem 5 with UDR): exactly at the bound and round-off above it hold, 1e-9 above does not
+    for scale, verdict in ((1.0, "holds"), (1 + 1e-13, "holds"), (1 + 1e-9, "does not hold"), (0.9, "holds")):
+        summary = _summary(e_max=[1.0, 2.0, 16.0 * scale, 32.0])
+        assert {r.claim_id: r.verdict for r in study.claims_rows(summary)}["udr_linear_bound"] == verdict, scale
+    # lower bound (1): E_max 1e-10 below it is round-off, 1e-6 below is a violation
+    for below, verdict in ((0.0, "holds"), (1e-10, "holds"), (1e-6, "does not hold")):
+        summary = _summary(lb_single=[1.0 + below, 2.0, 1.0, 2.0], e_max=[1.0, 2.0, 50.0, 100.0])
+        assert {r.claim_id: r.verdict for r in study.claims_rows(summary)}["bound_1"] == verdict, below
 
 
-def test_lower_bound_verdict_boundary():
-    assert study.lower_bound_verdict([2.0], [2.0]) == "holds"
-    assert study.lower_bound_verdict([2.0 - 1e-10], [2.0]) == "holds"  # round-off
-    assert study.lower_bound_verdict([2.0 - 1e-6], [2.0]) == "does not hold"
-    assert study.lower_bound_verdict([2.1], [2.0]) == "holds"
-    assert study.lower_bound_verdict([math.nan], [2.0]) == "not tested"
+def test_improved_bound_spread_boundary():
+    # natural-cut constants c = lb_natural / k per d: 1/8 at d = 2; d = 3 rows give c at the tolerance or beyond
+    def verdict(c3):
+        rows = _summary()
+        extra = rows.iloc[:2].assign(d=3, lb_natural=[c3 * 64, c3 * 256])
+        return {r.claim_id: r.verdict for r in study.claims_rows(pd.concat([rows, extra]))}["improved_bound"]
+
+    assert verdict(0.125 * 0.95) == "holds"             # spread 5% <= 10%
+    assert verdict(0.125 * 0.85) == "does not hold"     # spread 15%
 
 
-def test_spread_verdict_boundary():
-    assert study.spread_verdict([1.0, 0.75], 0.25) == "holds"  # exactly at the tolerance
-    assert study.spread_verdict([1.0, np.nextafter(0.75, 0)], 0.25) == "does not hold"
-    assert study.spread_verdict([1.0, 0.8], 0.25) == "holds"
-    assert study.spread_verdict([math.nan], 0.25) == "not tested"
+def test_blaum_optimal_holds_under_conditions_for_d2_only():
+    rows = _summary(e_max=[1.0, 20.0, 1.75, 3.75])          # UDR meets (1) at d = 2, ODR does not
+    extra = rows.iloc[2:].assign(d=3, e_max=[10.0, 30.0])    # ... but not at d = 3
+    claims = {r.claim_id: r for r in study.claims_rows(pd.concat([rows, extra]))}
+    assert claims["blaum_optimal_udr"].verdict == "holds under conditions"
+    assert "d = 2" in claims["blaum_optimal_udr"].rule.sentence()
+    assert claims["blaum_optimal_odr"].verdict == "does not hold"
 
 
 def test_bruteforce_claim_boundary():
     def verdict(widths, bounds):
-        return study.bruteforce_claim(pd.DataFrame({"bisection_width": widths, "corollary_1_bound": bounds}))
+        return study.bruteforce_claim(pd.DataFrame({"bisection_width": widths, "corollary_1_bound": bounds},
+                                                   dtype=float))
 
-    assert verdict([36.0], [36.0])["verdict"] == "holds"
-    assert verdict([35.0], [36.0])["verdict"] == "holds"
-    assert verdict([37.0], [36.0])["verdict"] == "does not hold"
-    assert verdict([], [])["verdict"] == "not tested"
-    assert verdict([math.nan], [36.0])["verdict"] == "not tested"
+    assert verdict([36.0], [36.0]).verdict == "holds"
+    assert verdict([35.0], [36.0]).verdict == "holds"
+    assert verdict([37.0], [36.0]).verdict == "does not hold"
+    assert verdict([], []).verdict == "not testable here"
+    assert verdict([math.nan], [36.0]).verdict == "not testable here"
     row = verdict([18.0, 36.0], [36.0, 36.0])
-    assert row["claim_id"] == "corollary_1_bruteforce" and row["evidence"] == "bisection_tiny.csv"
-    assert row["measured_value"] == "max exact |d_b P| / 6dk^(d-1) = 1 over 2 placements"
+    assert row.claim_id == "corollary_1_bruteforce" and row.evidence == ("data/loads/bisection_tiny.csv",)
+    assert row.measured_text == "max exact |d_b P| / 6dk^(d-1) = 1 over 2 placements"
 
 
 def _summary(**overrides):
@@ -321,14 +321,14 @@ def _summary(**overrides):
 
 def test_claims_verdicts_follow_the_data() -> None:
     summary = _summary()
-    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
+    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
     assert set(verdicts.values()) <= set(VERDICTS)
     assert verdicts["odr_linear_constant"] == "holds"  # E_max/k = 1/8 exactly
     assert verdicts["udr_linear_bound"] == "does not hold"  # 50 > 16
     assert verdicts["bound_1"] == "does not hold"  # ODR rows fall below (|P|-1)/(2d)
     assert verdicts["odr_linear_linear"] == "holds"
-    assert verdicts["odr_multiple_bound"] == "not tested"  # no multiple linear rows
-    assert verdicts["placement_alone"] == "not tested"  # no shortest-path rows
+    assert verdicts["odr_multiple_bound"] == "not testable here"  # no multiple linear rows
+    assert verdicts["placement_alone"] == "not testable here"  # no shortest-path rows
     assert study.fit_leading_constant([5, 9], [0.4, 0.4 + 0.5 / 5 - 0.5 / 9])[0] == pytest.approx(0.5)
     assert study.asymptotic_exponent(summary[summary["routing"] == "udr"])[0][1] == pytest.approx(1.0)
     superlinear = pd.DataFrame({"k": [4, 6, 8, 10], "processors": [16, 36, 64, 100], "e_max": [8, 27, 64, 125]})
@@ -341,14 +341,14 @@ def test_claims_verdicts_follow_the_data() -> None:
 )
 def test_upper_bound_claim_at_the_bound(udr_e_max, verdict):
     summary = _summary(e_max=[1.0, 2.0, *udr_e_max])
-    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
+    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
     assert verdicts["udr_linear_bound"] == verdict
 
 
 def test_upper_bound_claim_with_nan_bounds_is_not_tested():
     summary = _summary(claimed_bound=[1.0, 2.0, math.nan, math.nan])
-    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
-    assert verdicts["udr_linear_bound"] == "not tested"
+    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
+    assert verdicts["udr_linear_bound"] == "not testable here"
 
 
 @pytest.mark.parametrize(
@@ -359,7 +359,7 @@ def test_odr_constant_claim_tolerance(scale, verdict):
     # E_max / k = scale/8 at both radices: the fitted constant is scale/8, the claim 1/8, tolerance 10 % (either
     # side of it here; exactly at it: test_constant_matches_boundary, the fit is not exact in floating point)
     summary = _summary(e_max=[scale, 2 * scale, 50.0, 100.0])
-    verdicts = {row["claim_id"]: row["verdict"] for row in study.claims_rows(summary)}
+    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
     assert verdicts["odr_linear_constant"] == verdict
 
 

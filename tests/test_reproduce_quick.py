@@ -156,11 +156,22 @@ def test_index_renders_in_headless_chromium(quick_out):
             links = page.evaluate("Array.from(document.querySelectorAll('a[href*=\"#figure-\"]')).length")
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "report-index.png"), full_page=False)
+            visible = ("v => Array.from(document.querySelectorAll(`tr[data-verdict='${v}']`))"
+                       ".filter(r => r.offsetParent)")
+            holds_before = page.evaluate(f"({visible})('holds').length")
+            page.uncheck("#verdict-filter input[value='holds']")      # the verdict filter hides those rows ...
+            holds_hidden = page.evaluate(f"({visible})('holds').length")
+            others = page.evaluate(f"({visible})('does not hold').length")
+            page.check("#verdict-filter input[value='holds']")        # ... and shows them again
+            holds_after = page.evaluate(f"({visible})('holds').length")
         finally:
             browser.close()
     assert requests == [index.as_uri()], f"the index loaded something besides itself: {requests}"
     assert not errors, f"console errors: {errors}"
     assert links >= len(EXPERIMENTS), "the index should list the figures of every paper"
+    assert holds_before > 0 and holds_hidden == 0 and holds_after == holds_before
+    claims = pd.read_csv(quick_out / "data" / "claims.csv", dtype=str, keep_default_na=False)
+    assert others == int((claims["verdict"] == "does not hold").sum())
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))

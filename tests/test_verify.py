@@ -112,7 +112,7 @@ def test_science_csv_bytes_identical_across_runs_and_backends(tmp_path, monkeypa
         assert written(disjoint_paths.run, SMALL_DISJOINT, tmp_path / "dask") == first
     assert {"disjoint_paths.csv", "work_fit.csv", "claims.csv"} <= set(first)
     claims = pd.read_csv(tmp_path / "serial-1" / "claims.csv").set_index("claim_id")
-    assert "work" in claims.loc["average_time", "measured_value"]  # no time in the claims
+    assert "work" in claims.loc["average_time", "measured_text"]  # no time in the claims
 
 
 # ---------------------------------------------------------------------- the real CLI on the real project

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from torus_lab._validate import check_frame, check_instance, check_mapping, check_real, check_sequence, check_str
-from torus_lab.claims import claim, claims_table
+from torus_lab.claims import Claim, Rule, claims_table, data_file
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.sim import SimConfig, simulate, summarize
 from torus_lab.sim.booksim import booksim_zero_load_latency
@@ -51,7 +51,7 @@ from torus_lab.topology import Mesh, Torus
 
 __all__ = ["ZERO_LOAD", "OVERLOAD", "REFERENCE_FILES", "read_reference", "check_configs", "network_routing",
            "simulate_point", "validation_items", "point_table", "stability", "zero_load_table",
-           "saturation_comparison", "validation_claims", "run", "check_params"]  # fmt: skip
+           "saturation_comparison", "validation_claims", "run_conditions", "run", "check_params"]  # fmt: skip
 
 #: BookSim2's zero-load point and overload (throughput-mode) point of the reference runs, flits/node/cycle.
 ZERO_LOAD = 0.001
@@ -292,42 +292,58 @@ def _below_knee(points: pd.DataFrame, saturation: pd.DataFrame, below_fraction: 
 
 
 def validation_claims(points: pd.DataFrame, zero: pd.DataFrame, saturation: pd.DataFrame,
-                      tolerances: Mapping[str, float], not_modelled: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """The claims table: one row per configuration and check (zero-load latency, latency below the knee,
-    highest stable load, accepted rate at offered 1.0), verdict by the tolerances of the issue.
-    ``not_modelled`` maps a configuration to the BookSim2 features the model lacks there (named in its rows)."""
+                      tolerances: Mapping[str, float], conditions: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """The claims table: per configuration, four checks with ``at_most`` rules on the absolute difference from
+    BookSim2 (zero-load latency, relative; the largest relative latency difference at loads up to
+    ``below_fraction`` of BookSim2's highest stable load; highest stable load and accepted rate at offered 1.0,
+    flit/node/cycle).  ``conditions`` maps a configuration to what its runs assumed (:func:`run_conditions`)."""
     tol = check_mapping("tolerances", tolerances, ["zero_load_rel", "latency_rel", "saturation_abs", "below_fraction"])
-    gaps = dict(check_mapping("not_modelled", not_modelled or {}, []))
+    conditions = dict(check_mapping("conditions", conditions or {}, []))
     below = _below_knee(points, saturation, tol["below_fraction"])
-    evidence = "data/booksim_validation/points.csv"
-    rows = []
+    evidence = {key: (data_file("booksim_validation", f"{key}.csv"),) for key in ("points", "zero_load", "saturation")}
+    where = "BookSim2 reference runs (reference/booksim2), issue 14's acceptance rule"
+    claims = []
     for name in saturation.config:
-        cfg = f"{name} (not modelled: {gaps[name]})" if name in gaps else name
-        z = zero.set_index("config").loc[name]
-        rows.append(claim(f"{name}_zero_load", f"{cfg}: zero-load latency within {tol['zero_load_rel']:.0%} of "
-                          "BookSim2's", f"{z.bs_latency:.2f} cycles", f"{z.latency_mean:.2f} ({z['diff']:+.1%})",
-                          _verdict(abs(z["diff"]) <= tol["zero_load_rel"]), "data/booksim_validation/zero_load.csv"))
+        z, s = zero.set_index("config").loc[name], saturation.set_index("config").loc[name]
         part = below[below.config == name]
-        worst = part.latency_diff.abs().max() if len(part) else math.nan
-        rows.append(claim(f"{name}_latency", f"{cfg}: latency within {tol['latency_rel']:.0%} of BookSim2's at every "
-                          f"offered load up to {tol['below_fraction']:.0%} of BookSim2's saturation",
-                          f"{len(part)} loads", f"largest |difference| {worst:.1%}",
-                          _verdict(len(part) > 0 and worst <= tol["latency_rel"]), evidence))
-        s = saturation.set_index("config").loc[name]
-        rows.append(claim(f"{name}_max_stable", f"{cfg}: highest stable offered load within {tol['saturation_abs']} "
-                          "of BookSim2's", f"{s.bs_max_stable:.2f}", f"{s.max_stable:.2f} ({s.max_stable_diff:+.3f})",
-                          _verdict(abs(s.max_stable_diff) <= tol["saturation_abs"] + 1e-12),
-                          "data/booksim_validation/saturation.csv"))
-        rows.append(claim(f"{name}_accepted_at_1", f"{cfg}: accepted rate at offered 1.0 within "
-                          f"{tol['saturation_abs']} of BookSim2's", f"{s.bs_accepted_at_1:.4f}",
-                          f"{s.accepted_at_1:.4f} ({s.accepted_at_1_diff:+.4f})",
-                          _verdict(abs(s.accepted_at_1_diff) <= tol["saturation_abs"]),
-                          "data/booksim_validation/saturation.csv"))
-    return claims_table("booksim_validation", rows)
+        worst = float(part.latency_diff.abs().max()) if len(part) else math.nan
+        common = dict(location=where, conditions=conditions.get(name, name))
+        claims += [
+            Claim(claim_id=f"{name}_zero_load", statement=f"{name}: zero-load latency (offered {ZERO_LOAD}) within "
+                  f"{tol['zero_load_rel']:.0%} of BookSim2's", paper_value=float(z.bs_latency),
+                  paper_text=f"BookSim2 {z.bs_latency:.2f} cycles", measured_value=abs(float(z["diff"])),
+                  measured_text=f"{z.latency_mean:.2f} +- {z.latency_ci:.2f} cycles ({z['diff']:+.2%})",
+                  rule=Rule("at_most", {"bound": tol["zero_load_rel"]}), evidence=evidence["zero_load"], **common),
+            Claim(claim_id=f"{name}_latency", statement=f"{name}: mean packet latency within "
+                  f"{tol['latency_rel']:.0%} of BookSim2's at every offered load up to "
+                  f"{tol['below_fraction']:.0%} of BookSim2's highest stable load",
+                  paper_text=f"BookSim2 at {len(part)} loads", measured_value=worst,
+                  measured_text=f"largest |relative difference| {worst:.2%} over {len(part)} loads",
+                  rule=Rule("at_most", {"bound": tol["latency_rel"]}), evidence=evidence["points"], **common),
+            Claim(claim_id=f"{name}_max_stable", statement=f"{name}: highest stable offered load within "
+                  f"{tol['saturation_abs']} flit/node/cycle of BookSim2's", paper_value=float(s.bs_max_stable),
+                  paper_text=f"BookSim2 {s.bs_max_stable:.2f}", measured_value=round(abs(float(s.max_stable_diff)), 9),
+                  measured_text=f"{s.max_stable:.2f} ({s.max_stable_diff:+.3f})",
+                  rule=Rule("at_most", {"bound": tol["saturation_abs"]}), evidence=evidence["saturation"], **common),
+            Claim(claim_id=f"{name}_accepted_at_1", statement=f"{name}: accepted rate at offered 1.0 within "
+                  f"{tol['saturation_abs']} flit/node/cycle of BookSim2's", paper_value=float(s.bs_accepted_at_1),
+                  paper_text=f"BookSim2 {s.bs_accepted_at_1:.4f}", measured_value=abs(float(s.accepted_at_1_diff)),
+                  measured_text=f"{s.accepted_at_1:.4f} +- {s.accepted_at_1_ci:.4f} ({s.accepted_at_1_diff:+.4f})",
+                  rule=Rule("at_most", {"bound": tol["saturation_abs"]}), evidence=evidence["saturation"], **common),
+        ]  # fmt: skip
+    return claims_table("booksim_validation", claims)
 
 
-def _verdict(ok: bool) -> str:
-    return "holds" if bool(ok) else "does not hold"
+def run_conditions(config: Mapping[str, Any], params: Mapping[str, Any]) -> str:
+    """What the runs of one configuration assumed, in words (the ``conditions`` of its claims).
+
+    >>> run_conditions({"name": "c", "router": {}, "channel_latency": 2}, {"seeds": 2, "run_length": {"measure": 9}})
+    "c: booksim preset, channel latency 2, 2 replicas, run length {'measure': 9}"
+    """
+    router = ", ".join(f"{k}={v}" for k, v in config["router"].items())
+    text = (f"{config['name']}: booksim preset{', ' + router if router else ''}, channel latency "
+            f"{config['channel_latency']}, {params['seeds']} replicas, run length {dict(params['run_length'])}")
+    return text + (f"; not modelled: {config['not_modelled']}" if config.get("not_modelled") else "")
 
 
 def check_params(params: Mapping[str, Any]) -> None:
@@ -366,4 +382,4 @@ def run(params: Mapping[str, Any], root: str | Path) -> dict[str, pd.DataFrame]:
     zero = zero_load_table(points, runs, ref_summary)
     return {"runs": runs, "points": points, "zero_load": zero, "saturation": saturation,
             "claims": validation_claims(points, zero, saturation, p["tolerances"],
-                                        {c["name"]: c["not_modelled"] for c in configs if "not_modelled" in c})}
+                                        {c["name"]: run_conditions(c, p) for c in configs})}

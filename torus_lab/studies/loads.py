@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -40,7 +41,7 @@ from torus_lab._validate import (
     check_sequence,
     check_str,
 )
-from torus_lab.claims import claim, claims_table
+from torus_lab.claims import Claim, Rule, claims_table
 from torus_lab.loads import (
     MAX_STEPS,
     ROUTINGS,
@@ -78,11 +79,7 @@ __all__ = [
     "fit_leading_constant",
     "fit_exponent",
     "asymptotic_exponent",
-    "verdict_all",
     "constant_matches",
-    "upper_bound_verdict",
-    "lower_bound_verdict",
-    "spread_verdict",
     "claims_rows",
     "bruteforce_claim",
 ]
@@ -575,26 +572,11 @@ def asymptotic_exponent(group: pd.DataFrame) -> list[tuple[str, float, list[int]
     return out
 
 
-# ---------------------------------------------------------------------- verdict rules
-#: Relative slack of an upper bound (``measured <= bound (1 + UPPER_SLACK)`` holds): float round-off only.
+# ---------------------------------------------------------------------- claims
+#: Relative slack of an upper bound (``measured / bound <= 1 + UPPER_SLACK`` holds): float round-off only.
 UPPER_SLACK = 1e-12
-#: Absolute slack of a lower bound (``measured >= bound - LOWER_SLACK`` holds): float round-off only.
+#: Absolute slack of a lower bound (``measured - bound >= -LOWER_SLACK`` holds): float round-off only.
 LOWER_SLACK = 1e-9
-
-
-def verdict_all(flags: Sequence[bool]) -> str:
-    """``"holds"`` when every flag is true, ``"partly holds"`` when some are, ``"does not hold"`` when none is;
-    ``"not tested"`` without flags.
-
-    Examples
-    --------
-    >>> verdict_all([True, True]), verdict_all([True, False]), verdict_all([False]), verdict_all([])
-    ('holds', 'partly holds', 'does not hold', 'not tested')
-    """
-    flags = [bool(check_instance("flags", flag, (bool, np.bool_), "bools")) for flag in check_sequence("flags", flags)]
-    if not flags:
-        return "not tested"
-    return "holds" if all(flags) else "partly holds" if any(flags) else "does not hold"
 
 
 def constant_matches(measured: float, claimed: float, tolerance: float) -> bool:
@@ -611,105 +593,85 @@ def constant_matches(measured: float, claimed: float, tolerance: float) -> bool:
     return bool(abs(measured - claimed) <= tolerance * abs(claimed))
 
 
-def _finite_pairs(measured: Sequence[float], bound: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    m = check_real_array("measured", measured, ndim=1)
-    b = check_real_array("bound", bound, ndim=1)
-    if m.shape != b.shape:
-        raise ValueError(f"measured and bound must have equal lengths, got {m.size} and {b.size}")
-    keep = np.isfinite(m) & np.isfinite(b)
-    return m[keep], b[keep]
-
-
-def upper_bound_verdict(measured: Sequence[float], bound: Sequence[float]) -> str:
-    """``"holds"`` when no measured value exceeds its (positive) bound, i.e. ``measured / bound <= 1`` up to
-    :data:`UPPER_SLACK`; ``"does not hold"`` otherwise; ``"not tested"`` when no pair has both values (NaN pairs
-    are ignored).
-
-    Examples
-    --------
-    >>> upper_bound_verdict([1.0, 2.0], [1.0, 4.0]), upper_bound_verdict([1.01], [1.0])
-    ('holds', 'does not hold')
-    >>> upper_bound_verdict([float("nan")], [1.0])
-    'not tested'
-    """
-    m, b = _finite_pairs(measured, bound)
-    if m.size == 0:
-        return "not tested"
-    return "holds" if bool((m / b <= 1 + UPPER_SLACK).all()) else "does not hold"
-
-
-def lower_bound_verdict(measured: Sequence[float], bound: Sequence[float]) -> str:
-    """``"holds"`` when every measured value is at least its bound (up to :data:`LOWER_SLACK`), ``"does not
-    hold"`` otherwise, ``"not tested"`` when no pair has both values (NaN pairs are ignored).
-
-    Examples
-    --------
-    >>> lower_bound_verdict([2.0, 3.0], [2.0, 1.0]), lower_bound_verdict([1.9], [2.0]), lower_bound_verdict([], [])
-    ('holds', 'does not hold', 'not tested')
-    """
-    m, b = _finite_pairs(measured, bound)
-    if m.size == 0:
-        return "not tested"
-    return "holds" if bool((m >= b - LOWER_SLACK).all()) else "does not hold"
-
-
-def spread_verdict(values: Sequence[float], tolerance: float) -> str:
-    """``"holds"`` when the values agree within ``tolerance`` relative to the largest (``max - min <= tolerance
-    max``), ``"does not hold"`` otherwise, ``"not tested"`` without finite values (NaN are ignored).
-
-    Examples
-    --------
-    >>> spread_verdict([1.0, 0.75], 0.25), spread_verdict([1.0, 0.7], 0.25), spread_verdict([], 0.25)
-    ('holds', 'does not hold', 'not tested')
-    """
-    v = check_real_array("values", values, ndim=1)
-    tolerance = check_real("tolerance", tolerance, minimum=0)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
-        return "not tested"
-    return "holds" if bool(v.max() - v.min() <= tolerance * v.max()) else "does not hold"
-
-
 def _fmt(value: float) -> str:
     return f"{value:.4g}"
 
 
+def _scope(part: pd.DataFrame) -> str:
+    """The (d, k) range of ``part`` in words."""
+    if part.empty:
+        return "no case"
+    return "; ".join(f"d={d}: k {int(g['k'].min())}..{int(g['k'].max())}" for d, g in part.groupby("d"))
+
+
+_EXACT = ("exact link loads of complete exchange (every processor sends one message to every other), computed, not "
+          "simulated; ODR = one fixed dimension order, UDR = every dimension order equally weighted (conventions "
+          "page, Azizoglu & Egecioglu section)")
+_EVIDENCE = ("data/loads/loads.csv",)
+
+
+def _upper_bound(claim_id: str, location: str, statement: str, paper_text: str, part: pd.DataFrame,
+                 measured: str, bound: str) -> Claim:  # fmt: skip
+    """A claimed upper bound: the largest ``measured / bound`` over ``part`` at most 1 (round-off slack)."""
+    part = part.dropna(subset=[measured, bound])
+    ratio = part[measured] / part[bound]
+    text = "no data"
+    if len(part):
+        worst = part.loc[ratio.idxmax()]
+        text = (f"max {measured}/bound = {_fmt(ratio.max())} (d={worst['d']}, k={worst['k']}"
+                + (f", t={worst['t']}" if "t" in part else "") + f") over {len(part)} cases")
+    return Claim(claim_id=claim_id, location=location, statement=statement, conditions=f"{_scope(part)}; {_EXACT}",
+                 paper_value=1.0, paper_text=paper_text, measured_value=float(ratio.max()) if len(part) else math.nan,
+                 measured_text=text, rule=Rule("at_most", {"bound": 1 + UPPER_SLACK}), evidence=_EVIDENCE)
+
+
+def _lower_bound(claim_id: str, location: str, statement: str, paper_text: str, part: pd.DataFrame,
+                 bound: pd.Series) -> Claim:  # fmt: skip
+    """A claimed lower bound: every ``E_max`` at least ``bound`` (round-off slack); measured is the least margin."""
+    keep = part["e_max"].notna() & bound.notna()
+    margin = part["e_max"][keep] - bound[keep]
+    ratio = part["e_max"][keep] / bound[keep]
+    return Claim(
+        claim_id=claim_id, location=location, statement=statement, conditions=f"{_scope(part[keep])}; {_EXACT}",
+        paper_value=0.0, paper_text=paper_text, measured_value=float(margin.min()) if keep.any() else math.nan,
+        measured_text=(f"least E_max - bound = {_fmt(margin.min())}, least E_max/bound = {_fmt(ratio.min())} over "
+                       f"{int(keep.sum())} cases" if keep.any() else "no data"),
+        rule=Rule("at_least", {"bound": -LOWER_SLACK}), evidence=_EVIDENCE)
+
+
 def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float = 0.10,
-                linear_exponent_max: float = 1.1) -> list[dict[str, str]]:  # fmt: skip
-    """The claims of the paper, with verdicts computed from ``summary`` (``loads_details`` of :func:`run`).
+                linear_exponent_max: float = 1.1) -> list[Claim]:  # fmt: skip
+    """The claims of the paper from ``summary`` (``loads_details`` of :func:`run`), verdicts from their rules.
 
     Rules (fixed before looking at the data):
 
-    * a constant claim (Theorem 3's 1/8) holds for a dimension when ``a`` of :func:`fit_leading_constant` on
-      ``k >= min_k_fit`` is within ``tolerance`` (relative) of the claimed constant; holds overall when it holds
-      for every dimension, partly when for some;
-    * an upper bound (Theorems 4, 5; Corollary 1) holds when no measured value exceeds it;
-    * "linear load" (Theorems 3-6) holds when, for every ``(d, t)`` and parity of ``k``,
-      :func:`asymptotic_exponent` over ``k >= min_k_fit`` is at most ``linear_exponent_max``;
-    * a lower bound ((1), Lemma 1, the fully populated ``k^(d+1)/8``) holds when every measured ``E_max`` is
-      at least the bound;
-    * the constant of Theorem 2 holds when the natural-cut constants of the linear placements differ by at most
-      ``tolerance`` (relative) across dimensions (:func:`spread_verdict`);
-    * Blaum et al.'s optimality holds for a dimension when ``E_max / (1) <= 1 + tolerance`` at its largest radix;
-    * a claim without rows (or only NaN) to test it on is "not tested".
+    * Theorem 3's constant 1/8: every (d, parity of k) fit :func:`fit_leading_constant` on ``k >= min_k_fit``
+      within ``tolerance`` (relative) of 1/8 (``all_of``);
+    * upper bounds (Theorems 4, 5; Corollary 1): the largest ``measured / bound`` at most 1 (``at_most``);
+    * "linear load" (Theorems 3-6): every ``(d, t, parity)`` exponent of :func:`asymptotic_exponent` over
+      ``k >= min_k_fit`` at most ``linear_exponent_max`` (``all_of``);
+    * lower bounds ((1), Lemma 1, the fully populated ``k^(d+1)/8``): the least ``E_max - bound`` at least 0
+      (``at_least``; float round-off slack only);
+    * Theorem 2's constant independent of d: the natural-cut constants' spread ``(max - min) / max`` at most
+      ``tolerance`` (``at_most``);
+    * Blaum et al.'s optimality: ``E_max / (1) <= 1 + tolerance`` at the largest radix of d = 2 and of d = 3
+      (``all_of``; d = 2 alone gives "holds under conditions");
+    * a claim without rows (or only NaN) to test it on is "not testable here".
 
-    Upper and lower bounds are compared with :func:`upper_bound_verdict` / :func:`lower_bound_verdict` (float
-    round-off slack only), constants with :func:`constant_matches`, sets of flags with :func:`verdict_all`.
-
-    Asymptotic statements are probed on the measured range of ``k`` only; the measured value says which.
+    Asymptotic statements are probed on the measured range of ``k`` only; the conditions say which.
 
     Examples
     --------
     >>> summary = pd.DataFrame([row for d in (2, 3) for k in (6, 8) for t in (1, 2)
     ...     for row in evaluate_point(d, k, t, "linear" if t == 1 else "multiple_linear")["summary"]])
     >>> rows = claims_rows(summary)
-    >>> {r["claim_id"]: r["verdict"] for r in rows}["udr_linear_bound"]
+    >>> {r.claim_id: r.verdict for r in rows}["udr_linear_bound"]
     'holds'
     """
     check_frame("summary", summary, ["k", "e_max", "placement", "routing", "d"])
     rows = []
     big = summary[summary["k"] >= min_k_fit]
-    evidence = "loads.csv"
+    fit_note = f"fits over k >= {min_k_fit}, separately for even and odd k"
 
     # Theorem 3: ODR linear E_max = k^(d-1)/8 + o(k^(d-1)), regardless of the parity of k
     odr_lin = big[(big["routing"] == "odr") & (big["placement"] == "linear")]
@@ -721,31 +683,38 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
             per_dim.append(f"d={d} {'odd' if parity else 'even'} k: {_fmt(a)}")
             mean_fits.append(m)
             flags.append(constant_matches(a, 1 / 8, tolerance))
-    rows.append(claim(
-        "odr_linear_constant", "Theorem 3: ODR on a linear placement gives E_max = k^(d-1)/8 + o(k^(d-1)), any parity",
-        "E_max/k^(d-1) -> 1/8",
-        "; ".join(per_dim) + (f" (mean link load/k^(d-1) -> {_fmt(min(mean_fits))}..{_fmt(max(mean_fits))})"
-                              if mean_fits else ""),
-        verdict_all(flags), evidence,
-    ))  # fmt: skip
+    rows.append(Claim(
+        claim_id="odr_linear_constant", location="Theorem 3",
+        statement="ODR on a linear placement gives E_max = k^(d-1)/8 + o(k^(d-1)), for either parity of k",
+        conditions=f"linear placement, ODR; {_scope(odr_lin)}; {fit_note}: E_max/k^(d-1) = a + b/k, a within "
+                   f"{tolerance:.0%} of 1/8; {_EXACT}",
+        paper_value=0.125, paper_text="E_max/k^(d-1) -> 1/8", measured_value=sum(flags) if flags else math.nan,
+        measured_text=("fitted a: " + "; ".join(per_dim) + f"; within {tolerance:.0%} of 1/8 for {sum(flags)} of "
+                       f"{len(flags)}" + (f" (the mean link load/k^(d-1) -> {_fmt(min(mean_fits))}.."
+                                          f"{_fmt(max(mean_fits))})" if mean_fits else "") if flags else "no data"),
+        rule=Rule("all_of", {"n": len(flags)}), evidence=_EVIDENCE))
 
-    def exponent_claim(claim_id: str, statement: str, routing: str, placement: str) -> None:
+    def exponent_claim(claim_id: str, location: str, statement: str, routing: str, placement: str) -> None:
         part = big[(big["routing"] == routing) & (big["placement"] == placement)]
         texts, ok = [], []
         for (d, t), group in part.groupby(["d", "t"]):
             for parity, alpha, ks in asymptotic_exponent(group):
                 texts.append(f"d={d} t={t} {parity} k {ks[0]}..{ks[-1]}: {_fmt(alpha)}")
-                ok.append(alpha <= linear_exponent_max)
-        rows.append(claim(claim_id, statement, "E_max = O(|P|) (exponent 1)",
-                          f"exponent of E_max vs |P| (per parity, k >= {min_k_fit}): " + ("; ".join(texts) or "n/a"),
-                          verdict_all(ok),
-                          evidence))  # fmt: skip
+                ok.append(bool(alpha <= linear_exponent_max))
+        rows.append(Claim(
+            claim_id=claim_id, location=location, statement=statement,
+            conditions=f"{placement.replace('_', ' ')} placement, {routing.upper()}; {_scope(part)}; exponent of "
+                       f"E_max against |P|, {fit_note}; linear read as an exponent <= {linear_exponent_max}; {_EXACT}",
+            paper_value=1.0, paper_text="E_max = O(|P|) (exponent 1)", measured_value=sum(ok) if ok else math.nan,
+            measured_text=(f"exponent <= {linear_exponent_max} in {sum(ok)} of {len(ok)} fits: " + "; ".join(texts)
+                           if ok else "no data"),
+            rule=Rule("all_of", {"n": len(ok)}), evidence=_EVIDENCE))
 
-    exponent_claim("odr_linear_linear", "Theorem 3: linear placement + ODR has linear load", "odr", "linear")
-    exponent_claim("odr_multiple_linear", "Theorem 4: multiple linear placement + ODR has linear load", "odr",
+    exponent_claim("odr_linear_linear", "Theorem 3", "linear placement + ODR has linear load", "odr", "linear")
+    exponent_claim("odr_multiple_linear", "Theorem 4", "multiple linear placement + ODR has linear load", "odr",
                    "multiple_linear")  # fmt: skip
-    exponent_claim("udr_linear_linear", "Theorem 5: linear placement + UDR has linear load", "udr", "linear")
-    exponent_claim("udr_multiple_linear", "Theorem 6: multiple linear placement + UDR has linear load", "udr",
+    exponent_claim("udr_linear_linear", "Theorem 5", "linear placement + UDR has linear load", "udr", "linear")
+    exponent_claim("udr_multiple_linear", "Theorem 6", "multiple linear placement + UDR has linear load", "udr",
                    "multiple_linear")  # fmt: skip
 
     # Section 5: "linear placements themselves do not guarantee the linearity of the load on edges"
@@ -754,121 +723,112 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
     for d, group in shortest.groupby("d"):
         for parity, alpha, ks in asymptotic_exponent(group):
             texts.append(f"d={d} {parity} k {ks[0]}..{ks[-1]}: {_fmt(alpha)}")
-            superlinear.append(alpha > linear_exponent_max)
-    rows.append(claim(
-        "placement_alone", "Section 5: a linear placement alone does not guarantee linear load (the routing "
-        "matters); tested with all shortest paths equally weighted", "some shortest-path routing is superlinear",
-        "exponent of E_max vs |P| under all shortest paths: " + ("; ".join(texts) or "n/a"),
-        "holds" if any(superlinear) else "not tested", evidence,
-    ))  # fmt: skip
+            superlinear.append(bool(alpha > linear_exponent_max))
+    rows.append(Claim(
+        claim_id="placement_alone", location="Section 5",
+        statement="a linear placement alone does not guarantee linear load (the routing matters)",
+        conditions=f"linear placement with one other routing, all shortest paths equally weighted; {_scope(shortest)}"
+                   f"; {fit_note}; superlinear read as an exponent > {linear_exponent_max}; an existence claim: a "
+                   "routing without superlinear load would not refute it, so that case is not testable here",
+        paper_text="some shortest-path routing has superlinear load",
+        measured_value=sum(superlinear) if any(superlinear) else math.nan,
+        measured_text=(f"superlinear in {sum(superlinear)} of {len(superlinear)} fits: " + "; ".join(texts)
+                       if superlinear else "no data"),
+        rule=Rule("at_least", {"bound": 1}), evidence=_EVIDENCE))
 
-    def upper_bound_claim(claim_id: str, statement: str, paper_value: str, part: pd.DataFrame) -> None:
-        part = part.dropna(subset=["e_max", "claimed_bound"])
-        if part.empty:
-            rows.append(claim(claim_id, statement, paper_value, "no data", "not tested", evidence))
-            return
-        ratio = part["e_max"] / part["claimed_bound"]
-        worst = part.loc[ratio.idxmax()]
-        rows.append(claim(
-            claim_id, statement, paper_value,
-            f"max E_max/bound = {_fmt(ratio.max())} (d={worst['d']}, k={worst['k']}, t={worst['t']}) "
-            f"over {len(part)} cases",
-            upper_bound_verdict(part["e_max"], part["claimed_bound"]), evidence,
-        ))  # fmt: skip
-
-    upper_bound_claim("odr_multiple_bound", "Theorem 4: multiple linear + ODR has E_max <= t^2 k^(d-1)",
-                      "t^2 k^(d-1)",
-                      summary[(summary["routing"] == "odr") & (summary["placement"] == "multiple_linear")])
-    upper_bound_claim("udr_linear_bound", "Theorem 5: linear + UDR has E_max <= 2^(d-1) k^(d-1)",
-                      "2^(d-1) k^(d-1)", summary[(summary["routing"] == "udr") & (summary["placement"] == "linear")])
+    rows.append(_upper_bound(
+        "odr_multiple_bound", "Theorem 4", "multiple linear + ODR has E_max <= t^2 k^(d-1)", "t^2 k^(d-1)",
+        summary[(summary["routing"] == "odr") & (summary["placement"] == "multiple_linear")], "e_max",
+        "claimed_bound"))
+    rows.append(_upper_bound(
+        "udr_linear_bound", "Theorem 5", "linear + UDR has E_max <= 2^(d-1) k^(d-1)", "2^(d-1) k^(d-1)",
+        summary[(summary["routing"] == "udr") & (summary["placement"] == "linear")], "e_max", "claimed_bound"))
 
     # lower bounds (1) and Lemma 1 must sit below every measured E_max
-    for claim_id, statement, column in [
-        ("bound_1", "Bound (1) of Blaum et al.: E_max >= (|P|-1)/(2d)", "lb_single"),
-        ("lemma_1", "Lemma 1 (4): E_max >= 2|S|(|P|-|S|)/|dS| (best cut found)", "lb_cut"),
-    ]:
-        slack = summary["e_max"] / summary[column]
-        rows.append(claim(
-            claim_id, statement, "lower bound for every routing",
-            f"min E_max/bound = {_fmt(slack.min())} over {len(summary)} cases",
-            lower_bound_verdict(summary["e_max"], summary[column]), evidence,
-        ))  # fmt: skip
+    rows.append(_lower_bound("bound_1", "Section 1, bound (1) (Blaum et al.)", "E_max >= (|P|-1)/(2d) for every "
+                             "routing", "lower bound for every routing", summary, summary["lb_single"]))
+    rows.append(_lower_bound("lemma_1", "Lemma 1, (4)", "E_max >= 2|S|(|P|-|S|)/|dS| for every cut S (the best cut "
+                             "we found)", "lower bound for every routing", summary, summary["lb_cut"]))
 
     # Theorem 2 / bound (2): a cut bound c k^(d-1) with c independent of d, tighter than (1) for large d
     lin = summary[(summary["placement"] == "linear") & (summary["routing"] == summary["routing"].iloc[0])]
+    spread, text = math.nan, "no data"
     if not lin.empty:
-        consts = lin["lb_natural"] / lin["k"] ** (lin["d"] - 1)
-        by_d = lin.assign(c=consts).groupby("d")["c"].min()
+        by_d = lin.assign(c=lin["lb_natural"] / lin["k"] ** (lin["d"] - 1)).groupby("d")["c"].min()
         better = lin[lin["lb_cut"] > lin["lb_single"]]["d"].unique()
-        rows.append(claim(
-            "improved_bound", "Theorem 2 / (2): E_max >= c k^(d-1) with c independent of d; tighter than (1) "
-            "for d >= 4", "c independent of d",
-            "natural-cut c per d: " + ", ".join(f"d={d}: {_fmt(c)}" for d, c in by_d.items())
-            + f"; cut bound > (1) for d in {sorted(int(v) for v in better)}",
-            spread_verdict(by_d, tolerance), evidence,
-        ))  # fmt: skip
+        spread = float((by_d.max() - by_d.min()) / by_d.max())
+        text = ("natural-cut c per d: " + ", ".join(f"d={d}: {_fmt(c)}" for d, c in by_d.items())
+                + f" (spread {spread:.1%}); cut bound > (1) for d in {sorted(int(v) for v in better)}")
+    rows.append(Claim(
+        claim_id="improved_bound", location="Theorem 2, bound (2)",
+        statement="E_max >= c k^(d-1) with c independent of d; tighter than (1) for d >= 4",
+        conditions=f"linear placements; {_scope(lin)}; c from the natural bisecting cut, its least value per d; "
+                   f"'independent of d' read as a spread (max - min)/max <= {tolerance:.0%}",
+        paper_text="c independent of d", measured_value=spread, measured_text=text,
+        rule=Rule("at_most", {"bound": tolerance}), evidence=_EVIDENCE))
 
     # Corollary 1: bisection width w.r.t. P <= 6 d k^(d-1)
-    bis = summary.dropna(subset=["bisection_natural"])
-    if not bis.empty:
-        ratio = bis["bisection_natural"] / bis["bisection_bound"]
-        rows.append(claim(
-            "corollary_1", "Corollary 1: |d_b P| <= 6 d k^(d-1) for any placement", "6 d k^(d-1)",
-            f"natural bisecting cut / 6dk^(d-1) <= {_fmt(ratio.max())} (an upper bound on |d_b P|)",
-            upper_bound_verdict(bis["bisection_natural"], bis["bisection_bound"]), evidence,
-        ))  # fmt: skip
+    rows.append(_upper_bound(
+        "corollary_1", "Corollary 1", "|d_b P| <= 6 d k^(d-1) for any placement (the natural bisecting cut, an upper "
+        "bound on |d_b P|)", "6 d k^(d-1)", summary, "bisection_natural", "bisection_bound"))
 
     # Section 1: Blaum et al.'s placements (k for d = 2, k^2 for d = 3) achieve bound (1)
     for routing in ("odr", "udr"):
         part = summary[(summary["placement"] == "linear") & (summary["routing"] == routing)
                        & summary["d"].isin([2, 3])]  # fmt: skip
-        texts, flags = [], []
+        texts, flags, d2 = [], [], []
         for d, group in part.groupby("d"):
             last = group.loc[group["k"].idxmax()]
             ratio = last["e_max"] / last["lb_single"]
             texts.append(f"d={d}, k={last['k']}: E_max/(1) = {_fmt(ratio)}")
             flags.append(bool(ratio <= 1 + tolerance))
-        rows.append(claim(
-            f"blaum_optimal_{routing}", f"Section 1: the linear placement meets bound (1) (d = 2, 3) under "
-            f"{routing.upper()}", "E_max = (|P|-1)/(2d)", "; ".join(texts) or "no data", verdict_all(flags),
-            evidence,
-        ))  # fmt: skip
+            if d == 2:
+                d2.append(flags[-1])
+        rows.append(Claim(
+            claim_id=f"blaum_optimal_{routing}", location="Section 1 (Blaum et al.'s placements)",
+            statement=f"the linear placement meets bound (1) for d = 2 and 3 under {routing.upper()}",
+            conditions=f"linear placement, {routing.upper()}, at the largest radix of each d ({_scope(part)}; a d "
+                       f"not run counts as not met); 'meets' read as E_max/(1) <= 1 + {tolerance:.0%}; {_EXACT}",
+            paper_text="E_max = (|P|-1)/(2d)", measured_value=sum(flags) if flags else math.nan,
+            measured_text="; ".join(texts) or "no data",
+            rule=Rule("all_of", {"n": 2 if flags else 0, "condition": "d = 2", "conditional_k": sum(d2),
+                                 "conditional_n": len(d2)}),
+            evidence=_EVIDENCE))
 
     # Section 1 / Theorem 1: optimal placements have Theta(k^(d-1)) processors; fully populated is superlinear
     full = summary[summary["placement"] == "full"]
     if not full.empty:
         even = full[full["k"] % 2 == 0]
-        texts = []
-        for (d, routing), group in full.groupby(["d", "routing"]):
-            for parity, alpha, ks in asymptotic_exponent(group):
-                texts.append(f"d={d} {routing} {parity} k {ks[0]}..{ks[-1]}: {_fmt(alpha)}")
-        rows.append(claim(
-            "full_torus", "Section 1: a fully populated torus has a link with load >= k^(d+1)/8 (k even): "
-            "superlinear", "E_max >= k^(d+1)/8", "exponent of E_max vs |P|: " + "; ".join(texts),
-            lower_bound_verdict(even["e_max"], even["k"] ** (even["d"] + 1) / 8), evidence,
-        ))  # fmt: skip
+        texts = [f"d={d} {routing} {parity} k {ks[0]}..{ks[-1]}: {_fmt(alpha)}"
+                 for (d, routing), group in full.groupby(["d", "routing"])
+                 for parity, alpha, ks in asymptotic_exponent(group)]  # fmt: skip
+        claim = _lower_bound("full_torus", "Section 1", "a fully populated torus (k even) has a link with load >= "
+                             "k^(d+1)/8: superlinear", "E_max >= k^(d+1)/8", even, even["k"] ** (even["d"] + 1) / 8)
+        rows.append(dataclasses.replace(claim, measured_text=f"{claim.measured_text}; exponent of E_max vs |P|: "
+                                                             + "; ".join(texts)))
     return rows
 
 
-def bruteforce_claim(tiny: pd.DataFrame) -> dict[str, str]:
+def bruteforce_claim(tiny: pd.DataFrame) -> Claim:
     """The claim ``corollary_1_bruteforce``: every exact ``|d_b P|`` of ``tiny`` (the ``bisection_tiny`` table)
-    is at most Corollary 1's ``6 d k^(d-1)`` (:func:`upper_bound_verdict`; no rows with both values: "not tested").
+    is at most Corollary 1's ``6 d k^(d-1)`` (no rows with both values: "not testable here").
 
     Examples
     --------
-    >>> tiny = pd.DataFrame({"bisection_width": [4, 36], "corollary_1_bound": [36, 36]})
-    >>> bruteforce_claim(tiny)["verdict"], bruteforce_claim(tiny)["measured_value"]
+    >>> tiny = pd.DataFrame({"bisection_width": [4, 36], "corollary_1_bound": [36, 36], "dims": 2, "radix": 3})
+    >>> bruteforce_claim(tiny).verdict, bruteforce_claim(tiny).measured_text
     ('holds', 'max exact |d_b P| / 6dk^(d-1) = 1 over 2 placements')
     """
-    check_frame("tiny", tiny, [])
-    valid = tiny.dropna(subset=["bisection_width", "corollary_1_bound"]) if not tiny.empty else tiny
-    measured = (
-        f"max exact |d_b P| / 6dk^(d-1) = {(valid['bisection_width'] / valid['corollary_1_bound']).max():.3g} "
-        f"over {len(valid)} placements" if not valid.empty else "no data"
-    )  # fmt: skip
-    return claim(
-        "corollary_1_bruteforce", "Corollary 1 on tiny tori: exact |d_b P| <= 6 d k^(d-1) for random placements",
-        "6 d k^(d-1)", measured,
-        upper_bound_verdict(valid["bisection_width"], valid["corollary_1_bound"]) if not valid.empty
-        else "not tested", "bisection_tiny.csv",
-    )  # fmt: skip
+    check_frame("tiny", tiny, ["bisection_width", "corollary_1_bound"])
+    valid = tiny.dropna(subset=["bisection_width", "corollary_1_bound"])
+    ratio = valid["bisection_width"] / valid["corollary_1_bound"]
+    tori = sorted({(int(r.dims), int(r.radix)) for r in valid.itertuples()}) if {"dims", "radix"} <= set(valid) else []
+    return Claim(
+        claim_id="corollary_1_bruteforce", location="Corollary 1",
+        statement="on tiny tori, the exact |d_b P| <= 6 d k^(d-1) for random placements",
+        conditions=f"(d, k) in {tori}; random placements; exact minimum bisection by brute force",
+        paper_value=1.0, paper_text="6 d k^(d-1)", measured_value=float(ratio.max()) if len(valid) else math.nan,
+        measured_text=(f"max exact |d_b P| / 6dk^(d-1) = {ratio.max():.3g} over {len(valid)} placements"
+                       if len(valid) else "no data"),
+        rule=Rule("at_most", {"bound": 1 + UPPER_SLACK}), evidence=("data/loads/bisection_tiny.csv",))
+
