@@ -662,7 +662,7 @@ def allocate_switch(st, now):
 
     A VC requests when it is active, past its ready cycle, its front flit is visible and its output VC has
     a credit.  With ``speculative``, a head that bid for a VC in this cycle (:func:`allocate_vcs`) also requests
-    (:func:`_speculative_requests`), below any non-speculative VC of its input for the same output port; iSLIP
+    (``_speculative_requests``), below any non-speculative VC of its input for the same output port; iSLIP
     itself ignores the difference (BookSim2's iSLIP has no priorities).  A speculative grant is used only if the
     head won an output VC of that port in this cycle's VC allocation and that VC has a credit; otherwise the
     grant is lost for this cycle.  Used grants go to ``st.grants[:st.ngrants[0]]`` (input VC ids); returns their
