@@ -143,6 +143,56 @@ def test_switch_allocation_one_flit_per_input_and_needs_a_credit():
     assert bs.allocate_switch(st, 1) == 0  # no credit, no request
 
 
+def _spec_setup():
+    """A speculative router at node 5: input VCs ``a`` (port x+, VC 0) and ``b`` (port y+, VC 0), the output
+    channel x+ and its two VCs."""
+    st = _state(speculative=True, routing_delay=0, channel_latency=1)
+    node = 5
+    a = _vc(_in_channel(TORUS, node, 0, 1), 0)
+    b = _vc(_in_channel(TORUS, node, 1, 1), 0)
+    out_ch = int(TORUS.channel_id(TORUS.coords(node), 0, 1))
+    return st, a, b, out_ch
+
+
+def test_speculative_bid_loses_to_a_non_speculative_vc_of_its_input_for_the_same_output():
+    st, a, _, out_ch = _spec_setup()
+    other = a + 1  # VC 1 of a's input port: active, holding the output VC (out_ch, 1), after a in round-robin order
+    _put_head(st, a, _new_packet(st, 0, 1), bs.VC_ALLOC, cands=(_vc(out_ch, 0),))
+    _put_head(st, other, _new_packet(st, 0, 1), bs.ACTIVE, out=_vc(out_ch, 1))
+    st.busy[_vc(out_ch, 1)] = other
+    assert st.sa_rr[a // 2] == 0
+    assert bs.allocate_vcs(st, 0) == 1 and st.vstate[a] == bs.ACTIVE  # a wins its VC in this cycle ...
+    assert bs.allocate_switch(st, 0) == 1 and st.grants[0] == other  # ... but its speculative bid is taken over
+    assert st.vready[a] == 1  # a, now active, bids non-speculatively in the next cycle
+    bs.traverse_switch(st, 0)
+    assert bs.allocate_switch(st, 1) == 1 and st.grants[0] == a
+
+
+def test_speculative_grant_is_used_with_a_vc_and_discarded_without_one():
+    st, a, b, out_ch = _spec_setup()
+    out = _vc(out_ch, 0)
+    for iv in (a, b):
+        _put_head(st, iv, _new_packet(st, 0, 1), bs.VC_ALLOC, cands=(out,))
+    vcs = 2
+    st.va_gptr[out] = st.ch_in_port[b // vcs] * vcs  # b wins the output VC ...
+    st.sa_gptr[out_ch] = st.ch_in_port[a // vcs]  # ... a wins the switch (iSLIP ignores the speculative priority)
+    assert bs.allocate_vcs(st, 0) == 1 and st.busy[out] == b and st.vstate[a] == bs.VC_ALLOC
+    assert bs.allocate_switch(st, 0) == 0  # a's speculative grant has no VC: discarded, the output stays idle
+    assert st.count[a] == 1 and st.count[b] == 1 and st.vready[b] == 1
+    # next cycle: a's VC is held, so it makes no speculative request; b bids non-speculatively and wins
+    assert bs.allocate_vcs(st, 1) == 0
+    assert bs.allocate_switch(st, 1) == 1 and st.grants[0] == b
+    # alone, a head granted its VC and the switch in the same cycle is sent at once
+    st2, a2, _, _ = _spec_setup()
+    _put_head(st2, a2, _new_packet(st2, 0, 1), bs.VC_ALLOC, cands=(out,))
+    assert bs.allocate_vcs(st2, 0) == 1 and bs.allocate_switch(st2, 0) == 1 and st2.grants[0] == a2
+    # a speculative grant needs a credit on the won VC: without one the head only keeps its VC
+    st3, a3, _, _ = _spec_setup()
+    _put_head(st3, a3, _new_packet(st3, 0, 1), bs.VC_ALLOC, cands=(out,))
+    st3.credit[out] = 0
+    assert bs.allocate_vcs(st3, 0) == 1 and bs.allocate_switch(st3, 0) == 0 and st3.out_vc[a3] == out
+
+
 @pytest.mark.parametrize(("latency", "credit_delay"), [(1, 0), (2, 0), (3, 2)])
 def test_credit_returns_after_channel_latency_plus_read_cycle_plus_credit_delay(latency, credit_delay):
     st = _state(channel_latency=latency, credit_delay=credit_delay)
@@ -218,6 +268,8 @@ def test_next_packet_in_a_vc_waits_for_the_previous_tail():
         (Mesh(2, 5), 3, {"routing_delay": 2, "st_final_delay": 2, "channel_latency": 3, "credit_delay": 1},
          [((0, 0), (4, 4)), ((3, 1), (3, 1))]),
         (Torus(3, 4), 2, {"routing_delay": 0, "vc_alloc_delay": 2}, [((0, 0, 0), (2, 1, 3))]),
+        (Torus(2, 8), 4, {"routing_delay": 0, "channel_latency": 1, "speculative": True},
+         [((0, 0), (0, 0)), ((1, 2), (5, 6))]),
     ],
 )
 def test_single_packet_latency_equals_the_pipeline_formula(topology, length, delays, pairs):
@@ -234,7 +286,7 @@ def test_single_packet_latency_equals_the_pipeline_formula(topology, length, del
         assert hops == topology.lee_distance(np.array(src), np.array(dst))
         expect = bs.booksim_zero_load_latency(int(hops), length, **{
             k: cfg.as_dict()[k] for k in ("routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
-                                          "channel_latency")})  # fmt: skip
+                                          "channel_latency", "speculative")})  # fmt: skip
         assert done - gen == expect
 
 
@@ -250,6 +302,8 @@ def test_single_packet_latency_equals_the_pipeline_formula(topology, length, del
 )
 def test_lone_packet_latency_is_the_formula_for_any_delays(topology, length, delays, data):
     routing = ecube_routing(topology, datelines=topology.wraparound, vcs=2, dateline_rule="entry")
+    if data.draw(st.booleans(), label="speculative"):  # speculation needs vc_alloc_delay <= sw_alloc_delay
+        delays |= {"speculative": True, "vc_alloc_delay": min(delays["vc_alloc_delay"], delays["sw_alloc_delay"])}
     src = data.draw(st.integers(0, topology.num_nodes - 1), label="src")
     dst = data.draw(st.integers(0, topology.num_nodes - 1), label="dst")
     st_ = bs.state_for(routing, SimConfig.preset("booksim", offered_load=0.0, packet_length=length, warmup=0,
@@ -265,6 +319,10 @@ def test_lone_packet_latency_is_the_formula_for_any_delays(topology, length, del
 def test_default_router_zero_load_matches_booksim_cycles_per_hop():
     assert bs.booksim_zero_load_latency(np.arange(4), 1).tolist() == [7, 13, 19, 25]  # 7 + 6D on a torus
     assert bs.booksim_zero_load_latency(np.arange(4), 4, channel_latency=1).tolist() == [10, 15, 20, 25]
+    minimal = {"routing_delay": 0, "channel_latency": 1, "speculative": True}  # BookSim2's minimal pipeline
+    assert bs.booksim_zero_load_latency(np.arange(4), 1, **minimal).tolist() == [5, 8, 11, 14]  # 5 + 3D
+    with pytest.raises(ValueError, match="vc_alloc_delay <= sw_alloc_delay"):
+        bs.booksim_zero_load_latency(1, 1, vc_alloc_delay=2, speculative=True)
 
 
 def test_flits_are_conserved_mid_run_and_hops_are_minimal():
@@ -331,11 +389,19 @@ def test_any_registry_routing_runs_on_the_booksim_router():
         ({"router": "booksim", "vc_allocation": "nonatomic", "drop_after": -1, "router_delay": 2}, "router_delay=2"),
         ({"router": "booksim", "vc_allocation": "nonatomic", "drop_after": -1, "vc_alloc_delay": 0},
          "vc_alloc_delay"),
+        ({"speculative": True}, "speculative=True needs router='booksim'"),
+        ({"router": "booksim", "vc_allocation": "nonatomic", "drop_after": -1, "speculative": True,
+          "vc_alloc_delay": 2}, "speculative=True needs vc_alloc_delay <= sw_alloc_delay"),
     ],
 )
 def test_combinations_the_router_cannot_run_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         SimConfig(**kwargs)
+
+
+def test_speculative_must_be_a_bool():
+    with pytest.raises(TypeError, match="speculative must be a bool"):
+        SimConfig.preset("booksim", speculative=1)
 
 
 def test_preset_gives_booksim_defaults_and_refuses_unknown_names():

@@ -21,7 +21,10 @@ Timing (one cycle = one BookSim2 ``_Step``)
     * A head that reaches the front of an idle input VC in cycle ``A`` is routed (``routing_delay`` cycles:
       VC allocation from ``A + routing_delay``; 0 = lookahead routing), then takes part in VC allocation
       each ``vc_alloc_delay`` cycles until granted, then in switch allocation from ``vc_alloc_delay`` cycles
-      after the grant.  A flit that wins switch allocation in cycle ``S`` leaves its input buffer then (its
+      after the grant.  With ``speculative`` switch allocation it also bids for the switch in every cycle it
+      bids for a VC (Allocation below), so a head granted both in its first cycle wins the switch in cycle
+      ``A + routing_delay``; a head that won its VC but not the switch bids again ``sw_alloc_delay`` cycles
+      later.  A flit that wins switch allocation in cycle ``S`` leaves its input buffer then (its
       credit goes back upstream); it is sent on the output channel in cycle
       ``S + sw_alloc_delay - 1 + st_final_delay`` and seen downstream one channel later.  A body flit that
       arrives in an active VC can win switch allocation in its arrival cycle.
@@ -31,11 +34,13 @@ Timing (one cycle = one BookSim2 ``_Step``)
     * Zero-load latency of a packet of L flits over H network hops, from creation to tail ejection: the head
       is sent into the injection channel in its creation cycle and seen by the router 2 cycles later; each
       router sends it ``R - 1`` cycles after seeing it (``R = routing_delay + vc_alloc_delay + sw_alloc_delay
-      + st_final_delay``); each network channel adds ``channel_latency + 1`` and the ejection channel 2, so
-      :func:`booksim_zero_load_latency` ``= 3 + R + H (R + channel_latency) + (L - 1) sw_alloc_delay`` (an
-      input VC bids for the switch once per ``sw_alloc_delay`` cycles, so body flits follow at that pace); with
-      the defaults ``7 + 6H + L - 1`` on a torus (2-cycle channels) and ``7 + 5H + L - 1`` with 1-cycle
-      channels, BookSim2's measured fits.
+      + st_final_delay``; with speculation the two allocations overlap: ``R = routing_delay +
+      max(vc_alloc_delay, sw_alloc_delay) + st_final_delay``); each network channel adds ``channel_latency + 1``
+      and the ejection channel 2, so :func:`booksim_zero_load_latency` ``= 3 + R + H (R + channel_latency) +
+      (L - 1) sw_alloc_delay`` (an input VC bids for the switch once per ``sw_alloc_delay`` cycles, so body
+      flits follow at that pace); with the defaults ``7 + 6H + L - 1`` on a torus (2-cycle channels) and
+      ``7 + 5H + L - 1`` with 1-cycle channels, BookSim2's measured fits; BookSim2's minimal pipeline
+      (lookahead routing, speculation, 1-cycle allocations, traversal and channels) gives ``5 + 3H + L - 1``.
 Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's default ``islip``)
     * VC allocation: a routed head requests every candidate output VC that is free (not held by another
       packet; credits are not checked, ``vc_busy_when_full = 0``).  Each output VC grants the requesting
@@ -48,6 +53,22 @@ Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's 
       have a flit and a credit, the first at or after the port's VC pointer requests it; then iSLIP between
       input ports and output ports (one flit per input and per output per cycle); a winning VC moves the
       port's VC pointer past itself.
+    * Speculative switch allocation (``speculative``, BookSim2's ``speculative = 1`` with its defaults
+      ``spec_sw_allocator = prio``, ``spec_check_elig = spec_check_cred = 1``, ``spec_mask_by_reqs = 0``):
+      in every cycle a head takes part in VC allocation it also requests the switch for each output port of
+      its candidates where some candidate VC was free before that cycle's VC allocation and has a credit; if
+      some port of its candidates fails that check, a grant to it is void in that cycle.  Its requests have
+      the lowest priority, and in this allocator priority acts only within an input port: of the VCs of one
+      input port asking for the same output port, a non-speculative one takes the request over from a
+      speculative one; iSLIP between ports ignores it (BookSim2's iSLIP has no priorities), so a speculative
+      request can win an output that a non-speculative request of another port also wanted.  VC allocation
+      runs first; a speculative grant is used only if the head won, in this same cycle, an output VC of the
+      granted port that has a credit; otherwise the grant is lost (the output port stays idle in that cycle),
+      the port's VC pointer still moves past the VC (except when void), and the head bids again: for the
+      switch non-speculatively ``sw_alloc_delay`` cycles later if it has its VC, else speculatively with its
+      next VC-allocation attempt.  ``vc_alloc_delay > sw_alloc_delay`` is refused (BookSim2 stops on an
+      assertion); with ``sw_alloc_delay > 1`` BookSim2 checks the VC grant at the end of the switch
+      allocation instead of in its first cycle (a difference only then).
     * Multi-cycle allocation (``vc_alloc_delay`` or ``sw_alloc_delay`` > 1) is modelled as a decision taken
       in the first cycle whose effects appear at the end of the last; BookSim2 holds the output VC only at the
       end and re-checks it (a difference only for delays > 1, not in BookSim2's defaults).
@@ -61,7 +82,8 @@ Traffic and measurement (BookSim2's traffic manager)
     tail's ejection; hops count network channels (BookSim2's ``hops`` counts routers: one more).
 Not modelled
     Faults, dropping, hop limits (refused by :class:`torus_lab.sim.SimConfig` / :func:`torus_lab.sim.simulate`);
-    speculative allocation, internal speedup, output queues, other allocators.
+    internal speedup, output queues, other allocators (also for speculative requests), other speculation
+    checks (``spec_check_elig``, ``spec_check_cred``, ``spec_mask_by_reqs`` other than BookSim2's defaults).
 
 State: one :class:`BookSimState` (a NamedTuple of numpy arrays, so numba compiles and caches every stage
 against one type); :func:`state_for` builds it.  The stages are compiled with ``inline="always"``: each call of a
@@ -88,6 +110,7 @@ import numpy as np
 from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
+from torus_lab.sim.config import check_speculative_delays
 from torus_lab.sim.kernels import (
     _CN_DEADLOCK,
     _CN_FLITS_EJECTED,
@@ -142,12 +165,13 @@ BCFG = {
             "vcs", "depth", "length", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
             "credit_delay", "warmup", "measure_end", "drain", "gen_end", "deadlock_cycles", "pattern",
             "hotspot_node", "queue_cap", "include_self", "num_channels", "num_nodes", "ports", "injection",
+            "speculative",
         ]
     )
 }  # fmt: skip
 _VCS, _DEPTH, _LENGTH, _RD, _VAD, _SAD, _STD, _CRD = 0, 1, 2, 3, 4, 5, 6, 7
 _WARMUP, _MEASURE_END, _DRAIN, _GEN_END, _DL_CYCLES, _PATTERN, _HOTSPOT, _QCAP, _SELF = 8, 9, 10, 11, 12, 13, 14, 15, 16
-_NCH, _NN, _PORTS, _INJECTION = 17, 18, 19, 20
+_NCH, _NN, _PORTS, _INJECTION, _SPEC = 17, 18, 19, 20, 21
 #: ``fcfg``: packet probability while on, burst_alpha, burst_beta (the rates of ``starts_packet``), hotspot fraction
 _HOT_FRAC = 3
 
@@ -172,6 +196,9 @@ BookSimState = namedtuple(
         "g_stamp", "g_best", "g_bestd", "a_stamp", "a_best", "a_bestd",
         "port_stamp", "sa_req_in", "sa_req_out", "sa_req_iv", "sg_stamp", "sg_best", "sg_bestd", "sa_stamp",
         "sa_best", "sa_bestd", "grants", "ngrants",
+        # speculation: cycle an input VC last bid for a VC / an output VC was taken / a speculative grant is void;
+        # per switch request: speculative (1) or not; per output port: the request of the current input
+        "va_tried", "vc_taken", "sa_void", "sa_req_spec", "port_req",
         "tmp_ch", "tmp_vc", "tmp_st",
         # packets
         "pk_src", "pk_dst", "pk_gen", "pk_inj", "pk_hops", "pk_meas", "pk_state", "free_stack", "free_top",
@@ -185,23 +212,31 @@ BookSimState = namedtuple(
 
 def booksim_zero_load_latency(
     hops, packet_length: int, *, routing_delay: int = 1, vc_alloc_delay: int = 1, sw_alloc_delay: int = 1,
-    st_final_delay: int = 1, channel_latency: int = 2,
+    st_final_delay: int = 1, channel_latency: int = 2, speculative: bool = False,
 ):
     """Zero-load latency of the BookSim-compatible router: creation to tail ejection, in cycles.
 
     ``3 + R + hops * (R + channel_latency) + (packet_length - 1) * sw_alloc_delay`` with
-    ``R = routing_delay + vc_alloc_delay + sw_alloc_delay + st_final_delay`` (module docstring, Timing).
-    BookSim2's measured fits: ``7 + 6D + (L-1)`` (torus, 2-cycle channels), ``7 + 5D + (L-1)`` (mesh).
+    ``R = routing_delay + A + st_final_delay``, where the allocation delay ``A`` is ``vc_alloc_delay +
+    sw_alloc_delay``, or ``max(vc_alloc_delay, sw_alloc_delay)`` with ``speculative`` switch allocation (module
+    docstring, Timing).  BookSim2's measured fits: ``7 + 6D + (L-1)`` (torus, 2-cycle channels), ``7 + 5D +
+    (L-1)`` (mesh), ``5 + 3D + (L-1)`` (its minimal pipeline: lookahead routing, speculation, 1-cycle channels).
 
     Examples
     --------
     >>> booksim_zero_load_latency(3, 4, channel_latency=1)
     25
+    >>> booksim_zero_load_latency(3, 4, channel_latency=1, routing_delay=0, speculative=True)
+    17
     """
+    if not isinstance(speculative, bool):
+        raise TypeError(f"speculative must be a bool, got {speculative!r}")
     sw_alloc_delay = check_int("sw_alloc_delay", sw_alloc_delay, 1)
-    per_router = sum(check_int(name, value, 1) for name, value in (
-        ("vc_alloc_delay", vc_alloc_delay), ("st_final_delay", st_final_delay),
-    )) + check_int("routing_delay", routing_delay, 0) + sw_alloc_delay  # fmt: skip
+    vc_alloc_delay = check_int("vc_alloc_delay", vc_alloc_delay, 1)
+    check_speculative_delays(speculative, vc_alloc_delay, sw_alloc_delay)
+    allocation = max(vc_alloc_delay, sw_alloc_delay) if speculative else vc_alloc_delay + sw_alloc_delay
+    per_router = (check_int("routing_delay", routing_delay, 0) + allocation
+                  + check_int("st_final_delay", st_final_delay, 1))  # fmt: skip
     channel_latency = check_int("channel_latency", channel_latency, 1)
     packet_length = check_int("packet_length", packet_length, 1)
     hops = np.asarray(hops) if not isinstance(hops, int) else check_int("hops", hops, 0)
@@ -238,10 +273,11 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
     """Bytes :func:`state_for` allocates (estimated before allocating, house rule)."""
     total = topology.num_channels + 2 * topology.num_nodes
     nvc = total * vcs
-    per_vc = 5 * depth + 12 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
+    ports = 2 * topology.n + 1
+    per_vc = 5 * depth + 15 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
     packets = topology.num_nodes * (queue_cap + 1) + nvc + 16
     return 8 * (nvc * per_vc + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8) + rec_cap * 7
-                + total * 12)  # fmt: skip
+                + total * (8 + 4 * ports) + 2 * ports)  # fmt: skip
 
 
 def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, burst_on: np.ndarray,
@@ -261,6 +297,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     cfg = cfg.astype(np.int64).copy()
     cfg[_VCS], cfg[_NCH], cfg[_NN], cfg[_PORTS] = vcs, nch, nn, ports
     npk = nn * (queue_cap + 1) + nvc + 16
+    sa_cap = total * ports  # switch requests per cycle: at most one per input channel and output port
 
     def zeros(*shape):
         return np.zeros(shape, dtype=np.int64)
@@ -284,9 +321,11 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         req_in_key=zeros(nvc * MAX_CANDIDATES), req_out_key=zeros(nvc * MAX_CANDIDATES),
         matched=zeros(nvc * MAX_CANDIDATES),
         g_stamp=full(-1, nvc), g_best=zeros(nvc), g_bestd=zeros(nvc), a_stamp=full(-1, nvc), a_best=zeros(nvc),
-        a_bestd=zeros(nvc), port_stamp=full(-1, ports), sa_req_in=zeros(total), sa_req_out=zeros(total),
-        sa_req_iv=zeros(total), sg_stamp=full(-1, total), sg_best=zeros(total), sg_bestd=zeros(total),
+        a_bestd=zeros(nvc), port_stamp=full(-1, ports), sa_req_in=zeros(sa_cap), sa_req_out=zeros(sa_cap),
+        sa_req_iv=zeros(sa_cap), sg_stamp=full(-1, total), sg_best=zeros(total), sg_bestd=zeros(total),
         sa_stamp=full(-1, total), sa_best=zeros(total), sa_bestd=zeros(total), grants=zeros(total), ngrants=zeros(1),
+        va_tried=full(-1, nvc), vc_taken=full(-1, nvc), sa_void=full(-1, nvc), sa_req_spec=zeros(sa_cap),
+        port_req=zeros(ports),
         tmp_ch=zeros(MAX_CANDIDATES), tmp_vc=zeros(MAX_CANDIDATES), tmp_st=zeros(MAX_CANDIDATES, STATE_SIZE),
         pk_src=zeros(npk), pk_dst=zeros(npk), pk_gen=zeros(npk), pk_inj=zeros(npk), pk_hops=zeros(npk),
         pk_meas=zeros(npk), pk_state=zeros(npk, STATE_SIZE), free_stack=np.arange(npk, dtype=np.int64)[::-1].copy(),
@@ -531,6 +570,7 @@ def allocate_vcs(st, now):
         if st.vstate[iv] != VC_ALLOC or st.vready[iv] > now:
             continue
         st.vready[iv] = now + st.cfg[_VAD]  # evaluated: next attempt after this allocation's delay
+        st.va_tried[iv] = now  # with speculation, this head also bids for the switch in this cycle
         local_in = st.ch_in_port[iv // vcs] * vcs + iv % vcs
         for c in range(st.ncand[iv]):
             o = st.cand_vc[iv, c]
@@ -550,6 +590,7 @@ def allocate_vcs(st, now):
         o = st.req_out[r]
         p = st.fpk[iv, st.fhead[iv]]
         st.busy[o] = iv
+        st.vc_taken[o] = now
         st.out_vc[iv] = o
         st.vstate[iv] = ACTIVE
         st.pk_state[p, :] = st.cand_st[iv, st.req_c[r], :]
@@ -557,16 +598,81 @@ def allocate_vcs(st, now):
 
 
 @njit(inline="always")
+def _add_switch_request(st, nreq, tag, ic, iv, op, oc, spec):
+    """Input channel ``ic``'s request for output port ``op`` (channel ``oc``) on behalf of input VC ``iv``.
+
+    One request per input and output port: the first VC (in the input's round-robin order) keeps it, except that
+    a non-speculative VC takes it over from a speculative one (BookSim2's priority between the two kinds).
+    Returns the new number of requests.
+    """
+    if st.port_stamp[op] == tag:  # an earlier VC of this input already requests that output port
+        r = st.port_req[op]
+        if st.sa_req_spec[r] == 1 and spec == 0:
+            st.sa_req_iv[r] = iv
+            st.sa_req_spec[r] = 0
+        return nreq
+    st.port_stamp[op] = tag
+    st.port_req[op] = nreq
+    st.sa_req_in[nreq] = ic
+    st.sa_req_out[nreq] = oc
+    st.sa_req_iv[nreq] = iv
+    st.sa_req_spec[nreq] = spec
+    st.req_in_key[nreq] = st.ch_in_port[ic]
+    st.req_out_key[nreq] = op
+    return nreq + 1
+
+
+@njit(inline="always")
+def _speculative_requests(st, nreq, tag, ic, iv, now):
+    """The speculative switch requests of a head that bid for a VC in cycle ``now`` (BookSim2's default checks).
+
+    Each output port of its candidates is requested if one of its candidate VCs there was free before this
+    cycle's VC allocation and has a credit; if some port fails that check, a grant to this VC is void in this
+    cycle (as in BookSim2, which marks the VC stalled but keeps its other requests).  Returns the new number of
+    requests.
+    """
+    vcs = st.cfg[_VCS]
+    for c in range(st.ncand[iv]):
+        oc = st.cand_vc[iv, c] // vcs
+        seen = False
+        for d in range(c):  # each output channel once
+            if st.cand_vc[iv, d] // vcs == oc:
+                seen = True
+                break
+        if seen:
+            continue
+        usable = False
+        for d in range(c, st.ncand[iv]):
+            o = st.cand_vc[iv, d]
+            if o // vcs != oc:
+                continue
+            if (st.busy[o] == -1 or st.vc_taken[o] == now) and credits_available(st, o, now) > 0:
+                usable = True
+                break
+        if usable:
+            nreq = _add_switch_request(st, nreq, tag, ic, iv, st.ch_out_port[oc], oc, 1)
+        else:
+            st.sa_void[iv] = now
+    return nreq
+
+
+@njit(inline="always")
 def allocate_switch(st, now):
     """Switch allocation: per input port one VC per output port, then iSLIP between ports (one iteration).
 
     A VC requests when it is active, past its ready cycle, its front flit is visible and its output VC has
-    a credit.  Winners go to ``st.grants[:st.ngrants[0]]`` (input VC ids); returns their number.
+    a credit.  With ``speculative``, a head that bid for a VC in this cycle (:func:`allocate_vcs`) also requests
+    (``_speculative_requests``), below any non-speculative VC of its input for the same output port; iSLIP
+    itself ignores the difference (BookSim2's iSLIP has no priorities).  A speculative grant is used only if the
+    head won an output VC of that port in this cycle's VC allocation and that VC has a credit; otherwise the
+    grant is lost for this cycle.  Used grants go to ``st.grants[:st.ngrants[0]]`` (input VC ids); returns their
+    number.
     """
     vcs = st.cfg[_VCS]
     nch = st.cfg[_NCH]
     nn = st.cfg[_NN]
     ports = st.cfg[_PORTS]
+    speculative = st.cfg[_SPEC] != 0
     nreq = 0
     for ic in range(nch + nn):
         base = ic * vcs
@@ -574,6 +680,11 @@ def allocate_switch(st, now):
         for t in range(vcs):
             v = (st.sa_rr[ic] + t) % vcs
             iv = base + v
+            if speculative and st.va_tried[iv] == now:
+                if st.vstate[iv] == ACTIVE:  # won its VC just now: bids non-speculatively after sw_alloc_delay
+                    st.vready[iv] = now + st.cfg[_SAD]
+                nreq = _speculative_requests(st, nreq, tag, ic, iv, now)
+                continue
             if st.vstate[iv] != ACTIVE or st.vready[iv] > now or st.count[iv] == 0:
                 continue
             if st.farr[iv, st.fhead[iv]] > now:
@@ -583,25 +694,25 @@ def allocate_switch(st, now):
             if credits_available(st, o, now) == 0:
                 continue
             oc = o // vcs
-            op = st.ch_out_port[oc]
-            if st.port_stamp[op] == tag:  # an earlier VC of this input already requests that output port
-                continue
-            st.port_stamp[op] = tag
-            st.sa_req_in[nreq] = ic
-            st.sa_req_out[nreq] = oc
-            st.sa_req_iv[nreq] = iv
-            st.req_in_key[nreq] = st.ch_in_port[ic]
-            st.req_out_key[nreq] = op
-            nreq += 1
+            nreq = _add_switch_request(st, nreq, tag, ic, iv, st.ch_out_port[oc], oc, 0)
     ng = islip_match(nreq, st.sa_req_in, st.sa_req_out, st.req_in_key, st.req_out_key, ports, st.sa_gptr,
                      st.sa_aptr, st.sg_stamp, st.sg_best, st.sg_bestd, st.sa_stamp, st.sa_best, st.sa_bestd,
                      st.matched, now)  # fmt: skip
+    used = 0
     for m in range(ng):
-        iv = st.sa_req_iv[st.matched[m]]
+        r = st.matched[m]
+        iv = st.sa_req_iv[r]
+        if st.sa_req_spec[r] == 1 and st.sa_void[iv] == now:
+            continue
         st.sa_rr[iv // vcs] = (iv % vcs + 1) % vcs
-        st.grants[m] = iv
-    st.ngrants[0] = ng
-    return ng
+        if st.sa_req_spec[r] == 1:
+            o = st.out_vc[iv]
+            if st.vstate[iv] != ACTIVE or o // vcs != st.sa_req_out[r] or credits_available(st, o, now) == 0:
+                continue
+        st.grants[used] = iv
+        used += 1
+    st.ngrants[0] = used
+    return used
 
 
 @njit(inline="always")
@@ -814,7 +925,7 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
         measure_end=end, drain=config.drain, gen_end=end + config.drain if config.inject_during_drain else end,
         deadlock_cycles=config.deadlock_cycles, pattern=pattern_code(config.traffic), hotspot_node=int(hotspot),
         queue_cap=config.queue_capacity, include_self=int(config.uniform_includes_source),
-        injection=INJECTIONS[config.injection],
+        injection=INJECTIONS[config.injection], speculative=int(config.speculative),
     )  # fmt: skip
     cfg = np.zeros(len(BCFG), dtype=np.int64)
     for name, value in settings.items():

@@ -31,7 +31,8 @@ from typing import Any
 from torus_lab._validate import check_int, check_str
 from torus_lab.sim.traffic import INJECTIONS, PATTERNS
 
-__all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS", "RUN_CONTROLS", "STOP_RULES"]
+__all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS", "RUN_CONTROLS", "STOP_RULES",
+           "check_speculative_delays"]
 
 #: ``atomic``: a VC takes a new packet only once empty; ``nonatomic``: once the previous tail is written (BookSim).
 VC_ALLOCATIONS = ("atomic", "nonatomic")
@@ -56,18 +57,36 @@ _ADAPTIVE_ONLY = ("sample_period", "warmup_periods", "warmup_threshold", "stop_r
 
 #: Fields that only the ``booksim`` router reads (the ``simple`` router refuses non-default values).
 _BOOKSIM_ONLY = ("routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay", "channel_latency",
-                 "credit_delay")
+                 "credit_delay", "speculative")
 
 #: Named starting points for :meth:`SimConfig.preset`.  ``booksim``: BookSim2's defaults at commit 28f4329
 #: (``booksim_config.cpp``): routing, VC allocation, switch allocation and switch traversal 1 cycle each,
 #: 2-cycle torus channels (``use_noc_latency``; set ``channel_latency=1`` for a mesh), 8-flit VC buffers,
-#: ``credit_delay = 0``, non-atomic VC reuse (``wait_for_tail_credit = 0``), uniform traffic including the source.
+#: ``credit_delay = 0``, non-atomic VC reuse (``wait_for_tail_credit = 0``), no speculative switch allocation
+#: (``speculative = 0``), uniform traffic including the source.
 PRESETS = {
     "simple": {},
     "booksim": dict(router="booksim", routing_delay=1, vc_alloc_delay=1, sw_alloc_delay=1, st_final_delay=1,
-                    channel_latency=2, credit_delay=0, buffer_depth=8, vc_allocation="nonatomic",
+                    channel_latency=2, credit_delay=0, speculative=False, buffer_depth=8, vc_allocation="nonatomic",
                     uniform_includes_source=True, drop_after=-1),
 }
+
+
+def check_speculative_delays(speculative: bool, vc_alloc_delay: int, sw_alloc_delay: int) -> None:
+    """Refuse speculative switch allocation with ``vc_alloc_delay > sw_alloc_delay``: the speculative grant would
+    be used before the VC allocation it depends on is complete (BookSim2 stops on an assertion there).
+
+    Examples
+    --------
+    >>> check_speculative_delays(True, 1, 2)
+    >>> check_speculative_delays(True, 2, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: speculative=True needs vc_alloc_delay <= sw_alloc_delay, got vc_alloc_delay=2, sw_alloc_delay=1
+    """
+    if speculative and vc_alloc_delay > sw_alloc_delay:
+        raise ValueError(f"speculative=True needs vc_alloc_delay <= sw_alloc_delay, got vc_alloc_delay="
+                         f"{vc_alloc_delay}, sw_alloc_delay={sw_alloc_delay}")
 
 
 def _real(name: str, value: Any, low: float, high: float) -> float:
@@ -93,7 +112,9 @@ class SimConfig:
         ``routing_delay`` (>= 0; 0 = lookahead routing), ``vc_alloc_delay``, ``sw_alloc_delay`` and
         ``st_final_delay`` (>= 1): cycles of route computation, VC allocation, switch allocation and switch
         traversal; ``channel_latency`` (>= 1): cycles per inter-router channel, credits take the same;
-        ``credit_delay`` (>= 0): cycles a router takes to process a received credit.  ``buffer_depth`` is
+        ``credit_delay`` (>= 0): cycles a router takes to process a received credit; ``speculative``: a head
+        waiting for VC allocation also bids for the switch in the same cycle, at lower priority (BookSim2's
+        ``speculative = 1``; needs ``vc_alloc_delay <= sw_alloc_delay``).  ``buffer_depth`` is
         BookSim's ``vc_buf_size``; ``vc_allocation`` must be ``"nonatomic"`` (BookSim's
         ``wait_for_tail_credit = 0``).
     Traffic
@@ -151,6 +172,7 @@ class SimConfig:
     st_final_delay: int = 1
     channel_latency: int = 1
     credit_delay: int = 0
+    speculative: bool = False
     uniform_includes_source: bool = False
     run_control: str = "fixed"
     sample_period: int = 1000
@@ -202,6 +224,9 @@ class SimConfig:
         }
         if not isinstance(self.router, str) or self.router not in ROUTERS:
             raise ValueError(f"router must be one of {ROUTERS}, got {self.router!r}")
+        if not isinstance(self.speculative, bool):
+            raise TypeError(f"speculative must be a bool, got {self.speculative!r}")
+        fixed["speculative"] = self.speculative
         if not isinstance(self.uniform_includes_source, bool):
             raise TypeError(f"uniform_includes_source must be a bool, got {self.uniform_includes_source!r}")
         if fixed["burst_alpha"] == 0.0:
@@ -271,6 +296,7 @@ class SimConfig:
         if self.router_delay != 1:
             raise ValueError(f"router_delay={self.router_delay!r} is the simple router's; router='booksim' takes "
                              f"routing_delay, vc_alloc_delay, sw_alloc_delay and st_final_delay")
+        check_speculative_delays(fixed["speculative"], fixed["vc_alloc_delay"], fixed["sw_alloc_delay"])
 
     def injection_rates(self):
         """``(packet probability per cycle while on, burst_alpha, burst_beta)`` for the generation stage

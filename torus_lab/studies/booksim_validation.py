@@ -152,8 +152,8 @@ def simulate_point(config: Mapping[str, Any], load: float, mode: str, replica: i
     delivered = result.packets[result.packets.dropped == 0]
     formula = booksim_zero_load_latency(delivered.hops.to_numpy(), cfg.packet_length, routing_delay=cfg.routing_delay,
                                         vc_alloc_delay=cfg.vc_alloc_delay, sw_alloc_delay=cfg.sw_alloc_delay,
-                                        st_final_delay=cfg.st_final_delay,
-                                        channel_latency=cfg.channel_latency)  # fmt: skip
+                                        st_final_delay=cfg.st_final_delay, channel_latency=cfg.channel_latency,
+                                        speculative=cfg.speculative)  # fmt: skip
     return {
         "status": _STATUS.get(result.end_rule, "ok"),
         "end_rule": result.end_rule,
