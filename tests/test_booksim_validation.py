@@ -84,10 +84,11 @@ def test_a_lone_point_at_tiny_load_matches_the_zero_load_formula():
     assert row["t0_formula"] == pytest.approx(float(booksim_zero_load_latency(row["routers"] - 1, 1)), abs=1e-9)
 
 
-def _points(latency, accepted, generated, deadlocked=0, mode="latency", unstable=0):
+def _points(latency, accepted, generated, deadlocked=0, mode="latency", unstable=0, queue_overflow=0):
     return pd.DataFrame({"config": "c", "load": np.arange(1, len(latency) + 1) / 10, "mode": mode,
                          "latency_mean": latency, "accepted_mean": accepted, "accepted_ci": 0.0,
-                         "generated_mean": generated, "deadlocked": deadlocked, "unstable": unstable})  # fmt: skip
+                         "generated_mean": generated, "deadlocked": deadlocked, "unstable": unstable,
+                         "queue_overflow": queue_overflow})  # fmt: skip
 
 
 @pytest.mark.parametrize("latency, ratio, expected", [(500.0, 0.97, True), (500.01, 0.97, False),
@@ -99,6 +100,7 @@ def test_stability_boundaries(latency, ratio, expected):
 
 def test_a_deadlocked_unstable_or_throughput_point_is_never_stable():
     assert not bv.stability(_points([30.0], [0.1], [0.1], unstable=1), latency_cap=500, accept_ratio=0.9).any()
+    assert not bv.stability(_points([30.0], [0.1], [0.1], queue_overflow=3), latency_cap=500, accept_ratio=0.9).any()
     assert not bv.stability(_points([30.0], [0.1], [0.1], deadlocked=1), latency_cap=500, accept_ratio=0.9).any()
     assert not bv.stability(_points([30.0], [0.1], [0.1], mode="throughput"), latency_cap=500, accept_ratio=0.9).any()
 

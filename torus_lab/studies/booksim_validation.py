@@ -163,6 +163,7 @@ def simulate_point(config: Mapping[str, Any], load: float, mode: str, replica: i
         "accepted": result.accepted_throughput,
         "generated": result.generated_throughput,
         "undelivered": int(result.undelivered),
+        "queue_overflow": int(result.counters["queue_overflow"]),
         "t0_formula": float(np.mean(formula)) if len(delivered) else math.nan,
     }
 
@@ -202,19 +203,20 @@ def point_table(runs: pd.DataFrame, reference_runs: pd.DataFrame) -> pd.DataFram
     relative latency difference ``latency_diff`` (ours / BookSim2 - 1).
 
     >>> runs = pd.DataFrame({"config": "c", "load": 0.1, "mode": "latency", "latency": [10.0, 12.0],
-    ...     "accepted": 0.1, "generated": 0.1, "routers": 3.0, "status": "ok", "undelivered": 0})
+    ...     "accepted": 0.1, "generated": 0.1, "routers": 3.0, "status": "ok", "undelivered": 0, "queue_overflow": 0})
     >>> ref = pd.DataFrame({"config": ["c"], "offered_flit_rate": [0.1], "sim_type": ["latency"], "status": ["ok"],
     ...     "packet_latency_avg": [10.0], "accepted_flit_rate": [0.1], "hops_avg": [3.0]})
     >>> round(float(point_table(runs, ref).latency_diff.iloc[0]), 3)
     0.1
     """
     check_frame("runs", runs, ["config", "load", "mode", "latency", "accepted", "generated", "routers", "status",
-                              "undelivered"])
+                              "undelivered", "queue_overflow"])
     check_frame("reference_runs", reference_runs, _RUN_COLUMNS)
     ours = summarize(runs, ["config", "load", "mode"], ["latency", "accepted", "generated", "routers"])
     flags = runs.groupby(["config", "load", "mode"], sort=True).agg(
         replicas=("status", "size"), deadlocked=("status", lambda s: int((s == "deadlocked").sum())),
         unstable=("status", lambda s: int((s == "unstable").sum())), undelivered=("undelivered", "sum"),
+        queue_overflow=("queue_overflow", "sum"),
     ).reset_index()  # fmt: skip
     ours = ours.merge(flags, on=["config", "load", "mode"])
     ref = reference_runs.rename(columns={"offered_flit_rate": "load", "sim_type": "mode", "status": "bs_status",
@@ -229,22 +231,25 @@ def point_table(runs: pd.DataFrame, reference_runs: pd.DataFrame) -> pd.DataFram
 
 
 def stability(points: pd.DataFrame, *, latency_cap: float, accept_ratio: float) -> pd.Series:
-    """Whether each point of :func:`point_table` is stable: latency mode, no replica deadlocked or aborted as
-    unstable (adaptive run length), mean latency at
+    """Whether each point of :func:`point_table` is stable: latency mode, no replica deadlocked, aborted as
+    unstable (adaptive run length) or with a full source queue (BookSim2's are unbounded: a packet our
+    ``queue_capacity`` turns away is missing from the generated rate), mean latency at
     most ``latency_cap`` and mean accepted rate at least ``accept_ratio`` times the mean generated rate (the load
     the sources produced: at offered 0.001 the nominal load would fail light points by chance, as in
     :mod:`torus_lab.sim.saturation`).
 
-    >>> pts = pd.DataFrame({"mode": "latency", "deadlocked": 0, "unstable": 0, "latency_mean": [30.0, 600.0],
+    >>> pts = pd.DataFrame({"mode": "latency", "deadlocked": 0, "unstable": 0, "queue_overflow": 0,
+    ...                     "latency_mean": [30.0, 600.0],
     ...                     "accepted_mean": 0.1, "generated_mean": 0.1})
     >>> stability(pts, latency_cap=500, accept_ratio=0.97).tolist()
     [True, False]
     """
-    check_frame("points", points, ["mode", "deadlocked", "unstable", "latency_mean", "accepted_mean",
-                                   "generated_mean"])
+    check_frame("points", points, ["mode", "deadlocked", "unstable", "queue_overflow", "latency_mean",
+                                   "accepted_mean", "generated_mean"])
     latency_cap = check_real("latency_cap", latency_cap, minimum=0)
     accept_ratio = check_real("accept_ratio", accept_ratio, minimum=0, maximum=1)
     return ((points["mode"] == "latency") & (points.deadlocked == 0) & (points.unstable == 0)
+            & (points.queue_overflow == 0)
             & (points.latency_mean <= latency_cap)
             & (points.accepted_mean >= accept_ratio * points.generated_mean))  # fmt: skip
 
