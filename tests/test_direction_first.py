@@ -476,7 +476,7 @@ def test_experiment_yaml_records_and_notebook_cell():
     nb = json.loads((root / "notebooks" / "direction_first.ipynb").read_text())
     code = [line for c in nb["cells"] if c["cell_type"] == "code" for line in "".join(c["source"]).splitlines()]
     code = [line for line in code if line.strip()]
-    assert len(code) <= 60
+    assert len(code) <= 70  # calls plus the figure captions of run.show
     assert not any(word in line for line in code for word in ("def ", "for ", "while ", "seed +", "SeedSequence"))
 
 
