@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from torus_lab._validate import check_int, check_str
+from torus_lab._validate import check_instance, check_int, check_str
 from torus_lab.sim.traffic import INJECTIONS, PATTERNS
 
 __all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS", "RUN_CONTROLS", "STOP_RULES",
@@ -84,6 +84,9 @@ def check_speculative_delays(speculative: bool, vc_alloc_delay: int, sw_alloc_de
     ...
     ValueError: speculative=True needs vc_alloc_delay <= sw_alloc_delay, got vc_alloc_delay=2, sw_alloc_delay=1
     """
+    check_instance("speculative", speculative, bool, "a bool")
+    vc_alloc_delay = check_int("vc_alloc_delay", vc_alloc_delay, 1)
+    sw_alloc_delay = check_int("sw_alloc_delay", sw_alloc_delay, 1)
     if speculative and vc_alloc_delay > sw_alloc_delay:
         raise ValueError(f"speculative=True needs vc_alloc_delay <= sw_alloc_delay, got vc_alloc_delay="
                          f"{vc_alloc_delay}, sw_alloc_delay={sw_alloc_delay}")
