@@ -8,7 +8,7 @@ A network *sustains* an offered load when, over the runs at that load (one per s
    Bernoulli sources actually produced in the measurement window; comparing with the nominal offered load would
    call light loads unsustained by chance), unless ``accept_ratio`` is None;
 3. the mean latency is at most ``latency_factor`` times the mean latency at the lightest load of the same curve,
-   unless ``latency_factor`` is None.
+   unless ``latency_factor`` is None, and at most ``latency_cap`` cycles, unless ``latency_cap`` is None.
 
 The *saturation load* of a latency-load curve is the highest offered load that is sustained together with every
 lighter load of the curve (a curve that recovers after a failed load does not count the recovery); the
@@ -52,9 +52,10 @@ class Saturation:
 
     accept_ratio: float | None = 0.95
     latency_factor: float | None = 3.0
+    latency_cap: float | None = None
 
     def __post_init__(self) -> None:
-        for name in ("accept_ratio", "latency_factor"):
+        for name in ("accept_ratio", "latency_factor", "latency_cap"):
             value = getattr(self, name)
             if value is None:
                 continue
@@ -78,12 +79,17 @@ class Saturation:
         >>> Saturation().sustained(deadlock=False, accepted=1.0, generated=1.0, latency=30.0, base_latency=10.0,
         ...                        unstable=True)
         False
+        >>> Saturation(latency_factor=None, latency_cap=25.0).sustained(deadlock=False, accepted=1.0, generated=1.0,
+        ...                                                          latency=30.0, base_latency=10.0)
+        False
         """
         if deadlock or unstable:
             return False
         if self.accept_ratio is not None and not accepted >= self.accept_ratio * generated:
             return False
         if self.latency_factor is not None and not latency <= self.latency_factor * base_latency:
+            return False
+        if self.latency_cap is not None and not latency <= self.latency_cap:
             return False
         return True
 

@@ -46,6 +46,7 @@ from torus_lab.claims import Claim, Rule, claims_table, data_file
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.sim import SimConfig, simulate, summarize
 from torus_lab.sim.booksim import booksim_zero_load_latency
+from torus_lab.sim.saturation import Saturation, saturation_table
 from torus_lab.sweep import sweep
 from torus_lab.topology import Mesh, Torus
 
@@ -230,28 +231,44 @@ def point_table(runs: pd.DataFrame, reference_runs: pd.DataFrame) -> pd.DataFram
     return table
 
 
-def stability(points: pd.DataFrame, *, latency_cap: float, accept_ratio: float) -> pd.Series:
-    """Whether each point of :func:`point_table` is stable: latency mode, no replica deadlocked, aborted as
-    unstable (adaptive run length) or with a full source queue (BookSim2's are unbounded: a packet our
-    ``queue_capacity`` turns away is missing from the generated rate), mean latency at
-    most ``latency_cap`` and mean accepted rate at least ``accept_ratio`` times the mean generated rate (the load
-    the sources produced: at offered 0.001 the nominal load would fail light points by chance, as in
-    :mod:`torus_lab.sim.saturation`).
+def _criterion(latency_cap: float, accept_ratio: float) -> Saturation:
+    latency_cap = check_real("latency_cap", latency_cap, minimum=0)
+    accept_ratio = check_real("accept_ratio", accept_ratio, minimum=0, maximum=1)
+    return Saturation(accept_ratio=accept_ratio, latency_factor=None, latency_cap=latency_cap)
 
-    >>> pts = pd.DataFrame({"mode": "latency", "deadlocked": 0, "unstable": 0, "queue_overflow": 0,
-    ...                     "latency_mean": [30.0, 600.0],
-    ...                     "accepted_mean": 0.1, "generated_mean": 0.1})
+
+def _as_runs(points: pd.DataFrame) -> pd.DataFrame:
+    """The latency-mode points as a table of runs for :mod:`torus_lab.sim.saturation` (one "run" per point, its
+    means over replicas); a point with a deadlocked replica is deadlocked, one with a replica aborted as unstable or
+    with a full source queue is unstable."""
+    unstable = (points.unstable > 0) | (points.queue_overflow > 0)
+    return points.assign(offered_load=points.load, accepted_throughput=points.accepted_mean,
+                         generated_throughput=points.generated_mean, mean_latency=points.latency_mean,
+                         deadlock=points.deadlocked > 0, end_rule=np.where(unstable, "unstable", ""))[
+        points["mode"] == "latency"]  # fmt: skip
+
+
+def stability(points: pd.DataFrame, *, latency_cap: float, accept_ratio: float) -> pd.Series:
+    """Whether each point of :func:`point_table` is stable: latency mode and sustained by the
+    :class:`~torus_lab.sim.saturation.Saturation` criterion with ``accept_ratio`` (against the mean generated
+    rate: at offered 0.001 the nominal load would fail light points by chance) and the absolute ``latency_cap``,
+    no replica deadlocked, aborted as unstable (adaptive run length) or with a full source queue (BookSim2's are
+    unbounded: a packet our ``queue_capacity`` turns away is missing from the generated rate).
+
+    >>> pts = pd.DataFrame({"mode": "latency", "load": 0.1, "deadlocked": 0, "unstable": 0, "queue_overflow": 0,
+    ...                     "latency_mean": [30.0, 600.0], "accepted_mean": 0.1, "generated_mean": 0.1})
     >>> stability(pts, latency_cap=500, accept_ratio=0.97).tolist()
     [True, False]
     """
-    check_frame("points", points, ["mode", "deadlocked", "unstable", "queue_overflow", "latency_mean",
+    check_frame("points", points, ["mode", "load", "deadlocked", "unstable", "queue_overflow", "latency_mean",
                                    "accepted_mean", "generated_mean"])
-    latency_cap = check_real("latency_cap", latency_cap, minimum=0)
-    accept_ratio = check_real("accept_ratio", accept_ratio, minimum=0, maximum=1)
-    return ((points["mode"] == "latency") & (points.deadlocked == 0) & (points.unstable == 0)
-            & (points.queue_overflow == 0)
-            & (points.latency_mean <= latency_cap)
-            & (points.accepted_mean >= accept_ratio * points.generated_mean))  # fmt: skip
+    criterion = _criterion(latency_cap, accept_ratio)
+    runs = _as_runs(points)
+    sustained = [criterion.sustained(deadlock=bool(r.deadlock), accepted=r.accepted_throughput,
+                                     generated=r.generated_throughput, latency=r.mean_latency,
+                                     base_latency=math.nan, unstable=r.end_rule == "unstable")
+                 for r in runs.itertuples()]  # fmt: skip
+    return pd.Series(sustained, index=runs.index, dtype=bool).reindex(points.index, fill_value=False)
 
 
 def zero_load_table(points: pd.DataFrame, runs: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
@@ -267,18 +284,20 @@ def zero_load_table(points: pd.DataFrame, runs: pd.DataFrame, summary: pd.DataFr
 
 def saturation_comparison(points: pd.DataFrame, summary: pd.DataFrame, *, latency_cap: float,
                           accept_ratio: float) -> pd.DataFrame:  # fmt: skip
-    """Per configuration: the highest stable offered load of the grid (ours by :func:`stability`, BookSim2's
-    from its summary), and the accepted rate at offered 1.0 (ours: mean and half-width), with differences."""
-    table = points.assign(stable=stability(points, latency_cap=latency_cap, accept_ratio=accept_ratio))
+    """Per configuration: the highest stable offered load of the grid (ours: the saturation load of
+    :func:`torus_lab.sim.saturation.saturation_table` with the criterion of :func:`stability`; BookSim2's from its
+    summary), and the accepted rate at offered 1.0 (ours: mean and half-width), with differences."""
+    check_frame("points", points, ["config", "mode", "accepted_mean", "accepted_ci"])
+    check_frame("summary", summary, ["config", "max_stable_offered", "overload_accepted_at_offered_1"])
+    knees = saturation_table(_as_runs(points), ["config"], _criterion(latency_cap, accept_ratio)).set_index(
+        "config").saturation_load  # fmt: skip
     ref = summary.set_index("config")
     rows = []
-    for name, part in table.groupby("config", sort=False):
-        curve = part[part["mode"] == "latency"].sort_values("load")
-        ok = curve[np.logical_and.accumulate(curve.stable.to_numpy(dtype=bool))]
+    for name, part in points.groupby("config", sort=False):
         over = part[part["mode"] == "throughput"]
         rows.append({
             "config": name,
-            "max_stable": float(ok.load.max()) if len(ok) else math.nan,
+            "max_stable": float(knees.get(name, math.nan)),
             "bs_max_stable": float(ref.loc[name, "max_stable_offered"]),
             "accepted_at_1": float(over.accepted_mean.iloc[0]) if len(over) else math.nan,
             "accepted_at_1_ci": float(over.accepted_ci.iloc[0]) if len(over) else math.nan,
