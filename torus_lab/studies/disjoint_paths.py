@@ -626,16 +626,24 @@ def time_growth(per_instance: pd.DataFrame, summary: pd.DataFrame) -> tuple[pd.D
     paper = summary[summary["variant"] == "paper"].set_index("n").sort_index()
     times = paper[["time_mean_s", "time_median_s", "cpu_mean_s", "cpu_median_s"]].copy()
     times["cpu_p99_s"] = per_instance.groupby("n")["paper_cpu_s"].quantile(0.99)
-    n_values = times.index.to_numpy(dtype=float)
+    fits = _growth_columns(times, TIME_MEASURES, scaled="worst_case_scaled_s", fit="cpu_fit_s")
+    return times.reset_index(), fits
+
+
+def _growth_columns(table: pd.DataFrame, measures: Sequence[str], *, scaled: str, fit: str) -> pd.DataFrame:
+    """Add to ``table`` (indexed by ``n``) the worst-case curve ``n^5`` scaled to the first measure at the
+    smallest ``n`` (column ``scaled``) and the power law fitted to the first measure (column ``fit``); return
+    the power-law fits of every measure (``measure``, ``exponent``, ``log_prefactor``)."""
+    n_values = table.index.to_numpy(dtype=float)
     worst = n_values**WORST_CASE_EXPONENT
-    times["worst_case_scaled_s"] = worst / worst[0] * times["cpu_mean_s"].iloc[0]
+    table[scaled] = worst / worst[0] * table[measures[0]].iloc[0] if len(table) else []
     fits = pd.DataFrame([
-        {"measure": m, **dict(zip(("exponent", "log_prefactor"), power_law_fit(n_values, times[m]), strict=True))}
-        for m in TIME_MEASURES
+        {"measure": m, **dict(zip(("exponent", "log_prefactor"), power_law_fit(n_values, table[m]), strict=True))}
+        for m in measures
     ])  # fmt: skip
     exponent, log_prefactor = fits.loc[0, "exponent"], fits.loc[0, "log_prefactor"]
-    times["cpu_fit_s"] = np.exp(log_prefactor) * n_values**exponent
-    return times.reset_index(), fits
+    table[fit] = np.exp(log_prefactor) * n_values**exponent
+    return fits
 
 
 #: Work measures fitted by a power law in ``n`` (the deterministic side of Fig. 10 and its claims).
@@ -665,15 +673,7 @@ def work_growth(per_instance: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]
         "work_mean": grouped.mean(), "work_median": grouped.median(), "work_p99": grouped.quantile(0.99),
         "work_max": grouped.max(),
     })  # fmt: skip
-    n_values = work.index.to_numpy(dtype=float)
-    worst = n_values**WORST_CASE_EXPONENT
-    work["worst_case_scaled"] = worst / worst[0] * work["work_mean"].iloc[0] if len(work) else []
-    fits = pd.DataFrame([
-        {"measure": m, **dict(zip(("exponent", "log_prefactor"), power_law_fit(n_values, work[m]), strict=True))}
-        for m in WORK_MEASURES
-    ])  # fmt: skip
-    exponent, log_prefactor = fits.loc[0, "exponent"], fits.loc[0, "log_prefactor"]
-    work["work_fit"] = np.exp(log_prefactor) * n_values**exponent
+    fits = _growth_columns(work, WORK_MEASURES, scaled="worst_case_scaled", fit="work_fit")
     return work.reset_index(), fits
 
 
