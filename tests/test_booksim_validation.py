@@ -42,7 +42,7 @@ def test_unknown_configuration_and_missing_reference_files_are_refused(tmp_path)
     _, summary = bv.read_reference(REFERENCE)
     with pytest.raises(ValueError, match="'nope' is not a configuration"):
         bv.check_configs([_record(name="nope")], summary)
-    with pytest.raises(FileNotFoundError, match="booksim2_runs.csv"):
+    with pytest.raises(ValueError, match="booksim2_runs.csv"):
         bv.read_reference(tmp_path)
 
 

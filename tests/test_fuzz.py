@@ -45,9 +45,6 @@ MAX_EXAMPLES = EXAMPLES or 10
 TIMEOUT = 30  # seconds per call (a hang, not slow work on a busy 2-core machine: 10 s timed out there)
 
 SKIP_MODULES = {"torus_lab.cli", "torus_lab.runner", "torus_lab.report", "torus_lab.verify"}  # they run notebooks
-# Not yet hardened against hostile arguments (issue 14: the BookSim2 validation study, new this session; its run()
-# validates through the experiment schema and check_params). Remove once its helpers check every argument.
-SKIP_MODULES |= {"torus_lab.studies.booksim_validation"}
 
 # Compiled numba functions (routing kernels, the simulator kernel, ``minimal_sign``, ``splitmix_next``) take the
 # typed arrays and ints their Python entry points build (``make_routing``, ``simulate``); they have no Python
@@ -77,6 +74,28 @@ def _routing(spec: str = "ecube", n: int = 2, k: int = 4) -> Lazy:
 
 def _rng() -> Lazy:
     return Lazy(lambda: np.random.default_rng(0))
+
+
+_BV_CONFIG = {"name": "torus88_dor_vc2_p1", "network": "torus", "dims": 2, "radix": 8, "vcs": 2, "packet_length": 1,
+              "channel_latency": 2, "router": {}}  # fmt: skip
+_BV_PARAMS = {"seed": 1, "reference": "reference/booksim2", "configs": [_BV_CONFIG], "seeds": 1, "loads_per_config": 2,
+              "run_length": {"warmup": 20, "measure": 100, "drain": 300}, "zero_load_measure": 100, "latency_cap": 500,
+              "accept_ratio": 0.97, "tolerances": {"zero_load_rel": 0.02, "latency_rel": 0.05, "saturation_abs": 0.02,
+                                                   "below_fraction": 0.8}}  # fmt: skip
+
+
+@functools.cache
+def _bv_tables() -> dict[str, Any]:
+    """A tiny BookSim2 validation (one configuration, one replica, short runs) and the reference it read."""
+    from torus_lab.experiment import project_root
+    from torus_lab.studies import booksim_validation as bv
+
+    runs, summary = bv.read_reference(project_root() / "reference" / "booksim2")
+    return {**bv.run(_BV_PARAMS, project_root()), "reference_runs": runs, "summary": summary}
+
+
+def _bv(key: str) -> Lazy:
+    return Lazy(lambda: _bv_tables()[key])
 
 
 def _placement() -> Lazy:
@@ -290,6 +309,28 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.virtual_mesh.channel_vcs_table": dict(k=3),
     "torus_lab.studies.virtual_mesh.drawn_routings": dict(k=3),
     "torus_lab.studies.bring_your_own_routing.cdg_check": dict(routing="ecube", radix=4, escape_vcs=[0]),
+    "torus_lab.studies.booksim_validation.read_reference": dict(folder=Lazy(
+        lambda: str(__import__("torus_lab.experiment").experiment.project_root() / "reference" / "booksim2"))),
+    "torus_lab.studies.booksim_validation.check_configs": dict(configs=[_BV_CONFIG], summary=_bv("summary")),
+    "torus_lab.studies.booksim_validation.network_routing": dict(config=_BV_CONFIG),
+    "torus_lab.studies.booksim_validation.simulate_point": dict(config=_BV_CONFIG, load=0.05, mode="latency",
+                                                                replica=0, run_length=_BV_PARAMS["run_length"],
+                                                                rng=_rng()),
+    "torus_lab.studies.booksim_validation.validation_items": dict(configs=[_BV_CONFIG], reference_runs=_bv(
+        "reference_runs"), seeds=1, run_length={}, zero_load_measure=10),  # fmt: skip
+    "torus_lab.studies.booksim_validation.point_table": dict(runs=_bv("runs"), reference_runs=_bv("reference_runs")),
+    "torus_lab.studies.booksim_validation.stability": dict(points=_bv("points"), latency_cap=500, accept_ratio=0.97),
+    "torus_lab.studies.booksim_validation.zero_load_table": dict(points=_bv("points"), runs=_bv("runs"),
+                                                                 summary=_bv("summary")),
+    "torus_lab.studies.booksim_validation.saturation_comparison": dict(points=_bv("points"), summary=_bv("summary"),
+                                                                       latency_cap=500, accept_ratio=0.97),
+    "torus_lab.studies.booksim_validation.validation_claims": dict(points=_bv("points"), zero=_bv("zero_load"),
+                                                                   saturation=_bv("saturation"),
+                                                                   tolerances=_BV_PARAMS["tolerances"]),
+    "torus_lab.studies.booksim_validation.run_conditions": dict(config=_BV_CONFIG, params=_BV_PARAMS),
+    "torus_lab.studies.booksim_validation.check_params": dict(params=_BV_PARAMS),
+    "torus_lab.studies.booksim_validation.run": dict(params=_BV_PARAMS, root=Lazy(
+        lambda: __import__("torus_lab.experiment").experiment.project_root())),
     # sim and plotting helpers
     "torus_lab.sim.stats.confidence_interval": dict(values=[10.0, 12.0, 11.0, 13.0]),
     "torus_lab.plotting.new_figure": dict(nrows=1, ncols=2),

@@ -41,7 +41,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from torus_lab._validate import check_frame, check_instance, check_mapping, check_real, check_sequence, check_str
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_real,
+    check_sequence,
+    check_str,
+    naming,
+)
 from torus_lab.claims import Claim, Rule, claims_table, data_file
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.sim import SimConfig, simulate, summarize
@@ -80,7 +89,7 @@ def read_reference(folder: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     folder = Path(check_instance("folder", folder, (str, Path), "a folder path"))
     missing = [name for name in REFERENCE_FILES if not (folder / name).is_file()]
     if missing:
-        raise FileNotFoundError(f"reference folder {str(folder)!r} lacks {missing}")
+        raise ValueError(f"folder {str(folder)!r} is not a BookSim2 reference folder: it lacks {missing}")
     runs = pd.read_csv(folder / REFERENCE_FILES[0])
     summary = pd.read_csv(folder / REFERENCE_FILES[1])
     check_frame(REFERENCE_FILES[0], runs, _RUN_COLUMNS)
@@ -99,6 +108,7 @@ def check_configs(configs: Sequence[Mapping[str, Any]], summary: pd.DataFrame) -
     ...                 "packet_length": 4, "channel_latency": 1, "router": {}}], summary)[0]["radix"]
     8
     """
+    check_frame("summary", summary, _SUMMARY_COLUMNS)
     records = [dict(check_mapping(f"configs[{i}]", c, _CONFIG_KEYS)) for i, c in enumerate(check_sequence(
         "configs", configs, min_length=1))]  # fmt: skip
     table = summary.set_index("config")
@@ -123,11 +133,13 @@ def network_routing(config: Mapping[str, Any]):
     >>> network_routing({"network": "mesh", "dims": 2, "radix": 4, "vcs": 2}).name
     'ecube'
     """
-    check_str("network", config["network"], ("torus", "mesh"))
-    if config["network"] == "torus":
-        topology = Torus(config["dims"], config["radix"])
-        return ecube_routing(topology, datelines=True, vcs=config["vcs"], dateline_rule="entry", tie="random")
-    return ecube_routing(Mesh(config["dims"], config["radix"]), datelines=False, vcs=config["vcs"])
+    check_mapping("config", config, ["network", "dims", "radix", "vcs"])
+    with naming("config"):
+        network = check_str("network", config["network"], ("torus", "mesh"))
+        if network == "torus":
+            topology = Torus(config["dims"], config["radix"])
+            return ecube_routing(topology, datelines=True, vcs=config["vcs"], dateline_rule="entry", tie="random")
+        return ecube_routing(Mesh(config["dims"], config["radix"]), datelines=False, vcs=config["vcs"])
 
 
 def simulate_point(config: Mapping[str, Any], load: float, mode: str, replica: int, run_length: Mapping[str, Any],
@@ -142,8 +154,12 @@ def simulate_point(config: Mapping[str, Any], load: float, mode: str, replica: i
     ``t0_formula`` (the model's zero-load formula on this run's own hops).
     """
     check_mapping("config", config, _CONFIG_KEYS)
+    load = check_real("load", load, minimum=0, maximum=float(config["packet_length"]))
     check_str("mode", mode, ("latency", "throughput"))
-    check_mapping("run_length", run_length, [])
+    check_int("replica", replica, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    with naming("run_length"):
+        SimConfig.preset("booksim", **check_mapping("run_length", run_length, []))
     fields = {**dict(config["router"]), **dict(run_length), "packet_length": config["packet_length"],
               "channel_latency": config["channel_latency"], "offered_load": float(load)}  # fmt: skip
     if mode == "throughput":
@@ -182,6 +198,13 @@ def validation_items(configs: Sequence[Mapping[str, Any]], reference_runs: pd.Da
     >>> [(i["load"], i["mode"]) for i in items]
     [(0.001, 'latency'), (0.1, 'latency'), (0.3, 'latency'), (1.0, 'throughput')]
     """
+    configs = [check_mapping(f"configs[{i}]", c, ["name"]) for i, c in enumerate(check_sequence("configs", configs))]
+    check_frame("reference_runs", reference_runs, ["config", "sim_type", "offered_flit_rate"])
+    seeds = check_int("seeds", seeds, minimum=1, maximum=1000)
+    run_length = check_mapping("run_length", run_length, [])
+    zero_load_measure = check_int("zero_load_measure", zero_load_measure, minimum=1)
+    if loads_per_config is not None:
+        loads_per_config = check_int("loads_per_config", loads_per_config, minimum=2)
     items = []
     for config in configs:
         sweep_loads = sorted(float(x) for x in reference_runs.loc[
@@ -274,6 +297,9 @@ def stability(points: pd.DataFrame, *, latency_cap: float, accept_ratio: float) 
 def zero_load_table(points: pd.DataFrame, runs: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     """Per configuration: BookSim2's zero-load packet latency, ours (mean, half-width), the model's formula on our
     own sampled hops, and the relative difference ``diff`` (ours / BookSim2 - 1)."""
+    check_frame("points", points, ["config", "load", "mode", "latency_mean", "latency_ci"])
+    check_frame("runs", runs, ["config", "load", "t0_formula"])
+    check_frame("summary", summary, ["config", "zero_load_packet_latency"])
     zero = points[(points.load == round(ZERO_LOAD, 6)) & (points["mode"] == "latency")]
     formula = runs[runs.load == ZERO_LOAD].groupby("config").t0_formula.mean().rename("formula")
     ref = summary.set_index("config").zero_load_packet_latency.rename("bs_latency")
@@ -321,6 +347,11 @@ def validation_claims(points: pd.DataFrame, zero: pd.DataFrame, saturation: pd.D
     BookSim2 (zero-load latency, relative; the largest relative latency difference at loads up to
     ``below_fraction`` of BookSim2's highest stable load; highest stable load and accepted rate at offered 1.0,
     flit/node/cycle).  ``conditions`` maps a configuration to what its runs assumed (:func:`run_conditions`)."""
+    check_frame("points", points, ["config", "load", "mode", "latency_diff"])
+    check_frame("zero", zero, ["config", "bs_latency", "latency_mean", "latency_ci", "diff"])
+    check_frame("saturation", saturation, ["config", "bs_max_stable", "max_stable", "max_stable_diff",
+                                           "bs_accepted_at_1", "accepted_at_1", "accepted_at_1_ci",
+                                           "accepted_at_1_diff"])
     tol = check_mapping("tolerances", tolerances, ["zero_load_rel", "latency_rel", "saturation_abs", "below_fraction"])
     conditions = dict(check_mapping("conditions", conditions or {}, []))
     below = _below_knee(points, saturation, tol["below_fraction"])
@@ -364,6 +395,9 @@ def run_conditions(config: Mapping[str, Any], params: Mapping[str, Any]) -> str:
     >>> run_conditions({"name": "c", "router": {}, "channel_latency": 2}, {"seeds": 2, "run_length": {"measure": 9}})
     "c: booksim preset, channel latency 2, 2 replicas, run length {'measure': 9}"
     """
+    check_mapping("config", config, ["name", "router", "channel_latency"])
+    check_mapping("config['router']", config["router"], [])
+    check_mapping("params", params, ["seeds", "run_length"])
     router = ", ".join(f"{k}={v}" for k, v in config["router"].items())
     text = (f"{config['name']}: booksim preset{', ' + router if router else ''}, channel latency "
             f"{config['channel_latency']}, {params['seeds']} replicas, run length {dict(params['run_length'])}")
@@ -373,11 +407,14 @@ def run_conditions(config: Mapping[str, Any], params: Mapping[str, Any]) -> str:
 def check_params(params: Mapping[str, Any]) -> None:
     """Rules the schema cannot express: configuration names are unique; the run-length block holds only
     :class:`~torus_lab.sim.SimConfig` run-length fields."""
-    names = [c["name"] for c in params["configs"]]
+    check_mapping("params", params, ["configs", "run_length"])
+    configs = check_sequence("params['configs']", params["configs"])
+    names = [check_mapping(f"configs[{i}]", c, ["name"])["name"] for i, c in enumerate(configs)]
     duplicated = sorted({n for n in names if names.count(n) > 1})
     if duplicated:
         raise ValueError(f"configs: name(s) {duplicated} appear more than once")
-    SimConfig.preset("booksim", **params["run_length"])
+    with naming("params['run_length']"):
+        SimConfig.preset("booksim", **check_mapping("run_length", params["run_length"], []))
 
 
 def run(params: Mapping[str, Any], root: str | Path) -> dict[str, pd.DataFrame]:
@@ -390,8 +427,10 @@ def run(params: Mapping[str, Any], root: str | Path) -> dict[str, pd.DataFrame]:
     """
     p = check_mapping("params", params, ["seed", "reference", "configs", "seeds", "loads_per_config", "run_length",
                                          "zero_load_measure", "latency_cap", "accept_ratio", "tolerances"])
+    root = Path(check_instance("root", root, (str, Path), "a folder path"))
     check_params(p)
-    reference_runs, summary = read_reference(Path(root) / p["reference"])
+    with naming("root"):
+        reference_runs, summary = read_reference(root / p["reference"])
     configs = check_configs(p["configs"], summary)
     items = validation_items(configs, reference_runs, seeds=p["seeds"], run_length=p["run_length"],
                              zero_load_measure=p["zero_load_measure"], loads_per_config=p["loads_per_config"])
