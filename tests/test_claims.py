@@ -20,6 +20,8 @@ from torus_lab.claims import (
     claims_table,
     evaluate,
     evidence_items,
+    location_items,
+    uncovered_results,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -241,3 +243,25 @@ def test_report_claims_html_shows_conditions_and_filters_by_verdict(tmp_path):
     assert all(f"value='{v}'" in report._FILTER_HTML for v in VERDICTS)
     assert report.verdict_counts(table.verdict) == "1 holds, 1 does not hold"
     assert report.verdict_counts(["holds approximately"] * 2) == "2 hold approximately"
+
+
+class TestCoverage:
+    """`location_items` and `uncovered_results`: which numbered results of a paper no claim names."""
+
+    def test_items_split_on_semicolons(self):
+        assert location_items(" Lemma 3 ;Fig. 10;; ") == ["Lemma 3", "Fig. 10"]
+
+    def test_uncovered_keeps_order_and_matches_whole_items(self):
+        table = pd.DataFrame({"location": ["Theorem 1; Fig. 9", "Fig. 10 (left)"]})
+        # "Fig. 10" is not named: only whole items count, so a row must spell the result exactly
+        assert uncovered_results(table, ["Fig. 10", "Theorem 1", "Theorem 10"]) == ["Fig. 10", "Theorem 10"]
+
+    def test_all_covered_is_empty(self):
+        table = pd.DataFrame({"location": ["Lemma 1", "Lemma 2; Table 2"]})
+        assert uncovered_results(table, ["Lemma 2", "Table 2", "Lemma 1"]) == []
+
+    def test_bad_arguments_are_named(self):
+        with pytest.raises(ValueError, match="location"):
+            uncovered_results(pd.DataFrame({"verdict": ["holds"]}), ["Lemma 1"])
+        with pytest.raises(TypeError, match="results"):
+            uncovered_results(pd.DataFrame({"location": ["Lemma 1"]}), "Lemma 1")

@@ -54,6 +54,8 @@ __all__ = [
     "check_claims_table",
     "evidence_items",
     "write_claims",
+    "location_items",
+    "uncovered_results",
 ]
 
 #: The verdict vocabulary, from best to worst, then "not testable here".
@@ -491,3 +493,34 @@ def write_claims(table: pd.DataFrame, data_dir: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(path, index=False)
     return path
+
+
+def location_items(location: str) -> list[str]:
+    """The paper's results a ``location`` cell names: its ``;``-separated items, stripped.
+
+    A claim that covers several numbered results names each ("Theorem 1; Fig. 9").
+
+    Examples
+    --------
+    >>> location_items("Theorem 1; Fig. 9 ")
+    ['Theorem 1', 'Fig. 9']
+    """
+    return [item.strip() for item in check_str("location", location).split(";") if item.strip()]
+
+
+def uncovered_results(table: pd.DataFrame, results: Sequence[str]) -> list[str]:
+    """The items of ``results`` (a paper's numbered theorems, lemmas, corollaries, tables and figures, spelled as
+    in the ``location`` column) that no row of the claims ``table`` names; empty when the table covers them all.
+
+    Every study lists its paper's numbered results (``PAPER_RESULTS``) and its claims table must cover each one,
+    with a measured verdict or a ``not testable here`` row that says why (issue 15, item 3).
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"location": ["Theorem 1; Fig. 9", "Section 5"]})
+    >>> uncovered_results(table, ["Theorem 1", "Lemma 2", "Fig. 9"])
+    ['Lemma 2']
+    """
+    check_frame("table", table, ["location"])
+    named = {item for cell in table["location"] for item in location_items(cell)}
+    return [result for result in check_sequence("results", results) if check_str("results[i]", result) not in named]
