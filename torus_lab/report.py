@@ -112,14 +112,18 @@ def verdict_counts(verdicts: Iterable[str]) -> str:
 
 
 def results_markdown(entries: Iterable[ExperimentOutputs]) -> str:
-    """The README's results table: one row per paper with its verdict counts and run facts."""
-    lines = ["| paper | notebook | claims checked | verdicts | preset | run time |", "| --- " * 6 + "|"]
+    """The README's results table: one row per paper with its verdict counts, preset and seed.
+
+    It holds no run time (that is in each manifest and the report), so the committed README changes only when
+    a result does.
+    """
+    lines = ["| paper | notebook | claims checked | verdicts | preset | seed |", "| --- " * 6 + "|"]
     for entry in entries:
         manifest = entry.manifest or {}
-        run_time = f"{manifest['duration_s']:.0f} s" if "duration_s" in manifest else "not run"
         lines.append(
             f"| {entry.experiment.description} | `{entry.experiment.notebook.as_posix()}` | {len(entry.claims)} "
-            f"| {verdict_counts(entry.claims['verdict'])} | {manifest.get('preset', '-')} | {run_time} |"
+            f"| {verdict_counts(entry.claims['verdict'])} | {manifest.get('preset', 'not run')} "
+            f"| {manifest.get('seed', '-')} |"
         )
     lines.append("")
     lines.append("Every claim with where the paper states it, the conditions of our measurement, the paper's value, "
