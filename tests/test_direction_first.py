@@ -616,6 +616,12 @@ def test_fewer_latency_with_faults_needs_a_decrease_beyond_noise(tiny_results):
     noise = claims["one_fault_rank_noise"]  # 256: a real drop (not noise); 512: within noise
     assert (noise.measured_value, noise.verdict) == (1, "does not hold")
     assert "y N=256: 1 fault ranks 2 of 2" in noise.measured_text
+    # the same drop, but the faulty runs lost half of their messages: lower by dropping, not better
+    lossy = runs.assign(delivered=runs.delivered.where(runs.faults == 0, 5), dropped=runs.dropped.where(
+        runs.faults == 0, 5))  # fmt: skip
+    claims = _coverage_claims(tiny_results, fig4_paper=lossy, latency_changes=changes)
+    assert claims["faults_lower_latency_y"].verdict == "does not hold"
+    assert "(50.0% delivered)" in claims["faults_lower_latency_y"].measured_text
     flat = _fig4([(p, n, f, 6.0 + 0.1 * (i % 2), *rest) for i, (p, n, f, _, *rest) in enumerate(rows)])
     changes = latency_change_table({"paper": flat}, ["y"])
     claims = _coverage_claims(tiny_results, fig4_paper=flat, latency_changes=changes)
