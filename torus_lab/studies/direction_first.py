@@ -15,10 +15,14 @@ and mapped over their grids with :func:`torus_lab.sweep.sweep`, which gives ever
   west-first on tori that are not 2D).
 * :func:`route_property_rows`: per topology and wrap rule, the CDG verdict and route-length statistics
   over every adaptive choice (exhaustive, path form), and the preferred route's minimality.
+* :func:`ecube_lemma_rows`: Section 4.2's Lemma (double e-cube is e-cube) on every pair, against
+  :func:`double_ecube_route` written out from the text; :func:`west_first_route_rows`: Section 4.3's "all paths
+  are minimal" for west-first (grids: :func:`lemma_items`, from ``prop_cases``).
 * :func:`heavy_load_run`: simulation at heavy load looking for a real deadlock.
 * :func:`header_table`: Theorem 5.4's header size.
 
-Analysis helpers (:func:`growth_fits`, :func:`fault_effect_table`, :func:`load_curve_summary`,
+Analysis helpers (:func:`growth_fits`, :func:`fault_effect_table`, :func:`latency_change_table`,
+:func:`load_curve_summary`,
 :func:`heavy_load_summary`,
 :func:`route_examples`) and the claims' verdict rules (``*_verdict``, :func:`claims_rows`) are small pure
 functions of those tables.
