@@ -4,6 +4,7 @@ ff.), and of its study (torus_lab.studies.direction_first: grids, verdict rules,
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -252,11 +253,14 @@ TINY = {
 CLAIM_IDS = [
     "log_latency_paper", "log_latency_long", "fault_effect_paper_y", "fault_effect_paper_detour",
     "fault_effect_long_y", "fault_effect_long_detour", "few_extra_hops_detour", "few_extra_hops_y", "fully_minimal",
-    "deadlock_free_k_gt_2", "deadlock_free_hypercube", "livelock_free", "header_size",
+    "deadlock_free_k_gt_2", "deadlock_free_hypercube", "livelock_free", "header_size", "fig1_ecube",
+    "double_ecube_is_ecube", "double_ecube_deadlock_free", "west_first_minimal", "fig3_example", "starvation_free",
+    "faults_lower_latency_y", "faults_lower_latency_detour", "one_fault_rank_noise",
 ]  # fmt: skip
 DATA_FILES = {
     "claims", "fig4_long", "fig4_long_summary", "fig4_paper", "fig4_paper_summary", "header_size", "heavy_load",
-    "latency_growth_fits", "load_curves", "route_properties", "saturation",
+    "latency_growth_fits", "load_curves", "route_properties", "saturation", "ecube_lemma", "west_first_routes",
+    "latency_changes",
 }  # fmt: skip
 
 
@@ -373,8 +377,8 @@ def test_fault_effect_and_growth_fits_edge_cases():
 def _fig4(rows):
     """Fig. 4 runs from (misroute, nodes, faults, latency, delivered, dropped, deadlock) tuples."""
     frame = pd.DataFrame(rows, columns=["misroute", "nodes", "faults", "latency", "delivered", "dropped", "deadlock"])
-    return frame.assign(undelivered=0, extra_hops=0.0, hop_limit_drops=0,
-                        delivered_fraction=frame.delivered / (frame.delivered + frame.dropped))
+    return frame.assign(undelivered=0, extra_hops=0.0, hop_limit_drops=0, not_injected=0, queue_overflow=0,
+                        max_source_wait=1.0, delivered_fraction=frame.delivered / (frame.delivered + frame.dropped))
 
 
 def test_latency_changes_span_every_fault_count_with_sign():
@@ -410,12 +414,15 @@ def test_claims_with_missing_rows_are_not_testable(tiny_results):
     from torus_lab.studies.direction_first import claims_rows
 
     tables = dict(tiny_results[0])
-    for key in ("latency_growth_fits", "route_properties", "header_size", "heavy_load"):
+    for key in ("latency_growth_fits", "route_properties", "header_size", "heavy_load", "ecube_lemma",
+                "west_first_routes", "route_examples", "latency_changes"):  # fmt: skip
         tables[key] = tables[key].iloc[0:0]
     rows = {row.claim_id: row for row in claims_rows(tables, TINY)}
     assert list(rows) == CLAIM_IDS
     for cid in ("log_latency_paper", "log_latency_long", "fully_minimal", "deadlock_free_k_gt_2",
-                "deadlock_free_hypercube", "livelock_free", "header_size"):  # fmt: skip
+                "deadlock_free_hypercube", "livelock_free", "header_size", "fig1_ecube", "double_ecube_is_ecube",
+                "double_ecube_deadlock_free", "west_first_minimal", "fig3_example", "faults_lower_latency_y",
+                "one_fault_rank_noise"):  # fmt: skip
         assert rows[cid].verdict == "not testable here", cid
 
 
@@ -492,3 +499,130 @@ def test_log_fit_refuses_one_size_and_non_finite_values_naming_them(nodes, value
 
     with pytest.raises(ValueError, match=message):
         log_fit(nodes, values)
+
+
+# ---------------------------------------------------------------------- coverage of the paper's results (issue 15)
+def test_claims_cover_every_numbered_result_of_the_paper(tiny_results):
+    from torus_lab.claims import location_items, uncovered_results
+    from torus_lab.studies.direction_first import PAPER_RESULTS
+
+    table = tiny_results[0]["claims"]
+    assert uncovered_results(table, PAPER_RESULTS) == []
+    # every row names its locations in the paper's spelling (no free text such as "k = 2 case")
+    pattern = re.compile(r"(Abstract|Section \d+(\.\d+)*|Theorem \d+\.\d+|Corollary \d+\.\d+|Lemma|Fig\. \d+)")
+    for cell in table.location:
+        assert all(pattern.fullmatch(item) for item in location_items(cell)), cell
+
+
+def test_paper_results_are_distinct_and_spelled_as_the_paper():
+    from torus_lab.studies.direction_first import PAPER_RESULTS
+
+    assert len(set(PAPER_RESULTS)) == len(PAPER_RESULTS) == 9
+    pattern = re.compile(r"(Theorem|Lemma|Corollary|Proposition|Table|Fig\.)( \d+(\.\d+)?)?")
+    assert all(pattern.fullmatch(item) for item in PAPER_RESULTS), PAPER_RESULTS
+    # paper order: figures and results by their section, Fig. 4 (Section 6) last
+    assert PAPER_RESULTS.index("Lemma") < PAPER_RESULTS.index("Theorem 5.1") < PAPER_RESULTS.index("Fig. 4")
+
+
+@pytest.mark.parametrize("topology", [Torus(2, 2), Torus(4, 2), Torus(2, 5), Torus(3, 4), Torus(2, (3, 6))], ids=repr)
+def test_double_ecube_written_out_equals_the_ecube_kernel_on_every_pair(topology):
+    from torus_lab.routing.ecube import ecube_routing
+    from torus_lab.studies.direction_first import double_ecube_route
+
+    ecube = ecube_routing(topology)
+    for src in topology.nodes():
+        for dst in topology.nodes():
+            route = double_ecube_route(topology, src, dst)
+            assert route == ecube.route(src, dst), (src, dst)
+            assert is_walk(topology, route) and len(route) - 1 == topology.lee_distance(src, dst)
+            hop = double_ecube_route(topology, src, dst, reading="hop")
+            assert hop[-1] == dst and len(hop) == len(route)
+            if max(topology.radices) == 2:
+                assert hop == route
+
+
+def test_double_ecube_hop_reading_interleaves_dimensions_on_a_torus():
+    from torus_lab.studies.direction_first import double_ecube_route, ecube_lemma_rows
+
+    assert double_ecube_route(Torus(2, 5), (0, 0), (2, 2), reading="hop") == [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)]
+    row = ecube_lemma_rows(2, 5)
+    assert row["double_equals_ecube"] == row["ecube_minimal"] == row["pairs"] == 600
+    assert row["hop_reading_equals_ecube"] < row["pairs"]
+    assert not row["cdg_acyclic"]  # e-cube without datelines on 5-rings: the Lemma is for hypercubes only
+    with pytest.raises(ValueError, match="reading"):
+        double_ecube_route(Torus(2, 5), (0, 0), (1, 1), reading="flit")
+    with pytest.raises(ValueError, match="dst must be a node"):
+        double_ecube_route(Torus(2, 5), (0, 0), (5, 1))
+
+
+def test_west_first_two_wrap_pairs_have_no_minimal_route():
+    from torus_lab.studies.direction_first import lemma_items, west_first_route_rows
+
+    row = west_first_route_rows(2, 3)
+    # (2,2) -> (0,0): the minimal ways wrap in both dimensions, and only the first hop may wrap
+    assert row["pairs"] == 72 and row["some_route_minimal"] == pytest.approx(68 / 72)
+    assert row["all_routes_minimal"] < row["some_route_minimal"] and row["cdg_acyclic"]
+    with pytest.raises(ValueError, match="dims"):
+        west_first_route_rows(3, 3)
+    assert lemma_items(TINY) == (TINY["prop_cases"], [{"dims": 2, "radix": 3}])
+
+
+def test_latency_changes_simultaneous_intervals():
+    from statistics import NormalDist
+
+    from torus_lab.studies.direction_first import latency_changes
+
+    runs = _fig4([("y", 16, 0, 4.0, 10, 0, False), ("y", 16, 0, 5.0, 10, 0, False), ("y", 16, 2, 2.0, 10, 0, False),
+                  ("y", 16, 2, 3.0, 10, 0, False), ("y", 16, 3, 4.0, 10, 0, False)])  # fmt: skip
+    table = latency_changes(runs, "y", family_alpha=0.1)
+    z = NormalDist().inv_cdf(1 - 0.1 / (2 * 2))  # two cells in the family
+    row = table.iloc[0]
+    assert (row.faults, row.latency_diff, row.runs_faulty, row.runs_fault_free) == (2, -2.0, 2, 2)
+    assert row.diff_ci_high == pytest.approx(-2.0 + z * math.sqrt(0.5 / 2 + 0.5 / 2))
+    assert math.isnan(table.iloc[1].diff_ci_low)  # one run with 3 faults: no interval
+    narrower = latency_changes(runs[runs.faults != 3], "y", family_alpha=0.1).iloc[0]
+    assert narrower.diff_ci_high < row.diff_ci_high  # one cell fewer: a smaller Bonferroni factor
+    with pytest.raises(ValueError, match="family_alpha"):
+        latency_changes(runs, "y", family_alpha=1.0)
+
+
+def _coverage_claims(tiny_results, **tables):
+    from torus_lab.studies.direction_first import claims_rows
+
+    return {row.claim_id: row for row in claims_rows(dict(tiny_results[0], **tables), TINY)}
+
+
+def test_starvation_row_counts_runs_that_left_messages_waiting(tiny_results):
+    good = _fig4([("y", 16, 0, 4.0, 10, 0, False), ("y", 16, 2, 4.0, 9, 1, False)])
+    assert _coverage_claims(tiny_results, fig4_paper=good)["starvation_free"].verdict == "holds"
+    faulty_deadlock = _fig4([("y", 16, 0, 4.0, 10, 0, False), ("y", 16, 2, 4.0, 5, 0, True)])
+    row = _coverage_claims(tiny_results, fig4_paper=faulty_deadlock)["starvation_free"]
+    assert row.verdict == "holds under conditions" and "round-robin" in row.conditions
+    waiting = good.assign(not_injected=[1, 0])
+    assert _coverage_claims(tiny_results, fig4_paper=waiting)["starvation_free"].verdict == "does not hold"
+
+
+def test_fewer_latency_with_faults_needs_a_decrease_beyond_noise(tiny_results):
+    from torus_lab.studies.direction_first import latency_change_table
+
+    rows = [("y", 256, 0, 6.0, 10, 0, False), ("y", 256, 0, 6.2, 10, 0, False), ("y", 256, 1, 5.0, 10, 0, False),
+            ("y", 256, 1, 5.1, 10, 0, False), ("y", 512, 0, 7.0, 10, 0, False), ("y", 512, 0, 7.4, 10, 0, False),
+            ("y", 512, 1, 7.1, 10, 0, False), ("y", 512, 1, 7.3, 10, 0, False)]  # fmt: skip
+    runs = _fig4(rows)
+    changes = latency_change_table({"paper": runs}, ["y"])
+    claims = _coverage_claims(tiny_results, fig4_paper=runs, latency_changes=changes)
+    lower = claims["faults_lower_latency_y"]
+    assert lower.verdict == "holds" and lower.measured_value == 1 and "N=256 F=1" in lower.measured_text
+    noise = claims["one_fault_rank_noise"]  # 256: a real drop (not noise); 512: within noise
+    assert (noise.measured_value, noise.verdict) == (1, "does not hold")
+    assert "y N=256: 1 fault ranks 2 of 2" in noise.measured_text
+    # the same drop, but the faulty runs lost half of their messages: lower by dropping, not better
+    lossy = runs.assign(delivered=runs.delivered.where(runs.faults == 0, 5), dropped=runs.dropped.where(
+        runs.faults == 0, 5))  # fmt: skip
+    claims = _coverage_claims(tiny_results, fig4_paper=lossy, latency_changes=changes)
+    assert claims["faults_lower_latency_y"].verdict == "does not hold"
+    assert "(50.0% delivered)" in claims["faults_lower_latency_y"].measured_text
+    flat = _fig4([(p, n, f, 6.0 + 0.1 * (i % 2), *rest) for i, (p, n, f, _, *rest) in enumerate(rows)])
+    changes = latency_change_table({"paper": flat}, ["y"])
+    claims = _coverage_claims(tiny_results, fig4_paper=flat, latency_changes=changes)
+    assert claims["faults_lower_latency_y"].verdict == "does not hold"

@@ -15,10 +15,14 @@ and mapped over their grids with :func:`torus_lab.sweep.sweep`, which gives ever
   west-first on tori that are not 2D).
 * :func:`route_property_rows`: per topology and wrap rule, the CDG verdict and route-length statistics
   over every adaptive choice (exhaustive, path form), and the preferred route's minimality.
+* :func:`ecube_lemma_rows`: Section 4.2's Lemma (double e-cube is e-cube) on every pair, against
+  :func:`double_ecube_route` written out from the text; :func:`west_first_route_rows`: Section 4.3's "all paths
+  are minimal" for west-first (grids: :func:`lemma_items`, from ``prop_cases``).
 * :func:`heavy_load_run`: simulation at heavy load looking for a real deadlock.
 * :func:`header_table`: Theorem 5.4's header size.
 
-Analysis helpers (:func:`growth_fits`, :func:`fault_effect_table`, :func:`load_curve_summary`,
+Analysis helpers (:func:`growth_fits`, :func:`fault_effect_table`, :func:`latency_change_table`,
+:func:`load_curve_summary`,
 :func:`heavy_load_summary`,
 :func:`route_examples`) and the claims' verdict rules (``*_verdict``, :func:`claims_rows`) are small pure
 functions of those tables.
@@ -35,6 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -52,7 +57,7 @@ from torus_lab._validate import (
 )
 from torus_lab.claims import Claim, Rule, claims_table, data_file
 from torus_lab.deadlock import channel_dependency_graph, find_dependency_cycle, route_length_table
-from torus_lab.routing import make_routing
+from torus_lab.routing import RoutingFunction, make_routing
 from torus_lab.routing.direction_first import header_size_bits
 from torus_lab.sim import SimConfig, simulate, summarize
 from torus_lab.sim.saturation import Saturation, saturation_table
@@ -60,6 +65,7 @@ from torus_lab.sweep import sweep
 from torus_lab.topology import Faults, Torus, bfs_distances, random_link_faults
 
 __all__ = [
+    "PAPER_RESULTS",
     "SATURATION",
     "METRICS",
     "SUMMARY_COLUMNS",
@@ -71,7 +77,12 @@ __all__ = [
     "routing_applies",
     "curve_items",
     "route_property_rows",
+    "route_statistics",
     "property_items",
+    "double_ecube_route",
+    "ecube_lemma_rows",
+    "west_first_route_rows",
+    "lemma_items",
     "heavy_load_run",
     "heavy_items",
     "header_table",
@@ -84,7 +95,15 @@ __all__ = [
     "route_examples",
     "claims_rows",
     "latency_changes",
+    "latency_change_table",
 ]
+
+#: Every numbered result of the paper (theorems, the lemma, the corollary and figures), in paper order, spelled
+#: as the claims' ``location`` column spells them; the claims table covers each one (issue 15, item 3).  The
+#: paper's only lemma (Section 4.2) has no number.
+PAPER_RESULTS: tuple[str, ...] = (
+    "Fig. 1", "Lemma", "Fig. 2", "Fig. 3", "Theorem 5.1", "Theorem 5.2", "Corollary 5.3", "Theorem 5.4", "Fig. 4",
+)
 
 #: Saturation of a latency-load curve: the highest load up to which every load is sustained, a load being
 #: sustained when no run deadlocked and the accepted throughput is >= 95% of the generated one (no latency
@@ -180,8 +199,10 @@ def fig4_run(
     -------
     dict
         latency (steps, generation to delivery), hops, extra hops (hops - Hamming distance), delivered,
-        dropped (no permitted output / hop limit), undelivered (still in flight at the end), deadlock, and
-        ``sim_seed`` (the simulator's seed, drawn from ``rng``).
+        dropped (no permitted output / hop limit), undelivered (still in flight at the end), not_injected
+        (measured messages never injected), queue_overflow (messages discarded by a full source queue),
+        max_source_wait (largest injection - generation of an injected message, steps; Corollary 5.3),
+        deadlock, and ``sim_seed`` (the simulator's seed, drawn from ``rng``).
     """
     check_int("n", n, minimum=2)
     check_int("faults", faults, minimum=0)
@@ -214,6 +235,7 @@ def fig4_run(
         config = config.replace(warmup=warmup, measure=measure)
     res = simulate(routing, config, seed=seed)
     p = res.packets[res.packets.dropped == 0]
+    injected = res.packets[res.packets.inject >= 0]
     return {
         "mode": mode,
         "misroute": misroute,
@@ -233,6 +255,9 @@ def fig4_run(
         "delivered_fraction": res.delivered / max(1, res.delivered + res.dropped + res.undelivered),
         "hop_limit_drops": res.counters["hop_limit_drops"],
         "undelivered": res.undelivered,
+        "not_injected": len(res.packets) - len(injected),
+        "queue_overflow": res.counters["queue_overflow"],
+        "max_source_wait": float((injected.inject - injected.gen).max()) if len(injected) else math.nan,
         "deadlock": res.deadlock,
         "accepted_throughput": res.accepted_throughput,
         "cycles": res.cycles,
@@ -387,6 +412,25 @@ def route_property_rows(dims: int, radix: int, wraps: str, rng: np.random.Genera
         check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
     topo = Torus(dims, radix)
     routing = make_routing({"name": "direction-first", "wraps": wraps}, topo)
+    return {"network": f"{radix}-ary {dims}-cube", "dims": dims, "radix": radix, "nodes": topo.num_nodes,
+            "wraps": wraps, **route_statistics(routing)}  # fmt: skip
+
+
+def route_statistics(routing: RoutingFunction) -> dict:
+    """Exhaustive fault-free route properties of ``routing``: CDG verdict and route lengths over every choice.
+
+    Keys: pairs; cdg_acyclic, cdg_cycle_length, cdg_cycle (path form, all adaptive/random choices);
+    preferred_minimal (fraction of pairs whose first-candidate route is minimal), some_route_minimal,
+    all_routes_minimal; max_extra_hops (over all routes), mean_preferred_extra_hops; can_loop.
+
+    Examples
+    --------
+    >>> row = route_statistics(make_routing("ecube", Torus(3, 2)))
+    >>> row["pairs"], row["cdg_acyclic"], row["all_routes_minimal"]
+    (56, True, 1.0)
+    """
+    check_instance("routing", routing, RoutingFunction, "a RoutingFunction")
+    topo = routing.topology
     cycle = find_dependency_cycle(channel_dependency_graph(routing))
     table = route_length_table(routing)
     preferred = np.array(
@@ -394,11 +438,6 @@ def route_property_rows(dims: int, radix: int, wraps: str, rng: np.random.Genera
     )
     extra = table.max_hops - table.lee
     return {
-        "network": f"{radix}-ary {dims}-cube",
-        "dims": dims,
-        "radix": radix,
-        "nodes": topo.num_nodes,
-        "wraps": wraps,
         "pairs": len(table),
         "cdg_acyclic": cycle is None,
         "cdg_cycle_length": 0 if cycle is None else len(cycle),
@@ -537,6 +576,135 @@ def header_table(cases: Sequence[Mapping[str, int]]) -> pd.DataFrame:
         for case in cases
     ]
     return pd.DataFrame(rows)
+
+
+def _minimal_step(c: int, e: int, k: int) -> int:
+    """The minimal way round a ring of ``k`` from digit ``c`` to ``e`` (``+1`` / ``-1``; a tie goes ``+``)."""
+    forward = (e - c) % k
+    return 1 if forward <= k - forward else -1
+
+
+def double_ecube_route(topology: Torus, src: Sequence[int], dst: Sequence[int], *,
+                       reading: str = "dimension") -> list[tuple[int, ...]]:  # fmt: skip
+    """The node sequence of double e-cube (paper Section 4.2) from ``src`` to ``dst``, written out from the text.
+
+    Independent of the routing kernels (it checks them): take the two lowest incorrect dimensions ``i < j``,
+    move along ``i``, then along ``j``, and repeat until no incorrect dimension is left (with one left, move
+    along it).  Each move takes the minimal way round the ring (a tie, ``k`` even, goes ``+`` as e-cube's
+    default).  ``reading`` says how far a move goes where ``k > 2`` (the paper defines double e-cube on
+    hypercubes only, where both readings coincide): ``"dimension"`` corrects the dimension completely,
+    ``"hop"`` takes one hop.
+
+    Examples
+    --------
+    >>> double_ecube_route(Torus(4, 2), (0, 0, 0, 0), (1, 1, 1, 0))  # paper Fig. 1: 0000 -> 0111
+    [(0, 0, 0, 0), (1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 1, 0)]
+    >>> double_ecube_route(Torus(2, 4), (0, 0), (2, 1), reading="hop")
+    [(0, 0), (1, 0), (1, 1), (2, 1)]
+    """
+    check_instance("topology", topology, Torus, "a Torus")
+    check_str("reading", reading, ("dimension", "hop"))
+    radices = topology.radices
+    cur = [int(v) for v in check_sequence("src", src)]
+    target = [int(v) for v in check_sequence("dst", dst)]
+    for name, node in (("src", cur), ("dst", target)):
+        if len(node) != len(radices) or any(not 0 <= v < k for v, k in zip(node, radices, strict=True)):
+            raise ValueError(f"{name} must be a node of {topology!r}, got {node!r}")
+    path = [tuple(cur)]
+
+    def move(dim: int) -> None:
+        while cur[dim] != target[dim]:
+            cur[dim] = (cur[dim] + _minimal_step(cur[dim], target[dim], radices[dim])) % radices[dim]
+            path.append(tuple(cur))
+            if reading == "hop":
+                return
+
+    while cur != target:
+        incorrect = [d for d in range(len(radices)) if cur[d] != target[d]]
+        for dim in incorrect[:2]:
+            move(dim)
+    return path
+
+
+def ecube_lemma_rows(dims: int, radix: int, rng: np.random.Generator | None = None) -> dict:
+    """The Lemma of Section 4.2 on the fault-free ``radix``-ary ``dims``-cube, every (src, dst) pair.
+
+    Counts the pairs whose registry double e-cube route (``variant="double"``), registry e-cube route and
+    :func:`double_ecube_route` (both readings) are the same node sequence, the pairs whose e-cube route is
+    minimal (Lee distance; Section 4.1), and the channel dependency graph verdict of double e-cube with one VC
+    and no datelines (the Lemma's "deadlock free", meant for hypercubes).  ``rng`` is not used.
+
+    Examples
+    --------
+    >>> row = ecube_lemma_rows(3, 2)
+    >>> row["pairs"] == row["double_equals_ecube"] == row["ecube_minimal"], row["cdg_acyclic"]
+    (True, True)
+    """
+    check_int("dims", dims, minimum=1)
+    check_int("radix", radix, minimum=2)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
+    topo = Torus(dims, radix)
+    ecube = make_routing("ecube", topo)
+    double = make_routing({"name": "ecube", "variant": "double"}, topo)
+    nodes = topo.nodes()
+    same = hop_same = minimal = 0
+    for src in nodes:
+        for dst in nodes:
+            if src == dst:
+                continue
+            route = ecube.route(src, dst)
+            same += route == double.route(src, dst) == double_ecube_route(topo, src, dst)
+            hop_same += route == double_ecube_route(topo, src, dst, reading="hop")
+            minimal += len(route) - 1 == int(topo.lee_distance(src, dst))
+    cycle = find_dependency_cycle(channel_dependency_graph(double))
+    return {
+        "network": f"{radix}-ary {dims}-cube",
+        "dims": dims,
+        "radix": radix,
+        "pairs": len(nodes) * (len(nodes) - 1),
+        "double_equals_ecube": same,
+        "hop_reading_equals_ecube": hop_same,
+        "ecube_minimal": minimal,
+        "cdg_acyclic": cycle is None,
+    }
+
+
+def west_first_route_rows(dims: int, radix: int, rng: np.random.Generator | None = None) -> dict:
+    """Section 4.3's west-first on the fault-free ``radix``-ary 2-cube: route lengths over every adaptive choice.
+
+    The columns of :func:`route_statistics` (exhaustive, every (src, dst) pair).  ``rng`` is not used.
+
+    Examples
+    --------
+    >>> row = west_first_route_rows(2, 3)
+    >>> row["network"], round(row["some_route_minimal"] * row["pairs"])  # (2,2) -> (0,0) needs two wraps
+    ('3-ary 2-cube', 68)
+    """
+    check_int("dims", dims, minimum=1)
+    check_int("radix", radix, minimum=2)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
+    if dims != 2:
+        raise ValueError(f"dims: west-first is defined on 2D tori only, got {dims}")
+    topo = Torus(dims, radix)
+    return {"network": f"{radix}-ary {dims}-cube", "dims": dims, "radix": radix, "nodes": topo.num_nodes,
+            **route_statistics(make_routing("west-first", topo))}  # fmt: skip
+
+
+def lemma_items(params: Mapping[str, Any]) -> tuple[list[dict[str, int]], list[dict[str, int]]]:
+    """The exhaustive checks' grids from ``prop_cases``: every case for the Lemma (double e-cube), the 2D cases
+    for west-first.
+
+    Examples
+    --------
+    >>> lemma, west = lemma_items({"prop_cases": [{"dims": 2, "radix": 4}, {"dims": 3, "radix": 2}]})
+    >>> len(lemma), west
+    (2, [{'dims': 2, 'radix': 4}])
+    """
+    check_mapping("params", params, ["prop_cases"])
+    cases = [{"dims": case["dims"], "radix": case["radix"]} for case in params["prop_cases"]]
+    return cases, [case for case in cases if case["dims"] == 2]
 
 
 # ---------------------------------------------------------------------- analysis helpers
@@ -692,6 +860,10 @@ def heavy_load_summary(heavy: pd.DataFrame) -> pd.DataFrame:
 #: The paper's Fig. 3 example: 011 -> 222 in a 3-ary 3-cube (our tuples are the digit strings reversed).
 FIG3 = {"dims": 3, "radix": 3, "src": (1, 1, 0), "dst": (2, 2, 2), "paper_route": [(1, 1, 0), (2, 1, 0), (2, 2, 0),
                                                                                      (2, 2, 2)]}  # fmt: skip
+#: The paper's Fig. 1 example: e-cube 0000 -> 0111 on the 4-D hypercube; the route follows Section 4.1's rule
+#: (lowest differing bit first), as the drawing's route is not in the text.
+FIG1 = {"dims": 4, "radix": 2, "src": (0, 0, 0, 0), "dst": (1, 1, 1, 0), "routing": "ecube",
+        "paper_route": [(0, 0, 0, 0), (1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 1, 0)]}  # fmt: skip
 #: A pair whose minimal way crosses a wrap on its second hop (rule 1 forbids it): 5-ary 2-cube, (3,0) -> (0,0).
 NONMINIMAL = {"dims": 2, "radix": 5, "src": (3, 0), "dst": (0, 0)}
 
@@ -701,7 +873,8 @@ def _digits(path: Sequence[Sequence[int]]) -> str:
 
 
 def route_examples() -> pd.DataFrame:
-    """The allowed routes of the paper's Fig. 3 example and the preferred route of a non-minimal pair.
+    """The allowed routes of the paper's Fig. 3 example (direction-first e-cube), the e-cube route of its Fig. 1
+    example and the preferred route of a non-minimal pair.
 
     One row per distinct route (node sequence): example, network, source, destination, route (digit strings
     ``s_{n-1} .. s_0``), hops, Lee distance, whether it is the paper's route and whether it is the preferred
@@ -716,9 +889,9 @@ def route_examples() -> pd.DataFrame:
     [['03 -> 02 -> 01 -> 00', 3, 2]]
     """
     rows = []
-    for example, case, every in (("fig3", FIG3, True), ("nonminimal", NONMINIMAL, False)):
+    for example, case, every in (("fig1", FIG1, False), ("fig3", FIG3, True), ("nonminimal", NONMINIMAL, False)):
         topo = Torus(case["dims"], case["radix"])
-        routing = make_routing("direction-first", topo)
+        routing = make_routing(case.get("routing", "direction-first"), topo)
         src, dst = case["src"], case["dst"]
         preferred = routing.route(src, dst)
         routes = [routing.hops_to_nodes(src, h) for h in routing.enumerate_routes(src, dst)] if every else [preferred]
@@ -733,11 +906,15 @@ def route_examples() -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------- claims
-def latency_changes(runs: pd.DataFrame, policy: str) -> pd.DataFrame:
-    """Relative change of mean latency at every fault count > 0 against none, per size, fault policy ``policy``.
+def latency_changes(runs: pd.DataFrame, policy: str, family_alpha: float = 0.05) -> pd.DataFrame:
+    """Change of mean latency at every fault count > 0 against none, per size, fault policy ``policy``.
 
-    Over the runs that did not deadlock (latency counts delivered messages only); columns nodes, faults,
-    relative_latency_change (signed: negative when faults lower latency).
+    Over the runs that did not deadlock (latency counts delivered messages only).  Columns nodes, faults,
+    relative_latency_change (signed: negative when faults lower latency), latency_diff (faulty - fault-free mean,
+    steps) with its simultaneous confidence interval diff_ci_low / diff_ci_high (normal approximation with
+    Welch's standard error over the runs' mean latencies, Bonferroni-corrected so that all the intervals of
+    the table hold together with probability ``1 - family_alpha``; NaN with fewer than two runs on a side),
+    and the runs on each side (runs_faulty, runs_fault_free).
 
     Examples
     --------
@@ -745,17 +922,57 @@ def latency_changes(runs: pd.DataFrame, policy: str) -> pd.DataFrame:
     ...                      "faults": [0, 1, 5], "latency": [4.0, 4.4, 3.8]})
     >>> latency_changes(runs, "y").relative_latency_change.round(3).tolist()
     [0.1, -0.05]
+    >>> runs = pd.DataFrame({"misroute": ["y"] * 4, "deadlock": [False] * 4, "nodes": [16] * 4,
+    ...                      "faults": [0, 0, 2, 2], "latency": [4.0, 4.2, 3.0, 3.2]})
+    >>> row = latency_changes(runs, "y").iloc[0]
+    >>> round(float(row.latency_diff), 3), bool(row.diff_ci_high < 0)
+    (-1.0, True)
     """
     check_str("policy", policy)
     check_frame("runs", runs, ["misroute", "deadlock", "nodes", "faults", "latency"])
-    part = runs[(runs.misroute == policy) & ~runs.deadlock.astype(bool)]
-    mean = part.groupby(["nodes", "faults"]).latency.mean().unstack()
-    columns = ["nodes", "faults", "relative_latency_change"]
-    if mean.empty or 0 not in mean.columns:
+    family_alpha = check_real("family_alpha", family_alpha, minimum=0, maximum=1)
+    if not 0 < family_alpha < 1:
+        raise ValueError(f"family_alpha must be in (0, 1), got {family_alpha!r}")
+    part = runs[(runs.misroute == policy) & ~runs.deadlock.astype(bool)].dropna(subset=["latency"])
+    stats = part.groupby(["nodes", "faults"]).latency.agg(["mean", "var", "count"]).reset_index()
+    columns = ["nodes", "faults", "relative_latency_change", "latency_diff", "diff_ci_low", "diff_ci_high",
+               "runs_faulty", "runs_fault_free"]  # fmt: skip
+    base = stats[stats.faults == 0].drop(columns="faults")
+    cells = stats[stats.faults > 0].merge(base, on="nodes", suffixes=("", "_0"))
+    if cells.empty:
         return pd.DataFrame(columns=columns)
-    change = mean.drop(columns=0).sub(mean[0], axis=0).div(mean[0], axis=0)
-    out = change.stack().dropna().rename("relative_latency_change").reset_index()
-    return out[columns].reset_index(drop=True)
+    z = NormalDist().inv_cdf(1 - family_alpha / (2 * len(cells)))
+    diff = cells["mean"] - cells["mean_0"]
+    both = (cells["count"] >= 2) & (cells["count_0"] >= 2)
+    half = (z * np.sqrt(cells["var"] / cells["count"] + cells["var_0"] / cells["count_0"])).where(both)
+    out = pd.DataFrame({
+        "nodes": cells.nodes, "faults": cells.faults, "relative_latency_change": diff / cells["mean_0"],
+        "latency_diff": diff, "diff_ci_low": diff - half, "diff_ci_high": diff + half,
+        "runs_faulty": cells["count"].astype(int), "runs_fault_free": cells["count_0"].astype(int),
+    })  # fmt: skip
+    return out.sort_values(["nodes", "faults"])[columns].reset_index(drop=True)
+
+
+def latency_change_table(runs: Mapping[str, pd.DataFrame], policies: Sequence[str],
+                         family_alpha: float = 0.05) -> pd.DataFrame:  # fmt: skip
+    """:func:`latency_changes` of each runs label (``"paper"`` / ``"long"`` -> per-run frame) and fault policy,
+    with columns runs and misroute first (each label and policy is one family of simultaneous intervals).
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"misroute": ["y"] * 4, "deadlock": [False] * 4, "nodes": [16] * 4,
+    ...                      "faults": [0, 0, 2, 2], "latency": [4.0, 4.2, 3.0, 3.2]})
+    >>> latency_change_table({"paper": runs}, ["y", "detour"])[["runs", "misroute", "faults"]].values.tolist()
+    [['paper', 'y', 2]]
+    """
+    policies = [check_str("policies", p) for p in check_sequence("policies", policies)]
+    check_mapping("runs", runs, [])
+    parts = [latency_changes(frame, policy, family_alpha).assign(runs=label, misroute=policy)
+             for label, frame in runs.items() for policy in policies]  # fmt: skip
+    parts = [part for part in parts if len(part)]
+    columns = ["runs", "misroute", *latency_changes(pd.DataFrame(columns=[
+        "misroute", "deadlock", "nodes", "faults", "latency"]), "y").columns]  # fmt: skip
+    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
 
 
 def _message_weighted(part: pd.DataFrame) -> tuple[float, float]:
@@ -784,6 +1001,190 @@ def _df_evidence(*names: str) -> tuple[str, ...]:
     return tuple(data_file("direction_first", name) for name in names)
 
 
+def _delivered_shares(runs: pd.DataFrame) -> pd.DataFrame:
+    """Share of messages delivered (weighted by messages) per fault policy, size and fault count, over the runs
+    that did not deadlock (the runs behind :func:`latency_changes`)."""
+    columns = ["misroute", "nodes", "faults", "delivered_share"]
+    if runs.empty:
+        return pd.DataFrame(columns=columns)
+    part = runs[~runs.deadlock.astype(bool)]
+    sums = part.assign(sent=part.delivered + part.dropped + part.undelivered).groupby(
+        ["misroute", "nodes", "faults"])[["delivered", "sent"]].sum().reset_index()  # fmt: skip
+    return sums.assign(delivered_share=sums.delivered / sums.sent.where(sums.sent > 0))[columns]
+
+
+def _coverage_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any], seed: str) -> list[Claim]:
+    """The rows that cover the paper's other numbered results and Section 6.1 (issue 15, item 3)."""
+    lemma, west, examples = tables["ecube_lemma"], tables["west_first_routes"], tables["route_examples"]
+    changes, fig4 = tables["latency_changes"], tables["fig4_paper"]
+    rows = []
+    sizes = ", ".join(lemma.network) if len(lemma) else "none"
+    # Fig. 1 / Section 4.1: e-cube on hypercubes (route example, minimal, deadlock-free)
+    cubes = lemma[lemma.radix == 2]
+    fig1 = examples[examples.example == "fig1"]
+    fig1_ok = int(bool(fig1.paper_route.any()) and bool((fig1.hops == fig1.lee).all())) if len(fig1) else 0
+    cube_ok = int((cubes.ecube_minimal == cubes.pairs).sum() + cubes.cdg_acyclic.astype(bool).sum())
+    rows.append(Claim(
+        claim_id="fig1_ecube", location="Fig. 1; Section 4.1",
+        statement="e-cube corrects the lowest differing bit first (Fig. 1: 0000 -> 0111 on a 4-D hypercube) and is "
+                  "minimal and deadlock free on hypercubes",
+        conditions="the Fig. 1 route derived from Section 4.1's rule (the drawing's route is not in the text); "
+                   f"hypercubes {', '.join(cubes.network) or 'none'} (every pair, no faults, 1 VC); cases: the "
+                   "example route, and per hypercube every e-cube route minimal and its channel dependency graph "
+                   "acyclic",
+        paper_text="0000 -> 0001 -> 0011 -> 0111; minimal, deadlock free",
+        measured_value=fig1_ok + cube_ok if len(fig1) else math.nan,
+        measured_text=(f"e-cube route {fig1[fig1.preferred].route.iloc[0] if len(fig1) else '-'} "
+                       f"({'equals' if fig1_ok else 'differs from'} the rule's route); every e-cube route minimal in "
+                       f"{int((cubes.ecube_minimal == cubes.pairs).sum())} and CDG acyclic in "
+                       f"{int(cubes.cdg_acyclic.astype(bool).sum())} of {len(cubes)} hypercubes"),
+        rule=Rule("all_of", {"n": (1 + 2 * len(cubes)) if len(fig1) else 0}),
+        evidence=_df_evidence("route_examples.csv", "ecube_lemma.csv")))
+    # the Lemma of Section 4.2: double e-cube is e-cube, hence deadlock free
+    equal = lemma[lemma.double_equals_ecube == lemma.pairs]
+    tori = lemma[lemma.radix > 2]
+    rows.append(Claim(
+        claim_id="double_ecube_is_ecube", location="Lemma; Section 4.2",
+        statement="double e-cube is the same as e-cube (the Lemma's proof)",
+        conditions=f"every (src, dst) pair of {sizes}, no faults; three routes compared as node sequences: the "
+                   "registry's e-cube, its double e-cube variant, and double e-cube written out from Section 4.2 "
+                   "(the two lowest incorrect dimensions, the first then the second, minimal way round, tie +; "
+                   "on k > 2 tori each dimension corrected completely, conventions ecube)",
+        paper_text="the same as e-cube", measured_value=len(equal) if len(lemma) else math.nan,
+        measured_text=(f"identical routes on every pair in {len(equal)} of {len(lemma)} networks "
+                       f"({int(lemma.pairs.sum())} pairs); diagnostic: reading a move as one hop on k > 2 tori "
+                       f"agrees with e-cube on {int(tori.hop_reading_equals_ecube.sum())} of {int(tori.pairs.sum())}"
+                       " pairs (the paper defines double e-cube on hypercubes only)"),
+        rule=Rule("all_of", {"n": len(lemma)}), evidence=_df_evidence("ecube_lemma.csv")))
+    big = cubes[cubes.dims > 1]
+    rows.append(Claim(
+        claim_id="double_ecube_deadlock_free", location="Lemma",
+        statement="double e-cube is deadlock free on n-dimensional hypercubes, n > 1",
+        conditions=f"hypercubes {', '.join(big.network) or 'none'}, no faults, one channel per link direction (no "
+                   "VCs); channel dependency graph (path form) of the registry's double e-cube",
+        paper_text="deadlock free", measured_value=int(big.cdg_acyclic.astype(bool).sum()) if len(big) else math.nan,
+        measured_text=f"channel dependency graph acyclic in {int(big.cdg_acyclic.astype(bool).sum())} of {len(big)}",
+        rule=Rule("all_of", {"n": len(big)}), evidence=_df_evidence("ecube_lemma.csv")))
+    # Section 4.3 / Fig. 2: west-first on a torus, all paths minimal without faults
+    tor = west[west.radix > 2]
+    detail = "; ".join(f"{r.network}: all routes minimal for {r.all_routes_minimal:.0%} of pairs, some route "
+                       f"{r.some_route_minimal:.0%}, preferred route {r.preferred_minimal:.0%}"
+                       for r in tor.itertuples())  # fmt: skip
+    rows.append(Claim(
+        claim_id="west_first_minimal", location="Section 4.3; Fig. 2",
+        statement="west-first on a torus (wraparounds on the first hop only): without faults all paths are minimal",
+        conditions=f"no faults; every (src, dst) pair and every adaptive choice of the 2D tori "
+                   f"{', '.join(tor.network) or 'none'} (Fig. 2 draws the 4-ary 2-cube; its sample routes are not in "
+                   "the text); west = - along dimension 0 (conventions df-west-first); a case is a network whose every "
+                   "allowed route is minimal",
+        paper_text="all paths are minimal", measured_value=int((tor.all_routes_minimal >= 1).sum()) if len(tor)
+        else math.nan,
+        measured_text=(f"every allowed route minimal in {int((tor.all_routes_minimal >= 1).sum())} of {len(tor)} "
+                       f"networks: {detail}; pairs whose only minimal ways wrap in both dimensions (e.g. (2,2) -> (0,0)"
+                       " in the 3-ary 2-cube) have no minimal route, since wraps are allowed on the first hop only")
+        if len(tor) else "no 2D torus checked",
+        rule=Rule("all_of", {"n": len(tor)}),
+        evidence=_df_evidence("west_first_routes.csv")))
+    # Fig. 3: the worked example 011 -> 222
+    fig3 = examples[examples.example == "fig3"]
+    paper3 = fig3[fig3.paper_route]
+    fig3_ok = int(len(paper3) == 1) + int(len(paper3) == 1 and bool((paper3.hops == paper3.lee).all()))
+    rows.append(Claim(
+        claim_id="fig3_example", location="Fig. 3",
+        statement="in a 3-ary 3-cube direction-first e-cube may route 011 -> 012 -> 022 -> 222 (wraparound on the "
+                  "last hop, the first of a new phase)",
+        conditions="no faults; every route our direction-first e-cube allows from 011 to 222 enumerated (REC phase "
+                   "rules, conventions df-phase); cases: the paper's route is allowed, and it is minimal",
+        paper_text="011 -> 012 -> 022 -> 222", measured_value=fig3_ok if len(fig3) else math.nan,
+        measured_text=(f"{len(fig3)} allowed routes, {fig3.hops.min() if len(fig3) else '-'}-"
+                       f"{fig3.hops.max() if len(fig3) else '-'} hops (Lee distance "
+                       f"{fig3.lee.iloc[0] if len(fig3) else '-'}); the paper's route "
+                       f"{'is' if len(paper3) else 'is not'} among them"),
+        rule=Rule("all_of", {"n": 2 if len(fig3) else 0}), evidence=_df_evidence("route_examples.csv")))
+    # Corollary 5.3: starvation
+    if {"not_injected", "queue_overflow", "max_source_wait"} <= set(fig4.columns) and len(fig4):
+        stuck = fig4.deadlock.astype(bool)
+        served = ~stuck & (fig4.undelivered == 0) & (fig4.not_injected == 0) & (fig4.queue_overflow == 0)
+        free = fig4.faults == 0
+        deadlocks = ", ".join(f"policy {p!r} {int(g.deadlock.astype(bool).sum())} of {len(g)} runs "
+                              f"({int(g[g.faults > 0].deadlock.astype(bool).sum())} with faults)"
+                              for p, g in fig4.groupby("misroute"))  # fmt: skip
+        measured = (f"every generated message injected and then delivered or explicitly dropped in "
+                    f"{int(served.sum())} of {len(fig4)} runs ({int(served[free].sum())} of {int(free.sum())} "
+                    f"fault-free); deadlocked: {deadlocks}; messages left waiting without a deadlock in "
+                    f"{int((~served & ~stuck).sum())} runs; largest wait from generation to injection "
+                    f"{fig4.max_source_wait.max():g} steps (fault-free {fig4[free].max_source_wait.max():g})")
+        value = int(served.sum())
+    else:
+        measured, value, served, free = "no Fig. 4 runs", math.nan, pd.Series(dtype=bool), pd.Series(dtype=bool)
+    rows.append(Claim(
+        claim_id="starvation_free", location="Corollary 5.3",
+        statement="starvation-free: every node places its messages on the network within finite time",
+        conditions=f"{_runs_conditions(params, 'paper')}; all fault counts and fault policies; {seed}; a case is a "
+                   "run in which every generated message was injected and then delivered or explicitly dropped "
+                   "(none left in a source queue or in flight, no source-queue overflow). The proof's mechanism "
+                   "(new messages get higher priority) is not modelled: the simulator's arbitration is round-robin "
+                   "(conventions selection), so only the outcome is measured",
+        paper_text="starvation-free", measured_value=value, measured_text=measured,
+        rule=Rule("all_of", {"n": len(fig4), "condition": "no faults (the corollary's setting)",
+                             "conditional_k": int(served[free].sum()), "conditional_n": int(free.sum())}),
+        evidence=_df_evidence("fig4_paper.csv")))
+    # Section 6.1: more faults can lower latency (without losing messages)
+    shares = pd.concat([_delivered_shares(frame).assign(runs=label)
+                        for label, frame in (("paper", fig4), ("long", tables["fig4_long"]))])  # fmt: skip
+    for policy in params["policies"]:
+        part = changes[changes.misroute == policy]
+        if len(part):
+            part = part.merge(shares, on=["runs", "misroute", "nodes", "faults"], how="left")
+        lower = part[part.diff_ci_high < 0]
+        kept = lower[lower.delivered_share >= DELIVERED_MIN] if len(lower) else lower
+        higher = part[part.diff_ci_low > 0]
+        cells = ", ".join(f"{r.runs} N={int(r.nodes)} F={int(r.faults)} {r.relative_latency_change:+.1%} "
+                          f"({r.delivered_share:.1%} delivered)" for r in lower.itertuples())  # fmt: skip
+        rows.append(Claim(
+            claim_id=f"faults_lower_latency_{policy}", location="Section 6.1; Fig. 4",
+            statement="in some cases latency is lower with more faults in the network",
+            conditions=f"Fig. 4 paper and long runs (n = {params.get('fig4_ns')} / {params.get('long_ns')}); every "
+                       f"fault count > 0 against none per size; {_policy_condition(policy)}; {seed}; runs that "
+                       "deadlocked left out; latency of delivered messages (dropped messages do not count, so "
+                       "dropping can lower it); a case is a (runs, size, fault count) cell whose simultaneous 95% "
+                       "interval of the latency difference lies below 0 (Bonferroni over the cells of one runs "
+                       f"label and policy) and whose faulty runs delivered at least {DELIVERED_MIN:.0%} of their "
+                       "messages (better, not lower by dropping)",
+            paper_text="in some cases better with more faults (no values)",
+            measured_value=len(kept) if len(part) else math.nan,
+            measured_text=(f"lower with faults beyond noise in {len(lower)} of {len(part)} cells"
+                           + (f" ({cells})" if cells else "") + f", {len(kept)} of them with at least "
+                           f"{DELIVERED_MIN:.0%} of messages delivered; higher beyond noise in {len(higher)}; point "
+                           f"estimates below 0 in {int((part.relative_latency_change < 0).sum())}"),
+            rule=Rule("at_least", {"bound": 1}),
+            evidence=_df_evidence("latency_changes.csv", "fig4_paper.csv", "fig4_long.csv")))
+    # Section 6.1: one fault worst at 256 nodes and best at 512, "due to randomness"
+    means = fig4[~fig4.deadlock.astype(bool)].groupby(["misroute", "nodes", "faults"]).latency.mean()
+    cases, noise, ranks = 0, 0, []
+    for policy in params["policies"]:
+        for nodes in (256, 512):
+            cell = changes[(changes.runs == "paper") & (changes.misroute == policy) & (changes.nodes == nodes)
+                           & (changes.faults == 1)]  # fmt: skip
+            if not len(cell) or (policy, nodes) not in means.index.droplevel(2):
+                continue
+            order = means.loc[(policy, nodes)].rank(ascending=False, method="min")
+            cases += 1
+            noise += int(cell.diff_ci_low.iloc[0] <= 0 <= cell.diff_ci_high.iloc[0])
+            ranks.append(f"{policy} N={nodes}: 1 fault ranks {int(order.loc[1])} of {len(order)} (1 = slowest), "
+                         f"{cell.relative_latency_change.iloc[0]:+.1%} vs none")
+    rows.append(Claim(
+        claim_id="one_fault_rank_noise", location="Section 6.1; Fig. 4",
+        statement="one fault is worst at 256 nodes and best at 512 nodes, which is due to randomness",
+        conditions=f"{_runs_conditions(params, 'paper')}; fault policies {list(params['policies'])} (ours); {seed}; "
+                   "runs that deadlocked left out; a case is a (policy, size 256 or 512) whose 1-fault vs fault-free "
+                   "simultaneous 95% interval of the latency difference contains 0 (the difference is noise)",
+        paper_text="worst at 256, best at 512 (randomness)", measured_value=noise if cases else math.nan,
+        measured_text="; ".join(ranks) if ranks else "no runs with 256 or 512 nodes in this preset",
+        rule=Rule("all_of", {"n": cases}), evidence=_df_evidence("fig4_paper.csv", "latency_changes.csv")))
+    return rows
+
+
 def claims_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> list[Claim]:
     """The claims of the study from its tables (keys of :func:`run`), one :class:`~torus_lab.claims.Claim` per id.
 
@@ -792,6 +1193,7 @@ def claims_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -
     """
     check_mapping("tables", tables, [
         "fig4_paper", "fig4_long", "latency_growth_fits", "route_properties", "heavy_load", "header_size",
+        "ecube_lemma", "west_first_routes", "route_examples", "latency_changes",
     ])
     check_mapping("params", params, ["policies", "wrap_rules"])
     fig4, long, fits = tables["fig4_paper"], tables["fig4_long"], tables["latency_growth_fits"]
@@ -811,7 +1213,7 @@ def claims_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -
         else:
             measured = "no fault-free fit (fewer than 3 sizes)"
         rows.append(Claim(
-            claim_id=f"log_latency_{label}", location="Section 6, Fig. 4",
+            claim_id=f"log_latency_{label}", location="Section 1; Section 6; Fig. 4",
             statement="average latency grows logarithmically with the network size (no faults)",
             conditions=f"{_runs_conditions(params, label)}; 0 faults; {seed}; least-squares fits of mean latency "
                        f"against log2 N and against N; the two criteria counted: log-fit R2 >= {LOG_R2_MIN} and the "
@@ -841,7 +1243,7 @@ def claims_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -
             else:
                 latency_ok, value, measured = 0, math.nan, "no fault-free and faulty runs to compare"
             rows.append(Claim(
-                claim_id=f"fault_effect_{label}_{policy}", location="Section 6, Fig. 4",
+                claim_id=f"fault_effect_{label}_{policy}", location="Section 6; Section 6.1; Fig. 4",
                 statement=f"the number of faults (0-{int(frame.faults.max()) if len(frame) else 0}) changes latency "
                           "very little",
                 conditions=f"{_runs_conditions(params, label)}; {_policy_condition(policy)}; {seed}; runs that "
@@ -857,7 +1259,7 @@ def claims_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -
         lost, extra = _message_weighted(part)
         hops_ok = int(part.extra_hops.max() < EXTRA_HOPS_MAX)
         rows.append(Claim(
-            claim_id=f"few_extra_hops_{policy}", location="Section 6; Abstract",
+            claim_id=f"few_extra_hops_{policy}", location="Abstract; Section 1; Section 6; Section 7",
             statement="with faults, only a few extra hops are needed",
             conditions=f"Fig. 4 paper and long runs with 1-5 faults; {_policy_condition(policy)}; {seed}; criteria: "
                        f"every run's mean extra hops < {EXTRA_HOPS_MAX:g} and more than {DELIVERED_MIN:.0%} of "
@@ -885,7 +1287,7 @@ def claims_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -
                  f"allowed routes minimal for {rec.all_routes_minimal.min():.0%}-{rec.all_routes_minimal.max():.0%} "
                  "of pairs)") if len(rec) else ""
     rows.append(Claim(
-        claim_id="fully_minimal", location="Section 5 (properties); Abstract",
+        claim_id="fully_minimal", location="Abstract; Section 1; Section 7",
         statement="in the absence of faults the algorithm is fully minimal (every message can take a shortest path)",
         conditions="no faults; every source-destination pair of each network checked exhaustively; the REC reading "
                    "of the 2D phase (wraparound links only on the first hop of a phase, conventions df-phase)",
@@ -932,7 +1334,7 @@ def claims_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -
     allruns = pd.concat([fig4, long])
     faulty_y_deadlocks = int(allruns[(allruns.faults > 0) & (allruns.misroute == "y")].deadlock.sum())
     rows.append(Claim(
-        claim_id="deadlock_free_hypercube", location="Theorem 5.1 (k = 2 case, the Lemma)",
+        claim_id="deadlock_free_hypercube", location="Theorem 5.1",
         statement="deadlock-free on hypercubes without faults",
         conditions=f"hypercubes {', '.join(hyper.network)}; channel dependency graph of the REC reading; Fig. 4 "
                    "runs without faults",
@@ -970,7 +1372,7 @@ def claims_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -
         measured_text=(f"same size in {same} of {len(header)} cases: "
                        + ", ".join(f"k={r.k},n={r.n}: {r.bits_ceil}" for r in header.itertuples())),
         rule=Rule("all_of", {"n": len(header)}), evidence=_df_evidence("header_size.csv")))
-    return rows
+    return rows + _coverage_rows(tables, params, seed)
 
 
 # ---------------------------------------------------------------------- the study
@@ -984,8 +1386,9 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Every table of the study for the parameters of one preset of ``experiments/direction_first.yaml``.
 
     Keys (data file stems): ``fig4_paper``, ``fig4_paper_summary``, ``fig4_long``, ``fig4_long_summary``,
-    ``latency_growth_fits``, ``fault_effects``, ``load_curves``, ``load_curve_summary``, ``saturation``,
-    ``route_properties``, ``heavy_load``, ``heavy_load_summary``, ``route_examples``, ``header_size``,
+    ``latency_growth_fits``, ``fault_effects``, ``latency_changes``, ``load_curves``, ``load_curve_summary``,
+    ``saturation``, ``route_properties``, ``ecube_lemma``, ``west_first_routes``, ``heavy_load``,
+    ``heavy_load_summary``, ``route_examples``, ``header_size``,
     ``claims``.  Every grid runs over :func:`torus_lab.sweep.sweep` (backend from the environment) with the
     experiment ``seed``; tables with random content carry it in a ``seed`` column (the simulator seed of a
     run is ``sim_seed``).
@@ -1003,6 +1406,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     fits["seed"] = seed
     effects = fault_effect_table({"paper": fig4, "long": long}, params["policies"])
     effects["seed"] = seed
+    changes = latency_change_table({"paper": fig4, "long": long}, params["policies"]).assign(seed=seed)
 
     curves = _with_seed(sweep(load_curve_run, curve_items(params), seed=seed, desc="load curves"), seed)
     curve_summary = load_curve_summary(curves).assign(seed=seed)
@@ -1013,6 +1417,9 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     saturation["seed"] = seed
 
     props = pd.DataFrame(sweep(route_property_rows, property_items(params), seed=seed, desc="route properties"))
+    lemma_cases, west_cases = lemma_items(params)
+    lemma = pd.DataFrame(sweep(ecube_lemma_rows, lemma_cases, seed=seed, desc="double e-cube lemma"))
+    west = pd.DataFrame(sweep(west_first_route_rows, west_cases, seed=seed, desc="west-first routes"))
     heavy = _with_seed(sweep(heavy_load_run, heavy_items(params), seed=seed, desc="heavy load"), seed)
     heavy_summary = heavy_load_summary(heavy)
     heavy_summary["seed"] = seed
@@ -1024,10 +1431,13 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "fig4_long_summary": long_summary,
         "latency_growth_fits": fits,
         "fault_effects": effects,
+        "latency_changes": changes,
         "load_curves": curves,
         "load_curve_summary": curve_summary,
         "saturation": saturation,
         "route_properties": props,
+        "ecube_lemma": lemma,
+        "west_first_routes": west,
         "heavy_load": heavy,
         "heavy_load_summary": heavy_summary,
         "route_examples": route_examples(),
