@@ -1303,9 +1303,9 @@ def theorem_claims(termination: pd.DataFrame, safety: pd.DataFrame, worst: pd.Da
     >>> [(c.claim_id, c.verdict) for c in rows][:2]
     [('theorem1_connected', 'holds'), ('chain_on_locally_safe', 'holds')]
     """
-    check_frame("termination", termination, TERMINATION_COLUMNS if len(termination) else [])
-    check_frame("safety", safety, SAFETY_COLUMNS if len(safety) else [])
-    check_frame("worst", worst, WORST_STEP_COLUMNS if len(worst) else [])
+    for name, frame, columns in (("termination", termination, TERMINATION_COLUMNS), ("safety", safety, SAFETY_COLUMNS),
+                                 ("worst", worst, WORST_STEP_COLUMNS)):
+        check_frame(name, frame, columns if len(check_frame(name, frame)) else [])
     rows = []
     instances = int(safety["instances"].sum()) if len(safety) else 0
     safe_text = (f"maximal random locally-m-safe fault sets (nodes made faulty in random order unless that breaks "
