@@ -4,26 +4,41 @@ one entry point (seed-deterministic, identical on every sweep backend) and the e
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pandas.testing import assert_frame_equal
 
-from torus_lab.claims import CLAIM_COLUMNS, check_claims_table
-from torus_lab.routing.square import ALGORITHMS, Square, evaluate_batch
+from torus_lab.claims import CLAIM_COLUMNS, check_claims_table, location_items, uncovered_results
+from torus_lab.routing.square import ALGORITHMS, Square, adaptive_square_routing, chain_routing, evaluate_batch, oracle
 from torus_lab.studies import fault_tolerant as ft
+from torus_lab.topology import Torus
 
 NAN = float("nan")
 CLAIM_IDS = ["heuristic_90pct", "sq_vs_chain_32_3", "sq_vs_chain_128_6", "heur_vs_sq_32_3", "heur_vs_sq_128_6",
-             "sq_vs_chain_16_4", "sq_better_most", "larger_m_helps", "smaller_torus_better", "heuristic_significant"]
+             "sq_vs_chain_16_4", "sq_better_most", "larger_m_helps", "smaller_torus_better", "heuristic_significant",
+             "theorem1_connected", "chain_on_locally_safe", "termination_chain", "termination_adaptive_square",
+             "termination_heuristic_square", "theorem3_proof_worst_step", "fig1_chain_drawing",
+             "fig2_3_square_drawings", "success_chain_curves", "success_adaptive_curves", "path_plus_curves",
+             "improvement_grows_small_m", "improvement_grows_large_N", "heuristic_worth_high_f", "square_cost_m2",
+             "conclusion_quite_high"]
+#: Rows whose verdict is stated by hand (drawings, curves without numbers in the paper, cost and opinion).
+MANUAL_IDS = ["fig1_chain_drawing", "fig2_3_square_drawings", "success_chain_curves", "success_adaptive_curves",
+              "path_plus_curves", "square_cost_m2", "conclusion_quite_high"]
 
 TINY = {"seed": 7, "trials": 40, "group1": [{"radix": 16, "m": 3}, {"radix": 16, "m": 4}],
         "group2": [{"radix": 32, "m": 3}], "fault_rates": [0.15, 0.25], "focus": [{"radix": 32, "m": 3}],
         "gap_fault_rates": [0.25], "summary_fault_rate": 0.25, "picture_radix": 16, "picture_m": 3,
-        "picture_fault_rate": 0.2, "picture_search_trials": 300}
+        "picture_fault_rate": 0.2, "picture_search_trials": 300, "termination_radices": [8, 16],
+        "termination_m": [3, 6, 12], "termination_trials": 4, "safety_radices": [6], "safety_m": [2, 3, 6],
+        "safety_instances": 1, "safety_pairs": 4}
 STOCHASTIC = ["fault_tolerant", "improvement_ratios", "heuristic_after_fallback", "oracle_gap", "backtracking_cost",
-              "after_fallback_differences", "failure_reasons", "summary_by_algorithm", "faulty_torus_example"]
+              "after_fallback_differences", "failure_reasons", "summary_by_algorithm", "faulty_torus_example",
+              "termination", "local_safety"]
 
 
 # ---------------------------------------------------------------------------------------------- claims rules
@@ -47,7 +62,8 @@ def _tables(pairs, rates, successes):
         for f in rates:
             for algorithm, rate in successes.items():
                 rows.append({"N": radix, "m": m, "fault_rate": f, "algorithm": algorithm, "success_rate": rate,
-                             "ci_low": rate - 0.01, "ci_high": rate + 0.01, "trials": 100, "seed": 3})
+                             "ci_low": rate - 0.01, "ci_high": rate + 0.01, "trials": 100, "seed": 3,
+                             "path_plus_mean": 1.1})
             for num, den in ft.RATIOS:
                 value = successes[num] / successes[den]
                 ratios.append({"N": radix, "m": m, "fault_rate": f, "numerator": num, "denominator": den,
@@ -61,9 +77,14 @@ def test_claims_frame_missing_points_are_not_testable():
     claims = ft.claims_frame(table, ratios).set_index("claim_id")
     assert list(claims.index) == CLAIM_IDS
     for cid in ("heuristic_90pct", "sq_vs_chain_32_3", "sq_vs_chain_128_6", "heur_vs_sq_32_3", "heur_vs_sq_128_6",
-                "sq_vs_chain_16_4", "larger_m_helps", "smaller_torus_better", "heuristic_significant"):
+                "sq_vs_chain_16_4", "larger_m_helps", "smaller_torus_better", "heuristic_significant",
+                "theorem1_connected", "chain_on_locally_safe", "termination_chain", "termination_adaptive_square",
+                "termination_heuristic_square", "theorem3_proof_worst_step", "improvement_grows_small_m",
+                "improvement_grows_large_N", "heuristic_worth_high_f"):
         assert claims.loc[cid, "verdict"] == "not testable here", cid
         assert math.isnan(claims.loc[cid, "measured_value"]), cid
+    assert (claims.loc[MANUAL_IDS, "rule"] == "manual").all()
+    assert uncovered_results(claims.reset_index(), ft.PAPER_RESULTS) == []  # every numbered result has a row
     assert claims.loc["sq_better_most", "verdict"] == "holds"  # 0.6 / 0.5 > 1 at the one point
     check_claims_table(claims.reset_index()[CLAIM_COLUMNS])
 
@@ -143,7 +164,7 @@ def tiny_results():
 
 def test_run_keys_seed_columns_and_determinism(tiny_results):
     first, second = tiny_results
-    assert set(first) == {*STOCHASTIC, "claims", "fault_tolerant_timing"}
+    assert set(first) == {*STOCHASTIC, "adaptive_worst_step", "claims", "fault_tolerant_timing"}
     for key in STOCHASTIC:
         assert (first[key]["seed"] == TINY["seed"]).all(), key
     assert "seconds" not in first["fault_tolerant"]  # kernel wall time is timing, kept apart (issue 17)
@@ -228,3 +249,161 @@ def test_example_routes_refuses_a_trial_seed_beyond_uint64_naming_it(trial_seed)
     # found by the fuzz suite (issue 16): trial_seed=2**64 was blamed on "seed" (draw_trial's parameter)
     with pytest.raises(ValueError, match=rf"trial_seed must be in 0\.\.{2**64 - 1}, got {trial_seed}"):
         ft.example_routes(16, 3, 4, trial_seed)
+
+
+# ---------------------------------------------------------------------------------------------- coverage (issue 15)
+PAPER_SPELLING = re.compile(r"^(Theorem|Lemma|Corollary|Proposition|Table|Fig\.) \d+(\.\d+)?$")
+
+
+def test_paper_results_are_unique_and_spelled_as_locations():
+    assert len(set(ft.PAPER_RESULTS)) == len(ft.PAPER_RESULTS)
+    assert all(PAPER_SPELLING.match(item) for item in ft.PAPER_RESULTS), ft.PAPER_RESULTS
+    assert {"Theorem 1", "Theorem 4", "Fig. 1", "Fig. 15"} <= set(ft.PAPER_RESULTS)
+
+
+def test_claims_cover_every_numbered_result(tiny_results):
+    claims = tiny_results[0]["claims"]
+    assert uncovered_results(claims, ft.PAPER_RESULTS) == []
+    for cell in claims["location"]:  # every item is a numbered result, a section or the abstract
+        for item in location_items(cell):
+            assert item in ft.PAPER_RESULTS or re.match(r"^(Section \d+|Abstract)$", item), item
+    by_id = claims.set_index("claim_id")
+    measured = ["theorem1_connected", "chain_on_locally_safe", "termination_chain", "termination_adaptive_square",
+                "termination_heuristic_square", "theorem3_proof_worst_step"]
+    assert (by_id.loc[measured, "verdict"] != "not testable here").all()
+    check_claims_table(claims)
+
+
+# ---------------------------------------------------------------------------------------------- Theorem 1
+def _grid(radix, faulty):
+    grid = np.zeros((radix, radix), dtype=bool)
+    for x0, x1 in faulty:
+        grid[x0, x1] = True
+    return grid
+
+
+def test_locally_safe_conditions():
+    assert ft.locally_safe(_grid(6, []), 2)
+    # condition 2: m consecutive faults in a row (wrapping around) break it, m - 1 do not
+    assert not ft.locally_safe(_grid(6, [(5, 1), (0, 1), (1, 1)]), 3)
+    assert ft.locally_safe(_grid(6, [(5, 1), (0, 1)]), 3)
+    # condition 1: a diagonal pair cuts a 2 x 2 square in two (no line of two faults)
+    assert not ft.locally_safe(_grid(6, [(0, 0), (1, 1)]), 2)
+    assert not ft.locally_safe(_grid(6, [(0, 0), (1, 1)]), 3)  # and (1, 0) is a cut-off corner of a 3 x 3 window
+    assert ft.locally_safe(_grid(6, [(0, 0), (2, 2)]), 3)      # every 3 x 3 window stays connected
+    # a corner of a 3 x 3 window cut off by two faults
+    assert not ft.locally_safe(_grid(8, [(1, 0), (0, 1)]), 3)
+    with pytest.raises(ValueError, match="m"):
+        ft.locally_safe(_grid(6, []), 6)
+    with pytest.raises(ValueError, match="grid"):
+        ft.locally_safe(np.zeros((4, 5), dtype=bool), 2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(5, 9), st.integers(2, 4), st.integers(0, 2**32 - 1), st.floats(0.0, 0.5))
+def test_locally_safe_around_agrees_with_the_full_check(radix, m, seed, rate):
+    """Changing one node's state changes only the squares and segments around it."""
+    m = min(m, radix - 1)
+    rng = np.random.default_rng(seed)
+    grid = rng.random((radix, radix)) < rate
+    node = tuple(int(v) for v in rng.integers(0, radix, 2))
+    before = ft.locally_safe(grid, m)
+    grid[node] = not grid[node]
+    if before:
+        assert ft.locally_safe(grid, m, around=node) == ft.locally_safe(grid, m)
+
+
+def test_saturated_safe_faults_are_safe_and_maximal():
+    rng = np.random.default_rng(3)
+    for radix, m in [(6, 2), (8, 3), (9, 5)]:
+        grid = ft.saturated_safe_faults(radix, m, rng)
+        assert ft.locally_safe(grid, m)
+        for x0, x1 in zip(*np.nonzero(~grid), strict=True):  # one more fault anywhere breaks local m-safety
+            grid[x0, x1] = True
+            assert not ft.locally_safe(grid, m), (radix, m, x0, x1)
+            grid[x0, x1] = False
+
+
+def test_torus_connected_agrees_with_bfs():
+    rng = np.random.default_rng(5)
+    torus = Torus(2, 7)
+    for _ in range(30):
+        grid = rng.random((7, 7)) < 0.35
+        up = [tuple(int(v) for v in node) for node in zip(*np.nonzero(~grid), strict=True)]
+        faults = {tuple(int(v) for v in node) for node in zip(*np.nonzero(grid), strict=True)}
+        expected = all(oracle(torus, faults, up[0], node).connected for node in up[1:])
+        assert ft.torus_connected(grid) == expected
+
+
+def test_local_safety_item_routes_every_pair():
+    row = ft.local_safety_item(8, 3, 3, 10, np.random.default_rng(9))
+    assert row["locally_safe"] == row["connected"] == 3
+    assert row["chain_successes"] == row["adaptive_square_successes"] == row["heuristic_square_successes"] == 30
+    assert 0 < row["fault_rate_min"] <= row["fault_rate_mean"] <= row["fault_rate_max"] < 1
+    assert ft.local_safety_item(6, 2, 1, 2, np.random.default_rng(1))["adaptive_square_successes"] == -1  # m < 3
+
+
+# ---------------------------------------------------------------------------------------------- Theorems 2-4
+def test_walk_is_fault_free():
+    grid = _grid(5, [(2, 2)])
+    assert ft.walk_is_fault_free([(0, 0)], grid, (0, 0), (0, 0))
+    assert ft.walk_is_fault_free([(0, 0), (4, 0), (4, 4)], grid, (0, 0), (4, 4))  # both wraparound hops
+    assert not ft.walk_is_fault_free([(0, 0), (4, 0)], grid, (0, 0), (4, 4))       # wrong end
+    assert not ft.walk_is_fault_free([(1, 1), (1, 2)], grid, (0, 0))               # wrong start
+    assert not ft.walk_is_fault_free([(2, 1), (2, 2)], grid, (2, 1))               # a faulty node
+    assert not ft.walk_is_fault_free([(0, 0), (1, 1)], grid, (0, 0))              # not a hop
+    assert not ft.walk_is_fault_free([(0, 0), (0, 0)], grid, (0, 0))              # standing still
+    with pytest.raises(TypeError, match="source"):
+        ft.walk_is_fault_free([(0, 0)], grid, 3)
+
+
+def test_chain_bound_needs_the_row_behind():
+    """Chain's first leg may end one row behind s_1: the second leg then needs ceil((d_1 + 1) / (m - 1))."""
+    torus = Torus(2, 16)
+    faults = {(1, 0), (1, 1)}  # the first square's exit column is open only in the row behind (x1 = 15)
+    result = chain_routing(torus, faults, (0, 0), (2, 4), 3)
+    assert result.success and result.path[2] == (1, 15)
+    assert result.local_routings == 4 > 1 + 2  # ceil(2 / 2) + ceil(4 / 2) would be too small
+    assert result.local_routings <= ft.local_routing_bound("chain", 16, 3, (0, 0), (2, 4)) == 4
+
+
+def test_adaptive_worst_step_gains_one():
+    for radix, m in [(8, 4), (16, 6), (20, 10)]:
+        row = ft.adaptive_worst_step(radix, m)
+        assert row["first_step_progress"] == 1 < row["paper_worst_case"] == m - 2 and row["success"]
+    result = adaptive_square_routing(Torus(2, 16), {(5, 1), (5, 0), (5, 15), (5, 14), (5, 13)}, (0, 0), (6, 0), 6)
+    assert ft.square_starts(result, 16)[:2] == [(0, 0), (5, 12)]
+    assert ft.step_progress(result, 16, (6, 0))[0] == 1
+    with pytest.raises(ValueError, match="m"):
+        ft.adaptive_worst_step(10, 6)  # needs N >= 2m
+
+
+def test_termination_item_checks_every_trial():
+    rows = ft.termination_item(16, 3, 0.25, 30, np.random.default_rng(4))
+    assert [r["algorithm"] for r in rows] == list(ft.PAPER_ALGORITHMS)
+    for row in rows:
+        assert row["valid_outputs"] == row["within_bound"] == row["checked"] == 30, row
+        assert 0 <= row["successes"] <= 30 and row["max_local_routings"] >= 1
+    assert rows[0]["exit_steps"] == 0 and rows[1]["exit_steps"] > 0
+    assert rows[1]["min_step_progress"] >= 1  # Adaptive-Square always gains (docs/conventions.md)
+
+
+# ---------------------------------------------------------------------------------------------- trend rules
+def test_trend_counts_fault_rate_and_reverse():
+    table = pd.DataFrame({"N": 16, "m": 3, "fault_rate": [0.1, 0.2, 0.3], "algorithm": "chain",
+                          "success_rate": [0.9, 0.8, 0.8], "ci_low": [0.86, 0.75, 0.75],
+                          "ci_high": [0.94, 0.85, 0.85]})
+    assert ft.trend_counts(table, "f", ["chain"]) == (1, 1, 0, 2)
+    assert ft.trend_counts(table, "f", ["chain"], reverse=True) == (0, 1, 0, 2)  # 0.9 -> 0.8 significant drop
+    with pytest.raises(TypeError, match="reverse"):
+        ft.trend_counts(table, "f", ["chain"], reverse="yes")
+
+
+def test_improvement_trend_counts_directions():
+    ratios = pd.DataFrame({"N": [16, 16, 32, 32], "m": [3, 4, 3, 4], "fault_rate": 0.25,
+                           "numerator": "adaptive_square", "denominator": "chain",
+                           "ratio": [1.2, 1.1, 1.1, 1.1], "ci_low": [1.16, 1.05, 1.05, 1.05],
+                           "ci_high": [1.24, 1.15, 1.15, 1.15]})
+    assert ft.improvement_trend_counts(ratios, "m", "adaptive_square", "chain") == (1, 1, 0, 2)
+    assert ft.improvement_trend_counts(ratios, "N", "adaptive_square", "chain") == (0, 1, 0, 2)  # 1.2 -> 1.1 drop
+    assert ft.improvement_trend_counts(ratios, "m", "heuristic_square", "adaptive_square") == (0, 0, 0, 0)

@@ -152,6 +152,14 @@ def _frame(**columns: list) -> Lazy:
     return Lazy(lambda: pd.DataFrame(columns))
 
 
+def _square_result():
+    """An Adaptive-Square routing result (the argument of the fault_tolerant step helpers)."""
+    from torus_lab.routing.square import adaptive_square_routing
+    from torus_lab.topology import Torus
+
+    return adaptive_square_routing(Torus(2, 8), set(), (0, 0), (4, 1), 3)
+
+
 def _fuzz_item(x: int, rng: np.random.Generator) -> dict[str, int]:
     """A sweep function for the sweep baselines."""
     return {"x": x}
@@ -283,6 +291,22 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.fault_tolerant.fault_count": dict(radix=16, fault_rate=0.05),
     "torus_lab.studies.fault_tolerant.trial_seeds": dict(rng=RNG, trials=3),
     "torus_lab.studies.fault_tolerant.example_routes": dict(radix=8, m=3, fault_count=4, trial_seed=1),
+    "torus_lab.studies.fault_tolerant.locally_safe": dict(grid=np.zeros((5, 5), dtype=bool), m=2),
+    "torus_lab.studies.fault_tolerant.saturated_safe_faults": dict(radix=5, m=2, rng=RNG),
+    "torus_lab.studies.fault_tolerant.torus_connected": dict(grid=np.zeros((4, 4), dtype=bool)),
+    "torus_lab.studies.fault_tolerant.walk_is_fault_free": dict(walk=[(0, 0), (1, 0)], source=(0, 0),
+                                                                grid=np.zeros((4, 4), dtype=bool)),
+    "torus_lab.studies.fault_tolerant.local_routing_bound": dict(algorithm="chain", radix=8, m=3, source=(0, 0),
+                                                                 target=(2, 1)),
+    "torus_lab.studies.fault_tolerant.square_starts": dict(result=Lazy(lambda: _square_result()), radix=8),
+    "torus_lab.studies.fault_tolerant.step_progress": dict(result=Lazy(lambda: _square_result()), radix=8,
+                                                           target=(4, 1)),
+    "torus_lab.studies.fault_tolerant.adaptive_worst_step": dict(radix=8, m=3),
+    "torus_lab.studies.fault_tolerant.termination_item": dict(radix=8, m=3, fault_rate=0.1, trials=2, rng=RNG),
+    "torus_lab.studies.fault_tolerant.local_safety_item": dict(radix=5, m=2, instances=1, pairs=1, rng=RNG),
+    "torus_lab.studies.fault_tolerant.theorem_checks": dict(
+        termination_points=[(8, 3)], fault_rates=[0.1], trials=1, safety_points=[(5, 2)], instances=1, pairs=1, seed=1,
+        backend="serial"),
     "torus_lab.studies.loads.fit_leading_constant": dict(radices=[5, 9, 17], ratios=[0.4, 0.44, 0.47]),
     "torus_lab.studies.loads.fit_exponent": dict(processors=[16, 64, 256], e_max=[2, 8, 32]),
     "torus_lab.studies.loads.constant_matches": dict(measured=0.1875, claimed=0.125, tolerance=0.5),

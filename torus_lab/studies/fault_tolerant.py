@@ -7,6 +7,11 @@ Trial (REC): exactly ``round(f * N^2)`` faulty nodes drawn uniformly, then a uni
 non-faulty nodes ``(s, t)``; success = a path is returned.  Every algorithm and the oracle (BFS over the whole
 faulty torus: connected? shortest fault-free distance) run on the **same** trials (paired comparison).
 
+Theorems 1-4 (Sections 2-5) are checked apart (:func:`theorem_checks`): Theorem 1 on maximal random
+locally-safe fault sets (``docs/conventions.md#square-local-safety``), Theorems 2-4 as linear bounds on the local
+routings and valid outputs in every trial (``docs/conventions.md#square-termination``).  :data:`PAPER_RESULTS`
+lists every numbered result of the paper; :func:`claims_frame` has a row for each.
+
 Entry point: :func:`run` (the experiment ``fault_tolerant``, parameters of ``experiments/fault_tolerant.yaml``).
 Every point ``(N, m, f)`` is one item of :func:`torus_lab.sweep.sweep` (:func:`point_item`); the search for the
 example trial drawn in the notebook is one more item (:func:`example_item`).
@@ -34,6 +39,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import time
@@ -42,6 +48,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import ndimage
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.stats import norm
 
 from torus_lab._memory import check_memory
@@ -54,8 +63,17 @@ from torus_lab._validate import (
     check_sequence,
     check_str,
 )
-from torus_lab.claims import Claim, Rule, claims_table, data_file
-from torus_lab.routing.square import ALGORITHMS, REASONS, Square, draw_trial, evaluate_batch, oracle, route
+from torus_lab.claims import Claim, Rule, claims_table, data_file, figure_file
+from torus_lab.routing.square import (
+    ALGORITHMS,
+    REASONS,
+    RoutingResult,
+    Square,
+    draw_trial,
+    evaluate_batch,
+    oracle,
+    route,
+)
 from torus_lab.sweep import sweep
 from torus_lab.timing import split_timing, timing_key
 from torus_lab.topology import Torus
@@ -89,9 +107,32 @@ __all__ = [
     "summary_by_algorithm",
     "wilson_interval",
     "trend_counts",
+    "improvement_trend_counts",
+    "PAPER_RESULTS",
+    "PAPER_ALGORITHMS",
+    "locally_safe",
+    "saturated_safe_faults",
+    "torus_connected",
+    "walk_is_fault_free",
+    "local_routing_bound",
+    "square_starts",
+    "step_progress",
+    "adaptive_worst_step",
+    "termination_item",
+    "local_safety_item",
+    "theorem_checks",
+    "theorem_claims",
+    "figure_claims",
     "claims_frame",
 ]
 
+#: Every numbered result of the paper, in paper order, spelled as the claims' ``location`` spells them: Theorem 1
+#: with Fig. 1 (its proof's chain), Figs. 2-3 (the square of Algorithms 1-2), Theorems 2-4 (termination), Figs.
+#: 4-15 (Section 6).  The claims table has a row for each (``tests/test_fault_tolerant.py`` checks it).
+PAPER_RESULTS: tuple[str, ...] = (
+    "Theorem 1", "Fig. 1", "Fig. 2", "Theorem 2", "Fig. 3", "Theorem 3", "Theorem 4",
+    *(f"Fig. {number}" for number in range(4, 16)),
+)
 #: (N, m) pairs of the paper's two groups.
 PAPER_GROUPS = {
     1: [(16, 3), (16, 4), (16, 5), (32, 3), (32, 4), (32, 5)],
@@ -741,6 +782,394 @@ def summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: flo
     return pd.DataFrame(rows)
 
 
+# ---------------------------------------------------------------------------------------------- theorems 1-4
+#: Algorithms of the paper (Theorems 2-4 and the locally-safe check); Backtracking-Square is ours and not checked.
+PAPER_ALGORITHMS = ALGORITHMS[:3]
+#: The theorem each paper algorithm's termination claim comes from.
+TERMINATION_THEOREM = {"chain": "Theorem 2", "adaptive_square": "Theorem 3", "heuristic_square": "Theorem 4"}
+#: Columns of the ``termination`` table (:func:`termination_item`), before ``seed``.
+TERMINATION_COLUMNS = ["N", "m", "fault_rate", "algorithm", "trials", "successes", "valid_outputs", "within_bound",
+                       "checked", "max_local_routings", "max_routings_per_radix", "exit_steps",
+                       "steps_below_m_minus_2", "min_step_progress"]
+#: Columns of the ``local_safety`` table (:func:`local_safety_item`), before ``seed``.
+SAFETY_COLUMNS = ["N", "m", "instances", "locally_safe", "connected", "fault_rate_min", "fault_rate_mean",
+                  "fault_rate_max", "pairs", "chain_successes", "adaptive_square_successes",
+                  "heuristic_square_successes"]
+#: Columns of the ``adaptive_worst_step`` table (:func:`adaptive_worst_step`).
+WORST_STEP_COLUMNS = ["N", "m", "source", "target", "faults", "first_step_progress", "paper_worst_case", "success"]
+_CAP_REASON = REASONS[3]  # the safety cap (status 3 of torus_lab.routing.square.REASONS): never a stated failure
+
+
+def _check_grid(grid: object) -> np.ndarray:
+    """A square boolean fault grid ``grid[x0, x1]`` (True = faulty) of an ``N x N`` torus, ``N >= 2``."""
+    array = np.asarray(check_instance("grid", grid, np.ndarray, "a boolean numpy array"))
+    if array.dtype != np.bool_ or array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 2:
+        raise ValueError(f"grid must be a square boolean N x N array with N >= 2, got dtype {array.dtype} and shape "
+                         f"{array.shape}")  # fmt: skip
+    return array
+
+
+def _window_connected(window: np.ndarray) -> bool:
+    """The non-faulty nodes of ``window`` (a boolean fault array, mesh links) form one connected piece."""
+    _, pieces = ndimage.label(~window)
+    return pieces <= 1
+
+
+def locally_safe(grid: np.ndarray, m: int, around: tuple[int, int] | None = None) -> bool:
+    """Whether a 2D torus is locally-``m``-safe (Li, Peng & Chu, Section 2).
+
+    Both conditions of the paper, for every ``m``-square (an ``m x m`` window of the torus, wrapping around, with
+    its mesh links): (1) its non-faulty nodes form a connected subgraph, and (2) each of its four boundary line
+    segments (``m`` consecutive nodes of a row or a column) has a non-faulty node, i.e. no ``m`` consecutive faulty
+    nodes in any row or column.  With ``around = (x0, x1)`` only the squares and segments that contain that node
+    are checked (the others are unchanged when only that node's state changed).
+
+    Parameters
+    ----------
+    grid : ndarray of bool, shape (N, N)
+        ``grid[x0, x1]`` is True for a faulty node.
+    m : int
+        Square width, ``2 <= m < N``.
+    around : (int, int), optional
+        Check only around this node.
+
+    Examples
+    --------
+    >>> grid = np.zeros((6, 6), dtype=bool)
+    >>> grid[[1, 3, 2, 2], [2, 2, 1, 3]] = True   # (2, 2) is cut off by its four faulty neighbours
+    >>> locally_safe(grid, 3), locally_safe(np.zeros((6, 6), dtype=bool), 3)
+    (False, True)
+    >>> grid = np.zeros((6, 6), dtype=bool)
+    >>> grid[0, :3] = True                        # three consecutive faults in a line: condition 2 fails for m = 3
+    >>> locally_safe(grid, 3), locally_safe(grid, 4)
+    (False, True)
+    """
+    grid = _check_grid(grid)
+    radix = grid.shape[0]
+    m = check_int("m", m, 2, radix - 1)
+    if around is not None:
+        x0, x1 = (check_int("around", v, 0, radix - 1) for v in _check_pair("around", around))
+        offsets = np.arange(-(m - 1), m)
+        lines = [grid[(x0 + offsets) % radix, x1], grid[x0, (x1 + offsets) % radix]]
+        if any(np.convolve(line, np.ones(m, dtype=int), "valid").max() == m for line in lines):
+            return False
+        starts = [((x0 - a) % radix, (x1 - b) % radix) for a in range(m) for b in range(m)]
+    else:
+        for axis in (0, 1):
+            if (sum(np.roll(grid, -q, axis=axis).astype(int) for q in range(m)) == m).any():
+                return False
+        starts = [(a, b) for a in range(radix) for b in range(radix)]
+    wrapped = np.pad(grid, (0, m - 1), mode="wrap")
+    return all(_window_connected(wrapped[a:a + m, b:b + m]) for a, b in starts)
+
+
+def saturated_safe_faults(radix: int, m: int, rng: np.random.Generator) -> np.ndarray:
+    """A maximal random locally-``m``-safe fault set: the nodes in random order, each made faulty unless that
+    breaks local ``m``-safety (:func:`locally_safe`); the densest fault sets Theorem 1 allows along that order.
+
+    Examples
+    --------
+    >>> grid = saturated_safe_faults(8, 3, np.random.default_rng(1))
+    >>> locally_safe(grid, 3), 0 < int(grid.sum()) < 64
+    (True, True)
+    """
+    radix = check_int("radix", radix, 3)
+    m = check_int("m", m, 2, radix - 1)
+    check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
+    check_memory(radix * radix * (m + 1) ** 2 * 16, f"a {radix} x {radix} fault grid and its windows")
+    grid = np.zeros((radix, radix), dtype=bool)
+    for node in rng.permutation(radix * radix):
+        x0, x1 = int(node) % radix, int(node) // radix
+        grid[x0, x1] = True
+        if not locally_safe(grid, m, around=(x0, x1)):
+            grid[x0, x1] = False
+    return grid
+
+
+def torus_connected(grid: np.ndarray) -> bool:
+    """Whether the non-faulty nodes of the torus (``grid[x0, x1]`` True = faulty) form one connected graph.
+
+    Examples
+    --------
+    >>> grid = np.zeros((4, 4), dtype=bool)
+    >>> grid[1, :] = True
+    >>> torus_connected(grid)             # the wraparound links keep rows 0, 2, 3 together
+    True
+    >>> grid[3, :] = True
+    >>> torus_connected(grid)             # rows 0 and 2 are now cut apart
+    False
+    """
+    grid = _check_grid(grid)
+    radix = grid.shape[0]
+    ids = np.arange(radix * radix).reshape(radix, radix)
+    up = ~grid
+    rows, cols = [], []
+    for axis in (0, 1):
+        keep = up & np.roll(up, -1, axis=axis)
+        rows.append(ids[keep])
+        cols.append(np.roll(ids, -1, axis=axis)[keep])
+    edges = np.concatenate(rows), np.concatenate(cols)
+    graph = coo_matrix((np.ones(len(edges[0])), edges), shape=(radix * radix,) * 2)
+    _, labels = connected_components(graph, directed=False)
+    return len(np.unique(labels[up.ravel()])) <= 1
+
+
+def walk_is_fault_free(walk: Sequence[tuple[int, int]], grid: np.ndarray, source: tuple[int, int],
+                       target: tuple[int, int] | None = None) -> bool:
+    """Whether ``walk`` starts at ``source`` (and ends at ``target`` if given), every hop joins torus neighbours
+    and no node of it is faulty.
+
+    Examples
+    --------
+    >>> grid = np.zeros((4, 4), dtype=bool)
+    >>> grid[1, 0] = True
+    >>> walk_is_fault_free([(0, 0), (3, 0), (3, 1)], grid, (0, 0), (3, 1))
+    True
+    >>> walk_is_fault_free([(0, 0), (1, 0)], grid, (0, 0)), walk_is_fault_free([(0, 0), (2, 0)], grid, (0, 0))
+    (False, False)
+    """
+    grid = _check_grid(grid)
+    radix = grid.shape[0]
+    source = _check_pair("source", source)
+    target = None if target is None else _check_pair("target", target)
+    nodes = np.array([_check_pair("walk", v) for v in check_sequence("walk", walk, min_length=1)], dtype=int)
+    if (nodes < 0).any() or (nodes >= radix).any():
+        return False
+    step = np.abs(np.diff(nodes, axis=0)) % radix
+    hops_ok = bool(((np.minimum(step, radix - step)).sum(axis=1) == 1).all()) if len(nodes) > 1 else True
+    ends_ok = tuple(nodes[0]) == tuple(source) and (target is None or tuple(nodes[-1]) == tuple(target))
+    return hops_ok and ends_ok and not grid[nodes[:, 0], nodes[:, 1]].any()
+
+
+def local_routing_bound(algorithm: str, radix: int, m: int, source: tuple[int, int],
+                        target: tuple[int, int]) -> int:  # fmt: skip
+    """Most local routings a paper algorithm can use from ``source`` to ``target`` (a bound linear in N).
+
+    * Chain (Theorem 2): each square of a leg advances ``r_i`` by ``m - 1`` or to ``t_i``, and the first leg
+      may leave ``r_1`` one row behind ``s_1`` (the band starts at ``s_1 - dir_1``):
+      ``ceil(d_0 / (m-1)) + ceil((d_1 + 1) / (m-1))``.
+    * Adaptive-Square (Theorem 3): every local routing that does not reach ``t`` lowers the Lee distance
+      ``d(r, t)`` by at least 1 (``docs/conventions.md#square-termination``): ``d(s, t)``.
+    * Heuristic-Square (Theorem 4): an iteration is one square along ``i``, or a failed one and one along ``j``; a
+      ``j``-step never raises ``d(r, t)`` and leaves ``d(r_j, t_j) = 0`` when it does not lower it, so at most
+      ``d(s, t) + 1`` iterations make no progress: ``2 (2 d(s, t) + 1)``.
+
+    Examples
+    --------
+    >>> [local_routing_bound(a, 16, 3, (0, 0), (5, 2)) for a in PAPER_ALGORITHMS]
+    [5, 7, 30]
+    """
+    check_str("algorithm", algorithm, PAPER_ALGORITHMS)
+    radix = check_int("radix", radix, 3)
+    m = check_int("m", m, 2 if algorithm == "chain" else 3, radix)
+    s = [check_int("source", v, 0, radix - 1) for v in _check_pair("source", source)]
+    t = [check_int("target", v, 0, radix - 1) for v in _check_pair("target", target)]
+    ring = [min(abs(a - b), radix - abs(a - b)) for a, b in zip(s, t, strict=True)]
+    if algorithm == "chain":
+        return -(-ring[0] // (m - 1)) - (-(ring[1] + 1) // (m - 1))
+    if algorithm == "adaptive_square":
+        return sum(ring)
+    return 2 * (2 * sum(ring) + 1)
+
+
+def square_starts(result: RoutingResult, radix: int) -> list[tuple[int, int]]:
+    """The node ``r`` at which each square of an Adaptive- or Heuristic-Square routing was built (the square's
+    corner is ``b = (r_i, r_j - dir_j)``, ``docs/conventions.md#square-geometry``).
+
+    Examples
+    --------
+    >>> from torus_lab.routing.square import adaptive_square_routing
+    >>> result = adaptive_square_routing(Torus(2, 8), set(), (0, 0), (4, 1), 3)
+    >>> square_starts(result, 8)
+    [(0, 0), (2, 0)]
+    """
+    check_instance("result", result, RoutingResult, "a RoutingResult")
+    radix = check_int("radix", radix, 3)
+    starts = []
+    for square in result.squares:
+        node = list(square.corner)
+        node[1 - square.dim] = (node[1 - square.dim] + square.directions[1]) % radix
+        starts.append((node[0], node[1]))
+    return starts
+
+
+def step_progress(result: RoutingResult, radix: int, target: tuple[int, int]) -> list[int]:
+    """How much closer to ``target`` (Lee distance) each local routing that moved to an exit brought the message:
+    ``d(r, t) - d(r', t)`` for consecutive square starts ``r, r'`` (:func:`square_starts`).
+
+    The proof of Theorem 3 says the worst case of an Adaptive-Square step is ``m - 2``.
+
+    Examples
+    --------
+    >>> from torus_lab.routing.square import adaptive_square_routing
+    >>> result = adaptive_square_routing(Torus(2, 8), set(), (0, 0), (4, 1), 3)
+    >>> step_progress(result, 8, (4, 1))
+    [2]
+    """
+    torus = Torus(2, check_int("radix", radix, 3))
+    target = torus.check_node(target, "target")
+    distance = [torus.lee_distance(r, target) for r in square_starts(result, radix)]
+    return [int(a - b) for a, b in itertools.pairwise(distance)]
+
+
+def adaptive_worst_step(radix: int, m: int) -> dict:
+    """A constructed Adaptive-Square step that gains less than the ``m - 2`` the proof of Theorem 3 calls its worst
+    case: ``s = (0, 0)``, ``t = (m, 0)`` (so ``d(r_1, t_1) = 0``), and the exit column ``x_0 = m - 1`` of the first
+    square faulty except its far row ``x_1 = -(m - 2)``; the step ends there, ``m - 1`` ahead in dimension 0 but
+    ``m - 2`` off in dimension 1: a gain of 1.  Needs ``N >= 2m``.
+
+    Returns the row ``N, m, source, target, faults, first_step_progress, paper_worst_case (m - 2), success``.
+
+    Examples
+    --------
+    >>> row = adaptive_worst_step(16, 6)
+    >>> row["first_step_progress"], row["paper_worst_case"], row["success"]
+    (1, 4, True)
+    """
+    radix = check_int("radix", radix, 6)
+    m = check_int("m", m, 3, radix // 2)
+    faults = sorted((m - 1, (1 - b) % radix) for b in range(m - 1))  # square rows b = 0 .. m-2 (x_1 = 1, 0, -1, ..)
+    source, target = (0, 0), (m, 0)
+    result = route("adaptive_square", Torus(2, radix), set(faults), source, target, m)
+    return {"N": radix, "m": m, "source": str(source), "target": str(target), "faults": str(faults),
+            "first_step_progress": step_progress(result, radix, target)[0], "paper_worst_case": m - 2,
+            "success": result.success}
+
+
+def _checked_outcome(result: RoutingResult, grid: np.ndarray, source, target) -> bool:
+    """A fault-free walk from source to target on success; a stated reason (not the safety cap) and a
+    fault-free partial walk from source on failure."""
+    if result.success:
+        return result.path is not None and walk_is_fault_free(result.path, grid, source, target)
+    return bool(result.reason) and result.reason != _CAP_REASON and walk_is_fault_free(result.walked, grid, source)
+
+
+def termination_item(radix: int, m: int, fault_rate: float, trials: int, rng: np.random.Generator) -> list[dict]:
+    """One sweep item of the Theorems 2-4 check: ``trials`` random trials of the point ``(N, m, f)`` (drawn as in
+    the success table), each routed by the three paper algorithms; one row per algorithm.
+
+    Columns: ``valid_outputs`` (a fault-free walk from ``s`` to ``t``, or a failure with its reason and a
+    fault-free partial walk; never the safety cap), ``within_bound`` (local routings <=
+    :func:`local_routing_bound`), ``checked`` (both), ``max_local_routings``, ``max_routings_per_radix``
+    (local routings / N), ``exit_steps``, ``steps_below_m_minus_2`` and ``min_step_progress`` (of
+    :func:`step_progress`; square algorithms only).
+
+    Examples
+    --------
+    >>> rows = termination_item(16, 3, 0.2, 20, np.random.default_rng(1))
+    >>> [(r["algorithm"], r["checked"]) for r in rows]
+    [('chain', 20), ('adaptive_square', 20), ('heuristic_square', 20)]
+    """
+    radix = check_int("radix", radix, 3)
+    m = check_int("m", m, 3, radix)
+    fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
+    trials = check_int("trials", trials, 1)
+    check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
+    torus = Torus(2, radix)
+    count = fault_count(radix, fault_rate)
+    stats = {name: {"valid": 0, "bound": 0, "checked": 0, "successes": 0, "max": 0, "steps": [], "lee": 0}
+             for name in PAPER_ALGORITHMS}
+    for trial_seed in trial_seeds(rng, trials):
+        mask, s, t = draw_trial(radix, count, int(trial_seed))
+        grid = mask.reshape(radix, radix).T
+        for name in PAPER_ALGORITHMS:
+            result = route(name, torus, mask, s, t, m)
+            entry = stats[name]
+            valid = _checked_outcome(result, grid, s, t)
+            bounded = result.local_routings <= local_routing_bound(name, radix, m, s, t)
+            entry["valid"] += valid
+            entry["bound"] += bounded
+            entry["checked"] += valid and bounded
+            entry["successes"] += result.success
+            entry["max"] = max(entry["max"], result.local_routings)
+            if name != "chain":
+                entry["steps"] += step_progress(result, radix, t)
+    rows = []
+    for name, entry in stats.items():
+        steps = np.asarray(entry["steps"], dtype=int)
+        rows.append({"N": radix, "m": m, "fault_rate": fault_rate, "algorithm": name, "trials": trials,
+                     "successes": entry["successes"], "valid_outputs": entry["valid"],
+                     "within_bound": entry["bound"], "checked": entry["checked"],
+                     "max_local_routings": entry["max"], "max_routings_per_radix": entry["max"] / radix,
+                     "exit_steps": len(steps), "steps_below_m_minus_2": int((steps < m - 2).sum()),
+                     "min_step_progress": int(steps.min()) if len(steps) else -1})
+    return rows
+
+
+def local_safety_item(radix: int, m: int, instances: int, pairs: int, rng: np.random.Generator) -> dict:
+    """One sweep item of the Theorem 1 check: ``instances`` maximal random locally-``m``-safe fault sets
+    (:func:`saturated_safe_faults`) of the ``N x N`` torus; for each, whether the torus is connected and, on
+    ``pairs`` random pairs of distinct non-faulty nodes, whether each paper algorithm with the same ``m`` routes
+    them (Adaptive- and Heuristic-Square need ``m >= 3``; -1 otherwise).
+
+    Examples
+    --------
+    >>> row = local_safety_item(8, 3, 2, 5, np.random.default_rng(2))
+    >>> row["connected"], row["pairs"], row["chain_successes"]
+    (2, 10, 10)
+    """
+    radix = check_int("radix", radix, 3)
+    m = check_int("m", m, 2, radix - 1)
+    instances = check_int("instances", instances, 1)
+    pairs = check_int("pairs", pairs, 1)
+    check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
+    check_memory(8 * instances * (radix * radix + 4 * pairs), f"{instances} locally-safe instances of {pairs} pairs")
+    torus = Torus(2, radix)
+    names = PAPER_ALGORITHMS if m >= 3 else ("chain",)  # the square algorithms need m >= 3
+    successes = dict.fromkeys(PAPER_ALGORITHMS, 0)
+    connected = safe = 0
+    densities = []
+    for _ in range(instances):
+        grid = saturated_safe_faults(radix, m, rng)
+        safe += locally_safe(grid, m)
+        connected += torus_connected(grid)
+        densities.append(grid.mean())
+        up = np.flatnonzero(~grid.T.ravel())  # node ids x0 + N x1 of the non-faulty nodes
+        mask = grid.T.ravel()
+        for _ in range(pairs):
+            s, t = (divmod(int(v), radix)[::-1] for v in rng.choice(up, 2, replace=False))
+            for name in names:
+                successes[name] += route(name, torus, mask, s, t, m).success
+    return {"N": radix, "m": m, "instances": instances, "locally_safe": safe, "connected": connected,
+            "fault_rate_min": float(min(densities)), "fault_rate_mean": float(np.mean(densities)),
+            "fault_rate_max": float(max(densities)), "pairs": instances * pairs,
+            **{f"{name}_successes": successes[name] if name in names else -1 for name in PAPER_ALGORITHMS}}
+
+
+def theorem_checks(termination_points: Sequence[tuple[int, int]], fault_rates: Sequence[float], trials: int,
+                   safety_points: Sequence[tuple[int, int]], instances: int, pairs: int, seed: int, *,
+                   backend: str = "auto") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The tables of the Theorem 1-4 checks over :func:`torus_lab.sweep.sweep`: ``termination`` (one row per
+    ``(N, m, f)`` of ``termination_points x fault_rates`` and paper algorithm, :func:`termination_item`),
+    ``local_safety`` (one row per ``(N, m)`` of ``safety_points``, :func:`local_safety_item`), both with a
+    ``seed`` column, and ``adaptive_worst_step`` (:func:`adaptive_worst_step` for every termination point with
+    ``N >= 2m``; deterministic).
+
+    Examples
+    --------
+    >>> term, safe, worst = theorem_checks([(8, 3)], [0.2], 5, [(8, 2)], 1, 3, seed=1, backend="serial")
+    >>> len(term), int(safe["connected"].iloc[0]), worst["first_step_progress"].tolist()
+    (3, 1, [1])
+    """
+    termination_points = [_check_pair("termination_points", p) for p in check_sequence("termination_points",
+                                                                                      termination_points)]
+    fault_rates = [check_real("fault_rates", r, 0, 1) for r in check_sequence("fault_rates", fault_rates)]
+    safety_points = [_check_pair("safety_points", p) for p in check_sequence("safety_points", safety_points)]
+    seed = check_int("seed", seed, 0)
+    check_str("backend", backend)
+    items = [{"radix": radix, "m": m, "fault_rate": float(f), "trials": check_int("trials", trials, 1)}
+             for radix, m in termination_points for f in fault_rates]
+    termination = pd.DataFrame([row for rows in sweep(termination_item, items, seed=seed, backend=backend,
+                                                      desc="fault_tolerant Theorems 2-4") for row in rows])
+    items = [{"radix": radix, "m": m, "instances": check_int("instances", instances, 1),
+              "pairs": check_int("pairs", pairs, 1)} for radix, m in safety_points]
+    safety = pd.DataFrame(sweep(local_safety_item, items, seed=seed, backend=backend,
+                                desc="fault_tolerant Theorem 1"))
+    worst = pd.DataFrame([adaptive_worst_step(radix, m) for radix, m in sorted(set(termination_points))
+                          if radix >= 2 * m], columns=WORST_STEP_COLUMNS)
+    return termination.assign(seed=seed), safety.assign(seed=seed), worst
+
+
 # ---------------------------------------------------------------------------------------------- claims
 #: Tolerance of the paper's "about X" ratios: on the improvement X - 1 (relative), not on the ratio; "holds" within
 #: :data:`RATIO_TOLERANCE` (or X inside the 95% CI), "holds approximately" within :data:`RATIO_APPROX`.
@@ -751,14 +1180,16 @@ NOT_MUCH_BETTER = 0.10
 _RATIO_CI = "delta method on the log of the paired ratio, 95%"
 
 
-def trend_counts(table: pd.DataFrame, kind: str,
-                 algorithms: Sequence[str] = ALGORITHMS[:3]) -> tuple[int, int, int, int]:  # fmt: skip
+def trend_counts(table: pd.DataFrame, kind: str, algorithms: Sequence[str] = ALGORITHMS[:3], *,
+                 reverse: bool = False) -> tuple[int, int, int, int]:  # fmt: skip
     """Comparisons in which a trend holds strictly, ties, reversals within noise (the two 95% CIs overlap) and
     the number of comparisons.
 
     ``kind="m"``: success at ``(N, m + 1, f)`` > at ``(N, m, f)``; ``kind="N"``: success at ``(2N, m, f)`` <
-    at ``(N, m, f)``; for each algorithm of ``algorithms``.  A tie (equal success rates, e.g. both 1.0) does
-    not count as the trend; ties count as within noise.
+    at ``(N, m, f)``; ``kind="f"``: success at the next larger fault rate of the table < at ``f``; for each
+    algorithm of ``algorithms``.  ``reverse`` expects the opposite direction (e.g. an improvement ratio that
+    grows as ``m`` shrinks).  A tie (equal success rates, e.g. both 1.0) does not count as the trend; ties
+    count as within noise.
 
     Examples
     --------
@@ -766,27 +1197,59 @@ def trend_counts(table: pd.DataFrame, kind: str,
     ...                       "success_rate": [0.8, 0.9, 0.8], "ci_low": [0.7, 0.8, 0.7], "ci_high": 0.95})
     >>> trend_counts(table, "m", ["chain"]), trend_counts(table, "N", ["chain"])
     ((1, 0, 0, 1), (0, 1, 0, 1))
+    >>> trend_counts(table, "m", ["chain"], reverse=True)  # 0.8 -> 0.9 is not a decrease (CIs overlap)
+    (0, 0, 1, 1)
     """
-    check_str("kind", kind, ("m", "N"))
+    check_str("kind", kind, ("m", "N", "f"))
     algorithms = _check_algorithms(algorithms)
+    check_instance("reverse", reverse, (bool, np.bool_), "a bool")
     check_frame("table", table, ["algorithm", "N", "m", "fault_rate", "success_rate", "ci_low", "ci_high"])
+    rates = sorted(set(table["fault_rate"]))
+    next_rate = dict(zip(rates[:-1], rates[1:], strict=True))
+    higher = (kind == "m") != reverse  # the neighbour is expected to be higher
     strict = ties = noise = total = 0
     for algorithm in algorithms:
         sub = table[table["algorithm"] == algorithm].set_index(["N", "m", "fault_rate"])
         for key, row in sub.iterrows():
             radix, m, f = key
-            other_key = (radix, m + 1, f) if kind == "m" else (2 * radix, m, f)
+            if kind == "f" and f not in next_rate:
+                continue
+            other_key = {"m": (radix, m + 1, f), "N": (2 * radix, m, f), "f": (radix, m, next_rate.get(f))}[kind]
             if other_key not in sub.index:
                 continue
             other = sub.loc[other_key]
             total += 1
             if other.success_rate == row.success_rate:
                 ties += 1
-            elif (other.success_rate > row.success_rate) == (kind == "m"):
+            elif (other.success_rate > row.success_rate) == higher:
                 strict += 1
             else:
                 noise += int(other.ci_low <= row.ci_high and row.ci_low <= other.ci_high)
     return strict, ties, noise, total
+
+
+def improvement_trend_counts(ratios: pd.DataFrame, kind: str, numerator: str, denominator: str
+                             ) -> tuple[int, int, int, int]:  # fmt: skip
+    """:func:`trend_counts` of the improvement ratio ``numerator / denominator`` (the ratios table of
+    :func:`run_points`), expecting it to **grow** as ``m`` shrinks (``kind="m"``), as ``N`` doubles (``"N"``)
+    or as the fault rate rises (``"f"``); the paired 95% CIs of the ratios decide "within noise".
+
+    Examples
+    --------
+    >>> ratios = pd.DataFrame({"N": [16, 16, 32], "m": [3, 4, 3], "fault_rate": 0.25, "numerator": "adaptive_square",
+    ...                        "denominator": "chain", "ratio": [1.2, 1.1, 1.3], "ci_low": [1.1, 1.0, 1.2],
+    ...                        "ci_high": [1.3, 1.2, 1.4]})
+    >>> improvement_trend_counts(ratios, "m", "adaptive_square", "chain")
+    (1, 0, 0, 1)
+    >>> improvement_trend_counts(ratios, "N", "adaptive_square", "chain")
+    (1, 0, 0, 1)
+    """
+    check_frame("ratios", ratios, ["numerator", "denominator", "N", "m", "fault_rate", "ratio", "ci_low", "ci_high"])
+    check_str("numerator", numerator, ALGORITHMS)
+    check_str("denominator", denominator, (*ALGORITHMS, "oracle"))
+    pick = ratios[(ratios["numerator"] == numerator) & (ratios["denominator"] == denominator)]
+    table = pick.assign(algorithm=numerator, success_rate=pick["ratio"])
+    return trend_counts(table, kind, [numerator], reverse=True)
 
 
 def _ratio_row(ratios: pd.DataFrame, radix: int, m: int, fault_rate: float, numerator: str, denominator: str):
@@ -797,11 +1260,15 @@ def _ratio_row(ratios: pd.DataFrame, radix: int, m: int, fault_rate: float, nume
 
 #: The paper's "about X" ratios at 25% faults: (claim id, (N, m), numerator, denominator, X, location).
 PAPER_RATIOS = [
-    ("sq_vs_chain_32_3", (32, 3), "adaptive_square", "chain", 1.2, "Section 6, Fig. 8"),
-    ("sq_vs_chain_128_6", (128, 6), "adaptive_square", "chain", 1.3, "Section 6, Fig. 9"),
-    ("heur_vs_sq_32_3", (32, 3), "heuristic_square", "adaptive_square", 1.7, "Section 6, Fig. 14"),
-    ("heur_vs_sq_128_6", (128, 6), "heuristic_square", "adaptive_square", 1.85, "Section 6, Fig. 15"),
+    ("sq_vs_chain_32_3", (32, 3), "adaptive_square", "chain", 1.2, "Section 6; Fig. 8"),
+    ("sq_vs_chain_128_6", (128, 6), "adaptive_square", "chain", 1.3, "Section 6; Fig. 9"),
+    ("heur_vs_sq_32_3", (32, 3), "heuristic_square", "adaptive_square", 1.7, "Section 6; Fig. 14"),
+    ("heur_vs_sq_128_6", (128, 6), "heuristic_square", "adaptive_square", 1.85, "Section 6; Fig. 15"),
 ]
+
+
+#: Where the paper states its success-rate trends (Section 6 on Figs. 4-5; the same curves for the other algorithms).
+_SUCCESS_FIGURES = "Section 6; Fig. 4; Fig. 5; Fig. 6; Fig. 7; Fig. 12; Fig. 13"
 
 
 def _conditions(table: pd.DataFrame, scope: str) -> str:
@@ -818,8 +1285,225 @@ def _evidence(*names: str) -> tuple[str, ...]:
     return tuple(data_file("fault_tolerant", name) for name in names)
 
 
-def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
-    """The claims table of the paper from the success table and the improvement ratios of :func:`run_points`.
+def _theorem_conditions(frame: pd.DataFrame, scope: str) -> str:
+    """Conditions of the Theorem 1-4 rows: ``scope`` first, then the seed of the check's table."""
+    seeds = sorted(set(frame["seed"])) if "seed" in frame and len(frame) else []
+    return (f"{scope}; experiment seed {', '.join(map(str, seeds)) or '?'}; local routing BFS; readings of the "
+            "pseudo-code as on the conventions page (Li, Peng & Chu section); bounds as in "
+            "docs/conventions.md#square-termination")
+
+
+def _points_text(frame: pd.DataFrame) -> str:
+    pairs = sorted({(int(r.N), int(r.m)) for r in frame.itertuples()})
+    return ", ".join(f"({radix}, {m})" for radix, m in pairs) or "none"
+
+
+def theorem_claims(termination: pd.DataFrame, safety: pd.DataFrame, worst: pd.DataFrame) -> list[Claim]:
+    """The rows of Theorems 1-4 (and the worst case in the proof of Theorem 3) from the tables of
+    :func:`theorem_checks`; empty tables give "not testable here".
+
+    Examples
+    --------
+    >>> rows = theorem_claims(*theorem_checks([(12, 3)], [0.2], 5, [(8, 3)], 1, 4, seed=1, backend="serial"))
+    >>> [(c.claim_id, c.verdict) for c in rows][:2]
+    [('theorem1_connected', 'holds'), ('chain_on_locally_safe', 'holds')]
+    """
+    for name, frame, columns in (("termination", termination, TERMINATION_COLUMNS), ("safety", safety, SAFETY_COLUMNS),
+                                 ("worst", worst, WORST_STEP_COLUMNS)):
+        check_frame(name, frame, columns if len(check_frame(name, frame)) else [])
+    rows = []
+    instances = int(safety["instances"].sum()) if len(safety) else 0
+    safe_text = (f"maximal random locally-m-safe fault sets (nodes made faulty in random order unless that breaks "
+                 f"local m-safety), (N, m) in {_points_text(safety)}, {instances} instances, fault rates "
+                 f"{safety['fault_rate_min'].min():.2f}-{safety['fault_rate_max'].max():.2f}" if len(safety)
+                 else "no locally-safe instance in this run")  # fmt: skip
+    connected = int(safety["connected"].sum()) if len(safety) else 0
+    rows.append(Claim(
+        claim_id="theorem1_connected", location="Theorem 1",
+        statement="A locally-safe 2D torus (every m-square's non-faulty nodes connected, every boundary segment of "
+                  "an m-square with a non-faulty node) is connected",
+        conditions=_theorem_conditions(safety, safe_text),
+        paper_text="every locally-safe torus (a theorem)",
+        measured_value=connected if instances else math.nan,
+        measured_text=(f"{connected} of {instances} instances connected (all {int(safety['locally_safe'].sum())} "
+                       "re-checked locally safe)" if instances else "no instance in this run"),
+        rule=Rule("all_of", {"n": instances}), evidence=_evidence("local_safety.csv")))
+    pairs = int(safety["pairs"].sum()) if len(safety) else 0
+    per_instance = pairs // instances if instances else 0
+    chain = int(safety["chain_successes"].sum()) if len(safety) else 0
+    square = safety[safety["m"] >= 3] if len(safety) else safety
+    others = "; ".join(f"{LABEL[name]} {int(square[f'{name}_successes'].sum())} of {int(square['pairs'].sum())} "
+                       "(m >= 3)" for name in PAPER_ALGORITHMS[1:]) if len(square) else ""
+    rows.append(Claim(
+        claim_id="chain_on_locally_safe", location="Theorem 1; Section 3",
+        statement="On a locally-m-safe torus Chain_Routing with the same m finds a fault-free path between any two "
+                  "non-faulty nodes (the constructive proof of Theorem 1)",
+        conditions=_theorem_conditions(safety, f"{safe_text}; {per_instance} random pairs of distinct non-faulty "
+                                               "nodes per instance"),
+        paper_text="every pair (a theorem)", measured_value=chain if pairs else math.nan,
+        measured_text=(f"Chain routed {chain} of {pairs} pairs; {others}" if pairs else "no pair in this run"),
+        rule=Rule("all_of", {"n": pairs}), evidence=_evidence("local_safety.csv")))
+    for name in PAPER_ALGORITHMS:
+        sub = termination[termination["algorithm"] == name] if len(termination) else termination
+        trials = int(sub["trials"].sum()) if len(sub) else 0
+        checked = int(sub["checked"].sum()) if len(sub) else 0
+        if trials:
+            growth = sub.groupby("N")["max_local_routings"].max()
+            measured = (f"{checked} of {trials} trials end in a fault-free walk s -> t or a stated failure (valid "
+                        f"{int(sub['valid_outputs'].sum())}, within the bound {int(sub['within_bound'].sum())}); most "
+                        "local routings per N: " + ", ".join(f"N={n}: {v}" for n, v in growth.items()))
+        else:
+            measured = "no trial in this run"
+        rates = ", ".join(f"{f:.2f}" for f in sorted(set(sub["fault_rate"]))) if len(sub) else "none"
+        bound = {"chain": "ceil(d_0/(m-1)) + ceil((d_1+1)/(m-1))", "adaptive_square": "d(s, t)",
+                 "heuristic_square": "2 (2 d(s, t) + 1)"}[name]
+        rows.append(Claim(
+            claim_id=f"termination_{name}", location=f"{TERMINATION_THEOREM[name]}; Section 7",
+            statement=f"{LABEL[name]} terminates in O(N) local routings and outputs a fault-free path from s to t or "
+                      "reports a failure",
+            conditions=_theorem_conditions(sub, f"(N, m) in {_points_text(sub)} at fault rates {rates}" +
+                                                (f", {int(sub['trials'].iloc[0])} trials per point drawn as in the "
+                                                 "success table" if len(sub) else "") +
+                                                f"; O(N) checked as local routings <= {bound} (linear in N) in "
+                                                "every trial; the safety cap counts as no termination"),
+            paper_text="every trial (a theorem)", measured_value=checked if trials else math.nan,
+            measured_text=measured, rule=Rule("all_of", {"n": trials}), evidence=_evidence("termination.csv")))
+    sub = termination[termination["algorithm"] == "adaptive_square"] if len(termination) else termination
+    steps = int(sub["exit_steps"].sum()) if len(sub) else 0
+    good = steps - int(sub["steps_below_m_minus_2"].sum()) if len(sub) else 0
+    built = worst[worst["first_step_progress"] >= worst["paper_worst_case"]] if len(worst) else worst
+    n = steps + len(worst)
+    rows.append(Claim(
+        claim_id="theorem3_proof_worst_step", location="Theorem 3",
+        statement="Proof of Theorem 3: every Adaptive-Square local routing that ends at an exit brings the message "
+                  "at least m - 2 closer to t (worst case r' = (r_i + (m-1) dir_i, r_j - dir_j))",
+        conditions=_theorem_conditions(sub, f"every exit step of the random trials of the Theorem 3 row, plus one "
+                                            f"constructed step per (N, m) with N >= 2m ({_points_text(worst)}; "
+                                            "s = (0, 0), t = (m, 0), the exit column faulty but its far row)"),
+        paper_text="every step (the proof's worst case)", measured_value=good + len(built) if n else math.nan,
+        measured_text=(f"{good} of {steps} random exit steps gain >= m - 2; constructed steps: " +
+                       ", ".join(f"N={r.N}, m={r.m}: gain {r.first_step_progress} (m - 2 = {r.paper_worst_case})"
+                                 for r in worst.itertuples()) +
+                       "; every step still gains >= 1, so the O(N) bound of Theorem 3 stands" if n
+                       else "no step in this run"),
+        rule=Rule("all_of", {"n": n}), evidence=_evidence("termination.csv", "adaptive_worst_step.csv")))
+    return rows
+
+
+#: Reasons of the rows that no number decides (drawings, curves without numbers, statements of cost).
+_DRAWING = ("a drawing of the method, nothing to measure; ours: the squares each algorithm evaluated and its walk "
+            "on one faulty torus (faulty_torus_example.png); the square boundaries b, B are unit-tested "
+            "(tests/test_square.py)")
+_CURVES = ("the paper prints this figure as curves only and its text states no value for it; the curves are not "
+           "available to us as numbers, so there is nothing to compare ours with (ours are in the evidence)")
+
+
+def figure_claims(table: pd.DataFrame, ratios: pd.DataFrame) -> list[Claim]:
+    """Rows for the paper's drawings (Figs. 1-3), its figures without numbers (Figs. 4-7, 10-11), its cost
+    statement, its conclusion, and its trend claims on the improvement ratios (Section 6).
+
+    Examples
+    --------
+    >>> table, ratios = run_points([(16, 3), (16, 4)], [0.2, 0.25], trials=100, seed=1, backend="serial")
+    >>> {c.claim_id: c.verdict for c in figure_claims(table, ratios)}["fig1_chain_drawing"]
+    'not testable here'
+    """
+    check_frame("table", table, ["algorithm", "fault_rate", "N", "m", "success_rate", "path_plus_mean"])
+    check_frame("ratios", ratios, ["numerator", "denominator", "N", "m", "fault_rate", "ratio", "ci_low", "ci_high"])
+    example = (figure_file("fault_tolerant", "faulty_torus_example.png"), "tests/test_square.py")
+    rows = [
+        Claim(claim_id="fig1_chain_drawing", location="Fig. 1",
+              statement="Fig. 1 draws the L-shaped chain of m-squares of the proof of Theorem 1",
+              conditions="a drawing; Chain_Routing uses the band of Algorithm 1, not the proof's symmetric chain "
+                         "(docs/conventions.md#chain); Theorem 1 itself is checked in the theorem1 rows",
+              paper_text="drawing", measured_text="our drawing of the squares Chain evaluated: faulty_torus_example",
+              rule=Rule("manual", {"verdict": "not testable here", "reason": _DRAWING}), evidence=example),
+        Claim(claim_id="fig2_3_square_drawings", location="Fig. 2; Fig. 3",
+              statement="Figs. 2-3 draw the boundary b, B of the square of Algorithms 1 and 2 (m = 5)",
+              conditions="drawings; our square geometry: docs/conventions.md#square-geometry",
+              paper_text="drawing", measured_text="our drawing of the squares each algorithm evaluated: "
+                                                  "faulty_torus_example",
+              rule=Rule("manual", {"verdict": "not testable here", "reason": _DRAWING}), evidence=example)]
+    for cid, name, location, figure in (
+            ("success_chain_curves", "chain", "Fig. 4; Fig. 5", "success_chain_figs_4_5.png"),
+            ("success_adaptive_curves", "adaptive_square", "Fig. 6; Fig. 7", "success_adaptive_square_figs_6_7.png")):
+        sub = table[table["algorithm"] == name]
+        text = "; ".join(f"f = {f:.2f}: {g['success_rate'].min():.3f}-{g['success_rate'].max():.3f}"
+                         for f, g in sub.groupby("fault_rate")) or "no point in this run"
+        rows.append(Claim(
+            claim_id=cid, location=location,
+            statement=f"Success rate of {LABEL[name]} against the fraction of faulty nodes, per (N, m)",
+            conditions=_conditions(table, f"(N, m) in {_points_text(sub)}"),
+            paper_text="curves only (no number in the text)", measured_text=f"success over (N, m): {text}",
+            rule=Rule("manual", {"verdict": "not testable here", "reason": _CURVES}),
+            evidence=(*_evidence("fault_tolerant.csv"), figure_file("fault_tolerant", figure))))
+    sub = table[table["algorithm"] == "adaptive_square"]
+    text = "; ".join(f"f = {f:.2f}: {g['path_plus_mean'].min():.3f}-{g['path_plus_mean'].max():.3f}"
+                     for f, g in sub.groupby("fault_rate")) or "no point in this run"
+    rows.append(Claim(
+        claim_id="path_plus_curves", location="Fig. 10; Fig. 11",
+        statement="Path plus of Adaptive-Square (|P| / Lee distance of s, t, mean over successes) against the "
+                  "fraction of faulty nodes",
+        conditions=_conditions(table, f"(N, m) in {_points_text(sub)}; |P| = hops of the concatenated walk "
+                                      "(docs/conventions.md#square-path-length)"),
+        paper_text="curves only (no number in the text)", measured_text=f"path plus over (N, m): {text}",
+        rule=Rule("manual", {"verdict": "not testable here", "reason": _CURVES}),
+        evidence=(*_evidence("fault_tolerant.csv"), figure_file("fault_tolerant",
+                                                                "path_plus_adaptive_square_figs_10_11.png"))))
+    for cid, kind, numerator, denominator, text, location in (
+            ("improvement_grows_small_m", "m", "adaptive_square", "chain",
+             "The improvement of Adaptive-Square over Chain grows as m shrinks (at equal N and fault rate)",
+             "Section 6; Fig. 8; Fig. 9"),
+            ("improvement_grows_large_N", "N", "adaptive_square", "chain",
+             "The improvement of Adaptive-Square over Chain grows as N increases (N vs 2N at equal m and fault rate)",
+             "Section 6; Fig. 8; Fig. 9"),
+            ("heuristic_worth_high_f", "f", "heuristic_square", "adaptive_square",
+             "The improvement of Heuristic-Square over Adaptive-Square grows with the fraction of faulty nodes "
+             "('worth adopting when the probability of faulty nodes is high')", "Section 6; Fig. 14; Fig. 15")):
+        strict, ties, noise, n = improvement_trend_counts(ratios, kind, numerator, denominator)
+        neighbour = {"m": "m vs m + 1", "N": "N vs 2N", "f": "neighbouring fault rates"}[kind]
+        rows.append(Claim(
+            claim_id=cid, location=location, statement=text,
+            conditions=_conditions(table, f"{n} comparisons of the paired ratio {LABEL[numerator]} / "
+                                          f"{LABEL[denominator]} at {neighbour}, over every point of the run; a "
+                                          "tie is not growth"),
+            paper_text="qualitative (every comparison)", measured_value=strict if n else math.nan,
+            measured_text=(f"strictly true in {strict} of {n} comparisons; {ties} ties; {n - strict - ties} reversed, "
+                           f"{noise} of them within noise (overlapping paired 95% CIs)" if n
+                           else "no comparison in this run"),
+            rule=Rule("all_of", {"n": n, "within_noise_k": strict + ties + noise}),
+            evidence=_evidence("improvement_ratios.csv")))
+    rows.append(Claim(
+        claim_id="square_cost_m2", location="Section 6",
+        statement="A larger square costs time at a rate proportional to m^2",
+        conditions="a statement about the cost of one local routing (BFS over the m x m square)",
+        paper_text="time proportional to m^2", measured_text="not measured (the kernels count local routings, "
+                                                            "local_routings_mean, not node visits)",
+        rule=Rule("manual", {"verdict": "not testable here",
+                             "reason": "wall time on this shared machine is no benchmark, and the BFS touches at "
+                                       "most m^2 nodes by construction; the number of local routings per trial is in "
+                                       "the evidence"}),
+        evidence=_evidence("fault_tolerant.csv")))
+    rows.append(Claim(
+        claim_id="conclusion_quite_high", location="Abstract; Section 7",
+        statement="The success rates of the algorithms are quite high (abstract: 'impressive') for a 2D torus with "
+                  "only four links per node",
+        conditions=_conditions(table, "every point of the run"),
+        paper_text="quite high (no threshold)",
+        measured_text="per algorithm at the summary fault rate: summary_by_algorithm.csv; the only threshold the "
+                      "paper states (>= 90%, Heuristic-Square, f <= 15%) is the heuristic_90pct row",
+        rule=Rule("manual", {"verdict": "not testable here",
+                             "reason": "a judgement without a threshold or a reference; the numbers behind it are "
+                                       "in the evidence"}),
+        evidence=_evidence("summary_by_algorithm.csv")))
+    return rows
+
+
+def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame, termination: pd.DataFrame | None = None,
+                 local_safety: pd.DataFrame | None = None, worst_step: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The claims table of the paper from the success table and the improvement ratios of :func:`run_points`
+    and the tables of :func:`theorem_checks` (``termination``, ``local_safety``, ``worst_step``; None: those
+    rows are "not testable here").  Every item of :data:`PAPER_RESULTS` has a row.
 
     Verdicts come from :func:`torus_lab.claims.evaluate`: the "about X" ratios with a tolerance on the
     improvement X - 1 (``RATIO_TOLERANCE``, ``RATIO_APPROX``) or X inside the 95% CI; trends counted
@@ -845,7 +1529,7 @@ def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
         measured = "no point with f <= 0.15 in this run"
     points = sorted({(int(r.N), int(r.m)) for r in scope.itertuples()})
     rows.append(Claim(
-        claim_id="heuristic_90pct", location="Abstract; Section 6, Figs. 12-13",
+        claim_id="heuristic_90pct", location="Abstract; Fig. 12; Fig. 13",
         statement="Heuristic-Square finds a fault-free path with probability >= 90% in tori up to 128x128 with up "
                   "to 15% faulty nodes",
         conditions=_conditions(table, f"(N, m) in {points}, fault rates <= 0.15"),
@@ -867,7 +1551,7 @@ def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
             evidence=_evidence("improvement_ratios.csv")))
     r = _ratio_row(ratios, 16, 4, CLAIM_FAULT_RATE, "adaptive_square", "chain")
     rows.append(Claim(
-        claim_id="sq_vs_chain_16_4", location="Section 6, Fig. 8",
+        claim_id="sq_vs_chain_16_4", location="Section 6; Fig. 8",
         statement="Adaptive-Square is not much better than Chain for N=16, m=4",
         conditions=_conditions(table, "N=16, m=4, 25% faulty nodes (the paper names no fault rate; 25% is the rate "
                                       "of its other numbers)"),
@@ -881,7 +1565,7 @@ def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
     better = ratios[(ratios["numerator"] == "adaptive_square") & (ratios["denominator"] == "chain")]
     share = float((better["ratio"] > 1).mean()) if len(better) else math.nan
     rows.append(Claim(
-        claim_id="sq_better_most", location="Section 6, Figs. 8-9",
+        claim_id="sq_better_most", location="Section 6; Fig. 8; Fig. 9",
         statement="Adaptive-Square is better than Chain in most cases",
         conditions=_conditions(table, f"all {len(better)} (N, m, f) points of the run"),
         paper_text="most points (we test: ratio > 1 at half of the points or more)",
@@ -891,9 +1575,9 @@ def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
         rule=Rule("at_least", {"bound": 0.5}), evidence=_evidence("improvement_ratios.csv")))
     for cid, kind, text, location in (
             ("larger_m_helps", "m", "For a given N, a larger m gives a higher success rate (all three algorithms)",
-             "Section 6, Figs. 4-7 and 12-13"),
+             _SUCCESS_FIGURES),
             ("smaller_torus_better", "N", "For a given m, a smaller torus gives a higher success rate (all three "
-             "algorithms)", "Section 6, Figs. 4-7 and 12-13")):  # fmt: skip
+             "algorithms)", _SUCCESS_FIGURES)):  # fmt: skip
         strict, ties, noise, n = trend_counts(table, kind)
         rows.append(Claim(
             claim_id=cid, location=location, statement=text,
@@ -909,7 +1593,7 @@ def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
                   & _rows_at(ratios, [CLAIM_FAULT_RATE])]
     above = int((heur["ci_low"] > 1).sum())
     rows.append(Claim(
-        claim_id="heuristic_significant", location="Section 6, Figs. 14-15",
+        claim_id="heuristic_significant", location="Section 6; Fig. 14; Fig. 15",
         statement="The improvement of Heuristic-Square over Adaptive-Square is significant (at 25% faults)",
         conditions=_conditions(table, f"{len(heur)} (N, m) points at 25% faulty nodes; 'significant' read as the "
                                       f"95% CI of the ratio above 1 ({_RATIO_CI})"),
@@ -917,6 +1601,10 @@ def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
         measured_text=(f"95% CI above 1 at {above} of {len(heur)} points; ratios {heur.ratio.min():.2f}-"
                        f"{heur.ratio.max():.2f}" if len(heur) else "no point at 25% faults in this run"),
         rule=Rule("all_of", {"n": len(heur)}), evidence=_evidence("improvement_ratios.csv")))
+    empty = pd.DataFrame()
+    rows += theorem_claims(empty if termination is None else termination, empty if local_safety is None
+                           else local_safety, empty if worst_step is None else worst_step)
+    rows += figure_claims(table, ratios)
     return claims_table("fault_tolerant", rows)
 
 
@@ -926,13 +1614,17 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
 
     Keys (CSV stems): ``fault_tolerant`` (success table), ``improvement_ratios``, ``heuristic_after_fallback``
     (REC vs ALT on the ``focus`` points), ``oracle_gap``, ``backtracking_cost``, ``after_fallback_differences``,
-    ``failure_reasons``, ``summary_by_algorithm``, ``faulty_torus_example`` and ``claims``; the success
+    ``failure_reasons``, ``summary_by_algorithm``, ``faulty_torus_example``, the Theorem 1-4 checks
+    ``termination``, ``local_safety`` and ``adaptive_worst_step`` (:func:`theorem_checks` on ``termination_radices
+    x termination_m`` at ``fault_rates`` and ``safety_radices x safety_m``, pairs with ``m`` too large for ``N``
+    left out) and ``claims``; the success
     table's :data:`TABLE_TIMING_COLUMNS` (kernel seconds per point) go to the timing frame
     ``fault_tolerant_timing`` (written as ``timing/fault_tolerant.csv``, see :mod:`torus_lab.timing`).
     """
     check_mapping("params", params, [
         "seed", "focus", "fault_rates", "trials", "group1", "group2", "picture_fault_rate", "picture_radix",
-        "picture_m", "picture_search_trials", "gap_fault_rates", "summary_fault_rate",
+        "picture_m", "picture_search_trials", "gap_fault_rates", "summary_fault_rate", "termination_radices",
+        "termination_m", "termination_trials", "safety_radices", "safety_m", "safety_instances", "safety_pairs",
     ])
     seed = params["seed"]
     pairs = _pairs(params["group1"]) + _pairs(params["group2"])
@@ -945,6 +1637,11 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
                                  "fault_rate": float(params["picture_fault_rate"]),
                                  "search_trials": params["picture_search_trials"]}], seed=seed)[0]
     all_gap = oracle_gap(table)
+    termination, safety, worst = theorem_checks(
+        [(radix, m) for radix in params["termination_radices"] for m in params["termination_m"] if m <= radix],
+        params["fault_rates"], params["termination_trials"],
+        [(radix, m) for radix in params["safety_radices"] for m in params["safety_m"] if m < radix],
+        params["safety_instances"], params["safety_pairs"], seed)
     science, timing = split_timing(table, TABLE_TIMING_COLUMNS, POINT_KEYS)
     return {
         "fault_tolerant": science,
@@ -956,6 +1653,9 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "failure_reasons": failure_reasons(table).assign(seed=seed),
         "summary_by_algorithm": summary_by_algorithm(table, all_gap, params["summary_fault_rate"]).assign(seed=seed),
         "faulty_torus_example": example_frame(pick, float(params["picture_fault_rate"]), seed),
-        "claims": claims_frame(table, ratios),
+        "termination": termination,
+        "local_safety": safety,
+        "adaptive_worst_step": worst,
+        "claims": claims_frame(table, ratios, termination, safety, worst),
         timing_key("fault_tolerant"): timing.drop_duplicates(POINT_KEYS).reset_index(drop=True).assign(seed=seed),
     }
