@@ -35,7 +35,7 @@ def small_tables():
                 "latency": pd.DataFrame({"deadlock": [False], "scheme": ["paper"], "routing": ["x"]}),
                 "provoke_summary": pd.DataFrame(columns=["routing", "scheme", "runs", "deadlocks"]),
                 "dateline_premise": vm.dateline_premise_table([3, 4]), "vc_budget": vm.vc_budget_table([4]),
-                "mapping_coverage": vm.mapping_coverage(cdg)}
+                "mapping_coverage": vm.mapping_coverage(cdg), "dateline_offsets": vm.dateline_offset_table([4, 5])}
 
 
 SMALL = {"vc_ks": [4, 5], "sim_k": 4, "provoke_k": 4, "adaptivity_ks": [4], "premise_ks": [3, 4], "draw_k": 4}
@@ -136,6 +136,19 @@ def test_dateline_premise_and_cycle_dimensions(serial):
         {vm.Torus(2, 4).channel(c)[1] for c in range(4)})
     with pytest.raises(ValueError, match="cycle_channels"):
         vm.cycle_dimensions(vm.Torus(2, 4), "999:0")
+
+
+def test_dateline_offsets_halfway_keeps_the_after_classes_apart(small_tables):
+    offsets = small_tables["dateline_offsets"]
+    assert len(offsets) == 4 + 5 and offsets.groupby("k").halfway.sum().eq(1).all()
+    half = offsets[offsets.halfway]
+    assert (half.after_overlap == 0).all() and (half.max_vcs == 3).all()
+    # coinciding datelines put both after-classes on the same channels: 4 classes on the busiest channel
+    assert (offsets[offsets.offset == 0].max_vcs == 4).all()
+    by_id = vm.virtual_mesh_claims(small_tables, SMALL).set_index("claim_id")
+    assert by_id.loc["halfway_datelines", "verdict"] == "holds"
+    with pytest.raises(ValueError, match="offset"):
+        vm.dateline_offset_row(4, 4)
 
 
 def test_mapping_coverage_lists_every_mesh_algorithm_once_per_torus(small_tables):
@@ -304,7 +317,7 @@ TINY = {
 CLAIM_IDS = ["uni_two_vcs", "bi_three_halves", "k5_dateline_row4", "k5_dateline_row1", "pfnf_three_vcs",
              "mapping_deadlock_free", "pfnf_fully_adaptive", "pfnf_mesh_deadlock_free", "fig1_unidirectional_torus",
              "fig2_deadlock_configurations", "dateline_breaks_ring_cycles", "higher_dimensions_datelines",
-             "higher_dimensions_adaptive", "all_mesh_algorithms", "minimum_extra_hardware"]
+             "higher_dimensions_adaptive", "all_mesh_algorithms", "halfway_datelines", "minimum_extra_hardware"]
 
 
 @pytest.mark.slow
@@ -313,7 +326,7 @@ def test_run_is_seed_deterministic_with_every_table_and_claim(serial):
     assert set(first) == {"second_vc_channels", "vc_counts", "channel_vcs", "pfnf_after_classes", "cdg_verdicts",
                           "cdg_verdict_grid", "dateline_rules", "witness_messages", "adaptivity", "latency",
                           "latency_summary", "saturation", "provoke_deadlock", "provoke_summary", "dateline_premise",
-                          "vc_budget", "mapping_coverage", "claims"}
+                          "vc_budget", "mapping_coverage", "dateline_offsets", "claims"}
     for key in first:
         pd.testing.assert_frame_equal(first[key], second[key], obj=key)
     assert first["claims"].claim_id.tolist() == CLAIM_IDS

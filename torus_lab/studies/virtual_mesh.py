@@ -119,6 +119,8 @@ __all__ = [
     "vc_budget_table",
     "min_acyclic_vcs",
     "mapping_coverage",
+    "dateline_offset_row",
+    "dateline_offset_table",
     "virtual_mesh_claims",
     "run",
 ]
@@ -1370,6 +1372,48 @@ def mapping_coverage(cdg: pd.DataFrame) -> pd.DataFrame:
                                        "count_vcs"])
 
 
+def dateline_offset_row(k: int, offset: int, rng=None) -> dict[str, Any]:
+    """One row of :func:`dateline_offset_table`: PFNF's paper mapping (REC, after-classes kept apart) on the
+    bidirectional k x k torus with VN1's datelines ``offset`` nodes from VN0's (a deterministic
+    :func:`~torus_lab.sweep.sweep` item function).
+
+    >>> row = dateline_offset_row(5, 2)
+    >>> row["after_overlap"], row["max_vcs"]
+    (0, 3)
+    """
+    k = check_int("k", k, minimum=3, maximum=MAX_K)
+    offset = check_int("offset", offset, minimum=0, maximum=k - 1)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
+    spec = {"name": "pfnf", "scheme": "paper", "layout": "separate", "dateline_offset": offset}
+    used = channel_vc_usage(make_routing(spec, make_topology("bidirectional", k)))
+    per = used.sum(axis=1)
+    ch = per > 0
+    return {"k": k, "offset": offset, "halfway": offset == k // 2,
+            "after_overlap": int((used[:, 1] & used[:, 3]).sum()), "max_vcs": int(per.max()),
+            "total_vcs": int(per.sum()), "mean_vcs": float(per[ch].mean())}
+
+
+def dateline_offset_table(ks: Iterable[int], *, backend: str = "auto") -> pd.DataFrame:
+    """The paper's Section 4: "the overall virtual channels can be minimized by choosing the datelines in these two
+    networks halfway across from each other".  For every shift of VN1's datelines (0..k-1) on bidirectional k x k
+    tori: channels that would need both VNs' after-dateline classes (``after_overlap``; 0 lets them share one VC
+    without two VNs' messages ever meeting on one VC of a channel), the VC classes a channel needs when no VC
+    carries two classes on one channel (``max_vcs`` the most, ``total_vcs`` over the channels, ``mean_vcs`` per used
+    channel).  ``halfway`` marks the offset ``k // 2``.
+
+    Examples
+    --------
+    >>> t = dateline_offset_table([4], backend="serial")
+    >>> t[["offset", "after_overlap", "max_vcs"]].values.tolist()
+    [[0, 24, 4], [1, 8, 3], [2, 0, 3], [3, 8, 3]]
+    """
+    ks = _check_ks(ks)
+    check_str("backend", backend)
+    items = [{"k": k, "offset": offset} for k in ks for offset in range(k)]
+    return _rows(dateline_offset_row, items, backend=backend, desc="dateline offsets")
+
+
 # ====================================================================== claims
 #: Largest radix of the virtual-mesh pictures (:func:`drawn_routings`, :func:`channel_vcs_table`): their cost grows
 #: as k^4 (about 15 s at k = 32) and a larger picture is unreadable.
@@ -1404,7 +1448,7 @@ def virtual_mesh_claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str,
     claim's rule (:mod:`torus_lab.claims`)."""
     check_mapping("tables", tables, [
         "second_vc_channels", "vc_counts", "cdg_verdicts", "adaptivity", "latency", "provoke_summary",
-        "dateline_premise", "vc_budget", "mapping_coverage",
+        "dateline_premise", "vc_budget", "mapping_coverage", "dateline_offsets",
     ])
     check_mapping("params", params, ["vc_ks", "sim_k", "provoke_k", "adaptivity_ks", "premise_ks", "draw_k"])
     second, vc, cdg = tables["second_vc_channels"], tables["vc_counts"], tables["cdg_verdicts"]
@@ -1567,6 +1611,7 @@ def _coverage_claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, An
     "minimum extra hardware"."""
     premise, budget, coverage = tables["dateline_premise"], tables["vc_budget"], tables["mapping_coverage"]
     cdg = tables["cdg_verdicts"]
+    enumerated = "every source-destination pair enumerated; a channel 'needs' a VC when some route uses it"
     premise_ks = list(params["premise_ks"])
     every_pair = "channel dependency graph over every reachable routing state of every pair"
     rows = []
@@ -1672,6 +1717,31 @@ def _coverage_claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, An
                        f"{mapped or 'none'}; the crossing-count mapping (ours, more VCs) acyclic for "
                        f"{count_ok}/{len(with_count)}" if len(free) else "no mesh rows in this run"),
         rule=Rule("all_of", {"n": len(free)}), evidence=_vm_evidence("mapping_coverage.csv", "cdg_verdicts.csv")))
+    # Section 4: datelines of the two VNs halfway apart minimize the VCs
+    offsets = tables["dateline_offsets"]
+    per_k = []
+    for k, group in offsets.groupby("k"):
+        half = group[group["halfway"].astype(bool)].iloc[0]
+        per_k.append((int(k), bool(half.after_overlap == 0 and half.max_vcs == group.max_vcs.min()),
+                      sorted(int(o) for o in group[group.after_overlap == 0].offset),
+                      sorted(int(o) for o in group[group.max_vcs == group.max_vcs.min()].offset),
+                      group.total_vcs.nunique() == 1))
+    rows.append(Claim(
+        claim_id="halfway_datelines", location="Section 4",
+        statement="the overall VCs are minimized by choosing the datelines of PFNF's two virtual networks halfway "
+                  "across from each other",
+        conditions=f"bidirectional k x k tori, k in {[k for k, *_ in per_k]}; PFNF (REC) with the paper's mapping, "
+                   "VN1's datelines shifted by every offset 0..k-1 (halfway = k // 2), the four classes (VN x before/"
+                   "after) kept apart; minimized read as: at the halfway offset no channel needs both VNs' after "
+                   "classes (so they can share one VC: 3 VCs) and the most classes any channel needs is the least "
+                   f"over the offsets; {enumerated}",
+        paper_text="halfway datelines minimize the VCs (3 per channel)",
+        measured_value=sum(ok for _, ok, *_ in per_k) if per_k else math.nan,
+        measured_text=("; ".join(f"k={k}: offsets with no shared channel {zero}, with the fewest classes per channel "
+                                 f"{least}" for k, _, zero, least, _ in per_k)
+                       + ("; the total (channel, class) pairs in use is the same for every offset"
+                          if all(same for *_, same in per_k) else "") if per_k else "no radices in this run"),
+        rule=Rule("all_of", {"n": len(per_k)}), evidence=_vm_evidence("dateline_offsets.csv")))
     # Abstract / Section 5: minimum extra hardware
     least = min_acyclic_vcs(budget)
     paper_least = least[least.routing == "pfnf-reconstruction+paper-4vc"]
@@ -1709,7 +1779,8 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     cdg_verdict_grid, dateline_rules, witness_messages, adaptivity, latency (one row per run, ``sim_seeds``
     replicas per point), latency_summary (:func:`latency_summary`), saturation, provoke_deadlock,
     provoke_summary, dateline_premise (:func:`dateline_premise_table` at ``premise_ks``), vc_budget
-    (:func:`vc_budget_table` at ``ks``), mapping_coverage (:func:`mapping_coverage`), claims.  Every grid runs
+    (:func:`vc_budget_table` at ``ks``), mapping_coverage (:func:`mapping_coverage`), dateline_offsets
+    (:func:`dateline_offset_table` at ``vc_ks``), claims.  Every grid runs
     over :func:`torus_lab.sweep.sweep`; the random parts (the
     latency sweep and the provoked-deadlock replicas) draw from the generators it derives from ``seed``.
     """
@@ -1741,5 +1812,6 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     out["dateline_premise"] = dateline_premise_table(p["premise_ks"])
     out["vc_budget"] = vc_budget_table(p["ks"])
     out["mapping_coverage"] = mapping_coverage(out["cdg_verdicts"])
+    out["dateline_offsets"] = dateline_offset_table(p["vc_ks"])
     out["claims"] = virtual_mesh_claims(out, p)
     return out
