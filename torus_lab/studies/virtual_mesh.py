@@ -1252,9 +1252,10 @@ def merged_cdg_acyclic(edges: np.ndarray, num_channels: int, assignment: Sequenc
     num_channels = check_int("num_channels", num_channels, minimum=1)
     assign = np.asarray([check_int("assignment[i]", a, minimum=0) for a in check_sequence("assignment", assignment,
                                                                                           min_length=1)])
-    if edges.size and (edges[:, [1, 3]].max() >= len(assign) or edges[:, [0, 2]].max() >= num_channels):
-        raise ValueError(f"edges name a class >= {len(assign)} (the assignment's length) or a channel >= "
-                         f"{num_channels}")
+    if edges.size and (edges.min() < 0 or edges[:, [1, 3]].max() >= len(assign)
+                       or edges[:, [0, 2]].max() >= num_channels):
+        raise ValueError(f"edges must name classes in 0..{len(assign) - 1} (the assignment's length) and channels "
+                         f"in 0..{num_channels - 1}, got values {edges.min()}..{edges.max()}")
     if not edges.size:
         return True
     vcs = int(assign.max()) + 1
@@ -1262,8 +1263,10 @@ def merged_cdg_acyclic(edges: np.ndarray, num_channels: int, assignment: Sequenc
     dst = edges[:, 2] * vcs + assign[edges[:, 3]]
     if (src == dst).any():
         return False
-    size = num_channels * vcs
-    graph = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(size, size)).tocsr()
+    vertices, labels = np.unique(np.concatenate([src, dst]), return_inverse=True)
+    size = len(vertices)
+    graph = coo_matrix((np.ones(len(src), dtype=np.int8), (labels[:len(src)], labels[len(src):])),
+                       shape=(size, size)).tocsr()
     count, _ = connected_components(graph, directed=True, connection="strong")
     return int(count) == size
 
