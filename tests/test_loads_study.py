@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 
 import jsonschema
 import matplotlib
@@ -13,7 +14,7 @@ import pytest
 import yaml
 
 from torus_lab import runner
-from torus_lab.claims import CLAIM_COLUMNS, VERDICTS
+from torus_lab.claims import CLAIM_COLUMNS, VERDICTS, uncovered_results
 from torus_lab.loads import link_loads, multiple_linear_placement, residue_placement
 from torus_lab.studies import loads as study
 from torus_lab.topology import Torus
@@ -39,7 +40,8 @@ TINY = {
 CLAIM_IDS = [
     "odr_linear_constant", "odr_linear_linear", "odr_multiple_linear", "udr_linear_linear", "udr_multiple_linear",
     "placement_alone", "odr_multiple_bound", "udr_linear_bound", "bound_1", "lemma_1", "improved_bound",
-    "corollary_1", "blaum_optimal_odr", "blaum_optimal_udr", "full_torus", "corollary_1_bruteforce",
+    "corollary_1", "blaum_optimal_odr", "blaum_optimal_udr", "full_torus", "placement_sizes", "optimal_size_theta",
+    "linear_optimal_bound_2", "full_bisection_width", "corollary_1_bruteforce",
 ]  # fmt: skip
 KEYS = [
     "loads", "loads_details", "loads_per_dimension", "odr_constant", "per_dimension_max", "heaviest_links",
@@ -156,6 +158,64 @@ def test_run_returns_every_table(results):
         assert (results[key]["seed"] == TINY["seed"]).all(), key
     assert len(results["bisection_tiny"]) == len(TINY["tiny_tori"]) * TINY["tiny_trials"]
     assert results["bisection_tiny_summary"]["trials"].tolist() == [TINY["tiny_trials"]] * 2
+
+
+def test_claims_cover_every_numbered_result_of_the_paper(results):
+    claims = results["claims"]
+    assert uncovered_results(claims, study.PAPER_RESULTS) == []
+    by_id = claims.set_index("claim_id")
+    assert by_id.loc["placement_sizes", "verdict"] == "holds"
+    assert by_id.loc["full_bisection_width", "verdict"] == "holds"   # 4 x 4 torus: natural cut 16 = 4k
+    assert by_id.loc["optimal_size_theta", "measured_value"] > 0
+
+
+def test_paper_results_are_unique_and_spelled_as_the_paper_numbers_them():
+    assert len(set(study.PAPER_RESULTS)) == len(study.PAPER_RESULTS) == 8
+    assert all(re.fullmatch(r"(Theorem|Lemma|Corollary|Proposition|Table) \d+(\.\d+)?|Fig\. \d+", item)
+               for item in study.PAPER_RESULTS)
+    theorems = [int(item.split()[1]) for item in study.PAPER_RESULTS if item.startswith("Theorem")]
+    assert theorems == list(range(1, 7))
+
+
+def test_placement_size_check_against_the_placements_themselves():
+    from torus_lab.loads import linear_placement
+
+    def built(d, k, t):
+        return linear_placement(Torus(d, k)) if t == 1 else multiple_linear_placement(Torus(d, k), t)
+
+    rows = [{"d": d, "k": k, "t": t, "placement": "linear" if t == 1 else "multiple_linear", "routing": "odr",
+             "processors": built(d, k, t).size} for d in (1, 2, 3) for k in (3, 4, 5) for t in (1, 2)]
+    check = study.placement_size_check(pd.DataFrame(rows))
+    assert check["equal"].all() and len(check) == 18
+    wrong = study.placement_size_check(pd.DataFrame(rows).assign(processors=lambda f: f["processors"] + 1))
+    assert not wrong["equal"].any()
+
+
+def test_load_per_processor_growth_rule_boundaries():
+    def grows(values, ts=(1, 2, 3)):
+        frame = pd.DataFrame({"d": 2, "k": 8, "t": list(ts), "routing": "odr", "processors": [8 * t for t in ts],
+                              "e_max": [v * 8 * t for v, t in zip(values, ts, strict=True)]})
+        row = study.load_per_processor_by_t(frame).iloc[0]
+        return bool(row["grows"]), bool(row["increasing"])
+
+    assert grows([0.5, 0.75, 1.0]) == (True, True)
+    assert grows([0.5, 0.75, 0.75]) == (True, False)       # levels off: grows, not strictly
+    assert grows([0.5, 0.5, 0.5]) == (False, False)        # flat: linear load, no growth
+    assert grows([0.5, 0.8, 0.7]) == (False, False)        # a drop
+    single = pd.DataFrame({"d": [2], "k": [8], "t": [1], "routing": ["odr"], "processors": [8], "e_max": [4.0]})
+    assert study.load_per_processor_by_t(single).empty
+
+
+def test_linear_optimal_bound_2_rule_boundary():
+    def verdict(ratio_d3):  # E_max / bound (2) is 4 at d = 2; the rule allows +10% at the largest d
+        frame = pd.DataFrame({"d": [2, 3], "k": [9, 5], "t": 1, "placement": "linear", "routing": "odr",
+                              "processors": [9, 25], "e_max": [4.0, 4.0 * ratio_d3], "lb_cut": [1.0, 4.0],
+                              "lb_single": [2.0, 4.0]})
+        return {r.claim_id: r.verdict for r in study.coverage_rows(frame)}["linear_optimal_bound_2"]
+
+    assert verdict(4.39) == "holds"
+    assert verdict(4.45) == "does not hold"
+    assert verdict(1.0) == "holds"
 
 
 def test_study_rows_agree_with_the_library(results):

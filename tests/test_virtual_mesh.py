@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -10,7 +11,7 @@ import pytest
 import yaml
 
 from torus_lab import runner
-from torus_lab.claims import VERDICTS, check_claims_table
+from torus_lab.claims import VERDICTS, check_claims_table, uncovered_results
 from torus_lab.studies import virtual_mesh as vm
 
 NAN = float("nan")
@@ -32,10 +33,12 @@ def small_tables():
         return {"second_vc_channels": vm.second_vc_table([4, 5]), "vc_counts": vm.vc_count_table([4, 5]),
                 "cdg_verdicts": cdg, "adaptivity": vm.adaptivity_summary([4], ["mesh"]),
                 "latency": pd.DataFrame({"deadlock": [False], "scheme": ["paper"], "routing": ["x"]}),
-                "provoke_summary": pd.DataFrame(columns=["routing", "scheme", "runs", "deadlocks"])}
+                "provoke_summary": pd.DataFrame(columns=["routing", "scheme", "runs", "deadlocks"]),
+                "dateline_premise": vm.dateline_premise_table([3, 4]), "vc_budget": vm.vc_budget_table([4]),
+                "mapping_coverage": vm.mapping_coverage(cdg), "dateline_offsets": vm.dateline_offset_table([4, 5])}
 
 
-SMALL = {"vc_ks": [4, 5], "sim_k": 4, "provoke_k": 4, "adaptivity_ks": [4]}
+SMALL = {"vc_ks": [4, 5], "sim_k": 4, "provoke_k": 4, "adaptivity_ks": [4], "premise_ks": [3, 4], "draw_k": 4}
 
 
 def test_claims_on_small_tables(small_tables):
@@ -54,7 +57,105 @@ def test_claims_on_small_tables(small_tables):
     # our reconstruction is fully adaptive, the literal reading is not
     assert by_id.loc["pfnf_fully_adaptive", "verdict"] == "holds under conditions"
     assert set(claims.verdict) <= set(VERDICTS)
-    assert all(item.startswith("data/virtual_mesh/") for e in claims.evidence for item in e.split(", "))
+    assert all(item.startswith(("data/virtual_mesh/", "figures/virtual_mesh/")) for e in claims.evidence
+               for item in e.split(", "))
+
+
+def test_claims_cover_every_numbered_result_of_the_paper(small_tables):
+    claims = vm.virtual_mesh_claims(small_tables, SMALL)
+    assert uncovered_results(claims, vm.PAPER_RESULTS) == []
+    by_id = claims.set_index("claim_id")
+    # the premise holds: every cyclic one-VC ring / torus becomes acyclic with a dateline
+    assert by_id.loc["dateline_breaks_ring_cycles", "verdict"] == "holds"
+    assert by_id.loc["fig2_deadlock_configurations", "verdict"] == "holds"
+    assert by_id.loc["higher_dimensions_datelines", "verdict"] == "holds"
+    # the paper's mapping is acyclic only for dimension-order routing; no 3-VC (or any) PFNF assignment is acyclic
+    assert by_id.loc["all_mesh_algorithms", "verdict"] == "does not hold"
+    row = by_id.loc["minimum_extra_hardware"]
+    assert row.paper_value == 3 and row.measured_value == 5 and row.verdict == "does not hold"
+    assert by_id.loc["fig1_unidirectional_torus", "verdict"] == "not testable here"
+
+
+def test_paper_results_are_unique_and_spelled_as_the_paper_numbers_them():
+    assert len(set(vm.PAPER_RESULTS)) == len(vm.PAPER_RESULTS)
+    assert all(re.fullmatch(r"(Theorem|Lemma|Corollary|Proposition|Table) \d+(\.\d+)?|Fig\. \d+", item)
+               for item in vm.PAPER_RESULTS)
+    assert [int(item.split()[1]) for item in vm.PAPER_RESULTS] == list(range(1, 8))   # Figs. 1-7, paper order
+
+
+def test_set_partitions_are_distinct_restricted_growth_strings():
+    for size in range(1, 7):
+        parts = vm.set_partitions(size)
+        assert len(set(parts)) == len(parts) == [1, 1, 2, 5, 15, 52, 203][size]
+        for p in parts:
+            assert p[0] == 0 and all(b <= max(p[:i]) + 1 for i, b in enumerate(p) if i)
+
+
+def test_merged_cdg_acyclic_agrees_with_networkx_on_random_graphs():
+    import networkx as nx
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        channels, classes = int(rng.integers(1, 6)), int(rng.integers(1, 4))
+        edges = np.column_stack([rng.integers(0, channels, 6), rng.integers(0, classes, 6),
+                                 rng.integers(0, channels, 6), rng.integers(0, classes, 6)])
+        assignment = [int(a) for a in rng.integers(0, classes, classes)]
+        g = nx.DiGraph()
+        g.add_edges_from(((a, assignment[b]), (c, assignment[d])) for a, b, c, d in edges)
+        assert vm.merged_cdg_acyclic(edges, channels, assignment) == nx.is_directed_acyclic_graph(g)
+    with pytest.raises(ValueError, match="edges"):
+        vm.merged_cdg_acyclic(np.zeros((2, 3), dtype=int), 3, [0])
+    with pytest.raises(ValueError, match="class"):
+        vm.merged_cdg_acyclic(np.array([[0, 2, 1, 0]]), 3, [0, 1])
+
+
+def test_vc_budget_the_finest_assignment_is_the_constructions_own_cdg(serial):
+    """Merging classes only adds dependencies: the all-distinct assignment has the construction's verdict, and
+    a count m with an acyclic assignment implies one at every larger m."""
+    budget = vm.vc_budget_table([4, 5])
+    cdg = vm.cdg_table([4, 5], ["bidirectional"], routings=list(vm.BUDGET_ROUTINGS), forced=False)
+    for r in budget[budget.vcs == budget.classes].itertuples():
+        verdict = cdg[(cdg.k == r.k) & (cdg.routing == r.routing)].acyclic.item()
+        assert (r.acyclic_assignments == 1) == verdict and r.assignments == 1
+    for (_, _), group in budget.groupby(["routing", "k"]):
+        ok = group.sort_values("vcs").acyclic_assignments.to_numpy() > 0
+        assert not (ok[:-1] & ~ok[1:]).any()
+    least = vm.min_acyclic_vcs(budget).set_index(["routing", "k"]).min_vcs
+    assert least.loc["pfnf-reconstruction+paper-4vc"].isna().all()
+    assert (least.loc["pfnf-reconstruction+count"] == 5).all()
+
+
+def test_dateline_premise_and_cycle_dimensions(serial):
+    t = vm.dateline_premise_table([3, 4], [1, 3])
+    assert t[t.routing == "dor+dateline"].acyclic.all()
+    one_vc = t[t.routing == "dor"]
+    # a one-VC ring is cyclic unless no route takes two hops in it (bidirectional, k = 3)
+    assert (one_vc.acyclic == ((one_vc.kind == "bidirectional") & (one_vc.k == 3))).all()
+    assert (one_vc[~one_vc.acyclic].cycle_dims.str.split().str.len() == 1).all()
+    assert vm.cycle_dimensions(vm.Torus(2, 4), " ".join(f"{c}:0" for c in range(4))) == sorted(
+        {vm.Torus(2, 4).channel(c)[1] for c in range(4)})
+    with pytest.raises(ValueError, match="cycle_channels"):
+        vm.cycle_dimensions(vm.Torus(2, 4), "999:0")
+
+
+def test_dateline_offsets_halfway_keeps_the_after_classes_apart(small_tables):
+    offsets = small_tables["dateline_offsets"]
+    assert len(offsets) == 4 + 5 and offsets.groupby("k").halfway.sum().eq(1).all()
+    half = offsets[offsets.halfway]
+    assert (half.after_overlap == 0).all() and (half.max_vcs == 3).all()
+    # coinciding datelines put both after-classes on the same channels: 4 classes on the busiest channel
+    assert (offsets[offsets.offset == 0].max_vcs == 4).all()
+    by_id = vm.virtual_mesh_claims(small_tables, SMALL).set_index("claim_id")
+    assert by_id.loc["halfway_datelines", "verdict"] == "holds"
+    with pytest.raises(ValueError, match="offset"):
+        vm.dateline_offset_row(4, 4)
+
+
+def test_mapping_coverage_lists_every_mesh_algorithm_once_per_torus(small_tables):
+    cov = small_tables["mapping_coverage"]
+    assert sorted(cov.algorithm) == sorted(vm.MESH_ALGORITHMS)
+    assert cov.set_index("algorithm").loc["dor", "paper"]
+    assert cov[cov.algorithm != "dor"].count_vcs.notna().all()
 
 
 def test_k5_rows_without_k5_are_not_testable(small_tables):
@@ -211,10 +312,12 @@ TINY = {
     "adaptivity_ks": [3], "draw_k": 4, "sim_k": 3, "sim_routings": [{"name": "ecube", "datelines": True, "vcs": 2}],
     "sim_mesh_routings": [], "sim_traffics": ["uniform"], "sim_loads": [0.05, 0.3], "sim_seeds": 3, "sim_warmup": 20,
     "sim_measure": 60, "sim_drain": 200, "packet_length": 4, "provoke_k": 3,
-    "provoke_routings": [{"name": "ecube"}], "provoke_seeds": 2,
+    "provoke_routings": [{"name": "ecube"}], "provoke_seeds": 2, "premise_ks": [3],
 }
 CLAIM_IDS = ["uni_two_vcs", "bi_three_halves", "k5_dateline_row4", "k5_dateline_row1", "pfnf_three_vcs",
-             "mapping_deadlock_free", "pfnf_fully_adaptive", "pfnf_mesh_deadlock_free"]
+             "mapping_deadlock_free", "pfnf_fully_adaptive", "pfnf_mesh_deadlock_free", "fig1_unidirectional_torus",
+             "fig2_deadlock_configurations", "dateline_breaks_ring_cycles", "higher_dimensions_datelines",
+             "higher_dimensions_adaptive", "all_mesh_algorithms", "halfway_datelines", "minimum_extra_hardware"]
 
 
 @pytest.mark.slow
@@ -222,7 +325,8 @@ def test_run_is_seed_deterministic_with_every_table_and_claim(serial):
     first, second = vm.run(TINY), vm.run(TINY)
     assert set(first) == {"second_vc_channels", "vc_counts", "channel_vcs", "pfnf_after_classes", "cdg_verdicts",
                           "cdg_verdict_grid", "dateline_rules", "witness_messages", "adaptivity", "latency",
-                          "latency_summary", "saturation", "provoke_deadlock", "provoke_summary", "claims"}
+                          "latency_summary", "saturation", "provoke_deadlock", "provoke_summary", "dateline_premise",
+                          "vc_budget", "mapping_coverage", "dateline_offsets", "claims"}
     for key in first:
         pd.testing.assert_frame_equal(first[key], second[key], obj=key)
     assert first["claims"].claim_id.tolist() == CLAIM_IDS

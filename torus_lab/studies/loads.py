@@ -63,6 +63,7 @@ from torus_lab.timing import split_timing, timing_key
 from torus_lab.topology import Torus
 
 __all__ = [
+    "PAPER_RESULTS",
     "CSV_COLUMNS",
     "UPPER_SLACK",
     "LOWER_SLACK",
@@ -81,8 +82,18 @@ __all__ = [
     "asymptotic_exponent",
     "constant_matches",
     "claims_rows",
+    "coverage_rows",
+    "placement_size_check",
+    "load_per_processor_by_t",
+    "optimality_by_dimension",
     "bruteforce_claim",
 ]
+
+#: Every numbered result of the paper, in paper order, spelled as the claims' ``location`` column spells it (the
+#: paper has no table or figure; its numbered bounds (1)-(6) are equations, covered by the rows of their sections).
+PAPER_RESULTS: tuple[str, ...] = (
+    "Lemma 1", "Theorem 1", "Corollary 1", "Theorem 2", "Theorem 3", "Theorem 4", "Theorem 5", "Theorem 6",
+)
 
 #: First columns of ``data/loads/loads.csv`` (issue #5), in order; :func:`run` adds ``seed`` after them
 #: (and diagnostics in ``loads_details.csv``).
@@ -745,9 +756,9 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
         summary[(summary["routing"] == "udr") & (summary["placement"] == "linear")], "e_max", "claimed_bound"))
 
     # lower bounds (1) and Lemma 1 must sit below every measured E_max
-    rows.append(_lower_bound("bound_1", "Section 1, bound (1) (Blaum et al.)", "E_max >= (|P|-1)/(2d) for every "
+    rows.append(_lower_bound("bound_1", "Section 1", "E_max >= (|P|-1)/(2d) for every "
                              "routing", "lower bound for every routing", summary, summary["lb_single"]))
-    rows.append(_lower_bound("lemma_1", "Lemma 1, (4)", "E_max >= 2|S|(|P|-|S|)/|dS| for every cut S (the best cut "
+    rows.append(_lower_bound("lemma_1", "Lemma 1", "E_max >= 2|S|(|P|-|S|)/|dS| for every cut S (the best cut "
                              "we found)", "lower bound for every routing", summary, summary["lb_cut"]))
 
     # Theorem 2 / bound (2): a cut bound c k^(d-1) with c independent of d, tighter than (1) for large d
@@ -760,7 +771,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
         text = ("natural-cut c per d: " + ", ".join(f"d={d}: {_fmt(c)}" for d, c in by_d.items())
                 + f" (spread {spread:.1%}); cut bound > (1) for d in {sorted(int(v) for v in better)}")
     rows.append(Claim(
-        claim_id="improved_bound", location="Theorem 2, bound (2)",
+        claim_id="improved_bound", location="Theorem 2; Section 4",
         statement="E_max >= c k^(d-1) with c independent of d; tighter than (1) for d >= 4",
         conditions=f"linear placements; {_scope(lin)}; c from the natural bisecting cut, its least value per d; "
                    f"'independent of d' read as a spread (max - min)/max <= {tolerance:.0%}",
@@ -769,8 +780,8 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
 
     # Corollary 1: bisection width w.r.t. P <= 6 d k^(d-1)
     rows.append(_upper_bound(
-        "corollary_1", "Corollary 1", "|d_b P| <= 6 d k^(d-1) for any placement (the natural bisecting cut, an upper "
-        "bound on |d_b P|)", "6 d k^(d-1)", summary, "bisection_natural", "bisection_bound"))
+        "corollary_1", "Theorem 1; Corollary 1", "|d_b P| <= 6 d k^(d-1) for any placement (the natural bisecting "
+        "cut, an upper bound on |d_b P|)", "6 d k^(d-1)", summary, "bisection_natural", "bisection_bound"))
 
     # Section 1: Blaum et al.'s placements (k for d = 2, k^2 for d = 3) achieve bound (1)
     for routing in ("odr", "udr"):
@@ -785,7 +796,7 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
             if d == 2:
                 d2.append(flags[-1])
         rows.append(Claim(
-            claim_id=f"blaum_optimal_{routing}", location="Section 1 (Blaum et al.'s placements)",
+            claim_id=f"blaum_optimal_{routing}", location="Section 1",
             statement=f"the linear placement meets bound (1) for d = 2 and 3 under {routing.upper()}",
             conditions=f"linear placement, {routing.upper()}, at the largest radix of each d ({_scope(part)}; a d "
                        f"not run counts as not met); 'meets' read as E_max/(1) <= 1 + {tolerance:.0%}; {_EXACT}",
@@ -806,6 +817,182 @@ def claims_rows(summary: pd.DataFrame, *, min_k_fit: int = 6, tolerance: float =
                              "k^(d+1)/8: superlinear", "E_max >= k^(d+1)/8", even, even["k"] ** (even["d"] + 1) / 8)
         rows.append(dataclasses.replace(claim, measured_text=f"{claim.measured_text}; exponent of E_max vs |P|: "
                                                              + "; ".join(texts)))
+    rows.extend(coverage_rows(summary, tolerance=tolerance))
+    return rows
+
+
+def placement_size_check(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per constructed placement of ``summary`` (linear, multiple linear, full): its size against ``t k^(d-1)``.
+
+    One row per (d, k, t, placement): processors, expected (``t k^(d-1)``; the fully populated torus has t = k),
+    equal.  The paper (Section 5): "there are exactly k^(d-1) processors satisfying p_1 + ... + p_d = c (mod k)";
+    multiple linear placements have ``t k^(d-1)``.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"d": [3, 3], "k": [4, 4], "t": [1, 2], "placement": ["linear", "multiple_linear"],
+    ...                   "processors": [16, 32], "routing": ["odr", "odr"]})
+    >>> placement_size_check(s)[["t", "expected", "equal"]].values.tolist()
+    [[1, 16, True], [2, 32, True]]
+    """
+    check_frame("summary", summary, ["d", "k", "t", "placement", "processors"])
+    sizes = summary.drop_duplicates(["d", "k", "t", "placement"])[["d", "k", "t", "placement", "processors"]]
+    expected = sizes["t"].astype(int) * sizes["k"].astype(int) ** (sizes["d"].astype(int) - 1)
+    return sizes.assign(expected=expected.astype(int), equal=sizes["processors"].astype(int) == expected) \
+        .reset_index(drop=True)
+
+
+def load_per_processor_by_t(summary: pd.DataFrame, routings: Sequence[str] = ("odr", "udr")) -> pd.DataFrame:
+    """How the load per processor grows with the placement size ``|P| = t k^(d-1)`` at fixed (d, k).
+
+    One row per (d, k, routing) with at least two values of t (linear t = 1, multiple linear t >= 2, full t = k):
+    ts, per_processor (``E_max / |P|`` in t order), per_processor_over_t (``E_max / (t |P|)``), grows
+    (``E_max / |P|`` non-decreasing in t and larger at the largest t than at the smallest), increasing (strictly
+    increasing at every step).  A load linear in ``|P|`` would keep ``E_max / |P|`` flat; the paper's Section 3.1
+    (optimal placements have ``O(k^(d-1))`` processors) predicts growth with t.  At small k the values can level
+    off as t nears k (the fully populated torus caps them), hence the two columns.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"d": [2, 2, 2], "k": [6, 6, 6], "t": [1, 2, 6], "routing": ["odr"] * 3,
+    ...                   "processors": [6, 12, 36], "e_max": [3.0, 8.0, 36.0]})
+    >>> load_per_processor_by_t(s)[["ts", "per_processor", "grows", "increasing"]].values.tolist()
+    [['1 2 6', '0.5 0.6667 1', True, True]]
+    """
+    check_frame("summary", summary, ["d", "k", "t", "routing", "processors", "e_max"])
+    routings = [check_str("routings[i]", r) for r in check_sequence("routings", routings)]
+    rows = []
+    part = summary[summary["routing"].isin(routings)].dropna(subset=["e_max"])
+    for (d, k, routing), group in part.groupby(["d", "k", "routing"]):
+        group = group.sort_values("t")
+        if group["t"].nunique() < 2:
+            continue
+        per = (group["e_max"] / group["processors"]).to_numpy(dtype=float)
+        rows.append({"d": int(d), "k": int(k), "routing": routing, "ts": " ".join(str(int(t)) for t in group["t"]),
+                     "per_processor": " ".join(_fmt(v) for v in per),
+                     "per_processor_over_t": " ".join(_fmt(v) for v in per / group["t"].to_numpy(dtype=float)),
+                     "grows": bool(np.all(np.diff(per) >= 0) and per[-1] > per[0]),
+                     "increasing": bool(np.all(np.diff(per) > 0))})
+    return pd.DataFrame(rows, columns=["d", "k", "routing", "ts", "per_processor", "per_processor_over_t",
+                                       "grows", "increasing"])
+
+
+def optimality_by_dimension(summary: pd.DataFrame, routings: Sequence[str] = ("odr", "udr")) -> pd.DataFrame:
+    """The linear placement's ``E_max`` against the lower bounds, per dimension, at the largest radix of each d.
+
+    One row per (routing, d): k, processors, e_max, ratio_bound_2 (``E_max / lb_cut``, the best Lemma 1 cut bound
+    found: the concrete form of bound (2), ``c k^(d-1)``), ratio_bound_1 (``E_max / (1)``).  An optimal placement in
+    the paper's sense keeps ``ratio_bound_2`` bounded as d grows (bound (2)'s constant is independent of d).
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"d": [2, 2, 3], "k": [5, 9, 5], "placement": "linear", "routing": "odr",
+    ...                   "processors": [5, 9, 25], "e_max": [2.0, 4.0, 12.0], "lb_cut": [1.0, 1.0, 4.0],
+    ...                   "lb_single": [1.0, 2.0, 4.0]})
+    >>> optimality_by_dimension(s)[["routing", "d", "k", "ratio_bound_2"]].values.tolist()
+    [['odr', 2, 9, 4.0], ['odr', 3, 5, 3.0]]
+    """
+    check_frame("summary", summary, ["d", "k", "placement", "routing", "processors", "e_max", "lb_cut", "lb_single"])
+    routings = [check_str("routings[i]", r) for r in check_sequence("routings", routings)]
+    lin = summary[(summary["placement"] == "linear") & summary["routing"].isin(routings)].dropna(
+        subset=["e_max", "lb_cut"])
+    rows = []
+    for (routing, d), group in lin.groupby(["routing", "d"]):
+        last = group.loc[group["k"].idxmax()]
+        rows.append({"routing": routing, "d": int(d), "k": int(last["k"]), "processors": int(last["processors"]),
+                     "e_max": float(last["e_max"]), "ratio_bound_2": float(last["e_max"] / last["lb_cut"]),
+                     "ratio_bound_1": float(last["e_max"] / last["lb_single"])})
+    return pd.DataFrame(rows, columns=["routing", "d", "k", "processors", "e_max", "ratio_bound_2",
+                                       "ratio_bound_1"])
+
+
+def coverage_rows(summary: pd.DataFrame, *, tolerance: float = 0.10) -> list[Claim]:
+    """The rows of :func:`claims_rows` that cover the paper's remaining statements (issue 15, item 3): the sizes
+    of the constructed placements, the ``Theta(k^(d-1))`` size of optimal placements, the optimality of linear
+    placements against bound (2) as d grows, and the fully populated torus's bisection width ``4k^(d-1)``.
+
+    Rules: sizes equal ``t k^(d-1)`` in every case; ``E_max / |P|`` grows with t (non-decreasing, larger at the
+    largest t) in every (d, k, routing) group; the ratio ``E_max / bound (2)`` at the largest d at most
+    ``1 + tolerance`` times the ratio at the smallest d, per routing (ODR, UDR); the natural cut of every fully
+    populated torus with k even equals ``4k^(d-1)`` directed edges.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"d": [2, 3], "k": [5, 5], "t": [1, 1], "placement": "linear", "routing": "odr",
+    ...                   "processors": [5, 25], "e_max": [2.0, 10.0], "lb_cut": [1.0, 5.0], "lb_single": [1.0, 4.0]})
+    >>> {r.claim_id: r.verdict for r in coverage_rows(s)}["linear_optimal_bound_2"]
+    'holds'
+    """
+    check_frame("summary", summary, ["d", "k", "t", "placement", "routing", "processors", "e_max"])
+    tolerance = check_real("tolerance", tolerance, minimum=0)
+    rows = []
+    sizes = placement_size_check(summary)
+    built = sizes[sizes["placement"].isin(["linear", "multiple_linear"])]
+    rows.append(Claim(
+        claim_id="placement_sizes", location="Section 5",
+        statement="a linear placement has exactly k^(d-1) processors; a multiple linear placement t k^(d-1)",
+        conditions=f"every constructed placement: {_scope(built)}; t in {sorted(int(t) for t in built['t'].unique())}"
+                   "; processors counted from the placement's node set",
+        paper_text="|P| = t k^(d-1)", measured_value=int(built["equal"].sum()) if len(built) else math.nan,
+        measured_text=f"|P| = t k^(d-1) in {int(built['equal'].sum())} of {len(built)} placements",
+        rule=Rule("all_of", {"n": len(built)}), evidence=_EVIDENCE))
+    growth = load_per_processor_by_t(summary)
+    grows, inc = int(growth["grows"].sum()), int(growth["increasing"].sum())
+    sample = growth.iloc[-1] if len(growth) else None
+    rows.append(Claim(
+        claim_id="optimal_size_theta", location="Section 3.1; Section 8",
+        statement="an optimal placement (linear load) has Theta(k^(d-1)) processors: placements of c k^(d-1) "
+                  "processors lose linear load as c grows",
+        conditions=f"what the workbench can show: at fixed (d, k) the placements of t k^(d-1) processors (linear "
+                   "t = 1, multiple linear t >= 2, fully populated t = k) under ODR and UDR; load per processor "
+                   "E_max/|P| read as growing when non-decreasing in t and larger at the largest t than at t = 1; "
+                   f"{_scope(growth)}; the O(k^(d-1)) bound "
+                   f"over every placement is a proof (Lemma 1 + Corollary 1), not testable by enumeration; {_EXACT}",
+        paper_text="|P| = Theta(k^(d-1))", measured_value=grows if len(growth) else math.nan,
+        measured_text=(f"E_max/|P| grows with t in {grows} of {len(growth)} (d, k, routing) groups (strictly at "
+                       f"every step in {inc}; the others level off as t nears k at small k); e.g. "
+                       f"d={sample['d']}, k={sample['k']}, {sample['routing']}: t = {sample['ts']} -> E_max/|P| = "
+                       f"{sample['per_processor']}" if len(growth) else "no (d, k) with two placement sizes"),
+        rule=Rule("all_of", {"n": len(growth)}), evidence=_EVIDENCE))
+    opt = optimality_by_dimension(summary) if {"lb_cut", "lb_single"} <= set(summary) else pd.DataFrame()
+    texts, flags = [], []
+    for routing, group in opt.groupby("routing") if len(opt) else []:
+        group = group.sort_values("d")
+        texts.append(f"{routing.upper()}: " + ", ".join(f"d={r.d} (k={r.k}): {_fmt(r.ratio_bound_2)}"
+                                                         for r in group.itertuples()))
+        if len(group) >= 2:
+            flags.append(bool(group["ratio_bound_2"].iloc[-1] <= (1 + tolerance) * group["ratio_bound_2"].iloc[0]))
+    rows.append(Claim(
+        claim_id="linear_optimal_bound_2", location="Section 4; Section 8",
+        statement="linear placements with ODR / UDR are optimal: their E_max stays within a constant factor of the "
+                  "lower bound (2) as d grows",
+        conditions=f"linear placements, ODR and UDR, at the largest radix of each d ({_scope(opt)}); bound (2) "
+                   "read as the best Lemma 1 cut bound found (natural bisecting cut and greedy search, 'lb_cut'); "
+                   f"'bounded as d grows' read as the ratio at the largest d <= (1 + {tolerance:.0%}) x the ratio at "
+                   "the smallest d; asymptotics probed on the measured d only",
+        paper_text="E_max = Theta(bound (2)), constant independent of d",
+        measured_value=sum(flags) if flags else math.nan,
+        measured_text=("E_max / bound (2): " + "; ".join(texts)
+                       + f"; not growing with d for {sum(flags)} of {len(flags)} routings" if flags
+                       else "fewer than two dimensions in this run"),
+        rule=Rule("all_of", {"n": len(flags)}), evidence=_EVIDENCE))
+    full = summary[(summary["placement"] == "full") & (summary["k"] % 2 == 0)]
+    if "bisection_natural" in full:
+        full = full.drop_duplicates(["d", "k"]).dropna(subset=["bisection_natural"])
+        widths = 4 * full["k"].astype(int) ** (full["d"].astype(int) - 1)
+        equal = int((full["bisection_natural"].astype(int) == widths).sum())
+    else:
+        full, equal = full.iloc[0:0], 0
+    rows.append(Claim(
+        claim_id="full_bisection_width", location="Section 1",
+        statement="the fully populated d-dimensional k-torus (k even) has bisection width 4k^(d-1)",
+        conditions=f"fully populated tori with k even ({_scope(full)}); the natural bisecting cut (two hyperplanes "
+                   "of one dimension, directed edges both ways) counted; that no cut is smaller is the known "
+                   "bisection width of the torus, not re-derived here",
+        paper_text="4k^(d-1)", measured_value=equal if len(full) else math.nan,
+        measured_text=(f"natural cut = 4k^(d-1) directed edges in {equal} of {len(full)} tori"
+                       if len(full) else "no fully populated torus with k even in this run"),
+        rule=Rule("all_of", {"n": len(full)}), evidence=("data/loads/loads_details.csv",)))
     return rows
 
 
@@ -824,7 +1011,7 @@ def bruteforce_claim(tiny: pd.DataFrame) -> Claim:
     ratio = valid["bisection_width"] / valid["corollary_1_bound"]
     tori = sorted({(int(r.dims), int(r.radix)) for r in valid.itertuples()}) if {"dims", "radix"} <= set(valid) else []
     return Claim(
-        claim_id="corollary_1_bruteforce", location="Corollary 1",
+        claim_id="corollary_1_bruteforce", location="Theorem 1; Corollary 1",
         statement="on tiny tori, the exact |d_b P| <= 6 d k^(d-1) for random placements",
         conditions=f"(d, k) in {tori}; random placements; exact minimum bisection by brute force",
         paper_value=1.0, paper_text="6 d k^(d-1)", measured_value=float(ratio.max()) if len(valid) else math.nan,
