@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from torus_lab.experiment import project_root
+from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.booksim import booksim_zero_load_latency
 from torus_lab.studies import booksim_validation as bv
 
@@ -82,6 +83,27 @@ def test_a_lone_point_at_tiny_load_matches_the_zero_load_formula():
     assert row["status"] == "ok"
     assert row["latency"] == pytest.approx(row["t0_formula"], abs=0.5)
     assert row["t0_formula"] == pytest.approx(float(booksim_zero_load_latency(row["routers"] - 1, 1)), abs=1e-9)
+
+
+def test_an_overloaded_latency_point_queues_its_packets_instead_of_turning_them_away():
+    """BookSim2's source queues are unbounded: past saturation a latency-mode point keeps every packet (latency grows
+    with the wait), where the default capacity of 512 packets would have discarded some."""
+    run_length = {"warmup": 0, "measure": 3000, "drain": 0, "inject_during_drain": False}
+    record = _record(dims=1, radix=4)
+    row = bv.simulate_point(record, 0.9, "latency", 0, run_length, np.random.default_rng(3))
+    assert row["queue_overflow"] == 0 and row["generated"] > row["accepted"] + 0.2
+    cfg = SimConfig.preset("booksim", **run_length, packet_length=1, channel_latency=2, offered_load=0.9)
+    assert bv.unbounded_queue_capacity(cfg) > 3000 * 0.9 > cfg.queue_capacity
+    small = simulate(bv.network_routing(record), cfg, seed=3)
+    assert small.counters["queue_overflow"] > 0  # the default capacity overflows in the same run
+
+
+@pytest.mark.parametrize("load", [0.0, 0.001, 0.3, 1.0, 4.0])
+def test_the_unbounded_capacity_covers_every_packet_a_node_can_generate(load):
+    cfg = SimConfig.preset("booksim", warmup=50, measure=500, drain=200, packet_length=4, offered_load=load)
+    capacity = bv.unbounded_queue_capacity(cfg)
+    assert 1 <= capacity <= 750  # at most one packet per cycle of generation (inject_during_drain: 750 cycles)
+    assert capacity >= 750 * min(1.0, load / 4)
 
 
 def _points(latency, accepted, generated, deadlocked=0, mode="latency", unstable=0, queue_overflow=0):

@@ -337,6 +337,8 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
         lambda: str(__import__("torus_lab.experiment").experiment.project_root() / "reference" / "booksim2"))),
     "torus_lab.studies.booksim_validation.check_configs": dict(configs=[_BV_CONFIG], summary=_bv("summary")),
     "torus_lab.studies.booksim_validation.network_routing": dict(config=_BV_CONFIG),
+    "torus_lab.studies.booksim_validation.unbounded_queue_capacity": dict(config=Lazy(
+        lambda: __import__("torus_lab.sim").sim.SimConfig.preset("booksim", offered_load=0.3))),
     "torus_lab.studies.booksim_validation.simulate_point": dict(config=_BV_CONFIG, load=0.05, mode="latency",
                                                                 replica=0, run_length=_BV_PARAMS["run_length"],
                                                                 rng=_rng()),

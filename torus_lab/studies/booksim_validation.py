@@ -33,6 +33,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -60,8 +61,9 @@ from torus_lab.sweep import sweep
 from torus_lab.topology import Mesh, Torus
 
 __all__ = ["ZERO_LOAD", "OVERLOAD", "REFERENCE_FILES", "read_reference", "check_configs", "network_routing",
-           "simulate_point", "validation_items", "point_table", "stability", "zero_load_table",
-           "saturation_comparison", "validation_claims", "run_conditions", "run", "check_params"]  # fmt: skip
+           "unbounded_queue_capacity", "simulate_point", "validation_items", "point_table", "stability",
+           "zero_load_table", "saturation_comparison", "validation_claims", "run_conditions", "run",
+           "check_params"]  # fmt: skip
 
 #: BookSim2's zero-load point and overload (throughput-mode) point of the reference runs, flits/node/cycle.
 ZERO_LOAD = 0.001
@@ -142,6 +144,34 @@ def network_routing(config: Mapping[str, Any]):
         return ecube_routing(Mesh(config["dims"], config["radix"]), datelines=False, vcs=config["vcs"])
 
 
+def unbounded_queue_capacity(config: SimConfig) -> int:
+    """A source-queue capacity (packets) that no node fills in a run of ``config``: BookSim2's source queues are
+    unbounded, and a load near saturation must queue its packets, not turn them away.
+
+    A queue never holds more packets than its node generates while generation lasts (``warmup + measure``, or
+    ``max_periods * sample_period`` under adaptive control, plus ``drain`` when ``inject_during_drain``).  With
+    Bernoulli injection that count is binomial: the capacity is its mean plus ten standard deviations plus 16
+    (exceeded with probability below 1e-20); other injection processes get one packet per cycle, the most any
+    node can generate.  Used for the latency-mode points; at offered 1.0 (throughput mode) every queue is full by
+    design and only the accepted rate counts, so the default capacity stays.
+
+    >>> cfg = SimConfig.preset("booksim", offered_load=0.5, packet_length=1, warmup=100, measure=900, drain=0)
+    >>> unbounded_queue_capacity(cfg)
+    675
+    >>> unbounded_queue_capacity(dataclasses.replace(cfg, injection="on-off"))
+    1000
+    """
+    check_instance("config", config, SimConfig, "a SimConfig")
+    cycles = (config.max_periods * config.sample_period if config.run_control == "adaptive"
+              else config.warmup + config.measure)  # fmt: skip
+    if config.inject_during_drain:
+        cycles += config.drain
+    if config.injection != "bernoulli":
+        return max(int(cycles), 1)
+    p = min(1.0, config.offered_load / config.packet_length)
+    return max(1, min(int(cycles), math.ceil(cycles * p + 10 * math.sqrt(cycles * p * (1 - p)) + 16)))
+
+
 def simulate_point(config: Mapping[str, Any], load: float, mode: str, replica: int, run_length: Mapping[str, Any],
                    rng: np.random.Generator) -> dict[str, Any]:  # fmt: skip
     """One simulation of configuration ``config`` at offered ``load`` (a :func:`~torus_lab.sweep.sweep` item).
@@ -165,6 +195,8 @@ def simulate_point(config: Mapping[str, Any], load: float, mode: str, replica: i
     if mode == "throughput":
         fields["drain"] = 0
     cfg = SimConfig.preset("booksim", **fields)
+    if mode == "latency":
+        cfg = dataclasses.replace(cfg, queue_capacity=max(cfg.queue_capacity, unbounded_queue_capacity(cfg)))
     result = simulate(network_routing(config), cfg, seed=int(rng.integers(2**62)))
     delivered = result.packets[result.packets.dropped == 0]
     formula = booksim_zero_load_latency(delivered.hops.to_numpy(), cfg.packet_length, routing_delay=cfg.routing_delay,
