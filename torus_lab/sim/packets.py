@@ -90,19 +90,21 @@ def generate(st, now, measuring, injection, pattern, hotspot, include_self, queu
     with time ``now`` and marked measured when ``measuring``; a full queue (``queue_cap`` packets) or an empty
     packet pool counts an overflow (and a lost measured packet) instead.
     """
-    for a in range(st.active.shape[0]):
-        node = st.active[a]
-        if not starts_packet(injection, st.fcfg, st.burst_on, node, st.rng):
+    # local names: inside a loop, reading an array through the state tuple costs a reference-count update
+    active, fcfg, burst_on, rng, dest_map, counters = st.active, st.fcfg, st.burst_on, st.rng, st.dest_map, st.counters
+    hot_frac = fcfg[HOT_FRAC]
+    for a in range(active.shape[0]):
+        node = active[a]
+        if not starts_packet(injection, fcfg, burst_on, node, rng):
             continue
-        dst = draw_destination(pattern, node, st.active, st.dest_map, hotspot, st.fcfg[HOT_FRAC], include_self,
-                               st.rng)  # fmt: skip
+        dst = draw_destination(pattern, node, active, dest_map, hotspot, hot_frac, include_self, rng)
         if dst < 0:
             continue
-        st.counters[_CN_PACKETS_GENERATED] += 1
+        counters[_CN_PACKETS_GENERATED] += 1
         if st.q_len[node] >= queue_cap or st.free_top[0] == 0:
-            st.counters[_CN_QUEUE_OVERFLOW] += 1
+            counters[_CN_QUEUE_OVERFLOW] += 1
             if measuring:
-                st.counters[_CN_MEASURED_LOST] += 1
+                counters[_CN_MEASURED_LOST] += 1
             continue
         st.free_top[0] -= 1
         p = st.free_stack[st.free_top[0]]
@@ -114,7 +116,7 @@ def generate(st, now, measuring, injection, pattern, hotspot, include_self, queu
         st.pk_meas[p] = 1 if measuring else 0
         st.pk_state[p, :] = 0
         if measuring:
-            st.counters[_CN_MEASURED_GENERATED] += 1
+            counters[_CN_MEASURED_GENERATED] += 1
         st.q_buf[node, (st.q_head[node] + st.q_len[node]) % queue_cap] = p
         st.q_len[node] += 1
 
