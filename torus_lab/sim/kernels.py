@@ -308,8 +308,10 @@ def route_heads(route, tables, st, now):
     routed = 0
     for i in range(st.nlive[0]):
         iv = live[i]
+        if routed_vc[iv] != 0:
+            continue
         h = fhead[iv]
-        if routed_vc[iv] != 0 or not _head_ready(fidx, farr, h, iv, now, rdelay):
+        if not _head_ready(fidx, farr, h, iv, now, rdelay):
             continue
         p = fpk[iv, h]
         node = st.ivc_node[iv]
