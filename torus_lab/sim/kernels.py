@@ -215,13 +215,13 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
 
 
 @njit(inline="always")
-def _mark_occupied(st, iv):
-    st.occupied[iv >> 6] |= np.uint64(1) << np.uint64(iv & 63)
+def _mark_occupied(occupied, iv):
+    occupied[iv >> 6] |= np.uint64(1) << np.uint64(iv & 63)
 
 
 @njit(inline="always")
-def _mark_empty(st, iv):
-    st.occupied[iv >> 6] &= ~(np.uint64(1) << np.uint64(iv & 63))
+def _mark_empty(occupied, iv):
+    occupied[iv >> 6] &= ~(np.uint64(1) << np.uint64(iv & 63))
 
 
 @njit(inline="always")
@@ -288,7 +288,7 @@ def inject_packets(st, now):
             fidx[iv, f] = f
             farr[iv, f] = arrival
         count[iv] = length
-        _mark_occupied(st, iv)
+        _mark_occupied(st.occupied, iv)
         injected += 1
     return injected
 
@@ -305,6 +305,8 @@ def route_heads(route, tables, st, now):
     live, routed_vc, fhead, fpk, fidx, farr = st.live, st.routed, st.fhead, st.fpk, st.fidx, st.farr
     ncand, out_ivc, pk_dst, cand_ivc = st.ncand, st.out_ivc, st.pk_dst, st.cand_ivc
     tmp_ch, tmp_vc, tmp_st = st.tmp_ch, st.tmp_vc, st.tmp_st
+    ivc_node, waitc, pk_hops, pk_state, cand_st, counters = st.ivc_node, st.waitc, st.pk_hops, st.pk_state, \
+        st.cand_st, st.counters  # fmt: skip
     routed = 0
     for i in range(st.nlive[0]):
         iv = live[i]
@@ -314,35 +316,35 @@ def route_heads(route, tables, st, now):
         if not _head_ready(fidx, farr, h, iv, now, rdelay):
             continue
         p = fpk[iv, h]
-        node = st.ivc_node[iv]
+        node = ivc_node[iv]
         routed += 1
         routed_vc[iv] = 1
         ncand[iv] = 0
         out_ivc[iv] = -1
-        st.waitc[iv] = 0
+        waitc[iv] = 0
         if node == pk_dst[p]:
             out_ivc[iv] = EJECT
             continue
-        if hop_limit > 0 and st.pk_hops[p] >= hop_limit:
+        if hop_limit > 0 and pk_hops[p] >= hop_limit:
             out_ivc[iv] = DROP
-            st.counters[_CN_HOP_LIMIT_DROPS] += 1
+            counters[_CN_HOP_LIMIT_DROPS] += 1
             continue
         in_ch = iv // vcs if iv < cv else -1
         in_vc = iv % vcs if iv < cv else 0
         r = np.int64(splitmix_next(st.rng) >> np.uint64(2))
-        m = route(tables, node, pk_dst[p], in_ch, in_vc, st.pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
+        m = route(tables, node, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
         if m < 0 or m > MAX_CANDIDATES:
-            st.counters[_CN_ROUTING_ERROR] += 1
+            counters[_CN_ROUTING_ERROR] += 1
             m = 0
         for c in range(m):
             ch = tmp_ch[c]
             bad_channel = ch < 0 or ch >= nch or tables.ch_src[ch] != node or tables.ch_ok[ch] == 0
             if bad_channel or tmp_vc[c] < 0 or tmp_vc[c] >= vcs:
-                st.counters[_CN_ROUTING_ERROR] += 1
+                counters[_CN_ROUTING_ERROR] += 1
                 m = 0
                 break
             cand_ivc[iv, c] = ch * vcs + tmp_vc[c]
-            st.cand_st[iv, c, :] = tmp_st[c, :]
+            cand_st[iv, c, :] = tmp_st[c, :]
         ncand[iv] = m
     return routed
 
@@ -359,7 +361,7 @@ def allocate_vcs(st, now):
         st.cand_ivc  # fmt: skip
     writer, count, rr_va, va_mark, va_best, va_bestd = st.writer, st.count, st.rr_va, st.va_mark, st.va_best, \
         st.va_bestd  # fmt: skip
-    req_iv, req_tgt, req_c = st.req_iv, st.req_tgt, st.req_c
+    req_iv, req_tgt, req_c, waitc = st.req_iv, st.req_tgt, st.req_c, st.waitc
     niv = count.shape[0]
     nreq = 0
     for i in range(st.nlive[0]):
@@ -367,8 +369,8 @@ def allocate_vcs(st, now):
         if out_ivc[iv] != -1 or not _head_ready(fidx, farr, fhead[iv], iv, now, rdelay):
             continue
         if ncand[iv] == 0:
-            st.waitc[iv] += 1
-            if drop_after >= 0 and st.waitc[iv] > drop_after:
+            waitc[iv] += 1
+            if drop_after >= 0 and waitc[iv] > drop_after:
                 out_ivc[iv] = DROP
             continue
         for c in range(ncand[iv]):
@@ -474,7 +476,8 @@ def traverse(st, now):
     measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
     grants, count, fhead, fpk, fidx, farr, out_ivc = st.grants, st.count, st.fhead, st.fpk, st.fidx, st.farr, \
         st.out_ivc  # fmt: skip
-    counters = st.counters
+    counters, occupied, writer, pk_hops, ch_flits = st.counters, st.occupied, st.writer, st.pk_hops, st.ch_flits
+    routed, ncand, waitc = st.routed, st.ncand, st.waitc
     fcap = fpk.shape[1]
     for g in range(st.ngrants[0]):
         iv = grants[g]
@@ -484,7 +487,7 @@ def traverse(st, now):
         fhead[iv] = (h + 1) % fcap
         count[iv] -= 1
         if count[iv] == 0:
-            _mark_empty(st, iv)
+            _mark_empty(occupied, iv)
         o = out_ivc[iv]
         tail = fi == length - 1
         if iv >= cv:
@@ -497,14 +500,14 @@ def traverse(st, now):
             fidx[o, slot] = fi
             farr[o, slot] = now
             if count[o] == 0:
-                _mark_occupied(st, o)
+                _mark_occupied(occupied, o)
             count[o] += 1
             if fi == 0:
-                st.pk_hops[p] += 1
+                pk_hops[p] += 1
             if tail:
-                st.writer[o] = -1
+                writer[o] = -1
             if measuring:
-                st.ch_flits[o // vcs] += 1
+                ch_flits[o // vcs] += 1
         elif o == EJECT:
             counters[_CN_FLITS_EJECTED] += 1
             if measuring:
@@ -516,10 +519,10 @@ def traverse(st, now):
             if tail:
                 finish(st, p, now, True)
         if tail:  # the packet's tail left: the next packet in this buffer (if any) is routed afresh
-            st.routed[iv] = 0
-            st.ncand[iv] = 0
+            routed[iv] = 0
+            ncand[iv] = 0
             out_ivc[iv] = -1
-            st.waitc[iv] = 0
+            waitc[iv] = 0
             if iv >= cv:
                 st.inj_free[iv - cv] = now
     return st.ngrants[0]
