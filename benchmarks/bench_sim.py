@@ -57,8 +57,8 @@ def _rate(routing, config: SimConfig, seeds: int = 3) -> tuple[float, object]:
 
 
 def _state_bytes(result) -> int:
-    state = result.state
-    arrays = state.state._asdict().values() if hasattr(state, "state") else vars(state).values()
+    state = result.state  # a BookSimRun (its BookSimState in .state) or a SimState (its SimpleState in .arrays)
+    arrays = (state.state if hasattr(state, "state") else state.arrays)._asdict().values()
     return sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
 
 

@@ -92,6 +92,8 @@ in it (measured: the loop ran 2-3x slower); inlined, the loop costs what one fun
 stays a small function of its own, callable and tested alone.  Stages: :func:`generate_packets`, :func:`inject_flits`,
 :func:`route_heads`, :func:`allocate_vcs`, :func:`allocate_switch`, :func:`traverse_switch` (and the credit
 helpers :func:`credits_available`, :func:`send_credit`), called in that order by :func:`run_booksim`.
+Generation into the source queues, packet finishing, the progress (deadlock) watch and the end-of-run test are
+shared with the simple model (:mod:`torus_lab.sim.packets`).
 
 Examples
 --------
@@ -111,26 +113,20 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.kernels import (
-    _CN_DEADLOCK,
+from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
-    _CN_IDLE,
-    _CN_LATENCY_SUM,
-    _CN_MEASURED_DONE,
-    _CN_MEASURED_GENERATED,
-    _CN_MEASURED_LOST,
     _CN_NOW,
-    _CN_PACKETS_DELIVERED,
-    _CN_PACKETS_GENERATED,
-    _CN_QUEUE_OVERFLOW,
-    _CN_RECORD_OVERFLOW,
     _CN_ROUTING_ERROR,
     _CN_WINDOW_FLITS_EJECTED,
     CNT,
+    dequeue,
+    finish,
+    generate,
+    run_over,
+    watch_progress,
 )
 from torus_lab.sim.rng import splitmix_next
-from torus_lab.sim.traffic import draw_destination, starts_packet
 from torus_lab.topology import Torus
 
 __all__ = [
@@ -172,8 +168,6 @@ BCFG = {
 _VCS, _DEPTH, _LENGTH, _RD, _VAD, _SAD, _STD, _CRD = 0, 1, 2, 3, 4, 5, 6, 7
 _WARMUP, _MEASURE_END, _DRAIN, _GEN_END, _DL_CYCLES, _PATTERN, _HOTSPOT, _QCAP, _SELF = 8, 9, 10, 11, 12, 13, 14, 15, 16
 _NCH, _NN, _PORTS, _INJECTION, _SPEC = 17, 18, 19, 20, 21
-#: ``fcfg``: packet probability while on, burst_alpha, burst_beta (the rates of ``starts_packet``), hotspot fraction
-_HOT_FRAC = 3
 
 #: Every array of one run of the BookSim-compatible model (see the module docstring for the numbering).
 BookSimState = namedtuple(
@@ -383,34 +377,7 @@ def generate_packets(st, now):
     if now >= cfg[_GEN_END]:
         return
     measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
-    qcap = cfg[_QCAP]
-    for a in range(st.active.shape[0]):
-        node = st.active[a]
-        if not starts_packet(cfg[_INJECTION], st.fcfg, st.burst_on, node, st.rng):
-            continue
-        dst = draw_destination(cfg[_PATTERN], node, st.active, st.dest_map, cfg[_HOTSPOT], st.fcfg[_HOT_FRAC],
-                               cfg[_SELF] != 0, st.rng)  # fmt: skip
-        if dst < 0:
-            continue
-        st.counters[_CN_PACKETS_GENERATED] += 1
-        if st.q_len[node] >= qcap or st.free_top[0] == 0:
-            st.counters[_CN_QUEUE_OVERFLOW] += 1
-            if measuring:
-                st.counters[_CN_MEASURED_LOST] += 1
-            continue
-        st.free_top[0] -= 1
-        p = st.free_stack[st.free_top[0]]
-        st.pk_src[p] = node
-        st.pk_dst[p] = dst
-        st.pk_gen[p] = now
-        st.pk_inj[p] = -1
-        st.pk_hops[p] = 0
-        st.pk_meas[p] = 1 if measuring else 0
-        st.pk_state[p, :] = 0
-        if measuring:
-            st.counters[_CN_MEASURED_GENERATED] += 1
-        st.q_buf[node, (st.q_head[node] + st.q_len[node]) % qcap] = p
-        st.q_len[node] += 1
+    generate(st, now, measuring, cfg[_INJECTION], cfg[_PATTERN], cfg[_HOTSPOT], cfg[_SELF] != 0, cfg[_QCAP])
 
 
 @njit(inline="always")
@@ -431,9 +398,7 @@ def inject_flits(st, now):
         if st.inj_pk[node] < 0:
             if st.q_len[node] == 0:
                 continue
-            st.inj_pk[node] = st.q_buf[node, st.q_head[node]]
-            st.q_head[node] = (st.q_head[node] + 1) % qcap
-            st.q_len[node] -= 1
+            st.inj_pk[node] = dequeue(st, node, qcap)
             st.inj_flit[node] = 0
             st.inj_vc[node] = -1
         base = (inj_base + node) * vcs
@@ -716,28 +681,6 @@ def allocate_switch(st, now):
 
 
 @njit(inline="always")
-def _finish_packet(st, p, done):
-    st.counters[_CN_PACKETS_DELIVERED] += 1
-    st.counters[_CN_LATENCY_SUM] += done - st.pk_gen[p]
-    if st.pk_meas[p] != 0:
-        st.counters[_CN_MEASURED_DONE] += 1
-        k = st.rec_count[0]
-        if k < st.rec.shape[0]:
-            st.rec[k, 0] = st.pk_src[p]
-            st.rec[k, 1] = st.pk_dst[p]
-            st.rec[k, 2] = st.pk_gen[p]
-            st.rec[k, 3] = st.pk_inj[p]
-            st.rec[k, 4] = done
-            st.rec[k, 5] = st.pk_hops[p]
-            st.rec[k, 6] = 0
-            st.rec_count[0] = k + 1
-        else:
-            st.counters[_CN_RECORD_OVERFLOW] += 1
-    st.free_stack[st.free_top[0]] = p
-    st.free_top[0] += 1
-
-
-@njit(inline="always")
 def traverse_switch(st, now):
     """Traversal: every switch-allocation winner moves its front flit to its output VC.
 
@@ -780,7 +723,7 @@ def traverse_switch(st, now):
             if cfg[_WARMUP] <= ejected < cfg[_MEASURE_END]:
                 st.counters[_CN_WINDOW_FLITS_EJECTED] += 1
             if tail:
-                _finish_packet(st, p, ejected)
+                finish(st, p, ejected, False)
         if tail:
             st.busy[o] = -1
             st.out_vc[iv] = -1
@@ -788,37 +731,12 @@ def traverse_switch(st, now):
             st.ncand[iv] = 0
 
 
-@njit(inline="always")
-def watch_progress(st, moved):
-    """Deadlock watch: flits in the network and nothing moved for ``deadlock_cycles`` cycles sets the flag."""
-    in_net = st.counters[_CN_FLITS_INJECTED] - st.counters[_CN_FLITS_EJECTED]
-    if moved == 0 and in_net > 0:
-        st.counters[_CN_IDLE] += 1
-        if st.counters[_CN_IDLE] >= st.cfg[_DL_CYCLES]:
-            st.counters[_CN_DEADLOCK] = 1
-    else:
-        st.counters[_CN_IDLE] = 0
-
-
-@njit(inline="always")
-def _finished(st, now):
-    cfg = st.cfg
-    if st.counters[_CN_DEADLOCK] != 0:
-        return True
-    if now >= cfg[_MEASURE_END]:
-        if st.counters[_CN_MEASURED_DONE] >= st.counters[_CN_MEASURED_GENERATED]:
-            return True
-        if now >= cfg[_MEASURE_END] + cfg[_DRAIN]:
-            return True
-    return False
-
-
 @njit
 def run_booksim(route, tables, st, max_cycles):
     """The cycle loop: the stages in BookSim2's order, up to ``max_cycles`` cycles; 1 when the run is over."""
     for _ in range(max_cycles):
         now = st.counters[_CN_NOW]
-        if _finished(st, now):
+        if run_over(st, now, st.cfg[_MEASURE_END], st.cfg[_DRAIN]):
             return 1
         generate_packets(st, now)
         moved = inject_flits(st, now)
@@ -826,7 +744,7 @@ def run_booksim(route, tables, st, max_cycles):
         allocate_vcs(st, now)
         moved += allocate_switch(st, now)
         traverse_switch(st, now)
-        watch_progress(st, moved)
+        watch_progress(st, moved, st.cfg[_DL_CYCLES])
         st.counters[_CN_NOW] = now + 1
     return 0
 
@@ -848,7 +766,7 @@ class BookSimRun:
         self.ch_flits = state.ch_flits
 
     def counter(self, name: str) -> int:
-        """Value of one counter (names of :data:`torus_lab.sim.kernels.CNT`)."""
+        """Value of one counter (names of :data:`torus_lab.sim.packets.CNT`)."""
         return int(self.counters[CNT[name]])
 
     def buffered_flits(self) -> int:

@@ -38,10 +38,18 @@ from torus_lab._validate import (
     check_sequence,
     is_int,
 )
-from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
+from torus_lab.routing.interface import RoutingFunction, compile_for_kernel
+from torus_lab.sim import kernels
 from torus_lab.sim.config import SimConfig
-from torus_lab.sim.kernels import CFG, CNT, run_kernel
-from torus_lab.sim.runlength import SimulationDeadlock, _fixed_end_rule, _run_adaptive, _RunWindow
+from torus_lab.sim.kernels import CFG
+from torus_lab.sim.packets import CNT
+from torus_lab.sim.runlength import (
+    SimulationDeadlock,
+    _AdaptiveOutcome,
+    _fixed_end_rule,
+    _run_adaptive,
+    _RunWindow,
+)
 from torus_lab.sim.saturation import Saturation
 from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
@@ -70,10 +78,12 @@ def zero_load_latency(hops: int | np.ndarray, packet_length: int, router_delay: 
 
 
 class SimState:
-    """Every array of one run (input VCs, packets, source queues, records, counters).
+    """Every array of one run of the simple router model (input VCs, packets, source queues, records, counters).
 
-    Input VCs are numbered ``channel * vcs + vc`` for network channels and ``num_channels * vcs + node``
-    for the injection port of each node.
+    A Python-side view of a :class:`torus_lab.sim.kernels.SimpleState` (``arrays``, what the compiled stages
+    take): each of its fields is readable here under its own name (``state.count``, ``state.out_ivc``, ...).
+    Input VCs are numbered ``channel * vcs + vc`` for network channels and ``num_channels * vcs + node`` for the
+    injection port of each node.  ``active`` lists the nodes that generate traffic (default: every node).
     """
 
     def __init__(
@@ -87,6 +97,7 @@ class SimState:
         depth: int = 4,
         length: int = 4,
         atomic: bool = True,
+        active: np.ndarray | None = None,
     ) -> None:
         from torus_lab._memory import check_memory, network_size  # issue 16: refuse before allocating
 
@@ -98,63 +109,27 @@ class SimState:
         )  # fmt: skip
         seed_words = check_int_array("seed_words", seed_words, ndim=1)
         check_instance("atomic", atomic, (bool, np.bool_), "a bool")
-
-        slots, cap = topology.num_nodes * topology.n * 2, max(depth, length)  # slots >= channels (no table yet)
-        ivcs, packets = slots * vcs + topology.num_nodes, topology.num_nodes * (queue_cap + 1) + slots * vcs + 16
-        per_ivc = 3 * cap + 10 + MAX_CANDIDATES * (1 + STATE_SIZE)  # FIFOs, VC state, candidates (8 B each)
-        estimate = 8 * (ivcs * per_ivc + packets * (8 + STATE_SIZE) + rec_cap * 7 + 4 * slots + 5 * topology.num_nodes)
-        check_memory(estimate, f"simulator state ({vcs} VCs, buffer {cap} flits) on {network_size(topology)}")
-        nch, nn = topology.num_channels, topology.num_nodes
-        niv = nch * vcs + nn
+        if active is not None:
+            active = check_int_array("active", active, 0, topology.num_nodes - 1, ndim=1)
+        cap = max(depth, length)
+        check_memory(kernels.state_memory_bytes(topology, vcs, cap, queue_cap, rec_cap),
+                     f"simulator state ({vcs} VCs, buffer {cap} flits) on {network_size(topology)}")  # fmt: skip
         self.vcs = vcs
         self.depth = depth
         self.atomic = atomic
-        self.num_ivcs = niv
-        self.ivc_node = np.concatenate([np.repeat(np.asarray(topology.channel_dst), vcs), np.arange(nn)]).astype(
-            np.int64
-        )
-        self.rng = np.asarray(seed_words[:1], dtype=np.uint64).copy()
-        self.counters = np.zeros(len(CNT), dtype=np.int64)
-        cap = max(depth, length)
-        #: flits in each input-VC FIFO, index of its front slot, and per slot: packet, flit index, arrival cycle
-        self.count = np.zeros(niv, dtype=np.int64)
-        self.fhead = np.zeros(niv, dtype=np.int64)
-        self.fpk = np.zeros((niv, cap), dtype=np.int64)
-        self.fidx = np.zeros((niv, cap), dtype=np.int64)
-        self.farr = np.zeros((niv, cap), dtype=np.int64)
-        #: packet allowed to write into each input VC (allocated to it, tail not yet written), or -1
-        self.writer = np.full(niv, -1, dtype=np.int64)
-        self.routed = np.zeros(niv, dtype=np.int64)
-        self.ncand = np.zeros(niv, dtype=np.int64)
-        self.cand_ivc = np.zeros((niv, MAX_CANDIDATES), dtype=np.int64)
-        self.cand_st = np.zeros((niv, MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
-        self.out_ivc = np.full(niv, -1, dtype=np.int64)
-        self.waitc = np.zeros(niv, dtype=np.int64)
-        self.rr_in = np.zeros(nch + nn, dtype=np.int64)
-        self.rr_out = np.zeros(nch + nn, dtype=np.int64)
-        self.rr_va = np.zeros(niv, dtype=np.int64)
-        npk = nn * queue_cap + niv + 16
-        self.pk_src = np.zeros(npk, dtype=np.int64)
-        self.pk_dst = np.zeros(npk, dtype=np.int64)
-        self.pk_gen = np.zeros(npk, dtype=np.int64)
-        self.pk_inj = np.zeros(npk, dtype=np.int64)
-        self.pk_hops = np.zeros(npk, dtype=np.int64)
-        self.pk_meas = np.zeros(npk, dtype=np.int64)
-        self.pk_state = np.zeros((npk, STATE_SIZE), dtype=np.int64)
-        self.free_stack = np.arange(npk, dtype=np.int64)[::-1].copy()
-        self.free_top = np.array([npk], dtype=np.int64)
-        self.q_buf = np.zeros((nn, queue_cap), dtype=np.int64)
-        self.q_head = np.zeros(nn, dtype=np.int64)
-        self.q_len = np.zeros(nn, dtype=np.int64)
-        self.inj_free = np.full(nn, -(10**9), dtype=np.int64)
-        self.rec = np.zeros((rec_cap, 7), dtype=np.int64)
-        self.rec_count = np.zeros(1, dtype=np.int64)
-        self.ch_flits = np.zeros(nch, dtype=np.int64)
-        #: on-off injection: whether each node is in a burst (set from the run's seed by simulate)
-        self.burst_on = np.zeros(nn, dtype=np.uint8)
+        self.num_ivcs = topology.num_channels * vcs + topology.num_nodes
+        seed_word = int(np.asarray(seed_words[:1], dtype=np.uint64)[0])
+        self.arrays = kernels.new_state(topology, vcs, queue_cap, rec_cap, seed_word, depth=depth, length=length,
+                                        atomic=bool(atomic), active=active)  # fmt: skip
+
+    def __getattr__(self, name: str):
+        arrays = self.__dict__.get("arrays")
+        if arrays is not None and name in arrays._fields:
+            return getattr(arrays, name)
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 
     def counter(self, name: str) -> int:
-        """Value of one of the kernel's counters (see :data:`torus_lab.sim.kernels.CNT`)."""
+        """Value of one of the run's counters (see :data:`torus_lab.sim.packets.CNT`)."""
         return int(self.counters[CNT[name]])
 
     @property
@@ -289,6 +264,16 @@ def simulate(
         network_latency, min_hops (Lee distance), extra_hops.  ``accepted_throughput`` counts flits ejected
         during the measurement window per non-faulty node per cycle.
     """
+    seed = _check_simulate_args(routing, config, seed, keep_state)
+    active, hot = _traffic_nodes(routing, config)
+    runner = _new_runner(routing, config, seed, active, hot)
+    outcome = _run_to_end(runner, config, len(active))
+    return _result(routing, config, seed, runner, outcome, len(active), keep_state)
+
+
+def _check_simulate_args(routing: RoutingFunction, config: SimConfig, seed: int, keep_state: bool) -> int:
+    """Refuse bad arguments of :func:`simulate` before any work (house rule), naming the parameter; returns the
+    seed as an int."""
     if not isinstance(routing, RoutingFunction):
         raise TypeError(f"routing must be a RoutingFunction, got {routing!r}")
     if not isinstance(config, SimConfig):
@@ -296,43 +281,60 @@ def simulate(
     seed = check_int("seed", seed, 0)
     if not isinstance(keep_state, bool):
         raise TypeError(f"keep_state must be a bool, got {keep_state!r}")
-    topology = routing.topology
-    code = pattern_code(config.traffic)
-    vcs, length, measure = routing.num_vcs, config.packet_length, config.measure
-    hotspot_node = config.hotspot_node
     faults = routing.faults
     if config.router == "booksim" and faults is not None and (faults.links or faults.nodes):
         raise ValueError(f"router='booksim' does not model faults yet; routing {routing.name!r} has {faults!r}")
+    return seed
+
+
+def _traffic_nodes(routing: RoutingFunction, config: SimConfig) -> tuple[np.ndarray, int]:
+    """The nodes that generate traffic (non-faulty ones) and the hotspot's node id; refuses a traffic pattern
+    the network cannot carry."""
+    topology, faults = routing.topology, routing.faults
+    code = pattern_code(config.traffic)
     bad = faults.node_mask(topology) if faults is not None else np.zeros(topology.num_nodes, dtype=bool)
     active = np.flatnonzero(~bad).astype(np.int64)
     if code != 1 and len(active) < 2:
         raise ValueError("random traffic needs at least two non-faulty nodes")
+    hotspot_node = config.hotspot_node
     hot = int(topology.node_id(hotspot_node)) if isinstance(hotspot_node, tuple) else int(hotspot_node)
     if code == 2 and (not 0 <= hot < topology.num_nodes or bad[hot]):
         raise ValueError(f"hotspot_node {hotspot_node!r} is not a non-faulty node")
+    return active, hot
+
+
+def _new_runner(routing: RoutingFunction, config: SimConfig, seed: int, active: np.ndarray, hot: int) -> _Runner:
+    """The run's state and loop for ``config.router``, with everything drawn from ``seed``: the compiled loop's
+    SplitMix64 word, the "random-permutation" map and the on-off start states."""
+    topology = routing.topology
     seeds = np.random.SeedSequence(seed)
-    # the "random-permutation" map and the on-off start states come from children of the run's seed (the kernel's
-    # own stream, seeds.generate_state below, is unaffected by spawning)
+    # the permutation map and the on-off start states come from children of the run's seed (the kernel's own
+    # stream, seeds.generate_state below, is unaffected by spawning)
     perm_seeds, burst_seeds = seeds.spawn(2)
-    dest_map = destination_map(topology, config.traffic, faults, rng=np.random.default_rng(perm_seeds))
-    rates = config.injection_rates()
-    rec_cap = _record_capacity(config, len(active))
+    dest_map = destination_map(topology, config.traffic, routing.faults, rng=np.random.default_rng(perm_seeds))
     words = seeds.generate_state(2, dtype=np.uint64)
     stationary_on = config.burst_alpha / (config.burst_alpha + config.burst_beta)
     burst_on = (np.random.default_rng(burst_seeds).random(topology.num_nodes) < stationary_on).astype(np.uint8)
     set_up = _booksim_runner if config.router == "booksim" else _simple_runner
-    runner = set_up(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap)
+    return set_up(routing, config, config.injection_rates(), burst_on, active, dest_map, hot, words,
+                  _record_capacity(config, len(active)))  # fmt: skip
+
+
+def _run_to_end(runner: _Runner, config: SimConfig, nodes: int) -> _AdaptiveOutcome:
+    """Run the loop to its end: the fixed windows in one call, or period by period under the adaptive rules
+    (:mod:`torus_lab.sim.runlength`); returns what ended the run and where measurement began and ended."""
     if config.run_control == "fixed":
         runner.advance(config.warmup + config.measure + config.drain + 1)
-        end_rule, warmup_end, measure_end = _fixed_end_rule(runner.counters), config.warmup, config.warmup + measure
-        period_rows, batch_means = [], []
-    else:
-        outcome = _run_adaptive(runner.advance, runner.set_window, runner.counters, runner.alive_gen, config,
-                               len(active))  # fmt: skip
-        end_rule, warmup_end, measure_end = outcome.end_rule, outcome.warmup_end, outcome.measure_end
-        period_rows, batch_means = outcome.periods, outcome.batch_means
-    state = runner.state
+        return _AdaptiveOutcome(_fixed_end_rule(runner.counters), config.warmup, config.warmup + config.measure,
+                                [], [])  # fmt: skip
+    return _run_adaptive(runner.advance, runner.set_window, runner.counters, runner.alive_gen, config, nodes)
 
+
+def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Runner, outcome: _AdaptiveOutcome,
+            nodes: int, keep_state: bool) -> SimResult:
+    """The :class:`SimResult` of a finished run (warns :class:`SimulationDeadlock` with the waiting cycle)."""
+    topology, faults, state = routing.topology, routing.faults, runner.state
+    warmup_end, measure_end = outcome.warmup_end, outcome.measure_end
     counters = {name: int(state.counters[i]) for name, i in CNT.items()}
     if counters["routing_error"]:
         raise RuntimeError(f"routing kernel {routing.name} returned invalid candidates ({counters['routing_error']}x)")
@@ -346,7 +348,7 @@ def simulate(
             f"{routing.name} on {topology!r} deadlocked in {end_phase} at cycle {counters['now']} (seed {seed}): "
             f"{counters['packets_generated']} packets generated, {counters['packets_delivered']} delivered, "
             f"{in_flight} queued or in the network; waiting cycle of (channel, vc): {cycle}"
-        ), stacklevel=2)  # fmt: skip
+        ), stacklevel=3)  # fmt: skip
     delivered = packets[packets.dropped == 0]
     window = measure_end - warmup_end if warmup_end >= 0 and measure_end > warmup_end else 0
     nan = float("nan")
@@ -354,7 +356,7 @@ def simulate(
     params = dict(
         topology=repr(topology),
         routing=routing.name,
-        vcs=vcs,
+        vcs=routing.num_vcs,
         faults=0 if faults is None else len(faults.links) // (2 if topology.bidirectional else 1) + len(faults.nodes),
         **config.as_dict(),
     )
@@ -369,21 +371,22 @@ def simulate(
         mean_network_latency=float(delivered.network_latency.mean()) if len(delivered) else nan,
         mean_hops=float(delivered.hops.mean()) if len(delivered) else nan,
         mean_extra_hops=float(delivered.extra_hops.mean()) if len(delivered) else nan,
-        accepted_throughput=counters["window_flits_ejected"] / (len(active) * window) if window else nan,
-        generated_throughput=counters["measured_generated"] * length / (len(active) * window) if window else nan,
+        accepted_throughput=counters["window_flits_ejected"] / (nodes * window) if window else nan,
+        generated_throughput=counters["measured_generated"] * config.packet_length / (nodes * window) if window
+        else nan,
         delivered=len(delivered),
         dropped=int((packets.dropped == 1).sum()),
         undelivered=counters["measured_generated"] - counters["measured_done"],
         channel_utilisation=util,
         counters=counters,
         wall_seconds=runner.wall,
-        end_rule=end_rule,
+        end_rule=outcome.end_rule,
         end_phase=end_phase,
         warmup_end=warmup_end if warmup_end >= 0 and counters["now"] >= warmup_end else -1,
         measure_end=measure_end if measure_end >= 0 and counters["now"] >= measure_end else -1,
-        periods=sum(row["phase"] != "drain" for row in period_rows),
-        period_table=pd.DataFrame(period_rows),
-        latency_ci=_batch_half_width(batch_means),
+        periods=sum(row["phase"] != "drain" for row in outcome.periods),
+        period_table=pd.DataFrame(outcome.periods),
+        latency_ci=_batch_half_width(outcome.batch_means),
         packets_generated=counters["packets_generated"],
         packets_delivered=counters["packets_delivered"],
         in_flight=in_flight,
@@ -466,39 +469,35 @@ class _Runner:
 
 def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap) -> _Runner:
     """The simple router model (:mod:`torus_lab.sim.kernels`): its state and loop, ready to run."""
-    vcs, length = routing.num_vcs, config.packet_length
-    warmup, measure, drain = config.warmup, config.measure, config.drain
-    atomic = config.vc_allocation == "atomic"
-    state = SimState(routing.topology, vcs, config.queue_capacity, rec_cap, words, depth=config.buffer_depth,
-                     length=length, atomic=atomic)  # fmt: skip
-    cfg = np.zeros(len(CFG), dtype=np.int64)
+    state = SimState(routing.topology, routing.num_vcs, config.queue_capacity, rec_cap, words,
+                     depth=config.buffer_depth, length=config.packet_length,
+                     atomic=config.vc_allocation == "atomic", active=active)  # fmt: skip
+    cfg = state.cfg
     for name, value in dict(
-        vcs=vcs,
-        depth=config.buffer_depth,
-        length=length,
         router_delay=config.router_delay,
-        warmup=warmup,
-        measure=measure,
-        drain=drain,
+        warmup=config.warmup,
+        measure_end=config.warmup + config.measure,
+        drain=config.drain,
         gen_end=_generation_end(config),
         deadlock_cycles=config.deadlock_cycles,
         drop_after=config.drop_after,
         pattern=pattern_code(config.traffic),
         hotspot_node=hot,
-        queue_cap=config.queue_capacity,
         hop_limit=config.hop_limit,
-        atomic=int(atomic),
         injection=INJECTIONS[config.injection],
         include_self=int(config.uniform_includes_source),
     ).items():
         cfg[CFG[name]] = value
+    state.fcfg[:] = np.append(rates, config.hotspot_fraction)
     state.burst_on[:] = burst_on
+    state.dest_map[:] = dest_map
 
     def window(w: _RunWindow) -> None:
-        cfg[CFG["warmup"]], cfg[CFG["measure"]], cfg[CFG["gen_end"]] = w.warmup, w.measure_end - w.warmup, w.gen_end
+        cfg[CFG["warmup"]], cfg[CFG["measure_end"]], cfg[CFG["gen_end"]] = w.warmup, w.measure_end, w.gen_end
 
     def loop(cycles: int) -> None:
-        _run(routing, cfg, rates, config.hotspot_fraction, active, dest_map, state, cycles)
+        args = (routing.kernel, routing.tables, state.arrays, int(cycles))
+        compile_for_kernel(kernels.run_kernel, args)(*args)
 
     return _Runner(state, state, loop, window)
 
@@ -524,19 +523,6 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
         booksim.run(routing, state, cycles)
 
     return _Runner(booksim.BookSimRun(state), state, loop, window)
-
-
-def _run(routing, cfg, rates, hot_frac, active, dest_map, s: SimState, max_cycles: int) -> None:
-    args = (
-        routing.kernel, routing.tables, cfg, rates, hot_frac, s.burst_on, active, dest_map, s.ivc_node, s.rng,
-        s.counters,
-        s.count, s.fhead, s.fpk, s.fidx, s.farr, s.writer, s.routed, s.ncand, s.cand_ivc, s.cand_st, s.out_ivc,
-        s.waitc,
-        s.rr_in, s.rr_out, s.rr_va,
-        s.pk_src, s.pk_dst, s.pk_gen, s.pk_inj, s.pk_hops, s.pk_meas, s.pk_state, s.free_stack, s.free_top,
-        s.q_buf, s.q_head, s.q_len, s.inj_free, s.rec, s.rec_count, s.ch_flits, max_cycles,
-    )  # fmt: skip
-    compile_for_kernel(run_kernel, args)(*args)
 
 
 def _packet_frame(topology: Torus, rec: np.ndarray) -> pd.DataFrame:

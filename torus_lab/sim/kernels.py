@@ -1,6 +1,7 @@
-"""Compiled (numba) core of the wormhole simulator: the cycle loop.
+"""The simple router model (``SimConfig(router="simple")``, the default), built from small stage functions.
 
-All state lives in arrays owned by one run (:class:`torus_lab.sim.engine.SimState`); nothing here is global.
+All state of one run lives in one :class:`SimpleState` (a NamedTuple of numpy arrays, built by
+:func:`new_state`; :class:`torus_lab.sim.engine.SimState` is its Python-side view); nothing here is global.
 
 Router model (one cycle, synchronous: every decision reads the state at the start of the cycle)
 -------------------------------------------------------------------------------------------------
@@ -31,465 +32,522 @@ Zero-load latency of a packet of L flits over H hops: ``(H + 1) * router_delay +
 generation to tail ejection (H + 1 router traversals including the source and the destination router,
 plus serialisation).  Deadlock: if flits are in the network and none moved for ``deadlock_cycles`` cycles,
 the loop stops and sets the deadlock flag (the Python side extracts the cycle of waiting channels).
+
+Stages
+------
+Each step above is one function taking the state ``st`` and the cycle ``now``, compiled with
+``inline="always"`` (as in :mod:`torus_lab.sim.booksim`: the loop costs what one function would, while each
+stage stays small, callable from Python or a small ``@njit`` wrapper, and tested alone):
+:func:`generate_packets`, :func:`inject_packets`, :func:`list_occupied`, :func:`route_heads`,
+:func:`allocate_vcs`, :func:`allocate_switch`, :func:`traverse`, then the shared progress watch
+(:func:`torus_lab.sim.packets.watch_progress`), composed by :func:`run_kernel`.  Generation, the source
+queues, packet finishing and the end-of-run test are shared with the BookSim-compatible model
+(:mod:`torus_lab.sim.packets`); its injection differs (here a whole packet enters the injection buffer at
+once, one packet at a time).
+
+Only input VCs holding flits are visited: ``occupied`` is a bitmap of them, kept by injection and traversal,
+and :func:`list_occupied` turns it into the ascending list ``live[:nlive[0]]`` once per cycle (after
+injection; routing and the allocators change no buffer).  Visiting them in ascending order keeps every
+round-robin decision and the order of random draws what a scan of all input VCs gives.
+
+Examples
+--------
+>>> from torus_lab.topology import Torus
+>>> st = new_state(Torus(2, 4), vcs=2, queue_cap=4, rec_cap=8, seed_word=1, depth=4, length=2, atomic=True)
+>>> int(st.cfg[CFG["num_channels"]]), st.count.shape[0], st.occupied.shape[0]   # 64 x 2 VCs + 16 injection
+(64, 144, 3)
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from torus_lab._jit import njit
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
+from torus_lab.sim.packets import (
+    _CN_FLITS_DROPPED,
+    _CN_FLITS_EJECTED,
+    _CN_FLITS_INJECTED,
+    _CN_HOP_LIMIT_DROPS,
+    _CN_NOW,
+    _CN_ROUTING_ERROR,
+    _CN_WINDOW_FLITS_EJECTED,
+    CNT,
+    dequeue,
+    finish,
+    generate,
+    run_over,
+    watch_progress,
+)
 from torus_lab.sim.rng import splitmix_next
-from torus_lab.sim.traffic import draw_destination, starts_packet
+from torus_lab.topology import Torus
 
-__all__ = ["run_kernel", "EJECT", "DROP", "CFG", "CNT", "splitmix_next"]
+__all__ = [
+    "SimpleState",
+    "new_state",
+    "generate_packets",
+    "inject_packets",
+    "list_occupied",
+    "route_heads",
+    "allocate_vcs",
+    "allocate_switch",
+    "traverse",
+    "run_kernel",
+    "EJECT",
+    "DROP",
+    "CFG",
+]
 
 #: ``out_ivc`` codes besides a downstream input-VC index (-1 = not allocated yet).
 EJECT = -2
 DROP = -3
 
-#: Index of each integer configuration entry in ``cfg``.
+#: Index of each integer setting in ``SimpleState.cfg``.
 CFG = {
     name: i
     for i, name in enumerate(
         [
-            "vcs",
-            "depth",
-            "length",
-            "router_delay",
-            "warmup",
-            "measure",
-            "drain",
-            "gen_end",
-            "deadlock_cycles",
-            "drop_after",
-            "pattern",
-            "hotspot_node",
-            "queue_cap",
-            "hop_limit",
-            "atomic",
-            "injection",
-            "include_self",
+            "vcs", "depth", "length", "router_delay", "warmup", "measure_end", "drain", "gen_end",
+            "deadlock_cycles", "drop_after", "pattern", "hotspot_node", "queue_cap", "hop_limit", "atomic",
+            "injection", "include_self", "num_channels", "num_nodes",
         ]
     )
-}
-#: Index of each counter in ``counters``.
-CNT = {
-    name: i
-    for i, name in enumerate(
-        [
-            "now",
-            "flits_injected",
-            "flits_ejected",
-            "flits_dropped",
-            "measured_generated",
-            "measured_done",
-            "window_flits_ejected",
-            "deadlock",
-            "idle",
-            "queue_overflow",
-            "packets_generated",
-            "measured_lost",
-            "record_overflow",
-            "packets_dropped",
-            "routing_error",
-            "hop_limit_drops",
-            "packets_delivered",
-            "latency_sum",
-        ]
-    )
-}
-_CF_VCS = 0
-_CF_DEPTH = 1
-_CF_LENGTH = 2
-_CF_ROUTER_DELAY = 3
-_CF_WARMUP = 4
-_CF_MEASURE = 5
-_CF_DRAIN = 6
-_CF_GEN_END = 7
-_CF_DEADLOCK_CYCLES = 8
-_CF_DROP_AFTER = 9
-_CF_PATTERN = 10
-_CF_HOTSPOT_NODE = 11
-_CF_QUEUE_CAP = 12
-_CF_HOP_LIMIT = 13
-_CF_ATOMIC = 14
-_CF_INJECTION = 15
-_CF_INCLUDE_SELF = 16
-_CN_NOW = 0
-_CN_FLITS_INJECTED = 1
-_CN_FLITS_EJECTED = 2
-_CN_FLITS_DROPPED = 3
-_CN_MEASURED_GENERATED = 4
-_CN_MEASURED_DONE = 5
-_CN_WINDOW_FLITS_EJECTED = 6
-_CN_DEADLOCK = 7
-_CN_IDLE = 8
-_CN_QUEUE_OVERFLOW = 9
-_CN_PACKETS_GENERATED = 10
-_CN_MEASURED_LOST = 11
-_CN_RECORD_OVERFLOW = 12
-_CN_PACKETS_DROPPED = 13
-_CN_ROUTING_ERROR = 14
-_CN_HOP_LIMIT_DROPS = 15
-#: every packet delivered (any phase) and the sum of their latencies: what the run-length controller samples
-_CN_PACKETS_DELIVERED = 16
-_CN_LATENCY_SUM = 17
+}  # fmt: skip
+_VCS, _DEPTH, _LENGTH, _RDELAY, _WARMUP, _MEASURE_END, _DRAIN, _GEN_END, _DL_CYCLES = 0, 1, 2, 3, 4, 5, 6, 7, 8
+_DROP_AFTER, _PATTERN, _HOTSPOT, _QCAP, _HOP_LIMIT, _ATOMIC, _INJECTION, _SELF, _NCH, _NN = range(9, 19)
+
+#: Every array of one run of the simple model.  Input VCs are numbered ``channel * vcs + vc`` for network
+#: channels and ``num_channels * vcs + node`` for the injection port of each node; router ports (the units of
+#: switch allocation) are the network channels, then one injection port per node; outputs of switch allocation
+#: are the channels, then one ejection port per node.
+SimpleState = namedtuple(
+    "SimpleState",
+    [
+        # settings (cfg indexed by CFG; fcfg: starts_packet's rates, then the hotspot fraction) and traffic
+        "cfg", "fcfg", "burst_on", "active", "dest_map", "ivc_node", "rng", "counters",
+        # input VCs: FIFO (count, front slot; per slot packet, flit index, arrival cycle), the packet allowed to
+        # write into the VC (-1: none), whether the front packet is routed, its candidates, allocated output
+        # VC (or EJECT / DROP), cycles waited without a candidate; bitmap of VCs holding flits, and its list
+        "count", "fhead", "fpk", "fidx", "farr", "writer", "routed", "ncand", "cand_ivc", "cand_st", "out_ivc",
+        "waitc", "occupied", "live", "nlive",
+        # round-robin pointers: per input port (last VC served), per output (last port served), per VC (VA)
+        "rr_in", "rr_out", "rr_va",
+        # allocation scratch of one cycle: routing kernel outputs, VC requests and their best requester per
+        # target, switch requests per port and best per output, the granted input VCs
+        "tmp_ch", "tmp_vc", "tmp_st", "va_mark", "va_best", "va_bestd", "req_iv", "req_tgt", "req_c", "nreq",
+        "sa_mark", "sa_best", "sa_bestd", "port_iv", "port_out", "req_ports", "nports_req", "grants", "ngrants",
+        # packets
+        "pk_src", "pk_dst", "pk_gen", "pk_inj", "pk_hops", "pk_meas", "pk_state", "free_stack", "free_top",
+        # source queues, and the cycle each injection port's last tail left
+        "q_buf", "q_head", "q_len", "inj_free",
+        # measured packets (src, dst, gen, inject, done, hops, dropped) and flits per channel in the window
+        "rec", "rec_count", "ch_flits",
+    ],
+)  # fmt: skip
+
+
+def state_memory_bytes(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: int) -> int:
+    """Bytes :func:`new_state` allocates for FIFOs of ``cap`` flits (estimated before allocating, house rule).
+
+    Examples
+    --------
+    >>> state_memory_bytes(Torus(2, 4), 2, 4, 16, 100) > 0
+    True
+    """
+    nch, nn = topology.num_channels, topology.num_nodes
+    niv, ports = nch * vcs + nn, nch + nn
+    per_ivc = 3 * cap + 16 + MAX_CANDIDATES * (1 + STATE_SIZE)  # FIFOs, VC state, candidates, scratch
+    packets = nn * queue_cap + niv + 16
+    return 8 * (niv * per_ivc + packets * (8 + STATE_SIZE) + nn * (queue_cap + 6) + rec_cap * 7 + 10 * ports)
+
+
+def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word: int, *, depth: int, length: int,
+              atomic: bool, active: np.ndarray | None = None) -> SimpleState:
+    """A fresh :class:`SimpleState`: empty buffers, free VCs, a full packet pool (arguments checked by the caller,
+    :class:`torus_lab.sim.engine.SimState`; memory checked there too).
+
+    ``cfg`` holds the network's settings (``vcs``, ``depth``, ``length``, ``queue_cap``, ``atomic``,
+    ``num_channels``, ``num_nodes``); the caller writes the traffic and run-length ones, ``fcfg``, ``dest_map``
+    and ``burst_on``.  ``active`` (non-faulty nodes) defaults to every node.
+    """
+    nch, nn = topology.num_channels, topology.num_nodes
+    niv, ports = nch * vcs + nn, nch + nn
+    cap = max(depth, length)
+    npk = nn * queue_cap + niv + 16
+
+    def zeros(*shape):
+        return np.zeros(shape, dtype=np.int64)
+
+    def full(value, *shape):
+        return np.full(shape, value, dtype=np.int64)
+
+    cfg = zeros(len(CFG))
+    for name, value in dict(vcs=vcs, depth=depth, length=length, queue_cap=queue_cap, atomic=int(atomic),
+                            num_channels=nch, num_nodes=nn).items():  # fmt: skip
+        cfg[CFG[name]] = value
+    ivc_node = np.concatenate([np.repeat(np.asarray(topology.channel_dst), vcs), np.arange(nn)]).astype(np.int64)
+    return SimpleState(
+        cfg=cfg, fcfg=np.zeros(4), burst_on=np.zeros(nn, dtype=np.uint8),
+        active=np.arange(nn, dtype=np.int64) if active is None else np.asarray(active, dtype=np.int64).copy(),
+        dest_map=full(-1, nn), ivc_node=ivc_node, rng=np.array([seed_word], dtype=np.uint64), counters=zeros(len(CNT)),
+        count=zeros(niv), fhead=zeros(niv), fpk=zeros(niv, cap), fidx=zeros(niv, cap), farr=zeros(niv, cap),
+        writer=full(-1, niv), routed=zeros(niv), ncand=zeros(niv), cand_ivc=zeros(niv, MAX_CANDIDATES),
+        cand_st=zeros(niv, MAX_CANDIDATES, STATE_SIZE), out_ivc=full(-1, niv), waitc=zeros(niv),
+        occupied=np.zeros((niv + 63) // 64, dtype=np.uint64), live=zeros(niv), nlive=zeros(1),
+        rr_in=zeros(ports), rr_out=zeros(ports), rr_va=zeros(niv),
+        tmp_ch=zeros(MAX_CANDIDATES), tmp_vc=zeros(MAX_CANDIDATES), tmp_st=zeros(MAX_CANDIDATES, STATE_SIZE),
+        va_mark=full(-1, niv), va_best=zeros(niv), va_bestd=zeros(niv), req_iv=zeros(niv), req_tgt=zeros(niv),
+        req_c=zeros(niv), nreq=zeros(1),
+        sa_mark=full(-1, ports), sa_best=zeros(ports), sa_bestd=zeros(ports), port_iv=full(-1, ports),
+        port_out=zeros(ports), req_ports=zeros(ports), nports_req=zeros(1), grants=zeros(ports), ngrants=zeros(1),
+        pk_src=zeros(npk), pk_dst=zeros(npk), pk_gen=zeros(npk), pk_inj=zeros(npk), pk_hops=zeros(npk),
+        pk_meas=zeros(npk), pk_state=zeros(npk, STATE_SIZE), free_stack=np.arange(npk, dtype=np.int64)[::-1].copy(),
+        free_top=np.array([npk], dtype=np.int64),
+        q_buf=zeros(nn, queue_cap), q_head=zeros(nn), q_len=zeros(nn), inj_free=full(-(10**9), nn),
+        rec=zeros(rec_cap, 7), rec_count=zeros(1), ch_flits=zeros(nch),
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------- occupancy
+
+
+@njit(inline="always")
+def _mark_occupied(occupied, iv):
+    occupied[iv >> 6] |= np.uint64(1) << np.uint64(iv & 63)
+
+
+@njit(inline="always")
+def _mark_empty(occupied, iv):
+    occupied[iv >> 6] &= ~(np.uint64(1) << np.uint64(iv & 63))
+
+
+@njit(inline="always")
+def list_occupied(st):
+    """Write the input VCs that hold flits, in ascending order, to ``st.live[:st.nlive[0]]``; return their number.
+
+    Reads the ``occupied`` bitmap word by word (empty words cost one test), so a cycle costs the number of
+    busy VCs, not of all VCs.
+    """
+    occupied, live = st.occupied, st.live
+    n = 0
+    for k in range(occupied.shape[0]):
+        word = occupied[k]
+        while word != 0:
+            live[n] = k * 64 + np.int64(trailing_zeros(word))
+            n += 1
+            word &= word - np.uint64(1)
+    st.nlive[0] = n
+    return n
+
+
+@njit(inline="always")
+def _head_ready(fidx, farr, h, iv, now, router_delay):
+    """Whether the front flit (slot ``h``) of a non-empty input VC ``iv`` is a head past its router delay."""
+    return fidx[iv, h] == 0 and now >= farr[iv, h] + router_delay
+
+
+# ---------------------------------------------------------------------------------------------------- stages
+# Each stage binds the arrays it uses to local names first: inside a loop, reading an array through the state
+# tuple costs a reference-count update per access (measured: the loop ran about 2x slower).
+
+
+@njit(inline="always")
+def generate_packets(st, now):
+    """Generation (step 1): until ``gen_end``, each active node may create a packet into its source queue
+    (:func:`torus_lab.sim.packets.generate`; measured when created in ``[warmup, measure_end)``)."""
+    cfg = st.cfg
+    if now >= cfg[_GEN_END]:
+        return
+    measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
+    generate(st, now, measuring, cfg[_INJECTION], cfg[_PATTERN], cfg[_HOTSPOT], cfg[_SELF] != 0, cfg[_QCAP])
+
+
+@njit(inline="always")
+def inject_packets(st, now):
+    """Injection (step 2): a node whose injection buffer is empty moves the front packet of its source queue
+    into it, all flits at once, each arriving at ``max(creation, cycle the previous tail left)``.  Returns the
+    number of packets injected."""
+    cfg = st.cfg
+    length, qcap = cfg[_LENGTH], cfg[_QCAP]
+    cv = cfg[_NCH] * cfg[_VCS]
+    active, count, q_len, fpk, fidx, farr = st.active, st.count, st.q_len, st.fpk, st.fidx, st.farr
+    injected = 0
+    for a in range(active.shape[0]):
+        node = active[a]
+        iv = cv + node
+        if count[iv] != 0 or q_len[node] == 0:
+            continue
+        p = dequeue(st, node, qcap)
+        arrival = max(st.pk_gen[p], st.inj_free[node])
+        st.fhead[iv] = 0
+        for f in range(length):
+            fpk[iv, f] = p
+            fidx[iv, f] = f
+            farr[iv, f] = arrival
+        count[iv] = length
+        _mark_occupied(st.occupied, iv)
+        injected += 1
+    return injected
+
+
+@njit(inline="always")
+def route_heads(route, tables, st, now):
+    """Routing (step 3): a head ready at the front of an input VC (``router_delay`` after it arrived) is routed
+    once: to the ejection port at its destination, to DROP past ``hop_limit`` hops, else to the candidates of
+    the routing kernel ``route`` (``tables``: its tables).  Invalid candidates count ``routing_error`` and leave
+    none.  Visits ``st.live`` (:func:`list_occupied`); returns the number of heads routed."""
+    cfg = st.cfg
+    vcs, nch, hop_limit, rdelay = cfg[_VCS], cfg[_NCH], cfg[_HOP_LIMIT], cfg[_RDELAY]
+    cv = nch * vcs
+    live, routed_vc, fhead, fpk, fidx, farr = st.live, st.routed, st.fhead, st.fpk, st.fidx, st.farr
+    ncand, out_ivc, pk_dst, cand_ivc = st.ncand, st.out_ivc, st.pk_dst, st.cand_ivc
+    tmp_ch, tmp_vc, tmp_st = st.tmp_ch, st.tmp_vc, st.tmp_st
+    ivc_node, waitc, pk_hops, pk_state, cand_st, counters = st.ivc_node, st.waitc, st.pk_hops, st.pk_state, \
+        st.cand_st, st.counters  # fmt: skip
+    routed = 0
+    for i in range(st.nlive[0]):
+        iv = live[i]
+        if routed_vc[iv] != 0:
+            continue
+        h = fhead[iv]
+        if not _head_ready(fidx, farr, h, iv, now, rdelay):
+            continue
+        p = fpk[iv, h]
+        node = ivc_node[iv]
+        routed += 1
+        routed_vc[iv] = 1
+        ncand[iv] = 0
+        out_ivc[iv] = -1
+        waitc[iv] = 0
+        if node == pk_dst[p]:
+            out_ivc[iv] = EJECT
+            continue
+        if hop_limit > 0 and pk_hops[p] >= hop_limit:
+            out_ivc[iv] = DROP
+            counters[_CN_HOP_LIMIT_DROPS] += 1
+            continue
+        in_ch = iv // vcs if iv < cv else -1
+        in_vc = iv % vcs if iv < cv else 0
+        r = np.int64(splitmix_next(st.rng) >> np.uint64(2))
+        m = route(tables, node, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
+        if m < 0 or m > MAX_CANDIDATES:
+            counters[_CN_ROUTING_ERROR] += 1
+            m = 0
+        for c in range(m):
+            ch = tmp_ch[c]
+            bad_channel = ch < 0 or ch >= nch or tables.ch_src[ch] != node or tables.ch_ok[ch] == 0
+            if bad_channel or tmp_vc[c] < 0 or tmp_vc[c] >= vcs:
+                counters[_CN_ROUTING_ERROR] += 1
+                m = 0
+                break
+            cand_ivc[iv, c] = ch * vcs + tmp_vc[c]
+            cand_st[iv, c, :] = tmp_st[c, :]
+        ncand[iv] = m
+    return routed
+
+
+@njit(inline="always")
+def allocate_vcs(st, now):
+    """VC allocation (step 4): each routed, unallocated head requests its first candidate VC that is idle (no
+    writer; under atomic allocation also empty); each requested VC grants the requester first after its
+    round-robin pointer (input VC order), which takes the VC and the candidate's routing state.  A head with
+    no candidate waits, and is sent to DROP after ``drop_after`` cycles (if >= 0).  Returns the grants."""
+    cfg = st.cfg
+    atomic, drop_after, rdelay = cfg[_ATOMIC] != 0, cfg[_DROP_AFTER], cfg[_RDELAY]
+    live, fhead, fidx, farr, out_ivc, ncand, cand_ivc = st.live, st.fhead, st.fidx, st.farr, st.out_ivc, st.ncand, \
+        st.cand_ivc  # fmt: skip
+    writer, count, rr_va, va_mark, va_best, va_bestd = st.writer, st.count, st.rr_va, st.va_mark, st.va_best, \
+        st.va_bestd  # fmt: skip
+    req_iv, req_tgt, req_c, waitc = st.req_iv, st.req_tgt, st.req_c, st.waitc
+    niv = count.shape[0]
+    nreq = 0
+    for i in range(st.nlive[0]):
+        iv = live[i]
+        if out_ivc[iv] != -1 or not _head_ready(fidx, farr, fhead[iv], iv, now, rdelay):
+            continue
+        if ncand[iv] == 0:
+            waitc[iv] += 1
+            if drop_after >= 0 and waitc[iv] > drop_after:
+                out_ivc[iv] = DROP
+            continue
+        for c in range(ncand[iv]):
+            tgt = cand_ivc[iv, c]
+            if writer[tgt] >= 0 or (atomic and count[tgt] != 0):
+                continue
+            d = (iv - rr_va[tgt] - 1) % niv
+            if va_mark[tgt] != now or d < va_bestd[tgt]:
+                va_mark[tgt] = now
+                va_bestd[tgt] = d
+                va_best[tgt] = iv
+            req_iv[nreq] = iv
+            req_tgt[nreq] = tgt
+            req_c[nreq] = c
+            nreq += 1
+            break
+    st.nreq[0] = nreq
+    granted = 0
+    for r in range(nreq):
+        iv = req_iv[r]
+        tgt = req_tgt[r]
+        if va_best[tgt] != iv:
+            continue
+        p = st.fpk[iv, fhead[iv]]
+        out_ivc[iv] = tgt
+        writer[tgt] = p
+        rr_va[tgt] = iv
+        st.pk_state[p, :] = st.cand_st[iv, req_c[r], :]
+        granted += 1
+    return granted
+
+
+@njit(inline="always")
+def allocate_switch(st, now):
+    """Switch allocation (step 5, separable, input first): each input port offers its first VC after its
+    round-robin pointer that has a flit, an output (VC, EJECT or DROP) and, for a VC, a free slot downstream
+    (counted at the start of the cycle); each output channel and ejection port grants the offering port first
+    after its pointer (DROP needs no grant).  Granted input VCs go to ``st.grants[:st.ngrants[0]]`` in port
+    order, and both pointers move to the winners; returns their number."""
+    cfg = st.cfg
+    vcs, depth, nch = cfg[_VCS], cfg[_DEPTH], cfg[_NCH]
+    cv = nch * vcs
+    live, count, routed, out_ivc, ivc_node = st.live, st.count, st.routed, st.out_ivc, st.ivc_node
+    rr_in, rr_out, sa_mark, sa_best, sa_bestd = st.rr_in, st.rr_out, st.sa_mark, st.sa_best, st.sa_bestd
+    port_iv, port_out, req_ports, grants = st.port_iv, st.port_out, st.req_ports, st.grants
+    nports = rr_in.shape[0]
+    nports_req = 0
+    last_port = -1
+    for i in range(st.nlive[0]):  # each port holding flits once, in ascending order
+        ip = live[i] // vcs if live[i] < cv else nch + (live[i] - cv)
+        if ip == last_port:
+            continue
+        last_port = ip
+        base, nv = (ip * vcs, vcs) if ip < nch else (cv + (ip - nch), 1)
+        chosen = -1
+        for t in range(nv):
+            iv = base + (rr_in[ip] + 1 + t) % nv
+            o = out_ivc[iv]
+            if count[iv] == 0 or routed[iv] == 0 or o == -1 or (o >= 0 and count[o] >= depth):
+                continue
+            chosen = iv
+            break
+        if chosen < 0:
+            continue
+        o = out_ivc[chosen]
+        outp = -1 if o == DROP else (nch + ivc_node[chosen] if o == EJECT else o // vcs)
+        port_iv[ip] = chosen
+        port_out[ip] = outp
+        req_ports[nports_req] = ip
+        nports_req += 1
+        if outp >= 0:
+            d = (ip - rr_out[outp] - 1) % nports
+            if sa_mark[outp] != now or d < sa_bestd[outp]:
+                sa_mark[outp] = now
+                sa_bestd[outp] = d
+                sa_best[outp] = ip
+    st.nports_req[0] = nports_req
+    ngrants = 0
+    for r in range(nports_req):
+        ip = req_ports[r]
+        outp = port_out[ip]
+        if outp >= 0 and sa_best[outp] != ip:
+            continue
+        iv = port_iv[ip]
+        grants[ngrants] = iv
+        ngrants += 1
+        if outp >= 0:
+            rr_out[outp] = ip
+        rr_in[ip] = iv - (ip * vcs if ip < nch else cv + (ip - nch))
+    st.ngrants[0] = ngrants
+    return ngrants
+
+
+@njit(inline="always")
+def traverse(st, now):
+    """Traversal (step 6): each granted input VC sends its front flit to its output VC (arriving ``now``), the
+    ejection port or DROP.  A tail leaving a buffer frees the output VC's writer slot downstream and resets the
+    input VC for its next packet; a finished packet is counted and recorded (:func:`torus_lab.sim.packets.finish`).
+    Returns the number of flits moved."""
+    cfg = st.cfg
+    vcs, length = cfg[_VCS], cfg[_LENGTH]
+    cv = cfg[_NCH] * vcs
+    measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
+    grants, count, fhead, fpk, fidx, farr, out_ivc = st.grants, st.count, st.fhead, st.fpk, st.fidx, st.farr, \
+        st.out_ivc  # fmt: skip
+    counters, occupied, writer, pk_hops, ch_flits = st.counters, st.occupied, st.writer, st.pk_hops, st.ch_flits
+    routed, ncand, waitc = st.routed, st.ncand, st.waitc
+    fcap = fpk.shape[1]
+    for g in range(st.ngrants[0]):
+        iv = grants[g]
+        h = fhead[iv]
+        p = fpk[iv, h]
+        fi = fidx[iv, h]
+        fhead[iv] = (h + 1) % fcap
+        count[iv] -= 1
+        if count[iv] == 0:
+            _mark_empty(occupied, iv)
+        o = out_ivc[iv]
+        tail = fi == length - 1
+        if iv >= cv:
+            counters[_CN_FLITS_INJECTED] += 1
+            if fi == 0:
+                st.pk_inj[p] = now
+        if o >= 0:
+            slot = (fhead[o] + count[o]) % fcap
+            fpk[o, slot] = p
+            fidx[o, slot] = fi
+            farr[o, slot] = now
+            if count[o] == 0:
+                _mark_occupied(occupied, o)
+            count[o] += 1
+            if fi == 0:
+                pk_hops[p] += 1
+            if tail:
+                writer[o] = -1
+            if measuring:
+                ch_flits[o // vcs] += 1
+        elif o == EJECT:
+            counters[_CN_FLITS_EJECTED] += 1
+            if measuring:
+                counters[_CN_WINDOW_FLITS_EJECTED] += 1
+            if tail:
+                finish(st, p, now, False)
+        else:
+            counters[_CN_FLITS_DROPPED] += 1
+            if tail:
+                finish(st, p, now, True)
+        if tail:  # the packet's tail left: the next packet in this buffer (if any) is routed afresh
+            routed[iv] = 0
+            ncand[iv] = 0
+            out_ivc[iv] = -1
+            waitc[iv] = 0
+            if iv >= cv:
+                st.inj_free[iv - cv] = now
+    return st.ngrants[0]
 
 
 @njit
-def run_kernel(
-    route,
-    tables,
-    cfg,
-    rates,
-    hotspot_frac,
-    burst_on,
-    active,
-    dest_map,
-    ivc_node,
-    rng,
-    counters,
-    # input-VC state: a FIFO of flits per input VC, plus the routing state of the packet at its front
-    count,
-    fhead,
-    fpk,
-    fidx,
-    farr,
-    writer,
-    routed,
-    ncand,
-    cand_ivc,
-    cand_st,
-    out_ivc,
-    waitc,
-    rr_in,
-    rr_out,
-    rr_va,
-    # packets
-    pk_src,
-    pk_dst,
-    pk_gen,
-    pk_inj,
-    pk_hops,
-    pk_meas,
-    pk_state,
-    free_stack,
-    free_top,
-    # source queues
-    q_buf,
-    q_head,
-    q_len,
-    inj_free,
-    # records of measured packets: src, dst, gen, inject, done, hops, dropped
-    rec,
-    rec_count,
-    ch_flits,
-    max_cycles,
-):
-    """Advance the simulation by up to ``max_cycles`` cycles (or until it finishes / deadlocks).
+def run_kernel(route, tables, st, max_cycles):
+    """The cycle loop: advance the run by up to ``max_cycles`` cycles, the stages in the order of the model.
 
     ``route`` is the routing kernel (compiled first-class function, see
-    :func:`torus_lab.routing.interface.compile_for_kernel`); ``tables`` its routing function's tables.
-
-    Returns 1 if the run is finished (drained, drain cap reached, or deadlock), else 0.
+    :func:`torus_lab.routing.interface.compile_for_kernel`), ``tables`` its routing function's tables, ``st``
+    a :class:`SimpleState`.  Returns 1 if the run is finished (drained, drain cap reached, or deadlock), else 0.
     """
-    vcs = cfg[_CF_VCS]
-    depth = cfg[_CF_DEPTH]
-    length = cfg[_CF_LENGTH]
-    rdelay = cfg[_CF_ROUTER_DELAY]
-    warmup = cfg[_CF_WARMUP]
-    measure_end = warmup + cfg[_CF_MEASURE]
-    drain = cfg[_CF_DRAIN]
-    gen_end = cfg[_CF_GEN_END]
-    dl_cycles = cfg[_CF_DEADLOCK_CYCLES]
-    drop_after = cfg[_CF_DROP_AFTER]
-    pattern = cfg[_CF_PATTERN]
-    hotspot = cfg[_CF_HOTSPOT_NODE]
-    qcap = cfg[_CF_QUEUE_CAP]
-    hop_limit = cfg[_CF_HOP_LIMIT]
-    atomic = cfg[_CF_ATOMIC] != 0
-    injection = cfg[_CF_INJECTION]
-    include_self = cfg[_CF_INCLUDE_SELF] != 0
-    nch = tables.ch_dst.shape[0]
-    nnodes = tables.slot.shape[0] // (2 * tables.radices.shape[0])
-    cv = nch * vcs
-    niv = cv + nnodes
-    nports = nch + nnodes
-    nactive = active.shape[0]
-    rec_cap = rec.shape[0]
-    fcap = fpk.shape[1]
-    tmp_ch = np.zeros(MAX_CANDIDATES, dtype=np.int64)
-    tmp_vc = np.zeros(MAX_CANDIDATES, dtype=np.int64)
-    tmp_st = np.zeros((MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
-    # per-cycle scratch
-    va_mark = np.full(niv, -1, dtype=np.int64)
-    va_best = np.zeros(niv, dtype=np.int64)
-    va_bestd = np.zeros(niv, dtype=np.int64)
-    req_iv = np.zeros(niv, dtype=np.int64)
-    req_tgt = np.zeros(niv, dtype=np.int64)
-    req_c = np.zeros(niv, dtype=np.int64)
-    sa_mark = np.full(nports, -1, dtype=np.int64)
-    sa_best = np.zeros(nports, dtype=np.int64)
-    sa_bestd = np.zeros(nports, dtype=np.int64)
-    port_iv = np.full(nports, -1, dtype=np.int64)
-    port_out = np.zeros(nports, dtype=np.int64)
-    req_ports = np.zeros(nports, dtype=np.int64)
-    outs = np.zeros(nports, dtype=np.int64)
-
+    cfg = st.cfg
     for _ in range(max_cycles):
-        now = counters[_CN_NOW]
-        if counters[_CN_DEADLOCK] != 0:
+        now = st.counters[_CN_NOW]
+        if run_over(st, now, cfg[_MEASURE_END], cfg[_DRAIN]):
             return 1
-        if now >= measure_end:
-            if counters[_CN_MEASURED_DONE] >= counters[_CN_MEASURED_GENERATED]:
-                return 1
-            if now >= measure_end + drain:
-                return 1
-        measuring = warmup <= now < measure_end
-        # ---------------------------------------------------------------- 1. generation
-        if now < gen_end:
-            for a in range(nactive):
-                node = active[a]
-                if not starts_packet(injection, rates, burst_on, node, rng):
-                    continue
-                dst = draw_destination(pattern, node, active, dest_map, hotspot, hotspot_frac, include_self, rng)
-                if dst < 0:
-                    continue
-                counters[_CN_PACKETS_GENERATED] += 1
-                if q_len[node] >= qcap or free_top[0] == 0:
-                    counters[_CN_QUEUE_OVERFLOW] += 1
-                    if measuring:
-                        counters[_CN_MEASURED_LOST] += 1
-                    continue
-                free_top[0] -= 1
-                p = free_stack[free_top[0]]
-                pk_src[p] = node
-                pk_dst[p] = dst
-                pk_gen[p] = now
-                pk_inj[p] = -1
-                pk_hops[p] = 0
-                pk_meas[p] = 1 if measuring else 0
-                for s in range(STATE_SIZE):
-                    pk_state[p, s] = 0
-                if measuring:
-                    counters[_CN_MEASURED_GENERATED] += 1
-                q_buf[node, (q_head[node] + q_len[node]) % qcap] = p
-                q_len[node] += 1
-        # ---------------------------------------------------------------- 2. injection
-        for a in range(nactive):
-            node = active[a]
-            iv = cv + node
-            if count[iv] == 0 and q_len[node] > 0:
-                p = q_buf[node, q_head[node]]
-                q_head[node] = (q_head[node] + 1) % qcap
-                q_len[node] -= 1
-                arrival = max(pk_gen[p], inj_free[node])
-                fhead[iv] = 0
-                for f in range(length):
-                    fpk[iv, f] = p
-                    fidx[iv, f] = f
-                    farr[iv, f] = arrival
-                count[iv] = length
-        # ---------------------------------------------------------------- 3. routing + 4. VC allocation
-        nreq = 0
-        for iv in range(niv):
-            if count[iv] == 0:
-                continue
-            h = fhead[iv]
-            if fidx[iv, h] != 0 or now < farr[iv, h] + rdelay:
-                continue
-            p = fpk[iv, h]
-            if routed[iv] == 0:
-                node = ivc_node[iv]
-                routed[iv] = 1
-                ncand[iv] = 0
-                out_ivc[iv] = -1
-                waitc[iv] = 0
-                if node == pk_dst[p]:
-                    out_ivc[iv] = EJECT
-                    continue
-                if hop_limit > 0 and pk_hops[p] >= hop_limit:
-                    out_ivc[iv] = DROP
-                    counters[_CN_HOP_LIMIT_DROPS] += 1
-                    continue
-                in_ch = iv // vcs if iv < cv else -1
-                in_vc = iv % vcs if iv < cv else 0
-                r = np.int64(splitmix_next(rng) >> np.uint64(2))
-                m = route(tables, node, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
-                if m < 0 or m > MAX_CANDIDATES:
-                    counters[_CN_ROUTING_ERROR] += 1
-                    m = 0
-                for c in range(m):
-                    ch = tmp_ch[c]
-                    bad_channel = ch < 0 or ch >= nch or tables.ch_src[ch] != node or tables.ch_ok[ch] == 0
-                    if bad_channel or tmp_vc[c] < 0 or tmp_vc[c] >= vcs:
-                        counters[_CN_ROUTING_ERROR] += 1
-                        m = 0
-                        break
-                    cand_ivc[iv, c] = tmp_ch[c] * vcs + tmp_vc[c]
-                    for s in range(STATE_SIZE):
-                        cand_st[iv, c, s] = tmp_st[c, s]
-                ncand[iv] = m
-            if out_ivc[iv] != -1:
-                continue
-            if ncand[iv] == 0:
-                waitc[iv] += 1
-                if drop_after >= 0 and waitc[iv] > drop_after:
-                    out_ivc[iv] = DROP
-                continue
-            for c in range(ncand[iv]):
-                tgt = cand_ivc[iv, c]
-                if writer[tgt] < 0 and (not atomic or count[tgt] == 0):
-                    d = (iv - rr_va[tgt] - 1) % niv
-                    if va_mark[tgt] != now or d < va_bestd[tgt]:
-                        va_mark[tgt] = now
-                        va_bestd[tgt] = d
-                        va_best[tgt] = iv
-                    req_iv[nreq] = iv
-                    req_tgt[nreq] = tgt
-                    req_c[nreq] = c
-                    nreq += 1
-                    break
-        for r_i in range(nreq):
-            iv = req_iv[r_i]
-            tgt = req_tgt[r_i]
-            if va_best[tgt] != iv:
-                continue
-            p = fpk[iv, fhead[iv]]
-            c = req_c[r_i]
-            out_ivc[iv] = tgt
-            writer[tgt] = p
-            rr_va[tgt] = iv
-            for s in range(STATE_SIZE):
-                pk_state[p, s] = cand_st[iv, c, s]
-        # ---------------------------------------------------------------- 5. switch allocation
-        nports_req = 0
-        for ip in range(nports):
-            if ip < nch:
-                base = ip * vcs
-                nv = vcs
-            else:
-                base = cv + (ip - nch)
-                nv = 1
-            chosen = -1
-            for t in range(nv):
-                v = (rr_in[ip] + 1 + t) % nv
-                iv = base + v
-                if count[iv] == 0 or routed[iv] == 0 or out_ivc[iv] == -1:
-                    continue
-                o = out_ivc[iv]
-                if o >= 0 and count[o] >= depth:
-                    continue
-                chosen = v
-                break
-            if chosen < 0:
-                continue
-            iv = base + chosen
-            o = out_ivc[iv]
-            if o == DROP:
-                outp = -1
-            elif o == EJECT:
-                outp = nch + ivc_node[iv]
-            else:
-                outp = o // vcs
-            port_iv[ip] = iv
-            port_out[ip] = outp
-            req_ports[nports_req] = ip
-            nports_req += 1
-            if outp >= 0:
-                d = (ip - rr_out[outp] - 1) % nports
-                if sa_mark[outp] != now or d < sa_bestd[outp]:
-                    sa_mark[outp] = now
-                    sa_bestd[outp] = d
-                    sa_best[outp] = ip
-        # ---------------------------------------------------------------- 6. traversal
-        moved = 0
-        nouts = 0
-        for r_i in range(nports_req):
-            ip = req_ports[r_i]
-            outp = port_out[ip]
-            if outp >= 0 and sa_best[outp] != ip:
-                continue
-            iv = port_iv[ip]
-            outs[nouts] = iv
-            nouts += 1
-            if outp >= 0:
-                rr_out[outp] = ip
-            rr_in[ip] = iv - (ip * vcs if ip < nch else cv + (ip - nch))
-        for r_i in range(nouts):
-            iv = outs[r_i]
-            h = fhead[iv]
-            p = fpk[iv, h]
-            fi = fidx[iv, h]
-            fhead[iv] = (h + 1) % fcap
-            count[iv] -= 1
-            moved += 1
-            o = out_ivc[iv]
-            if iv >= cv:
-                counters[_CN_FLITS_INJECTED] += 1
-                if fi == 0:
-                    pk_inj[p] = now
-            finished = False
-            dropped = False
-            if o >= 0:
-                slot = (fhead[o] + count[o]) % fcap
-                fpk[o, slot] = p
-                fidx[o, slot] = fi
-                farr[o, slot] = now
-                count[o] += 1
-                if fi == 0:
-                    pk_hops[p] += 1
-                if fi == length - 1:
-                    writer[o] = -1
-                if measuring:
-                    ch_flits[o // vcs] += 1
-            elif o == EJECT:
-                counters[_CN_FLITS_EJECTED] += 1
-                if measuring:
-                    counters[_CN_WINDOW_FLITS_EJECTED] += 1
-                finished = fi == length - 1
-            else:
-                counters[_CN_FLITS_DROPPED] += 1
-                finished = fi == length - 1
-                dropped = True
-            if finished:
-                if dropped:
-                    counters[_CN_PACKETS_DROPPED] += 1
-                else:
-                    counters[_CN_PACKETS_DELIVERED] += 1
-                    counters[_CN_LATENCY_SUM] += now - pk_gen[p]
-                if pk_meas[p] != 0:
-                    counters[_CN_MEASURED_DONE] += 1
-                    k = rec_count[0]
-                    if k < rec_cap:
-                        rec[k, 0] = pk_src[p]
-                        rec[k, 1] = pk_dst[p]
-                        rec[k, 2] = pk_gen[p]
-                        rec[k, 3] = pk_inj[p]
-                        rec[k, 4] = now
-                        rec[k, 5] = pk_hops[p]
-                        rec[k, 6] = 1 if dropped else 0
-                        rec_count[0] = k + 1
-                    else:
-                        counters[_CN_RECORD_OVERFLOW] += 1
-                free_stack[free_top[0]] = p
-                free_top[0] += 1
-            if fi == length - 1:
-                # the packet's tail left: the next packet in this buffer (if any) is routed afresh
-                routed[iv] = 0
-                ncand[iv] = 0
-                out_ivc[iv] = -1
-                waitc[iv] = 0
-                if iv >= cv:
-                    inj_free[iv - cv] = now
-        # ---------------------------------------------------------------- 7. progress / deadlock watch
-        in_net = counters[_CN_FLITS_INJECTED] - counters[_CN_FLITS_EJECTED] - counters[_CN_FLITS_DROPPED]
-        if moved == 0 and in_net > 0:
-            counters[_CN_IDLE] += 1
-            if counters[_CN_IDLE] >= dl_cycles:
-                counters[_CN_DEADLOCK] = 1
-        else:
-            counters[_CN_IDLE] = 0
-        counters[_CN_NOW] = now + 1
+        generate_packets(st, now)
+        inject_packets(st, now)
+        list_occupied(st)
+        route_heads(route, tables, st, now)
+        allocate_vcs(st, now)
+        allocate_switch(st, now)
+        moved = traverse(st, now)
+        watch_progress(st, moved, cfg[_DL_CYCLES])
+        st.counters[_CN_NOW] = now + 1
     return 0

@@ -1,0 +1,186 @@
+"""What both router models share: the run counters, packet generation into source queues, finishing a packet,
+the progress (deadlock) watch and the end-of-run test.
+
+The simple model (:mod:`torus_lab.sim.kernels`) and the BookSim-compatible model (:mod:`torus_lab.sim.booksim`)
+keep their state in different structures, but both hold the same packet pool and source queues under the same
+names, so the functions here take either state (``st``; numba compiles them once per state type):
+
+* packet pool: ``pk_src``, ``pk_dst``, ``pk_gen`` (creation cycle), ``pk_inj`` (cycle the head entered the
+  network, -1 before), ``pk_hops``, ``pk_meas`` (1: created in the measurement window), ``pk_state`` (routing
+  state, ``STATE_SIZE`` words), and the stack of free packet ids ``free_stack[:free_top[0]]``;
+* source queues: ``q_buf`` (one ring per node of ``queue_cap`` packet ids), ``q_head``, ``q_len``;
+* traffic: ``active`` (non-faulty nodes), ``dest_map``, ``burst_on``, ``fcfg`` (``starts_packet``'s rates, then
+  the hotspot fraction), ``rng`` (the run's SplitMix64 word);
+* results: ``counters`` (indexed by :data:`CNT`), ``rec`` / ``rec_count`` (one row per finished measured packet:
+  src, dst, gen, inject, done, hops, dropped).
+
+Where the two models differ (injection, routing, allocation, traversal) each has its own stages.  The functions
+are compiled with ``inline="always"`` (see :mod:`torus_lab.sim.booksim` for why) and can be called from Python
+or from any ``@njit`` function.
+
+Examples
+--------
+>>> sorted(CNT)[:3], CNT["now"]
+(['deadlock', 'flits_dropped', 'flits_ejected'], 0)
+"""
+
+from __future__ import annotations
+
+from torus_lab._jit import njit
+from torus_lab.sim.traffic import draw_destination, starts_packet
+
+__all__ = ["CNT", "generate", "dequeue", "finish", "watch_progress", "run_over"]
+
+#: Index of each run counter in a state's ``counters`` array (the same in both router models).
+CNT = {
+    name: i
+    for i, name in enumerate(
+        [
+            "now",
+            "flits_injected",
+            "flits_ejected",
+            "flits_dropped",
+            "measured_generated",
+            "measured_done",
+            "window_flits_ejected",
+            "deadlock",
+            "idle",
+            "queue_overflow",
+            "packets_generated",
+            "measured_lost",
+            "record_overflow",
+            "packets_dropped",
+            "routing_error",
+            "hop_limit_drops",
+            "packets_delivered",
+            "latency_sum",
+        ]
+    )
+}
+_CN_NOW = 0
+_CN_FLITS_INJECTED = 1
+_CN_FLITS_EJECTED = 2
+_CN_FLITS_DROPPED = 3
+_CN_MEASURED_GENERATED = 4
+_CN_MEASURED_DONE = 5
+_CN_WINDOW_FLITS_EJECTED = 6
+_CN_DEADLOCK = 7
+_CN_IDLE = 8
+_CN_QUEUE_OVERFLOW = 9
+_CN_PACKETS_GENERATED = 10
+_CN_MEASURED_LOST = 11
+_CN_RECORD_OVERFLOW = 12
+_CN_PACKETS_DROPPED = 13
+_CN_ROUTING_ERROR = 14
+_CN_HOP_LIMIT_DROPS = 15
+#: every packet delivered (any phase) and the sum of their latencies: what the run-length controller samples
+_CN_PACKETS_DELIVERED = 16
+_CN_LATENCY_SUM = 17
+#: index of the hotspot fraction in a state's ``fcfg`` (after the three rates of ``starts_packet``)
+HOT_FRAC = 3
+
+
+@njit(inline="always")
+def generate(st, now, measuring, injection, pattern, hotspot, include_self, queue_cap):
+    """Generation: each active node may create a packet, which joins the node's source queue.
+
+    The node starts a packet by the injection process ``injection`` (:func:`torus_lab.sim.traffic.starts_packet`:
+    Bernoulli with probability ``offered / length``, or on-off) and draws its destination by ``pattern``
+    (:func:`torus_lab.sim.traffic.draw_destination`; ``hotspot``, ``include_self``).  The packet is created
+    with time ``now`` and marked measured when ``measuring``; a full queue (``queue_cap`` packets) or an empty
+    packet pool counts an overflow (and a lost measured packet) instead.
+    """
+    # local names: inside a loop, reading an array through the state tuple costs a reference-count update
+    active, fcfg, burst_on, rng, dest_map, counters = st.active, st.fcfg, st.burst_on, st.rng, st.dest_map, st.counters
+    hot_frac = fcfg[HOT_FRAC]
+    for a in range(active.shape[0]):
+        node = active[a]
+        if not starts_packet(injection, fcfg, burst_on, node, rng):
+            continue
+        dst = draw_destination(pattern, node, active, dest_map, hotspot, hot_frac, include_self, rng)
+        if dst < 0:
+            continue
+        counters[_CN_PACKETS_GENERATED] += 1
+        if st.q_len[node] >= queue_cap or st.free_top[0] == 0:
+            counters[_CN_QUEUE_OVERFLOW] += 1
+            if measuring:
+                counters[_CN_MEASURED_LOST] += 1
+            continue
+        st.free_top[0] -= 1
+        p = st.free_stack[st.free_top[0]]
+        st.pk_src[p] = node
+        st.pk_dst[p] = dst
+        st.pk_gen[p] = now
+        st.pk_inj[p] = -1
+        st.pk_hops[p] = 0
+        st.pk_meas[p] = 1 if measuring else 0
+        st.pk_state[p, :] = 0
+        if measuring:
+            counters[_CN_MEASURED_GENERATED] += 1
+        st.q_buf[node, (st.q_head[node] + st.q_len[node]) % queue_cap] = p
+        st.q_len[node] += 1
+
+
+@njit(inline="always")
+def dequeue(st, node, queue_cap):
+    """Take the front packet out of ``node``'s (non-empty) source queue and return its id."""
+    p = st.q_buf[node, st.q_head[node]]
+    st.q_head[node] = (st.q_head[node] + 1) % queue_cap
+    st.q_len[node] -= 1
+    return p
+
+
+@njit(inline="always")
+def finish(st, p, done, dropped):
+    """Packet ``p``'s tail left the network in cycle ``done`` (ejected, or ``dropped``): count it, record it if
+    measured (a full record table counts ``record_overflow``) and return its id to the pool."""
+    if dropped:
+        st.counters[_CN_PACKETS_DROPPED] += 1
+    else:
+        st.counters[_CN_PACKETS_DELIVERED] += 1
+        st.counters[_CN_LATENCY_SUM] += done - st.pk_gen[p]
+    if st.pk_meas[p] != 0:
+        st.counters[_CN_MEASURED_DONE] += 1
+        k = st.rec_count[0]
+        if k < st.rec.shape[0]:
+            st.rec[k, 0] = st.pk_src[p]
+            st.rec[k, 1] = st.pk_dst[p]
+            st.rec[k, 2] = st.pk_gen[p]
+            st.rec[k, 3] = st.pk_inj[p]
+            st.rec[k, 4] = done
+            st.rec[k, 5] = st.pk_hops[p]
+            st.rec[k, 6] = 1 if dropped else 0
+            st.rec_count[0] = k + 1
+        else:
+            st.counters[_CN_RECORD_OVERFLOW] += 1
+    st.free_stack[st.free_top[0]] = p
+    st.free_top[0] += 1
+
+
+@njit(inline="always")
+def watch_progress(st, moved, deadlock_cycles):
+    """Deadlock watch: flits in the network (injected, not ejected or dropped) and none ``moved`` for
+    ``deadlock_cycles`` consecutive cycles sets the ``deadlock`` counter; a cycle that moves one resets it."""
+    c = st.counters
+    in_net = c[_CN_FLITS_INJECTED] - c[_CN_FLITS_EJECTED] - c[_CN_FLITS_DROPPED]
+    if moved == 0 and in_net > 0:
+        c[_CN_IDLE] += 1
+        if c[_CN_IDLE] >= deadlock_cycles:
+            c[_CN_DEADLOCK] = 1
+    else:
+        c[_CN_IDLE] = 0
+
+
+@njit(inline="always")
+def run_over(st, now, measure_end, drain):
+    """Whether the run is over at the start of cycle ``now``: deadlocked, or past the measurement window with
+    every measured packet finished or ``drain`` cycles spent draining."""
+    c = st.counters
+    if c[_CN_DEADLOCK] != 0:
+        return True
+    if now >= measure_end:
+        if c[_CN_MEASURED_DONE] >= c[_CN_MEASURED_GENERATED]:
+            return True
+        if now >= measure_end + drain:
+            return True
+    return False
