@@ -99,28 +99,17 @@ class SimState:
         atomic: bool = True,
         active: np.ndarray | None = None,
     ) -> None:
-        from torus_lab._memory import check_memory, network_size  # issue 16: refuse before allocating
-
-        check_instance("topology", topology, Torus, "a Torus or Mesh")
-        vcs, queue_cap, rec_cap, depth, length = (
-            check_int(name, value, minimum=1)
-            for name, value in (("vcs", vcs), ("queue_cap", queue_cap), ("rec_cap", rec_cap), ("depth", depth),
-                                ("length", length))
-        )  # fmt: skip
         seed_words = check_int_array("seed_words", seed_words, ndim=1)
-        check_instance("atomic", atomic, (bool, np.bool_), "a bool")
-        if active is not None:
-            active = check_int_array("active", active, 0, topology.num_nodes - 1, ndim=1)
-        cap = max(depth, length)
-        check_memory(kernels.state_memory_bytes(topology, vcs, cap, queue_cap, rec_cap),
-                     f"simulator state ({vcs} VCs, buffer {cap} flits) on {network_size(topology)}")  # fmt: skip
-        self.vcs = vcs
-        self.depth = depth
-        self.atomic = atomic
-        self.num_ivcs = topology.num_channels * vcs + topology.num_nodes
+        if len(seed_words) == 0:
+            raise ValueError("seed_words must hold at least one seed word, got an empty array")
         seed_word = int(np.asarray(seed_words[:1], dtype=np.uint64)[0])
+        # new_state checks the other arguments and the memory before it allocates anything
         self.arrays = kernels.new_state(topology, vcs, queue_cap, rec_cap, seed_word, depth=depth, length=length,
-                                        atomic=bool(atomic), active=active)  # fmt: skip
+                                        atomic=atomic, active=active)  # fmt: skip
+        self.vcs = int(vcs)
+        self.depth = int(depth)
+        self.atomic = bool(atomic)
+        self.num_ivcs = topology.num_channels * self.vcs + topology.num_nodes
 
     def __getattr__(self, name: str):
         arrays = self.__dict__.get("arrays")

@@ -66,6 +66,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from torus_lab._jit import njit
+from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.packets import (
     _CN_FLITS_DROPPED,
@@ -166,13 +167,31 @@ def state_memory_bytes(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_
 
 def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word: int, *, depth: int, length: int,
               atomic: bool, active: np.ndarray | None = None) -> SimpleState:
-    """A fresh :class:`SimpleState`: empty buffers, free VCs, a full packet pool (arguments checked by the caller,
-    :class:`torus_lab.sim.engine.SimState`; memory checked there too).
+    """A fresh :class:`SimpleState`: empty buffers, free VCs, a full packet pool.
 
     ``cfg`` holds the network's settings (``vcs``, ``depth``, ``length``, ``queue_cap``, ``atomic``,
     ``num_channels``, ``num_nodes``); the caller writes the traffic and run-length ones, ``fcfg``, ``dest_map``
-    and ``burst_on``.  ``active`` (non-faulty nodes) defaults to every node.
+    and ``burst_on``.  ``active`` (non-faulty nodes) defaults to every node.  Arguments are checked and the
+    state's memory (:func:`state_memory_bytes`) is estimated before anything is allocated.
+
+    >>> st = new_state(Torus(2, 4), 2, 8, 16, 1, depth=4, length=4, atomic=True)
+    >>> st.count.shape, int(st.cfg[CFG["num_nodes"]])
+    ((144,), 16)
     """
+    from torus_lab._memory import check_memory, network_size  # refuse before allocating
+
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    vcs, queue_cap, rec_cap, depth, length = (
+        check_int(name, value, minimum=1)
+        for name, value in (("vcs", vcs), ("queue_cap", queue_cap), ("rec_cap", rec_cap), ("depth", depth),
+                            ("length", length))
+    )  # fmt: skip
+    seed_word = check_int("seed_word", seed_word, minimum=0, maximum=2**64 - 1)
+    check_instance("atomic", atomic, (bool, np.bool_), "a bool")
+    if active is not None:
+        active = check_int_array("active", active, 0, topology.num_nodes - 1, ndim=1)
+    check_memory(state_memory_bytes(topology, vcs, max(depth, length), queue_cap, rec_cap),
+                 f"simulator state ({vcs} VCs, buffer {max(depth, length)} flits) on {network_size(topology)}")
     nch, nn = topology.num_channels, topology.num_nodes
     niv, ports = nch * vcs + nn, nch + nn
     cap = max(depth, length)
