@@ -430,6 +430,10 @@ def test_milp_status_names_the_limit_that_stopped_it():
     assert _milp_status(4, "Other") == "other"
     with pytest.raises(ValueError, match="node_limit"):
         solve_min_max_milp((2, 5), [((0, 0), (2, 2))], node_limit=0)
+    with pytest.raises(ValueError, match="upper_bound = 3 is below"):
+        solve_min_max_milp((2, 5), [((0, 0), (2, 2))], upper_bound=3)
+    cut = solve_min_max_milp((2, 5), [((0, 1), (1, 1)), ((1, 0), (0, 2))], upper_bound=4)
+    assert (cut.status, cut.optimum) == ("optimal", 4)
     self_only = solve_min_max_milp((2, 5), [((0, 0), (0, 0)), ((1, 1), (1, 1))])
     assert (self_only.status, self_only.optimum, self_only.paths) == ("optimal", 0, [[(0, 0)], [(1, 1)]])
 

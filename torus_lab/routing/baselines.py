@@ -203,6 +203,7 @@ def solve_min_max_milp(
     *,
     node_limit: int | None = None,
     time_limit: float | None = None,
+    upper_bound: int | None = None,
 ) -> MilpResult:
     """Disjoint paths minimising the longest path length, by integer programming (exact when it finishes).
 
@@ -213,11 +214,12 @@ def solve_min_max_milp(
     flow on cycles away from the paths (they cost nothing): each path is read by following the flow from its
     source, and its length is at most ``L``.  Solved by ``scipy.optimize.milp`` (HiGHS).
 
-    ``node_limit`` (branch-and-bound nodes) is deterministic: the same instance gives the same result on every
-    machine.  ``time_limit`` (seconds) is not, and is meant only as a safety net; ``status`` says which limit
-    stopped the solver (:data:`MILP_STATUSES`).  The programme has ``c * 2n * k**n`` variables; its memory is
-    estimated first and a torus too large for the memory limit is refused with a ``MemoryLimitError`` (a
-    ``MemoryError``) before anything is built.
+    ``upper_bound``, the longest path of a known solution (e.g. a heuristic's), is a valid cut
+    ``L <= upper_bound`` that only speeds the solver up.  ``node_limit`` (branch-and-bound nodes) is
+    deterministic: the same instance gives the same result on every machine.  ``time_limit`` (seconds) is not,
+    and is meant only as a safety net; ``status`` says which limit stopped the solver (:data:`MILP_STATUSES`).
+    The programme has ``c * 2n * k**n`` variables; its memory is estimated first and a torus too large for the
+    memory limit is refused with a ``MemoryLimitError`` (a ``MemoryError``) before anything is built.
 
     Examples
     --------
@@ -229,6 +231,8 @@ def solve_min_max_milp(
         node_limit = check_int("node_limit", node_limit, minimum=1)
     if time_limit is not None:
         time_limit = check_real("time_limit", time_limit, minimum=0)
+    if upper_bound is not None:
+        upper_bound = check_int("upper_bound", upper_bound, minimum=0)
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix
 
@@ -283,7 +287,10 @@ def solve_min_max_milp(
         hi.append(0.0)
         row += 1
     lower = np.zeros(num_vars)
-    lower[-1], upper[-1] = lee, np.inf
+    if upper_bound is not None and upper_bound < lee:
+        raise ValueError(f"upper_bound = {upper_bound} is below the largest Lee distance of a pair ({lee}): no "
+                         "solution is that short")
+    lower[-1], upper[-1] = lee, np.inf if upper_bound is None else upper_bound
     matrix = coo_matrix((vals, (rows, cols)), shape=(row, num_vars)).tocsr()
     cost = np.zeros(num_vars)
     cost[-1] = 1.0
