@@ -228,7 +228,7 @@ def solve_min_max_milp(
     ('optimal', 3, 3)
     """
     if node_limit is not None:
-        node_limit = check_int("node_limit", node_limit, minimum=1)
+        node_limit = check_int("node_limit", node_limit, minimum=1, maximum=2**31 - 1)  # HiGHS takes a C int
     if time_limit is not None:
         time_limit = check_real("time_limit", time_limit, minimum=0)
     if upper_bound is not None:

@@ -448,7 +448,7 @@ def optimum_comparison(n: int, kind: str, count: int, rng: np.random.Generator, 
     check_str("kind", kind, INSTANCE_KINDS)
     check_int("count", count, minimum=0, maximum=MAX_INSTANCES)
     check_instance("rng", rng, np.random.Generator, "a numpy Generator")
-    node_limit = check_int("node_limit", node_limit, minimum=1)
+    node_limit = check_int("node_limit", node_limit, minimum=1, maximum=2**31 - 1)
     k, rows = paper_radix(n), []
     for index in range(count):
         pairs = random_instance(n, k, n, rng, kind)
@@ -1599,7 +1599,7 @@ def optimum_items(params: Mapping[str, Any]) -> list[dict[str, Any]]:
         raise ValueError(f"optimum_instances must give one count per entry of optimum_ns ({len(ns)}), got {counts!r}")
     kinds = [check_str("optimum_kinds", kind, INSTANCE_KINDS) for kind in check_sequence("optimum_kinds",
                                                                                         params["optimum_kinds"])]
-    node_limit = check_int("optimum_node_limit", params["optimum_node_limit"], minimum=1)
+    node_limit = check_int("optimum_node_limit", params["optimum_node_limit"], minimum=1, maximum=2**31 - 1)
     return [{"n": check_int("optimum_ns", n, minimum=1, maximum=MAX_DIMS), "kind": kind,
              "count": check_int("optimum_instances", count, minimum=0), "node_limit": node_limit}
             for n, count in zip(ns, counts, strict=True) for kind in kinds]  # fmt: skip
