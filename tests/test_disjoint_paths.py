@@ -488,7 +488,7 @@ def test_evaluate_chunk_and_summary_columns():
 # ------------------------------------------------------------------------------------------ study.run (issue 13)
 TINY = {"seed": 5, "ns": [2, 3], "instances": 3, "chunk_size": 2, "greedy_per_chunk": 1, "optimum_ns": [2],
         "optimum_instances": [2], "optimum_kinds": ["surrounded"], "optimum_node_limit": 100, "adversarial_count": 2,
-        "adversarial_kinds": ["uniform", "ball"]}  # fmt: skip
+        "adversarial_kinds": ["uniform", "ball"], "difficulty_instances": 3}  # fmt: skip
 #: Frames that hold measured times (not seed-deterministic): only under timing keys (issue 17).
 TIMING_FRAMES = {"disjoint_paths_timing", "time_per_instance_timing", "time_fit_timing", "optimum_comparison_timing",
                  "optimum_summary_timing"}  # fmt: skip
@@ -533,7 +533,7 @@ def test_run_keys_seed_columns_and_contents(tiny_results):
                 "variant_gain", "optimum_comparison", "optimum_summary", "adversarial", "adversarial_summary",
                 "fallback_examples", "fixed_instances", "traces", "solved_instances", "overview",
                 "lower_bound", "bound_attainment", "step_bounds", "table2_check", "table1_torus",
-                "claims"}  # fmt: skip
+                "difficulty_by_c", "claims"}  # fmt: skip
     assert set(tiny_results) == expected | TIMING_FRAMES
     for key in (expected | TIMING_FRAMES) - {"fixed_instances", "traces", "claims", "table2_check", "table1_torus"}:
         assert (tiny_results[key]["seed"] == TINY["seed"]).all() and tiny_results[key].columns[0] == "seed", key
@@ -607,7 +607,8 @@ def _claims(results, coverage=None, **frames):
               "work_fits": results["work_fit"], **frames}  # fmt: skip
     parts = {"optimum": results["optimum_comparison"], "lower": results["lower_bound"],
              "attainment": results["bound_attainment"], "steps": results["step_bounds"],
-             "table2": results["table2_check"], "table1": results["table1_torus"], **(coverage or {})}  # fmt: skip
+             "table2": results["table2_check"], "table1": results["table1_torus"],
+             "difficulty": results["difficulty_by_c"], **(coverage or {})}  # fmt: skip
     return study.claims_frame(**tables, coverage=study.Coverage(**parts)).set_index("claim_id")
 
 
@@ -764,3 +765,11 @@ def test_coverage_claims_rules_on_perturbed_tables(tiny_results):
     assert _claims(tiny_results, {"optimum": optimum}).loc["optimum_short_closer", "verdict"] == "does not hold"
     lower = tiny_results["lower_bound"]
     assert (lower["paper_over_lower"] >= 1).all() and (tiny_results["work_instances"]["lower_bound"] >= 1).all()
+    difficulty = tiny_results["difficulty_by_c"].copy()
+    assert len(difficulty) == 2 + 3 and (difficulty["failures"] == 0).all()
+    difficulty.loc[difficulty["c"] == 1, "max_len_mean"] = 1e9  # c = 1 the "hardest"
+    assert _claims(tiny_results, {"difficulty": difficulty}).loc["c_equals_n_hardest", "verdict"] == "does not hold"
+    for ratio, verdict in ((study.EFFICIENT_RATIO, "holds"), (study.ROUGHLY_EFFICIENT_RATIO, "holds approximately"),
+                           (study.ROUGHLY_EFFICIENT_RATIO + 0.01, "does not hold")):  # fmt: skip
+        lower = tiny_results["lower_bound"].assign(paper_over_lower=ratio)
+        assert _claims(tiny_results, {"lower": lower}).loc["efficiency_vs_lower_bound", "verdict"] == verdict

@@ -282,6 +282,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.disjoint_paths.solve_random_instance": dict(n=2, k=5, c=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.solve_fixed_instance": dict(instance="table2", lemma2="first"),
     "torus_lab.studies.disjoint_paths.table1_torus": dict(shapes=[(2, 5)]),
+    "torus_lab.studies.disjoint_paths.difficulty_by_c": dict(n=2, c=1, count=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.optimum_items": dict(params={"optimum_ns": [2], "optimum_instances": [1],
                                                                    "optimum_kinds": ["ball"],
                                                                    "optimum_node_limit": 10}),

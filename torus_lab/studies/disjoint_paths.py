@@ -66,6 +66,8 @@ __all__ = [
     "TABLE2_ENTRIES",
     "bound_attainment",
     "coverage_claims",
+    "difficulty_by_c",
+    "difficulty_summary",
     "lower_bound_summary",
     "optimum_items",
     "step_bounds",
@@ -73,6 +75,8 @@ __all__ = [
     "table1_torus",
     "table2_check",
     "ADVERSARIAL_CONFIGS",
+    "EFFICIENT_RATIO",
+    "ROUGHLY_EFFICIENT_RATIO",
     "ADVERSARIAL_COUNTERS",
     "DRAWN_DIMS",
     "FIXED_INSTANCES",
@@ -474,6 +478,61 @@ def optimum_comparison(n: int, kind: str, count: int, rng: np.random.Generator, 
                    optimum=np.nan if result.optimum is None else result.optimum)  # fmt: skip
         rows.append(row)
     return rows
+
+
+def difficulty_by_c(n: int, c: int, count: int, rng: np.random.Generator) -> list[dict]:
+    """One row: ``count`` uniform instances of ``c`` pairs in the paper's ``(n, max(5, n+1))``-torus solved by the
+    REC algorithm: the mean and maximum of the per-instance longest path, the mean work and the instances that
+    needed a fallback or failed.  Section 7 sets ``c = n`` "to maximize the routing difficulty"; comparing
+    ``c = 1..n`` tests that reading (:func:`difficulty_summary`).
+
+    Examples
+    --------
+    >>> row = difficulty_by_c(3, 2, 5, np.random.default_rng(0))[0]
+    >>> row["instances"], row["failures"], row["max_len_mean"] <= row["max_len_max"]
+    (5, 0, True)
+    """
+    n, k, c = _check_nkc(n, paper_radix(n), c)
+    check_int("count", count, minimum=1, maximum=MAX_INSTANCES)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    if c > n:
+        raise ValueError(f"c must be at most n = {n}, got c = {c}")
+    lengths, work, fallbacks, failures = [], [], 0, 0
+    for _ in range(count):
+        pairs = random_instance(n, k, c, rng)
+        try:
+            run = disjoint_paths_run((n, k), pairs, trace=False)
+        except DisjointPathsError:
+            failures += 1
+            continue
+        failures += verify_disjoint_paths((n, k), pairs, run.paths) is not None
+        lengths.append(max(len(p) - 1 for p in run.paths))
+        work.append(run.work)
+        fallbacks += bool(run.fallbacks)
+    return [{"n": n, "k": k, "c": c, "instances": count, "max_len_mean": float(np.mean(lengths)),
+             "max_len_max": int(max(lengths)), "work_mean": float(np.mean(work)), "fallback_instances": fallbacks,
+             "failures": failures}]  # fmt: skip
+
+
+def difficulty_summary(difficulty: pd.DataFrame) -> pd.DataFrame:
+    """Per ``n`` of :func:`difficulty_by_c` rows: the ``c`` with the largest mean longest path, the largest mean
+    work, and whether both are ``c = n`` (``hardest_at_n``).
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"n": [3, 3, 3], "c": [1, 2, 3], "max_len_mean": [3.0, 6.0, 7.5],
+    ...                      "work_mean": [10.0, 30.0, 45.0]})
+    >>> difficulty_summary(rows)[["n", "c_longest", "c_most_work", "hardest_at_n"]].values.tolist()
+    [[3, 3, 3, True]]
+    """
+    check_frame("difficulty", difficulty, ["n", "c", "max_len_mean", "work_mean"])
+    rows = []
+    for n, group in difficulty.groupby("n", sort=True):
+        longest = int(group.loc[group["max_len_mean"].idxmax(), "c"])
+        most_work = int(group.loc[group["work_mean"].idxmax(), "c"])
+        rows.append({"n": int(n), "c_longest": longest, "c_most_work": most_work,
+                     "hardest_at_n": longest == int(n) and most_work == int(n)})  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 #: Per-step measurements of one traced run (:func:`step_lengths`): counts of the paths and levels checked, and
@@ -1209,6 +1268,10 @@ PARTLY_TIGHT_RATIO = 0.75
 #: deterministic measure of the running time, :func:`work_growth`) is at most this ("holds"; up to the worst
 #: case's own exponent :data:`WORST_CASE_EXPONENT`: "holds approximately").
 SIGNIFICANTLY_BETTER_EXPONENT = 4
+#: "Efficient" (Section 7), our reading: the mean per-instance longest path is within this factor of the trivial
+#: lower bound at the largest n ("holds"), or within :data:`ROUGHLY_EFFICIENT_RATIO` ("holds approximately").
+EFFICIENT_RATIO = 1.5
+ROUGHLY_EFFICIENT_RATIO = 2.0
 _INSTANCES = ("random instances as in Section 7: an (n, max(5, n + 1))-torus, c = n pairs of distinct uniform "
               "vertices")
 
@@ -1246,7 +1309,7 @@ class Coverage:
 
     ``optimum`` (:func:`optimum_comparison` rows, without timing), ``lower`` (:func:`lower_bound_summary`),
     ``attainment`` (:func:`bound_attainment`), ``steps`` (:func:`step_bounds`), ``table2``
-    (:func:`table2_check`), ``table1`` (:func:`table1_torus`).
+    (:func:`table2_check`), ``table1`` (:func:`table1_torus`), ``difficulty`` (:func:`difficulty_by_c` rows).
     """
 
     optimum: pd.DataFrame
@@ -1255,6 +1318,7 @@ class Coverage:
     steps: pd.DataFrame
     table2: pd.DataFrame
     table1: pd.DataFrame
+    difficulty: pd.DataFrame
 
     def __post_init__(self) -> None:
         check_frame("optimum", self.optimum, ["n", "kind", "instance", "status", "proof", "lower_bound", "optimum",
@@ -1264,6 +1328,7 @@ class Coverage:
         check_frame("steps", self.steps, ["n", "k", "lemma1_checked", "lemma1_max", "special_len_checked"])
         check_frame("table2", self.table2, ["level", "entry", "agrees"])
         check_frame("table1", self.table1, ["n", "k", "agrees"])
+        check_frame("difficulty", self.difficulty, ["n", "c", "max_len_mean", "work_mean", "instances"])
 
 
 def _per_n(table: pd.DataFrame, column: str, fmt: str = "{:g}") -> str:
@@ -1436,6 +1501,40 @@ def coverage_claims(coverage: Coverage, seed: str = "") -> list[Claim]:
                        + "; ".join(f"n={int(r.n)} {r.kind}: paper +{r.paper_gap:.2f}, short +{r.short_gap:.2f} hops"
                                    for r in ran.itertuples())),
         rule=Rule("all_of", {"n": len(ran)}), evidence=_dp_evidence("optimum_summary.csv")))
+    difficulty = coverage.difficulty
+    hardest = difficulty_summary(difficulty) if len(difficulty) else pd.DataFrame(columns=["n", "hardest_at_n"])
+    per_c = "; ".join(
+        f"n={int(n)}: " + ", ".join(f"c={int(r.c)} {r.max_len_mean:.1f}" for r in g.sort_values("c").itertuples())
+        for n, g in difficulty.groupby("n"))  # fmt: skip
+    rows.append(Claim(
+        claim_id="c_equals_n_hardest", location="Section 7",
+        statement="the number of pairs was set to c = n to maximize the routing difficulty",
+        conditions=f"uniform random instances as in Section 7 with c = 1..n pairs per n, "
+                   f"{int(difficulty['instances'].max()) if len(difficulty) else 0} per (n, c), the REC algorithm; "
+                   f"'difficulty' read as both the mean per-instance longest path and the mean work (vertex "
+                   f"operations) being largest at c = n; {seed}",
+        paper_text="c = n maximizes the difficulty", measured_value=int(hardest["hardest_at_n"].sum()),
+        measured_text=f"c = n hardest at {int(hardest['hardest_at_n'].sum())} of {len(hardest)} n; mean longest "
+                      f"path per c: {per_c}",
+        rule=Rule("all_of", {"n": len(hardest)}), evidence=_dp_evidence("difficulty_by_c.csv")))
+    lower = coverage.lower
+    largest = lower.loc[lower["n"].idxmax()] if len(lower) else None
+    rows.append(Claim(
+        claim_id="efficiency_vs_lower_bound", location="Section 7",
+        statement="the distance between the upper bound and the observed lengths is a good indicator of the "
+                  "algorithm's efficiency",
+        conditions=f"{_INSTANCES}; efficiency measured from below, against the trivial lower bound of every "
+                   f"instance (the largest Lee distance of a pair, never above the optimum); 'efficient' read as "
+                   f"a mean per-instance longest path within {EFFICIENT_RATIO}x the lower bound at the largest n "
+                   f"(within {ROUGHLY_EFFICIENT_RATIO}x: holds approximately), our reading, the paper gives no "
+                   f"number; {seed}",
+        paper_text="good indicator of efficiency (no number)",
+        measured_value=math.nan if largest is None else float(largest["paper_over_lower"]),
+        measured_text=(f"mean paper/lower bound: {_per_n(lower, 'paper_over_lower', '{:.2f}')}; short variant: "
+                       f"{_per_n(lower, 'short_over_lower', '{:.2f}')}; paper attains the lower bound on "
+                       f"{_per_n(lower, 'paper_at_lower', '{:.0%}')} of instances"),
+        rule=Rule("at_most", {"bound": EFFICIENT_RATIO, "approx_bound": ROUGHLY_EFFICIENT_RATIO}),
+        evidence=_dp_evidence("lower_bound.csv", "work_instances.csv")))
     return rows
 
 
@@ -1492,7 +1591,7 @@ def claims_frame(summary: pd.DataFrame, adversarial: pd.DataFrame, fixed: pd.Dat
     fallbacks = fallback_random + int(adv["fallback_instances"]) + int(int(counter["fallbacks"]) > 0)
     failed = total_failures + adversarial_failures + int(not counter_ok)
     rows.append(Claim(
-        claim_id="correctness", location="Section 3; Section 5; Fig. 7",
+        claim_id="correctness", location="Section 3; Section 5; Section 7; Fig. 7",
         statement="the algorithm always selects c disjoint paths, without any fallback",
         conditions=f"{_INSTANCES}, {sizes}, plus the adversarial sets and the Lemma-2 counterexample of Section 4 "
                    "of our notebook; a fallback is our own counted robustness layer (retry / BFS), which the "
@@ -1614,7 +1713,8 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     ``optimum_comparison`` and ``optimum_summary`` (MILP on crowded families, :func:`optimum_items`),
     ``lower_bound`` (the trivial lower bound per n), ``bound_attainment`` (Theorem 1's bound: the closest
     instances), ``step_bounds`` (the lemmas' per-step bounds), ``table2_check`` (Table 2 entry by entry),
-    ``table1_torus`` (Table 1's torus row), ``adversarial``, ``adversarial_summary`` and
+    ``table1_torus`` (Table 1's torus row), ``difficulty_by_c`` (``c = 1..n``: is ``c = n`` the hardest?),
+    ``adversarial``, ``adversarial_summary`` and
     ``fallback_examples``, ``fixed_instances`` and ``traces`` (Table 2, the Lemma-2 counterexample),
     ``solved_instances`` (the drawn instances), ``overview`` and ``claims``.  Frames with random content carry
     the experiment ``seed``.  Every grid runs over :func:`torus_lab.sweep.sweep` (backend from the environment).
@@ -1626,14 +1726,15 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     --------
     >>> params = {"seed": 1, "ns": [2, 3], "instances": 2, "chunk_size": 2, "greedy_per_chunk": 1,
     ...           "optimum_ns": [2], "optimum_instances": [1], "optimum_kinds": ["surrounded"],
-    ...           "optimum_node_limit": 100, "adversarial_count": 1, "adversarial_kinds": ["uniform", "ball"]}
+    ...           "optimum_node_limit": 100, "adversarial_count": 1, "adversarial_kinds": ["uniform", "ball"],
+    ...           "difficulty_instances": 2}
     >>> results = run(params)  # doctest: +SKIP
     >>> results["claims"]["claim_id"].tolist()[:3]  # doctest: +SKIP
     ['length_bound', 'correctness', 'bound_tight_small_n']
     """
     check_mapping("params", params, [
         "seed", "instances", "optimum_ns", "ns", "chunk_size", "greedy_per_chunk", "optimum_instances",
-        "optimum_kinds", "optimum_node_limit", "adversarial_kinds", "adversarial_count",
+        "optimum_kinds", "optimum_node_limit", "adversarial_kinds", "adversarial_count", "difficulty_instances",
     ])
     seed, ns = int(params["seed"]), [int(n) for n in params["ns"]]
     per_instance = run_study(ns, int(params["instances"]), seed=seed, chunk_size=int(params["chunk_size"]),
@@ -1645,6 +1746,8 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     optimum = sweep_frame(optimum_comparison, optimum_items(params), seed=seed)
     adversarial = sweep_frame(adversarial_tally, grid(n=ns, kind=list(params["adversarial_kinds"]),
                                                       count=[int(params["adversarial_count"])]), seed=seed)  # fmt: skip
+    difficulty = sweep_frame(difficulty_by_c, [{"n": n, "c": c, "count": int(params["difficulty_instances"])}
+                                                for n in ns for c in range(1, n + 1)], seed=seed)  # fmt: skip
     fixed_rows = sweep(solve_fixed_instance, [{"instance": i, "lemma2": r} for i, r in FIXED_RUNS], seed=seed)
     traces = pd.DataFrame([
         {"instance": instance, "lemma2": lemma2, "level": level, "text": line}
@@ -1674,6 +1777,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "step_bounds": _with_seed(steps, seed),
         "table2_check": table2,
         "table1_torus": table1,
+        "difficulty_by_c": _with_seed(difficulty, seed),
         "adversarial": _with_seed(adversarial, seed),
         "adversarial_summary": _with_seed(adversarial_summary(adversarial), seed),
         "fallback_examples": _with_seed(fallback_examples(adversarial), seed),
@@ -1682,7 +1786,8 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "solved_instances": _with_seed(drawn, seed),
         "overview": _with_seed(overview(summary, optimum_science, lower), seed),
         "claims": claims_frame(summary_science, adversarial, fixed, work, work_fits, coverage=Coverage(
-            optimum=optimum_science, lower=lower, attainment=attainment, steps=steps, table2=table2, table1=table1)),
+            optimum=optimum_science, lower=lower, attainment=attainment, steps=steps, table2=table2, table1=table1,
+            difficulty=difficulty)),
         timing_key("disjoint_paths"): _with_seed(summary_timing, seed),
         timing_key("time_per_instance"): _with_seed(times, seed),
         timing_key("time_fit"): _with_seed(fits, seed),
