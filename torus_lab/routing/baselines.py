@@ -329,11 +329,23 @@ def solve_min_max_milp(
 
 
 def _milp_status(code: int, message: str) -> str:
-    """:data:`MILP_STATUSES` name of a ``scipy.optimize.milp`` status code and message."""
+    """:data:`MILP_STATUSES` name of a ``scipy.optimize.milp`` status code and message.
+
+    scipy maps HiGHS's node limit (HiGHS model status 16, "Solution limit reached") to its catch-all code 4, so
+    the message decides; a time limit is code 1 ("Time limit reached").
+
+    Examples
+    --------
+    >>> _milp_status(4, "The HiGHS status code was not recognized. (HiGHS Status 16: Solution limit reached)")
+    'node_limit'
+    """
+    text = message.lower()
     if code == 0:
         return "optimal"
-    if code == 1:
-        return "node_limit" if "node" in message.lower() else "time_limit"
+    if "status 16:" in text or "solution limit" in text or "node limit" in text:
+        return "node_limit"
+    if "time limit" in text:
+        return "time_limit"
     return "infeasible" if code == 2 else "other"
 
 
