@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from torus_lab.claims import CLAIM_COLUMNS, check_claims_table
-from torus_lab.routing.baselines import GREEDY_ORDERS, greedy_disjoint_paths, optimal_disjoint_paths
+from torus_lab.claims import CLAIM_COLUMNS, check_claims_table, uncovered_results
+from torus_lab.routing.baselines import (
+    GREEDY_ORDERS,
+    _milp_status,
+    greedy_disjoint_paths,
+    lee_lower_bound,
+    optimal_disjoint_paths,
+    solve_min_max_milp,
+)
 from torus_lab.routing.disjoint_paths import (
     DisjointPathsError,
     disjoint_paths_run,
@@ -396,6 +405,45 @@ def test_milp_optimum_lower_bounds_the_algorithm_and_matches_brute_force():
         assert optimum == _brute_force_min_max((2, 5), pairs, optimum)
 
 
+def test_milp_on_crowded_instances_matches_brute_force_and_is_deterministic():
+    """On crowded instances the optimum can exceed the largest Lee distance; the MILP must still be exact."""
+    rng = np.random.default_rng(11)
+    crowded = [[((0, 1), (1, 1)), ((1, 0), (0, 2))]]  # (1, 0) and (1, 1) wall off the direct routes
+    above = 0
+    for pairs in crowded + [random_instance(2, 5, 2, rng, "surrounded") for _ in range(5)]:
+        result = solve_min_max_milp((2, 5), pairs, node_limit=50)
+        assert result.status == "optimal" and result.lower == result.optimum == result.upper
+        assert verify_disjoint_paths((2, 5), pairs, result.paths) is None
+        lee = lee_lower_bound((2, 5), pairs)
+        assert lee == max(Torus(2, 5).lee_distance(s, d) for s, d in pairs) <= result.optimum
+        assert result.optimum == _brute_force_min_max((2, 5), pairs, result.optimum)
+        assert solve_min_max_milp((2, 5), pairs, node_limit=50) == result  # same nodes, paths and bounds
+        above += result.optimum > lee
+    assert above >= 1  # the crowded instance: optimum 4 > Lee distance 3
+
+
+def test_milp_status_names_the_limit_that_stopped_it():
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    rng = np.random.default_rng(0)  # a small integer programme that needs more than two nodes
+    weights, values = rng.integers(1, 20, (20, 30)), rng.integers(1, 30, 30)
+    stopped = milp(-values, constraints=LinearConstraint(weights, 0, weights.sum(axis=1) // 3),
+                   integrality=np.ones(30), bounds=Bounds(0, 3), options={"node_limit": 2})  # fmt: skip
+    assert _milp_status(stopped.status, stopped.message) == "node_limit"
+    assert _milp_status(0, "Optimization terminated successfully.") == "optimal"
+    assert _milp_status(1, "Time limit reached. (HiGHS Status 13: Time limit reached)") == "time_limit"
+    assert _milp_status(2, "The problem is infeasible.") == "infeasible"
+    assert _milp_status(4, "Other") == "other"
+    with pytest.raises(ValueError, match="node_limit"):
+        solve_min_max_milp((2, 5), [((0, 0), (2, 2))], node_limit=0)
+    with pytest.raises(ValueError, match="upper_bound = 3 is below"):
+        solve_min_max_milp((2, 5), [((0, 0), (2, 2))], upper_bound=3)
+    cut = solve_min_max_milp((2, 5), [((0, 1), (1, 1)), ((1, 0), (0, 2))], upper_bound=4)
+    assert (cut.status, cut.optimum) == ("optimal", 4)
+    self_only = solve_min_max_milp((2, 5), [((0, 0), (0, 0)), ((1, 1), (1, 1))])
+    assert (self_only.status, self_only.optimum, self_only.paths) == ("optimal", 0, [[(0, 0)], [(1, 1)]])
+
+
 def _brute_force_min_max(shape, pairs, limit):
     """Smallest L <= limit such that disjoint paths of length <= L exist (DFS over simple paths), for 2 pairs."""
     n, k = shape
@@ -445,8 +493,8 @@ def test_evaluate_chunk_and_summary_columns():
 
 # ------------------------------------------------------------------------------------------ study.run (issue 13)
 TINY = {"seed": 5, "ns": [2, 3], "instances": 3, "chunk_size": 2, "greedy_per_chunk": 1, "optimum_ns": [2],
-        "optimum_instances": 1, "optimum_time_limit": 30.0, "adversarial_count": 2,
-        "adversarial_kinds": ["uniform", "ball"]}  # fmt: skip
+        "optimum_instances": [2], "optimum_kinds": ["surrounded"], "optimum_node_limit": 100, "adversarial_count": 2,
+        "adversarial_kinds": ["uniform", "ball"], "difficulty_instances": 3}  # fmt: skip
 #: Frames that hold measured times (not seed-deterministic): only under timing keys (issue 17).
 TIMING_FRAMES = {"disjoint_paths_timing", "time_per_instance_timing", "time_fit_timing", "optimum_comparison_timing",
                  "optimum_summary_timing"}  # fmt: skip
@@ -478,8 +526,9 @@ def test_run_is_seed_deterministic_and_keeps_the_claims(tiny_results, monkeypatc
     for key in first:  # the claims too: the time claims are judged on the deterministic work (issue 17)
         pd.testing.assert_frame_equal(first[key], again[key], check_exact=True, obj=key)
     claims = tiny_results["claims"]
-    assert claims["claim_id"].tolist() == ["length_bound", "correctness", "bound_tight_small_n", "distance_to_bound",
-                                           "average_time", "complexity_growth", "choose_T_future_work"]  # fmt: skip
+    assert claims["claim_id"].tolist()[:7] == ["length_bound", "correctness", "bound_tight_small_n",
+                                               "distance_to_bound", "average_time", "complexity_growth",
+                                               "choose_T_future_work"]  # fmt: skip
     assert list(claims.columns) == CLAIM_COLUMNS
     other = study.run({**TINY, "seed": 6})
     assert not other["disjoint_paths"]["max_len_mean"].equals(tiny_results["disjoint_paths"]["max_len_mean"])
@@ -489,9 +538,10 @@ def test_run_keys_seed_columns_and_contents(tiny_results):
     expected = {"disjoint_paths", "max_len_histogram", "work_per_instance", "work_fit", "work_instances",
                 "variant_gain", "optimum_comparison", "optimum_summary", "adversarial", "adversarial_summary",
                 "fallback_examples", "fixed_instances", "traces", "solved_instances", "overview",
-                "claims"}  # fmt: skip
+                "lower_bound", "bound_attainment", "step_bounds", "table2_check", "table1_torus",
+                "difficulty_by_c", "claims"}  # fmt: skip
     assert set(tiny_results) == expected | TIMING_FRAMES
-    for key in (expected | TIMING_FRAMES) - {"fixed_instances", "traces", "claims"}:
+    for key in (expected | TIMING_FRAMES) - {"fixed_instances", "traces", "claims", "table2_check", "table1_torus"}:
         assert (tiny_results[key]["seed"] == TINY["seed"]).all() and tiny_results[key].columns[0] == "seed", key
     summary = tiny_results["disjoint_paths"]
     assert list(summary.columns) == ["seed", *study.SUMMARY_COLUMNS]
@@ -557,11 +607,15 @@ def test_experiment_schema_presets_and_parameters_cell():
 
 
 # ------------------------------------------------------------------------------------------ claims
-def _claims(results, **frames):
+def _claims(results, coverage=None, **frames):
     tables = {"summary": results["disjoint_paths"], "adversarial": results["adversarial"],
               "fixed": results["fixed_instances"], "work": results["work_per_instance"],
               "work_fits": results["work_fit"], **frames}  # fmt: skip
-    return study.claims_frame(**tables).set_index("claim_id")
+    parts = {"optimum": results["optimum_comparison"], "lower": results["lower_bound"],
+             "attainment": results["bound_attainment"], "steps": results["step_bounds"],
+             "table2": results["table2_check"], "table1": results["table1_torus"],
+             "difficulty": results["difficulty_by_c"], **(coverage or {})}  # fmt: skip
+    return study.claims_frame(**tables, coverage=study.Coverage(**parts)).set_index("claim_id")
 
 
 def test_claims_rules_on_perturbed_tables(tiny_results):
@@ -631,3 +685,97 @@ def test_work_growth_fits_the_work_not_the_clock():
     assert work["work_mean"].tolist() == [8.0, 27.0, 64.0] and work["work_max"].tolist() == [8, 27, 64]
     assert fits.set_index("measure").loc["work_mean", "exponent"] == pytest.approx(3.0)
     assert work["worst_case_scaled"].tolist() == pytest.approx([8.0, 8.0 * 1.5**5, 8.0 * 2**5])
+
+
+# ------------------------------------------------------------------------------------------ coverage (issue 15)
+def test_claims_cover_every_numbered_result_of_the_paper(tiny_results):
+    assert uncovered_results(tiny_results["claims"], study.PAPER_RESULTS) == []
+    check_claims_table(tiny_results["claims"])
+
+
+def test_paper_results_are_unique_and_spelled_as_locations():
+    results = study.PAPER_RESULTS
+    assert len(set(results)) == len(results)
+    assert all(re.fullmatch(r"(Theorem|Lemma|Corollary|Proposition|Table|Fig\.|Algorithm) [1-9][0-9]*", r)
+               for r in results)  # fmt: skip
+    assert {"Theorem 1", "Lemma 1", "Lemma 2", "Table 1", "Table 2", "Algorithm 1"} <= set(results)
+    assert {f"Fig. {i}" for i in range(1, 11)} <= set(results)
+
+
+def test_table2_check_matches_the_paper_and_catches_a_changed_entry():
+    table = study.table2_check()
+    assert table["agrees"].all() and len(table) == len(study.TABLE2_ENTRIES)
+    run = disjoint_paths_run((4, 5), TABLE2_PAIRS, detour_order="+-")  # d4 takes another detour at level 1
+    changed = study.table2_check(run).set_index(["level", "entry"])
+    assert not changed.loc[(1, "to T: d4"), "agrees"]
+    assert changed.loc[(1, "to T: s4"), "agrees"]
+
+
+def test_table1_torus_measures_the_graph_not_the_formula():
+    table = study.table1_torus([(1, 5), (2, 6), (3, 5)])
+    assert table["agrees"].all()
+    assert table["diameter"].tolist() == [2, 6, 6] and table["links"].tolist() == [5, 72, 375]
+    with pytest.raises(ValueError, match="shapes"):
+        study.table1_torus([(2, 5, 1)])
+
+
+def test_step_lengths_of_the_special_and_swap_cases():
+    through = study.step_lengths(disjoint_paths_run((2, 5), [((4, 0), (3, 4)), ((1, 1), (4, 4))]), 5)
+    assert (through["special_levels"], through["special_through"], through["special_swaps"]) == (1, 1, 0)
+    assert through["lemma1_paths"] == 3  # four routed vertices, the one through T' excluded
+    swapped = study.step_lengths(disjoint_paths_run((2, 5), [((2, 2), (3, 1)), ((4, 2), (4, 1))]), 5)
+    assert swapped["special_swaps"] == 1
+    pairs = [((0, 1, 0), (3, 1, 4)), ((0, 1, 4), (0, 2, 0)), ((0, 2, 4), (0, 0, 4))]
+    general = study.step_lengths(disjoint_paths_run((3, 5), pairs), 5)
+    assert general["lemma2_swaps"] == 1 and general["lemma2_threats"] == 1 and general["lemma2_paths"] == 6
+    table2 = study.step_lengths(disjoint_paths_run((4, 5), TABLE2_PAIRS), 5)
+    # level 1: 8 routes; level 2: 6 routes; completions in T' at levels 1 and 2 and the final DOR level
+    assert (table2["lemma1_paths"], table2["base_levels"], table2["lemma2_hops_max"]) == (14, 3, 4)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 5), kind=st.sampled_from(["surrounded", "one_subtorus", "ball", "uniform"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_property_every_step_within_its_lemma_bound(n, kind, seed):
+    k = study.paper_radix(n)
+    pairs = random_instance(n, k, n, np.random.default_rng(seed), kind)
+    steps = study.step_lengths(disjoint_paths_run((n, k), pairs), k)
+    for name, bound in (("lemma1_hops_max", k + 1), ("lemma2_hops_max", k), ("level_pair_hops_max", 2 * k),
+                        ("base_excess_max", 0), ("special_len_max", 3 * k - 1)):  # fmt: skip
+        assert not steps[name] > bound, (name, pairs)  # NaN: the step did not run
+
+
+def test_optimum_comparison_orders_the_bounds_and_records_the_status():
+    rows = study.optimum_comparison(2, "one_subtorus", 3, np.random.default_rng(2), node_limit=100)
+    for row in rows:
+        assert row["status"] == "optimal" and row["nodes"] >= 0
+        assert row["lower_bound"] <= row["optimum_lower"] == row["optimum"] == row["optimum_upper"]
+        assert row["optimum"] <= min(row["paper"], row["short"], row["greedy"])
+    with pytest.raises(ValueError, match="optimum_instances"):
+        study.optimum_items({"optimum_ns": [2, 3], "optimum_instances": [1], "optimum_kinds": ["ball"],
+                             "optimum_node_limit": 10})
+
+
+def test_coverage_claims_rules_on_perturbed_tables(tiny_results):
+    claims = _claims(tiny_results)
+    assert claims.loc["table2_trace", "verdict"] == "holds" and claims.loc["table1_torus", "verdict"] == "holds"
+    assert claims.loc["bound_attained", "verdict"] == "not testable here"
+    table2 = tiny_results["table2_check"].copy()
+    table2.loc[0, "agrees"] = False
+    assert _claims(tiny_results, {"table2": table2}).loc["table2_trace", "verdict"] == "does not hold"
+    steps = tiny_results["step_bounds"].copy()
+    steps.loc[0, "lemma1_max"] = steps.loc[0, "lemma1_bound"] + 1
+    assert _claims(tiny_results, {"steps": steps}).loc["lemma1_step_bound", "verdict"] == "does not hold"
+    optimum = tiny_results["optimum_comparison"].copy()
+    optimum["short"] = optimum["paper"] + 1  # short farther from the optimum than paper
+    assert _claims(tiny_results, {"optimum": optimum}).loc["optimum_short_closer", "verdict"] == "does not hold"
+    lower = tiny_results["lower_bound"]
+    assert (lower["paper_over_lower"] >= 1).all() and (tiny_results["work_instances"]["lower_bound"] >= 1).all()
+    difficulty = tiny_results["difficulty_by_c"].copy()
+    assert len(difficulty) == 2 + 3 and (difficulty["failures"] == 0).all()
+    difficulty.loc[difficulty["c"] == 1, "max_len_mean"] = 1e9  # c = 1 the "hardest"
+    assert _claims(tiny_results, {"difficulty": difficulty}).loc["c_equals_n_hardest", "verdict"] == "does not hold"
+    for ratio, verdict in ((study.EFFICIENT_RATIO, "holds"), (study.ROUGHLY_EFFICIENT_RATIO, "holds approximately"),
+                           (study.ROUGHLY_EFFICIENT_RATIO + 0.01, "does not hold")):  # fmt: skip
+        lower = tiny_results["lower_bound"].assign(paper_over_lower=ratio)
+        assert _claims(tiny_results, {"lower": lower}).loc["efficiency_vs_lower_bound", "verdict"] == verdict

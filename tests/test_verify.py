@@ -75,8 +75,9 @@ def test_compare_outputs_skips_timing_and_manifests_and_lists_figures(tmp_path):
 
 # ---------------------------------------------------------------------- bit-identical science files
 SMALL_DISJOINT = {"seed": 5, "ns": [2, 3], "instances": 6, "chunk_size": 3, "greedy_per_chunk": 1,
-                  "optimum_ns": [2], "optimum_instances": 1, "optimum_time_limit": 30.0, "adversarial_count": 2,
-                  "adversarial_kinds": ["uniform", "ball"]}  # fmt: skip
+                  "optimum_ns": [2], "optimum_instances": [1], "optimum_kinds": ["surrounded"],
+                  "optimum_node_limit": 100, "adversarial_count": 2,
+                  "adversarial_kinds": ["uniform", "ball"], "difficulty_instances": 2}  # fmt: skip
 
 
 def science_bytes(folder: Path) -> dict[str, bytes]:

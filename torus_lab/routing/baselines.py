@@ -6,8 +6,11 @@ as lists of coordinate tuples, so the same verifier checks them.
 * :func:`greedy_disjoint_paths` routes the pairs one after the other, each on a shortest path (A* with the Lee
   distance, i.e. BFS order) that avoids every vertex already used and every other pair's endpoints.  It can
   fail where a disjoint solution exists; trying a few pair orders helps.
-* :func:`optimal_disjoint_paths` solves the integer programme "minimise the longest path" exactly
-  (unit-capacity multicommodity flow, ``scipy.optimize.milp`` with HiGHS); practical on small tori only.
+* :func:`solve_min_max_milp` solves the integer programme "minimise the longest path" (unit-capacity
+  multicommodity flow, ``scipy.optimize.milp`` with HiGHS) under a deterministic node limit and reports the
+  solver status and the proved bounds; :func:`optimal_disjoint_paths` returns its paths when proved optimal.
+  Practical on small tori only.
+* :func:`lee_lower_bound` is the trivial lower bound: the largest Lee distance of a pair.
 
 Examples
 --------
@@ -22,15 +25,19 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from torus_lab._memory import check_memory
 from torus_lab._validate import check_int, check_real, check_str
-from torus_lab.routing.disjoint_paths import Node, _check_instance
+from torus_lab.routing.disjoint_paths import Node, _check_instance, _check_pairs, torus_shape
 from torus_lab.topology import Torus
 
-__all__ = ["GREEDY_ORDERS", "greedy_disjoint_paths", "optimal_disjoint_paths"]
+__all__ = [
+    "GREEDY_ORDERS", "MILP_STATUSES", "MilpResult", "greedy_disjoint_paths", "lee_lower_bound",
+    "optimal_disjoint_paths", "solve_min_max_milp",
+]  # fmt: skip
 
 #: Bytes per flow variable (pair, directed link) of the integer programme: its Python and sparse constraint
 #: rows and HiGHS's copy (2.4 to 7 KB of resident memory measured on (2, 200), (4, 7), (3, 9) tori; the larger
@@ -149,30 +156,83 @@ def greedy_disjoint_paths(
     return paths  # type: ignore[return-value]
 
 
-def optimal_disjoint_paths(
+#: Solver statuses of :class:`MilpResult`: proved optimal, stopped by the deterministic node limit, stopped by
+#: the (machine-dependent) time limit, no solution exists, anything else HiGHS reports.
+MILP_STATUSES = ("optimal", "node_limit", "time_limit", "infeasible", "other")
+
+
+@dataclass(frozen=True)
+class MilpResult:
+    """Result of :func:`solve_min_max_milp`.
+
+    ``paths`` is the best solution found (None if none), ``upper`` its longest path (None if none), ``lower``
+    the best proved lower bound on the optimum (the solver's dual bound rounded up, at least the largest Lee
+    distance of a pair), ``optimum`` the optimum when proved (``status == "optimal"``), ``nodes`` the
+    branch-and-bound nodes HiGHS solved.
+    """
+
+    status: str
+    paths: list[list[Node]] | None
+    upper: int | None
+    lower: int
+    nodes: int
+
+    @property
+    def optimum(self) -> int | None:
+        """The proved optimum (longest path of an optimal solution), or None."""
+        return self.upper if self.status == "optimal" else None
+
+
+def lee_lower_bound(torus: Torus | tuple[int, int], pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> int:
+    """The trivial lower bound on the longest of any ``c`` disjoint paths: the largest Lee distance of a pair.
+
+    Examples
+    --------
+    >>> lee_lower_bound((2, 5), [((0, 0), (2, 4)), ((1, 1), (1, 1))])
+    3
+    """
+    n, k = torus_shape(torus)
+    checked = _check_pairs(n, k, pairs)
+    return max((sum(min((a - b) % k, (b - a) % k) for a, b in zip(s, d, strict=True)) for s, d in checked),
+               default=0)  # fmt: skip
+
+
+def solve_min_max_milp(
     torus: Torus | tuple[int, int],
     pairs: Sequence[tuple[Sequence[int], Sequence[int]]],
     *,
-    time_limit: float = 60.0,
-) -> list[list[Node]] | None:
-    """Disjoint paths minimising the longest path length, by integer programming (exact).
+    node_limit: int | None = None,
+    time_limit: float | None = None,
+    upper_bound: int | None = None,
+) -> MilpResult:
+    """Disjoint paths minimising the longest path length, by integer programming (exact when it finishes).
 
     Formulation: one binary flow variable per (pair, directed link); flow conservation per pair and vertex;
-    at most one unit of flow enters any vertex; flows never touch another pair's endpoints; ``L >= `` every
-    pair's number of links; minimise ``L + eps * (total links)`` with ``eps`` small enough that ``L`` is
-    minimised first (the second term removes useless cycles).  Solved by ``scipy.optimize.milp`` (HiGHS).
+    at most one unit of flow enters any vertex; flows never touch another pair's endpoints; ``L >=`` every
+    pair's number of links and ``L >=`` the largest Lee distance of a pair (:func:`lee_lower_bound`, a valid
+    cut that lets the solver stop as soon as a solution attains it); minimise ``L``.  A solution may carry
+    flow on cycles away from the paths (they cost nothing): each path is read by following the flow from its
+    source, and its length is at most ``L``.  Solved by ``scipy.optimize.milp`` (HiGHS).
 
-    Returns None if no solution was proved optimal within ``time_limit`` seconds (or none exists).
+    ``upper_bound``, the longest path of a known solution (e.g. a heuristic's), is a valid cut
+    ``L <= upper_bound`` that only speeds the solver up.  ``node_limit`` (branch-and-bound nodes) is
+    deterministic: the same instance gives the same result on every machine.  ``time_limit`` (seconds) is not,
+    and is meant only as a safety net; ``status`` says which limit stopped the solver (:data:`MILP_STATUSES`).
     The programme has ``c * 2n * k**n`` variables; its memory is estimated first and a torus too large for the
     memory limit is refused with a ``MemoryLimitError`` (a ``MemoryError``) before anything is built.
 
     Examples
     --------
-    >>> paths = optimal_disjoint_paths((2, 5), [((0, 0), (0, 2)), ((0, 1), (4, 1))])
-    >>> max(len(p) - 1 for p in paths)
-    3
+    >>> result = solve_min_max_milp((2, 5), [((0, 0), (0, 2)), ((0, 1), (4, 1))], node_limit=100)
+    >>> result.status, result.optimum, result.lower
+    ('optimal', 3, 3)
     """
-    time_limit = check_real("time_limit", time_limit, minimum=0)
+    if node_limit is not None:
+        node_limit = check_int("node_limit", node_limit, minimum=1, maximum=2**31 - 1)  # HiGHS takes a C int
+    if time_limit is not None:
+        time_limit = check_real("time_limit", time_limit, minimum=0)
+    if upper_bound is not None:
+        upper_bound = check_int("upper_bound", upper_bound, minimum=0)
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix
 
@@ -181,12 +241,15 @@ def optimal_disjoint_paths(
     check_memory(_MILP_BYTES_PER_VARIABLE * len(checked) * 2 * n * num_nodes,
                  f"the integer programme of optimal_disjoint_paths on the ({n}, {k})-torus ({len(checked)} pairs x "
                  f"{2 * n * num_nodes:,} directed links)")
+    lee = lee_lower_bound((n, k), checked)
     grid = _Grid(n, k)
     ids = [(grid.to_id(s), grid.to_id(d)) for s, d in checked]
     tails = np.repeat(np.arange(num_nodes), 2 * n)
     heads = np.array([w for v in range(num_nodes) for w in grid.neighbors(v)])
     arcs = len(tails)
     routed = [i for i, (s, d) in enumerate(ids) if s != d]
+    if not routed:
+        return MilpResult("optimal", [[s] for s, _ in checked], 0, 0, 0)
     num_vars = len(routed) * arcs + 1
     owner = np.full(num_nodes, -1)
     for i, (s, d) in enumerate(ids):
@@ -223,21 +286,29 @@ def optimal_disjoint_paths(
         lo.append(-np.inf)
         hi.append(0.0)
         row += 1
-    upper[-1] = np.inf
+    lower = np.zeros(num_vars)
+    if upper_bound is not None and upper_bound < lee:
+        raise ValueError(f"upper_bound = {upper_bound} is below the largest Lee distance of a pair ({lee}): no "
+                         "solution is that short")
+    lower[-1], upper[-1] = lee, np.inf if upper_bound is None else upper_bound
     matrix = coo_matrix((vals, (rows, cols)), shape=(row, num_vars)).tocsr()
-    cost = np.full(num_vars, 1.0 / (num_vars + 1))
+    cost = np.zeros(num_vars)
     cost[-1] = 1.0
     integrality = np.ones(num_vars)
     integrality[-1] = 0
-    result = milp(
-        cost,
-        constraints=LinearConstraint(matrix, lo, hi),
-        integrality=integrality,
-        bounds=Bounds(np.zeros(num_vars), upper),
-        options={"time_limit": float(time_limit)},
-    )
-    if result.status != 0 or result.x is None:
-        return None
+    options: dict[str, float | int] = {}
+    if node_limit is not None:
+        options["node_limit"] = node_limit
+    if time_limit is not None:
+        options["time_limit"] = float(time_limit)
+    result = milp(cost, constraints=LinearConstraint(matrix, lo, hi), integrality=integrality,
+                  bounds=Bounds(lower, upper), options=options)  # fmt: skip
+    status = _milp_status(result.status, str(result.message))
+    dual = getattr(result, "mip_dual_bound", None)
+    proved = lee if dual is None or not np.isfinite(dual) else max(lee, int(np.ceil(dual - 1e-6)))
+    nodes = int(getattr(result, "mip_node_count", 0) or 0)
+    if result.x is None:
+        return MilpResult(status, None, None, proved, nodes)
     x = np.round(result.x[:-1]).astype(int)
     paths: list[list[Node]] = []
     for i, (s, d) in enumerate(ids):
@@ -251,4 +322,49 @@ def optimal_disjoint_paths(
         while path[-1] != d:
             path.append(succ[path[-1]])
         paths.append([grid.to_node(v) for v in path])
-    return paths
+    longest = max(len(p) - 1 for p in paths)
+    if status == "optimal":
+        proved = longest
+    return MilpResult(status, paths, longest, min(proved, longest), nodes)
+
+
+def _milp_status(code: int, message: str) -> str:
+    """:data:`MILP_STATUSES` name of a ``scipy.optimize.milp`` status code and message.
+
+    scipy maps HiGHS's node limit (HiGHS model status 16, "Solution limit reached") to its catch-all code 4, so
+    the message decides; a time limit is code 1 ("Time limit reached").
+
+    Examples
+    --------
+    >>> _milp_status(4, "The HiGHS status code was not recognized. (HiGHS Status 16: Solution limit reached)")
+    'node_limit'
+    """
+    text = message.lower()
+    if code == 0:
+        return "optimal"
+    if "status 16:" in text or "solution limit" in text or "node limit" in text:
+        return "node_limit"
+    if "time limit" in text:
+        return "time_limit"
+    return "infeasible" if code == 2 else "other"
+
+
+def optimal_disjoint_paths(
+    torus: Torus | tuple[int, int],
+    pairs: Sequence[tuple[Sequence[int], Sequence[int]]],
+    *,
+    time_limit: float = 60.0,
+    node_limit: int | None = None,
+) -> list[list[Node]] | None:
+    """Disjoint paths minimising the longest path length (:func:`solve_min_max_milp`), or None if no solution
+    was proved optimal within the limits (or none exists).
+
+    Examples
+    --------
+    >>> paths = optimal_disjoint_paths((2, 5), [((0, 0), (0, 2)), ((0, 1), (4, 1))])
+    >>> max(len(p) - 1 for p in paths)
+    3
+    """
+    time_limit = check_real("time_limit", time_limit, minimum=0)
+    result = solve_min_max_milp(torus, pairs, node_limit=node_limit, time_limit=time_limit)
+    return result.paths if result.status == "optimal" else None
