@@ -775,7 +775,7 @@ def test_coverage_claims_rules_on_perturbed_tables(tiny_results):
     assert len(difficulty) == 2 + 3 and (difficulty["failures"] == 0).all()
     difficulty.loc[difficulty["c"] == 1, "max_len_mean"] = 1e9  # c = 1 the "hardest"
     assert _claims(tiny_results, {"difficulty": difficulty}).loc["c_equals_n_hardest", "verdict"] == "does not hold"
-    for ratio, verdict in ((study.EFFICIENT_RATIO, "holds"), (study.ROUGHLY_EFFICIENT_RATIO, "holds approximately"),
-                           (study.ROUGHLY_EFFICIENT_RATIO + 0.01, "does not hold")):  # fmt: skip
-        lower = tiny_results["lower_bound"].assign(paper_over_lower=ratio)
-        assert _claims(tiny_results, {"lower": lower}).loc["efficiency_vs_lower_bound", "verdict"] == verdict
+    lower = tiny_results["lower_bound"].assign(paper_over_lower=3.0)
+    row = _claims(tiny_results, {"lower": lower}).loc["efficiency_vs_lower_bound"]
+    # no threshold of ours: the ratio is reported, the verdict says why it is not judged
+    assert row["verdict"] == "not testable here" and row["measured_value"] == 3.0

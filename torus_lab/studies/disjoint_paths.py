@@ -75,8 +75,6 @@ __all__ = [
     "table1_torus",
     "table2_check",
     "ADVERSARIAL_CONFIGS",
-    "EFFICIENT_RATIO",
-    "ROUGHLY_EFFICIENT_RATIO",
     "ADVERSARIAL_COUNTERS",
     "DRAWN_DIMS",
     "FIXED_INSTANCES",
@@ -1268,10 +1266,6 @@ PARTLY_TIGHT_RATIO = 0.75
 #: deterministic measure of the running time, :func:`work_growth`) is at most this ("holds"; up to the worst
 #: case's own exponent :data:`WORST_CASE_EXPONENT`: "holds approximately").
 SIGNIFICANTLY_BETTER_EXPONENT = 4
-#: "Efficient" (Section 7), our reading: the mean per-instance longest path is within this factor of the trivial
-#: lower bound at the largest n ("holds"), or within :data:`ROUGHLY_EFFICIENT_RATIO` ("holds approximately").
-EFFICIENT_RATIO = 1.5
-ROUGHLY_EFFICIENT_RATIO = 2.0
 _INSTANCES = ("random instances as in Section 7: an (n, max(5, n + 1))-torus, c = n pairs of distinct uniform "
               "vertices")
 
@@ -1523,17 +1517,18 @@ def coverage_claims(coverage: Coverage, seed: str = "") -> list[Claim]:
         claim_id="efficiency_vs_lower_bound", location="Section 7",
         statement="the distance between the upper bound and the observed lengths is a good indicator of the "
                   "algorithm's efficiency",
-        conditions=f"{_INSTANCES}; efficiency measured from below, against the trivial lower bound of every "
-                   f"instance (the largest Lee distance of a pair, never above the optimum); 'efficient' read as "
-                   f"a mean per-instance longest path within {EFFICIENT_RATIO}x the lower bound at the largest n "
-                   f"(within {ROUGHLY_EFFICIENT_RATIO}x: holds approximately), our reading, the paper gives no "
-                   f"number; {seed}",
+        conditions=f"{_INSTANCES}; lengths set beside the trivial lower bound of every instance (the largest Lee "
+                   f"distance of a pair, never above the optimum) and, on crowded sets, the exact optimum (row "
+                   f"optimum_gap); {seed}",
         paper_text="good indicator of efficiency (no number)",
         measured_value=math.nan if largest is None else float(largest["paper_over_lower"]),
         measured_text=(f"mean paper/lower bound: {_per_n(lower, 'paper_over_lower', '{:.2f}')}; short variant: "
                        f"{_per_n(lower, 'short_over_lower', '{:.2f}')}; paper attains the lower bound on "
                        f"{_per_n(lower, 'paper_at_lower', '{:.0%}')} of instances"),
-        rule=Rule("at_most", {"bound": EFFICIENT_RATIO, "approx_bound": ROUGHLY_EFFICIENT_RATIO}),
+        rule=Rule("manual", {"verdict": "not testable here", "reason": (
+            "the paper names no measure or threshold of efficiency, and a distance to an upper bound cannot show "
+            "one: the measured ratios to the lower bound and the optimum gap are reported for the reader, not "
+            "judged against a threshold of ours")}),
         evidence=_dp_evidence("lower_bound.csv", "work_instances.csv")))
     return rows
 
