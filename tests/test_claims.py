@@ -3,6 +3,7 @@ through CSV, and every evidence path of the committed claims tables resolving to
 
 from __future__ import annotations
 
+import importlib
 import math
 from pathlib import Path
 
@@ -218,9 +219,6 @@ def _committed_tables() -> list[Path]:
     return sorted((ROOT / "data").glob("*/claims.csv")) + [ROOT / "data" / "claims.csv"]
 
 
-@pytest.mark.xfail(strict=True, reason="the committed claims tables predate the issue 15 schema (no location, "
-                   "conditions or rule; two fig4_*.csv evidence entries); `make reproduce` regenerates them, then "
-                   "remove this marker")
 @pytest.mark.parametrize("path", _committed_tables(), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_committed_tables_follow_the_schema_and_their_evidence_resolves(path):
     table = check_claims_table(pd.read_csv(path, dtype=str, keep_default_na=False), str(path))
@@ -229,6 +227,16 @@ def test_committed_tables_follow_the_schema_and_their_evidence_resolves(path):
     assert not missing
     assert all((ROOT / notebook).is_file() for notebook in table.notebook)
 
+
+PAPER_STUDIES = ("direction_first", "disjoint_paths", "fault_tolerant", "loads", "virtual_mesh")
+
+
+@pytest.mark.parametrize("study", PAPER_STUDIES)
+def test_committed_tables_cover_every_numbered_result_of_their_paper(study):
+    """Issue 15, item 3: each paper's committed claims table names every numbered result its study lists."""
+    module = importlib.import_module(f"torus_lab.studies.{study}")
+    table = pd.read_csv(ROOT / "data" / study / "claims.csv", dtype=str, keep_default_na=False)
+    assert module.PAPER_RESULTS and uncovered_results(table, module.PAPER_RESULTS) == []
 
 # ------------------------------------------------------------------------------------------ the report's claims parts
 def test_report_claims_html_shows_conditions_and_filters_by_verdict(tmp_path):

@@ -10,7 +10,6 @@ import tomllib
 from pathlib import Path
 
 import matplotlib
-import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,8 +99,6 @@ def test_no_source_file_points_outside_the_repository():
     assert not hits, "files that reference something outside the repository:\n" + "\n".join(hits)
 
 
-@pytest.mark.xfail(strict=True, reason="the committed reports were executed from notebooks that still cited a file "
-                   "outside the repository; `make reproduce` regenerates them, then remove this marker")
 def test_no_generated_output_points_outside_the_repository():
     hits = outside_references([p for p in repository_files() if is_generated(p)])
     assert not hits, "generated outputs that reference something outside the repository:\n" + "\n".join(hits)
