@@ -113,6 +113,7 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.config import check_speculative_delays
+from torus_lab.sim.kernels import _mark_empty, _mark_occupied, list_occupied
 from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
@@ -120,6 +121,7 @@ from torus_lab.sim.packets import (
     _CN_ROUTING_ERROR,
     _CN_WINDOW_FLITS_EJECTED,
     CNT,
+    borrowed,
     dequeue,
     finish,
     generate,
@@ -179,6 +181,8 @@ BookSimState = namedtuple(
         "ch_src_router", "ch_dst_router", "ch_latency", "ch_in_port", "ch_out_port",
         # input VCs: FIFO (count, front slot; per slot packet, flit index, cycle from which it is visible)
         "count", "fhead", "fpk", "fidx", "farr",
+        # input VCs holding flits: bitmap kept by injection and traversal, and its ascending list of one stage
+        "occupied", "live", "nlive",
         # input VCs: state machine, ready cycle, route candidates, allocated output VC, VC-allocation pointer
         "vstate", "vready", "ncand", "cand_vc", "cand_st", "out_vc", "va_aptr",
         # output VCs: holder (-1 free), credits, pending credit arrivals (FIFO), VC-allocation grant pointer
@@ -268,10 +272,10 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
     total = topology.num_channels + 2 * topology.num_nodes
     nvc = total * vcs
     ports = 2 * topology.n + 1
-    per_vc = 5 * depth + 15 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
+    per_vc = 5 * depth + 16 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
     packets = topology.num_nodes * (queue_cap + 1) + nvc + 16
-    return 8 * (nvc * per_vc + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8) + rec_cap * 7
-                + total * (8 + 4 * ports) + 2 * ports)  # fmt: skip
+    return 8 * (nvc * per_vc + nvc // 64 + 2 + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8)
+                + rec_cap * 7 + total * (8 + 4 * ports) + 2 * ports)  # fmt: skip
 
 
 def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, burst_on: np.ndarray,
@@ -288,6 +292,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     nn, nch = topology.num_nodes, topology.num_channels
     total = len(ch_src)
     nvc = total * vcs
+    n_in = (nch + nn) * vcs  # input VCs of the routers (network and injection): the only ones holding flits
     cfg = cfg.astype(np.int64).copy()
     cfg[_VCS], cfg[_NCH], cfg[_NN], cfg[_PORTS] = vcs, nch, nn, ports
     npk = nn * (queue_cap + 1) + nvc + 16
@@ -306,6 +311,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         counters=zeros(len(CNT)),
         ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
         count=zeros(nvc), fhead=zeros(nvc), fpk=zeros(nvc, depth), fidx=zeros(nvc, depth), farr=zeros(nvc, depth),
+        occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), nlive=zeros(1),
         vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, MAX_CANDIDATES),
         cand_st=zeros(nvc, MAX_CANDIDATES, STATE_SIZE), out_vc=full(-1, nvc), va_aptr=zeros(nvc),
         busy=full(-1, nvc), credit=full(depth, nvc), cr_time=zeros(nvc, depth), cr_head=zeros(nvc),
@@ -370,7 +376,7 @@ def send_credit(st, vc, arrival):
 
 
 @njit(inline="always")
-def _push(fpk, fidx, farr, fhead, count, vc, p, fi, visible):
+def _push(fpk, fidx, farr, fhead, count, occupied, vc, p, fi, visible):
     """Append flit ``fi`` of packet ``p`` to input VC ``vc``'s buffer, visible from cycle ``visible``."""
     depth = fpk.shape[1]
     slot = (fhead[vc] + count[vc]) % depth
@@ -378,11 +384,12 @@ def _push(fpk, fidx, farr, fhead, count, vc, p, fi, visible):
     fidx[vc, slot] = fi
     farr[vc, slot] = visible
     count[vc] += 1
+    _mark_occupied(occupied, vc)
 
 
 @njit(inline="always")
 def _push_flit(st, vc, p, fi, visible):
-    _push(st.fpk, st.fidx, st.farr, st.fhead, st.count, vc, p, fi, visible)
+    _push(st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied, vc, p, fi, visible)
 
 
 # ---------------------------------------------------------------------------------------------------- stages
@@ -419,7 +426,7 @@ def inject_flits(st, now):
     active, inj_pk, inj_flit, inj_vc, inj_last_vc, q_len = (st.active, st.inj_pk, st.inj_flit, st.inj_vc,
                                                            st.inj_last_vc, st.q_len)  # fmt: skip
     busy, credit, cr_time, cr_head, cr_count = st.busy, st.credit, st.cr_time, st.cr_head, st.cr_count
-    fpk, fidx, farr, fhead, count = st.fpk, st.fidx, st.farr, st.fhead, st.count
+    fpk, fidx, farr, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied
     counters, pk_inj = st.counters, st.pk_inj
     sent = 0
     for a in range(active.shape[0]):
@@ -447,7 +454,7 @@ def inject_flits(st, now):
         p = inj_pk[node]
         fi = inj_flit[node]
         credit[vc] -= 1
-        _push(fpk, fidx, farr, fhead, count, vc, p, fi, now + 2)
+        _push(fpk, fidx, farr, fhead, count, occupied, vc, p, fi, now + 2)
         sent += 1
         counters[_CN_FLITS_INJECTED] += 1
         if fi == 0:
@@ -473,15 +480,16 @@ def route_heads(route, tables, st, now):
     nch = cfg[_NCH]
     nn = cfg[_NN]
     routing_delay = cfg[_RD]
-    n_in = (nch + nn) * vcs  # network and injection VCs: the routers' inputs
-    vstate, count, farr, fhead, fpk = st.vstate, st.count, st.farr, st.fhead, st.fpk
+    vstate, farr, fhead, fpk = st.vstate, st.farr, st.fhead, st.fpk
     ch_dst_router, ch_src_router, pk_dst, pk_state = st.ch_dst_router, st.ch_src_router, st.pk_dst, st.pk_state
     cand_vc, cand_st, ncand, vready = st.cand_vc, st.cand_st, st.ncand, st.vready
     rng, counters, tmp_ch, tmp_vc, tmp_st = st.rng, st.counters, st.tmp_ch, st.tmp_vc, st.tmp_st
     ch_ok = tables.ch_ok
+    live = st.live
     routed = 0
-    for iv in range(n_in):
-        if vstate[iv] != IDLE or count[iv] == 0 or farr[iv, fhead[iv]] > now:
+    for i in range(list_occupied(st)):  # the input VCs holding flits, ascending (the order of random draws)
+        iv = live[i]
+        if vstate[iv] != IDLE or farr[iv, fhead[iv]] > now:
             continue
         p = fpk[iv, fhead[iv]]
         ch = iv // vcs
@@ -563,18 +571,16 @@ def allocate_vcs(st, now):
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
-    nch = cfg[_NCH]
-    nn = cfg[_NN]
     vc_alloc_delay = cfg[_VAD]
     span = cfg[_PORTS] * vcs
-    n_in = (nch + nn) * vcs
     vstate, vready, va_tried, ncand = st.vstate, st.vready, st.va_tried, st.ncand
     cand_vc, cand_st = st.cand_vc, st.cand_st
     busy, vc_taken, out_vc, ch_in_port, ch_out_port = st.busy, st.vc_taken, st.out_vc, st.ch_in_port, st.ch_out_port
     req_in, req_out, req_c, req_in_key, req_out_key = st.req_in, st.req_out, st.req_c, st.req_in_key, st.req_out_key
-    fpk, fhead, pk_state, matched = st.fpk, st.fhead, st.pk_state, st.matched
+    fpk, fhead, pk_state, matched, live = st.fpk, st.fhead, st.pk_state, st.matched, st.live
     nreq = 0
-    for iv in range(n_in):
+    for i in range(list_occupied(st)):  # a head waiting for a VC is at the front of a VC holding flits
+        iv = live[i]
         if vstate[iv] != VC_ALLOC or vready[iv] > now:
             continue
         vready[iv] = now + vc_alloc_delay  # evaluated: next attempt after this allocation's delay
@@ -702,8 +708,14 @@ def allocate_switch(st, now):
                                                                            st.sa_req_spec)  # fmt: skip
     req_in_key, req_out_key, ch_in_port, sa_void, matched, grants = (st.req_in_key, st.req_out_key, st.ch_in_port,
                                                                      st.sa_void, st.matched, st.grants)  # fmt: skip
+    live = st.live
     nreq = 0
-    for ic in range(nch + nn):
+    last_ic = -1
+    for i in range(list_occupied(st)):  # each input channel with a VC holding flits, once, in ascending order
+        ic = live[i] // vcs
+        if ic == last_ic:
+            continue
+        last_ic = ic
         base = ic * vcs
         tag = now * (nch + nn) + ic
         for t in range(vcs):
@@ -762,7 +774,7 @@ def traverse_switch(st, now):
     length = cfg[_LENGTH]
     credit_delay = cfg[_CRD]
     warmup, measure_end = cfg[_WARMUP], cfg[_MEASURE_END]
-    fpk, fidx, farr, fhead, count = st.fpk, st.fidx, st.farr, st.fhead, st.count
+    fpk, fidx, farr, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied
     credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
     grants, ch_latency, out_vc, pk_hops, ch_flits, counters = (st.grants, st.ch_latency, st.out_vc, st.pk_hops,
                                                                st.ch_flits, st.counters)  # fmt: skip
@@ -777,6 +789,8 @@ def traverse_switch(st, now):
         fi = fidx[iv, h]
         fhead[iv] = (h + 1) % depth
         count[iv] -= 1
+        if count[iv] == 0:
+            _mark_empty(occupied, iv)
         ic = iv // vcs
         back = now + cfg[_SAD] - 1 + ch_latency[ic] + 1
         _queue_credit(cr_time, cr_head, cr_count, iv, back + (credit_delay if ic < nch else 0))
@@ -785,7 +799,7 @@ def traverse_switch(st, now):
         credit[o] -= 1
         tail = fi == length - 1
         if oc < nch:
-            _push(fpk, fidx, farr, fhead, count, o, p, fi, sent_at + ch_latency[oc] + 1)
+            _push(fpk, fidx, farr, fhead, count, occupied, o, p, fi, sent_at + ch_latency[oc] + 1)
             if fi == 0:
                 pk_hops[p] += 1
             if measuring:
@@ -807,7 +821,12 @@ def traverse_switch(st, now):
 
 @njit
 def run_booksim(route, tables, st, max_cycles):
-    """The cycle loop: the stages in BookSim2's order, up to ``max_cycles`` cycles; 1 when the run is over."""
+    """The cycle loop: the stages in BookSim2's order, up to ``max_cycles`` cycles; 1 when the run is over.
+
+    The stages run on a :func:`~torus_lab.sim.packets.borrowed` copy of the state and tables (no reference
+    counting of their arrays at each stage call)."""
+    st = borrowed(st)
+    tables = borrowed(tables)
     cfg, counters = st.cfg, st.counters
     measure_end, drain, deadlock_cycles = cfg[_MEASURE_END], cfg[_DRAIN], cfg[_DL_CYCLES]
     for _ in range(max_cycles):
