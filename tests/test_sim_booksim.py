@@ -333,6 +333,9 @@ def test_flits_are_conserved_mid_run_and_hops_are_minimal():
         injected, ejected = st.counters[CNT["flits_injected"]], st.counters[CNT["flits_ejected"]]
         assert injected == ejected + st.count.sum()
         assert (st.credit >= 0).all() and (st.count <= st.fpk.shape[1]).all()
+        # the occupancy bitmap the stages visit marks exactly the input VCs holding flits
+        bits = np.unpackbits(st.occupied.view(np.uint8), bitorder="little")[: st.live.shape[0]]
+        assert (bits == (st.count[: st.live.shape[0]] > 0)).all() and st.count[st.live.shape[0]:].sum() == 0
     res = simulate(DOR, cfg, seed=4)
     assert not res.deadlock and res.delivered > 100
     assert (res.packets.extra_hops == 0).all() and (res.packets.dst == res.packets.src).any()

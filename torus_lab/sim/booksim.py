@@ -86,10 +86,16 @@ Not modelled
     checks (``spec_check_elig``, ``spec_check_cred``, ``spec_mask_by_reqs`` other than BookSim2's defaults).
 
 State: one :class:`BookSimState` (a NamedTuple of numpy arrays, so numba compiles and caches every stage
-against one type); :func:`state_for` builds it.  The stages are compiled with ``inline="always"``: each call of a
-separate compiled function taking the state would increment and decrement the reference count of every array
-in it (measured: the loop ran 2-3x slower); inlined, the loop costs what one function would, while each stage
-stays a small function of its own, callable and tested alone.  Stages: :func:`generate_packets`, :func:`inject_flits`,
+against one type); :func:`state_for` builds it.  The stages are compiled with ``inline="always"``, so each stays a
+small function of its own, callable and tested alone.  numba counts references to every array: passing the
+state to a stage (inlined or not) increments and decrements the count of each of its arrays, and reading an
+array through the tuple inside a loop does so at every read.  So the stages bind the arrays they use to local
+names at their top, and :func:`run_booksim` runs them on a :func:`~torus_lab.sim.packets.borrowed` copy of the
+state whose arrays are not reference-counted (measured together, on a loaded machine: the loop ran 2.5-3.5x faster).  Routing
+and both allocators visit only the input VCs holding flits (the ``occupied`` bitmap, kept by injection and
+traversal, listed in ascending order by :func:`torus_lab.sim.kernels.list_occupied`, as in the simple model),
+which keeps every round-robin decision and the order of random draws of a scan of all input VCs.
+Stages: :func:`generate_packets`, :func:`inject_flits`,
 :func:`route_heads`, :func:`allocate_vcs`, :func:`allocate_switch`, :func:`traverse_switch` (and the credit
 helpers :func:`credits_available`, :func:`send_credit`), called in that order by :func:`run_booksim`.
 Generation into the source queues, packet finishing, the progress (deadlock) watch and the end-of-run test are
@@ -113,6 +119,7 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.config import check_speculative_delays
+from torus_lab.sim.kernels import _mark_empty, _mark_occupied, list_occupied
 from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
@@ -120,6 +127,7 @@ from torus_lab.sim.packets import (
     _CN_ROUTING_ERROR,
     _CN_WINDOW_FLITS_EJECTED,
     CNT,
+    borrowed,
     dequeue,
     finish,
     generate,
@@ -179,6 +187,8 @@ BookSimState = namedtuple(
         "ch_src_router", "ch_dst_router", "ch_latency", "ch_in_port", "ch_out_port",
         # input VCs: FIFO (count, front slot; per slot packet, flit index, cycle from which it is visible)
         "count", "fhead", "fpk", "fidx", "farr",
+        # input VCs holding flits: bitmap kept by injection and traversal, and its ascending list of one stage
+        "occupied", "live", "nlive",
         # input VCs: state machine, ready cycle, route candidates, allocated output VC, VC-allocation pointer
         "vstate", "vready", "ncand", "cand_vc", "cand_st", "out_vc", "va_aptr",
         # output VCs: holder (-1 free), credits, pending credit arrivals (FIFO), VC-allocation grant pointer
@@ -268,10 +278,10 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
     total = topology.num_channels + 2 * topology.num_nodes
     nvc = total * vcs
     ports = 2 * topology.n + 1
-    per_vc = 5 * depth + 15 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
+    per_vc = 5 * depth + 16 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
     packets = topology.num_nodes * (queue_cap + 1) + nvc + 16
-    return 8 * (nvc * per_vc + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8) + rec_cap * 7
-                + total * (8 + 4 * ports) + 2 * ports)  # fmt: skip
+    return 8 * (nvc * per_vc + nvc // 64 + 2 + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8)
+                + rec_cap * 7 + total * (8 + 4 * ports) + 2 * ports)  # fmt: skip
 
 
 def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, burst_on: np.ndarray,
@@ -288,6 +298,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     nn, nch = topology.num_nodes, topology.num_channels
     total = len(ch_src)
     nvc = total * vcs
+    n_in = (nch + nn) * vcs  # input VCs of the routers (network and injection): the only ones holding flits
     cfg = cfg.astype(np.int64).copy()
     cfg[_VCS], cfg[_NCH], cfg[_NN], cfg[_PORTS] = vcs, nch, nn, ports
     npk = nn * (queue_cap + 1) + nvc + 16
@@ -306,6 +317,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         counters=zeros(len(CNT)),
         ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
         count=zeros(nvc), fhead=zeros(nvc), fpk=zeros(nvc, depth), fidx=zeros(nvc, depth), farr=zeros(nvc, depth),
+        occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), nlive=zeros(1),
         vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, MAX_CANDIDATES),
         cand_st=zeros(nvc, MAX_CANDIDATES, STATE_SIZE), out_vc=full(-1, nvc), va_aptr=zeros(nvc),
         busy=full(-1, nvc), credit=full(depth, nvc), cr_time=zeros(nvc, depth), cr_head=zeros(nvc),
@@ -331,35 +343,59 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
 
 
 # ---------------------------------------------------------------------------------------------------- credits
+#
+# Inside a loop every stage reads the state's arrays through local names bound at its top: reading an array
+# through the state tuple (``st.count[iv]``) costs a reference-count update per access in numba (measured: the
+# whole loop ran ~2x slower).  The helpers below therefore take the arrays themselves; the public
+# ``credits_available`` / ``send_credit`` keep their ``st`` signature for callers outside a loop.
+
+
+@njit(inline="always")
+def _take_credits(credit, cr_time, cr_head, cr_count, vc, now):
+    """:func:`credits_available` on the credit arrays themselves (for the stages' loops)."""
+    depth = cr_time.shape[1]
+    while cr_count[vc] > 0 and cr_time[vc, cr_head[vc]] <= now:
+        cr_head[vc] = (cr_head[vc] + 1) % depth
+        cr_count[vc] -= 1
+        credit[vc] += 1
+    return credit[vc]
+
+
+@njit(inline="always")
+def _queue_credit(cr_time, cr_head, cr_count, vc, arrival):
+    """:func:`send_credit` on the credit arrays themselves (for the stages' loops)."""
+    depth = cr_time.shape[1]
+    cr_time[vc, (cr_head[vc] + cr_count[vc]) % depth] = arrival
+    cr_count[vc] += 1
 
 
 @njit(inline="always")
 def credits_available(st, vc, now):
     """Credits the sender of ``vc`` holds in cycle ``now`` (credits due by ``now`` are taken in first)."""
-    depth = st.cr_time.shape[1]
-    while st.cr_count[vc] > 0 and st.cr_time[vc, st.cr_head[vc]] <= now:
-        st.cr_head[vc] = (st.cr_head[vc] + 1) % depth
-        st.cr_count[vc] -= 1
-        st.credit[vc] += 1
-    return st.credit[vc]
+    return _take_credits(st.credit, st.cr_time, st.cr_head, st.cr_count, vc, now)
 
 
 @njit(inline="always")
 def send_credit(st, vc, arrival):
     """A credit for ``vc`` that its sender sees from cycle ``arrival`` on (arrivals per VC are in order)."""
-    depth = st.cr_time.shape[1]
-    st.cr_time[vc, (st.cr_head[vc] + st.cr_count[vc]) % depth] = arrival
-    st.cr_count[vc] += 1
+    _queue_credit(st.cr_time, st.cr_head, st.cr_count, vc, arrival)
+
+
+@njit(inline="always")
+def _push(fpk, fidx, farr, fhead, count, occupied, vc, p, fi, visible):
+    """Append flit ``fi`` of packet ``p`` to input VC ``vc``'s buffer, visible from cycle ``visible``."""
+    depth = fpk.shape[1]
+    slot = (fhead[vc] + count[vc]) % depth
+    fpk[vc, slot] = p
+    fidx[vc, slot] = fi
+    farr[vc, slot] = visible
+    count[vc] += 1
+    _mark_occupied(occupied, vc)
 
 
 @njit(inline="always")
 def _push_flit(st, vc, p, fi, visible):
-    depth = st.fpk.shape[1]
-    slot = (st.fhead[vc] + st.count[vc]) % depth
-    st.fpk[vc, slot] = p
-    st.fidx[vc, slot] = fi
-    st.farr[vc, slot] = visible
-    st.count[vc] += 1
+    _push(st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied, vc, p, fi, visible)
 
 
 # ---------------------------------------------------------------------------------------------------- stages
@@ -388,46 +424,52 @@ def inject_flits(st, now):
     then held until the tail is sent); body flits follow in that VC while credits last.  The router sees a
     flit sent in cycle ``now`` in cycle ``now + 2`` (1-cycle channel).  Returns the number of flits sent.
     """
-    vcs = st.cfg[_VCS]
-    length = st.cfg[_LENGTH]
-    qcap = st.cfg[_QCAP]
-    inj_base = st.cfg[_NCH]
+    cfg = st.cfg
+    vcs = cfg[_VCS]
+    length = cfg[_LENGTH]
+    qcap = cfg[_QCAP]
+    inj_base = cfg[_NCH]
+    active, inj_pk, inj_flit, inj_vc, inj_last_vc, q_len = (st.active, st.inj_pk, st.inj_flit, st.inj_vc,
+                                                           st.inj_last_vc, st.q_len)  # fmt: skip
+    busy, credit, cr_time, cr_head, cr_count = st.busy, st.credit, st.cr_time, st.cr_head, st.cr_count
+    fpk, fidx, farr, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied
+    counters, pk_inj = st.counters, st.pk_inj
     sent = 0
-    for a in range(st.active.shape[0]):
-        node = st.active[a]
-        if st.inj_pk[node] < 0:
-            if st.q_len[node] == 0:
+    for a in range(active.shape[0]):
+        node = active[a]
+        if inj_pk[node] < 0:
+            if q_len[node] == 0:
                 continue
-            st.inj_pk[node] = dequeue(st, node, qcap)
-            st.inj_flit[node] = 0
-            st.inj_vc[node] = -1
+            inj_pk[node] = dequeue(st, node, qcap)
+            inj_flit[node] = 0
+            inj_vc[node] = -1
         base = (inj_base + node) * vcs
-        if st.inj_vc[node] < 0:
+        if inj_vc[node] < 0:
             for i in range(1, vcs + 1):
-                v = (st.inj_last_vc[node] + i) % vcs
-                if st.busy[base + v] == -1 and credits_available(st, base + v, now) > 0:
-                    st.inj_vc[node] = v
-                    st.inj_last_vc[node] = v
-                    st.busy[base + v] = -2 - node
+                v = (inj_last_vc[node] + i) % vcs
+                if busy[base + v] == -1 and _take_credits(credit, cr_time, cr_head, cr_count, base + v, now) > 0:
+                    inj_vc[node] = v
+                    inj_last_vc[node] = v
+                    busy[base + v] = -2 - node
                     break
-            if st.inj_vc[node] < 0:
+            if inj_vc[node] < 0:
                 continue
-        vc = base + st.inj_vc[node]
-        if credits_available(st, vc, now) == 0:
+        vc = base + inj_vc[node]
+        if _take_credits(credit, cr_time, cr_head, cr_count, vc, now) == 0:
             continue
-        p = st.inj_pk[node]
-        fi = st.inj_flit[node]
-        st.credit[vc] -= 1
-        _push_flit(st, vc, p, fi, now + 2)
+        p = inj_pk[node]
+        fi = inj_flit[node]
+        credit[vc] -= 1
+        _push(fpk, fidx, farr, fhead, count, occupied, vc, p, fi, now + 2)
         sent += 1
-        st.counters[_CN_FLITS_INJECTED] += 1
+        counters[_CN_FLITS_INJECTED] += 1
         if fi == 0:
-            st.pk_inj[p] = now
+            pk_inj[p] = now
         if fi == length - 1:
-            st.busy[vc] = -1
-            st.inj_pk[node] = -1
+            busy[vc] = -1
+            inj_pk[node] = -1
         else:
-            st.inj_flit[node] = fi + 1
+            inj_flit[node] = fi + 1
     return sent
 
 
@@ -439,43 +481,51 @@ def route_heads(route, tables, st, now):
     gives them (its input channel is -1 at injection).  The VC then waits ``routing_delay`` cycles before VC
     allocation.  Returns the number of heads routed.
     """
-    vcs = st.cfg[_VCS]
-    nch = st.cfg[_NCH]
-    nn = st.cfg[_NN]
-    n_in = (nch + nn) * vcs  # network and injection VCs: the routers' inputs
+    cfg = st.cfg
+    vcs = cfg[_VCS]
+    nch = cfg[_NCH]
+    nn = cfg[_NN]
+    routing_delay = cfg[_RD]
+    vstate, farr, fhead, fpk = st.vstate, st.farr, st.fhead, st.fpk
+    ch_dst_router, ch_src_router, pk_dst, pk_state = st.ch_dst_router, st.ch_src_router, st.pk_dst, st.pk_state
+    cand_vc, cand_st, ncand, vready = st.cand_vc, st.cand_st, st.ncand, st.vready
+    rng, counters, tmp_ch, tmp_vc, tmp_st = st.rng, st.counters, st.tmp_ch, st.tmp_vc, st.tmp_st
+    ch_ok = tables.ch_ok
+    live = st.live
     routed = 0
-    for iv in range(n_in):
-        if st.vstate[iv] != IDLE or st.count[iv] == 0 or st.farr[iv, st.fhead[iv]] > now:
+    for i in range(list_occupied(st)):  # the input VCs holding flits, ascending (the order of random draws)
+        iv = live[i]
+        if vstate[iv] != IDLE or farr[iv, fhead[iv]] > now:
             continue
-        p = st.fpk[iv, st.fhead[iv]]
+        p = fpk[iv, fhead[iv]]
         ch = iv // vcs
-        router = st.ch_dst_router[ch]
-        if router == st.pk_dst[p]:
+        router = ch_dst_router[ch]
+        if router == pk_dst[p]:
             eject = (nch + nn + router) * vcs
             for v in range(vcs):
-                st.cand_vc[iv, v] = eject + v
-                st.cand_st[iv, v, :] = st.pk_state[p, :]
+                cand_vc[iv, v] = eject + v
+                cand_st[iv, v, :] = pk_state[p, :]
             m = vcs
         else:
             in_ch = ch if ch < nch else -1
             in_vc = iv % vcs if ch < nch else 0
-            r = np.int64(splitmix_next(st.rng) >> np.uint64(2))
-            m = route(tables, router, st.pk_dst[p], in_ch, in_vc, st.pk_state[p], r, st.tmp_ch, st.tmp_vc, st.tmp_st)
+            r = np.int64(splitmix_next(rng) >> np.uint64(2))
+            m = route(tables, router, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
             if m < 0 or m > MAX_CANDIDATES:
-                st.counters[_CN_ROUTING_ERROR] += 1
+                counters[_CN_ROUTING_ERROR] += 1
                 m = 0
             for c in range(m):
-                out_ch = st.tmp_ch[c]
-                if out_ch < 0 or out_ch >= nch or st.ch_src_router[out_ch] != router or st.tmp_vc[c] < 0 \
-                        or st.tmp_vc[c] >= vcs or tables.ch_ok[out_ch] == 0:
-                    st.counters[_CN_ROUTING_ERROR] += 1
+                out_ch = tmp_ch[c]
+                if out_ch < 0 or out_ch >= nch or ch_src_router[out_ch] != router or tmp_vc[c] < 0 \
+                        or tmp_vc[c] >= vcs or ch_ok[out_ch] == 0:
+                    counters[_CN_ROUTING_ERROR] += 1
                     m = 0
                     break
-                st.cand_vc[iv, c] = out_ch * vcs + st.tmp_vc[c]
-                st.cand_st[iv, c, :] = st.tmp_st[c, :]
-        st.ncand[iv] = m
-        st.vstate[iv] = VC_ALLOC
-        st.vready[iv] = now + st.cfg[_RD]
+                cand_vc[iv, c] = out_ch * vcs + tmp_vc[c]
+                cand_st[iv, c, :] = tmp_st[c, :]
+        ncand[iv] = m
+        vstate[iv] = VC_ALLOC
+        vready[iv] = now + routing_delay
         routed += 1
     return routed
 
@@ -525,65 +575,71 @@ def allocate_vcs(st, now):
     """VC allocation: separable iSLIP (one iteration, :func:`islip_match`) between routed heads and free output
     VCs, in the router-local order port x V + VC.  Returns the number of grants.
     """
-    vcs = st.cfg[_VCS]
-    nch = st.cfg[_NCH]
-    nn = st.cfg[_NN]
-    span = st.cfg[_PORTS] * vcs
-    n_in = (nch + nn) * vcs
+    cfg = st.cfg
+    vcs = cfg[_VCS]
+    vc_alloc_delay = cfg[_VAD]
+    span = cfg[_PORTS] * vcs
+    vstate, vready, va_tried, ncand = st.vstate, st.vready, st.va_tried, st.ncand
+    cand_vc, cand_st = st.cand_vc, st.cand_st
+    busy, vc_taken, out_vc, ch_in_port, ch_out_port = st.busy, st.vc_taken, st.out_vc, st.ch_in_port, st.ch_out_port
+    req_in, req_out, req_c, req_in_key, req_out_key = st.req_in, st.req_out, st.req_c, st.req_in_key, st.req_out_key
+    fpk, fhead, pk_state, matched, live = st.fpk, st.fhead, st.pk_state, st.matched, st.live
     nreq = 0
-    for iv in range(n_in):
-        if st.vstate[iv] != VC_ALLOC or st.vready[iv] > now:
+    for i in range(list_occupied(st)):  # a head waiting for a VC is at the front of a VC holding flits
+        iv = live[i]
+        if vstate[iv] != VC_ALLOC or vready[iv] > now:
             continue
-        st.vready[iv] = now + st.cfg[_VAD]  # evaluated: next attempt after this allocation's delay
-        st.va_tried[iv] = now  # with speculation, this head also bids for the switch in this cycle
-        local_in = st.ch_in_port[iv // vcs] * vcs + iv % vcs
-        for c in range(st.ncand[iv]):
-            o = st.cand_vc[iv, c]
-            if st.busy[o] != -1:
+        vready[iv] = now + vc_alloc_delay  # evaluated: next attempt after this allocation's delay
+        va_tried[iv] = now  # with speculation, this head also bids for the switch in this cycle
+        local_in = ch_in_port[iv // vcs] * vcs + iv % vcs
+        for c in range(ncand[iv]):
+            o = cand_vc[iv, c]
+            if busy[o] != -1:
                 continue
-            st.req_in[nreq] = iv
-            st.req_out[nreq] = o
-            st.req_c[nreq] = c
-            st.req_in_key[nreq] = local_in
-            st.req_out_key[nreq] = st.ch_out_port[o // vcs] * vcs + o % vcs
+            req_in[nreq] = iv
+            req_out[nreq] = o
+            req_c[nreq] = c
+            req_in_key[nreq] = local_in
+            req_out_key[nreq] = ch_out_port[o // vcs] * vcs + o % vcs
             nreq += 1
-    granted = islip_match(nreq, st.req_in, st.req_out, st.req_in_key, st.req_out_key, span, st.va_gptr, st.va_aptr,
-                          st.g_stamp, st.g_best, st.g_bestd, st.a_stamp, st.a_best, st.a_bestd, st.matched, now)
+    granted = islip_match(nreq, req_in, req_out, req_in_key, req_out_key, span, st.va_gptr, st.va_aptr,
+                          st.g_stamp, st.g_best, st.g_bestd, st.a_stamp, st.a_best, st.a_bestd, matched, now)
     for m in range(granted):
-        r = st.matched[m]
-        iv = st.req_in[r]
-        o = st.req_out[r]
-        p = st.fpk[iv, st.fhead[iv]]
-        st.busy[o] = iv
-        st.vc_taken[o] = now
-        st.out_vc[iv] = o
-        st.vstate[iv] = ACTIVE
-        st.pk_state[p, :] = st.cand_st[iv, st.req_c[r], :]
+        r = matched[m]
+        iv = req_in[r]
+        o = req_out[r]
+        p = fpk[iv, fhead[iv]]
+        busy[o] = iv
+        vc_taken[o] = now
+        out_vc[iv] = o
+        vstate[iv] = ACTIVE
+        pk_state[p, :] = cand_st[iv, req_c[r], :]
     return granted
 
 
 @njit(inline="always")
-def _add_switch_request(st, nreq, tag, ic, iv, op, oc, spec):
+def _add_switch_request(port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec, req_in_key,
+                        req_out_key, ch_in_port, nreq, tag, ic, iv, op, oc, spec):  # fmt: skip
     """Input channel ``ic``'s request for output port ``op`` (channel ``oc``) on behalf of input VC ``iv``.
 
     One request per input and output port: the first VC (in the input's round-robin order) keeps it, except that
     a non-speculative VC takes it over from a speculative one (BookSim2's priority between the two kinds).
-    Returns the new number of requests.
+    Returns the new number of requests.  Takes the state's switch-request arrays by name (see ``_take_credits``).
     """
-    if st.port_stamp[op] == tag:  # an earlier VC of this input already requests that output port
-        r = st.port_req[op]
-        if st.sa_req_spec[r] == 1 and spec == 0:
-            st.sa_req_iv[r] = iv
-            st.sa_req_spec[r] = 0
+    if port_stamp[op] == tag:  # an earlier VC of this input already requests that output port
+        r = port_req[op]
+        if sa_req_spec[r] == 1 and spec == 0:
+            sa_req_iv[r] = iv
+            sa_req_spec[r] = 0
         return nreq
-    st.port_stamp[op] = tag
-    st.port_req[op] = nreq
-    st.sa_req_in[nreq] = ic
-    st.sa_req_out[nreq] = oc
-    st.sa_req_iv[nreq] = iv
-    st.sa_req_spec[nreq] = spec
-    st.req_in_key[nreq] = st.ch_in_port[ic]
-    st.req_out_key[nreq] = op
+    port_stamp[op] = tag
+    port_req[op] = nreq
+    sa_req_in[nreq] = ic
+    sa_req_out[nreq] = oc
+    sa_req_iv[nreq] = iv
+    sa_req_spec[nreq] = spec
+    req_in_key[nreq] = ch_in_port[ic]
+    req_out_key[nreq] = op
     return nreq + 1
 
 
@@ -597,27 +653,37 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
     requests.
     """
     vcs = st.cfg[_VCS]
-    for c in range(st.ncand[iv]):
-        oc = st.cand_vc[iv, c] // vcs
+    ncand, cand_vc, busy, vc_taken, sa_void, ch_out_port = (st.ncand, st.cand_vc, st.busy, st.vc_taken, st.sa_void,
+                                                            st.ch_out_port)  # fmt: skip
+    credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
+    port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec = (st.port_stamp, st.port_req, st.sa_req_in,
+                                                                           st.sa_req_out, st.sa_req_iv,
+                                                                           st.sa_req_spec)  # fmt: skip
+    req_in_key, req_out_key, ch_in_port = st.req_in_key, st.req_out_key, st.ch_in_port
+    for c in range(ncand[iv]):
+        oc = cand_vc[iv, c] // vcs
         seen = False
         for d in range(c):  # each output channel once
-            if st.cand_vc[iv, d] // vcs == oc:
+            if cand_vc[iv, d] // vcs == oc:
                 seen = True
                 break
         if seen:
             continue
         usable = False
-        for d in range(c, st.ncand[iv]):
-            o = st.cand_vc[iv, d]
+        for d in range(c, ncand[iv]):
+            o = cand_vc[iv, d]
             if o // vcs != oc:
                 continue
-            if (st.busy[o] == -1 or st.vc_taken[o] == now) and credits_available(st, o, now) > 0:
+            if (busy[o] == -1 or vc_taken[o] == now) and _take_credits(credit, cr_time, cr_head, cr_count, o,
+                                                                        now) > 0:  # fmt: skip
                 usable = True
                 break
         if usable:
-            nreq = _add_switch_request(st, nreq, tag, ic, iv, st.ch_out_port[oc], oc, 1)
+            nreq = _add_switch_request(port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec,
+                                       req_in_key, req_out_key, ch_in_port, nreq, tag, ic, iv, ch_out_port[oc], oc,
+                                       1)  # fmt: skip
         else:
-            st.sa_void[iv] = now
+            sa_void[iv] = now
     return nreq
 
 
@@ -633,48 +699,67 @@ def allocate_switch(st, now):
     grant is lost for this cycle.  Used grants go to ``st.grants[:st.ngrants[0]]`` (input VC ids); returns their
     number.
     """
-    vcs = st.cfg[_VCS]
-    nch = st.cfg[_NCH]
-    nn = st.cfg[_NN]
-    ports = st.cfg[_PORTS]
-    speculative = st.cfg[_SPEC] != 0
+    cfg = st.cfg
+    vcs = cfg[_VCS]
+    nch = cfg[_NCH]
+    nn = cfg[_NN]
+    ports = cfg[_PORTS]
+    sw_alloc_delay = cfg[_SAD]
+    speculative = cfg[_SPEC] != 0
+    sa_rr, va_tried, vstate, vready, count, farr, fhead, out_vc = (st.sa_rr, st.va_tried, st.vstate, st.vready,
+                                                                   st.count, st.farr, st.fhead, st.out_vc)  # fmt: skip
+    credit, cr_time, cr_head, cr_count, ch_out_port = st.credit, st.cr_time, st.cr_head, st.cr_count, st.ch_out_port
+    port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec = (st.port_stamp, st.port_req, st.sa_req_in,
+                                                                           st.sa_req_out, st.sa_req_iv,
+                                                                           st.sa_req_spec)  # fmt: skip
+    req_in_key, req_out_key, ch_in_port, sa_void, matched, grants = (st.req_in_key, st.req_out_key, st.ch_in_port,
+                                                                     st.sa_void, st.matched, st.grants)  # fmt: skip
+    live = st.live
     nreq = 0
-    for ic in range(nch + nn):
+    last_ic = -1
+    for i in range(list_occupied(st)):  # each input channel with a VC holding flits, once, in ascending order
+        ic = live[i] // vcs
+        if ic == last_ic:
+            continue
+        last_ic = ic
         base = ic * vcs
         tag = now * (nch + nn) + ic
         for t in range(vcs):
-            v = (st.sa_rr[ic] + t) % vcs
+            v = (sa_rr[ic] + t) % vcs
             iv = base + v
-            if speculative and st.va_tried[iv] == now:
-                if st.vstate[iv] == ACTIVE:  # won its VC just now: bids non-speculatively after sw_alloc_delay
-                    st.vready[iv] = now + st.cfg[_SAD]
+            if speculative and va_tried[iv] == now:
+                if vstate[iv] == ACTIVE:  # won its VC just now: bids non-speculatively after sw_alloc_delay
+                    vready[iv] = now + sw_alloc_delay
                 nreq = _speculative_requests(st, nreq, tag, ic, iv, now)
                 continue
-            if st.vstate[iv] != ACTIVE or st.vready[iv] > now or st.count[iv] == 0:
+            if vstate[iv] != ACTIVE or vready[iv] > now or count[iv] == 0:
                 continue
-            if st.farr[iv, st.fhead[iv]] > now:
+            if farr[iv, fhead[iv]] > now:
                 continue
-            st.vready[iv] = now + st.cfg[_SAD]
-            o = st.out_vc[iv]
-            if credits_available(st, o, now) == 0:
+            vready[iv] = now + sw_alloc_delay
+            o = out_vc[iv]
+            if _take_credits(credit, cr_time, cr_head, cr_count, o, now) == 0:
                 continue
             oc = o // vcs
-            nreq = _add_switch_request(st, nreq, tag, ic, iv, st.ch_out_port[oc], oc, 0)
-    ng = islip_match(nreq, st.sa_req_in, st.sa_req_out, st.req_in_key, st.req_out_key, ports, st.sa_gptr,
+            nreq = _add_switch_request(port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec,
+                                       req_in_key, req_out_key, ch_in_port, nreq, tag, ic, iv, ch_out_port[oc], oc,
+                                       0)  # fmt: skip
+    ng = islip_match(nreq, sa_req_in, sa_req_out, req_in_key, req_out_key, ports, st.sa_gptr,
                      st.sa_aptr, st.sg_stamp, st.sg_best, st.sg_bestd, st.sa_stamp, st.sa_best, st.sa_bestd,
-                     st.matched, now)  # fmt: skip
+                     matched, now)  # fmt: skip
     used = 0
     for m in range(ng):
-        r = st.matched[m]
-        iv = st.sa_req_iv[r]
-        if st.sa_req_spec[r] == 1 and st.sa_void[iv] == now:
+        r = matched[m]
+        iv = sa_req_iv[r]
+        if sa_req_spec[r] == 1 and sa_void[iv] == now:
             continue
-        st.sa_rr[iv // vcs] = (iv % vcs + 1) % vcs
-        if st.sa_req_spec[r] == 1:
-            o = st.out_vc[iv]
-            if st.vstate[iv] != ACTIVE or o // vcs != st.sa_req_out[r] or credits_available(st, o, now) == 0:
+        sa_rr[iv // vcs] = (iv % vcs + 1) % vcs
+        if sa_req_spec[r] == 1:
+            o = out_vc[iv]
+            if vstate[iv] != ACTIVE or o // vcs != sa_req_out[r] or _take_credits(credit, cr_time, cr_head, cr_count,
+                                                                                   o, now) == 0:  # fmt: skip
                 continue
-        st.grants[used] = iv
+        grants[used] = iv
         used += 1
     st.ngrants[0] = used
     return used
@@ -693,50 +778,66 @@ def traverse_switch(st, now):
     vcs = cfg[_VCS]
     nch = cfg[_NCH]
     length = cfg[_LENGTH]
-    depth = st.fpk.shape[1]
+    credit_delay = cfg[_CRD]
+    warmup, measure_end = cfg[_WARMUP], cfg[_MEASURE_END]
+    fpk, fidx, farr, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied
+    credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
+    grants, ch_latency, out_vc, pk_hops, ch_flits, counters = (st.grants, st.ch_latency, st.out_vc, st.pk_hops,
+                                                               st.ch_flits, st.counters)  # fmt: skip
+    busy, vstate, ncand = st.busy, st.vstate, st.ncand
+    depth = fpk.shape[1]
     sent_at = now + cfg[_SAD] - 1 + cfg[_STD]  # cycle the flit is put on the output channel
-    measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
+    measuring = warmup <= now < measure_end
     for g in range(st.ngrants[0]):
-        iv = st.grants[g]
-        h = st.fhead[iv]
-        p = st.fpk[iv, h]
-        fi = st.fidx[iv, h]
-        st.fhead[iv] = (h + 1) % depth
-        st.count[iv] -= 1
+        iv = grants[g]
+        h = fhead[iv]
+        p = fpk[iv, h]
+        fi = fidx[iv, h]
+        fhead[iv] = (h + 1) % depth
+        count[iv] -= 1
+        if count[iv] == 0:
+            _mark_empty(occupied, iv)
         ic = iv // vcs
-        back = now + cfg[_SAD] - 1 + st.ch_latency[ic] + 1
-        send_credit(st, iv, back + (cfg[_CRD] if ic < nch else 0))
-        o = st.out_vc[iv]
+        back = now + cfg[_SAD] - 1 + ch_latency[ic] + 1
+        _queue_credit(cr_time, cr_head, cr_count, iv, back + (credit_delay if ic < nch else 0))
+        o = out_vc[iv]
         oc = o // vcs
-        st.credit[o] -= 1
+        credit[o] -= 1
         tail = fi == length - 1
         if oc < nch:
-            _push_flit(st, o, p, fi, sent_at + st.ch_latency[oc] + 1)
+            _push(fpk, fidx, farr, fhead, count, occupied, o, p, fi, sent_at + ch_latency[oc] + 1)
             if fi == 0:
-                st.pk_hops[p] += 1
+                pk_hops[p] += 1
             if measuring:
-                st.ch_flits[oc] += 1
+                ch_flits[oc] += 1
         else:
             ejected = sent_at + 2  # 1-cycle ejection channel, read by the sink the cycle after
-            send_credit(st, o, ejected + 2 + cfg[_CRD])
-            st.counters[_CN_FLITS_EJECTED] += 1
-            if cfg[_WARMUP] <= ejected < cfg[_MEASURE_END]:
-                st.counters[_CN_WINDOW_FLITS_EJECTED] += 1
+            _queue_credit(cr_time, cr_head, cr_count, o, ejected + 2 + credit_delay)
+            counters[_CN_FLITS_EJECTED] += 1
+            if warmup <= ejected < measure_end:
+                counters[_CN_WINDOW_FLITS_EJECTED] += 1
             if tail:
                 finish(st, p, ejected, False)
         if tail:
-            st.busy[o] = -1
-            st.out_vc[iv] = -1
-            st.vstate[iv] = IDLE
-            st.ncand[iv] = 0
+            busy[o] = -1
+            out_vc[iv] = -1
+            vstate[iv] = IDLE
+            ncand[iv] = 0
 
 
 @njit
 def run_booksim(route, tables, st, max_cycles):
-    """The cycle loop: the stages in BookSim2's order, up to ``max_cycles`` cycles; 1 when the run is over."""
+    """The cycle loop: the stages in BookSim2's order, up to ``max_cycles`` cycles; 1 when the run is over.
+
+    The stages run on a :func:`~torus_lab.sim.packets.borrowed` copy of the state and tables (no reference
+    counting of their arrays at each stage call)."""
+    st = borrowed(st)
+    tables = borrowed(tables)
+    cfg, counters = st.cfg, st.counters
+    measure_end, drain, deadlock_cycles = cfg[_MEASURE_END], cfg[_DRAIN], cfg[_DL_CYCLES]
     for _ in range(max_cycles):
-        now = st.counters[_CN_NOW]
-        if run_over(st, now, st.cfg[_MEASURE_END], st.cfg[_DRAIN]):
+        now = counters[_CN_NOW]
+        if run_over(st, now, measure_end, drain):
             return 1
         generate_packets(st, now)
         moved = inject_flits(st, now)
@@ -744,8 +845,8 @@ def run_booksim(route, tables, st, max_cycles):
         allocate_vcs(st, now)
         moved += allocate_switch(st, now)
         traverse_switch(st, now)
-        watch_progress(st, moved, st.cfg[_DL_CYCLES])
-        st.counters[_CN_NOW] = now + 1
+        watch_progress(st, moved, deadlock_cycles)
+        counters[_CN_NOW] = now + 1
     return 0
 
 

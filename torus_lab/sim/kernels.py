@@ -77,6 +77,7 @@ from torus_lab.sim.packets import (
     _CN_ROUTING_ERROR,
     _CN_WINDOW_FLITS_EJECTED,
     CNT,
+    borrowed,
     dequeue,
     finish,
     generate,
@@ -554,7 +555,11 @@ def run_kernel(route, tables, st, max_cycles):
     ``route`` is the routing kernel (compiled first-class function, see
     :func:`torus_lab.routing.interface.compile_for_kernel`), ``tables`` its routing function's tables, ``st``
     a :class:`SimpleState`.  Returns 1 if the run is finished (drained, drain cap reached, or deadlock), else 0.
+    The stages run on a :func:`~torus_lab.sim.packets.borrowed` copy of the state and tables (no reference
+    counting of their arrays at each stage call).
     """
+    st = borrowed(st)
+    tables = borrowed(tables)
     cfg = st.cfg
     for _ in range(max_cycles):
         now = st.counters[_CN_NOW]
