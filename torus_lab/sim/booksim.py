@@ -91,10 +91,10 @@ small function of its own, callable and tested alone.  numba counts references t
 state to a stage (inlined or not) increments and decrements the count of each of its arrays, and reading an
 array through the tuple inside a loop does so at every read.  So the stages bind the arrays they use to local
 names at their top, and :func:`run_booksim` runs them on a :func:`~torus_lab.sim.packets.borrowed` copy of the
-state whose arrays are not reference-counted (measured together, on a loaded machine: the loop ran 2.5-3.5x faster).  Routing
-and both allocators visit only the input VCs holding flits (the ``occupied`` bitmap, kept by injection and
-traversal, listed in ascending order by :func:`torus_lab.sim.kernels.list_occupied`, as in the simple model),
-which keeps every round-robin decision and the order of random draws of a scan of all input VCs.
+state whose arrays are not reference-counted (measured together, on a loaded machine: the loop ran 2.5-3.5x
+faster).  Routing and both allocators visit only the input VCs holding flits (the ``occupied`` bitmap, kept by
+injection and traversal, listed in ascending order by :func:`torus_lab.sim.kernels.list_occupied`, as in the
+simple model), which keeps every round-robin decision and the order of random draws of a scan of all input VCs.
 Stages: :func:`generate_packets`, :func:`inject_flits`,
 :func:`route_heads`, :func:`allocate_vcs`, :func:`allocate_switch`, :func:`traverse_switch` (and the credit
 helpers :func:`credits_available`, :func:`send_credit`), called in that order by :func:`run_booksim`.
