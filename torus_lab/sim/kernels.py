@@ -173,7 +173,7 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
     ``cfg`` holds the network's settings (``vcs``, ``depth``, ``length``, ``queue_cap``, ``atomic``,
     ``num_channels``, ``num_nodes``); the caller writes the traffic and run-length ones, ``fcfg``, ``dest_map``
     and ``burst_on``.  ``active`` (non-faulty nodes) defaults to every node.  Arguments are checked and the
-    state's memory (:func:`state_memory_bytes`) is estimated before anything is allocated.
+    state's memory (``state_memory_bytes``) is estimated before anything is allocated.
 
     >>> st = new_state(Torus(2, 4), 2, 8, 16, 1, depth=4, length=4, atomic=True)
     >>> st.count.shape, int(st.cfg[CFG["num_nodes"]])

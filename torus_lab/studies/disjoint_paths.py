@@ -539,6 +539,7 @@ def difficulty_summary(difficulty: pd.DataFrame) -> pd.DataFrame:
 #: the special case ``3k - 1`` (Section 6's ``L(2, 2)``).
 STEP_COUNTS = ("lemma1_paths", "lemma2_paths", "level_pairs", "base_levels", "special_levels", "special_through",
                "special_swaps", "lemma2_threats", "lemma2_swaps")  # fmt: skip
+#: Names of the per-step maxima of :func:`step_lengths` (bounds as for :data:`STEP_COUNTS`).
 STEP_MAXIMA = ("lemma1_hops_max", "lemma2_hops_max", "level_pair_hops_max", "base_excess_max", "special_len_max")
 
 
@@ -1058,7 +1059,7 @@ def step_bounds(adversarial: pd.DataFrame) -> pd.DataFrame:
 #: ``"gamma(T')"``, ``"gamma(T)"``, a routed vertex (``"to T': s1"``, ``"to T: d4"``, ...: the path as printed,
 #: starting at the vertex), ``"completion in T': pair i"`` (the path inside ``T'``), ``"en route: pair i"`` (a pair
 #: whose paths met on the way to ``T``: the merged path) and, at the last level, ``"DOR: pair i"`` (the base
-#: case path from ``s'' `` to ``d'' ``).  Pairs are numbered from 1 as in the paper.
+#: case path from s'' to d'').  Pairs are numbered from 1 as in the paper.
 TABLE2_ENTRIES: Mapping[tuple[int, str], Any] = {
     (1, "delta"): 1, (1, "gamma(T')"): 1, (1, "gamma(T)"): 3,
     (1, "to T': s1"): ((2, 1, 0, 4), (1, 1, 0, 4)), (1, "to T': d1"): ((0, 0, 4, 4), (1, 0, 4, 4)),
