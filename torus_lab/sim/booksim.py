@@ -119,7 +119,7 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.kernels import _mark_empty, _mark_occupied, list_occupied
+from torus_lab.sim.kernels import _mark_occupied, _pop_flit, list_occupied
 from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
@@ -785,18 +785,11 @@ def traverse_switch(st, now):
     grants, ch_latency, out_vc, pk_hops, ch_flits, counters = (st.grants, st.ch_latency, st.out_vc, st.pk_hops,
                                                                st.ch_flits, st.counters)  # fmt: skip
     busy, vstate, ncand = st.busy, st.vstate, st.ncand
-    depth = fpk.shape[1]
     sent_at = now + cfg[_SAD] - 1 + cfg[_STD]  # cycle the flit is put on the output channel
     measuring = warmup <= now < measure_end
     for g in range(st.ngrants[0]):
         iv = grants[g]
-        h = fhead[iv]
-        p = fpk[iv, h]
-        fi = fidx[iv, h]
-        fhead[iv] = (h + 1) % depth
-        count[iv] -= 1
-        if count[iv] == 0:
-            _mark_empty(occupied, iv)
+        p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
         ic = iv // vcs
         back = now + cfg[_SAD] - 1 + ch_latency[ic] + 1
         _queue_credit(cr_time, cr_head, cr_count, iv, back + (credit_delay if ic < nch else 0))

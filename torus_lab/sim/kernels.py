@@ -245,6 +245,19 @@ def _mark_empty(occupied, iv):
 
 
 @njit(inline="always")
+def _pop_flit(fhead, fpk, fidx, count, occupied, iv):
+    """Take the front flit of input VC ``iv``'s FIFO (both models); returns its packet and flit index."""
+    h = fhead[iv]
+    p = fpk[iv, h]
+    fi = fidx[iv, h]
+    fhead[iv] = (h + 1) % fpk.shape[1]
+    count[iv] -= 1
+    if count[iv] == 0:
+        _mark_empty(occupied, iv)
+    return p, fi
+
+
+@njit(inline="always")
 def list_occupied(st):
     """Write the input VCs that hold flits, in ascending order, to ``st.live[:st.nlive[0]]``; return their number.
 
@@ -501,13 +514,7 @@ def traverse(st, now):
     fcap = fpk.shape[1]
     for g in range(st.ngrants[0]):
         iv = grants[g]
-        h = fhead[iv]
-        p = fpk[iv, h]
-        fi = fidx[iv, h]
-        fhead[iv] = (h + 1) % fcap
-        count[iv] -= 1
-        if count[iv] == 0:
-            _mark_empty(occupied, iv)
+        p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
         o = out_ivc[iv]
         tail = fi == length - 1
         if iv >= cv:
