@@ -58,7 +58,20 @@ def _put_head(st, iv, p, state, ready=0, out=-1, cands=()):
 
 @njit
 def _route_jit(route, tables, st, now):
+    bs.list_occupied(st)
     return bs.route_heads(route, tables, st, now)
+
+
+def _allocate_vcs(st, now):
+    """:func:`bs.allocate_vcs` after the cycle's list of occupied VCs, as the cycle loop calls it."""
+    bs.list_occupied(st)
+    return bs.allocate_vcs(st, now)
+
+
+def _allocate_switch(st, now):
+    """:func:`bs.allocate_switch` after the cycle's list of occupied VCs, as the cycle loop calls it."""
+    bs.list_occupied(st)
+    return bs.allocate_switch(st, now)
 
 
 def _route_once(kernel, tables, st, now):
@@ -89,7 +102,7 @@ def test_vc_allocation_round_robin_alternates_between_two_requesters():
         _put_head(st, iv, _new_packet(st, 0, 1), bs.VC_ALLOC, cands=(out,))
     winners = []
     for now in range(4):
-        assert bs.allocate_vcs(st, now) == 1
+        assert _allocate_vcs(st, now) == 1
         winner = int(st.busy[out])
         loser = b if winner == a else a
         assert st.vstate[winner] == bs.ACTIVE and st.vstate[loser] == bs.VC_ALLOC
@@ -107,8 +120,8 @@ def test_vc_allocation_skips_held_output_vcs_and_waits_its_delay():
     ch = int(TORUS.channel_id(TORUS.coords(node), 0, 1))
     _put_head(st, iv, _new_packet(st, 0, 1), bs.VC_ALLOC, ready=2, cands=(_vc(ch, 0), _vc(ch, 1)))
     st.busy[_vc(ch, 0)] = 999
-    assert bs.allocate_vcs(st, 1) == 0  # not ready yet
-    assert bs.allocate_vcs(st, 2) == 1
+    assert _allocate_vcs(st, 1) == 0  # not ready yet
+    assert _allocate_vcs(st, 2) == 1
     assert st.out_vc[iv] == _vc(ch, 1) and st.vready[iv] == 5  # switch allocation from 2 + vc_alloc_delay
 
 
@@ -123,7 +136,7 @@ def test_switch_allocation_one_flit_per_output_alternating_inputs():
         st.vstate[iv], st.out_vc[iv] = bs.ACTIVE, _vc(out_ch, i)
     order = []
     for now in range(4):
-        assert bs.allocate_switch(st, now) == 1
+        assert _allocate_switch(st, now) == 1
         order.append(int(st.grants[0]))
         st.vstate[order[-1]] = bs.ACTIVE  # keep both requesting (no traversal here)
     assert order[0] != order[1] and order[0] == order[2] and order[1] == order[3]
@@ -138,9 +151,9 @@ def test_switch_allocation_one_flit_per_input_and_needs_a_credit():
     for iv, out in ((iv0, out0), (iv1, out1)):
         bs._push_flit(st, iv, _new_packet(st, 0, 1), 0, 0)
         st.vstate[iv], st.out_vc[iv] = bs.ACTIVE, out
-    assert bs.allocate_switch(st, 0) == 1  # two VCs of one input port: one flit per cycle
+    assert _allocate_switch(st, 0) == 1  # two VCs of one input port: one flit per cycle
     st.credit[out0] = st.credit[out1] = 0
-    assert bs.allocate_switch(st, 1) == 0  # no credit, no request
+    assert _allocate_switch(st, 1) == 0  # no credit, no request
 
 
 def _spec_setup():
@@ -161,11 +174,11 @@ def test_speculative_bid_loses_to_a_non_speculative_vc_of_its_input_for_the_same
     _put_head(st, other, _new_packet(st, 0, 1), bs.ACTIVE, out=_vc(out_ch, 1))
     st.busy[_vc(out_ch, 1)] = other
     assert st.sa_rr[a // 2] == 0
-    assert bs.allocate_vcs(st, 0) == 1 and st.vstate[a] == bs.ACTIVE  # a wins its VC in this cycle ...
-    assert bs.allocate_switch(st, 0) == 1 and st.grants[0] == other  # ... but its speculative bid is taken over
+    assert _allocate_vcs(st, 0) == 1 and st.vstate[a] == bs.ACTIVE  # a wins its VC in this cycle ...
+    assert _allocate_switch(st, 0) == 1 and st.grants[0] == other  # ... but its speculative bid is taken over
     assert st.vready[a] == 1  # a, now active, bids non-speculatively in the next cycle
     bs.traverse_switch(st, 0)
-    assert bs.allocate_switch(st, 1) == 1 and st.grants[0] == a
+    assert _allocate_switch(st, 1) == 1 and st.grants[0] == a
 
 
 def test_speculative_grant_is_used_with_a_vc_and_discarded_without_one():
@@ -176,21 +189,21 @@ def test_speculative_grant_is_used_with_a_vc_and_discarded_without_one():
     vcs = 2
     st.va_gptr[out] = st.ch_in_port[b // vcs] * vcs  # b wins the output VC ...
     st.sa_gptr[out_ch] = st.ch_in_port[a // vcs]  # ... a wins the switch (iSLIP ignores the speculative priority)
-    assert bs.allocate_vcs(st, 0) == 1 and st.busy[out] == b and st.vstate[a] == bs.VC_ALLOC
-    assert bs.allocate_switch(st, 0) == 0  # a's speculative grant has no VC: discarded, the output stays idle
+    assert _allocate_vcs(st, 0) == 1 and st.busy[out] == b and st.vstate[a] == bs.VC_ALLOC
+    assert _allocate_switch(st, 0) == 0  # a's speculative grant has no VC: discarded, the output stays idle
     assert st.count[a] == 1 and st.count[b] == 1 and st.vready[b] == 1
     # next cycle: a's VC is held, so it makes no speculative request; b bids non-speculatively and wins
-    assert bs.allocate_vcs(st, 1) == 0
-    assert bs.allocate_switch(st, 1) == 1 and st.grants[0] == b
+    assert _allocate_vcs(st, 1) == 0
+    assert _allocate_switch(st, 1) == 1 and st.grants[0] == b
     # alone, a head granted its VC and the switch in the same cycle is sent at once
     st2, a2, _, _ = _spec_setup()
     _put_head(st2, a2, _new_packet(st2, 0, 1), bs.VC_ALLOC, cands=(out,))
-    assert bs.allocate_vcs(st2, 0) == 1 and bs.allocate_switch(st2, 0) == 1 and st2.grants[0] == a2
+    assert _allocate_vcs(st2, 0) == 1 and _allocate_switch(st2, 0) == 1 and st2.grants[0] == a2
     # a speculative grant needs a credit on the won VC: without one the head only keeps its VC
     st3, a3, _, _ = _spec_setup()
     _put_head(st3, a3, _new_packet(st3, 0, 1), bs.VC_ALLOC, cands=(out,))
     st3.credit[out] = 0
-    assert bs.allocate_vcs(st3, 0) == 1 and bs.allocate_switch(st3, 0) == 0 and st3.out_vc[a3] == out
+    assert _allocate_vcs(st3, 0) == 1 and _allocate_switch(st3, 0) == 0 and st3.out_vc[a3] == out
 
 
 @pytest.mark.parametrize(("latency", "credit_delay"), [(1, 0), (2, 0), (3, 2)])
@@ -239,8 +252,8 @@ def test_head_waits_routing_delay_before_vc_allocation(routing_delay):
         bs.inject_flits(st, now)
     _route_once(DOR.kernel, DOR.tables, st, 2)
     assert st.vstate[iv] == bs.VC_ALLOC and st.vready[iv] == 2 + routing_delay
-    assert bs.allocate_vcs(st, 2 + routing_delay - 1) == 0 if routing_delay else True
-    assert bs.allocate_vcs(st, 2 + routing_delay) == 1
+    assert _allocate_vcs(st, 2 + routing_delay - 1) == 0 if routing_delay else True
+    assert _allocate_vcs(st, 2 + routing_delay) == 1
     assert st.out_vc[iv] // 2 == TORUS.channel_id((0, 0), 0, 1) and st.pk_state[p].sum() == 0
 
 

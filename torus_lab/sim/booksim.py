@@ -93,8 +93,9 @@ array through the tuple inside a loop does so at every read.  So the stages bind
 names at their top, and :func:`run_booksim` runs them on a :func:`~torus_lab.sim.packets.borrowed` copy of the
 state whose arrays are not reference-counted (measured together, on a loaded machine: the loop ran 2.5-3.5x
 faster).  Routing and both allocators visit only the input VCs holding flits (the ``occupied`` bitmap, kept by
-injection and traversal, listed in ascending order by :func:`torus_lab.sim.kernels.list_occupied`, as in the
-simple model), which keeps every round-robin decision and the order of random draws of a scan of all input VCs.
+injection and traversal, listed in ascending order by :func:`torus_lab.sim.kernels.list_occupied` once per cycle
+after injection, as in the simple model; a stage called alone needs that list first), which keeps every
+round-robin decision and the order of random draws of a scan of all input VCs.
 Stages: :func:`generate_packets`, :func:`inject_flits`,
 :func:`route_heads`, :func:`allocate_vcs`, :func:`allocate_switch`, :func:`traverse_switch` (and the credit
 helpers :func:`credits_available`, :func:`send_credit`), called in that order by :func:`run_booksim`.
@@ -493,7 +494,7 @@ def route_heads(route, tables, st, now):
     ch_ok = tables.ch_ok
     live = st.live
     routed = 0
-    for i in range(list_occupied(st)):  # the input VCs holding flits, ascending (the order of random draws)
+    for i in range(st.nlive[0]):  # the input VCs holding flits, ascending (the order of random draws)
         iv = live[i]
         if vstate[iv] != IDLE or farr[iv, fhead[iv]] > now:
             continue
@@ -585,7 +586,7 @@ def allocate_vcs(st, now):
     req_in, req_out, req_c, req_in_key, req_out_key = st.req_in, st.req_out, st.req_c, st.req_in_key, st.req_out_key
     fpk, fhead, pk_state, matched, live = st.fpk, st.fhead, st.pk_state, st.matched, st.live
     nreq = 0
-    for i in range(list_occupied(st)):  # a head waiting for a VC is at the front of a VC holding flits
+    for i in range(st.nlive[0]):  # a head waiting for a VC is at the front of a VC holding flits
         iv = live[i]
         if vstate[iv] != VC_ALLOC or vready[iv] > now:
             continue
@@ -717,7 +718,7 @@ def allocate_switch(st, now):
     live = st.live
     nreq = 0
     last_ic = -1
-    for i in range(list_occupied(st)):  # each input channel with a VC holding flits, once, in ascending order
+    for i in range(st.nlive[0]):  # each input channel with a VC holding flits, once, in ascending order
         ic = live[i] // vcs
         if ic == last_ic:
             continue
@@ -834,6 +835,7 @@ def run_booksim(route, tables, st, max_cycles):
             return 1
         generate_packets(st, now)
         moved = inject_flits(st, now)
+        list_occupied(st)  # once per cycle: routing and the allocators change no buffer
         route_heads(route, tables, st, now)
         allocate_vcs(st, now)
         moved += allocate_switch(st, now)
