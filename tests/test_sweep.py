@@ -71,6 +71,27 @@ def test_processes_match_serial():
     assert sweep(faulty_fraction, ITEMS, seed=11, backend="processes", workers=2) == serial
 
 
+def worker_pid(index: int, rng: np.random.Generator) -> int:  # noqa: ARG001 (a sweep function takes rng)
+    """The process that ran the item."""
+    import os
+
+    return os.getpid()
+
+
+def test_process_pool_workers_outlive_a_sweep_until_the_code_changes(monkeypatch):
+    """The next sweep reuses the workers (numba kernels stay loaded); a changed package starts new ones."""
+    import os
+
+    items = grid(index=list(range(8)))
+    first = set(sweep(worker_pid, items, seed=1, backend="processes", workers=2))
+    second = set(sweep(worker_pid, items, seed=2, backend="processes", workers=2))
+    assert os.getpid() not in first and second <= first
+    state = sweep_module._package_files_state()
+    monkeypatch.setattr(sweep_module, "_package_files_state", lambda: (*state, ("edited.py", 1, 1)))
+    third = set(sweep(worker_pid, items, seed=3, backend="processes", workers=2))
+    assert not third & first
+
+
 @pytest.mark.slow
 def test_dask_local_cluster_matches_serial():
     from dask.distributed import Client, LocalCluster

@@ -17,7 +17,10 @@ Functions defined in ``__main__`` or a notebook are never cached (their dependen
 
 The default backend ``"auto"`` reads the environment set by ``torus-lab run --backend/--scheduler``:
 ``TORUS_LAB_SCHEDULER`` (a Dask scheduler address) selects Dask, ``TORUS_LAB_BACKEND`` one of
-``serial | processes | dask``; otherwise local processes.
+``serial | processes | dask``; otherwise local processes.  The local processes are a reusable pool
+(``joblib.externals.loky.get_reusable_executor``): its workers outlive a sweep, so later sweeps skip
+importing the package and loading its compiled kernels again; they restart when any source file of the
+package changes, and exit after ``POOL_IDLE_TIMEOUT`` idle seconds.
 
 Examples
 --------
@@ -43,7 +46,7 @@ import numbers
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from pathlib import Path
 from typing import Any
 
@@ -374,12 +377,46 @@ def sweep(
         bar.close()
 
 
+#: Seconds an idle worker of the process pool waits for the next sweep before it exits.
+POOL_IDLE_TIMEOUT = 300
+
+
+def _package_files_state() -> tuple:
+    """(path, mtime, size) of every source file of the package: the pool restarts its workers when it changes."""
+    package = Path(__file__).resolve().parent
+    return tuple((str(path), path.stat().st_mtime_ns, path.stat().st_size) for path in sorted(package.rglob("*.py")))
+
+
+_POOL_CODE: list[tuple] = []  # the package state the pool's workers were started with
+
+
+def _process_pool(workers: int):
+    """The process pool of the ``processes`` backend: ``joblib.externals.loky.get_reusable_executor``.
+
+    Its workers outlive a sweep (up to :data:`POOL_IDLE_TIMEOUT` idle seconds), so the next sweep finds the
+    package imported and the numba kernels it used loaded; a pool of another size, or a change of any package
+    source file since the workers started, starts fresh workers (a worker never runs older code than a new
+    process would).
+    """
+    from joblib.externals.loky import get_reusable_executor
+
+    state = _package_files_state()
+    stale = bool(_POOL_CODE) and _POOL_CODE[0] != state
+    _POOL_CODE[:] = [state]
+    return get_reusable_executor(max_workers=workers, timeout=POOL_IDLE_TIMEOUT, kill_workers=stale,
+                                 reuse=not stale)  # fmt: skip
+
+
 def _run_processes(jobs, results, workers, advance) -> None:
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-        futures = {pool.submit(_call, *args): i for i, args in jobs}
+    pool = _process_pool(workers)
+    futures = {pool.submit(_call, *args): i for i, args in jobs}
+    try:
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             advance()
+    finally:  # on an error or an interrupt, drop the items not started yet
+        for future in futures:
+            future.cancel()
 
 
 def _run_dask(jobs, results, scheduler, workers, advance) -> None:
