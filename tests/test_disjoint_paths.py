@@ -779,3 +779,44 @@ def test_coverage_claims_rules_on_perturbed_tables(tiny_results):
     row = _claims(tiny_results, {"lower": lower}).loc["efficiency_vs_lower_bound"]
     # no threshold of ours: the ratio is reported, the verdict says why it is not judged
     assert row["verdict"] == "not testable here" and row["measured_value"] == 3.0
+
+
+def _lee_distance(u, v, k):
+    return sum(min((a - b) % k, (b - a) % k) for a, b in zip(u, v, strict=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 4), k=st.integers(2, 7), data=st.data())
+def test_lee_ball_is_every_vertex_within_lee_distance_two(n, k, data):
+    """Brute force over the whole torus: the ball holds exactly the vertices at Lee distance <= 2, once each."""
+    import itertools
+
+    centre = tuple(data.draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
+    ball = study.lee_ball(centre, k)
+    expected = {v for v in itertools.product(range(k), repeat=n) if _lee_distance(v, centre, k) <= 2}
+    assert ball[0] == centre and len(ball) == len(set(ball)) and set(ball) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 6), kind=st.sampled_from(["ball", "surrounded"]), seed=st.integers(0, 2**32 - 1))
+def test_clustered_instances_are_distinct_vertices_around_one_centre(n, kind, seed):
+    k = study.paper_radix(n)
+    c = min(n, (len(study.lee_ball((0,) * n, k))) // 2)
+    pairs = random_instance(n, k, c, np.random.default_rng(seed), kind)
+    nodes = [v for pair in pairs for v in pair]
+    assert len(pairs) == c and len(set(nodes)) == 2 * c
+    centres = [pairs[0][0]] if kind == "surrounded" else study.lee_ball(nodes[0], k)
+    assert any(all(_lee_distance(v, centre, k) <= 2 for v in nodes) for centre in centres)
+    assert pairs == random_instance(n, k, c, np.random.default_rng(seed), kind)
+
+
+def test_clustered_instances_cover_the_ball_and_refuse_too_many_pairs():
+    rng = np.random.default_rng(1)
+    seen = {v for _ in range(200) for pair in random_instance(2, 5, 2, rng, "ball") for v in pair}
+    assert len(seen) >= 25 - 1  # centres vary, so nearly every vertex of the 5x5 torus appears
+    around = [random_instance(2, 5, 6, rng, "surrounded") for _ in range(5)]  # 12 of the 13 ball vertices
+    assert all(len({v for pair in pairs for v in pair} - set(study.lee_ball(pairs[0][0], 5))) == 0 for pairs in around)
+    with pytest.raises(ValueError, match="c = 7 pairs need 14 distinct vertices"):
+        random_instance(2, 5, 7, rng, "ball")
+    with pytest.raises(ValueError, match=r"centre\[1\]"):
+        study.lee_ball((0, 5), 5)

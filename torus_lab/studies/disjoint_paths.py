@@ -65,6 +65,7 @@ __all__ = [
     "TABLE1_SHAPES",
     "TABLE2_ENTRIES",
     "bound_attainment",
+    "lee_ball",
     "coverage_claims",
     "difficulty_by_c",
     "difficulty_summary",
@@ -177,6 +178,36 @@ def _node(v: int, n: int, k: int) -> tuple[int, ...]:
     return tuple((v // k**d) % k for d in range(n))
 
 
+def lee_ball(centre: Sequence[int], k: int) -> list[tuple[int, ...]]:
+    """The distinct vertices within Lee distance 2 of ``centre`` in the ``(n, k)``-torus, the centre first.
+
+    Offsets in order: none, one coordinate by -2, -1, 1, 2 (lowest dimension first), then two coordinates by
+    +-1; a vertex reached twice (small ``k``) is listed once.  The ``"ball"`` and ``"surrounded"`` families of
+    :func:`random_instance` draw among these uniformly without replacement.
+
+    Examples
+    --------
+    >>> len(lee_ball((0, 0), 5)), lee_ball((0, 0), 5)[:3]
+    (13, [(0, 0), (3, 0), (4, 0)])
+    >>> len(lee_ball((0, 0, 0), 3))  # the offsets -2 and 1 meet on a ring of 3
+    19
+    """
+    k = check_int("k", k, minimum=2)
+    centre = tuple(check_int(f"centre[{i}]", v, minimum=0, maximum=k - 1)
+                   for i, v in enumerate(check_sequence("centre", centre, min_length=1)))  # fmt: skip
+    n = len(centre)
+    offsets = [()]
+    offsets += [((d, step),) for d in range(n) for step in (-2, -1, 1, 2)]
+    offsets += [((d, a), (e, b)) for d in range(n) for e in range(d + 1, n) for a in (-1, 1) for b in (-1, 1)]
+    ball: dict[tuple[int, ...], None] = {}
+    for moves in offsets:
+        vertex = list(centre)
+        for d, step in moves:
+            vertex[d] = (vertex[d] + step) % k
+        ball.setdefault(tuple(vertex), None)
+    return list(ball)
+
+
 def random_instance(n: int, k: int, c: int, rng: np.random.Generator, kind: str = "uniform") -> list[tuple]:
     """One random instance of ``c`` pairs in the ``(n, k)``-torus.
 
@@ -225,17 +256,15 @@ def random_instance(n: int, k: int, c: int, rng: np.random.Generator, kind: str 
                 pairs.append((s, d))
         return pairs
     if kind in ("ball", "surrounded"):
-        centre = np.asarray(_node(int(rng.integers(0, size)), n, k))
-        pool: list[tuple] = [tuple(int(x) for x in centre)] if kind == "surrounded" else []
-        seen = set(pool)
-        while len(pool) < 2 * c:
-            offset = rng.integers(-2, 3, size=n)
-            if np.abs(offset).sum() > 2:
-                continue
-            v = tuple(int(x) for x in (centre + offset) % k)
-            if v not in seen:
-                seen.add(v)
-                pool.append(v)
+        centre = _node(int(rng.integers(0, size)), n, k)
+        ball = lee_ball(centre, k)
+        if 2 * c > len(ball):
+            raise ValueError(f"c = {c} pairs need {2 * c} distinct vertices within Lee distance 2 of a vertex; the "
+                             f"({n}, {k})-torus has {len(ball)}")  # fmt: skip
+        if kind == "surrounded":  # the centre (ball[0]) is the first source; the others are drawn around it
+            pool = [centre] + [ball[1 + int(i)] for i in rng.choice(len(ball) - 1, size=2 * c - 1, replace=False)]
+        else:
+            pool = [ball[int(i)] for i in rng.choice(len(ball), size=2 * c, replace=False)]
         return [(pool[2 * i], pool[2 * i + 1]) for i in range(c)]
     # one or two neighbouring subtori along a random dimension (a ring, n = 1, is its own only subtorus)
     if n == 1:
