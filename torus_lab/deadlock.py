@@ -354,14 +354,14 @@ def find_witness_cycle(graph: nx.DiGraph, *, shortest: bool = True, sample: int 
         return [u for u, _ in nx.find_cycle(graph.subgraph(max(comps, key=len)))]
     best = None
     for comp in sorted(comps, key=lambda c: (-len(c), min(c))):
-        sub = graph.subgraph(comp)
+        sub = graph.subgraph(comp).copy()  # a plain graph: a BFS over the filtered view is ~5x slower
         verts = sorted(comp)
         step = max(1, len(verts) // sample)
         for v in verts[::step]:
             if best is not None and len(best) <= 2:
                 break
             dist = nx.single_source_shortest_path(sub, v)
-            for w in sub.predecessors(v):
+            for w in graph.predecessors(v):  # the graph's order (the copy's differs); dist lies in comp
                 if w in dist and (best is None or len(dist[w]) < len(best)):
                     best = list(dist[w])
         if best is not None:
