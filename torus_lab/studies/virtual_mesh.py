@@ -517,12 +517,13 @@ def minimal_path_count(topology: Torus, a, b, *, tie: str = "both") -> int:
     20
     """
     check_instance("topology", topology, Torus, "a Torus or Mesh")
-    a = topology.check_node(a, "a")
-    b = topology.check_node(b, "b")
-    check_str("tie", tie, ("+", "-", "both"))
-    if tie not in ("both", "+", "-"):
-        raise ValueError(f"tie must be 'both', '+' or '-', got {tie!r}")
     a, b = topology.check_node(a, "a"), topology.check_node(b, "b")
+    check_str("tie", tie, ("+", "-", "both"))
+    return _minimal_path_count(topology, a, b, tie)
+
+
+def _minimal_path_count(topology: Torus, a: tuple[int, ...], b: tuple[int, ...], tie: str) -> int:
+    """:func:`minimal_path_count` on checked arguments (the inner loop of :func:`adaptivity_table`)."""
     dists, ways = [], 1
     for dim in range(topology.n):
         k = topology.radices[dim]
@@ -592,13 +593,14 @@ def adaptivity_table(rf: RoutingFunction) -> pd.DataFrame:
     topo = rf.topology
     tie = rf.options.get("tie", "+") if topo.wraparound and topo.bidirectional else "both"
     coords = [topo.coords(v) for v in range(topo.num_nodes)]
+    coord_array = np.array(coords, dtype=np.int64)
     rows = []
     for d in range(topo.num_nodes):
         g = explore_states(rf, d)
         tr = g.transitions
         order = np.argsort(tr[:, 0], kind="stable")
         starts = np.searchsorted(tr[order, 0], np.arange(g.num_states + 1))
-        dist = np.array([topo.lee_distance(c, coords[d]) for c in coords])
+        dist = topo.lee_distance(coord_array, np.broadcast_to(coord_array[d], coord_array.shape))
         nonmin = int((dist[topo.channel_dst[tr[:, 2]]] != dist[g.state_node[tr[:, 0]]] - 1).sum())
         count = _path_counter(tr, order, starts, dist, topo.channel_dst, d)
         injections = np.flatnonzero(g.state_channel < 0)
@@ -606,8 +608,8 @@ def adaptivity_table(rf: RoutingFunction) -> pd.DataFrame:
             src = int(g.state_node[s])
             rows.append({
                 "src": src, "dst": d, "realizable": count(frozenset([int(s)]), src),
-                "minimal": minimal_path_count(topo, coords[src], coords[d]),
-                "minimal_tie": minimal_path_count(topo, coords[src], coords[d], tie=tie if tie != "both" else "both"),
+                "minimal": _minimal_path_count(topo, coords[src], coords[d], "both"),
+                "minimal_tie": _minimal_path_count(topo, coords[src], coords[d], tie),
                 "nonminimal_hops": nonmin,
             })
         count.cache_clear()
