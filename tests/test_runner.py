@@ -438,3 +438,59 @@ def test_a_rule_the_schema_cannot_express_is_refused_before_any_kernel_starts(tm
     assert "loads: ts holds t = 5 but radices_by_dim (dims 2) holds k = 4" in err
     assert len(err.strip().splitlines()) == 1
     assert not (out / "data").exists()
+
+
+def _project_with(root: Path, presets: dict[str, str]) -> Path:
+    """The demo project plus copies of ``demo`` named by ``presets`` (name -> its quick preset line)."""
+    project = make_project(root)
+    demo = (project / "experiments" / "demo.yaml").read_text()
+    for name, quick in presets.items():
+        text = demo.replace("  quick: {seed: 5, fail: false, n_rows: 2, scale: 1.0, label: x}", f"  quick: {quick}")
+        (project / "experiments" / f"{name}.yaml").write_text(text)
+    return project
+
+
+@pytest.mark.notebook
+def test_experiments_side_by_side_write_what_one_at_a_time_writes(tmp_path, monkeypatch):
+    """``jobs=2``: the same files and bytes as one at a time, results in the given order, progress labelled per
+    experiment, and the runner's own environment untouched (each kernel gets its variables directly)."""
+    import io
+    import os
+
+    from torus_lab.plotting import RUNNER_ENVIRONMENT
+    from torus_lab.progress import ProgressPrinter
+
+    monkeypatch.delenv(RUNNER_ENVIRONMENT, raising=False)
+    project = _project_with(tmp_path / "p", {"other": "{seed: 7, fail: false, n_rows: 5, scale: 3.0, label: y}"})
+    names = ["other", "demo"]
+    one = runner.run_all(preset="quick", out=tmp_path / "one", root=project, names=names, progress=False)
+    log = io.StringIO()
+    two = runner.run_all(preset="quick", out=tmp_path / "two", root=project, names=names, jobs=2,
+                         progress=ProgressPrinter(log, interactive=False))  # fmt: skip
+    assert [r.name for r in two] == names == [r.name for r in one]
+    for name in names:
+        for kind in ("data", "figures"):
+            science = {path: data for path, data in snapshot(tmp_path / "one" / kind / name).items()
+                       if path != "manifest.json"}  # fmt: skip
+            assert science and science == {path: data for path, data in snapshot(tmp_path / "two" / kind / name).items()
+                                           if path != "manifest.json"}  # fmt: skip
+    assert "[1/2] other cells: 4/4 (100%)" in log.getvalue() and "[2/2] demo cells: 4/4 (100%)" in log.getvalue()
+    assert RUNNER_ENVIRONMENT not in os.environ
+
+
+@pytest.mark.notebook
+def test_a_failure_side_by_side_raises_after_the_running_one_finishes(tmp_path):
+    project = _project_with(tmp_path / "p", {"boom": "{seed: 5, fail: true, n_rows: 2, scale: 1.0, label: x}",
+                                             "late": "{seed: 5, fail: false, n_rows: 2, scale: 1.0, label: x}"})
+    out = tmp_path / "out"
+    with pytest.raises(runner.NotebookFailedError, match="boom"):
+        runner.run_all(preset="quick", out=out, root=project, names=["boom", "demo", "late"], jobs=2, progress=False)
+    assert (out / "data" / "demo" / "table.csv").exists()  # started beside the failing one: finished and kept
+    assert not (out / "data" / "boom").exists() and not (out / "data" / "late").exists()  # never started
+
+
+def test_jobs_must_be_a_positive_int(project):
+    with pytest.raises(ValueError, match="jobs"):
+        runner.run_all(preset="quick", root=project, jobs=0)
+    with pytest.raises(SystemExit):
+        cli._build_parser().parse_args(["reproduce", "--jobs", "0"])

@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,9 +51,13 @@ class KernelRun:
     ----------
     on_cells : callable, optional
         Called as ``on_cells(executed, total, elapsed_s)`` when the notebook starts and after each code cell.
+    env : dict, optional
+        Environment variables the kernel gets on top of this process's (None: removed), without touching this
+        process's own environment, so that two runs can start kernels side by side.
     """
 
     on_cells: Callable[[int, int, float], None] | None = None
+    env: dict[str, str | None] = field(default_factory=dict)
     total: int = 0
     executed: int = 0
     busy: bool = False
@@ -78,6 +83,15 @@ class KernelRun:
             @default("transport_encryption")
             def _encrypt_when_the_kernel_can(self) -> str:
                 return "auto"
+
+            async def start_kernel(self, **kw: Any) -> None:
+                env = {**os.environ, **kw.pop("env", {})}
+                for key, value in run.env.items():
+                    if value is None:
+                        env.pop(key, None)
+                    else:
+                        env[key] = value
+                await super().start_kernel(env=env, **kw)
 
             async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
                 if now or restart or run.busy or not self.owns_kernel:

@@ -67,6 +67,7 @@ def _build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--out", metavar="DIR", help="output root (default: the project folder for the paper "
                                                     "preset, scratch/<preset> for any other)")  # fmt: skip
     _add_sweep_options(repro)
+    _add_jobs_option(repro)
     check = sub.add_parser("verify", help="re-run experiments into a temporary folder and compare their science "
                                           "outputs with the committed ones (or another reference)")  # fmt: skip
     check.add_argument("--preset", default="paper", help="preset (default: %(default)s)")
@@ -81,6 +82,7 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="how sweeps inside the notebooks run (default: processes)")  # fmt: skip
     check.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler for sweeps (implies --backend dask)")
     check.add_argument("--kernel", default=runner.KERNEL_NAME, help="Jupyter kernel (default: %(default)s)")
+    _add_jobs_option(check)
     report = sub.add_parser("report", help="rebuild reports/index.html, data/claims.csv, the README table and the "
                                            "zip of the whole report")  # fmt: skip
     report.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
@@ -145,11 +147,26 @@ def _routings() -> None:
         print()
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _add_jobs_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--jobs", type=_positive_int, default=runner.DEFAULT_JOBS, metavar="N",
+                        help="experiments run side by side (default: %(default)s)")  # fmt: skip
+
+
 def _verify(args: argparse.Namespace) -> int:
     from torus_lab.verify import format_table, verify
 
     result = verify(preset=args.preset, names=args.only, against=args.against, keep=args.keep,
-                    kernel_name=args.kernel)  # fmt: skip
+                    kernel_name=args.kernel, jobs=args.jobs)  # fmt: skip
     print(f"verify ({args.preset}) against {result.reference}:")
     print(format_table(result.comparisons))
     print("timing files (data/<name>/timing/), manifests and executed notebooks are not compared")
@@ -185,7 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _set_sweep_environment(args)
             from torus_lab.report import reproduce
 
-            results = reproduce(preset=args.preset, out=args.out, names=args.only, kernel_name=args.kernel)
+            results = reproduce(preset=args.preset, out=args.out, names=args.only, kernel_name=args.kernel,
+                                jobs=args.jobs)  # fmt: skip
             for result in results:
                 print(f"{result.name:18s} {result.duration_s:8.1f} s  ({result.preset})")
         elif args.command == "verify":

@@ -27,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -35,7 +36,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -148,11 +149,27 @@ class ProgressPrinter:
             interactive = bool(isatty()) if callable(isatty) else False
         self.interactive = interactive
         self.prefix = ""
+        self._label = ""
         self._lock = threading.Lock()
         self._steps: dict[tuple[str, str], int] = {}  # last step printed per bar (line mode)
         self._active: dict[tuple[str, str], ProgressEvent] = {}  # unfinished bars (terminal mode)
-        self._status_width = 0
-        self._drawn_at = -math.inf
+        self._status = {"width": 0, "drawn_at": -math.inf}  # the status line (shared with labelled views)
+
+    def labelled(self, label: str) -> ProgressPrinter:
+        """A view of this printer for one of several runs side by side: it shares the stream, the lock and the
+        status line, and puts ``label`` before the name of each of its bars (its messages are unchanged).
+
+        >>> import io
+        >>> log = io.StringIO()
+        >>> view = ProgressPrinter(log, interactive=False).labelled("[1/2] loads ")
+        >>> view.update(ProgressEvent("cells", 1, 1, elapsed_s=2.0))
+        >>> log.getvalue()
+        '  [1/2] loads cells: 1/1 (100%) done in 0:02\\n'
+        """
+        check_str("label", label)
+        view = copy.copy(self)  # shallow: the lock, the stream and the bar tables are shared
+        view._label = label
+        return view
 
     def message(self, text: str) -> None:
         """Print ``text`` as a line of its own (above the status line on a terminal)."""
@@ -165,6 +182,8 @@ class ProgressPrinter:
     def update(self, event: ProgressEvent) -> None:
         """Record ``event`` and show it if it is worth a line (line mode) or a redraw (terminal)."""
         check_instance("event", event, ProgressEvent)
+        if self._label:
+            event = replace(event, name=self._label + event.name)
         key = (event.bar_id, event.name)
         with self._lock:
             if self.interactive:
@@ -184,8 +203,10 @@ class ProgressPrinter:
     def close(self) -> None:
         """End the status line (terminal mode) so that later output starts on a line of its own."""
         with self._lock:
-            self._active.clear()
+            for key in [key for key in self._active if key[1].startswith(self._label)]:
+                del self._active[key]  # this view's bars (all of them for the printer itself)
             self._clear_status()
+            self._redraw(force=True)
             self.stream.flush()
 
     def _step(self, event: ProgressEvent) -> int:
@@ -196,22 +217,22 @@ class ProgressPrinter:
         return 100 * event.done // event.total // self.step_percent
 
     def _clear_status(self) -> None:
-        if self.interactive and self._status_width:
-            self.stream.write("\r" + " " * self._status_width + "\r")
-            self._status_width = 0
+        if self.interactive and self._status["width"]:
+            self.stream.write("\r" + " " * self._status["width"] + "\r")
+            self._status["width"] = 0
 
     def _redraw(self, *, force: bool) -> None:
         if not self.interactive:
             return
         now = time.monotonic()
-        if not force and now - self._drawn_at < self.min_interval_s:
+        if not force and now - self._status["drawn_at"] < self.min_interval_s:
             return
-        self._drawn_at = now
+        self._status["drawn_at"] = now
         line = self.prefix + " | ".join(format_progress(event) for event in self._active.values())
         self._clear_status()
         if self._active:
             self.stream.write(line)
-            self._status_width = len(line)
+            self._status["width"] = len(line)
 
 
 class ProgressReporter:

@@ -37,13 +37,14 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterable, Mapping
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from torus_lab._validate import check_instance
+from torus_lab._validate import check_instance, check_int
 from torus_lab.experiment import (
     CACHE_ENVIRONMENT,
     RESERVED_PARAMETERS,
@@ -92,6 +93,9 @@ __all__ = [
 OUTPUT_KINDS = ("data", "figures", "reports")
 #: Environment variables that choose the sweep backend (see :mod:`torus_lab.sweep`).
 SWEEP_ENVIRONMENT = ("TORUS_LAB_BACKEND", "TORUS_LAB_SCHEDULER")
+#: Experiments ``torus-lab reproduce`` and ``verify`` run side by side by default (``--jobs``): on 2 cores,
+#: one experiment's serial steps (kernel start, figures, report) overlap another's sweeps.
+DEFAULT_JOBS = 2
 #: Default kernel name, registered by ``make kernel`` (and by :func:`ensure_kernel` if missing).
 KERNEL_NAME = "torus-lab"
 #: Packages whose versions go into every manifest.
@@ -293,17 +297,16 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
         if progress is not None:
             progress.update(ProgressEvent(CELLS_BAR, done, total, elapsed_s=elapsed_s, bar_id=str(executed)))
 
-    kernel_run = KernelRun(on_cells=show_cells)
-    keys = (RUNNER_ENVIRONMENT, CACHE_ENVIRONMENT, PROGRESS_ENVIRONMENT)
-    previous = {key: os.environ.get(key) for key in keys}
-    os.environ[RUNNER_ENVIRONMENT] = "1"  # the kernel inherits it: figures are shown as links to their files
-    os.environ.setdefault(CACHE_ENVIRONMENT, str(default_cache_dir(experiment.root)))
-    os.environ.pop(PROGRESS_ENVIRONMENT, None)
     with tempfile.TemporaryDirectory(prefix="torus-lab-progress-") as folder:
         events = Path(folder) / "progress.jsonl"
+        kernel_env = {
+            RUNNER_ENVIRONMENT: "1",  # figures are shown as links to their files
+            CACHE_ENVIRONMENT: os.environ.get(CACHE_ENVIRONMENT, str(default_cache_dir(experiment.root))),
+            PROGRESS_ENVIRONMENT: str(events) if progress is not None else None,
+        }
+        kernel_run = KernelRun(on_cells=show_cells, env=kernel_env)
         follower = contextlib.nullcontext()
         if progress is not None:
-            os.environ[PROGRESS_ENVIRONMENT] = str(events)
             follower = ProgressFollower(events, progress.update)
         try:
             with follower:
@@ -329,11 +332,6 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
         finally:
             if progress is not None:
                 progress.close()
-            for key, value in previous.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
 
 
 # ---------------------------------------------------------------------- atomic swap
@@ -546,13 +544,20 @@ def run_all(
     names: Iterable[str] | None = None,
     kernel_name: str = KERNEL_NAME,
     progress: bool | ProgressPrinter = True,
+    jobs: int = 1,
 ) -> list[RunResult]:
     """Run every experiment (or ``names``) at ``preset``; stops at the first failure, keeping what succeeded.
+
+    ``jobs`` experiments run side by side (each notebook in its own kernel; their sweeps share the machine's
+    cores), so one experiment's serial steps (kernel start, plotting, the report) overlap another's sweeps.
+    After a failure no further experiment starts; those running finish, and the first error is raised.
+    Results come in the order of ``names``.
 
     Without ``out`` the ``paper`` preset writes into the project folder (the committed outputs) and any other
     preset into ``scratch/<preset>/`` (:func:`reproduce_output_root`).
     :func:`torus_lab.report.reproduce` (what ``torus-lab reproduce`` runs) adds the report.
     """
+    jobs = check_int("jobs", jobs, minimum=1)
     experiments = load_experiments(root)
     selected = list(names) if names else list(experiments)
     for name in selected:
@@ -562,17 +567,42 @@ def run_all(
         resolve_parameters(experiments[name], preset)
     out = reproduce_output_root(preset, out, root)
     printer = _printer(progress)
-    results = []
-    for number, name in enumerate(selected, start=1):
+
+    def run_one(number: int, name: str) -> RunResult:
+        tag = f"[{number}/{len(selected)}] {name}"
+        view = None
         if printer is not None:
-            printer.message(f"[{number}/{len(selected)}] {name} ({preset})")
-            printer.prefix = f"[{number}/{len(selected)}] {name} "
+            printer.message(f"{tag} ({preset})")
+            view = printer.labelled(f"{tag} ") if jobs > 1 else printer
+            view.prefix = "" if jobs > 1 else f"{tag} "
         result = run_experiment(name, preset=preset, out=out, root=root, kernel_name=kernel_name,
-                                progress=printer if printer is not None else False)  # fmt: skip
-        results.append(result)
+                                progress=view if view is not None else False)  # fmt: skip
         if printer is not None:
-            printer.message(f"[{number}/{len(selected)}] {name} done in {result.duration_s:.1f} s")
-    return results
+            printer.message(f"{tag} done in {result.duration_s:.1f} s")
+        return result
+
+    if jobs == 1:
+        return [run_one(number, name) for number, name in enumerate(selected, start=1)]
+    results: dict[str, RunResult] = {}
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        pending = list(enumerate(selected, start=1))
+        running = {pool.submit(run_one, number, name): name for number, name in pending[:jobs]}
+        pending = pending[jobs:]
+        error: BaseException | None = None
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                name = running.pop(future)
+                try:
+                    results[name] = future.result()
+                except BaseException as exc:  # noqa: BLE001 (re-raised below, after the running ones finish)
+                    error = error or exc
+            while pending and error is None and len(running) < jobs:
+                number, name = pending.pop(0)
+                running[pool.submit(run_one, number, name)] = name
+        if error is not None:
+            raise error
+    return [results[name] for name in selected]
 
 
 def reproduce_output_root(preset: str, out: str | Path | None = None, root: str | Path | None = None) -> Path:

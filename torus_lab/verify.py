@@ -221,8 +221,10 @@ def _check_reference(reference: Path, names: Sequence[str], preset: str, root: s
 
 def verify(*, preset: str = PUBLISH_PRESET, names: Sequence[str] | None = None, against: str | Path | None = None,
            root: str | Path | None = None, keep: bool = False, kernel_name: str = KERNEL_NAME,
-           progress: bool = True) -> VerifyResult:  # fmt: skip
+           progress: bool = True, jobs: int = 1) -> VerifyResult:  # fmt: skip
     """Re-run ``names`` (default: every experiment) at ``preset`` into a new temporary folder and compare.
+
+    ``jobs``: experiments run side by side (:func:`torus_lab.runner.run_all`).
 
     The reference is :func:`reference_root`; it is checked (outputs present, same preset and parameters)
     before anything runs.  The temporary folder is removed when every file passes, unless ``keep``; it is kept
@@ -241,7 +243,7 @@ def verify(*, preset: str = PUBLISH_PRESET, names: Sequence[str] | None = None, 
     result = VerifyResult(preset, reference, kept=candidate)
     try:
         run_all(preset=preset, out=candidate, root=root, names=selected, kernel_name=kernel_name,
-                progress=progress)  # fmt: skip
+                progress=progress, jobs=jobs)  # fmt: skip
     except ExperimentError as err:  # the CLI prints the message: name the kept folder in it
         err.args = (f"{err}; outputs of the verify run kept in {candidate}",)
         raise
