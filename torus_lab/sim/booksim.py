@@ -132,7 +132,6 @@ from torus_lab.sim.packets import (
     dequeue,
     finish,
     generate,
-    interleaved,
     run_over,
     watch_progress,
 )
@@ -312,34 +311,31 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     def full(value, *shape):
         return np.full(shape, value, dtype=np.int64)
 
-    # fields read together are stored together (see interleaved): per input VC, per output VC, per buffered
-    # flit, per channel as a switch-allocation input and as an output, per packet
-    in_vc = interleaved(dict(count=0, fhead=0, vstate=0, vready=0, ncand=0, out_vc=-1, va_aptr=0, va_tried=-1), nvc)
-    in_alloc = interleaved(dict(a_stamp=-1, a_best=0, a_bestd=0, sa_void=-1), nvc)
-    out_vc = interleaved(dict(busy=-1, credit=depth, cr_head=0, cr_count=0, va_gptr=0, g_stamp=-1, g_best=0,
-                              g_bestd=0), nvc)  # fmt: skip
-    flits = interleaved(dict(fpk=0, fidx=0, farr=0), nvc, depth)
-    sw_in = interleaved(dict(sa_rr=0, sa_aptr=0, sa_stamp=-1, sa_best=0), total)
-    sw_out = interleaved(dict(sa_gptr=0, sg_stamp=-1, sg_best=0, sg_bestd=0), total)
-    packet = interleaved(dict(pk_src=0, pk_dst=0, pk_gen=0, pk_inj=0, pk_hops=0, pk_meas=0), npk)
     return BookSimState(
         cfg=cfg, fcfg=np.asarray(fcfg, dtype=np.float64).copy(), burst_on=np.asarray(burst_on, dtype=np.uint8).copy(),
         active=active.astype(np.int64),
         dest_map=dest_map.astype(np.int64), rng=np.array([seed_word], dtype=np.uint64),
         counters=zeros(len(CNT)),
         ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
-        **in_vc, **in_alloc, **out_vc, **flits, **sw_in, **sw_out, **packet,
+        count=zeros(nvc), fhead=zeros(nvc), fpk=zeros(nvc, depth), fidx=zeros(nvc, depth), farr=zeros(nvc, depth),
         occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), nlive=zeros(1),
-        cand_vc=zeros(nvc, MAX_CANDIDATES), cand_st=zeros(nvc, MAX_CANDIDATES, STATE_SIZE),
-        cr_time=zeros(nvc, depth),
+        vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, MAX_CANDIDATES),
+        cand_st=zeros(nvc, MAX_CANDIDATES, STATE_SIZE), out_vc=full(-1, nvc), va_aptr=zeros(nvc),
+        busy=full(-1, nvc), credit=full(depth, nvc), cr_time=zeros(nvc, depth), cr_head=zeros(nvc),
+        cr_count=zeros(nvc), va_gptr=zeros(nvc),
+        sa_rr=zeros(total), sa_aptr=zeros(total), sa_gptr=zeros(total),
         req_in=zeros(nvc * MAX_CANDIDATES), req_out=zeros(nvc * MAX_CANDIDATES), req_c=zeros(nvc * MAX_CANDIDATES),
         req_in_key=zeros(nvc * MAX_CANDIDATES), req_out_key=zeros(nvc * MAX_CANDIDATES),
         matched=zeros(nvc * MAX_CANDIDATES),
-        port_stamp=full(-1, ports), sa_req_in=zeros(sa_cap), sa_req_out=zeros(sa_cap),
-        sa_req_iv=zeros(sa_cap), sa_bestd=zeros(total), grants=zeros(total), ngrants=zeros(1),
-        vc_taken=full(-1, nvc), sa_req_spec=zeros(sa_cap), port_req=zeros(ports),
+        g_stamp=full(-1, nvc), g_best=zeros(nvc), g_bestd=zeros(nvc), a_stamp=full(-1, nvc), a_best=zeros(nvc),
+        a_bestd=zeros(nvc), port_stamp=full(-1, ports), sa_req_in=zeros(sa_cap), sa_req_out=zeros(sa_cap),
+        sa_req_iv=zeros(sa_cap), sg_stamp=full(-1, total), sg_best=zeros(total), sg_bestd=zeros(total),
+        sa_stamp=full(-1, total), sa_best=zeros(total), sa_bestd=zeros(total), grants=zeros(total), ngrants=zeros(1),
+        va_tried=full(-1, nvc), vc_taken=full(-1, nvc), sa_void=full(-1, nvc), sa_req_spec=zeros(sa_cap),
+        port_req=zeros(ports),
         tmp_ch=zeros(MAX_CANDIDATES), tmp_vc=zeros(MAX_CANDIDATES), tmp_st=zeros(MAX_CANDIDATES, STATE_SIZE),
-        pk_state=zeros(npk, STATE_SIZE), free_stack=np.arange(npk, dtype=np.int64)[::-1].copy(),
+        pk_src=zeros(npk), pk_dst=zeros(npk), pk_gen=zeros(npk), pk_inj=zeros(npk), pk_hops=zeros(npk),
+        pk_meas=zeros(npk), pk_state=zeros(npk, STATE_SIZE), free_stack=np.arange(npk, dtype=np.int64)[::-1].copy(),
         free_top=np.array([npk], dtype=np.int64),
         q_buf=zeros(nn, queue_cap), q_head=zeros(nn), q_len=zeros(nn), inj_pk=full(-1, nn), inj_flit=zeros(nn),
         inj_vc=full(-1, nn), inj_last_vc=full(vcs - 1, nn),

@@ -81,7 +81,6 @@ from torus_lab.sim.packets import (
     dequeue,
     finish,
     generate,
-    interleaved,
     run_over,
     watch_progress,
 )
@@ -209,26 +208,23 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
     for name, value in dict(vcs=vcs, depth=depth, length=length, queue_cap=queue_cap, atomic=int(atomic),
                             num_channels=nch, num_nodes=nn).items():  # fmt: skip
         cfg[CFG[name]] = value
-    # fields read together are stored together (see interleaved): per input VC, per VC as a VC-allocation
-    # target, per buffered flit, per router port, per packet
-    vc = interleaved(dict(count=0, fhead=0, routed=0, out_ivc=-1, ncand=0, waitc=0, writer=-1, ivc_node=0), niv)
-    vc["ivc_node"][:] = np.concatenate([np.repeat(np.asarray(topology.channel_dst), vcs), np.arange(nn)])
-    target = interleaved(dict(rr_va=0, va_mark=-1, va_best=0, va_bestd=0), niv)
-    flits = interleaved(dict(fpk=0, fidx=0, farr=0), niv, cap)
-    port = dict(rr_in=zeros(ports), port_iv=full(-1, ports), port_out=zeros(ports),
-                **interleaved(dict(rr_out=0, sa_mark=-1, sa_best=0, sa_bestd=0), ports))
-    packet = interleaved(dict(pk_src=0, pk_dst=0, pk_gen=0, pk_inj=0, pk_hops=0, pk_meas=0), npk)
+    ivc_node = np.concatenate([np.repeat(np.asarray(topology.channel_dst), vcs), np.arange(nn)]).astype(np.int64)
     return SimpleState(
         cfg=cfg, fcfg=np.zeros(4), burst_on=np.zeros(nn, dtype=np.uint8),
         active=np.arange(nn, dtype=np.int64) if active is None else np.asarray(active, dtype=np.int64).copy(),
-        dest_map=full(-1, nn), rng=np.array([seed_word], dtype=np.uint64), counters=zeros(len(CNT)),
-        **vc, **target, **flits, **port, **packet,
-        cand_ivc=zeros(niv, MAX_CANDIDATES), cand_st=zeros(niv, MAX_CANDIDATES, STATE_SIZE),
+        dest_map=full(-1, nn), ivc_node=ivc_node, rng=np.array([seed_word], dtype=np.uint64), counters=zeros(len(CNT)),
+        count=zeros(niv), fhead=zeros(niv), fpk=zeros(niv, cap), fidx=zeros(niv, cap), farr=zeros(niv, cap),
+        writer=full(-1, niv), routed=zeros(niv), ncand=zeros(niv), cand_ivc=zeros(niv, MAX_CANDIDATES),
+        cand_st=zeros(niv, MAX_CANDIDATES, STATE_SIZE), out_ivc=full(-1, niv), waitc=zeros(niv),
         occupied=np.zeros((niv + 63) // 64, dtype=np.uint64), live=zeros(niv), nlive=zeros(1),
+        rr_in=zeros(ports), rr_out=zeros(ports), rr_va=zeros(niv),
         tmp_ch=zeros(MAX_CANDIDATES), tmp_vc=zeros(MAX_CANDIDATES), tmp_st=zeros(MAX_CANDIDATES, STATE_SIZE),
-        req_iv=zeros(niv), req_tgt=zeros(niv), req_c=zeros(niv), nreq=zeros(1),
-        req_ports=zeros(ports), nports_req=zeros(1), grants=zeros(ports), ngrants=zeros(1),
-        pk_state=zeros(npk, STATE_SIZE), free_stack=np.arange(npk, dtype=np.int64)[::-1].copy(),
+        va_mark=full(-1, niv), va_best=zeros(niv), va_bestd=zeros(niv), req_iv=zeros(niv), req_tgt=zeros(niv),
+        req_c=zeros(niv), nreq=zeros(1),
+        sa_mark=full(-1, ports), sa_best=zeros(ports), sa_bestd=zeros(ports), port_iv=full(-1, ports),
+        port_out=zeros(ports), req_ports=zeros(ports), nports_req=zeros(1), grants=zeros(ports), ngrants=zeros(1),
+        pk_src=zeros(npk), pk_dst=zeros(npk), pk_gen=zeros(npk), pk_inj=zeros(npk), pk_hops=zeros(npk),
+        pk_meas=zeros(npk), pk_state=zeros(npk, STATE_SIZE), free_stack=np.arange(npk, dtype=np.int64)[::-1].copy(),
         free_top=np.array([npk], dtype=np.int64),
         q_buf=zeros(nn, queue_cap), q_head=zeros(nn), q_len=zeros(nn), inj_free=full(-(10**9), nn),
         rec=zeros(rec_cap, 7), rec_count=zeros(1), ch_flits=zeros(nch),

@@ -26,7 +26,6 @@ Examples
 
 from __future__ import annotations
 
-import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
@@ -34,7 +33,7 @@ from torus_lab._jit import njit
 from torus_lab.sim.rng import GAMMA, splitmix_mix, unit_float
 from torus_lab.sim.traffic import draw_destination, starts_packet
 
-__all__ = ["CNT", "generate", "dequeue", "finish", "watch_progress", "run_over", "borrowed", "interleaved"]
+__all__ = ["CNT", "generate", "dequeue", "finish", "watch_progress", "run_over", "borrowed"]
 
 #: Index of each run counter in a state's ``counters`` array (the same in both router models).
 CNT = {
@@ -83,34 +82,6 @@ _CN_PACKETS_DELIVERED = 16
 _CN_LATENCY_SUM = 17
 #: index of the hotspot fraction in a state's ``fcfg`` (after the three rates of ``starts_packet``)
 HOT_FRAC = 3
-
-
-def interleaved(fills: dict[str, int], *shape: int) -> dict[str, np.ndarray]:
-    """One int64 array of ``shape`` per name of ``fills`` (filled with its value), stored interleaved.
-
-    The arrays are views of one block of shape ``(*shape, len(fills))`` whose start is aligned to 64 bytes, so
-    the values of all of them at one index sit side by side: a stage that reads several fields of one input VC
-    (count, front slot, output VC, ...) or of one buffered flit (packet, index, arrival) touches one cache line
-    instead of one per array.  On large networks the cycle loops are bound by those memory accesses; the values,
-    and so the results, are what separate arrays would hold.
-
-    Examples
-    --------
-    >>> v = interleaved({"count": 0, "owner": -1}, 3)
-    >>> v["owner"].tolist(), v["count"].strides, v["count"].ctypes.data % 64
-    ([-1, -1, -1], (16,), 0)
-    """
-    width = len(fills)
-    items = int(np.prod(shape, dtype=np.int64)) * width
-    raw = np.zeros(items * 8 + 64, dtype=np.uint8)  # zeroed lazily by the OS: untouched pages cost nothing
-    start = -raw.ctypes.data % 64
-    block = raw[start : start + items * 8].view(np.int64).reshape(*shape, width)
-    views = {}
-    for k, (name, fill) in enumerate(fills.items()):
-        views[name] = block[..., k]
-        if fill != 0:
-            views[name][...] = fill
-    return views
 
 
 @intrinsic
