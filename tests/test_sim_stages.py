@@ -14,6 +14,7 @@ from torus_lab.routing.interface import compile_for_kernel
 from torus_lab.sim import kernels as k
 from torus_lab.sim import packets
 from torus_lab.sim.packets import CNT
+from torus_lab.sim.traffic import draw_destination, starts_packet
 from torus_lab.topology import Torus
 
 TORUS = Torus(2, 4)
@@ -115,6 +116,34 @@ def test_generation_fills_source_queues_and_counts_overflow():
     assert (st.pk_src[first] == np.arange(nn)).all() and (st.pk_dst[first] != np.arange(nn)).all()
     k.generate_packets(st, 10)  # gen_end reached: nothing more
     assert st.counters[CNT["packets_generated"]] == 3 * nn
+
+
+@njit
+def _reference_starts(fcfg, active, dest_map, include_self, rng):
+    """Bernoulli generation as ``starts_packet`` then ``draw_destination`` per node (uniform pattern): the
+    destination each node draws (-1: no packet), advancing ``rng``."""
+    out = np.full(active.shape[0], -1, dtype=np.int64)
+    burst_on = np.zeros(active.shape[0], dtype=np.uint8)
+    for a in range(active.shape[0]):
+        if starts_packet(0, fcfg, burst_on, active[a], rng):
+            out[a] = draw_destination(0, active[a], active, dest_map, 0, 0.0, include_self, rng)
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(prob=hst.floats(0.0, 1.0), seed=hst.integers(0, 2**64 - 1), include_self=hst.booleans())
+def test_bernoulli_generation_draws_the_stream_of_starts_packet_and_draw_destination(prob, seed, include_self):
+    st = _state(queue_cap=4, gen_end=10, include_self=int(include_self))
+    st.fcfg[0] = prob
+    st.rng[0] = seed
+    expected = _reference_starts(st.fcfg, st.active, st.dest_map, include_self, np.array([seed], dtype=np.uint64))
+    k.generate_packets(st, 0)
+    started = np.flatnonzero(expected >= 0)
+    assert st.q_len.tolist() == (expected >= 0).astype(int).tolist()
+    assert st.pk_dst[st.q_buf[started, 0]].tolist() == expected[started].tolist()
+    rng = np.array([seed], dtype=np.uint64)
+    _reference_starts(st.fcfg, st.active, st.dest_map, include_self, rng)
+    assert st.rng[0] == rng[0]  # the next draw continues the same stream
 
 
 def test_injection_moves_a_whole_packet_once_the_buffer_is_empty():

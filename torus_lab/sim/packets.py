@@ -30,6 +30,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from torus_lab._jit import njit
+from torus_lab.sim.rng import GAMMA, splitmix_mix, unit_float
 from torus_lab.sim.traffic import draw_destination, starts_packet
 
 __all__ = ["CNT", "generate", "dequeue", "finish", "watch_progress", "run_over", "borrowed"]
@@ -141,11 +142,20 @@ def generate(st, now, measuring, injection, pattern, hotspot, include_self, queu
     # local names: inside a loop, reading an array through the state tuple costs a reference-count update
     active, fcfg, burst_on, rng, dest_map, counters = st.active, st.fcfg, st.burst_on, st.rng, st.dest_map, st.counters
     hot_frac = fcfg[HOT_FRAC]
+    # Bernoulli (``starts_packet``'s draw, inlined): the stream's word stays in a local variable between the
+    # draws, stored back before a destination is drawn (the same stream, one store per packet, not per node)
+    bernoulli, start_prob, word = injection == 0, fcfg[0], rng[0]
     for a in range(active.shape[0]):
         node = active[a]
-        if not starts_packet(injection, fcfg, burst_on, node, rng):
+        if bernoulli:
+            word += GAMMA
+            if not unit_float(splitmix_mix(word)) < start_prob:
+                continue
+            rng[0] = word
+        elif not starts_packet(injection, fcfg, burst_on, node, rng):
             continue
         dst = draw_destination(pattern, node, active, dest_map, hotspot, hot_frac, include_self, rng)
+        word = rng[0]
         if dst < 0:
             continue
         counters[_CN_PACKETS_GENERATED] += 1
@@ -167,6 +177,8 @@ def generate(st, now, measuring, injection, pattern, hotspot, include_self, queu
             counters[_CN_MEASURED_GENERATED] += 1
         st.q_buf[node, (st.q_head[node] + st.q_len[node]) % queue_cap] = p
         st.q_len[node] += 1
+    if bernoulli:
+        rng[0] = word
 
 
 @njit(inline="always")
