@@ -92,6 +92,23 @@ def test_process_pool_workers_outlive_a_sweep_until_the_code_changes(monkeypatch
     assert not third & first
 
 
+def warns_about(index: int, rng: np.random.Generator) -> int:  # noqa: ARG001 (a sweep function takes rng)
+    """Warn once, naming the item."""
+    import warnings
+
+    warnings.warn(f"item {index} is odd", UserWarning, stacklevel=1)
+    return index
+
+
+@pytest.mark.parametrize("backend", ["serial", "processes"])
+def test_warnings_of_the_items_reach_the_caller(backend):
+    """A worker's warnings are shown by the calling process (a notebook's output), not lost on the workers' stderr."""
+    items = grid(index=[1, 2, 3])
+    with pytest.warns(UserWarning) as caught:
+        assert sweep(warns_about, items, seed=1, backend=backend, workers=2, cache=False) == [1, 2, 3]
+    assert sorted(str(w.message) for w in caught) == ["item 1 is odd", "item 2 is odd", "item 3 is odd"]
+
+
 @pytest.mark.slow
 def test_dask_local_cluster_matches_serial():
     from dask.distributed import Client, LocalCluster

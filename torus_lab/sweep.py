@@ -45,6 +45,7 @@ import marshal
 import numbers
 import os
 import sys
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import as_completed
 from pathlib import Path
@@ -257,6 +258,23 @@ def _call(func, item, entropy, routings=None, location=None, key=None, sweep_key
     return _memorized(str(location))(*_cache_args(func, key, entropy, sweep_key))
 
 
+def _call_in_worker(*args) -> tuple[Any, list[tuple[str, type, str, int]]]:
+    """:func:`_call` in a worker process, returning the warnings it raised beside its result, so that the calling
+    process shows them (in a notebook: in its output, not on the terminal the workers write to)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # the calling process's filters decide what is shown
+        result = _call(*args)
+    return result, [(str(w.message), w.category, w.filename, w.lineno) for w in caught]
+
+
+def _result_and_warnings(outcome: tuple[Any, list[tuple[str, type, str, int]]]) -> Any:
+    """Re-issue the warnings of :func:`_call_in_worker` here and return its result."""
+    result, caught = outcome
+    for message, category, filename, lineno in caught:
+        warnings.warn_explicit(message, category, filename, lineno)
+    return result
+
+
 def _user_routings_digest() -> str | None:
     """A process-independent digest of the routings registered at run time (the pickled bytes are not)."""
     registry = sys.modules.get("torus_lab.routing.registry")
@@ -409,10 +427,10 @@ def _process_pool(workers: int):
 
 def _run_processes(jobs, results, workers, advance) -> None:
     pool = _process_pool(workers)
-    futures = {pool.submit(_call, *args): i for i, args in jobs}
+    futures = {pool.submit(_call_in_worker, *args): i for i, args in jobs}
     try:
         for future in as_completed(futures):
-            results[futures[future]] = future.result()
+            results[futures[future]] = _result_and_warnings(future.result())
             advance()
     finally:  # on an error or an interrupt, drop the items not started yet
         for future in futures:
@@ -435,10 +453,10 @@ def _run_dask(jobs, results, scheduler, workers, advance) -> None:
         client = scheduler
     try:
         columns = list(zip(*(args for _, args in jobs), strict=True))
-        futures = client.map(_call, *columns, pure=False)
+        futures = client.map(_call_in_worker, *columns, pure=False)
         index = {future.key: i for (i, _), future in zip(jobs, futures, strict=True)}
         for future in as_completed(futures):
-            results[index[future.key]] = future.result()
+            results[index[future.key]] = _result_and_warnings(future.result())
             advance()
     finally:
         for resource in owned:
