@@ -494,3 +494,20 @@ def test_jobs_must_be_a_positive_int(project):
         runner.run_all(preset="quick", root=project, jobs=0)
     with pytest.raises(SystemExit):
         cli._build_parser().parse_args(["reproduce", "--jobs", "0"])
+
+
+def test_cleaning_drops_the_installed_packages_folder(project, tmp_path):
+    """A warning printed into a notebook names its source file under site-packages: no machine path stays."""
+    import sysconfig
+
+    purelib = sysconfig.get_paths()["purelib"]
+    staging = tmp_path / "staging"
+    executed = tmp_path / "demo.ipynb"
+    nb = new_notebook(cells=[new_code_cell("x")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stderr",
+                                                  text=f"{purelib}/joblib/x.py:1: UserWarning: w\\n")]  # fmt: skip
+    nbformat.write(nb, executed)
+    runner._clean_executed_notebook(executed, root=project, staging=staging,
+                                    experiment=runner.load_experiment("demo", project))  # fmt: skip
+    text = executed.read_text()
+    assert purelib not in text and "site-packages/joblib/x.py:1: UserWarning" in text

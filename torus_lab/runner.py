@@ -33,6 +33,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 import uuid
@@ -250,8 +251,10 @@ def ensure_kernel(kernel_name: str = KERNEL_NAME) -> str:
 
 def _clean_executed_notebook(path: Path, *, root: Path, staging: Path, experiment: Experiment) -> None:
     """Drop machine paths from an executed notebook: staging folders become the final ``<kind>/<name>``
-    folders, the project folder becomes ``.``, and papermill's path metadata is made relative."""
+    folders, the installed packages' folder ``site-packages/`` (a warning names its source file), the project
+    folder becomes ``.``, and papermill's path metadata is made relative."""
     replacements = [(str(staging) + os.sep, ""), (_as_notebook_path(staging, root) + "/", ""),
+                    (sysconfig.get_paths()["purelib"] + os.sep, "site-packages/"),
                     (str(root) + os.sep, ""), (str(root), "."), (str(Path.home()) + os.sep, "~/")]  # fmt: skip
     text = path.read_text(encoding="utf-8")
     for old, new in replacements:

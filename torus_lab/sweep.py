@@ -418,6 +418,10 @@ def _process_pool(workers: int):
     """
     from joblib.externals.loky import get_reusable_executor
 
+    # loky replaces a worker that ends between items (its idle timeout, or its guard against a worker that grew
+    # by 300 MB) and warns; the items are unaffected, so the warning would only clutter notebooks
+    warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
+                            category=UserWarning)  # fmt: skip
     state = _package_files_state()
     stale = bool(_POOL_CODE) and _POOL_CODE[0] != state
     _POOL_CODE[:] = [state]
