@@ -85,11 +85,12 @@ def test_process_pool_workers_outlive_a_sweep_until_the_code_changes(monkeypatch
     items = grid(index=list(range(8)))
     first = set(sweep(worker_pid, items, seed=1, backend="processes", workers=2))
     second = set(sweep(worker_pid, items, seed=2, backend="processes", workers=2))
-    assert os.getpid() not in first and second <= first
+    # a fresh pool per sweep would share no process with the first (a worker may still be starting then)
+    assert os.getpid() not in first and first & second
     state = sweep_module._package_files_state()
     monkeypatch.setattr(sweep_module, "_package_files_state", lambda: (*state, ("edited.py", 1, 1)))
     third = set(sweep(worker_pid, items, seed=3, backend="processes", workers=2))
-    assert not third & first
+    assert not third & (first | second)
 
 
 def warns_about(index: int, rng: np.random.Generator) -> int:  # noqa: ARG001 (a sweep function takes rng)
