@@ -461,6 +461,7 @@ def test_experiments_side_by_side_write_what_one_at_a_time_writes(tmp_path, monk
     from torus_lab.progress import ProgressPrinter
 
     monkeypatch.delenv(RUNNER_ENVIRONMENT, raising=False)
+    cwd = Path.cwd()
     project = _project_with(tmp_path / "p", {"other": "{seed: 7, fail: false, n_rows: 5, scale: 3.0, label: y}"})
     names = ["other", "demo"]
     one = runner.run_all(preset="quick", out=tmp_path / "one", root=project, names=names, progress=False)
@@ -475,7 +476,7 @@ def test_experiments_side_by_side_write_what_one_at_a_time_writes(tmp_path, monk
             assert science and science == {path: data for path, data in snapshot(tmp_path / "two" / kind / name).items()
                                            if path != "manifest.json"}  # fmt: skip
     assert "[1/2] other cells: 4/4 (100%)" in log.getvalue() and "[2/2] demo cells: 4/4 (100%)" in log.getvalue()
-    assert RUNNER_ENVIRONMENT not in os.environ
+    assert RUNNER_ENVIRONMENT not in os.environ and Path.cwd() == cwd  # each kernel got its own cwd and variables
 
 
 @pytest.mark.notebook
@@ -483,8 +484,10 @@ def test_a_failure_side_by_side_raises_after_the_running_one_finishes(tmp_path):
     project = _project_with(tmp_path / "p", {"boom": "{seed: 5, fail: true, n_rows: 2, scale: 1.0, label: x}",
                                              "late": "{seed: 5, fail: false, n_rows: 2, scale: 1.0, label: x}"})
     out = tmp_path / "out"
+    cwd = Path.cwd()
     with pytest.raises(runner.NotebookFailedError, match="boom"):
         runner.run_all(preset="quick", out=out, root=project, names=["boom", "demo", "late"], jobs=2, progress=False)
+    assert Path.cwd() == cwd
     assert (out / "data" / "demo" / "table.csv").exists()  # started beside the failing one: finished and kept
     assert not (out / "data" / "boom").exists() and not (out / "data" / "late").exists()  # never started
 

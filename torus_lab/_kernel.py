@@ -54,10 +54,14 @@ class KernelRun:
     env : dict, optional
         Environment variables the kernel gets on top of this process's (None: removed), without touching this
         process's own environment, so that two runs can start kernels side by side.
+    cwd : str, optional
+        The kernel's working directory (papermill's ``cwd`` would change this whole process's, which two runs
+        side by side cannot share).
     """
 
     on_cells: Callable[[int, int, float], None] | None = None
     env: dict[str, str | None] = field(default_factory=dict)
+    cwd: str | None = None
     total: int = 0
     executed: int = 0
     busy: bool = False
@@ -91,6 +95,8 @@ class KernelRun:
                         env.pop(key, None)
                     else:
                         env[key] = value
+                if run.cwd is not None:
+                    kw["cwd"] = run.cwd
                 await super().start_kernel(env=env, **kw)
 
             async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:

@@ -307,7 +307,7 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
             CACHE_ENVIRONMENT: os.environ.get(CACHE_ENVIRONMENT, str(default_cache_dir(experiment.root))),
             PROGRESS_ENVIRONMENT: str(events) if progress is not None else None,
         }
-        kernel_run = KernelRun(on_cells=show_cells, env=kernel_env)
+        kernel_run = KernelRun(on_cells=show_cells, env=kernel_env, cwd=str(experiment.root))
         follower = contextlib.nullcontext()
         if progress is not None:
             follower = ProgressFollower(events, progress.update)
@@ -318,7 +318,6 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
                     str(executed),
                     parameters=params,
                     kernel_name=kernel_name,
-                    cwd=str(experiment.root),
                     progress_bar=False,  # cells are shown through kernel_run (one line per step without a terminal)
                     log_output=False,
                     report_mode=False,
