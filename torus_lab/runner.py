@@ -35,10 +35,11 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterable, Mapping
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -552,7 +553,8 @@ def run_all(
 
     ``jobs`` experiments run side by side (each notebook in its own kernel; their sweeps share the machine's
     cores), so one experiment's serial steps (kernel start, plotting, the report) overlap another's sweeps.
-    After a failure no further experiment starts; those running finish, and the first error is raised.
+    After a failure no further experiment starts; those running finish, and the error of the first failed
+    experiment (in the order of ``names``) is raised.
     Results come in the order of ``names``.
 
     Without ``out`` the ``paper`` preset writes into the project folder (the committed outputs) and any other
@@ -585,26 +587,20 @@ def run_all(
 
     if jobs == 1:
         return [run_one(number, name) for number, name in enumerate(selected, start=1)]
-    results: dict[str, RunResult] = {}
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        pending = list(enumerate(selected, start=1))
-        running = {pool.submit(run_one, number, name): name for number, name in pending[:jobs]}
-        pending = pending[jobs:]
-        error: BaseException | None = None
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                name = running.pop(future)
-                try:
-                    results[name] = future.result()
-                except BaseException as exc:  # noqa: BLE001 (re-raised below, after the running ones finish)
-                    error = error or exc
-            while pending and error is None and len(running) < jobs:
-                number, name = pending.pop(0)
-                running[pool.submit(run_one, number, name)] = name
-        if error is not None:
-            raise error
-    return [results[name] for name in selected]
+    failed = threading.Event()
+
+    def run_unless_failed(number: int, name: str) -> RunResult | None:
+        if failed.is_set():  # an earlier experiment failed: this one does not start
+            return None
+        try:
+            return run_one(number, name)
+        except BaseException:
+            failed.set()
+            raise
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:  # leaving it waits for the running experiments
+        futures = [pool.submit(run_unless_failed, number, name) for number, name in enumerate(selected, start=1)]
+    return [future.result() for future in futures]  # raises the first failure in the order of names
 
 
 def reproduce_output_root(preset: str, out: str | Path | None = None, root: str | Path | None = None) -> Path:

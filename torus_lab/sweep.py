@@ -187,13 +187,18 @@ def _content_digest(path: str, mtime_ns: int, size: int) -> str:  # noqa: ARG001
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def _package_sources() -> list[Path]:
+    """Every source file of the torus_lab package, in a fixed order."""
+    return sorted(Path(__file__).resolve().parent.rglob("*.py"))
+
+
 @functools.cache
 def _package_digest() -> str:
     """Digest of the package sources, taken once per process (the code this process runs; restart a kernel
     after editing torus_lab itself)."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
+    for path in _package_sources():
         digest.update(path.relative_to(package).as_posix().encode())
         digest.update(_file_digest(str(path)).encode())
     for name in _KEY_PACKAGES:
@@ -401,8 +406,8 @@ POOL_IDLE_TIMEOUT = 300
 
 def _package_files_state() -> tuple:
     """(path, mtime, size) of every source file of the package: the pool restarts its workers when it changes."""
-    package = Path(__file__).resolve().parent
-    return tuple((str(path), path.stat().st_mtime_ns, path.stat().st_size) for path in sorted(package.rglob("*.py")))
+    stats = [(path, path.stat()) for path in _package_sources()]
+    return tuple((str(path), stat.st_mtime_ns, stat.st_size) for path, stat in stats)
 
 
 _POOL_CODE: list[tuple] = []  # the package state the pool's workers were started with

@@ -1359,6 +1359,11 @@ def _per_n(table: pd.DataFrame, column: str, fmt: str = "{:g}") -> str:
     return "; ".join(f"n={int(n)}: {fmt.format(v)}" for n, v in zip(table["n"], table[column], strict=True))
 
 
+def _total(steps: pd.DataFrame, column: str) -> int:
+    """Sum of a count column of :func:`step_bounds` (0 when no instance ran)."""
+    return int(steps[column].sum()) if len(steps) else 0
+
+
 def _step_claim(claim_id: str, location: str, statement: str, steps: pd.DataFrame, step: str, what: str,
                 bound_text: str, seed: str, extra: str = "") -> Claim:  # fmt: skip
     """A per-step bound checked per ``n`` of :func:`step_bounds` (only the ``n`` where the step ran count)."""
@@ -1430,8 +1435,8 @@ def coverage_claims(coverage: Coverage, seed: str = "") -> list[Claim]:
         measured_text=f"{agreeing} of {checked_entries} entries equal the paper's (entries only one side has "
                       "count as disagreeing)",
         rule=Rule("all_of", {"n": checked_entries}), evidence=_dp_evidence("table2_check.csv", "traces.csv")))
-    threats = int(steps["lemma2_threats"].sum()) if len(steps) else 0
-    swaps = int(steps["lemma2_swaps"].sum()) if len(steps) else 0
+    threats = _total(steps, "lemma2_threats")
+    swaps = _total(steps, "lemma2_swaps")
     rows.append(_step_claim(
         "lemma1_step_bound", "Lemma 1; Fig. 2; Fig. 3; Fig. 4",
         "every pair vertex can be routed to its subtorus on a candidate path p, P1 or P2 (Fig. 2) of length at "
@@ -1454,8 +1459,8 @@ def coverage_claims(coverage: Coverage, seed: str = "") -> list[Claim]:
         "the base case c = 1 is dimension-order routing (Algorithm 1) with paths of length at most n floor(k/2) "
         "(n the dimensions left)", steps, "base_excess", "base-case levels",
         "length - n floor(k/2) <= 0", seed))
-    through = int(steps["special_through"].sum()) if len(steps) else 0
-    special_swaps = int(steps["special_swaps"].sum()) if len(steps) else 0
+    through = _total(steps, "special_through")
+    special_swaps = _total(steps, "special_swaps")
     rows.append(_step_claim(
         "special_case_bound", "Section 3.3; Fig. 8",
         "the special case n = 2, c = 2 connects both pairs with paths of length at most 3k - 1 (L(2, 2)), routing a "
