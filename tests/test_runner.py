@@ -514,3 +514,30 @@ def test_cleaning_drops_the_installed_packages_folder(project, tmp_path):
                                     experiment=runner.load_experiment("demo", project))  # fmt: skip
     text = executed.read_text()
     assert purelib not in text and "site-packages/joblib/x.py:1: UserWarning" in text
+
+
+def test_validating_parameters_does_not_load_the_iri_grammar_library_and_leaves_it_importable():
+    """jsonschema loads without ``rfc3987_syntax`` (1.2 s of grammar compilation per process, for a format our
+    schemas never check); validation still works, and the library can be imported afterwards."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import importlib.util, sys
+        from torus_lab.experiment import check_against_schema, load_experiments
+        e = load_experiments()["loads"]
+        check_against_schema(e.presets["quick"], e.schema, experiment="loads")
+        assert "rfc3987_syntax" not in sys.modules, "loaded"
+        try:
+            check_against_schema({**e.presets["quick"], "seed": -1}, e.schema, experiment="loads")
+        except Exception as err:
+            assert "seed" in str(err), err
+        else:
+            raise AssertionError("a negative seed was accepted")
+        if importlib.util.find_spec("rfc3987_syntax") is not None:
+            import rfc3987_syntax
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr

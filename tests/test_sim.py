@@ -311,3 +311,18 @@ def test_find_saturation_judges_the_generated_load_not_the_nominal_one():
     assert light.accepted_throughput >= 0.95 * light.generated_throughput
     sat, _ = find_saturation(routing, SimConfig(warmup=500, measure=1500), seed=4, tolerance=0.02)
     assert sat > 0.15
+
+
+@given(dims=st.integers(1, 4), radix=st.integers(2, 9), kind=st.sampled_from(["torus", "mesh", "unidirectional"]),
+       data=st.data())  # fmt: skip
+@settings(max_examples=60, deadline=None)
+def test_packet_min_hops_equal_the_lee_distance_of_their_endpoints(dims, radix, kind, data):
+    """The packets table's ``min_hops`` (computed per dimension from node ids) is the topology's own distance."""
+    from torus_lab.sim.engine import _min_hops
+
+    topology = {"torus": Torus(dims, radix), "mesh": Mesh(dims, radix),
+                "unidirectional": Torus(dims, radix, bidirectional=False)}[kind]  # fmt: skip
+    ids = st.integers(0, topology.num_nodes - 1)
+    pairs = np.array(data.draw(st.lists(st.tuples(ids, ids), min_size=1, max_size=30)), dtype=np.int64)
+    expected = topology.lee_distance(topology.coords(pairs[:, 0]), topology.coords(pairs[:, 1]))
+    assert _min_hops(topology, pairs[:, 0], pairs[:, 1]).tolist() == expected.tolist()
