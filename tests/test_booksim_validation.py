@@ -51,18 +51,38 @@ def test_duplicate_names_and_bad_run_length_fields_are_refused_before_any_run():
     params = dict(PRESETS["quick"], configs=[_record(), _record()])
     with pytest.raises(ValueError, match="torus88_dor_vc2_p1"):
         bv.check_params(params)
-    with pytest.raises(ValueError, match="warm_up"):
-        bv.check_params(dict(PRESETS["quick"], run_length={"warm_up": 10}))
+    for key in ("run_length", "zero_load_run_length", "overload_run_length"):
+        with pytest.raises(ValueError, match=f"{key}.*warm_up"):
+            bv.check_params(dict(PRESETS["quick"], **{key: {"warm_up": 10}}))
+    with pytest.raises(ValueError, match="overload_run_length.*'adaptive'"):
+        bv.check_params(dict(PRESETS["quick"], overload_run_length=dict(PRESETS["quick"]["run_length"])))
+
+
+def test_an_unstable_load_under_adaptive_control_is_aborted_early_and_counts_as_unstable():
+    """BookSim2's abort: past saturation the mean age of waiting packets passes the latency cap, the run stops at the
+    end of that sample period (long before its period limit) and the point is not stable."""
+    adaptive = {"run_control": "adaptive", "sample_period": 200, "warmup_periods": 1, "stop_rule": "ci-width",
+                "ci_target": 0.01, "max_periods": 50, "latency_cap": 100, "drain": 2000}  # fmt: skip
+    row = bv.simulate_point(_record(dims=1, radix=4), 0.9, "latency", 0, adaptive, np.random.default_rng(5))
+    assert row["status"] == "unstable" and row["end_rule"] == "unstable"
+    light = bv.simulate_point(_record(dims=1, radix=4), 0.05, "latency", 0, adaptive, np.random.default_rng(5))
+    assert light["status"] == "ok" and light["end_rule"] in ("ci-width", "max-periods")
+    points = pd.DataFrame({"mode": "latency", "load": [0.05, 0.9], "deadlocked": 0,
+                           "unstable": [0, 1], "queue_overflow": 0, "latency_mean": [light["latency"], 90.0],
+                           "accepted_mean": [light["accepted"], 0.5], "generated_mean": [light["generated"], 0.5]})
+    assert bv.stability(points, latency_cap=500, accept_ratio=0.97).tolist() == [True, False]
 
 
 def test_items_cover_zero_load_every_sweep_load_and_overload_for_each_replica():
     runs, _ = bv.read_reference(REFERENCE)
-    items = bv.validation_items([_record()], runs, seeds=2, run_length={"measure": 100}, zero_load_measure=500)
+    items = bv.validation_items([_record()], runs, seeds=2, run_length={"measure": 100},
+                                zero_load_run_length={"measure": 500}, overload_run_length={"measure": 50})
     sweep_loads = runs[(runs.config == "torus88_dor_vc2_p1") & (runs.sim_type == "latency")].offered_flit_rate
     loads = sorted({i["load"] for i in items})
     assert loads == sorted({*sweep_loads.round(6), bv.OVERLOAD})
     assert len(items) == 2 * len(loads)
-    assert all(i["run_length"]["measure"] == (500 if i["load"] == bv.ZERO_LOAD else 100) for i in items)
+    expected = {bv.ZERO_LOAD: 500, bv.OVERLOAD: 50}
+    assert all(i["run_length"]["measure"] == expected.get(i["load"], 100) for i in items)
     assert [i["mode"] for i in items if i["load"] == bv.OVERLOAD] == ["throughput"] * 2
 
 
@@ -70,8 +90,8 @@ def test_items_cover_zero_load_every_sweep_load_and_overload_for_each_replica():
 @settings(max_examples=20, deadline=None)
 def test_a_subset_of_loads_keeps_the_lightest_and_the_heaviest(count):
     runs = pd.DataFrame({"config": "c", "sim_type": "latency", "offered_flit_rate": [0.001, *np.arange(1, 11) / 20]})
-    items = bv.validation_items([{"name": "c"}], runs, seeds=1, run_length={}, zero_load_measure=10,
-                                loads_per_config=count)  # fmt: skip
+    items = bv.validation_items([{"name": "c"}], runs, seeds=1, run_length={}, zero_load_run_length={},
+                                overload_run_length={}, loads_per_config=count)  # fmt: skip
     swept = [i["load"] for i in items if i["mode"] == "latency" and i["load"] != bv.ZERO_LOAD]
     assert swept[0] == 0.05 and swept[-1] == 0.5
     assert len(swept) == min(count, 10) and swept == sorted(set(swept))

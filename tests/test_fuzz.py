@@ -79,7 +79,9 @@ def _rng() -> Lazy:
 _BV_CONFIG = {"name": "torus88_dor_vc2_p1", "network": "torus", "dims": 2, "radix": 8, "vcs": 2, "packet_length": 1,
               "channel_latency": 2, "router": {}}  # fmt: skip
 _BV_PARAMS = {"seed": 1, "reference": "reference/booksim2", "configs": [_BV_CONFIG], "seeds": 1, "loads_per_config": 2,
-              "run_length": {"warmup": 20, "measure": 100, "drain": 300}, "zero_load_measure": 100, "latency_cap": 500,
+              "run_length": {"warmup": 20, "measure": 100, "drain": 300},
+              "zero_load_run_length": {"warmup": 20, "measure": 100, "drain": 300},
+              "overload_run_length": {"warmup": 20, "measure": 100}, "latency_cap": 500,
               "accept_ratio": 0.97, "tolerances": {"zero_load_rel": 0.02, "latency_rel": 0.05, "saturation_abs": 0.02,
                                                    "below_fraction": 0.8}}  # fmt: skip
 
@@ -350,7 +352,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
                                                                 replica=0, run_length=_BV_PARAMS["run_length"],
                                                                 rng=_rng()),
     "torus_lab.studies.booksim_validation.validation_items": dict(configs=[_BV_CONFIG], reference_runs=_bv(
-        "reference_runs"), seeds=1, run_length={}, zero_load_measure=10),  # fmt: skip
+        "reference_runs"), seeds=1, run_length={}, zero_load_run_length={}, overload_run_length={}),  # fmt: skip
     "torus_lab.studies.booksim_validation.point_table": dict(runs=_bv("runs"), reference_runs=_bv("reference_runs")),
     "torus_lab.studies.booksim_validation.stability": dict(points=_bv("points"), latency_cap=500, accept_ratio=0.97),
     "torus_lab.studies.booksim_validation.zero_load_table": dict(points=_bv("points"), runs=_bv("runs"),

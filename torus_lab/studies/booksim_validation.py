@@ -75,6 +75,7 @@ _RUN_COLUMNS = ("config", "offered_flit_rate", "sim_type", "status", "packet_lat
 _SUMMARY_COLUMNS = ("config", "topology", "k", "n", "num_vcs", "packet_size", "zero_load_packet_latency",
                     "max_stable_offered", "overload_accepted_at_offered_1")  # fmt: skip
 _CONFIG_KEYS = ("name", "network", "dims", "radix", "vcs", "packet_length", "channel_latency", "router")
+_RUN_LENGTHS = ("run_length", "zero_load_run_length", "overload_run_length")  # SimConfig run-length blocks
 _RECORD_ONLY = ("not_modelled",)  # configuration keys that describe, not configure
 #: A run's status from the rule that ended it (:data:`torus_lab.sim.runlength.END_RULES`).
 _STATUS = {"deadlocked": "deadlocked", "unstable": "unstable"}
@@ -218,23 +219,27 @@ def simulate_point(config: Mapping[str, Any], load: float, mode: str, replica: i
 
 
 def validation_items(configs: Sequence[Mapping[str, Any]], reference_runs: pd.DataFrame, *, seeds: int,
-                     run_length: Mapping[str, Any], zero_load_measure: int,
+                     run_length: Mapping[str, Any], zero_load_run_length: Mapping[str, Any],
+                     overload_run_length: Mapping[str, Any],
                      loads_per_config: int | None = None) -> list[dict[str, Any]]:  # fmt: skip
     """Sweep items: for every configuration, the zero-load point, the offered loads of BookSim2's latency sweep
     (all of them, or ``loads_per_config`` spread over the sweep, the heaviest included) and the overload point;
-    ``seeds`` replicas each.  The zero-load point measures ``zero_load_measure`` cycles.
+    ``seeds`` replicas each.  Each point kind has its own run length (SimConfig run-length fields):
+    ``zero_load_run_length`` at offered 0.001, ``run_length`` over the sweep, ``overload_run_length`` at 1.0.
 
     >>> runs = pd.DataFrame({"config": "c", "sim_type": "latency", "offered_flit_rate": [0.001, 0.1, 0.2, 0.3]})
-    >>> items = validation_items([{"name": "c"}], runs, seeds=1, run_length={"measure": 10}, zero_load_measure=50,
+    >>> items = validation_items([{"name": "c"}], runs, seeds=1, run_length={"measure": 10},
+    ...                          zero_load_run_length={"measure": 50}, overload_run_length={"measure": 20},
     ...                          loads_per_config=2)
-    >>> [(i["load"], i["mode"]) for i in items]
-    [(0.001, 'latency'), (0.1, 'latency'), (0.3, 'latency'), (1.0, 'throughput')]
+    >>> [(i["load"], i["mode"], i["run_length"]["measure"]) for i in items]
+    [(0.001, 'latency', 50), (0.1, 'latency', 10), (0.3, 'latency', 10), (1.0, 'throughput', 20)]
     """
     configs = [check_mapping(f"configs[{i}]", c, ["name"]) for i, c in enumerate(check_sequence("configs", configs))]
     check_frame("reference_runs", reference_runs, ["config", "sim_type", "offered_flit_rate"])
     seeds = check_int("seeds", seeds, minimum=1, maximum=1000)
+    zero_load_run_length = check_mapping("zero_load_run_length", zero_load_run_length, [])
+    overload_run_length = check_mapping("overload_run_length", overload_run_length, [])
     run_length = check_mapping("run_length", run_length, [])
-    zero_load_measure = check_int("zero_load_measure", zero_load_measure, minimum=1)
     if loads_per_config is not None:
         loads_per_config = check_int("loads_per_config", loads_per_config, minimum=2)
     items = []
@@ -245,10 +250,10 @@ def validation_items(configs: Sequence[Mapping[str, Any]], reference_runs: pd.Da
         if loads_per_config is not None and len(sweep_loads) > loads_per_config:
             picks = np.linspace(0, len(sweep_loads) - 1, loads_per_config).round().astype(int)
             sweep_loads = [sweep_loads[i] for i in sorted(set(picks))]
-        points = [(ZERO_LOAD, "latency"), *((x, "latency") for x in sweep_loads), (OVERLOAD, "throughput")]
-        for load, mode in points:
-            length = dict(run_length, measure=zero_load_measure) if load == ZERO_LOAD else dict(run_length)
-            items += [{"config": dict(config), "load": load, "mode": mode, "replica": r, "run_length": length}
+        points = [(ZERO_LOAD, "latency", zero_load_run_length), *((x, "latency", run_length) for x in sweep_loads),
+                  (OVERLOAD, "throughput", overload_run_length)]  # fmt: skip
+        for load, mode, length in points:
+            items += [{"config": dict(config), "load": load, "mode": mode, "replica": r, "run_length": dict(length)}
                       for r in range(seeds)]  # fmt: skip
     return items
 
@@ -424,29 +429,47 @@ def validation_claims(points: pd.DataFrame, zero: pd.DataFrame, saturation: pd.D
 def run_conditions(config: Mapping[str, Any], params: Mapping[str, Any]) -> str:
     """What the runs of one configuration assumed, in words (the ``conditions`` of its claims).
 
-    >>> run_conditions({"name": "c", "router": {}, "channel_latency": 2}, {"seeds": 2, "run_length": {"measure": 9}})
-    "c: booksim preset, channel latency 2, 2 replicas, run length {'measure': 9}"
+    >>> run_conditions({"name": "c", "router": {}, "channel_latency": 2}, {"seeds": 2, "run_length": {"measure": 9},
+    ...                 "zero_load_run_length": {"measure": 90}, "overload_run_length": {"measure": 8}})
+    "c: booksim preset, channel latency 2, 2 replicas, run length {'measure': 9} (offered 0.001: {'measure': 90}; \
+offered 1.0: {'measure': 8})"
     """
     check_mapping("config", config, ["name", "router", "channel_latency"])
     check_mapping("config['router']", config["router"], [])
-    check_mapping("params", params, ["seeds", "run_length"])
+    check_mapping("params", params, ["seeds", *_RUN_LENGTHS])
     router = ", ".join(f"{k}={v}" for k, v in config["router"].items())
     text = (f"{config['name']}: booksim preset{', ' + router if router else ''}, channel latency "
-            f"{config['channel_latency']}, {params['seeds']} replicas, run length {dict(params['run_length'])}")
+            f"{config['channel_latency']}, {params['seeds']} replicas, run length {dict(params['run_length'])} "
+            f"(offered {ZERO_LOAD}: {dict(params['zero_load_run_length'])}; offered {OVERLOAD}: "
+            f"{dict(params['overload_run_length'])})")  # fmt: skip
     return text + (f"; not modelled: {config['not_modelled']}" if config.get("not_modelled") else "")
 
 
 def check_params(params: Mapping[str, Any]) -> None:
-    """Rules the schema cannot express: configuration names are unique; the run-length block holds only
-    :class:`~torus_lab.sim.SimConfig` run-length fields."""
-    check_mapping("params", params, ["configs", "run_length"])
+    """Rules the schema cannot express: configuration names are unique; each run-length block holds only
+    :class:`~torus_lab.sim.SimConfig` run-length fields; the overload point runs fixed windows (at offered 1.0 every
+    source queue fills by design, which adaptive run-length control would abort as unstable).
+
+    >>> check_params({"configs": [{"name": "a"}], "run_length": {}, "zero_load_run_length": {},
+    ...               "overload_run_length": {"run_control": "adaptive"}})
+    Traceback (most recent call last):
+    ...
+    ValueError: params['overload_run_length']: run_control must be 'fixed' at offered 1.0 (every source queue \
+overflows there by design), got 'adaptive'
+    """
+    check_mapping("params", params, ["configs", *_RUN_LENGTHS])
     configs = check_sequence("params['configs']", params["configs"])
     names = [check_mapping(f"configs[{i}]", c, ["name"])["name"] for i, c in enumerate(configs)]
     duplicated = sorted({n for n in names if names.count(n) > 1})
     if duplicated:
         raise ValueError(f"configs: name(s) {duplicated} appear more than once")
-    with naming("params['run_length']"):
-        SimConfig.preset("booksim", **check_mapping("run_length", params["run_length"], []))
+    for key in _RUN_LENGTHS:
+        with naming(f"params[{key!r}]"):
+            SimConfig.preset("booksim", **check_mapping(key, params[key], []))
+    control = params["overload_run_length"].get("run_control", "fixed")
+    if control != "fixed":
+        raise ValueError(f"params['overload_run_length']: run_control must be 'fixed' at offered {OVERLOAD} (every "
+                         f"source queue overflows there by design), got {control!r}")
 
 
 def run(params: Mapping[str, Any], root: str | Path) -> dict[str, pd.DataFrame]:
@@ -457,15 +480,16 @@ def run(params: Mapping[str, Any], root: str | Path) -> dict[str, pd.DataFrame]:
     (:func:`zero_load_table`), ``saturation`` (:func:`saturation_comparison`), ``claims``
     (:func:`validation_claims`).
     """
-    p = check_mapping("params", params, ["seed", "reference", "configs", "seeds", "loads_per_config", "run_length",
-                                         "zero_load_measure", "latency_cap", "accept_ratio", "tolerances"])
+    p = check_mapping("params", params, ["seed", "reference", "configs", "seeds", "loads_per_config", *_RUN_LENGTHS,
+                                         "latency_cap", "accept_ratio", "tolerances"])
     root = Path(check_instance("root", root, (str, Path), "a folder path"))
     check_params(p)
     with naming("root"):
         reference_runs, summary = read_reference(root / p["reference"])
     configs = check_configs(p["configs"], summary)
     items = validation_items(configs, reference_runs, seeds=p["seeds"], run_length=p["run_length"],
-                             zero_load_measure=p["zero_load_measure"], loads_per_config=p["loads_per_config"])
+                             zero_load_run_length=p["zero_load_run_length"],
+                             overload_run_length=p["overload_run_length"], loads_per_config=p["loads_per_config"])
     results = sweep(simulate_point, items, seed=p["seed"], desc="booksim validation")
     runs = pd.DataFrame([{"config": i["config"]["name"], "load": i["load"], "mode": i["mode"],
                           "replica": i["replica"], **r} for i, r in zip(items, results, strict=True)])  # fmt: skip
