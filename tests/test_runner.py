@@ -457,8 +457,7 @@ def test_experiments_side_by_side_write_what_one_at_a_time_writes(tmp_path, monk
     import io
     import os
 
-    from torus_lab.plotting import RUNNER_ENVIRONMENT
-    from torus_lab.progress import ProgressPrinter
+    from torus_lab.progress import RUNNER_ENVIRONMENT, ProgressPrinter
 
     monkeypatch.delenv(RUNNER_ENVIRONMENT, raising=False)
     cwd = Path.cwd()
@@ -541,3 +540,14 @@ def test_validating_parameters_does_not_load_the_iri_grammar_library_and_leaves_
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
                           cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stderr
+
+
+def test_the_command_line_starts_without_the_plotting_stack():
+    """``torus-lab`` (and the runner it drives) needs no matplotlib or seaborn in its own process (~1.7 s of imports
+    per command); the notebooks' kernels import them."""
+    import subprocess
+    import sys
+
+    code = "import sys, torus_lab.cli\nprint(sorted({'matplotlib', 'seaborn', 'scipy.stats'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -32,6 +32,7 @@ import pandas as pd
 import seaborn as sns
 
 from torus_lab._validate import check_instance, check_int, check_real, check_real_array, check_sequence, check_str
+from torus_lab.progress import RUNNER_ENVIRONMENT
 
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
@@ -143,9 +144,6 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
 
 
 # ---------------------------------------------------------------------- figures inside executed notebooks
-#: Set by the runner while it executes a notebook: figures are then shown as links to their files
-#: (``reports/<name>/<name>.html`` -> ``../../figures/<name>/<file>.png``) instead of inline megabytes.
-RUNNER_ENVIRONMENT = "TORUS_LAB_RUNNER"
 #: Key of the display metadata in which :func:`show_figure` records a figure's name, file and caption.
 FIGURE_METADATA_KEY = "torus_lab_figure"
 __all__ += ["FIGURE_METADATA_KEY", "figure_html"]  # the figures of executed notebooks (issue 17)

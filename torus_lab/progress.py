@@ -42,11 +42,16 @@ from typing import TextIO
 
 from torus_lab._validate import check_instance, check_int, check_real, check_str
 
-__all__ = ["PROGRESS_ENVIRONMENT", "ProgressEvent", "ProgressFollower", "ProgressPrinter", "ProgressReporter",
-           "format_duration", "format_progress", "read_events"]  # fmt: skip
+__all__ = ["PROGRESS_ENVIRONMENT", "RUNNER_ENVIRONMENT", "ProgressEvent", "ProgressFollower", "ProgressPrinter",
+           "ProgressReporter", "format_duration", "format_progress", "read_events"]  # fmt: skip
 
 #: Environment variable naming the file the kernel's sweeps append progress events to (set by the runner only).
 PROGRESS_ENVIRONMENT = "TORUS_LAB_PROGRESS"
+#: Environment variable the runner sets while it executes a notebook: :func:`torus_lab.plotting.show_figure` then
+#: shows figures as links to their files (``reports/<name>/<name>.html`` -> ``../../figures/<name>/<file>.png``)
+#: instead of inline megabytes.  Defined here, beside :data:`PROGRESS_ENVIRONMENT`, so that the runner does not
+#: import the plotting stack (matplotlib, seaborn, scipy.stats: ~1.7 s) to name it.
+RUNNER_ENVIRONMENT = "TORUS_LAB_RUNNER"
 
 
 @dataclass(frozen=True)

@@ -63,8 +63,7 @@ from torus_lab.experiment import (
     project_root,
 )
 from torus_lab.lockfile import lock_state
-from torus_lab.plotting import RUNNER_ENVIRONMENT
-from torus_lab.progress import ProgressPrinter
+from torus_lab.progress import RUNNER_ENVIRONMENT, ProgressPrinter
 from torus_lab.report_html import ReportInfo, export_report_html
 from torus_lab.timing import is_timing_file
 
