@@ -133,3 +133,27 @@ def test_virtual_mesh_latency_figure_when_every_run_of_a_curve_deadlocked():
     assert sum(len(c.get_offsets()) for c in crosses) == len(summary)
     fig.canvas.draw()
     plt.close(fig)
+
+
+def test_a_saved_figure_is_laid_out_once_for_all_its_formats_and_keeps_its_layout_engine(tmp_path, monkeypatch):
+    """The PNG's layout serves the SVG (one constrained-layout pass per figure, the same positions in both files);
+    afterwards the figure lays itself out again (a colorbar's figure too)."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    with plt.rc_context(THEME):
+        fig, axes = plt.subplots(1, 2)
+        image = axes[0].imshow(np.arange(12).reshape(3, 4))
+        fig.colorbar(image, ax=axes[0])
+        axes[1].plot([0, 1], [0, 1], label="a line")
+        fig.legend(loc="outside lower center")
+    engine = fig.get_layout_engine()
+    calls = []
+    original = ConstrainedLayoutEngine.execute
+    monkeypatch.setattr(ConstrainedLayoutEngine, "execute", lambda self, f: calls.append(f) or original(self, f))
+    paths = save_figure(fig, tmp_path, "two_panels", formats=("png", "svg", "pdf"))
+    assert [p.suffix for p in paths] == [".png", ".svg", ".pdf"] and all(p.stat().st_size > 0 for p in paths)
+    assert len(calls) == 1
+    assert fig.get_layout_engine() is engine
+    fig.canvas.draw()
+    assert len(calls) == 2
+    plt.close(fig)
