@@ -105,6 +105,18 @@ def test_far_above_saturation_ends_unstable_quickly(router):
     assert res.in_flight > 0
 
 
+@pytest.mark.parametrize("router", ROUTERS)
+def test_without_a_latency_cap_an_overloaded_run_is_not_aborted(router):
+    """``latency_cap=None``: only a full source queue (or a deadlock) ends a run early; past saturation with room
+    in the queues it runs its periods out (here the same run is aborted with the default cap)."""
+    overloaded = dict(offered_load=0.9, max_periods=6, warmup_periods=1, queue_capacity=20_000, drain=400)
+    capped = simulate(DOR, _adaptive(router, **overloaded), seed=6)
+    assert capped.end_rule == "unstable"
+    res = simulate(DOR, _adaptive(router, latency_cap=None, **overloaded), seed=6)
+    assert res.end_rule in ("max-periods", "drain-timeout") and res.counters["queue_overflow"] == 0
+    assert res.periods >= 6 and res.period_table.mean_age.max() > 500.0
+
+
 def test_saturation_counts_unstable_loads_as_not_sustained():
     runs = load_sweep(DOR, _adaptive("simple", max_periods=20), [0.1, 2.0])
     assert runs.end_rule.tolist()[1] == "unstable"

@@ -146,7 +146,8 @@ class SimConfig:
         at least :data:`torus_lab.sim.runlength.MIN_BATCHES`) is narrower than ``ci_target`` times the mean
         (half-width).  At most ``max_periods`` periods (warm-up included).  The run is aborted as unstable when
         the mean age of the period's delivered packets and of every packet still waiting or in flight exceeds
-        ``latency_cap`` cycles (BookSim2's ``latency_thres``; ``math.inf``: never), or a source queue overflows.
+        ``latency_cap`` cycles (BookSim2's ``latency_thres``; None or ``math.inf``: never), or a source queue
+        overflows.
     """
 
     traffic: str = "uniform"
@@ -186,7 +187,7 @@ class SimConfig:
     converged_periods: int = 3
     ci_target: float = 0.05
     max_periods: int = 10
-    latency_cap: float = 500.0
+    latency_cap: float | None = 500.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.traffic, str) or self.traffic not in PATTERNS:
@@ -223,7 +224,7 @@ class SimConfig:
             "converged_periods": check_int("converged_periods", self.converged_periods, 1),
             "ci_target": _real("ci_target", self.ci_target, 0.0, 1.0),
             "max_periods": check_int("max_periods", self.max_periods, 2),
-            "latency_cap": _real("latency_cap", self.latency_cap, 0.0, math.inf),
+            "latency_cap": None if self.latency_cap is None else _real("latency_cap", self.latency_cap, 0.0, math.inf),
         }
         if not isinstance(self.router, str) or self.router not in ROUTERS:
             raise ValueError(f"router must be one of {ROUTERS}, got {self.router!r}")
@@ -273,7 +274,7 @@ class SimConfig:
                                      f"uses warmup, measure and drain)")
             return
         for name in ("warmup_threshold", "stop_threshold", "ci_target", "latency_cap"):
-            if fixed[name] <= 0:
+            if fixed[name] is not None and fixed[name] <= 0:
                 raise ValueError(f"{name} must be > 0 with run_control='adaptive', got {fixed[name]!r}")
         if fixed["warmup_periods"] >= fixed["max_periods"]:
             raise ValueError(f"warmup_periods={fixed['warmup_periods']!r} must be below max_periods="

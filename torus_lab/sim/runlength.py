@@ -24,7 +24,8 @@ sec. 24.3: warm-up, measurement, drain; BookSim2's ``TrafficManager::_SingleSim`
 4. **Unstable loads** are aborted at the end of any period (warm-up, measurement, or drain unless the drain
    ended in that period): when the mean age
    of the period's delivered packets and of every packet still waiting in a source queue or in flight
-   exceeds ``latency_cap`` (BookSim2's ``latency_thres``, which counts in-flight packets at their current age),
+   exceeds ``latency_cap`` (BookSim2's ``latency_thres``, which counts in-flight packets at their current age;
+   None: never),
    or when a source queue overflowed (``queue_capacity``: the load is above what the network accepts).
 5. **Drain**: generation goes on (unless ``inject_during_drain`` is False) and the run continues until every
    measured packet is delivered, for at most ``drain`` cycles.
@@ -260,7 +261,8 @@ def _run_adaptive(advance: Callable[[int], bool], set_window: Callable[[_RunWind
         return sample
 
     def unstable(sample: _PeriodSample) -> bool:
-        return sample.queue_overflow > 0 or sample.mean_age > config.latency_cap
+        over_cap = config.latency_cap is not None and sample.mean_age > config.latency_cap
+        return sample.queue_overflow > 0 or over_cap
 
     for period in range(1, config.max_periods + 1):
         before = counters.copy()
