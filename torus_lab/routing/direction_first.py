@@ -96,8 +96,13 @@ _S_X, _S_Y, _S_H, _S_CLOSED, _S_MSG, _S_MIS = 0, 1, 2, 3, 4, 5
 
 
 @njit
-def _emit(ch, vcs, mesh_non_west, misroute, x, y, state, m, out_ch, out_vc, out_state):
-    """Append ``ch`` on every VC with the header state after the hop; returns the new count."""
+def _emit(ch, vcs, mesh_non_west, misroute, x, y, state, closed, m, out_ch, out_vc, out_state):
+    """Append ``ch`` on every VC with the header state after the hop; returns the new count.
+
+    The state after the hop is ``state`` with the phase ``(x, y)``, ``h = 1``, the message flag set, ``closedW``
+    set by a mesh non-west hop and otherwise ``closed`` (0 when the phase restarts), the misroute flag set by a
+    misroute (no copy of ``state`` is made: this runs once per routed head).
+    """
     for v in range(vcs):
         out_ch[m] = ch
         out_vc[m] = v
@@ -106,8 +111,7 @@ def _emit(ch, vcs, mesh_non_west, misroute, x, y, state, m, out_ch, out_vc, out_
         out_state[m, _S_X] = x
         out_state[m, _S_Y] = y
         out_state[m, _S_H] = 1
-        if mesh_non_west:
-            out_state[m, _S_CLOSED] = 1
+        out_state[m, _S_CLOSED] = 1 if mesh_non_west else closed
         out_state[m, _S_MSG] = 1
         if misroute:
             out_state[m, _S_MIS] = 1
@@ -187,11 +191,8 @@ def direction_first_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, 
         allow_wrap = state[_S_MSG] == 0
     else:
         allow_wrap = False
-    # the state handed to _emit: phase restarted -> h = 0 and closedW = 0
-    base = state.copy()
-    if h == 0 and tables.iparams[_P_WEST_FIRST] == 0:
-        base[_S_H] = 0
-        base[_S_CLOSED] = 0
+    # closedW handed to _emit: 0 when the phase restarts (h, reset too, is always 1 after a hop)
+    closed = 0 if h == 0 and tables.iparams[_P_WEST_FIRST] == 0 else state[_S_CLOSED]
     kx = radices[x_dim]
     cx = (cur // strides[x_dim]) % kx
     ex = (dst // strides[x_dim]) % kx
@@ -207,36 +208,36 @@ def direction_first_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, 
     if allow_wrap:
         ch = _wrap_channel(tables, cur, x_dim, cx, ex, kx, True)
         if ch >= 0 and tables.ch_ok[ch] != 0:
-            m = _emit(ch, vcs, False, False, x_dim, y_dim, base, m, out_ch, out_vc, out_state)
+            m = _emit(ch, vcs, False, False, x_dim, y_dim, state, closed, m, out_ch, out_vc, out_state)
         if y_dim >= 0:
             ch = _wrap_channel(tables, cur, y_dim, cy, ey, ky, True)
             if ch >= 0 and tables.ch_ok[ch] != 0:
-                m = _emit(ch, vcs, False, False, x_dim, y_dim, base, m, out_ch, out_vc, out_state)
+                m = _emit(ch, vcs, False, False, x_dim, y_dim, state, closed, m, out_ch, out_vc, out_state)
     # ---- rules 2-3: mesh directions on plain integers
     mx = 1 if ex > cx else (-1 if ex < cx else 0)
     my = 1 if ey > cy else (-1 if ey < cy else 0)
     if mx == -1:
         ch = _mesh_channel(tables, cur, x_dim, -1)
         if ch >= 0 and tables.ch_ok[ch] != 0:
-            m = _emit(ch, vcs, False, False, x_dim, y_dim, base, m, out_ch, out_vc, out_state)
+            m = _emit(ch, vcs, False, False, x_dim, y_dim, state, closed, m, out_ch, out_vc, out_state)
     else:
         if mx == 1:
             ch = _mesh_channel(tables, cur, x_dim, 1)
             if ch >= 0 and tables.ch_ok[ch] != 0:
-                m = _emit(ch, vcs, True, False, x_dim, y_dim, base, m, out_ch, out_vc, out_state)
+                m = _emit(ch, vcs, True, False, x_dim, y_dim, state, closed, m, out_ch, out_vc, out_state)
         if my != 0:
             ch = _mesh_channel(tables, cur, y_dim, my)
             if ch >= 0 and tables.ch_ok[ch] != 0:
-                m = _emit(ch, vcs, True, False, x_dim, y_dim, base, m, out_ch, out_vc, out_state)
+                m = _emit(ch, vcs, True, False, x_dim, y_dim, state, closed, m, out_ch, out_vc, out_state)
     # ---- rule 1 for ties (both ways minimal): offered after the mesh hops
     if allow_wrap:
         ch = _wrap_channel(tables, cur, x_dim, cx, ex, kx, False)
         if ch >= 0 and tables.ch_ok[ch] != 0:
-            m = _emit(ch, vcs, False, False, x_dim, y_dim, base, m, out_ch, out_vc, out_state)
+            m = _emit(ch, vcs, False, False, x_dim, y_dim, state, closed, m, out_ch, out_vc, out_state)
         if y_dim >= 0:
             ch = _wrap_channel(tables, cur, y_dim, cy, ey, ky, False)
             if ch >= 0 and tables.ch_ok[ch] != 0:
-                m = _emit(ch, vcs, False, False, x_dim, y_dim, base, m, out_ch, out_vc, out_state)
+                m = _emit(ch, vcs, False, False, x_dim, y_dim, state, closed, m, out_ch, out_vc, out_state)
     # ---- ALT "detour": never take a U-turn (back over the link just used)
     if misroute_ok == 2 and in_ch >= 0:
         back = tables.ch_src[in_ch]
@@ -256,7 +257,7 @@ def direction_first_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, 
         for sign in (1, -1):
             ch = _mesh_channel(tables, cur, y_dim, sign)
             if ch >= 0 and tables.ch_ok[ch] != 0:
-                m = _emit(ch, vcs, True, True, x_dim, y_dim, base, m, out_ch, out_vc, out_state)
+                m = _emit(ch, vcs, True, True, x_dim, y_dim, state, closed, m, out_ch, out_vc, out_state)
         return m
     # ---- ALT "detour": one mesh hop along any *correct* dimension other than X, "-" first (its correction
     # is then an east move, which the next phase may postpone), never a U-turn
@@ -267,7 +268,7 @@ def direction_first_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, 
                 continue
             ch = _mesh_channel(tables, cur, d, sign)
             if ch >= 0 and tables.ch_ok[ch] != 0 and tables.ch_dst[ch] != back:
-                m = _emit(ch, vcs, True, True, x_dim, y_dim, base, m, out_ch, out_vc, out_state)
+                m = _emit(ch, vcs, True, True, x_dim, y_dim, state, closed, m, out_ch, out_vc, out_state)
     return m
 
 
