@@ -334,3 +334,25 @@ def test_odr_maximum_is_the_single_source_row_count(d: int, k: int) -> None:
     assert e_max(loads) == pytest.approx(expected)
     source = placement.nodes()[0]
     assert loads[torus.channel_id(source, 0, 1)] == pytest.approx(expected)
+
+
+@given(lengths=st.lists(st.integers(0, 4), min_size=1, max_size=4).filter(any))  # the origin has no box
+@settings(max_examples=60, deadline=None)
+def test_box_step_shares_cross_every_layer_once_and_do_not_depend_on_the_order_of_dimensions(lengths):
+    """Every monotone path from 0 to ``lengths`` takes exactly one step from layer ``m_i = c`` to ``c + 1`` in each
+    dimension ``i``, so the shares of those steps sum to 1; the steps come from the cached box with sorted sides,
+    and equal the ones computed for the box as given."""
+    from torus_lab.loads import _box_fractions, _sorted_box_fractions
+
+    points, shares, dims = _box_fractions(tuple(lengths))
+    for i, side in enumerate(lengths):
+        for layer in range(side):
+            assert shares[(dims == i) & (points[:, i] == layer)].sum() == pytest.approx(1.0, abs=1e-12)
+    direct = _sorted_box_fractions.__wrapped__(tuple(lengths))
+
+    def as_dict(p, s, d):
+        return {(tuple(row), int(j)): float(v) for row, v, j in zip(p.tolist(), s, d, strict=True)}
+
+    expected, got = as_dict(*direct), as_dict(points, shares, dims)
+    assert got.keys() == expected.keys()
+    assert all(got[key] == pytest.approx(expected[key], rel=1e-12) for key in got)

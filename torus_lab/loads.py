@@ -416,10 +416,29 @@ def _flow_udr(weights: np.ndarray, segment: np.ndarray) -> np.ndarray:
     return flow
 
 
-@functools.lru_cache(maxsize=4096)
 def _box_fractions(lengths: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For monotone lattice paths from 0 to ``lengths``: the steps ``m -> m + e_i`` (box point ``m``, dimension
-    ``i``) and the share of paths using each, ``paths(0 -> m) paths(m + e_i -> lengths) / paths(0 -> lengths)``."""
+    ``i``) and the share of paths using each, ``paths(0 -> m) paths(m + e_i -> lengths) / paths(0 -> lengths)``.
+
+    Path counts are symmetric under a permutation of the dimensions, so the steps are computed once for the box
+    with its sides in ascending order (:func:`_sorted_box_fractions`, cached) and its dimensions renamed back:
+    a ``d``-cube of side ``s`` has ``(s+1)^d`` boxes but far fewer side multisets.
+
+    >>> points, shares, dims = _box_fractions((2, 1))
+    >>> len(points), round(float(shares[(dims == 0) & (points[:, 0] == 0) & (points[:, 1] == 0)][0]), 4)
+    (7, 0.6667)
+    """
+    order = sorted(range(len(lengths)), key=lambda j: lengths[j])  # canonical dimension c is dimension order[c]
+    points, shares, dims = _sorted_box_fractions(tuple(lengths[j] for j in order))
+    rename = np.asarray(order, dtype=np.int64)
+    renamed = np.empty_like(points)
+    renamed[:, rename] = points
+    return renamed, shares, rename[dims]
+
+
+@functools.lru_cache(maxsize=4096)
+def _sorted_box_fractions(lengths: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_box_fractions` of a box with ascending sides (cached; the arrays are shared, never modified)."""
     d = len(lengths)
     grids = np.stack(np.meshgrid(*[np.arange(n + 1) for n in lengths], indexing="ij"), axis=-1).reshape(-1, d)
     target = np.asarray(lengths)
