@@ -73,22 +73,21 @@ class _Grid:
 
 
 def _astar(grid: _Grid, s: int, t: int, blocked: set[int], max_expansions: int) -> list[int] | None:
-    """Shortest s-t path avoiding ``blocked`` (A* with the Lee distance; ties towards deeper nodes)."""
+    """Shortest s-t path avoiding ``blocked`` (A* with the Lee distance; ties towards deeper nodes).
+
+    Neighbours are visited in :meth:`_Grid.neighbors` order (per dimension, ``-`` then ``+``), and a neighbour's
+    Lee distance to ``t`` is its node's with one dimension's ring distance replaced (no per-node coordinate sums).
+    """
     if s == t:
         return [s]
     k, strides = grid.k, grid.strides
     target = [(t // stride) % k for stride in strides]
-
-    def lee_to_target(v: int) -> int:  # grid.lee(grid.to_node(v), target) without building tuples
-        total = 0
-        for stride, y in zip(strides, target, strict=True):
-            d = ((v // stride) - y) % k
-            total += d if d <= k - d else k - d
-        return total
-
+    ring = [min(d, k - d) for d in range(k)]  # ring distance by the coordinate difference mod k
+    dims = list(zip(strides, target, strict=True))
     parent = {s: s}
     g = {s: 0}
-    heap = [(lee_to_target(s), 0, s)]
+    h = {s: sum(ring[((s // stride) - y) % k] for stride, y in dims)}
+    heap = [(h[s], 0, s)]
     expansions = 0
     while heap:
         _, neg_g, v = heapq.heappop(heap)
@@ -102,12 +101,18 @@ def _astar(grid: _Grid, s: int, t: int, blocked: set[int], max_expansions: int) 
         expansions += 1
         if expansions > max_expansions:
             return None
-        for w in grid.neighbors(v):
-            if w in blocked or (w in g and g[w] <= g[v] + 1):
-                continue
-            g[w] = g[v] + 1
-            parent[w] = v
-            heapq.heappush(heap, (g[w] + lee_to_target(w), -g[w], w))
+        g_next, h_v = g[v] + 1, h[v]
+        for stride, y in dims:
+            x = (v // stride) % k
+            h_rest = h_v - ring[(x - y) % k]
+            for x_next in ((x - 1) % k, (x + 1) % k):
+                w = v + (x_next - x) * stride
+                if w in blocked or (w in g and g[w] <= g_next):
+                    continue
+                g[w] = g_next
+                h[w] = h_rest + ring[(x_next - y) % k]
+                parent[w] = v
+                heapq.heappush(heap, (g_next + h[w], -g_next, w))
     return None
 
 
