@@ -92,11 +92,14 @@ state to a stage (inlined or not) increments and decrements the count of each of
 array through the tuple inside a loop does so at every read.  So the stages bind the arrays they use to local
 names at their top, and :func:`run_booksim` runs them on a :func:`~torus_lab.sim.packets.borrowed` copy of the
 state whose arrays are not reference-counted (measured together, on a loaded machine: the loop ran 2.5-3.5x
-faster).  Routing and both allocators visit only the input VCs holding flits (the ``occupied`` bitmap, kept by
-injection and traversal, listed in ascending order by :func:`torus_lab.sim.kernels.list_occupied` once per cycle
-after injection, as in the simple model; a stage called alone needs that list first), which keeps every
-round-robin decision and the order of random draws of a scan of all input VCs.
-Stages: :func:`generate_packets`, :func:`inject_flits`,
+faster).  Routing and both allocators visit only the input VCs holding flits that one of them can act on in the
+cycle (the ``occupied`` bitmap, kept by injection and traversal, filtered and listed in ascending order by
+:func:`list_ready` once per cycle after injection; a flit still on its channel is in its downstream buffer, not
+yet visible, and costs no visit), which keeps every round-robin decision and the order of random draws of a scan
+of all input VCs.  A stage called alone needs a list first (:func:`list_ready`, or every VC holding flits:
+:func:`torus_lab.sim.kernels.list_occupied`, as in the simple model).  The visibility cycle of each VC's front
+flit is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO.
+Stages: :func:`generate_packets`, :func:`inject_flits`, :func:`list_ready`,
 :func:`route_heads`, :func:`allocate_vcs`, :func:`allocate_switch`, :func:`traverse_switch` (and the credit
 helpers :func:`credits_available`, :func:`send_credit`), called in that order by :func:`run_booksim`.
 Generation into the source queues, packet finishing, the progress (deadlock) watch and the end-of-run test are
@@ -115,12 +118,13 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.kernels import _mark_occupied, _pop_flit, list_occupied
+from torus_lab.sim.kernels import _mark_occupied, _pop_flit
 from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
@@ -144,6 +148,7 @@ __all__ = [
     "booksim_zero_load_latency",
     "generate_packets",
     "inject_flits",
+    "list_ready",
     "route_heads",
     "islip_match",
     "allocate_vcs",
@@ -186,9 +191,11 @@ BookSimState = namedtuple(
         "cfg", "fcfg", "burst_on", "active", "dest_map", "rng", "counters",
         # channels (network, injection, ejection) and router ports
         "ch_src_router", "ch_dst_router", "ch_latency", "ch_in_port", "ch_out_port",
-        # input VCs: FIFO (count, front slot; per slot packet, flit index, cycle from which it is visible)
-        "count", "fhead", "fpk", "fidx", "farr",
-        # input VCs holding flits: bitmap kept by injection and traversal, and its ascending list of one stage
+        # input VCs: FIFO (count, front slot; per slot packet, flit index, cycle from which it is visible), and
+        # the cycle from which the front flit is visible (a copy of farr at the front slot, kept by push and pop)
+        "count", "fhead", "fpk", "fidx", "farr", "fvis",
+        # input VCs holding flits: bitmap kept by injection and traversal, and the ascending list of those that a
+        # stage may act on in the current cycle (list_ready)
         "occupied", "live", "nlive",
         # input VCs: state machine, ready cycle, route candidates, allocated output VC, VC-allocation pointer
         "vstate", "vready", "ncand", "cand_vc", "cand_st", "out_vc", "va_aptr",
@@ -279,7 +286,7 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
     total = topology.num_channels + 2 * topology.num_nodes
     nvc = total * vcs
     ports = 2 * topology.n + 1
-    per_vc = 5 * depth + 16 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
+    per_vc = 5 * depth + 17 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
     packets = topology.num_nodes * (queue_cap + 1) + nvc + 16
     return 8 * (nvc * per_vc + nvc // 64 + 2 + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8)
                 + rec_cap * 7 + total * (8 + 4 * ports) + 2 * ports)  # fmt: skip
@@ -318,7 +325,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         counters=zeros(len(CNT)),
         ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
         count=zeros(nvc), fhead=zeros(nvc), fpk=zeros(nvc, depth), fidx=zeros(nvc, depth), farr=zeros(nvc, depth),
-        occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), nlive=zeros(1),
+        fvis=zeros(nvc), occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), nlive=zeros(1),
         vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, MAX_CANDIDATES),
         cand_st=zeros(nvc, MAX_CANDIDATES, STATE_SIZE), out_vc=full(-1, nvc), va_aptr=zeros(nvc),
         busy=full(-1, nvc), credit=full(depth, nvc), cr_time=zeros(nvc, depth), cr_head=zeros(nvc),
@@ -383,20 +390,31 @@ def send_credit(st, vc, arrival):
 
 
 @njit(inline="always")
-def _push(fpk, fidx, farr, fhead, count, occupied, vc, p, fi, visible):
+def _push(fpk, fidx, farr, fvis, fhead, count, occupied, vc, p, fi, visible):
     """Append flit ``fi`` of packet ``p`` to input VC ``vc``'s buffer, visible from cycle ``visible``."""
     depth = fpk.shape[1]
     slot = (fhead[vc] + count[vc]) % depth
     fpk[vc, slot] = p
     fidx[vc, slot] = fi
     farr[vc, slot] = visible
+    if count[vc] == 0:
+        fvis[vc] = visible
     count[vc] += 1
     _mark_occupied(occupied, vc)
 
 
 @njit(inline="always")
 def _push_flit(st, vc, p, fi, visible):
-    _push(st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied, vc, p, fi, visible)
+    _push(st.fpk, st.fidx, st.farr, st.fvis, st.fhead, st.count, st.occupied, vc, p, fi, visible)
+
+
+@njit(inline="always")
+def _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv):
+    """Take the front flit of input VC ``iv`` (:func:`torus_lab.sim.kernels._pop_flit`), keeping ``fvis``."""
+    p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
+    if count[iv] > 0:
+        fvis[iv] = farr[iv, fhead[iv]]
+    return p, fi
 
 
 # ---------------------------------------------------------------------------------------------------- stages
@@ -433,7 +451,7 @@ def inject_flits(st, now):
     active, inj_pk, inj_flit, inj_vc, inj_last_vc, q_len = (st.active, st.inj_pk, st.inj_flit, st.inj_vc,
                                                            st.inj_last_vc, st.q_len)  # fmt: skip
     busy, credit, cr_time, cr_head, cr_count = st.busy, st.credit, st.cr_time, st.cr_head, st.cr_count
-    fpk, fidx, farr, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied
+    fpk, fidx, farr, fvis, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fvis, st.fhead, st.count, st.occupied
     counters, pk_inj = st.counters, st.pk_inj
     sent = 0
     for a in range(active.shape[0]):
@@ -461,7 +479,7 @@ def inject_flits(st, now):
         p = inj_pk[node]
         fi = inj_flit[node]
         credit[vc] -= 1
-        _push(fpk, fidx, farr, fhead, count, occupied, vc, p, fi, now + 2)
+        _push(fpk, fidx, farr, fvis, fhead, count, occupied, vc, p, fi, now + 2)
         sent += 1
         counters[_CN_FLITS_INJECTED] += 1
         if fi == 0:
@@ -472,6 +490,47 @@ def inject_flits(st, now):
         else:
             inj_flit[node] = fi + 1
     return sent
+
+
+@njit(inline="always")
+def list_ready(st, now):
+    """Write the input VCs that a stage may act on in cycle ``now``, in ascending order, to
+    ``st.live[:st.nlive[0]]``; return their number.
+
+    Of the VCs holding flits (the ``occupied`` bitmap, read as :func:`torus_lab.sim.kernels.list_occupied` does):
+    an idle VC whose front flit is visible (routing), a VC waiting for a VC past its ready cycle (VC allocation,
+    and speculative switch requests), an active VC past its ready cycle whose front flit is visible (switch
+    allocation).  Those are the conditions under which each stage acts, and within a cycle a VC's state changes
+    only in a stage acting on it, so a VC left out would have been skipped by every stage: the list keeps every
+    decision of a scan of all VCs holding flits, while a flit still on its channel costs no stage a visit.
+    Called once per cycle, after injection (routing and the allocators change no buffer).
+
+    Examples
+    --------
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> from torus_lab.sim import SimConfig
+    >>> st = state_for(ecube_routing(Torus(2, 4), datelines=True, vcs=2), SimConfig.preset("booksim"))
+    >>> _push_flit(st, 3, 0, 0, 5)                  # a head on VC 3, visible from cycle 5
+    >>> int(list_ready(st, 4)), int(list_ready(st, 5)), int(st.live[0])
+    (0, 1, 3)
+    """
+    occupied, live, vstate, vready, fvis = st.occupied, st.live, st.vstate, st.vready, st.fvis
+    n = 0
+    for k in range(occupied.shape[0]):
+        word = occupied[k]
+        while word != 0:
+            iv = k * 64 + np.int64(trailing_zeros(word))
+            word &= word - np.uint64(1)
+            state = vstate[iv]
+            if state == IDLE:
+                if fvis[iv] > now:
+                    continue
+            elif vready[iv] > now or (state == ACTIVE and fvis[iv] > now):
+                continue
+            live[n] = iv
+            n += 1
+    st.nlive[0] = n
+    return n
 
 
 @njit(inline="always")
@@ -487,16 +546,16 @@ def route_heads(route, tables, st, now):
     nch = cfg[_NCH]
     nn = cfg[_NN]
     routing_delay = cfg[_RD]
-    vstate, farr, fhead, fpk = st.vstate, st.farr, st.fhead, st.fpk
+    vstate, fvis, fhead, fpk = st.vstate, st.fvis, st.fhead, st.fpk
     ch_dst_router, ch_src_router, pk_dst, pk_state = st.ch_dst_router, st.ch_src_router, st.pk_dst, st.pk_state
     cand_vc, cand_st, ncand, vready = st.cand_vc, st.cand_st, st.ncand, st.vready
     rng, counters, tmp_ch, tmp_vc, tmp_st = st.rng, st.counters, st.tmp_ch, st.tmp_vc, st.tmp_st
     ch_ok = tables.ch_ok
     live = st.live
     routed = 0
-    for i in range(st.nlive[0]):  # the input VCs holding flits, ascending (the order of random draws)
+    for i in range(st.nlive[0]):  # the listed input VCs, ascending (the order of random draws)
         iv = live[i]
-        if vstate[iv] != IDLE or farr[iv, fhead[iv]] > now:
+        if vstate[iv] != IDLE or fvis[iv] > now:
             continue
         p = fpk[iv, fhead[iv]]
         ch = iv // vcs
@@ -707,8 +766,8 @@ def allocate_switch(st, now):
     ports = cfg[_PORTS]
     sw_alloc_delay = cfg[_SAD]
     speculative = cfg[_SPEC] != 0
-    sa_rr, va_tried, vstate, vready, count, farr, fhead, out_vc = (st.sa_rr, st.va_tried, st.vstate, st.vready,
-                                                                   st.count, st.farr, st.fhead, st.out_vc)  # fmt: skip
+    sa_rr, va_tried, vstate, vready, count, fvis, out_vc = (st.sa_rr, st.va_tried, st.vstate, st.vready, st.count,
+                                                            st.fvis, st.out_vc)  # fmt: skip
     credit, cr_time, cr_head, cr_count, ch_out_port = st.credit, st.cr_time, st.cr_head, st.cr_count, st.ch_out_port
     port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec = (st.port_stamp, st.port_req, st.sa_req_in,
                                                                            st.sa_req_out, st.sa_req_iv,
@@ -718,7 +777,7 @@ def allocate_switch(st, now):
     live = st.live
     nreq = 0
     last_ic = -1
-    for i in range(st.nlive[0]):  # each input channel with a VC holding flits, once, in ascending order
+    for i in range(st.nlive[0]):  # each input channel with a listed VC, once, in ascending order
         ic = live[i] // vcs
         if ic == last_ic:
             continue
@@ -735,7 +794,7 @@ def allocate_switch(st, now):
                 continue
             if vstate[iv] != ACTIVE or vready[iv] > now or count[iv] == 0:
                 continue
-            if farr[iv, fhead[iv]] > now:
+            if fvis[iv] > now:
                 continue
             vready[iv] = now + sw_alloc_delay
             o = out_vc[iv]
@@ -781,7 +840,7 @@ def traverse_switch(st, now):
     length = cfg[_LENGTH]
     credit_delay = cfg[_CRD]
     warmup, measure_end = cfg[_WARMUP], cfg[_MEASURE_END]
-    fpk, fidx, farr, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied
+    fpk, fidx, farr, fvis, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fvis, st.fhead, st.count, st.occupied
     credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
     grants, ch_latency, out_vc, pk_hops, ch_flits, counters = (st.grants, st.ch_latency, st.out_vc, st.pk_hops,
                                                                st.ch_flits, st.counters)  # fmt: skip
@@ -790,7 +849,7 @@ def traverse_switch(st, now):
     measuring = warmup <= now < measure_end
     for g in range(st.ngrants[0]):
         iv = grants[g]
-        p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
+        p, fi = _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv)
         ic = iv // vcs
         back = now + cfg[_SAD] - 1 + ch_latency[ic] + 1
         _queue_credit(cr_time, cr_head, cr_count, iv, back + (credit_delay if ic < nch else 0))
@@ -799,7 +858,7 @@ def traverse_switch(st, now):
         credit[o] -= 1
         tail = fi == length - 1
         if oc < nch:
-            _push(fpk, fidx, farr, fhead, count, occupied, o, p, fi, sent_at + ch_latency[oc] + 1)
+            _push(fpk, fidx, farr, fvis, fhead, count, occupied, o, p, fi, sent_at + ch_latency[oc] + 1)
             if fi == 0:
                 pk_hops[p] += 1
             if measuring:
@@ -835,7 +894,7 @@ def run_booksim(route, tables, st, max_cycles):
             return 1
         generate_packets(st, now)
         moved = inject_flits(st, now)
-        list_occupied(st)  # once per cycle: routing and the allocators change no buffer
+        list_ready(st, now)  # once per cycle: routing and the allocators change no buffer
         route_heads(route, tables, st, now)
         allocate_vcs(st, now)
         moved += allocate_switch(st, now)
