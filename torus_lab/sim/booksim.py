@@ -124,7 +124,7 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.kernels import _mark_occupied, _pop_flit
+from torus_lab.sim.kernels import _mark_occupied, _pop_flit, wrap
 from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
@@ -359,11 +359,31 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
 
 
 @njit(inline="always")
+def _vc_shift(vcs):
+    """``log2(vcs)`` when ``vcs`` is a power of two, else -1: :func:`_split_vc` then shifts and masks instead of
+    dividing (an integer division costs tens of cycles; the stages split VC ids several times per flit)."""
+    if vcs & (vcs - 1) != 0:
+        return -1
+    shift = 0
+    while (1 << shift) < vcs:
+        shift += 1
+    return shift
+
+
+@njit(inline="always")
+def _split_vc(vc, vcs, vc_shift):
+    """Channel and VC index ``(vc // vcs, vc % vcs)`` of VC id ``vc >= 0`` (``vc_shift`` from :func:`_vc_shift`)."""
+    if vc_shift >= 0:
+        return vc >> vc_shift, vc & (vcs - 1)
+    return vc // vcs, vc % vcs
+
+
+@njit(inline="always")
 def _take_credits(credit, cr_time, cr_head, cr_count, vc, now):
     """:func:`credits_available` on the credit arrays themselves (for the stages' loops)."""
     depth = cr_time.shape[1]
     while cr_count[vc] > 0 and cr_time[vc, cr_head[vc]] <= now:
-        cr_head[vc] = (cr_head[vc] + 1) % depth
+        cr_head[vc] = wrap(cr_head[vc] + 1, depth)
         cr_count[vc] -= 1
         credit[vc] += 1
     return credit[vc]
@@ -373,7 +393,7 @@ def _take_credits(credit, cr_time, cr_head, cr_count, vc, now):
 def _queue_credit(cr_time, cr_head, cr_count, vc, arrival):
     """:func:`send_credit` on the credit arrays themselves (for the stages' loops)."""
     depth = cr_time.shape[1]
-    cr_time[vc, (cr_head[vc] + cr_count[vc]) % depth] = arrival
+    cr_time[vc, wrap(cr_head[vc] + cr_count[vc], depth)] = arrival
     cr_count[vc] += 1
 
 
@@ -393,7 +413,7 @@ def send_credit(st, vc, arrival):
 def _push(fpk, fidx, farr, fvis, fhead, count, occupied, vc, p, fi, visible):
     """Append flit ``fi`` of packet ``p`` to input VC ``vc``'s buffer, visible from cycle ``visible``."""
     depth = fpk.shape[1]
-    slot = (fhead[vc] + count[vc]) % depth
+    slot = wrap(fhead[vc] + count[vc], depth)
     fpk[vc, slot] = p
     fidx[vc, slot] = fi
     farr[vc, slot] = visible
@@ -465,7 +485,7 @@ def inject_flits(st, now):
         base = (inj_base + node) * vcs
         if inj_vc[node] < 0:
             for i in range(1, vcs + 1):
-                v = (inj_last_vc[node] + i) % vcs
+                v = wrap(inj_last_vc[node] + i, vcs)
                 if busy[base + v] == -1 and _take_credits(credit, cr_time, cr_head, cr_count, base + v, now) > 0:
                     inj_vc[node] = v
                     inj_last_vc[node] = v
@@ -552,13 +572,14 @@ def route_heads(route, tables, st, now):
     rng, counters, tmp_ch, tmp_vc, tmp_st = st.rng, st.counters, st.tmp_ch, st.tmp_vc, st.tmp_st
     ch_ok = tables.ch_ok
     live = st.live
+    vc_shift = _vc_shift(vcs)
     routed = 0
     for i in range(st.nlive[0]):  # the listed input VCs, ascending (the order of random draws)
         iv = live[i]
         if vstate[iv] != IDLE or fvis[iv] > now:
             continue
         p = fpk[iv, fhead[iv]]
-        ch = iv // vcs
+        ch, v_in = _split_vc(iv, vcs, vc_shift)
         router = ch_dst_router[ch]
         if router == pk_dst[p]:
             eject = (nch + nn + router) * vcs
@@ -568,7 +589,7 @@ def route_heads(route, tables, st, now):
             m = vcs
         else:
             in_ch = ch if ch < nch else -1
-            in_vc = iv % vcs if ch < nch else 0
+            in_vc = v_in if ch < nch else 0
             r = np.int64(splitmix_next(rng) >> np.uint64(2))
             m = route(tables, router, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
             if m < 0 or m > MAX_CANDIDATES:
@@ -604,7 +625,7 @@ def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stam
     """
     for r in range(nreq):  # grant
         o = req_out[r]
-        d = (in_key[r] - gptr[o]) % span
+        d = wrap(in_key[r] - gptr[o] + span, span)  # keys and pointers are in 0..span-1
         if g_stamp[o] != now or d < g_bestd[o]:
             g_stamp[o] = now
             g_bestd[o] = d
@@ -613,7 +634,7 @@ def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stam
         i = req_in[r]
         if g_best[req_out[r]] != r:
             continue
-        d = (out_key[r] - aptr[i]) % span
+        d = wrap(out_key[r] - aptr[i] + span, span)
         if a_stamp[i] != now or d < a_bestd[i]:
             a_stamp[i] = now
             a_bestd[i] = d
@@ -623,8 +644,8 @@ def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stam
         i = req_in[r]
         if a_stamp[i] != now or a_best[i] != r:
             continue
-        gptr[req_out[r]] = (in_key[r] + 1) % span
-        aptr[i] = (out_key[r] + 1) % span
+        gptr[req_out[r]] = wrap(in_key[r] + 1, span)
+        aptr[i] = wrap(out_key[r] + 1, span)
         matched[n] = r
         n += 1
     return n
@@ -644,6 +665,7 @@ def allocate_vcs(st, now):
     busy, vc_taken, out_vc, ch_in_port, ch_out_port = st.busy, st.vc_taken, st.out_vc, st.ch_in_port, st.ch_out_port
     req_in, req_out, req_c, req_in_key, req_out_key = st.req_in, st.req_out, st.req_c, st.req_in_key, st.req_out_key
     fpk, fhead, pk_state, matched, live = st.fpk, st.fhead, st.pk_state, st.matched, st.live
+    vc_shift = _vc_shift(vcs)
     nreq = 0
     for i in range(st.nlive[0]):  # a head waiting for a VC is at the front of a VC holding flits
         iv = live[i]
@@ -651,7 +673,8 @@ def allocate_vcs(st, now):
             continue
         vready[iv] = now + vc_alloc_delay  # evaluated: next attempt after this allocation's delay
         va_tried[iv] = now  # with speculation, this head also bids for the switch in this cycle
-        local_in = ch_in_port[iv // vcs] * vcs + iv % vcs
+        ch, v = _split_vc(iv, vcs, vc_shift)
+        local_in = ch_in_port[ch] * vcs + v
         for c in range(ncand[iv]):
             o = cand_vc[iv, c]
             if busy[o] != -1:
@@ -660,7 +683,8 @@ def allocate_vcs(st, now):
             req_out[nreq] = o
             req_c[nreq] = c
             req_in_key[nreq] = local_in
-            req_out_key[nreq] = ch_out_port[o // vcs] * vcs + o % vcs
+            oc, ov = _split_vc(o, vcs, vc_shift)
+            req_out_key[nreq] = ch_out_port[oc] * vcs + ov
             nreq += 1
     granted = islip_match(nreq, req_in, req_out, req_in_key, req_out_key, span, st.va_gptr, st.va_aptr,
                           st.g_stamp, st.g_best, st.g_bestd, st.a_stamp, st.a_best, st.a_bestd, matched, now)
@@ -720,11 +744,12 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
                                                                            st.sa_req_out, st.sa_req_iv,
                                                                            st.sa_req_spec)  # fmt: skip
     req_in_key, req_out_key, ch_in_port = st.req_in_key, st.req_out_key, st.ch_in_port
+    vc_shift = _vc_shift(vcs)
     for c in range(ncand[iv]):
-        oc = cand_vc[iv, c] // vcs
+        oc = _split_vc(cand_vc[iv, c], vcs, vc_shift)[0]
         seen = False
         for d in range(c):  # each output channel once
-            if cand_vc[iv, d] // vcs == oc:
+            if _split_vc(cand_vc[iv, d], vcs, vc_shift)[0] == oc:
                 seen = True
                 break
         if seen:
@@ -732,7 +757,7 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
         usable = False
         for d in range(c, ncand[iv]):
             o = cand_vc[iv, d]
-            if o // vcs != oc:
+            if _split_vc(o, vcs, vc_shift)[0] != oc:
                 continue
             if (busy[o] == -1 or vc_taken[o] == now) and _take_credits(credit, cr_time, cr_head, cr_count, o,
                                                                         now) > 0:  # fmt: skip
@@ -775,17 +800,18 @@ def allocate_switch(st, now):
     req_in_key, req_out_key, ch_in_port, sa_void, matched, grants = (st.req_in_key, st.req_out_key, st.ch_in_port,
                                                                      st.sa_void, st.matched, st.grants)  # fmt: skip
     live = st.live
+    vc_shift = _vc_shift(vcs)
     nreq = 0
     last_ic = -1
     for i in range(st.nlive[0]):  # each input channel with a listed VC, once, in ascending order
-        ic = live[i] // vcs
+        ic = _split_vc(live[i], vcs, vc_shift)[0]
         if ic == last_ic:
             continue
         last_ic = ic
         base = ic * vcs
         tag = now * (nch + nn) + ic
         for t in range(vcs):
-            v = (sa_rr[ic] + t) % vcs
+            v = wrap(sa_rr[ic] + t, vcs)
             iv = base + v
             if speculative and va_tried[iv] == now:
                 if vstate[iv] == ACTIVE:  # won its VC just now: bids non-speculatively after sw_alloc_delay
@@ -800,7 +826,7 @@ def allocate_switch(st, now):
             o = out_vc[iv]
             if _take_credits(credit, cr_time, cr_head, cr_count, o, now) == 0:
                 continue
-            oc = o // vcs
+            oc = _split_vc(o, vcs, vc_shift)[0]
             nreq = _add_switch_request(port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec,
                                        req_in_key, req_out_key, ch_in_port, nreq, tag, ic, iv, ch_out_port[oc], oc,
                                        0)  # fmt: skip
@@ -813,11 +839,12 @@ def allocate_switch(st, now):
         iv = sa_req_iv[r]
         if sa_req_spec[r] == 1 and sa_void[iv] == now:
             continue
-        sa_rr[iv // vcs] = (iv % vcs + 1) % vcs
+        ic, v = _split_vc(iv, vcs, vc_shift)
+        sa_rr[ic] = wrap(v + 1, vcs)
         if sa_req_spec[r] == 1:
             o = out_vc[iv]
-            if vstate[iv] != ACTIVE or o // vcs != sa_req_out[r] or _take_credits(credit, cr_time, cr_head, cr_count,
-                                                                                   o, now) == 0:  # fmt: skip
+            if vstate[iv] != ACTIVE or _split_vc(o, vcs, vc_shift)[0] != sa_req_out[r] \
+                    or _take_credits(credit, cr_time, cr_head, cr_count, o, now) == 0:
                 continue
         grants[used] = iv
         used += 1
@@ -847,14 +874,15 @@ def traverse_switch(st, now):
     busy, vstate, ncand = st.busy, st.vstate, st.ncand
     sent_at = now + cfg[_SAD] - 1 + cfg[_STD]  # cycle the flit is put on the output channel
     measuring = warmup <= now < measure_end
+    vc_shift = _vc_shift(vcs)
     for g in range(st.ngrants[0]):
         iv = grants[g]
         p, fi = _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv)
-        ic = iv // vcs
+        ic = _split_vc(iv, vcs, vc_shift)[0]
         back = now + cfg[_SAD] - 1 + ch_latency[ic] + 1
         _queue_credit(cr_time, cr_head, cr_count, iv, back + (credit_delay if ic < nch else 0))
         o = out_vc[iv]
-        oc = o // vcs
+        oc = _split_vc(o, vcs, vc_shift)[0]
         credit[o] -= 1
         tail = fi == length - 1
         if oc < nch:
