@@ -585,7 +585,8 @@ def route_heads(route, tables, st, now):
             eject = (nch + nn + router) * vcs
             for v in range(vcs):
                 cand_vc[iv, v] = eject + v
-                cand_st[iv, v, :] = pk_state[p, :]
+                for w in range(STATE_SIZE):  # word by word: a fixed-size loop, no array views
+                    cand_st[iv, v, w] = pk_state[p, w]
             m = vcs
         else:
             in_ch = ch if ch < nch else -1
@@ -603,7 +604,8 @@ def route_heads(route, tables, st, now):
                     m = 0
                     break
                 cand_vc[iv, c] = out_ch * vcs + tmp_vc[c]
-                cand_st[iv, c, :] = tmp_st[c, :]
+                for w in range(STATE_SIZE):
+                    cand_st[iv, c, w] = tmp_st[c, w]
         ncand[iv] = m
         vstate[iv] = VC_ALLOC
         vready[iv] = now + routing_delay
@@ -697,7 +699,9 @@ def allocate_vcs(st, now):
         vc_taken[o] = now
         out_vc[iv] = o
         vstate[iv] = ACTIVE
-        pk_state[p, :] = cand_st[iv, req_c[r], :]
+        c = req_c[r]
+        for w in range(STATE_SIZE):
+            pk_state[p, w] = cand_st[iv, c, w]
     return granted
 
 
