@@ -14,7 +14,7 @@ from torus_lab.routing.ecube import ecube_routing
 from torus_lab.routing.interface import compile_for_kernel
 from torus_lab.sim import SimConfig, SimulationDeadlock, simulate
 from torus_lab.sim import booksim as bs
-from torus_lab.sim.kernels import CNT
+from torus_lab.sim.kernels import CNT, list_occupied
 from torus_lab.topology import Mesh, Torus
 
 TORUS = Torus(2, 4)
@@ -58,19 +58,20 @@ def _put_head(st, iv, p, state, ready=0, out=-1, cands=()):
 
 @njit
 def _route_jit(route, tables, st, now):
-    bs.list_occupied(st)
+    list_occupied(st)
     return bs.route_heads(route, tables, st, now)
 
 
 def _allocate_vcs(st, now):
-    """:func:`bs.allocate_vcs` after the cycle's list of occupied VCs, as the cycle loop calls it."""
-    bs.list_occupied(st)
+    """:func:`bs.allocate_vcs` after listing every VC holding flits (a superset of the loop's :func:`bs.list_ready`,
+    so a test may call the stages one after another in any cycle)."""
+    list_occupied(st)
     return bs.allocate_vcs(st, now)
 
 
 def _allocate_switch(st, now):
-    """:func:`bs.allocate_switch` after the cycle's list of occupied VCs, as the cycle loop calls it."""
-    bs.list_occupied(st)
+    """:func:`bs.allocate_switch` after listing every VC holding flits (as ``_allocate_vcs``)."""
+    list_occupied(st)
     return bs.allocate_switch(st, now)
 
 
@@ -228,6 +229,39 @@ def test_credit_returns_after_channel_latency_plus_read_cycle_plus_credit_delay(
     assert st.credit[out] == depth - 1
     # a tail frees the output VC and the input VC
     assert st.busy[out] == -1 and st.vstate[iv] == bs.IDLE and st.count[iv] == 0
+
+
+def test_ready_list_leaves_out_vcs_no_stage_can_act_on_this_cycle():
+    st = _state()
+    node = 5
+    idle, waiting, active = (_vc(_in_channel(TORUS, node, 0, 1), 0), _vc(_in_channel(TORUS, node, 1, 1), 0),
+                             _vc(_in_channel(TORUS, node, 1, -1), 1))  # fmt: skip
+    bs._push_flit(st, idle, _new_packet(st, 0, node), 0, 4)  # a head still on its channel until cycle 4
+    _put_head(st, waiting, _new_packet(st, 0, 1), bs.VC_ALLOC, ready=3)
+    bs._push_flit(st, active, _new_packet(st, 0, 1), 1, 6)  # a body flit of an active VC, seen from cycle 6
+    st.vstate[active], st.vready[active] = bs.ACTIVE, 2
+    listed = {}
+    for now in range(7):
+        listed[now] = st.live[: bs.list_ready(st, now)].tolist()
+    assert listed[2] == [] and listed[3] == [waiting] and listed[4] == sorted([idle, waiting])
+    assert listed[6] == sorted([idle, waiting, active])
+    assert list_occupied(st) == 3  # every VC still holds its flit
+
+
+@pytest.mark.parametrize("cycles", [37, 150, 401])
+def test_ready_list_mid_run_is_the_occupied_vcs_a_stage_can_act_on(cycles):
+    cfg = SimConfig.preset("booksim", offered_load=0.6, packet_length=3, warmup=0, measure=1000, drain=0)
+    st = bs.state_for(DOR, cfg, seed_word=cycles)
+    bs.run(DOR, st, cycles)
+    now = int(st.counters[CNT["now"]])
+    occupied = np.flatnonzero(st.count > 0)
+    front = st.farr[occupied, st.fhead[occupied]]
+    assert (st.fvis[occupied] == front).all()  # the copy of the front flit's visibility is kept up to date
+    state, ready_at = st.vstate[occupied], st.vready[occupied]
+    can_act = np.where(state == bs.IDLE, front <= now, (ready_at <= now) & ((state != bs.ACTIVE) | (front <= now)))
+    n = bs.list_ready(st, now)
+    assert st.live[:n].tolist() == occupied[can_act].tolist()
+    assert 0 < n < occupied.size  # a loaded network has VCs of both kinds
 
 
 def test_injection_alternates_vcs_and_serializes_one_packet_at_a_time():

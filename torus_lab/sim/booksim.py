@@ -92,11 +92,14 @@ state to a stage (inlined or not) increments and decrements the count of each of
 array through the tuple inside a loop does so at every read.  So the stages bind the arrays they use to local
 names at their top, and :func:`run_booksim` runs them on a :func:`~torus_lab.sim.packets.borrowed` copy of the
 state whose arrays are not reference-counted (measured together, on a loaded machine: the loop ran 2.5-3.5x
-faster).  Routing and both allocators visit only the input VCs holding flits (the ``occupied`` bitmap, kept by
-injection and traversal, listed in ascending order by :func:`torus_lab.sim.kernels.list_occupied` once per cycle
-after injection, as in the simple model; a stage called alone needs that list first), which keeps every
-round-robin decision and the order of random draws of a scan of all input VCs.
-Stages: :func:`generate_packets`, :func:`inject_flits`,
+faster).  Routing and both allocators visit only the input VCs holding flits that one of them can act on in the
+cycle (the ``occupied`` bitmap, kept by injection and traversal, filtered and listed in ascending order by
+:func:`list_ready` once per cycle after injection; a flit still on its channel is in its downstream buffer, not
+yet visible, and costs no visit), which keeps every round-robin decision and the order of random draws of a scan
+of all input VCs.  A stage called alone needs a list first (:func:`list_ready`, or every VC holding flits:
+:func:`torus_lab.sim.kernels.list_occupied`, as in the simple model).  The visibility cycle of each VC's front
+flit is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO.
+Stages: :func:`generate_packets`, :func:`inject_flits`, :func:`list_ready`,
 :func:`route_heads`, :func:`allocate_vcs`, :func:`allocate_switch`, :func:`traverse_switch` (and the credit
 helpers :func:`credits_available`, :func:`send_credit`), called in that order by :func:`run_booksim`.
 Generation into the source queues, packet finishing, the progress (deadlock) watch and the end-of-run test are
@@ -115,12 +118,13 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.kernels import _mark_occupied, _pop_flit, list_occupied
+from torus_lab.sim.kernels import _mark_occupied, _pop_flit, wrap
 from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
@@ -144,6 +148,7 @@ __all__ = [
     "booksim_zero_load_latency",
     "generate_packets",
     "inject_flits",
+    "list_ready",
     "route_heads",
     "islip_match",
     "allocate_vcs",
@@ -186,9 +191,11 @@ BookSimState = namedtuple(
         "cfg", "fcfg", "burst_on", "active", "dest_map", "rng", "counters",
         # channels (network, injection, ejection) and router ports
         "ch_src_router", "ch_dst_router", "ch_latency", "ch_in_port", "ch_out_port",
-        # input VCs: FIFO (count, front slot; per slot packet, flit index, cycle from which it is visible)
-        "count", "fhead", "fpk", "fidx", "farr",
-        # input VCs holding flits: bitmap kept by injection and traversal, and its ascending list of one stage
+        # input VCs: FIFO (count, front slot; per slot packet, flit index, cycle from which it is visible), and
+        # the cycle from which the front flit is visible (a copy of farr at the front slot, kept by push and pop)
+        "count", "fhead", "fpk", "fidx", "farr", "fvis",
+        # input VCs holding flits: bitmap kept by injection and traversal, and the ascending list of those that a
+        # stage may act on in the current cycle (list_ready)
         "occupied", "live", "nlive",
         # input VCs: state machine, ready cycle, route candidates, allocated output VC, VC-allocation pointer
         "vstate", "vready", "ncand", "cand_vc", "cand_st", "out_vc", "va_aptr",
@@ -279,7 +286,7 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
     total = topology.num_channels + 2 * topology.num_nodes
     nvc = total * vcs
     ports = 2 * topology.n + 1
-    per_vc = 5 * depth + 16 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
+    per_vc = 5 * depth + 17 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
     packets = topology.num_nodes * (queue_cap + 1) + nvc + 16
     return 8 * (nvc * per_vc + nvc // 64 + 2 + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8)
                 + rec_cap * 7 + total * (8 + 4 * ports) + 2 * ports)  # fmt: skip
@@ -318,7 +325,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         counters=zeros(len(CNT)),
         ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
         count=zeros(nvc), fhead=zeros(nvc), fpk=zeros(nvc, depth), fidx=zeros(nvc, depth), farr=zeros(nvc, depth),
-        occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), nlive=zeros(1),
+        fvis=zeros(nvc), occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), nlive=zeros(1),
         vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, MAX_CANDIDATES),
         cand_st=zeros(nvc, MAX_CANDIDATES, STATE_SIZE), out_vc=full(-1, nvc), va_aptr=zeros(nvc),
         busy=full(-1, nvc), credit=full(depth, nvc), cr_time=zeros(nvc, depth), cr_head=zeros(nvc),
@@ -352,11 +359,31 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
 
 
 @njit(inline="always")
+def _vc_shift(vcs):
+    """``log2(vcs)`` when ``vcs`` is a power of two, else -1: :func:`_split_vc` then shifts and masks instead of
+    dividing (an integer division costs tens of cycles; the stages split VC ids several times per flit)."""
+    if vcs & (vcs - 1) != 0:
+        return -1
+    shift = 0
+    while (1 << shift) < vcs:
+        shift += 1
+    return shift
+
+
+@njit(inline="always")
+def _split_vc(vc, vcs, vc_shift):
+    """Channel and VC index ``(vc // vcs, vc % vcs)`` of VC id ``vc >= 0`` (``vc_shift`` from :func:`_vc_shift`)."""
+    if vc_shift >= 0:
+        return vc >> vc_shift, vc & (vcs - 1)
+    return vc // vcs, vc % vcs
+
+
+@njit(inline="always")
 def _take_credits(credit, cr_time, cr_head, cr_count, vc, now):
     """:func:`credits_available` on the credit arrays themselves (for the stages' loops)."""
     depth = cr_time.shape[1]
     while cr_count[vc] > 0 and cr_time[vc, cr_head[vc]] <= now:
-        cr_head[vc] = (cr_head[vc] + 1) % depth
+        cr_head[vc] = wrap(cr_head[vc] + 1, depth)
         cr_count[vc] -= 1
         credit[vc] += 1
     return credit[vc]
@@ -366,7 +393,7 @@ def _take_credits(credit, cr_time, cr_head, cr_count, vc, now):
 def _queue_credit(cr_time, cr_head, cr_count, vc, arrival):
     """:func:`send_credit` on the credit arrays themselves (for the stages' loops)."""
     depth = cr_time.shape[1]
-    cr_time[vc, (cr_head[vc] + cr_count[vc]) % depth] = arrival
+    cr_time[vc, wrap(cr_head[vc] + cr_count[vc], depth)] = arrival
     cr_count[vc] += 1
 
 
@@ -383,20 +410,31 @@ def send_credit(st, vc, arrival):
 
 
 @njit(inline="always")
-def _push(fpk, fidx, farr, fhead, count, occupied, vc, p, fi, visible):
+def _push(fpk, fidx, farr, fvis, fhead, count, occupied, vc, p, fi, visible):
     """Append flit ``fi`` of packet ``p`` to input VC ``vc``'s buffer, visible from cycle ``visible``."""
     depth = fpk.shape[1]
-    slot = (fhead[vc] + count[vc]) % depth
+    slot = wrap(fhead[vc] + count[vc], depth)
     fpk[vc, slot] = p
     fidx[vc, slot] = fi
     farr[vc, slot] = visible
+    if count[vc] == 0:
+        fvis[vc] = visible
     count[vc] += 1
     _mark_occupied(occupied, vc)
 
 
 @njit(inline="always")
 def _push_flit(st, vc, p, fi, visible):
-    _push(st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied, vc, p, fi, visible)
+    _push(st.fpk, st.fidx, st.farr, st.fvis, st.fhead, st.count, st.occupied, vc, p, fi, visible)
+
+
+@njit(inline="always")
+def _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv):
+    """Take the front flit of input VC ``iv`` (:func:`torus_lab.sim.kernels._pop_flit`), keeping ``fvis``."""
+    p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
+    if count[iv] > 0:
+        fvis[iv] = farr[iv, fhead[iv]]
+    return p, fi
 
 
 # ---------------------------------------------------------------------------------------------------- stages
@@ -433,7 +471,7 @@ def inject_flits(st, now):
     active, inj_pk, inj_flit, inj_vc, inj_last_vc, q_len = (st.active, st.inj_pk, st.inj_flit, st.inj_vc,
                                                            st.inj_last_vc, st.q_len)  # fmt: skip
     busy, credit, cr_time, cr_head, cr_count = st.busy, st.credit, st.cr_time, st.cr_head, st.cr_count
-    fpk, fidx, farr, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied
+    fpk, fidx, farr, fvis, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fvis, st.fhead, st.count, st.occupied
     counters, pk_inj = st.counters, st.pk_inj
     sent = 0
     for a in range(active.shape[0]):
@@ -447,7 +485,7 @@ def inject_flits(st, now):
         base = (inj_base + node) * vcs
         if inj_vc[node] < 0:
             for i in range(1, vcs + 1):
-                v = (inj_last_vc[node] + i) % vcs
+                v = wrap(inj_last_vc[node] + i, vcs)
                 if busy[base + v] == -1 and _take_credits(credit, cr_time, cr_head, cr_count, base + v, now) > 0:
                     inj_vc[node] = v
                     inj_last_vc[node] = v
@@ -461,7 +499,7 @@ def inject_flits(st, now):
         p = inj_pk[node]
         fi = inj_flit[node]
         credit[vc] -= 1
-        _push(fpk, fidx, farr, fhead, count, occupied, vc, p, fi, now + 2)
+        _push(fpk, fidx, farr, fvis, fhead, count, occupied, vc, p, fi, now + 2)
         sent += 1
         counters[_CN_FLITS_INJECTED] += 1
         if fi == 0:
@@ -472,6 +510,47 @@ def inject_flits(st, now):
         else:
             inj_flit[node] = fi + 1
     return sent
+
+
+@njit(inline="always")
+def list_ready(st, now):
+    """Write the input VCs that a stage may act on in cycle ``now``, in ascending order, to
+    ``st.live[:st.nlive[0]]``; return their number.
+
+    Of the VCs holding flits (the ``occupied`` bitmap, read as :func:`torus_lab.sim.kernels.list_occupied` does):
+    an idle VC whose front flit is visible (routing), a VC waiting for a VC past its ready cycle (VC allocation,
+    and speculative switch requests), an active VC past its ready cycle whose front flit is visible (switch
+    allocation).  Those are the conditions under which each stage acts, and within a cycle a VC's state changes
+    only in a stage acting on it, so a VC left out would have been skipped by every stage: the list keeps every
+    decision of a scan of all VCs holding flits, while a flit still on its channel costs no stage a visit.
+    Called once per cycle, after injection (routing and the allocators change no buffer).
+
+    Examples
+    --------
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> from torus_lab.sim import SimConfig
+    >>> st = state_for(ecube_routing(Torus(2, 4), datelines=True, vcs=2), SimConfig.preset("booksim"))
+    >>> _push_flit(st, 3, 0, 0, 5)                  # a head on VC 3, visible from cycle 5
+    >>> int(list_ready(st, 4)), int(list_ready(st, 5)), int(st.live[0])
+    (0, 1, 3)
+    """
+    occupied, live, vstate, vready, fvis = st.occupied, st.live, st.vstate, st.vready, st.fvis
+    n = 0
+    for k in range(occupied.shape[0]):
+        word = occupied[k]
+        while word != 0:
+            iv = k * 64 + np.int64(trailing_zeros(word))
+            word &= word - np.uint64(1)
+            state = vstate[iv]
+            if state == IDLE:
+                if fvis[iv] > now:
+                    continue
+            elif vready[iv] > now or (state == ACTIVE and fvis[iv] > now):
+                continue
+            live[n] = iv
+            n += 1
+    st.nlive[0] = n
+    return n
 
 
 @njit(inline="always")
@@ -487,29 +566,31 @@ def route_heads(route, tables, st, now):
     nch = cfg[_NCH]
     nn = cfg[_NN]
     routing_delay = cfg[_RD]
-    vstate, farr, fhead, fpk = st.vstate, st.farr, st.fhead, st.fpk
+    vstate, fvis, fhead, fpk = st.vstate, st.fvis, st.fhead, st.fpk
     ch_dst_router, ch_src_router, pk_dst, pk_state = st.ch_dst_router, st.ch_src_router, st.pk_dst, st.pk_state
     cand_vc, cand_st, ncand, vready = st.cand_vc, st.cand_st, st.ncand, st.vready
     rng, counters, tmp_ch, tmp_vc, tmp_st = st.rng, st.counters, st.tmp_ch, st.tmp_vc, st.tmp_st
     ch_ok = tables.ch_ok
     live = st.live
+    vc_shift = _vc_shift(vcs)
     routed = 0
-    for i in range(st.nlive[0]):  # the input VCs holding flits, ascending (the order of random draws)
+    for i in range(st.nlive[0]):  # the listed input VCs, ascending (the order of random draws)
         iv = live[i]
-        if vstate[iv] != IDLE or farr[iv, fhead[iv]] > now:
+        if vstate[iv] != IDLE or fvis[iv] > now:
             continue
         p = fpk[iv, fhead[iv]]
-        ch = iv // vcs
+        ch, v_in = _split_vc(iv, vcs, vc_shift)
         router = ch_dst_router[ch]
         if router == pk_dst[p]:
             eject = (nch + nn + router) * vcs
             for v in range(vcs):
                 cand_vc[iv, v] = eject + v
-                cand_st[iv, v, :] = pk_state[p, :]
+                for w in range(STATE_SIZE):  # word by word: a fixed-size loop, no array views
+                    cand_st[iv, v, w] = pk_state[p, w]
             m = vcs
         else:
             in_ch = ch if ch < nch else -1
-            in_vc = iv % vcs if ch < nch else 0
+            in_vc = v_in if ch < nch else 0
             r = np.int64(splitmix_next(rng) >> np.uint64(2))
             m = route(tables, router, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
             if m < 0 or m > MAX_CANDIDATES:
@@ -523,7 +604,8 @@ def route_heads(route, tables, st, now):
                     m = 0
                     break
                 cand_vc[iv, c] = out_ch * vcs + tmp_vc[c]
-                cand_st[iv, c, :] = tmp_st[c, :]
+                for w in range(STATE_SIZE):
+                    cand_st[iv, c, w] = tmp_st[c, w]
         ncand[iv] = m
         vstate[iv] = VC_ALLOC
         vready[iv] = now + routing_delay
@@ -545,7 +627,7 @@ def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stam
     """
     for r in range(nreq):  # grant
         o = req_out[r]
-        d = (in_key[r] - gptr[o]) % span
+        d = wrap(in_key[r] - gptr[o] + span, span)  # keys and pointers are in 0..span-1
         if g_stamp[o] != now or d < g_bestd[o]:
             g_stamp[o] = now
             g_bestd[o] = d
@@ -554,7 +636,7 @@ def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stam
         i = req_in[r]
         if g_best[req_out[r]] != r:
             continue
-        d = (out_key[r] - aptr[i]) % span
+        d = wrap(out_key[r] - aptr[i] + span, span)
         if a_stamp[i] != now or d < a_bestd[i]:
             a_stamp[i] = now
             a_bestd[i] = d
@@ -564,8 +646,8 @@ def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stam
         i = req_in[r]
         if a_stamp[i] != now or a_best[i] != r:
             continue
-        gptr[req_out[r]] = (in_key[r] + 1) % span
-        aptr[i] = (out_key[r] + 1) % span
+        gptr[req_out[r]] = wrap(in_key[r] + 1, span)
+        aptr[i] = wrap(out_key[r] + 1, span)
         matched[n] = r
         n += 1
     return n
@@ -585,6 +667,7 @@ def allocate_vcs(st, now):
     busy, vc_taken, out_vc, ch_in_port, ch_out_port = st.busy, st.vc_taken, st.out_vc, st.ch_in_port, st.ch_out_port
     req_in, req_out, req_c, req_in_key, req_out_key = st.req_in, st.req_out, st.req_c, st.req_in_key, st.req_out_key
     fpk, fhead, pk_state, matched, live = st.fpk, st.fhead, st.pk_state, st.matched, st.live
+    vc_shift = _vc_shift(vcs)
     nreq = 0
     for i in range(st.nlive[0]):  # a head waiting for a VC is at the front of a VC holding flits
         iv = live[i]
@@ -592,7 +675,8 @@ def allocate_vcs(st, now):
             continue
         vready[iv] = now + vc_alloc_delay  # evaluated: next attempt after this allocation's delay
         va_tried[iv] = now  # with speculation, this head also bids for the switch in this cycle
-        local_in = ch_in_port[iv // vcs] * vcs + iv % vcs
+        ch, v = _split_vc(iv, vcs, vc_shift)
+        local_in = ch_in_port[ch] * vcs + v
         for c in range(ncand[iv]):
             o = cand_vc[iv, c]
             if busy[o] != -1:
@@ -601,7 +685,8 @@ def allocate_vcs(st, now):
             req_out[nreq] = o
             req_c[nreq] = c
             req_in_key[nreq] = local_in
-            req_out_key[nreq] = ch_out_port[o // vcs] * vcs + o % vcs
+            oc, ov = _split_vc(o, vcs, vc_shift)
+            req_out_key[nreq] = ch_out_port[oc] * vcs + ov
             nreq += 1
     granted = islip_match(nreq, req_in, req_out, req_in_key, req_out_key, span, st.va_gptr, st.va_aptr,
                           st.g_stamp, st.g_best, st.g_bestd, st.a_stamp, st.a_best, st.a_bestd, matched, now)
@@ -614,7 +699,9 @@ def allocate_vcs(st, now):
         vc_taken[o] = now
         out_vc[iv] = o
         vstate[iv] = ACTIVE
-        pk_state[p, :] = cand_st[iv, req_c[r], :]
+        c = req_c[r]
+        for w in range(STATE_SIZE):
+            pk_state[p, w] = cand_st[iv, c, w]
     return granted
 
 
@@ -661,11 +748,12 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
                                                                            st.sa_req_out, st.sa_req_iv,
                                                                            st.sa_req_spec)  # fmt: skip
     req_in_key, req_out_key, ch_in_port = st.req_in_key, st.req_out_key, st.ch_in_port
+    vc_shift = _vc_shift(vcs)
     for c in range(ncand[iv]):
-        oc = cand_vc[iv, c] // vcs
+        oc = _split_vc(cand_vc[iv, c], vcs, vc_shift)[0]
         seen = False
         for d in range(c):  # each output channel once
-            if cand_vc[iv, d] // vcs == oc:
+            if _split_vc(cand_vc[iv, d], vcs, vc_shift)[0] == oc:
                 seen = True
                 break
         if seen:
@@ -673,7 +761,7 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
         usable = False
         for d in range(c, ncand[iv]):
             o = cand_vc[iv, d]
-            if o // vcs != oc:
+            if _split_vc(o, vcs, vc_shift)[0] != oc:
                 continue
             if (busy[o] == -1 or vc_taken[o] == now) and _take_credits(credit, cr_time, cr_head, cr_count, o,
                                                                         now) > 0:  # fmt: skip
@@ -707,8 +795,8 @@ def allocate_switch(st, now):
     ports = cfg[_PORTS]
     sw_alloc_delay = cfg[_SAD]
     speculative = cfg[_SPEC] != 0
-    sa_rr, va_tried, vstate, vready, count, farr, fhead, out_vc = (st.sa_rr, st.va_tried, st.vstate, st.vready,
-                                                                   st.count, st.farr, st.fhead, st.out_vc)  # fmt: skip
+    sa_rr, va_tried, vstate, vready, count, fvis, out_vc = (st.sa_rr, st.va_tried, st.vstate, st.vready, st.count,
+                                                            st.fvis, st.out_vc)  # fmt: skip
     credit, cr_time, cr_head, cr_count, ch_out_port = st.credit, st.cr_time, st.cr_head, st.cr_count, st.ch_out_port
     port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec = (st.port_stamp, st.port_req, st.sa_req_in,
                                                                            st.sa_req_out, st.sa_req_iv,
@@ -716,17 +804,18 @@ def allocate_switch(st, now):
     req_in_key, req_out_key, ch_in_port, sa_void, matched, grants = (st.req_in_key, st.req_out_key, st.ch_in_port,
                                                                      st.sa_void, st.matched, st.grants)  # fmt: skip
     live = st.live
+    vc_shift = _vc_shift(vcs)
     nreq = 0
     last_ic = -1
-    for i in range(st.nlive[0]):  # each input channel with a VC holding flits, once, in ascending order
-        ic = live[i] // vcs
+    for i in range(st.nlive[0]):  # each input channel with a listed VC, once, in ascending order
+        ic = _split_vc(live[i], vcs, vc_shift)[0]
         if ic == last_ic:
             continue
         last_ic = ic
         base = ic * vcs
         tag = now * (nch + nn) + ic
         for t in range(vcs):
-            v = (sa_rr[ic] + t) % vcs
+            v = wrap(sa_rr[ic] + t, vcs)
             iv = base + v
             if speculative and va_tried[iv] == now:
                 if vstate[iv] == ACTIVE:  # won its VC just now: bids non-speculatively after sw_alloc_delay
@@ -735,13 +824,13 @@ def allocate_switch(st, now):
                 continue
             if vstate[iv] != ACTIVE or vready[iv] > now or count[iv] == 0:
                 continue
-            if farr[iv, fhead[iv]] > now:
+            if fvis[iv] > now:
                 continue
             vready[iv] = now + sw_alloc_delay
             o = out_vc[iv]
             if _take_credits(credit, cr_time, cr_head, cr_count, o, now) == 0:
                 continue
-            oc = o // vcs
+            oc = _split_vc(o, vcs, vc_shift)[0]
             nreq = _add_switch_request(port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec,
                                        req_in_key, req_out_key, ch_in_port, nreq, tag, ic, iv, ch_out_port[oc], oc,
                                        0)  # fmt: skip
@@ -754,11 +843,12 @@ def allocate_switch(st, now):
         iv = sa_req_iv[r]
         if sa_req_spec[r] == 1 and sa_void[iv] == now:
             continue
-        sa_rr[iv // vcs] = (iv % vcs + 1) % vcs
+        ic, v = _split_vc(iv, vcs, vc_shift)
+        sa_rr[ic] = wrap(v + 1, vcs)
         if sa_req_spec[r] == 1:
             o = out_vc[iv]
-            if vstate[iv] != ACTIVE or o // vcs != sa_req_out[r] or _take_credits(credit, cr_time, cr_head, cr_count,
-                                                                                   o, now) == 0:  # fmt: skip
+            if vstate[iv] != ACTIVE or _split_vc(o, vcs, vc_shift)[0] != sa_req_out[r] \
+                    or _take_credits(credit, cr_time, cr_head, cr_count, o, now) == 0:
                 continue
         grants[used] = iv
         used += 1
@@ -781,25 +871,26 @@ def traverse_switch(st, now):
     length = cfg[_LENGTH]
     credit_delay = cfg[_CRD]
     warmup, measure_end = cfg[_WARMUP], cfg[_MEASURE_END]
-    fpk, fidx, farr, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fhead, st.count, st.occupied
+    fpk, fidx, farr, fvis, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fvis, st.fhead, st.count, st.occupied
     credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
     grants, ch_latency, out_vc, pk_hops, ch_flits, counters = (st.grants, st.ch_latency, st.out_vc, st.pk_hops,
                                                                st.ch_flits, st.counters)  # fmt: skip
     busy, vstate, ncand = st.busy, st.vstate, st.ncand
     sent_at = now + cfg[_SAD] - 1 + cfg[_STD]  # cycle the flit is put on the output channel
     measuring = warmup <= now < measure_end
+    vc_shift = _vc_shift(vcs)
     for g in range(st.ngrants[0]):
         iv = grants[g]
-        p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
-        ic = iv // vcs
+        p, fi = _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv)
+        ic = _split_vc(iv, vcs, vc_shift)[0]
         back = now + cfg[_SAD] - 1 + ch_latency[ic] + 1
         _queue_credit(cr_time, cr_head, cr_count, iv, back + (credit_delay if ic < nch else 0))
         o = out_vc[iv]
-        oc = o // vcs
+        oc = _split_vc(o, vcs, vc_shift)[0]
         credit[o] -= 1
         tail = fi == length - 1
         if oc < nch:
-            _push(fpk, fidx, farr, fhead, count, occupied, o, p, fi, sent_at + ch_latency[oc] + 1)
+            _push(fpk, fidx, farr, fvis, fhead, count, occupied, o, p, fi, sent_at + ch_latency[oc] + 1)
             if fi == 0:
                 pk_hops[p] += 1
             if measuring:
@@ -835,7 +926,7 @@ def run_booksim(route, tables, st, max_cycles):
             return 1
         generate_packets(st, now)
         moved = inject_flits(st, now)
-        list_occupied(st)  # once per cycle: routing and the allocators change no buffer
+        list_ready(st, now)  # once per cycle: routing and the allocators change no buffer
         route_heads(route, tables, st, now)
         allocate_vcs(st, now)
         moved += allocate_switch(st, now)

@@ -245,12 +245,27 @@ def _mark_empty(occupied, iv):
 
 
 @njit(inline="always")
+def wrap(x, n):
+    """``x % n`` for ``x >= 0`` without a division (ring-buffer slots and round-robin offsets, where ``x < 2n``:
+    one comparison; an integer division costs tens of cycles in the cycle loops).
+
+    Examples
+    --------
+    >>> wrap(7, 8), wrap(8, 8), wrap(17, 8)
+    (7, 0, 1)
+    """
+    while x >= n:
+        x -= n
+    return x
+
+
+@njit(inline="always")
 def _pop_flit(fhead, fpk, fidx, count, occupied, iv):
     """Take the front flit of input VC ``iv``'s FIFO (both models); returns its packet and flit index."""
     h = fhead[iv]
     p = fpk[iv, h]
     fi = fidx[iv, h]
-    fhead[iv] = (h + 1) % fpk.shape[1]
+    fhead[iv] = wrap(h + 1, fpk.shape[1])
     count[iv] -= 1
     if count[iv] == 0:
         _mark_empty(occupied, iv)

@@ -172,7 +172,8 @@ def generate(st, now, measuring, injection, pattern, hotspot, include_self, queu
         st.pk_inj[p] = -1
         st.pk_hops[p] = 0
         st.pk_meas[p] = 1 if measuring else 0
-        st.pk_state[p, :] = 0
+        for w in range(st.pk_state.shape[1]):  # word by word: cheaper than a slice assignment in the loop
+            st.pk_state[p, w] = 0
         if measuring:
             counters[_CN_MEASURED_GENERATED] += 1
         st.q_buf[node, (st.q_head[node] + st.q_len[node]) % queue_cap] = p
