@@ -67,6 +67,7 @@ __all__ = [
     "CSV_COLUMNS",
     "UPPER_SLACK",
     "LOWER_SLACK",
+    "TIE_TOLERANCE",
     "run",
     "grid_items",
     "check_params",
@@ -215,7 +216,7 @@ def evaluate_point(
         loads = link_loads(torus, chosen, routing)
         seconds = time.perf_counter() - start
         frame = load_frame(torus, loads, chosen)
-        top = frame.loc[frame["load"].idxmax()]
+        top = frame.iloc[_first_at_max(frame["load"].to_numpy())]
         summary.append({
             "d": d, "k": k, "t": t, "placement": placement, "routing": routing, "processors": chosen.size,
             "e_max": float(loads.max()), "e_mean": float(loads.mean()), "lb_single": lb_single, "lb_cut": lb_cut,
@@ -224,7 +225,7 @@ def evaluate_point(
             "bisection_natural": math.nan if bisection is None else bisection,
             "bisection_bound": bisection_width_upper_bound(torus),
             "e_max_dim": int(top["dim"]), "e_max_sign": int(top["sign"]), "e_max_residue": int(top["residue"]),
-            "links_at_e_max": int(np.isclose(loads, loads.max(), rtol=1e-12, atol=1e-12).sum()),
+            "links_at_e_max": int(_at_max(loads).sum()),
             "seconds": seconds, "cut_seed": seed,
         })  # fmt: skip
         for (dim, sign), group in frame.groupby(["dim", "sign"]):
@@ -232,9 +233,33 @@ def evaluate_point(
                 "d": d, "k": k, "t": t, "placement": placement, "routing": routing, "dim": int(dim),
                 "sign": int(sign), "max": float(group["load"].max()), "mean": float(group["load"].mean()),
                 "min": float(group["load"].min()),
-                "max_residue": int(group.loc[group["load"].idxmax(), "residue"]),
+                "max_residue": int(group["residue"].iloc[_first_at_max(group["load"].to_numpy())]),
             })  # fmt: skip
     return {"summary": summary, "per_dimension": per_dimension}
+
+
+#: Loads within this relative (and absolute) tolerance of the maximum count as maximal: flows are sums of
+#: fractions, so links with equal loads can differ in the last bits (and by the order of summation).
+TIE_TOLERANCE = 1e-12
+
+
+def _at_max(values: np.ndarray) -> np.ndarray:
+    """Mask of the values equal to the maximum up to :data:`TIE_TOLERANCE`.
+
+    >>> _at_max(np.array([1.0, 3.0, 3.0 - 1e-15, 2.0])).tolist()
+    [False, True, True, False]
+    """
+    values = np.asarray(values, dtype=float)
+    return np.isclose(values, values.max(), rtol=TIE_TOLERANCE, atol=TIE_TOLERANCE)
+
+
+def _first_at_max(values: np.ndarray) -> int:
+    """Position of the first maximal value (:func:`_at_max`): a tie is broken by order, not by rounding.
+
+    >>> _first_at_max(np.array([1.0, 3.0 - 1e-15, 3.0]))
+    1
+    """
+    return int(np.flatnonzero(_at_max(values))[0])
 
 
 def check_params(params: Mapping[str, Any]) -> None:
