@@ -479,11 +479,31 @@ def test_experiments_side_by_side_write_what_one_at_a_time_writes(tmp_path, monk
 
 
 @pytest.mark.notebook
-def test_a_failure_side_by_side_raises_after_the_running_one_finishes(tmp_path):
+def test_a_failure_side_by_side_raises_after_the_running_one_finishes(tmp_path, monkeypatch):
+    """``demo`` runs beside ``boom`` and returns only once ``boom`` has failed (both notebooks take about as long,
+    so without this the order of the two endings would be left to chance): ``late`` must then never start."""
+    import threading
+    import time
+
     project = _project_with(tmp_path / "p", {"boom": "{seed: 5, fail: true, n_rows: 2, scale: 1.0, label: x}",
                                              "late": "{seed: 5, fail: false, n_rows: 2, scale: 1.0, label: x}"})
     out = tmp_path / "out"
     cwd = Path.cwd()
+    boom_failed = threading.Event()
+    run_experiment = runner.run_experiment
+
+    def run_in_order(name, **options):
+        try:
+            result = run_experiment(name, **options)
+        except runner.NotebookFailedError:
+            boom_failed.set()
+            raise
+        if name == "demo":
+            assert boom_failed.wait(timeout=300)
+            time.sleep(1)  # the runner raises its stop flag as the failure leaves this wrapper: let it
+        return result
+
+    monkeypatch.setattr(runner, "run_experiment", run_in_order)
     with pytest.raises(runner.NotebookFailedError, match="boom"):
         runner.run_all(preset="quick", out=out, root=project, names=["boom", "demo", "late"], jobs=2, progress=False)
     assert Path.cwd() == cwd
