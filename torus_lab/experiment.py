@@ -198,7 +198,6 @@ def _check_schema(schema: Any, where: str) -> None:
     Draft202012Validator = _schema_validator()  # noqa: N806 (the library's class)
     from jsonschema.exceptions import SchemaError
 
-
     if not isinstance(schema, dict) or schema.get("type") != "object" or "properties" not in schema:
         raise ExperimentError(f"{where}: schema must be a JSON Schema of type object with properties")
     try:

@@ -155,7 +155,7 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
             metadata = {"Date": None} if fmt == "svg" else {"Software": None} if fmt == "png" else None
             fig.savefig(path, format=fmt, metadata=metadata)
             paths.append(path)
-            if engine is not None:
+            if engine is not None and len(paths) == 1:
                 fig.set_layout_engine("none")  # the next formats keep the layout this draw computed
     finally:
         if engine is not None:

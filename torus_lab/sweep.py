@@ -372,9 +372,10 @@ def sweep(
     if location is not None and code is not None:
         sweep_key = (f"{func.__module__}.{func.__qualname__}", code, _user_routings_digest() if routings else None)
         memorized = _memorized(str(location))
-        hits = {i for i in todo if memorized.check_call_in_cache(*_cache_args(func, keys[i], entropies[i], sweep_key))}
+        cache_args = [_cache_args(func, key, entropy, sweep_key) for key, entropy in zip(keys, entropies, strict=True)]
+        hits = {i for i in todo if memorized.check_call_in_cache(*cache_args[i])}
         for i in sorted(hits):
-            results[i] = memorized(*_cache_args(func, keys[i], entropies[i], sweep_key))
+            results[i] = memorized(*cache_args[i])
         todo = [i for i in todo if i not in hits]
     if progress:
         from tqdm.auto import tqdm

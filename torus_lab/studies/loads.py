@@ -216,7 +216,8 @@ def evaluate_point(
         loads = link_loads(torus, chosen, routing)
         seconds = time.perf_counter() - start
         frame = load_frame(torus, loads, chosen)
-        top = frame.iloc[_first_at_max(frame["load"].to_numpy())]
+        at_max = _at_max(loads)
+        top = frame.iloc[int(np.flatnonzero(at_max)[0])]  # the first maximal link (frame rows are channels)
         summary.append({
             "d": d, "k": k, "t": t, "placement": placement, "routing": routing, "processors": chosen.size,
             "e_max": float(loads.max()), "e_mean": float(loads.mean()), "lb_single": lb_single, "lb_cut": lb_cut,
@@ -225,7 +226,7 @@ def evaluate_point(
             "bisection_natural": math.nan if bisection is None else bisection,
             "bisection_bound": bisection_width_upper_bound(torus),
             "e_max_dim": int(top["dim"]), "e_max_sign": int(top["sign"]), "e_max_residue": int(top["residue"]),
-            "links_at_e_max": int(_at_max(loads).sum()),
+            "links_at_e_max": int(at_max.sum()),
             "seconds": seconds, "cut_seed": seed,
         })  # fmt: skip
         for (dim, sign), group in frame.groupby(["dim", "sign"]):
