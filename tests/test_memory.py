@@ -167,10 +167,27 @@ def test_build_tables_refuses_before_building_the_channel_table(monkeypatch: pyt
     torus = Torus(4, 64)
     monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "1G")
     start = time.perf_counter()
-    with pytest.raises(MemoryLimitError, match=r"routing tables of Torus\(4, 64\): 16,777,216 nodes: .* 20\.00 GiB"):
+    with pytest.raises(MemoryLimitError, match=r"routing tables of Torus\(4, 64\): 16,777,216 nodes: .* 21\.00 GiB"):
         build_tables(torus, None, [0])
     assert time.perf_counter() - start < 1.0
     assert torus._channels is None
+
+
+def test_routing_tables_estimate_covers_the_traced_peak() -> None:
+    import tracemalloc
+
+    from torus_lab.routing.interface import _tables_memory_estimate, build_tables
+    from torus_lab.topology import Mesh
+
+    for topology in (Torus(2, 300), Torus(5, 7), Torus(9, 2), Mesh(3, 20), Torus(2, 300, bidirectional=False)):
+        estimate = _tables_memory_estimate(topology)  # channel table not built yet: counted
+        tracemalloc.start()
+        try:
+            build_tables(topology, None, [0])
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak <= estimate, (topology, peak, estimate)
 
 
 def test_cdg_constructions_refuse_under_a_tiny_limit(monkeypatch: pytest.MonkeyPatch) -> None:

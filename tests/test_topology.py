@@ -299,3 +299,20 @@ def test_diameter_matches_bfs():
         far = max(int(bfs_distances(topology, tuple(c)).max()) for c in itertools.islice(coords, 0, None, 3))
         assert far <= topology.diameter
         assert int(bfs_distances(topology, tuple(coords[0])).max()) == topology.diameter
+
+
+@settings(max_examples=40, deadline=None)
+@given(topologies())
+def test_routing_tables_coordinates_match_the_node_ids(topology):
+    # kernels read coordinates from Tables.coords instead of dividing by strides: the table must agree with
+    # the topology's own coordinates and with the (v // strides[d]) % radices[d] rule it replaces
+    from torus_lab.routing.interface import build_tables
+
+    tables = build_tables(topology, None, [0])
+    n = topology.n
+    ids = np.arange(topology.num_nodes)
+    table = tables.coords.reshape(topology.num_nodes, n)
+    assert tables.coords.dtype == np.int64 and tables.coords.flags.c_contiguous
+    assert np.array_equal(table, topology.coords(ids))
+    for d in range(n):
+        assert np.array_equal(table[:, d], (ids // tables.strides[d]) % tables.radices[d])

@@ -95,7 +95,7 @@ _MISROUTE_CODE = {"none": 0, "y": 1, "detour": 2}
 _S_X, _S_Y, _S_H, _S_CLOSED, _S_MSG, _S_MIS = 0, 1, 2, 3, 4, 5
 
 
-@njit
+@njit(inline="always")
 def _emit(ch, vcs, mesh_non_west, misroute, x, y, state, closed, m, out_ch, out_vc, out_state):
     """Append ``ch`` on every VC with the header state after the hop; returns the new count.
 
@@ -119,7 +119,7 @@ def _emit(ch, vcs, mesh_non_west, misroute, x, y, state, closed, m, out_ch, out_
     return m
 
 
-@njit
+@njit(inline="always")
 def _wrap_channel(tables, cur, dim, c, e, k, strict):
     """The wraparound channel that starts a torus-minimal path from ``c`` to ``e`` in ``dim``, or -1.
 
@@ -139,7 +139,7 @@ def _wrap_channel(tables, cur, dim, c, e, k, strict):
     return -1
 
 
-@njit
+@njit(inline="always")
 def _mesh_channel(tables, cur, dim, sign):
     """The non-wraparound channel from ``cur`` along ``sign * e_dim``, or -1."""
     n = tables.radices.shape[0]
@@ -149,11 +149,11 @@ def _mesh_channel(tables, cur, dim, sign):
     return ch
 
 
-@njit
+@njit(refcount=False)
 def direction_first_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
     """Direction-first e-cube / west-first kernel (signature: ``interface.KERNEL_SIGNATURE``)."""
     radices = tables.radices
-    strides = tables.strides
+    coords = tables.coords
     n = radices.shape[0]
     vcs = tables.iparams[_P_VCS]
     wrap_rule = tables.iparams[_P_WRAP]
@@ -167,7 +167,7 @@ def direction_first_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, 
         i = -1
         j = -1
         for d in range(n):
-            if (cur // strides[d]) % radices[d] != (dst // strides[d]) % radices[d]:
+            if coords[cur * n + d] != coords[dst * n + d]:
                 if i < 0:
                     i = d
                 else:
@@ -194,15 +194,15 @@ def direction_first_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, 
     # closedW handed to _emit: 0 when the phase restarts (h, reset too, is always 1 after a hop)
     closed = 0 if h == 0 and tables.iparams[_P_WEST_FIRST] == 0 else state[_S_CLOSED]
     kx = radices[x_dim]
-    cx = (cur // strides[x_dim]) % kx
-    ex = (dst // strides[x_dim]) % kx
+    cx = coords[cur * n + x_dim]
+    ex = coords[dst * n + x_dim]
     cy = 0
     ey = 0
     ky = 1
     if y_dim >= 0:
         ky = radices[y_dim]
-        cy = (cur // strides[y_dim]) % ky
-        ey = (dst // strides[y_dim]) % ky
+        cy = coords[cur * n + y_dim]
+        ey = coords[dst * n + y_dim]
     m = 0
     # ---- rule 1: wraparound first hops whose wrap way is the unique minimal one (X then Y)
     if allow_wrap:
@@ -264,7 +264,7 @@ def direction_first_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, 
     back = tables.ch_src[in_ch] if in_ch >= 0 else -1
     for sign in (-1, 1):
         for d in range(n):
-            if d == x_dim or (cur // strides[d]) % radices[d] != (dst // strides[d]) % radices[d]:
+            if d == x_dim or coords[cur * n + d] != coords[dst * n + d]:
                 continue
             ch = _mesh_channel(tables, cur, d, sign)
             if ch >= 0 and tables.ch_ok[ch] != 0 and tables.ch_dst[ch] != back:

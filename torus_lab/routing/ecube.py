@@ -71,11 +71,11 @@ def minimal_sign(c: int, e: int, k: int, wraparound: int, bidirectional: int, ti
     return tie
 
 
-@njit
+@njit(refcount=False)
 def ecube_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
     """e-cube / DOR kernel (signature: :data:`torus_lab.routing.interface.KERNEL_SIGNATURE`)."""
     radices = tables.radices
-    strides = tables.strides
+    coords = tables.coords
     n = radices.shape[0]
     vcs = tables.iparams[_P_VCS]
     datelines = tables.iparams[_P_DATELINES]
@@ -83,8 +83,8 @@ def ecube_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, ou
     mode = tables.iparams[_P_MODE]
     for d in range(n):
         k = radices[d]
-        c = (cur // strides[d]) % k
-        e = (dst // strides[d]) % k
+        c = coords[cur * n + d]
+        e = coords[dst * n + d]
         if c == e:
             continue
         if tie == 0:  # random tie-break: bit 0 of the random word
@@ -124,7 +124,7 @@ def ecube_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, ou
                 out_state[m, 0] = d
                 j = -1
                 for d2 in range(d + 1, n):
-                    if (cur // strides[d2]) % radices[d2] != (dst // strides[d2]) % radices[d2]:
+                    if coords[cur * n + d2] != coords[dst * n + d2]:
                         j = d2
                         break
                 out_state[m, 1] = j

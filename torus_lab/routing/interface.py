@@ -81,13 +81,16 @@ KERNEL_SIGNATURE = (
 #: radices, strides : int64[n]; slot : int64[N*n*2], channel id of ``(node, dim, sign)`` at
 #: ``(node*n + dim)*2 + (sign > 0)`` or -1; ch_src, ch_dst, ch_dim, ch_sign : int64[C];
 #: ch_wrap : int64[C], 1 for a wraparound channel; ch_ok : int64[C], 0 for a faulty channel or one touching a
-#: faulty node; kind : int64[2] = (wraparound, bidirectional); iparams : int64[NUM_IPARAMS], algorithm options.
+#: faulty node; kind : int64[2] = (wraparound, bidirectional); iparams : int64[NUM_IPARAMS], algorithm options;
+#: coords : int64[N*n], coordinate ``dim`` of ``node`` at ``node*n + dim`` (a table read: the same value as
+#: ``(node // strides[dim]) % radices[dim]`` without two integer divisions, which cost most of a kernel's time).
 Tables = namedtuple(
     "Tables",
-    ["radices", "strides", "slot", "ch_src", "ch_dst", "ch_dim", "ch_sign", "ch_wrap", "ch_ok", "kind", "iparams"],
-)
+    ["radices", "strides", "slot", "ch_src", "ch_dst", "ch_dim", "ch_sign", "ch_wrap", "ch_ok", "kind", "iparams",
+     "coords"],
+)  # fmt: skip
 
-#: numba type of :data:`Tables` (eleven C-contiguous int64 vectors).
+#: numba type of :data:`Tables` (twelve C-contiguous int64 vectors).
 TABLES_TYPE = types.NamedUniTuple(types.int64[::1], len(Tables._fields), Tables)
 _I64 = types.int64
 #: numba signature every routing kernel is compiled for (see :data:`KERNEL_SIGNATURE`).
@@ -206,6 +209,7 @@ def build_tables(topology: Torus, faults: Faults | None, iparams: Sequence[int])
         ch_ok=vec(ok),
         kind=vec([int(topology.wraparound), int(topology.bidirectional)]),
         iparams=vec(params),
+        coords=vec(topology.all_coords()),
     )
 
 
@@ -213,16 +217,17 @@ def _tables_memory_estimate(topology: Torus) -> int:
     """Peak bytes of :func:`build_tables`, known before the channel table exists.
 
     With ``S = num_nodes * n * 2`` channel slots (an upper bound on the channels): the :data:`Tables` copies
-    (slot and six per-channel int64 arrays) and the per-channel wraparound list, ``8 S x 8``, plus the
-    topology's own channel table and its temporaries, ``8 S x 12``, when it is not built yet.
+    (slot and six per-channel int64 arrays) and the per-channel wraparound list, ``8 S x 8``, the coordinate
+    table and its temporary, ``8 S``, plus the topology's own channel table and its temporaries, ``8 S x 12``,
+    when it is not built yet.
 
     Examples
     --------
-    >>> _tables_memory_estimate(Torus(2, 4)) == 8 * 64 * 20
+    >>> _tables_memory_estimate(Torus(2, 4)) == 8 * 64 * 21
     True
     """
     slots = topology.num_nodes * topology.n * 2
-    return 8 * slots * (8 + (12 if topology._channels is None else 0))
+    return 8 * slots * (9 + (12 if topology._channels is None else 0))
 
 
 def _int64_vector(values) -> np.ndarray:

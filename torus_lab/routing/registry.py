@@ -311,7 +311,7 @@ def register_routing(
     ... def plus_first(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
     ...     n = tables.radices.shape[0]          # ring order: always +, lowest unfinished dimension
     ...     for d in range(n):
-    ...         if (cur // tables.strides[d]) % tables.radices[d] != (dst // tables.strides[d]) % tables.radices[d]:
+    ...         if tables.coords[cur * n + d] != tables.coords[dst * n + d]:
     ...             out_ch[0] = tables.slot[(cur * n + d) * 2 + 1]
     ...             out_vc[0] = 0
     ...             out_state[0, :] = state

@@ -193,7 +193,7 @@ def _emit(tables, state, ch, d, sign, c, k, vn, dl_vn, m, out_ch, out_vc, out_st
 def virtual_mesh_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
     """Turn-model / PFNF / virtual-mesh kernel (signature: ``interface.KERNEL_SIGNATURE``)."""
     radices = tables.radices
-    strides = tables.strides
+    coords = tables.coords
     n = radices.shape[0]
     p = tables.iparams
     torus = tables.kind[0] != 0
@@ -209,8 +209,8 @@ def virtual_mesh_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out
     pbits = 0
     for d in range(n):
         k = radices[d]
-        c = (cur // strides[d]) % k
-        e = (dst // strides[d]) % k
+        c = coords[cur * n + d]
+        e = coords[dst * n + d]
         if c == e:
             continue
         if wrap_first and torus:

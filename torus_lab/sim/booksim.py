@@ -90,20 +90,21 @@ against one type); :func:`state_for` builds it.  The stages are compiled with ``
 small function of its own, callable and tested alone.  numba counts references to every array: passing the
 state to a stage (inlined or not) increments and decrements the count of each of its arrays, and reading an
 array through the tuple inside a loop does so at every read.  So the stages bind the arrays they use to local
-names at their top, and :func:`run_booksim` runs them on a :func:`~torus_lab.sim.packets.borrowed` copy of the
-state whose arrays are not reference-counted (measured together, on a loaded machine: the loop ran 2.5-3.5x
-faster).  Routing and both allocators visit only the input VCs holding flits that one of them can act on in the
-cycle (the ``occupied`` bitmap, kept by injection and traversal, filtered and listed in ascending order by
-:func:`list_ready` once per cycle after injection; a flit still on its channel is in its downstream buffer, not
-yet visible, and costs no visit), which keeps every round-robin decision and the order of random draws of a scan
-of all input VCs.  A stage called alone needs a list first (:func:`list_ready`, or every VC holding flits:
-:func:`torus_lab.sim.kernels.list_occupied`, as in the simple model).  The visibility cycle of each VC's front
-flit is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO.
-Stages: :func:`generate_packets`, :func:`inject_flits`, :func:`list_ready`,
-:func:`route_heads`, :func:`allocate_vcs`, :func:`allocate_switch`, :func:`traverse_switch` (and the credit
-helpers :func:`credits_available`, :func:`send_credit`), called in that order by :func:`run_booksim`.
-Generation into the source queues, packet finishing, the progress (deadlock) watch and the end-of-run test are
-shared with the simple model (:mod:`torus_lab.sim.packets`).
+names at their top, and :func:`run_booksim` is compiled without reference counting
+(``torus_lab._jit.njit(refcount=False)``), which removes the count updates altogether.
+
+Routing and both allocators visit only the input VCs holding flits that one of them can act on in the cycle (the
+``occupied`` bitmap, kept by injection and traversal, filtered and listed in ascending order by :func:`list_ready`
+once per cycle after injection; a flit still on its channel is in its downstream buffer, not yet visible, and costs
+no visit), which keeps every round-robin decision and the order of random draws of a scan of all input VCs.  A stage
+called alone needs a list first (:func:`list_ready`, or every VC holding flits:
+:func:`torus_lab.sim.kernels.list_occupied`, as in the simple model).  The visibility cycle of each VC's front flit
+is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO. Stages:
+:func:`generate_packets`, :func:`inject_flits`, :func:`list_ready`, :func:`route_heads`, :func:`allocate_vcs`,
+:func:`allocate_switch`, :func:`traverse_switch` (and the credit helpers :func:`credits_available`,
+:func:`send_credit`), called in that order by :func:`run_booksim`. Generation into the source queues, packet
+finishing, the progress (deadlock) watch and the end-of-run test are shared with the simple model
+(:mod:`torus_lab.sim.packets`).
 
 Examples
 --------
@@ -132,7 +133,6 @@ from torus_lab.sim.packets import (
     _CN_ROUTING_ERROR,
     _CN_WINDOW_FLITS_EJECTED,
     CNT,
-    borrowed,
     dequeue,
     finish,
     generate,
@@ -352,9 +352,9 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
 
 # ---------------------------------------------------------------------------------------------------- credits
 #
-# Inside a loop every stage reads the state's arrays through local names bound at its top: reading an array
-# through the state tuple (``st.count[iv]``) costs a reference-count update per access in numba (measured: the
-# whole loop ran ~2x slower).  The helpers below therefore take the arrays themselves; the public
+# Inside a loop every stage reads the state's arrays through local names bound at its top: with reference
+# counting (a stage called alone), reading an array through the state tuple (``st.count[iv]``) costs a count
+# update per access in numba.  The helpers below therefore take the arrays themselves; the public
 # ``credits_available`` / ``send_credit`` keep their ``st`` signature for callers outside a loop.
 
 
@@ -910,14 +910,12 @@ def traverse_switch(st, now):
             ncand[iv] = 0
 
 
-@njit
+@njit(refcount=False)
 def run_booksim(route, tables, st, max_cycles):
     """The cycle loop: the stages in BookSim2's order, up to ``max_cycles`` cycles; 1 when the run is over.
 
-    The stages run on a :func:`~torus_lab.sim.packets.borrowed` copy of the state and tables (no reference
-    counting of their arrays at each stage call)."""
-    st = borrowed(st)
-    tables = borrowed(tables)
+    Compiled without reference counting (``njit(refcount=False)``): no count updates on the state's arrays at
+    each stage call and each array read."""
     cfg, counters = st.cfg, st.counters
     measure_end, drain, deadlock_cycles = cfg[_MEASURE_END], cfg[_DRAIN], cfg[_DL_CYCLES]
     for _ in range(max_cycles):

@@ -26,14 +26,11 @@ Examples
 
 from __future__ import annotations
 
-from numba.core import cgutils, types
-from numba.extending import intrinsic
-
 from torus_lab._jit import njit
 from torus_lab.sim.rng import GAMMA, splitmix_mix, unit_float
 from torus_lab.sim.traffic import draw_destination, starts_packet
 
-__all__ = ["CNT", "generate", "dequeue", "finish", "watch_progress", "run_over", "borrowed"]
+__all__ = ["CNT", "generate", "dequeue", "finish", "watch_progress", "run_over"]
 
 #: Index of each run counter in a state's ``counters`` array (the same in both router models).
 CNT = {
@@ -84,51 +81,6 @@ _CN_LATENCY_SUM = 17
 HOT_FRAC = 3
 
 
-@intrinsic
-def _without_meminfo(typingctx, tup):
-    """The tuple ``tup`` with every array member's reference-counted owner (``meminfo``) set to null."""
-    if not isinstance(tup, types.BaseTuple):
-        return None
-
-    def codegen(context, builder, signature, args):
-        (value,) = args
-        for i, member_type in enumerate(tup.types):
-            if isinstance(member_type, types.Array):
-                member = context.make_array(member_type)(context, builder, value=builder.extract_value(value, i))
-                member.meminfo = cgutils.get_null_value(member.meminfo.type)
-                value = builder.insert_value(value, member._getvalue(), i)
-        return value
-
-    return tup(tup), codegen
-
-
-@njit(inline="always")
-def borrowed(st):
-    """``st`` (a state or tables NamedTuple) whose arrays are borrowed: no reference counting on them.
-
-    numba counts references to every array: each inlined stage called with the state copies the tuple, which
-    increments and decrements (atomically) the count of every one of its ~100 arrays, a thousand atomic
-    operations per cycle, most of an idle cycle's time.  An array whose owner (``meminfo``) is null is skipped
-    by those updates, so the cycle loops run on a borrowed copy of the state.  Safe only while the caller holds
-    ``st`` itself (its arrays stay alive) and as long as no borrowed array is returned to Python or stored.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from collections import namedtuple
-    >>> Pair = namedtuple("Pair", ["a", "b"])
-    >>> @njit
-    ... def total(p):
-    ...     q = borrowed(p)
-    ...     q.a[0] += 1
-    ...     return q.a.sum() + q.b.sum()
-    >>> p = Pair(np.zeros(3, dtype=np.int64), np.ones(2))
-    >>> float(total(p)), int(p.a[0])
-    (3.0, 1)
-    """
-    return _without_meminfo(st)
-
-
 @njit(inline="always")
 def generate(st, now, measuring, injection, pattern, hotspot, include_self, queue_cap):
     """Generation: each active node may create a packet, which joins the node's source queue.
@@ -139,7 +91,7 @@ def generate(st, now, measuring, injection, pattern, hotspot, include_self, queu
     with time ``now`` and marked measured when ``measuring``; a full queue (``queue_cap`` packets) or an empty
     packet pool counts an overflow (and a lost measured packet) instead.
     """
-    # local names: inside a loop, reading an array through the state tuple costs a reference-count update
+    # local names: with reference counting (a stage called alone), each read through the state tuple costs one
     active, fcfg, burst_on, rng, dest_map, counters = st.active, st.fcfg, st.burst_on, st.rng, st.dest_map, st.counters
     hot_frac = fcfg[HOT_FRAC]
     # Bernoulli (``starts_packet``'s draw, inlined): the stream's word stays in a local variable between the
