@@ -125,7 +125,7 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.kernels import _mark_occupied, _pop_flit, wrap
+from torus_lab.sim.kernels import _mark_occupied, _pop_flit, _split_vc, _vc_shift, wrap
 from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
@@ -356,26 +356,6 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
 # counting (a stage called alone), reading an array through the state tuple (``st.count[iv]``) costs a count
 # update per access in numba.  The helpers below therefore take the arrays themselves; the public
 # ``credits_available`` / ``send_credit`` keep their ``st`` signature for callers outside a loop.
-
-
-@njit(inline="always")
-def _vc_shift(vcs):
-    """``log2(vcs)`` when ``vcs`` is a power of two, else -1: :func:`_split_vc` then shifts and masks instead of
-    dividing (an integer division costs tens of cycles; the stages split VC ids several times per flit)."""
-    if vcs & (vcs - 1) != 0:
-        return -1
-    shift = 0
-    while (1 << shift) < vcs:
-        shift += 1
-    return shift
-
-
-@njit(inline="always")
-def _split_vc(vc, vcs, vc_shift):
-    """Channel and VC index ``(vc // vcs, vc % vcs)`` of VC id ``vc >= 0`` (``vc_shift`` from :func:`_vc_shift`)."""
-    if vc_shift >= 0:
-        return vc >> vc_shift, vc & (vcs - 1)
-    return vc // vcs, vc % vcs
 
 
 @njit(inline="always")

@@ -259,6 +259,26 @@ def wrap(x, n):
 
 
 @njit(inline="always")
+def _vc_shift(vcs):
+    """``log2(vcs)`` when ``vcs`` is a power of two, else -1: :func:`_split_vc` then shifts and masks instead of
+    dividing (an integer division costs tens of cycles; the stages split VC ids several times per flit)."""
+    if vcs & (vcs - 1) != 0:
+        return -1
+    shift = 0
+    while (1 << shift) < vcs:
+        shift += 1
+    return shift
+
+
+@njit(inline="always")
+def _split_vc(vc, vcs, vc_shift):
+    """Channel and VC index ``(vc // vcs, vc % vcs)`` of VC id ``vc >= 0`` (``vc_shift`` from :func:`_vc_shift`)."""
+    if vc_shift >= 0:
+        return vc >> vc_shift, vc & (vcs - 1)
+    return vc // vcs, vc % vcs
+
+
+@njit(inline="always")
 def _pop_flit(fhead, fpk, fidx, count, occupied, iv):
     """Take the front flit of input VC ``iv``'s FIFO (both models); returns its packet and flit index."""
     h = fhead[iv]
@@ -349,6 +369,7 @@ def route_heads(route, tables, st, now):
     cfg = st.cfg
     vcs, nch, hop_limit, rdelay = cfg[_VCS], cfg[_NCH], cfg[_HOP_LIMIT], cfg[_RDELAY]
     cv = nch * vcs
+    vc_shift = _vc_shift(vcs)
     live, routed_vc, fhead, fpk, fidx, farr = st.live, st.routed, st.fhead, st.fpk, st.fidx, st.farr
     ncand, out_ivc, pk_dst, cand_ivc = st.ncand, st.out_ivc, st.pk_dst, st.cand_ivc
     tmp_ch, tmp_vc, tmp_st = st.tmp_ch, st.tmp_vc, st.tmp_st
@@ -376,8 +397,7 @@ def route_heads(route, tables, st, now):
             out_ivc[iv] = DROP
             counters[_CN_HOP_LIMIT_DROPS] += 1
             continue
-        in_ch = iv // vcs if iv < cv else -1
-        in_vc = iv % vcs if iv < cv else 0
+        in_ch, in_vc = _split_vc(iv, vcs, vc_shift) if iv < cv else (-1, 0)
         r = np.int64(splitmix_next(st.rng) >> np.uint64(2))
         m = route(tables, node, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
         if m < 0 or m > MAX_CANDIDATES:
@@ -425,7 +445,7 @@ def allocate_vcs(st, now):
             tgt = cand_ivc[iv, c]
             if writer[tgt] >= 0 or (atomic and count[tgt] != 0):
                 continue
-            d = (iv - rr_va[tgt] - 1) % niv
+            d = wrap(iv - rr_va[tgt] - 1 + niv, niv)  # round-robin distance, both in 0..niv-1
             if va_mark[tgt] != now or d < va_bestd[tgt]:
                 va_mark[tgt] = now
                 va_bestd[tgt] = d
@@ -466,17 +486,18 @@ def allocate_switch(st, now):
     rr_in, rr_out, sa_mark, sa_best, sa_bestd = st.rr_in, st.rr_out, st.sa_mark, st.sa_best, st.sa_bestd
     port_iv, port_out, req_ports, grants = st.port_iv, st.port_out, st.req_ports, st.grants
     nports = rr_in.shape[0]
+    vc_shift = _vc_shift(vcs)
     nports_req = 0
     last_port = -1
     for i in range(st.nlive[0]):  # each port holding flits once, in ascending order
-        ip = live[i] // vcs if live[i] < cv else nch + (live[i] - cv)
+        ip = _split_vc(live[i], vcs, vc_shift)[0] if live[i] < cv else nch + (live[i] - cv)
         if ip == last_port:
             continue
         last_port = ip
         base, nv = (ip * vcs, vcs) if ip < nch else (cv + (ip - nch), 1)
         chosen = -1
         for t in range(nv):
-            iv = base + (rr_in[ip] + 1 + t) % nv
+            iv = base + wrap(rr_in[ip] + 1 + t, nv)
             o = out_ivc[iv]
             if count[iv] == 0 or routed[iv] == 0 or o == -1 or (o >= 0 and count[o] >= depth):
                 continue
@@ -485,13 +506,13 @@ def allocate_switch(st, now):
         if chosen < 0:
             continue
         o = out_ivc[chosen]
-        outp = -1 if o == DROP else (nch + ivc_node[chosen] if o == EJECT else o // vcs)
+        outp = -1 if o == DROP else (nch + ivc_node[chosen] if o == EJECT else _split_vc(o, vcs, vc_shift)[0])
         port_iv[ip] = chosen
         port_out[ip] = outp
         req_ports[nports_req] = ip
         nports_req += 1
         if outp >= 0:
-            d = (ip - rr_out[outp] - 1) % nports
+            d = wrap(ip - rr_out[outp] - 1 + nports, nports)
             if sa_mark[outp] != now or d < sa_bestd[outp]:
                 sa_mark[outp] = now
                 sa_bestd[outp] = d
@@ -528,6 +549,7 @@ def traverse(st, now):
     counters, occupied, writer, pk_hops, ch_flits = st.counters, st.occupied, st.writer, st.pk_hops, st.ch_flits
     routed, ncand, waitc = st.routed, st.ncand, st.waitc
     fcap = fpk.shape[1]
+    vc_shift = _vc_shift(vcs)
     for g in range(st.ngrants[0]):
         iv = grants[g]
         p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
@@ -538,7 +560,7 @@ def traverse(st, now):
             if fi == 0:
                 st.pk_inj[p] = now
         if o >= 0:
-            slot = (fhead[o] + count[o]) % fcap
+            slot = wrap(fhead[o] + count[o], fcap)
             fpk[o, slot] = p
             fidx[o, slot] = fi
             farr[o, slot] = now
@@ -550,7 +572,7 @@ def traverse(st, now):
             if tail:
                 writer[o] = -1
             if measuring:
-                ch_flits[o // vcs] += 1
+                ch_flits[_split_vc(o, vcs, vc_shift)[0]] += 1
         elif o == EJECT:
             counters[_CN_FLITS_EJECTED] += 1
             if measuring:
