@@ -547,21 +547,22 @@ def _oracle_kernel(k, mask, s, t, dist, queue):
     head = 0
     tail = 1
     found = -1
+    total = k * k
     while head < tail and found < 0:
         u = queue[head]
         head += 1
-        x = u % k
+        x = u % k  # the one division per visited node: the neighbours wrap by comparison
         y = u - x
         du = dist[u] + 1
         for step in range(4):
             if step == 0:
-                v = y + (x + 1) % k
+                v = y + (x + 1 if x + 1 < k else 0)
             elif step == 1:
-                v = y + (x - 1 + k) % k
+                v = y + (x - 1 if x > 0 else k - 1)
             elif step == 2:
-                v = (y + k) % (k * k) + x
+                v = (y + k if y + k < total else 0) + x
             else:
-                v = (y - k + k * k) % (k * k) + x
+                v = (y - k if y >= k else total - k) + x
             if dist[v] >= 0 or mask[v]:
                 continue
             dist[v] = du
