@@ -217,7 +217,33 @@ def _check_node(node: object, n: int, k: int, name: str) -> Node:
     return tuple(int(x) for x in node)
 
 
+def _plain_pairs(n: int, k: int, pairs: object) -> list[tuple[Node, Node]] | None:
+    """``pairs`` as a list when it is a list or tuple of ``(source, destination)`` tuples of ``n`` plain ints in
+    ``0..k-1`` each (what the study's instance generators give), else None: the careful check decides.
+
+    Examples
+    --------
+    >>> _plain_pairs(2, 5, [((0, 1), (4, 4))]), _plain_pairs(2, 5, [((0, 1), (4, 5))])
+    ([((0, 1), (4, 4))], None)
+    """
+    if type(pairs) is not list and type(pairs) is not tuple:
+        return None
+    for pair in pairs:
+        if type(pair) is not tuple or len(pair) != 2:
+            return None
+        source, dest = pair
+        if type(source) is not tuple or type(dest) is not tuple or len(source) != n or len(dest) != n:
+            return None
+        coordinates = source + dest
+        if n and (set(map(type, coordinates)) != {int} or min(coordinates) < 0 or max(coordinates) >= k):
+            return None
+    return list(pairs)
+
+
 def _check_pairs(n: int, k: int, pairs: object) -> list[tuple[Node, Node]]:
+    plain = _plain_pairs(n, k, pairs)
+    if plain is not None:
+        return plain
     pairs = _as_sequence(pairs, "pairs")
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence):
         raise TypeError(f"pairs must be a sequence of (source, destination) pairs, got {pairs!r}")
