@@ -371,21 +371,21 @@ class _Solver:
         k, s = self.k, self.strides[d]
         return [(((x + sign * t) % k) - x) * s for t in range(1, hops + 1)]
 
-    def candidates(self, u: int, d: int, target: int, avoid: int, free: tuple[int, ...], straight_only: bool = False):
-        """Lemma 1's candidate paths for ``u`` (full vertex lists) in the order ``p``, ``P1``, ``P2`` of
-        ``docs/conventions.md#bk-candidates``."""
+    def _straight(self, u: int, d: int, target: int, avoid: int) -> tuple[list[int], list[int]]:
+        """Candidate ``p`` (the straight path along ``d``) and its id offsets from ``u`` (empty: ``u`` is there)."""
         k, stride = self.k, self.strides[d]
         x = (u // stride) % k
         if x == target:
             self.work += 1
-            yield [u]
-            return
+            return [u], []
         sign, hops = self._direction(x, target, avoid)
         offs = [(((x + sign * t) % k) - x) * stride for t in range(1, hops + 1)]
         self.work += 1 + hops
-        yield [u] + [u + o for o in offs]
-        if straight_only:
-            return
+        return [u] + [u + o for o in offs], offs
+
+    def _detours(self, u: int, d: int, offs: list[int], free: tuple[int, ...]):
+        """Candidates ``P1`` then ``P2``: one or two sideways hops, then the straight offsets ``offs``."""
+        hops = len(offs)
         sideways = [(i, sg) for i in free if i != d for sg in self.signs]
         for i, sg in sideways:
             w = self.step(u, i, sg)
@@ -406,8 +406,16 @@ class _Solver:
         return True
 
     def route_vertex(self, u, pair, d, target, avoid, free, owner, straight_only=False) -> list[int] | None:
-        """Lemma 1: first unblocked candidate for ``u`` (of ``pair``) towards ``target`` avoiding ``avoid``."""
-        for path in self.candidates(u, d, target, avoid, free, straight_only):
+        """Lemma 1: first unblocked candidate for ``u`` (of ``pair``) towards ``target`` avoiding ``avoid``.
+
+        Candidates (full vertex lists) in the order ``p`` (:meth:`_straight`), then ``P1``, ``P2``
+        (:meth:`_detours`) of ``docs/conventions.md#bk-candidates``; ``straight_only`` tries ``p`` alone."""
+        path, offs = self._straight(u, d, target, avoid)
+        if self._free_of(path, pair, owner):
+            return path
+        if straight_only or not offs:
+            return None
+        for path in self._detours(u, d, offs, free):
             if self._free_of(path, pair, owner):
                 return path
         return None
@@ -416,7 +424,7 @@ class _Solver:
         """Lemma 2: is the first obstacle on u's straight path towards ``target`` a vertex or path of ``rho``?"""
         k, stride = self.k, self.strides[d]
         x = (u // stride) % k
-        if x == target:  # the straight path is [u]: counted as one vertex, as in candidates
+        if x == target:  # the straight path is [u]: counted as one vertex, as in _straight
             self.work += 1
             return False
         sign, hops = self._direction(x, target, avoid)
