@@ -52,6 +52,60 @@ def test_env_override_and_default_fraction(monkeypatch: pytest.MonkeyPatch) -> N
     assert memory_limit() == int(_memory.DEFAULT_FRACTION * 10 * 2**30) == 5 * 2**30
 
 
+class _CountedReadings:
+    """A stand-in for ``available_memory`` returning the given figures in turn, counting the readings."""
+
+    def __init__(self, *figures: int) -> None:
+        self.figures, self.calls = list(figures), 0
+
+    def __call__(self) -> int:
+        self.calls += 1
+        return self.figures[min(self.calls, len(self.figures)) - 1]
+
+
+def test_small_checks_reuse_a_recent_reading_and_large_ones_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TORUS_LAB_MEMORY_LIMIT", raising=False)
+    readings = _CountedReadings(8 * 2**30, 2**20)  # then almost everything is taken
+    monkeypatch.setattr(_memory, "available_memory", readings)
+    check_memory(2**20, "a small table")
+    check_memory(2**20, "a small table")
+    assert readings.calls == 1  # the second small check reused the first reading
+    with pytest.raises(MemoryLimitError, match="a large table"):  # a large estimate reads afresh: 1 MiB left
+        check_memory(2**30, "a large table")
+    assert readings.calls == 2
+    with pytest.raises(MemoryLimitError, match="a small table"):  # the new reading's limit (512 KiB) applies now
+        check_memory(2**20, "a small table")
+
+
+def test_a_recent_reading_expires(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TORUS_LAB_MEMORY_LIMIT", raising=False)
+    readings = _CountedReadings(8 * 2**30, 2**20)
+    monkeypatch.setattr(_memory, "available_memory", readings)
+    clock = [100.0]
+    monkeypatch.setattr(_memory.time, "monotonic", lambda: clock[0])
+    check_memory(2**20, "a small table")
+    clock[0] += _memory.READING_TTL_S / 2
+    check_memory(2**20, "a small table")
+    assert readings.calls == 1
+    clock[0] += _memory.READING_TTL_S
+    with pytest.raises(MemoryLimitError, match="a small table"):  # the reading expired: read again, 1 MiB left
+        check_memory(2**20, "a small table")
+    assert readings.calls == 2
+
+
+def test_a_recent_reading_never_overrides_the_environment_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TORUS_LAB_MEMORY_LIMIT", raising=False)
+    monkeypatch.setattr(_memory, "available_memory", _CountedReadings(8 * 2**30))
+    check_memory(2**20, "a small table")  # a recent reading with a high limit
+    monkeypatch.setenv("TORUS_LAB_MEMORY_LIMIT", "64K")
+    with pytest.raises(MemoryLimitError, match="TORUS_LAB_MEMORY_LIMIT=64K"):
+        check_memory(2**20, "a small table")
+    from torus_lab.routing.disjoint_paths import disjoint_paths_run
+
+    with pytest.raises(MemoryLimitError, match="disjoint paths"):  # also through a caller, before any work
+        disjoint_paths_run((3, 2001), [((0, 0, 0), (1000, 1000, 1000))])
+
+
 def test_available_memory_falls_back_without_psutil(monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins
 

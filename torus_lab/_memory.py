@@ -7,6 +7,11 @@ simulator's state) is estimated before it is made and refused when the estimate 
   ``T`` (``512M``, ``4G``, ``1.5G``; an optional trailing ``B``/``iB`` is accepted);
 * otherwise :data:`DEFAULT_FRACTION` (one half) of the memory available now (:func:`available_memory`).
 
+Asking the platform for the available memory costs about as much as solving a small instance, so
+:func:`check_memory` reuses a reading for small estimates: one at most :data:`SMALL_SHARE` of the limit that a
+reading less than :data:`READING_TTL_S` seconds old gives is accepted without a new reading; every other check
+(and every check under ``TORUS_LAB_MEMORY_LIMIT``) compares with the limit of now.
+
 A refusal is a :class:`MemoryLimitError`, a subclass of :class:`MemoryError`, raised before anything large is
 allocated; its message names the computation and the network size, the estimate and the limit in GiB, and how
 to raise the limit.
@@ -23,10 +28,14 @@ from __future__ import annotations
 import math
 import os
 import re
+import time
+from collections.abc import Callable
 
 __all__ = [
     "DEFAULT_FRACTION",
     "ENV_VAR",
+    "READING_TTL_S",
+    "SMALL_SHARE",
     "MemoryLimitError",
     "available_memory",
     "parse_memory_size",
@@ -39,9 +48,16 @@ __all__ = [
 ENV_VAR = "TORUS_LAB_MEMORY_LIMIT"
 #: Share of the currently available memory used as the limit when the variable is not set.
 DEFAULT_FRACTION = 0.5
+#: Seconds for which :func:`check_memory` reuses a reading of the available memory for a small estimate.
+READING_TTL_S = 1.0
+#: Largest share of the limit (from a recent reading) that counts as a small estimate; anything larger, e.g.
+#: the next of two large allocations made within a second, is compared with a new reading.
+SMALL_SHARE = 1 / 64
 _FALLBACK_AVAILABLE = 4 * 2**30  # when the platform tells nothing: assume 4 GiB
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([KMGT]?)(?:I?B)?\s*$", re.IGNORECASE)
+#: The last reading of the available memory: (the function read, ``time.monotonic()`` of the reading, bytes).
+_last_reading: tuple[Callable[[], int], float, int] | None = None
 
 
 class MemoryLimitError(MemoryError):
@@ -115,7 +131,38 @@ def memory_limit() -> int:
     text = os.environ.get(ENV_VAR)
     if text is not None and text.strip():
         return parse_memory_size(text)
-    return int(DEFAULT_FRACTION * available_memory())
+    return int(DEFAULT_FRACTION * _read_available())
+
+
+def _read_available() -> int:
+    """:func:`available_memory` read now and remembered, with the time, for :func:`_small_for_recent_limit`."""
+    global _last_reading
+    source = available_memory  # looked up at call time: tests may replace it
+    value = source()
+    _last_reading = (source, time.monotonic(), value)
+    return value
+
+
+def _small_for_recent_limit(estimate_bytes: float) -> bool:
+    """True when no limit is set in the environment and ``estimate_bytes`` is at most :data:`SMALL_SHARE` of the
+    default limit from a reading of :func:`available_memory` less than :data:`READING_TTL_S` seconds old.
+
+    Examples
+    --------
+    >>> _ = memory_limit()   # a reading now (when TORUS_LAB_MEMORY_LIMIT is not set)
+    >>> _small_for_recent_limit(2**62)
+    False
+    """
+    reading = _last_reading
+    if reading is None:
+        return False
+    source, when, available = reading
+    if source is not available_memory or time.monotonic() - when >= READING_TTL_S:
+        return False
+    text = os.environ.get(ENV_VAR)
+    if text is not None and text.strip():
+        return False
+    return estimate_bytes <= SMALL_SHARE * DEFAULT_FRACTION * available
 
 
 def _gib(n_bytes: float) -> str:
@@ -124,6 +171,9 @@ def _gib(n_bytes: float) -> str:
 
 def check_memory(estimate_bytes: float, what: str) -> None:
     """Raise :class:`MemoryLimitError` when ``estimate_bytes`` exceeds :func:`memory_limit`.
+
+    A small estimate (at most :data:`SMALL_SHARE` of the limit from a reading of the available memory less than
+    :data:`READING_TTL_S` seconds old, no ``TORUS_LAB_MEMORY_LIMIT`` set) is accepted without a new reading.
 
     Parameters
     ----------
@@ -144,6 +194,8 @@ def check_memory(estimate_bytes: float, what: str) -> None:
 TORUS_LAB_MEMORY_LIMIT=6G) or use a smaller network
     >>> del os.environ["TORUS_LAB_MEMORY_LIMIT"]
     """
+    if _small_for_recent_limit(estimate_bytes):
+        return
     limit = memory_limit()
     if estimate_bytes <= limit:
         return
@@ -151,7 +203,7 @@ TORUS_LAB_MEMORY_LIMIT=6G) or use a smaller network
     source = (
         f"{ENV_VAR}={text.strip()}"
         if text is not None and text.strip()
-        else f"{DEFAULT_FRACTION:g} of the {_gib(available_memory())} available"
+        else f"{DEFAULT_FRACTION:g} of the {_gib(limit / DEFAULT_FRACTION)} available"
     )
     raise MemoryLimitError(
         f"{what}: needs an estimated {_gib(estimate_bytes)}, above the memory limit of {_gib(limit)} ({source}); "

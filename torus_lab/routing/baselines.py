@@ -57,7 +57,8 @@ class _Grid:
         return sum(x * s for x, s in zip(node, self.strides, strict=True))
 
     def to_node(self, v: int) -> Node:
-        return tuple((v // s) % self.k for s in self.strides)
+        k = self.k
+        return tuple([(v // s) % k for s in self.strides])
 
     def neighbors(self, v: int) -> list[int]:
         k, out = self.k, []

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import operator
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -184,7 +185,7 @@ def torus_shape(torus: Torus | tuple[int, int]) -> tuple[int, int]:
     if isinstance(torus, tuple) and len(torus) == 2:
         n, k = torus
         for name, value in (("n", n), ("k", k)):
-            if not is_int(value):
+            if type(value) is not int and not is_int(value):
                 raise TypeError(f"torus: {name} must be an int, got {value!r}")
         if n < 1 or k < 2:
             raise ValueError(f"torus: need n >= 1 and k >= 2, got (n, k) = {(n, k)!r}")
@@ -217,7 +218,33 @@ def _check_node(node: object, n: int, k: int, name: str) -> Node:
     return tuple(int(x) for x in node)
 
 
+def _plain_pairs(n: int, k: int, pairs: object) -> list[tuple[Node, Node]] | None:
+    """``pairs`` as a list when it is a list or tuple of ``(source, destination)`` tuples of ``n`` plain ints in
+    ``0..k-1`` each (what the study's instance generators give), else None: the careful check decides.
+
+    Examples
+    --------
+    >>> _plain_pairs(2, 5, [((0, 1), (4, 4))]), _plain_pairs(2, 5, [((0, 1), (4, 5))])
+    ([((0, 1), (4, 4))], None)
+    """
+    if type(pairs) is not list and type(pairs) is not tuple:
+        return None
+    for pair in pairs:
+        if type(pair) is not tuple or len(pair) != 2:
+            return None
+        source, dest = pair
+        if type(source) is not tuple or type(dest) is not tuple or len(source) != n or len(dest) != n:
+            return None
+        coordinates = source + dest
+        if n and (set(map(type, coordinates)) != {int} or min(coordinates) < 0 or max(coordinates) >= k):
+            return None
+    return list(pairs)
+
+
 def _check_pairs(n: int, k: int, pairs: object) -> list[tuple[Node, Node]]:
+    plain = _plain_pairs(n, k, pairs)
+    if plain is not None:
+        return plain
     pairs = _as_sequence(pairs, "pairs")
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence):
         raise TypeError(f"pairs must be a sequence of (source, destination) pairs, got {pairs!r}")
@@ -260,6 +287,11 @@ def length_bound(n: int, k: int, c: int) -> int:
     [14, 26, 38, 63, 88, 124]
     """
     n, k, c = check_int("n", n, minimum=1), check_int("k", k, minimum=2), check_int("c", c, minimum=1)
+    return _length_bound(n, k, c)
+
+
+def _length_bound(n: int, k: int, c: int) -> int:
+    """:func:`length_bound` of arguments already checked."""
     return 2 * k * (c - 1) + n * (k // 2)
 
 
@@ -278,7 +310,7 @@ def _paths_memory_estimate(n: int, k: int, c: int) -> int:
     >>> _paths_memory_estimate(2, 5, 2) < 2**20
     True
     """
-    return c * (length_bound(n, k, c) + 1) * (_VERTEX_BYTES + _COORDINATE_BYTES * n)
+    return c * (_length_bound(n, k, c) + 1) * (_VERTEX_BYTES + _COORDINATE_BYTES * n)
 
 
 # ---------------------------------------------------------------------------------------------- the algorithm
@@ -297,11 +329,11 @@ class _Solver:
 
     # -- coordinates
     def to_id(self, node: Node) -> int:
-        return sum(x * s for x, s in zip(node, self.strides, strict=True))
+        return sum(map(operator.mul, node, self.strides))  # node has n coordinates (checked on input)
 
     def to_node(self, v: int) -> Node:
         k = self.k
-        return tuple((v // s) % k for s in self.strides)
+        return tuple([(v // s) % k for s in self.strides])
 
     def to_paths(self, paths: list[list[int]]) -> list[list[Node]]:
         """Id paths to coordinate-tuple paths, vectorised (the output conversion dominated the run time)."""
@@ -322,7 +354,7 @@ class _Solver:
         return v + (((x + sign) % self.k) - x) * s
 
     def nodes(self, path: list[int]) -> tuple[Node, ...]:
-        return tuple(self.to_node(v) for v in path)
+        return tuple(map(self.to_node, path))
 
     # -- Lemma 1 candidates
     def _direction(self, x: int, target: int, avoid: int) -> tuple[int, int]:
@@ -339,20 +371,21 @@ class _Solver:
         k, s = self.k, self.strides[d]
         return [(((x + sign * t) % k) - x) * s for t in range(1, hops + 1)]
 
-    def candidates(self, u: int, d: int, target: int, avoid: int, free: tuple[int, ...], straight_only: bool = False):
-        """Lemma 1's candidate paths for ``u`` (full vertex lists) in the order ``p``, ``P1``, ``P2`` of
-        ``docs/conventions.md#bk-candidates``."""
-        x = self.coord(u, d)
+    def _straight(self, u: int, d: int, target: int, avoid: int) -> tuple[list[int], list[int]]:
+        """Candidate ``p`` (the straight path along ``d``) and its id offsets from ``u`` (empty: ``u`` is there)."""
+        k, stride = self.k, self.strides[d]
+        x = (u // stride) % k
         if x == target:
             self.work += 1
-            yield [u]
-            return
+            return [u], []
         sign, hops = self._direction(x, target, avoid)
-        offs = self._offsets(x, sign, hops, d)
+        offs = [(((x + sign * t) % k) - x) * stride for t in range(1, hops + 1)]
         self.work += 1 + hops
-        yield [u] + [u + o for o in offs]
-        if straight_only:
-            return
+        return [u] + [u + o for o in offs], offs
+
+    def _detours(self, u: int, d: int, offs: list[int], free: tuple[int, ...]):
+        """Candidates ``P1`` then ``P2``: one or two sideways hops, then the straight offsets ``offs``."""
+        hops = len(offs)
         sideways = [(i, sg) for i in free if i != d for sg in self.signs]
         for i, sg in sideways:
             w = self.step(u, i, sg)
@@ -373,18 +406,32 @@ class _Solver:
         return True
 
     def route_vertex(self, u, pair, d, target, avoid, free, owner, straight_only=False) -> list[int] | None:
-        """Lemma 1: first unblocked candidate for ``u`` (of ``pair``) towards ``target`` avoiding ``avoid``."""
-        for path in self.candidates(u, d, target, avoid, free, straight_only):
+        """Lemma 1: first unblocked candidate for ``u`` (of ``pair``) towards ``target`` avoiding ``avoid``.
+
+        Candidates (full vertex lists) in the order ``p`` (:meth:`_straight`), then ``P1``, ``P2``
+        (:meth:`_detours`) of ``docs/conventions.md#bk-candidates``; ``straight_only`` tries ``p`` alone."""
+        path, offs = self._straight(u, d, target, avoid)
+        if self._free_of(path, pair, owner):
+            return path
+        if straight_only or not offs:
+            return None
+        for path in self._detours(u, d, offs, free):
             if self._free_of(path, pair, owner):
                 return path
         return None
 
     def threatened(self, u, pair, d, target, avoid, owner, rho) -> bool:
         """Lemma 2: is the first obstacle on u's straight path towards ``target`` a vertex or path of ``rho``?"""
-        straight = next(self.candidates(u, d, target, avoid, ()))
+        k, stride = self.k, self.strides[d]
+        x = (u // stride) % k
+        if x == target:  # the straight path is [u]: counted as one vertex, as in _straight
+            self.work += 1
+            return False
+        sign, hops = self._direction(x, target, avoid)
+        self.work += 1 + hops
         get = owner.get
-        for v in straight[1:]:
-            o = get(v, pair)
+        for t in range(1, hops + 1):
+            o = get(u + (((x + sign * t) % k) - x) * stride, pair)
             if o != pair:
                 return o == rho
         return False
@@ -469,30 +516,32 @@ class _Solver:
         """(delta, gamma(T'), rho, gamma(T)) in the order REC first, then the robustness layer's retries."""
         k = self.k
         for d in free:
+            stride = self.strides[d]
+            along = {p: ((s // stride) % k, (t // stride) % k) for p, s, t in pairs}  # coordinates along d
             at: list[set[int]] = [set() for _ in range(k)]
-            for p, s, t in pairs:
-                at[self.coord(s, d)].add(p)
-                at[self.coord(t, d)].add(p)
+            for p, (xs, xt) in along.items():
+                at[xs].add(p)
+                at[xt].add(p)
             for gamma_tp in range(k):
                 if len(at[gamma_tp]) > 1:
                     continue
                 rho = next(iter(at[gamma_tp])) if at[gamma_tp] else pairs[0][0]
-                rho_s, rho_d = next((s, t) for p, s, t in pairs if p == rho)
-                banned = {gamma_tp, self.coord(rho_s, d), self.coord(rho_d, d)}
+                banned = {gamma_tp, *along[rho]}
                 options = [g for g in range(k) if g not in banned]
                 if self.choose_t == "short":
-                    options.sort(key=lambda g: self._t_cost(pairs, rho, d, g, gamma_tp))
+                    others = [xs_xt for p, xs_xt in along.items() if p != rho]
+                    options.sort(key=lambda g: self._t_cost(others, g, gamma_tp))
                 for gamma_t in options:
                     yield d, gamma_tp, rho, gamma_t
 
-    def _t_cost(self, pairs, rho, d, gamma_t, gamma_tp) -> tuple[int, int, int]:
-        """choose_T="short": (longest |s ~> T| + |d ~> T| over T-bound pairs, total, gamma) by straight paths."""
+    def _t_cost(self, others: list[tuple[int, int]], gamma_t: int, gamma_tp: int) -> tuple[int, int, int]:
+        """choose_T="short": (longest |s ~> T| + |d ~> T| over T-bound pairs, total, gamma) by straight paths;
+        ``others`` holds the coordinates along delta of each T-bound pair's source and destination."""
         costs = []
-        for p, s, t in pairs:
-            if p != rho:
-                hs = self._direction(self.coord(s, d), gamma_t, gamma_tp)[1] if self.coord(s, d) != gamma_t else 0
-                ht = self._direction(self.coord(t, d), gamma_t, gamma_tp)[1] if self.coord(t, d) != gamma_t else 0
-                costs.append(hs + ht)
+        for xs, xt in others:
+            hs = self._direction(xs, gamma_t, gamma_tp)[1] if xs != gamma_t else 0
+            ht = self._direction(xt, gamma_t, gamma_tp)[1] if xt != gamma_t else 0
+            costs.append(hs + ht)
         return max(costs), sum(costs), gamma_t
 
     def _trace_level(self, level, case, free, pairs, d, gamma_tp, gamma_t, rho) -> TraceLevel | None:
@@ -777,7 +826,7 @@ def disjoint_paths_run(
     n, k, checked = _check_instance(torus, pairs)
     c = len(checked)
     check_memory(_paths_memory_estimate(n, k, c),
-                 f"disjoint paths in the ({n}, {k})-torus ({c} pairs, paths of up to {length_bound(n, k, c):,} hops)")
+                 f"disjoint paths in the ({n}, {k})-torus ({c} pairs, paths of up to {_length_bound(n, k, c):,} hops)")
     solver = _Solver(n, k, choose_T, detour_order, lemma2, trace)
     ids = [(p, solver.to_id(s), solver.to_id(d)) for p, (s, d) in enumerate(checked)]
     try:
@@ -823,19 +872,19 @@ def _screen(n: int, k: int, pairs: list[tuple[Node, Node]], paths, bound: int) -
         return False
     if nodes.min() < 0 or nodes.max() >= k:
         return False
+    nodes = nodes.astype(np.int64, copy=False)  # differences below must not wrap (unsigned input)
     ends = np.cumsum(lengths) - 1
     starts = ends - np.asarray(lengths) + 1
-    sources, destinations = [s for s, _ in pairs], [d for _, d in pairs]
-    if not np.array_equal(nodes[starts], sources) or not np.array_equal(nodes[ends], destinations):
+    rows = nodes[np.concatenate((starts, ends))].tolist()
+    if list(map(tuple, rows)) != [s for s, _ in pairs] + [d for _, d in pairs]:
         return False
     steps = (nodes[1:] - nodes[:-1]) % k
-    moved = steps != 0
-    adjacent = (moved.sum(axis=1) == 1) & ((steps == 0) | (steps == 1) | (steps == k - 1)).all(axis=1)
+    adjacent = np.minimum(steps, k - steps).sum(axis=1) == 1  # one coordinate moved, by +-1 (mod k)
     adjacent[ends[:-1]] = True  # rows joining two different paths
     if not adjacent.all():
         return False
-    ids = nodes.astype(np.int64) @ (np.int64(k) ** np.arange(n, dtype=np.int64))
-    return len(np.unique(ids)) == len(ids)
+    ids = (nodes @ (np.int64(k) ** np.arange(n, dtype=np.int64))).tolist()
+    return len(set(ids)) == len(ids)
 
 
 def _is_coord(x: object, k: int) -> bool:
@@ -869,7 +918,7 @@ def verify_disjoint_paths(
              for i, path in enumerate(check_sequence("paths", _as_sequence(paths, "paths")))]  # fmt: skip
     if len(paths) != len(pairs):
         return Violation("count", -1, f"{len(paths)} paths for {len(pairs)} pairs")
-    bound = length_bound(n, k, len(pairs))
+    bound = _length_bound(n, k, len(pairs))
     if _screen(n, k, pairs, paths, bound):
         return None
     owner: dict[tuple, int] = {}

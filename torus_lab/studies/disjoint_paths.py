@@ -175,7 +175,7 @@ def paper_radix(n: int) -> int:
 
 
 def _node(v: int, n: int, k: int) -> tuple[int, ...]:
-    return tuple((v // k**d) % k for d in range(n))
+    return tuple([(v // k**d) % k for d in range(n)])
 
 
 def lee_ball(centre: Sequence[int], k: int) -> list[tuple[int, ...]]:
