@@ -274,3 +274,27 @@ def test_user_entries_digest_keys_the_sweep_cache_by_kernel_code(escape_entry):
     register_routing("test-escape", _make_escape_kernel(), options=(Option("adaptive", "x", default=False),),
                      vcs=3, summary=escape_entry.summary, source=escape_entry.source, replace=True)  # fmt: skip
     assert user_entries_digest() != first
+
+
+def test_kernel_handle_carries_the_compiled_kernel_and_gives_the_same_results():
+    # runners receive kernel_handle(kernel) (its address found once) instead of the dispatcher: same machine
+    # code, so the same states; a kernel not compiled for KERNEL_SIG is passed through for numba to convert
+    from torus_lab.routing import make_routing
+    from torus_lab.routing.explore import _explore_dest, node_ok
+    from torus_lab.routing.interface import KERNEL_SIG, compile_for_kernel, kernel_handle
+
+    rf = make_routing({"name": "ecube", "datelines": True, "vcs": 2}, Torus(2, 5))
+    handle = kernel_handle(rf.kernel)
+    assert handle is not rf.kernel and handle.signature() == KERNEL_SIG and kernel_handle(rf.kernel) is handle
+    outputs = []
+    for kernel in (rf.kernel, handle):
+        problem = np.zeros(12, dtype=np.int64)
+        args = (kernel, rf.tables, 7, node_ok(rf), int(rf.random_choices), 10**6, int(rf.num_vcs), problem)
+        outputs.append(compile_for_kernel(_explore_dest, args)(*args))
+    assert all(np.array_equal(a, b) for a, b in zip(*outputs, strict=True))
+
+    @numba.njit
+    def uncompiled(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
+        return 0
+
+    assert kernel_handle(uncompiled) is uncompiled

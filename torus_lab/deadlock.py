@@ -72,7 +72,7 @@ from torus_lab._jit import njit
 from torus_lab._memory import check_memory, network_size
 from torus_lab._validate import check_instance, check_int, check_sequence, check_str, is_int, naming
 from torus_lab.routing.explore import StateGraph, check_routing_function, explore_states, node_ok
-from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
+from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel, kernel_handle
 from torus_lab.topology import Torus
 
 __all__ = [
@@ -319,7 +319,7 @@ def channel_dependency_graph(
         return _graph_from_rows(routing, rows, used)
     if form == "paths":
         return _graph_from_rows(routing, _edges_paths(routing, dests))
-    args = (routing.kernel, routing.tables, int(routing.num_vcs), int(routing.random_choices))
+    args = (kernel_handle(routing.kernel), routing.tables, int(routing.num_vcs), int(routing.random_choices))
     rows = compile_for_kernel(_relation_edges, args)(*args)
     if destinations is not None:
         rows = rows[np.isin(rows[:, 2], dests)]

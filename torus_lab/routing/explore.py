@@ -33,7 +33,7 @@ from numba.typed import Dict, List
 
 from torus_lab._jit import njit
 from torus_lab._validate import is_int, naming
-from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel
+from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel, kernel_handle
 
 __all__ = [
     "StateGraph",
@@ -275,7 +275,8 @@ def _describe_state(rf: RoutingFunction, graph_enc: int, vc: int, dst: int, head
 
 def _explore(rf: RoutingFunction, d: int, max_states: int):
     problem = np.zeros(4 + STATE_SIZE, dtype=np.int64)
-    args = (rf.kernel, rf.tables, d, node_ok(rf), int(rf.random_choices), int(max_states), int(rf.num_vcs), problem)
+    args = (kernel_handle(rf.kernel), rf.tables, d, node_ok(rf), int(rf.random_choices), int(max_states),
+            int(rf.num_vcs), problem)  # fmt: skip
     enc, vc, node, header, tr, stuck = compile_for_kernel(_explore_dest, args)(*args)
     graph = StateGraph(d, np.where(enc >= 0, enc, -1), np.where(enc >= 0, vc, -1), node, header, tr, int(stuck))
     return graph, enc, problem

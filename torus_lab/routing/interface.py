@@ -60,6 +60,7 @@ __all__ = [
     "KERNEL_TYPE",
     "compile_kernel",
     "compile_for_kernel",
+    "kernel_handle",
 ]
 
 #: Slots of the per-packet header state vector (int64).
@@ -123,6 +124,40 @@ def compile_kernel(kernel, name: str):
             f"{KERNEL_SIGNATURE}: {first}"
         ) from exc
     return kernel
+
+
+#: First-class handles made by :func:`kernel_handle`, by ``id`` of the kernel (kept with it, so the id stays its).
+_HANDLES: dict[int, tuple[object, object]] = {}
+
+
+def kernel_handle(kernel):
+    """``kernel`` as the value a runner of :func:`compile_for_kernel` receives, its machine-code address found once.
+
+    Passing a dispatcher makes numba look up its compiled version and that version's address at every call
+    from Python (about 30 us: a tenth of a short simulation, most of a small state exploration).  The handle,
+    numba's wrapper of the compiled version (``CompileResultWAP``), carries the address.  A kernel not compiled
+    for exactly :data:`KERNEL_SIG` (say, one returning another integer type) is returned as it is, and numba
+    converts it as before.
+
+    Examples
+    --------
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> r = ecube_routing(Torus(2, 4))
+    >>> handle = kernel_handle(r.kernel)
+    >>> handle.signature() == KERNEL_SIG, kernel_handle(r.kernel) is handle
+    (True, True)
+    """
+    from numba.core.types.function_type import CompileResultWAP
+
+    cached = _HANDLES.get(id(kernel))
+    if cached is not None and cached[0] is kernel:
+        return cached[1]
+    result = getattr(kernel, "overloads", {}).get(KERNEL_SIG.args)
+    if result is None or result.signature != KERNEL_SIG:
+        return kernel
+    handle = CompileResultWAP(result)
+    _HANDLES[id(kernel)] = (kernel, handle)
+    return handle
 
 
 def compile_for_kernel(runner, args: Sequence, position: int = 0):

@@ -1020,7 +1020,7 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
 
 def run(routing, state: BookSimState, max_cycles: int) -> BookSimRun:
     """Run :func:`run_booksim` with ``routing``'s kernel and tables on ``state`` (compiled once per process)."""
-    from torus_lab.routing.interface import RoutingFunction, compile_for_kernel
+    from torus_lab.routing.interface import RoutingFunction, compile_for_kernel, kernel_handle
 
     check_instance("routing", routing, RoutingFunction)
     check_instance("state", state, BookSimState, "a BookSimState (from state_for)")
@@ -1029,6 +1029,6 @@ def run(routing, state: BookSimState, max_cycles: int) -> BookSimRun:
     channels = topology.num_channels + 2 * topology.num_nodes
     if state.ch_latency.shape[0] != channels or int(state.cfg[_VCS]) != routing.num_vcs:
         raise ValueError(f"state was built for another network than routing {routing.name!r} on {topology!r}")
-    args = (routing.kernel, routing.tables, state, max_cycles)
+    args = (kernel_handle(routing.kernel), routing.tables, state, max_cycles)
     compile_for_kernel(run_booksim, args)(*args)
     return BookSimRun(state)

@@ -38,7 +38,7 @@ from torus_lab._validate import (
     check_sequence,
     is_int,
 )
-from torus_lab.routing.interface import RoutingFunction, compile_for_kernel
+from torus_lab.routing.interface import RoutingFunction, compile_for_kernel, kernel_handle
 from torus_lab.sim import kernels
 from torus_lab.sim.config import SimConfig
 from torus_lab.sim.kernels import CFG
@@ -485,7 +485,7 @@ def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, word
         cfg[CFG["warmup"]], cfg[CFG["measure_end"]], cfg[CFG["gen_end"]] = w.warmup, w.measure_end, w.gen_end
 
     def loop(cycles: int) -> None:
-        args = (routing.kernel, routing.tables, state.arrays, int(cycles))
+        args = (kernel_handle(routing.kernel), routing.tables, state.arrays, int(cycles))
         compile_for_kernel(kernels.run_kernel, args)(*args)
 
     return _Runner(state, state, loop, window)
