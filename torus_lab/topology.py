@@ -169,6 +169,7 @@ class Torus:
         self.strides = np.cumprod((1,) + radices[:-1]).astype(np.int64)
         self._radix_array = np.asarray(radices, dtype=np.int64)
         self._channels: dict[str, np.ndarray] | None = None  # built on first use (a 7-ary 8-cube has 29 M)
+        self._all_coords: np.ndarray | None = None  # built on first use by all_coords
 
     # ------------------------------------------------------------------ basic facts
     @property
@@ -287,8 +288,15 @@ class Torus:
         return tuple(int(v) for v in (node_id // self.strides) % self._radix_array)
 
     def all_coords(self) -> np.ndarray:
-        """Array ``(num_nodes, n)`` of every node's coordinates, in node-id order."""
-        return self.coords(np.arange(self.num_nodes))
+        """Array ``(num_nodes, n)`` of every node's coordinates, in node-id order (a fresh copy: the table is
+        computed once per topology, since studies ask for it thousands of times).
+
+        >>> Torus(2, 3).all_coords()[5].tolist()
+        [2, 1]
+        """
+        if self._all_coords is None:
+            self._all_coords = self.coords(np.arange(self.num_nodes))
+        return self._all_coords.copy()
 
     def nodes(self) -> list[Node]:
         """Every node as a coordinate tuple, in node-id order."""
