@@ -353,14 +353,22 @@ class RoutingFunction:
             raise ValueError(f"state must have {STATE_SIZE} entries, got {st.shape}")
         if rand < 0:
             raise ValueError(f"rand must be >= 0, got {rand}")
-        count = int(self.kernel(self.tables, cur, dest, in_ch, int(in_vc), st, int(rand), self._out_ch, self._out_vc,
-                                self._out_state))  # fmt: skip
+        return [Candidate(*found) for found in self._candidate_tuples(cur, dest, in_ch, int(in_vc), st, int(rand))]
+
+    def _candidate_tuples(self, cur: int, dest: int, in_ch: int, in_vc: int, state,
+                          rand: int) -> list[tuple[int, int, tuple[int, ...]]]:  # fmt: skip
+        """:meth:`candidates` as ``(channel, vc, state)`` tuples, for arguments already checked: node ids ``cur !=
+        dest``, ``-1 <= in_ch < num_channels`` (-1 at injection), ``state`` of ``STATE_SIZE`` ints, ``rand >= 0``
+        (the route walkers' inner loop, whose arguments come from checked ones and from the kernel's outputs)."""
+        count = int(self.kernel(self.tables, cur, dest, in_ch, in_vc, np.asarray(state, dtype=np.int64), rand,
+                                self._out_ch, self._out_vc, self._out_state))  # fmt: skip
         if not 0 <= count <= MAX_CANDIDATES:
             raise ValueError(f"routing {self.name!r} returned {count} candidates at node {cur} for destination "
                              f"{dest} (allowed 0..{MAX_CANDIDATES})")  # fmt: skip
         return [
-            Candidate(int(self._out_ch[m]), int(self._out_vc[m]), tuple(int(v) for v in self._out_state[m]))
-            for m in range(count)
+            (channel, vc, tuple(state_after))
+            for channel, vc, state_after in zip(self._out_ch[:count].tolist(), self._out_vc[:count].tolist(),
+                                                self._out_state[:count].tolist(), strict=True)  # fmt: skip
         ]
 
     # ------------------------------------------------------------------ whole routes
@@ -376,16 +384,20 @@ class RoutingFunction:
         state: tuple[int, ...] = self.initial_state()
         in_ch, in_vc = None, 0
         hops: list[tuple[int, int]] = []
+        channel_dst = self.topology.channel_dst
         while cur != dest:
             if len(hops) >= limit:
                 return None
-            cands = self.candidates(cur, dest, in_ch, in_vc, state, rand)
+            if hops:  # later hops: the arguments are the checked ones and the kernel's outputs
+                cands = [Candidate(*found) for found in self._candidate_tuples(cur, dest, in_ch, in_vc, state, rand)]
+            else:  # checks rand (and the rest) once, as every call did
+                cands = self.candidates(cur, dest, in_ch, in_vc, state, rand)
             if not cands:
                 return None
             pick = cands[0] if choose is None else choose(cands)
             hops.append((pick.channel, pick.vc))
             in_ch, in_vc, state = pick.channel, pick.vc, pick.state
-            cur = int(self.topology.channel_dst[pick.channel])
+            cur = int(channel_dst[pick.channel])
         return hops
 
     def route(self, src, dst, **kwargs) -> list[tuple[int, ...]] | None:
@@ -396,7 +408,8 @@ class RoutingFunction:
     def hops_to_nodes(self, src, hops: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
         """Node sequence (coordinate tuples) of a route given as ``(channel, vc)`` hops from ``src``."""
         nodes = [self.topology.coords(self._node_id(src))]
-        nodes += [self.topology.coords(int(self.topology.channel_dst[c])) for c, _ in hops if c >= 0]
+        reached = self.topology.channel_dst[np.asarray([c for c, _ in hops if c >= 0], dtype=np.int64)]
+        nodes += [tuple(node) for node in self.topology.coords(reached).tolist()]
         return nodes
 
     def enumerate_routes(self, src, dst, *, max_hops: int | None = None) -> Iterator[list[tuple[int, int]]]:
@@ -408,6 +421,7 @@ class RoutingFunction:
         cur0, dest = self._node_id(src), self._node_id(dst)
         limit = max_hops if max_hops is not None else 4 * self.topology.diameter + 4
         stack = [(cur0, -1, 0, self.initial_state(), ())]
+        channel_dst = self.topology.channel_dst
         while stack:
             cur, in_ch, in_vc, state, hops = stack.pop()
             if cur == dest:
@@ -418,11 +432,8 @@ class RoutingFunction:
                 continue
             seen: set[tuple] = set()
             for rand in range(self.random_choices):
-                for cand in self.candidates(cur, dest, None if in_ch < 0 else in_ch, in_vc, state, rand):
-                    key = (cand.channel, cand.vc, cand.state)
-                    if key not in seen:
-                        seen.add(key)
+                seen.update(self._candidate_tuples(cur, dest, in_ch, in_vc, state, rand))
             if not seen:
                 yield list(hops) + [(-1, -1)]
             for ch, vc, st in sorted(seen, reverse=True):
-                stack.append((int(self.topology.channel_dst[ch]), ch, vc, st, hops + ((ch, vc),)))
+                stack.append((int(channel_dst[ch]), ch, vc, st, hops + ((ch, vc),)))
