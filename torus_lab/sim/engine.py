@@ -426,8 +426,6 @@ class _Runner:
     window: Callable[[_RunWindow], None]
     wall: float = 0.0
     chunks: list = field(default_factory=list)
-    #: the packet pool's free stack as it starts (``alive_gen``), made on first use
-    first_stack: np.ndarray | None = None
 
     @property
     def counters(self) -> np.ndarray:
@@ -455,20 +453,32 @@ class _Runner:
         """Creation cycles of the packets alive now (not on the free stack: queued or in the network), by packet id.
 
         The pool's stack of free ids starts as ``pool - 1, ..., 1, 0`` (id 0 on top) and is only popped and pushed
-        at the top, so its bottom positions that still hold their first ids hold every id from ``pool - untouched``
-        up, all free: only the ids below are looked at (the whole pool is marked only once a run has used it all).
+        at the top.  Its ``untouched`` bottom positions that hold those first ids hold every id from ``pool -
+        untouched`` up, all free (whatever the history: they lie below the top), so only the ids below are marked:
+        the pool part a run has used, not the whole pool each sample period.
         """
         a = self.arrays
         pool, top = a.pk_gen.shape[0], int(a.free_top[0])
-        if self.first_stack is None:
-            self.first_stack = np.arange(pool - 1, -1, -1, dtype=np.int64)
         free = a.free_stack[:top]
-        unchanged = free == self.first_stack[:top]
+        unchanged = free == _first_free_stack(pool)[:top]
         untouched = top if unchanged.all() else int(np.argmin(unchanged))
         used = pool - untouched
         alive = np.ones(used, dtype=bool)
         alive[free[untouched:]] = False
         return a.pk_gen[:used][alive]
+
+
+@functools.lru_cache(maxsize=8)
+def _first_free_stack(pool: int) -> np.ndarray:
+    """The free stack of a fresh packet pool of ``pool`` ids, ``pool - 1, ..., 1, 0`` (read-only, cached per size;
+    the kernels' ``new_state`` starts every run with it).
+
+    >>> _first_free_stack(4).tolist()
+    [3, 2, 1, 0]
+    """
+    stack = np.arange(pool - 1, -1, -1, dtype=np.int64)
+    stack.setflags(write=False)
+    return stack
 
 
 def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap) -> _Runner:
