@@ -35,6 +35,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -123,6 +124,17 @@ def compile_kernel(kernel, name: str):
             f"{KERNEL_SIGNATURE}: {first}"
         ) from exc
     return kernel
+
+
+@functools.cache
+def _kernel_entry(kernel) -> Callable:
+    """The machine code of ``kernel`` compiled for :data:`KERNEL_SIG` (:func:`compile_kernel` compiled it), called
+    without the dispatcher's argument typing (a tenth of the cost of a call from Python; the same code runs).
+
+    Only for arguments of exactly that signature: :meth:`RoutingFunction._candidate_tuples` calls it with its own
+    tables and output arrays, whose numba types it checked once.  Per process (a compiled entry does not pickle).
+    """
+    return kernel.get_overload(KERNEL_SIG)
 
 
 def compile_for_kernel(runner, args: Sequence, position: int = 0):
@@ -283,6 +295,8 @@ class RoutingFunction:
     spec: dict | None = None
 
     def __post_init__(self) -> None:
+        from numba import typeof
+
         check_str("name", self.name)
         if not callable(self.kernel):
             raise TypeError(f"kernel must be a compiled routing kernel, got {self.kernel!r}")
@@ -307,6 +321,8 @@ class RoutingFunction:
         self._out_ch = np.zeros(MAX_CANDIDATES, dtype=np.int64)
         self._out_vc = np.zeros(MAX_CANDIDATES, dtype=np.int64)
         self._out_state = np.zeros((MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
+        # the kernel and tables _candidate_tuples may call through _kernel_entry (tables of the signature's type)
+        self._typed = (self.kernel, self.tables) if typeof(self.tables) == KERNEL_SIG.args[0] else None
 
     def __repr__(self) -> str:
         return f"RoutingFunction({self.name!r}, {self.topology!r}, vcs={self.num_vcs})"
@@ -360,8 +376,14 @@ class RoutingFunction:
         """:meth:`candidates` as ``(channel, vc, state)`` tuples, for arguments already checked: node ids ``cur !=
         dest``, ``-1 <= in_ch < num_channels`` (-1 at injection), ``state`` of ``STATE_SIZE`` ints, ``rand >= 0``
         (the route walkers' inner loop, whose arguments come from checked ones and from the kernel's outputs)."""
-        count = int(self.kernel(self.tables, cur, dest, in_ch, in_vc, np.asarray(state, dtype=np.int64), rand,
-                                self._out_ch, self._out_vc, self._out_state))  # fmt: skip
+        state = np.asarray(state, dtype=np.int64)
+        typed = getattr(self, "_typed", None)  # None on an instance unpickled from before it existed
+        if typed is not None and typed[0] is self.kernel and typed[1] is self.tables and state.shape == (STATE_SIZE,):
+            kernel = _kernel_entry(self.kernel)
+        else:  # tables or kernel replaced since: the dispatcher types them
+            kernel = self.kernel
+        count = int(kernel(self.tables, cur, dest, in_ch, in_vc, state, rand, self._out_ch, self._out_vc,
+                           self._out_state))  # fmt: skip
         if not 0 <= count <= MAX_CANDIDATES:
             raise ValueError(f"routing {self.name!r} returned {count} candidates at node {cur} for destination "
                              f"{dest} (allowed 0..{MAX_CANDIDATES})")  # fmt: skip
