@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
@@ -171,7 +172,6 @@ class Torus:
         self.strides = np.cumprod((1,) + radices[:-1]).astype(np.int64)
         self._radix_array = np.asarray(radices, dtype=np.int64)
         self._channels: dict[str, np.ndarray] | None = None  # built on first use (a 7-ary 8-cube has 29 M)
-        self._links: tuple[np.ndarray, np.ndarray] | None = None  # likewise (random_link_faults)
 
     # ------------------------------------------------------------------ basic facts
     @property
@@ -387,8 +387,8 @@ class Torus:
         return table
 
     def _link_table(self) -> tuple[np.ndarray, np.ndarray]:
-        """The links as groups of channel ids, built on first use and cached (read-only): ``(offsets, channels)``,
-        link ``i`` being ``channels[offsets[i]:offsets[i + 1]]``.
+        """The links as groups of channel ids (read-only; cached per process for the last few topologies, by value):
+        ``(offsets, channels)``, link ``i`` being ``channels[offsets[i]:offsets[i + 1]]``.
 
         A bidirectional link is every channel joining the same two nodes (either way); on a unidirectional torus
         each channel is a link.  Links are in the order of their lowest channel id, the channels of a link in
@@ -398,28 +398,7 @@ class Torus:
         >>> [channels[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])]
         [[0, 5], [1, 2], [3, 4]]
         """
-        if self._links is not None:
-            return self._links
-        check_memory(_LINK_TABLE_BYTES * self.num_channels, f"the link table of {network_size(self)}")
-        channel_ids = np.arange(self.num_channels, dtype=np.int64)
-        if not self.bidirectional:
-            offsets, channels = np.arange(self.num_channels + 1, dtype=np.int64), channel_ids
-        else:
-            low = np.minimum(self.channel_src, self.channel_dst)
-            high = np.maximum(self.channel_src, self.channel_dst)
-            order = np.lexsort((channel_ids, high, low))  # by node pair, then channel id
-            low, high = low[order], high[order]
-            starts_group = np.ones(order.size, dtype=bool)
-            starts_group[1:] = (low[1:] != low[:-1]) | (high[1:] != high[:-1])
-            group_start = np.flatnonzero(starts_group)
-            group_size = np.diff(np.append(group_start, order.size))
-            by_lowest_channel = np.argsort(order[group_start], kind="stable")
-            offsets = np.concatenate([[0], np.cumsum(group_size[by_lowest_channel])]).astype(np.int64)
-            channels = order[_ranges(group_start[by_lowest_channel], group_size[by_lowest_channel])]
-        offsets.setflags(write=False)
-        channels.setflags(write=False)
-        self._links = (offsets, channels)
-        return self._links
+        return _cached_link_table(type(self), self.radices, self.bidirectional)
 
     @property
     def channel_src(self) -> np.ndarray:
@@ -649,6 +628,32 @@ class Mesh(Torus):
     """
 
     wraparound = False
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_link_table(cls: type, radices: tuple[int, ...], bidirectional: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Torus._link_table` of the topology with these settings (keyed by value, so every instance of one
+    network shares it, and built on an instance of its own, so the cache holds no channel table)."""
+    topology = _rebuild_topology(cls, len(radices), radices, bidirectional)
+    check_memory(_LINK_TABLE_BYTES * topology.num_channels, f"the link table of {network_size(topology)}")
+    channel_ids = np.arange(topology.num_channels, dtype=np.int64)
+    if not topology.bidirectional:
+        offsets, channels = np.arange(topology.num_channels + 1, dtype=np.int64), channel_ids
+    else:
+        low = np.minimum(topology.channel_src, topology.channel_dst)
+        high = np.maximum(topology.channel_src, topology.channel_dst)
+        order = np.lexsort((channel_ids, high, low))  # by node pair, then channel id
+        low, high = low[order], high[order]
+        starts_group = np.ones(order.size, dtype=bool)
+        starts_group[1:] = (low[1:] != low[:-1]) | (high[1:] != high[:-1])
+        group_start = np.flatnonzero(starts_group)
+        group_size = np.diff(np.append(group_start, order.size))
+        by_lowest_channel = np.argsort(order[group_start], kind="stable")
+        offsets = np.concatenate([[0], np.cumsum(group_size[by_lowest_channel])]).astype(np.int64)
+        channels = order[_ranges(group_start[by_lowest_channel], group_size[by_lowest_channel])]
+    offsets.setflags(write=False)
+    channels.setflags(write=False)
+    return offsets, channels
 
 
 def _rebuild_topology(cls: type, dims: int, radices: tuple[int, ...], bidirectional: bool) -> Torus:
