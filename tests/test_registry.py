@@ -129,6 +129,8 @@ def test_candidates_through_the_compiled_entry_equal_the_dispatchers(case, name,
                 assert rf._candidate_tuples(cur, dst, in_ch, in_vc, state, rand) == expected
                 assert clone._candidate_tuples(cur, dst, in_ch, in_vc, state, rand) == expected
     before = rf._candidate_tuples(1, 0, -1, 0, rf.initial_state(), 0)
+    strided = np.zeros(2 * len(rf.initial_state()), dtype=np.int64)[::2]  # a state array not C-contiguous
+    assert [(c.channel, c.vc, c.state) for c in rf.candidates(1, 0, state=strided)] == before
     rf.tables = rf.tables._replace()  # an equal copy: no longer the tables whose type was checked
     _kernel_entry.cache_clear()
     assert rf._candidate_tuples(1, 0, -1, 0, rf.initial_state(), 0) == before

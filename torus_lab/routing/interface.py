@@ -321,8 +321,9 @@ class RoutingFunction:
         self._out_ch = np.zeros(MAX_CANDIDATES, dtype=np.int64)
         self._out_vc = np.zeros(MAX_CANDIDATES, dtype=np.int64)
         self._out_state = np.zeros((MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
-        # the kernel and tables _candidate_tuples may call through _kernel_entry (tables of the signature's type)
-        self._typed = (self.kernel, self.tables) if typeof(self.tables) == KERNEL_SIG.args[0] else None
+        # the kernel, tables and outputs _candidate_tuples may call through _kernel_entry (the signature's types)
+        typed = typeof(self.tables) == KERNEL_SIG.args[0]
+        self._typed = (self.kernel, self.tables, self._out_ch, self._out_vc, self._out_state) if typed else None
 
     def __repr__(self) -> str:
         return f"RoutingFunction({self.name!r}, {self.topology!r}, vcs={self.num_vcs})"
@@ -376,11 +377,13 @@ class RoutingFunction:
         """:meth:`candidates` as ``(channel, vc, state)`` tuples, for arguments already checked: node ids ``cur !=
         dest``, ``-1 <= in_ch < num_channels`` (-1 at injection), ``state`` of ``STATE_SIZE`` ints, ``rand >= 0``
         (the route walkers' inner loop, whose arguments come from checked ones and from the kernel's outputs)."""
-        state = np.asarray(state, dtype=np.int64)
+        state = np.ascontiguousarray(state, dtype=np.int64)
         typed = getattr(self, "_typed", None)  # None on an instance unpickled from before it existed
-        if typed is not None and typed[0] is self.kernel and typed[1] is self.tables and state.shape == (STATE_SIZE,):
+        if (typed is not None and typed[0] is self.kernel and typed[1] is self.tables and typed[2] is self._out_ch
+                and typed[3] is self._out_vc and typed[4] is self._out_state and state.shape == (STATE_SIZE,)
+                and state.flags.aligned):  # fmt: skip
             kernel = _kernel_entry(self.kernel)
-        else:  # tables or kernel replaced since: the dispatcher types them
+        else:  # something replaced since: the dispatcher types the arguments
             kernel = self.kernel
         count = int(kernel(self.tables, cur, dest, in_ch, in_vc, state, rand, self._out_ch, self._out_vc,
                            self._out_state))  # fmt: skip
@@ -430,7 +433,8 @@ class RoutingFunction:
     def hops_to_nodes(self, src, hops: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
         """Node sequence (coordinate tuples) of a route given as ``(channel, vc)`` hops from ``src``."""
         nodes = [self.topology.coords(self._node_id(src))]
-        reached = self.topology.channel_dst[np.asarray([c for c, _ in hops if c >= 0], dtype=np.int64)]
+        channels = [c for c, _ in hops if c >= 0]  # indexes as before: a non-integer id is an IndexError
+        reached = self.topology.channel_dst[np.asarray(channels)] if channels else np.zeros(0, dtype=np.int64)
         nodes += [tuple(node) for node in self.topology.coords(reached).tolist()]
         return nodes
 
