@@ -23,8 +23,11 @@ from torus_lab.deadlock import (
     ring_minimal_routes,
     ring_second_vc_channels,
     ring_vc_usage,
+    route_length_table,
+    state_graph,
     vcs_per_channel,
 )
+from torus_lab.routing.direction_first import direction_first_routing
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.routing.turn_model import duato_routing, pfnf_routing, turn_model_routing
 from torus_lab.studies.virtual_mesh import forced_cycle_messages
@@ -265,3 +268,60 @@ def test_destinations_restrict_the_graph():
     assert {d["dest"] for _, _, d in sub.edges(data=True)} == {0}
     assert np.all([full.has_edge(*e) for e in sub.edges])
 
+
+
+@pytest.mark.parametrize(
+    "rf",
+    [
+        direction_first_routing(Torus(2, 4), wraps="none"),
+        direction_first_routing(Torus(2, 3), wraps="first"),
+        direction_first_routing(Torus(2, 4), faults=Faults(links=frozenset({0, 9, 17}))),
+        direction_first_routing(Torus(2, 4), faults=Faults(nodes=frozenset({(1, 1)})), misroute="none"),
+        direction_first_routing(Torus(2, 4), faults=Faults(links=frozenset({0, 9, 17})), misroute="detour"),
+        turn_model_routing(Mesh(2, 3), "west-first"),
+    ],
+    ids=lambda r: f"{r.name}-{r.topology!r}",
+)
+def test_route_length_table_agrees_with_route_enumeration(rf):
+    """Shortest and longest routes, stuck choices and Lee distances of every pair, against every enumerated route
+    (pairs with a loop, max_hops inf, have some enumerated route cut at the hop limit)."""
+    topo = rf.topology
+    table = route_length_table(rf)
+    working = topo.num_nodes - (len(rf.faults.nodes) if rf.faults else 0)
+    assert len(table) == working * (working - 1)
+    for row in table.itertuples():
+        src, dst = topo.coords(row.src), topo.coords(row.dst)
+        routes = list(rf.enumerate_routes(src, dst))
+        whole = [len(r) for r in routes if not r or r[-1] != (-1, -1)]
+        assert row.lee == topo.lee_distance(src, dst)
+        assert row.min_hops == (min(whole) if whole else np.inf)
+        cut = [r for r in routes if r and r[-1] == (-1, -1)]
+        if row.max_hops == np.inf:
+            assert any(len(r) > 4 * topo.diameter + 4 for r in cut)
+        else:
+            assert row.max_hops == max(whole, default=-np.inf)
+        assert row.can_stick == any(len(r) <= 4 * topo.diameter + 4 for r in cut)
+
+
+def test_state_graph_edges_are_the_routing_choices():
+    """Every situation's out-edges are its candidates (over every random word), landing where the hop leads."""
+    rf = direction_first_routing(Torus(2, 4), faults=Faults(links=frozenset({0, 9, 17})))
+    topo = rf.topology
+    graph, starts = state_graph(rf, (1, 2))
+    dest = topo.node_id((1, 2))
+    assert sorted(starts) == [v for v in range(topo.num_nodes) if v != dest]
+    for situation in graph:
+        if situation in (("done",), ("stuck",)):
+            assert graph.out_degree(situation) == 0
+            continue
+        cur, in_ch, in_vc, state = situation
+        cands = {(c.channel, c.vc, c.state) for rand in range(rf.random_choices)
+                 for c in rf.candidates(cur, dest, None if in_ch < 0 else in_ch, in_vc, state, rand)}  # fmt: skip
+        hops = {graph.edges[situation, nxt]["hop"]: nxt for nxt in graph.successors(situation)}
+        if not cands:
+            assert list(graph.successors(situation)) == [("stuck",)]
+            continue
+        assert set(hops) == {(ch, vc) for ch, vc, _ in cands}
+        for ch, vc, after in cands:
+            reached = int(topo.channel_dst[ch])
+            assert hops[ch, vc] == (("done",) if reached == dest else (reached, ch, vc, after))

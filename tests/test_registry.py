@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from routing_cases import CASES, behaviour_digest, case_faults
 
@@ -99,3 +100,40 @@ def test_routing_table_and_cli_list_every_entry_option_and_source(capsys):
         assert entry.name in out and entry.source in out
         for opt in entry.options:
             assert opt.name in out
+
+
+@pytest.mark.parametrize(("case", "name", "options", "topology", "faults"), CASES[::5], ids=[c[0] for c in CASES[::5]])
+def test_candidates_through_the_compiled_entry_equal_the_dispatchers(case, name, options, topology, faults):
+    """The route walkers' fast call (the kernel's compiled entry, no argument typing) answers as the dispatcher
+    does in every reachable situation, also on a pickled copy; replaced tables go back to the dispatcher."""
+    import pickle
+
+    from torus_lab.deadlock import state_graph
+    from torus_lab.routing.interface import _kernel_entry
+
+    topo = topology()
+    rf = make_routing({"name": name, **options}, topo, faults=case_faults(topo, faults))
+    assert rf._typed is not None
+    clone = pickle.loads(pickle.dumps(rf))
+    for dst in (0, topo.num_nodes - 1):
+        graph, _ = state_graph(rf, dst)
+        for situation in graph:
+            if len(situation) != 4:
+                continue
+            cur, in_ch, in_vc, state = situation
+            for rand in range(rf.random_choices):
+                count = rf.kernel(rf.tables, cur, dst, in_ch, in_vc, np.array(state, dtype=np.int64), rand,
+                                  rf._out_ch, rf._out_vc, rf._out_state)  # fmt: skip
+                expected = [(int(rf._out_ch[m]), int(rf._out_vc[m]), tuple(int(v) for v in rf._out_state[m]))
+                            for m in range(count)]  # fmt: skip
+                assert rf._candidate_tuples(cur, dst, in_ch, in_vc, state, rand) == expected
+                assert clone._candidate_tuples(cur, dst, in_ch, in_vc, state, rand) == expected
+    before = rf._candidate_tuples(1, 0, -1, 0, rf.initial_state(), 0)
+    strided = np.zeros(2 * len(rf.initial_state()), dtype=np.int64)[::2]  # a state array not C-contiguous
+    assert [(c.channel, c.vc, c.state) for c in rf.candidates(1, 0, state=strided)] == before
+    rf.tables = rf.tables._replace()  # an equal copy: no longer the tables whose type was checked
+    _kernel_entry.cache_clear()
+    assert rf._candidate_tuples(1, 0, -1, 0, rf.initial_state(), 0) == before
+    assert _kernel_entry.cache_info().currsize == 0  # answered by the dispatcher
+    assert clone._candidate_tuples(1, 0, -1, 0, clone.initial_state(), 0) == before
+    assert _kernel_entry.cache_info().currsize == 1

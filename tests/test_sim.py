@@ -326,3 +326,40 @@ def test_packet_min_hops_equal_the_lee_distance_of_their_endpoints(dims, radix, 
     pairs = np.array(data.draw(st.lists(st.tuples(ids, ids), min_size=1, max_size=30)), dtype=np.int64)
     expected = topology.lee_distance(topology.coords(pairs[:, 0]), topology.coords(pairs[:, 1]))
     assert _min_hops(topology, pairs[:, 0], pairs[:, 1]).tolist() == expected.tolist()
+
+
+def test_alive_gen_is_the_pool_minus_the_free_stack():
+    """alive_gen gives the creation cycles of exactly the ids not on the free stack, in id order, after a real run
+    and after any sequence of pops and pushes at the stack's top (the kernel's discipline), down to an empty stack."""
+    from torus_lab.sim.engine import _new_runner, _traffic_nodes
+
+    rf = ecube_routing(Torus(2, 4), datelines=True, vcs=2)
+    config = SimConfig(offered_load=0.5, warmup=0, measure=100, queue_capacity=2)
+    active, hot = _traffic_nodes(rf, config)
+    runner = _new_runner(rf, config, 3, active, hot)
+    arrays = runner.arrays
+
+    def expected() -> np.ndarray:
+        free = arrays.free_stack[: int(arrays.free_top[0])]
+        return arrays.pk_gen[np.setdiff1d(np.arange(arrays.pk_gen.size), free)]
+
+    runner.advance(60)
+    assert 0 < runner.alive_gen().size < arrays.pk_gen.size
+    assert np.array_equal(runner.alive_gen(), expected())
+    rng = np.random.default_rng(0)
+    arrays.pk_gen[:] = rng.integers(0, 10**6, arrays.pk_gen.size)
+    free = arrays.free_stack[: int(arrays.free_top[0])]
+    alive = sorted(set(range(arrays.pk_gen.size)) - set(free.tolist()))
+    lowest = arrays.pk_gen.size
+    for step in range(4 * arrays.pk_gen.size):
+        top = int(arrays.free_top[0])
+        lowest = min(lowest, top)
+        popping = step < 2 * arrays.pk_gen.size  # mostly pops, then mostly pushes
+        if top > 0 and (not alive or rng.random() < (0.8 if popping else 0.2)):  # a new packet: its id leaves the top
+            arrays.free_top[0] = top - 1
+            alive.append(int(arrays.free_stack[top - 1]))
+        else:  # a packet leaves: its id goes back on top
+            arrays.free_stack[top] = alive.pop(int(rng.integers(len(alive))))
+            arrays.free_top[0] = top + 1
+        assert np.array_equal(runner.alive_gen(), expected()), step
+    assert lowest == 0 and int(arrays.free_top[0]) > arrays.pk_gen.size // 2

@@ -316,3 +316,49 @@ def test_routing_tables_coordinates_match_the_node_ids(topology):
     assert np.array_equal(table, topology.coords(ids))
     for d in range(n):
         assert np.array_equal(table[:, d], (ids // tables.strides[d]) % tables.radices[d])
+
+
+@settings(max_examples=40, deadline=None)
+@given(topologies())
+def test_link_table_groups_each_links_channels(topology):
+    """Every channel in exactly one link; a link is every channel joining one node pair (one channel on a
+    unidirectional torus); links ordered by their lowest channel, channels ascending (random_link_faults' numbering)."""
+    offsets, channels = topology._link_table()
+    groups = [channels[a:b].tolist() for a, b in itertools.pairwise(offsets.tolist())]
+    assert sorted(c for group in groups for c in group) == list(range(topology.num_channels))
+    pairs = [{frozenset((int(topology.channel_src[c]), int(topology.channel_dst[c]))) for c in group}
+             for group in groups]  # fmt: skip
+    assert all(len(p) == 1 for p in pairs)
+    if topology.bidirectional:
+        assert len({next(iter(p)) for p in pairs}) == len(groups)
+    else:
+        assert all(len(group) == 1 for group in groups)
+    assert all(group == sorted(group) for group in groups)
+    assert [group[0] for group in groups] == sorted(group[0] for group in groups)
+
+
+@settings(max_examples=40, deadline=None)
+@given(topologies(), st.integers(0, 2**32 - 1), st.data())
+def test_random_link_faults_are_the_drawn_links(topology, seed, data):
+    """The fault set is the links at the indices one ``choice`` of the seed's Generator draws (seed-stable sets)."""
+    offsets, channels = topology._link_table()
+    count = data.draw(st.integers(0, len(offsets) - 1))
+    drawn = np.random.default_rng(np.random.SeedSequence(seed)).choice(len(offsets) - 1, size=count, replace=False)
+    expected = {int(c) for i in drawn for c in channels[offsets[i] : offsets[i + 1]]}
+    assert random_link_faults(topology, count=count, seed=seed).links == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(topologies(), st.data())
+def test_bfs_distances_with_faults_match_networkx(topology, data):
+    nodes = topology.nodes()
+    faulty = data.draw(st.sets(st.sampled_from(nodes), max_size=2))
+    links = data.draw(st.sets(st.integers(0, topology.num_channels - 1), max_size=4))
+    faults = Faults(nodes=frozenset(faulty), links=frozenset(links))
+    source = data.draw(st.sampled_from(nodes))
+    dist = bfs_distances(topology, source, faults)
+    if source in faulty:
+        assert (dist == -1).all()
+        return
+    reached = nx.single_source_shortest_path_length(topology.to_networkx(faults), source)
+    assert dist.tolist() == [reached.get(v, -1) for v in nodes]

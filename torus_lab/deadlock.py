@@ -719,6 +719,7 @@ def ring_second_vc_channels(
 
 # ====================================================================== issue 6's Python reference versions
 _DONE = ("done",)
+_STUCK = ("stuck",)
 
 
 def state_graph(routing: RoutingFunction, dst) -> tuple[nx.DiGraph, dict[int, tuple]]:
@@ -734,7 +735,11 @@ def state_graph(routing: RoutingFunction, dst) -> tuple[nx.DiGraph, dict[int, tu
     with naming("dst"):
         dest = routing._node_id(dst)
     faulty = {topo.node_id(v) for v in routing.faults.nodes} if routing.faults else set()
-    graph = nx.DiGraph()
+    channel_dst = topo.channel_dst
+    # the graph's nodes and edges in the order the walk meets them (dicts keep it; a repeated edge keeps its place
+    # and takes the last hop, as add_edge would), handed to networkx in one go
+    situations: dict[tuple, None] = {}
+    edges: dict[tuple[tuple, tuple], tuple[int, int] | None] = {}
     starts = {}
     stack = []
     for src in range(topo.num_nodes):
@@ -742,25 +747,29 @@ def state_graph(routing: RoutingFunction, dst) -> tuple[nx.DiGraph, dict[int, tu
             continue
         start = (src, -1, 0, routing.initial_state())
         starts[src] = start
-        if start not in graph:
-            graph.add_node(start)
+        if start not in situations:
+            situations[start] = None
             stack.append(start)
     while stack:
         situation = stack.pop()
         cur, in_ch, in_vc, state = situation
         found = False
         for rand in range(routing.random_choices):
-            for cand in routing.candidates(cur, dest, None if in_ch < 0 else in_ch, in_vc, state, rand):
+            for channel, vc, state_after in routing._candidate_tuples(cur, dest, in_ch, in_vc, state, rand):
                 found = True
-                nxt_node = int(topo.channel_dst[cand.channel])
-                nxt = _DONE if nxt_node == dest else (nxt_node, cand.channel, cand.vc, cand.state)
-                if nxt not in graph:
-                    graph.add_node(nxt)
+                nxt_node = int(channel_dst[channel])
+                nxt = _DONE if nxt_node == dest else (nxt_node, channel, vc, state_after)
+                if nxt not in situations:
+                    situations[nxt] = None
                     if nxt != _DONE:
                         stack.append(nxt)
-                graph.add_edge(situation, nxt, hop=(cand.channel, cand.vc))
+                edges[situation, nxt] = (channel, vc)
         if not found:
-            graph.add_edge(situation, ("stuck",), hop=None)
+            situations.setdefault(_STUCK, None)
+            edges[situation, _STUCK] = None
+    graph = nx.DiGraph()
+    graph.add_nodes_from(situations)
+    graph.add_edges_from((u, v, {"hop": hop}) for (u, v), hop in edges.items())
     return graph, starts
 
 
@@ -771,6 +780,51 @@ def find_dependency_cycle(cdg: nx.DiGraph) -> list[tuple[int, int]] | None:
         return [edge[0] for edge in nx.find_cycle(cdg)]
     except nx.NetworkXNoCycle:
         return None
+
+
+def _ancestors_or_self(graph: nx.DiGraph, targets: set) -> set:
+    """The nodes of ``graph`` with a path to a node of ``targets`` (``targets`` included): one backward search
+    from all of them (the union of their ``nx.ancestors``).
+
+    >>> sorted(_ancestors_or_self(nx.DiGraph([(1, 2), (2, 3), (4, 3), (3, 5)]), {3}))
+    [1, 2, 3, 4]
+    """
+    found, frontier = set(targets), list(targets)
+    pred = graph.pred
+    while frontier:
+        for u in pred[frontier.pop()]:
+            if u not in found:
+                found.add(u)
+                frontier.append(u)
+    return found
+
+
+def _longest_to_done(graph: nx.DiGraph, reach_cycle: set) -> dict:
+    """Longest path length to ``("done",)`` from every node of ``graph`` outside ``reach_cycle`` (-inf where no
+    path reaches it), by longest successor first: a node is settled once all its successors are (their part of the
+    graph is acyclic and closed under successors, since a node with a successor in ``reach_cycle`` is in it).
+
+    >>> g = nx.DiGraph([("a", "b"), ("b", _DONE), ("a", _DONE), ("c", _STUCK)])
+    >>> _longest_to_done(g, set()) == {_DONE: 0, _STUCK: -math.inf, "b": 1, "a": 2, "c": -math.inf}
+    True
+    """
+    succ, pred = graph.succ, graph.pred
+    waiting = {v: len(succ[v]) for v in graph if v not in reach_cycle}
+    ready = [v for v, count in waiting.items() if count == 0]
+    longest: dict = {}
+    while ready:
+        v = ready.pop()
+        if v == _DONE:
+            longest[v] = 0
+        else:
+            lengths = [longest[w] + 1 for w in succ[v]]
+            longest[v] = max(lengths) if lengths else -math.inf
+        for u in pred[v]:
+            if u in waiting:
+                waiting[u] -= 1
+                if waiting[u] == 0:
+                    ready.append(u)
+    return longest
 
 
 def route_length_table(routing: RoutingFunction) -> pd.DataFrame:
@@ -800,28 +854,22 @@ def route_length_table(routing: RoutingFunction) -> pd.DataFrame:
         for comp in nx.strongly_connected_components(graph):
             if len(comp) > 1 or any(graph.has_edge(v, v) for v in comp):
                 cyclic |= comp
-        reach_cycle = set()
-        for v in cyclic:
-            reach_cycle |= nx.ancestors(graph, v) | {v}
+        reach_cycle = _ancestors_or_self(graph, cyclic)
         stuck = ("stuck",) in graph
         reach_stuck = (nx.ancestors(graph, ("stuck",)) if stuck else set())
-        longest: dict = {}
-        acyclic = graph.subgraph([v for v in graph if v not in reach_cycle])
-        for v in reversed(list(nx.topological_sort(acyclic))):
-            if v == _DONE:
-                longest[v] = 0
-                continue
-            succ = [longest[w] + 1 for w in acyclic.successors(v) if w in longest]
-            longest[v] = max(succ) if succ else -math.inf
+        longest = _longest_to_done(graph, reach_cycle)
         for src, start in starts.items():
             rows.append(
                 {
                     "src": src,
                     "dst": dst,
-                    "lee": int(topo.lee_distance(topo.coords(src), topo.coords(dst))),
                     "min_hops": shortest.get(start, math.inf),
                     "max_hops": math.inf if start in reach_cycle else longest.get(start, -math.inf),
                     "can_stick": start in reach_stuck,
                 }
             )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if len(table):  # the Lee distances of every pair at once
+        ends = [topo.coords(table[end].to_numpy(dtype=np.int64)) for end in ("src", "dst")]
+        table.insert(2, "lee", np.asarray(topo.lee_distance(*ends), dtype=np.int64))
+    return table

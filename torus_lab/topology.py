@@ -25,10 +25,10 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
-from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -66,6 +66,9 @@ MAX_NODES = 2**62
 #: the slot map and the four channel arrays): 172-178 measured with tracemalloc on Torus(2, 1000), Torus(6, 8),
 #: Torus(12, 3) and Mesh(3, 50), plus a margin.
 _CHANNEL_TABLE_BYTES = 192
+#: Peak bytes per channel of grouping the channels into links (:meth:`Torus._link_table`: the two end arrays, the
+#: sort order, the group marks and starts, the gather index and the result, 8 bytes each, plus a margin).
+_LINK_TABLE_BYTES = 96
 #: Largest number of dimensions (every radix is at least 2, so ``2**dims <= MAX_NODES``).
 MAX_DIMS = 62
 
@@ -391,6 +394,20 @@ class Torus:
         self._channels = table
         return table
 
+    def _link_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """The links as groups of channel ids (read-only; cached per process for the last few topologies, by value):
+        ``(offsets, channels)``, link ``i`` being ``channels[offsets[i]:offsets[i + 1]]``.
+
+        A bidirectional link is every channel joining the same two nodes (either way); on a unidirectional torus
+        each channel is a link.  Links are in the order of their lowest channel id, the channels of a link in
+        increasing order (the order :func:`random_link_faults` numbers the links in).
+
+        >>> offsets, channels = Torus(1, 3)._link_table()
+        >>> [channels[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])]
+        [[0, 5], [1, 2], [3, 4]]
+        """
+        return _cached_link_table(type(self), self.radices, self.bidirectional)
+
     @property
     def channel_src(self) -> np.ndarray:
         """Source node id of every channel."""
@@ -621,6 +638,32 @@ class Mesh(Torus):
     wraparound = False
 
 
+@functools.lru_cache(maxsize=4)
+def _cached_link_table(cls: type, radices: tuple[int, ...], bidirectional: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Torus._link_table` of the topology with these settings (keyed by value, so every instance of one
+    network shares it, and built on an instance of its own, so the cache holds no channel table)."""
+    topology = _rebuild_topology(cls, len(radices), radices, bidirectional)
+    check_memory(_LINK_TABLE_BYTES * topology.num_channels, f"the link table of {network_size(topology)}")
+    channel_ids = np.arange(topology.num_channels, dtype=np.int64)
+    if not topology.bidirectional:
+        offsets, channels = np.arange(topology.num_channels + 1, dtype=np.int64), channel_ids
+    else:
+        low = np.minimum(topology.channel_src, topology.channel_dst)
+        high = np.maximum(topology.channel_src, topology.channel_dst)
+        order = np.lexsort((channel_ids, high, low))  # by node pair, then channel id
+        low, high = low[order], high[order]
+        starts_group = np.ones(order.size, dtype=bool)
+        starts_group[1:] = (low[1:] != low[:-1]) | (high[1:] != high[:-1])
+        group_start = np.flatnonzero(starts_group)
+        group_size = np.diff(np.append(group_start, order.size))
+        by_lowest_channel = np.argsort(order[group_start], kind="stable")
+        offsets = np.concatenate([[0], np.cumsum(group_size[by_lowest_channel])]).astype(np.int64)
+        channels = order[_ranges(group_start[by_lowest_channel], group_size[by_lowest_channel])]
+    offsets.setflags(write=False)
+    channels.setflags(write=False)
+    return offsets, channels
+
+
 def _rebuild_topology(cls: type, dims: int, radices: tuple[int, ...], bidirectional: bool) -> Torus:
     if cls is Mesh:
         return Mesh(dims, radices)
@@ -781,14 +824,21 @@ def random_link_faults(
     4
     """
     _check_topology("topology", topology)
-    links: dict[frozenset[int] | int, list[int]] = {}
-    for cid in range(topology.num_channels):
-        ends = frozenset((int(topology.channel_src[cid]), int(topology.channel_dst[cid])))
-        links.setdefault(ends if topology.bidirectional else cid, []).append(cid)
-    link_channels = list(links.values())
-    how_many = _fault_count(len(link_channels), count, rate, "link")
-    chosen = _as_generator(seed).choice(len(link_channels), size=how_many, replace=False)
-    return Faults(links=frozenset(cid for index in chosen for cid in link_channels[int(index)]))
+    offsets, channels = topology._link_table()
+    how_many = _fault_count(len(offsets) - 1, count, rate, "link")
+    chosen = _as_generator(seed).choice(len(offsets) - 1, size=how_many, replace=False)
+    chosen = np.asarray(chosen, dtype=np.int64)
+    return Faults(links=frozenset(channels[_ranges(offsets[chosen], offsets[chosen + 1] - offsets[chosen])].tolist()))
+
+
+def _ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The concatenated index ranges ``starts[i] .. starts[i] + sizes[i] - 1``.
+
+    >>> _ranges(np.array([5, 0]), np.array([2, 3])).tolist()
+    [5, 6, 0, 1, 2]
+    """
+    ends = np.cumsum(sizes)
+    return np.repeat(starts - (ends - sizes), sizes) + np.arange(ends[-1] if len(ends) else 0)
 
 
 # ---------------------------------------------------------------------- paths
@@ -884,7 +934,8 @@ def avoids_faults(topology: Torus, path: Sequence[Iterable[int]], faults: Faults
 def bfs_distances(topology: Torus, source: Iterable[int], faults: Faults | None = None) -> np.ndarray:
     """Hop distance from ``source`` to every node id (-1 where unreachable), avoiding ``faults``.
 
-    A plain reference BFS over the channel table, used by tests and oracles.
+    A plain reference BFS over the channel table (level by level, one array step per distance), used by tests,
+    oracles and the connectivity test of random fault sets.
 
     Examples
     --------
@@ -900,15 +951,17 @@ def bfs_distances(topology: Torus, source: Iterable[int], faults: Faults | None 
     dist = np.full(topology.num_nodes, -1, dtype=np.int64)
     if node_bad[start]:
         return dist
-    order = np.argsort(topology.channel_src, kind="stable")
-    first = np.searchsorted(topology.channel_src[order], np.arange(topology.num_nodes + 1))
+    # level by level: the channels out of the frontier (a node's are its row of the slot table), those usable,
+    # and the nodes they reach for the first time
+    out_channels = topology.channel_slots.reshape(topology.num_nodes, -1)
+    usable = ~link_bad & ~node_bad[topology.channel_dst]
     dist[start] = 0
-    queue = deque([start])
-    while queue:
-        u = queue.popleft()
-        for cid in order[first[u] : first[u + 1]]:
-            v = int(topology.channel_dst[cid])
-            if dist[v] < 0 and not node_bad[v] and not link_bad[cid]:
-                dist[v] = dist[u] + 1
-                queue.append(v)
+    frontier, level = np.array([start], dtype=np.int64), 0
+    while frontier.size:
+        level += 1
+        channels = out_channels[frontier].ravel()
+        channels = channels[channels >= 0]
+        reached = topology.channel_dst[channels[usable[channels]]]
+        frontier = np.unique(reached[dist[reached] < 0])
+        dist[frontier] = level
     return dist

@@ -35,6 +35,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -158,6 +159,17 @@ def kernel_handle(kernel):
     handle = CompileResultWAP(result)
     _HANDLES[id(kernel)] = (kernel, handle)
     return handle
+
+
+@functools.cache
+def _kernel_entry(kernel) -> Callable:
+    """The machine code of ``kernel`` compiled for :data:`KERNEL_SIG` (:func:`compile_kernel` compiled it), called
+    without the dispatcher's argument typing (a tenth of the cost of a call from Python; the same code runs).
+
+    Only for arguments of exactly that signature: :meth:`RoutingFunction._candidate_tuples` calls it with its own
+    tables and output arrays, whose numba types it checked once.  Per process (a compiled entry does not pickle).
+    """
+    return kernel.get_overload(KERNEL_SIG)
 
 
 def compile_for_kernel(runner, args: Sequence, position: int = 0):
@@ -318,6 +330,8 @@ class RoutingFunction:
     spec: dict | None = None
 
     def __post_init__(self) -> None:
+        from numba import typeof
+
         check_str("name", self.name)
         if not callable(self.kernel):
             raise TypeError(f"kernel must be a compiled routing kernel, got {self.kernel!r}")
@@ -342,6 +356,9 @@ class RoutingFunction:
         self._out_ch = np.zeros(MAX_CANDIDATES, dtype=np.int64)
         self._out_vc = np.zeros(MAX_CANDIDATES, dtype=np.int64)
         self._out_state = np.zeros((MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
+        # the kernel, tables and outputs _candidate_tuples may call through _kernel_entry (the signature's types)
+        typed = typeof(self.tables) == KERNEL_SIG.args[0]
+        self._typed = (self.kernel, self.tables, self._out_ch, self._out_vc, self._out_state) if typed else None
 
     def __repr__(self) -> str:
         return f"RoutingFunction({self.name!r}, {self.topology!r}, vcs={self.num_vcs})"
@@ -388,14 +405,30 @@ class RoutingFunction:
             raise ValueError(f"state must have {STATE_SIZE} entries, got {st.shape}")
         if rand < 0:
             raise ValueError(f"rand must be >= 0, got {rand}")
-        count = int(self.kernel(self.tables, cur, dest, in_ch, int(in_vc), st, int(rand), self._out_ch, self._out_vc,
-                                self._out_state))  # fmt: skip
+        return [Candidate(*found) for found in self._candidate_tuples(cur, dest, in_ch, int(in_vc), st, int(rand))]
+
+    def _candidate_tuples(self, cur: int, dest: int, in_ch: int, in_vc: int, state,
+                          rand: int) -> list[tuple[int, int, tuple[int, ...]]]:  # fmt: skip
+        """:meth:`candidates` as ``(channel, vc, state)`` tuples, for arguments already checked: node ids ``cur !=
+        dest``, ``-1 <= in_ch < num_channels`` (-1 at injection), ``state`` of ``STATE_SIZE`` ints, ``rand >= 0``
+        (the route walkers' inner loop, whose arguments come from checked ones and from the kernel's outputs)."""
+        state = np.ascontiguousarray(state, dtype=np.int64)
+        typed = getattr(self, "_typed", None)  # None on an instance unpickled from before it existed
+        if (typed is not None and typed[0] is self.kernel and typed[1] is self.tables and typed[2] is self._out_ch
+                and typed[3] is self._out_vc and typed[4] is self._out_state and state.shape == (STATE_SIZE,)
+                and state.flags.aligned):  # fmt: skip
+            kernel = _kernel_entry(self.kernel)
+        else:  # something replaced since: the dispatcher types the arguments
+            kernel = self.kernel
+        count = int(kernel(self.tables, cur, dest, in_ch, in_vc, state, rand, self._out_ch, self._out_vc,
+                           self._out_state))  # fmt: skip
         if not 0 <= count <= MAX_CANDIDATES:
             raise ValueError(f"routing {self.name!r} returned {count} candidates at node {cur} for destination "
                              f"{dest} (allowed 0..{MAX_CANDIDATES})")  # fmt: skip
         return [
-            Candidate(int(self._out_ch[m]), int(self._out_vc[m]), tuple(int(v) for v in self._out_state[m]))
-            for m in range(count)
+            (channel, vc, tuple(state_after))
+            for channel, vc, state_after in zip(self._out_ch[:count].tolist(), self._out_vc[:count].tolist(),
+                                                self._out_state[:count].tolist(), strict=True)  # fmt: skip
         ]
 
     # ------------------------------------------------------------------ whole routes
@@ -411,16 +444,20 @@ class RoutingFunction:
         state: tuple[int, ...] = self.initial_state()
         in_ch, in_vc = None, 0
         hops: list[tuple[int, int]] = []
+        channel_dst = self.topology.channel_dst
         while cur != dest:
             if len(hops) >= limit:
                 return None
-            cands = self.candidates(cur, dest, in_ch, in_vc, state, rand)
+            if hops:  # later hops: the arguments are the checked ones and the kernel's outputs
+                cands = [Candidate(*found) for found in self._candidate_tuples(cur, dest, in_ch, in_vc, state, rand)]
+            else:  # checks rand (and the rest) once, as every call did
+                cands = self.candidates(cur, dest, in_ch, in_vc, state, rand)
             if not cands:
                 return None
             pick = cands[0] if choose is None else choose(cands)
             hops.append((pick.channel, pick.vc))
             in_ch, in_vc, state = pick.channel, pick.vc, pick.state
-            cur = int(self.topology.channel_dst[pick.channel])
+            cur = int(channel_dst[pick.channel])
         return hops
 
     def route(self, src, dst, **kwargs) -> list[tuple[int, ...]] | None:
@@ -431,7 +468,9 @@ class RoutingFunction:
     def hops_to_nodes(self, src, hops: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
         """Node sequence (coordinate tuples) of a route given as ``(channel, vc)`` hops from ``src``."""
         nodes = [self.topology.coords(self._node_id(src))]
-        nodes += [self.topology.coords(int(self.topology.channel_dst[c])) for c, _ in hops if c >= 0]
+        channels = [c for c, _ in hops if c >= 0]  # indexes as before: a non-integer id is an IndexError
+        reached = self.topology.channel_dst[np.asarray(channels)] if channels else np.zeros(0, dtype=np.int64)
+        nodes += [tuple(node) for node in self.topology.coords(reached).tolist()]
         return nodes
 
     def enumerate_routes(self, src, dst, *, max_hops: int | None = None) -> Iterator[list[tuple[int, int]]]:
@@ -443,6 +482,7 @@ class RoutingFunction:
         cur0, dest = self._node_id(src), self._node_id(dst)
         limit = max_hops if max_hops is not None else 4 * self.topology.diameter + 4
         stack = [(cur0, -1, 0, self.initial_state(), ())]
+        channel_dst = self.topology.channel_dst
         while stack:
             cur, in_ch, in_vc, state, hops = stack.pop()
             if cur == dest:
@@ -453,11 +493,8 @@ class RoutingFunction:
                 continue
             seen: set[tuple] = set()
             for rand in range(self.random_choices):
-                for cand in self.candidates(cur, dest, None if in_ch < 0 else in_ch, in_vc, state, rand):
-                    key = (cand.channel, cand.vc, cand.state)
-                    if key not in seen:
-                        seen.add(key)
+                seen.update(self._candidate_tuples(cur, dest, in_ch, in_vc, state, rand))
             if not seen:
                 yield list(hops) + [(-1, -1)]
             for ch, vc, st in sorted(seen, reverse=True):
-                stack.append((int(self.topology.channel_dst[ch]), ch, vc, st, hops + ((ch, vc),)))
+                stack.append((int(channel_dst[ch]), ch, vc, st, hops + ((ch, vc),)))

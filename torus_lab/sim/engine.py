@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from collections.abc import Callable
@@ -449,11 +450,35 @@ class _Runner:
         return np.concatenate(self.chunks) if self.chunks else self.arrays.rec[:0]
 
     def alive_gen(self) -> np.ndarray:
-        """Creation cycles of the packets alive now (not on the free stack: queued or in the network)."""
+        """Creation cycles of the packets alive now (not on the free stack: queued or in the network), by packet id.
+
+        The pool's stack of free ids starts as ``pool - 1, ..., 1, 0`` (id 0 on top) and is only popped and pushed
+        at the top.  Its ``untouched`` bottom positions that hold those first ids hold every id from ``pool -
+        untouched`` up, all free (whatever the history: they lie below the top), so only the ids below are marked:
+        the pool part a run has used, not the whole pool each sample period.
+        """
         a = self.arrays
-        alive = np.ones(a.pk_gen.shape[0], dtype=bool)
-        alive[a.free_stack[: int(a.free_top[0])]] = False
-        return a.pk_gen[alive]
+        pool, top = a.pk_gen.shape[0], int(a.free_top[0])
+        free = a.free_stack[:top]
+        unchanged = free == _first_free_stack(pool)[:top]
+        untouched = top if unchanged.all() else int(np.argmin(unchanged))
+        used = pool - untouched
+        alive = np.ones(used, dtype=bool)
+        alive[free[untouched:]] = False
+        return a.pk_gen[:used][alive]
+
+
+@functools.lru_cache(maxsize=8)
+def _first_free_stack(pool: int) -> np.ndarray:
+    """The free stack of a fresh packet pool of ``pool`` ids, ``pool - 1, ..., 1, 0`` (read-only, cached per size;
+    the kernels' ``new_state`` starts every run with it).
+
+    >>> _first_free_stack(4).tolist()
+    [3, 2, 1, 0]
+    """
+    stack = np.arange(pool - 1, -1, -1, dtype=np.int64)
+    stack.setflags(write=False)
+    return stack
 
 
 def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap) -> _Runner:
@@ -517,32 +542,56 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
 def _min_hops(topology: Torus, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """``topology.lee_distance`` between the nodes of ids ``src`` and ``dst``, one dimension at a time: a shortest
     path's length is a sum over dimensions of a distance that depends only on the coordinate difference, taken
-    from a table of the ``2 radix - 1`` differences (no ``(packets, n)`` coordinate arrays: 5-10x faster on a
-    run's packets).
+    from a table of the ``2 radix - 1`` differences (:func:`_lee_tables`; no ``(packets, n)`` coordinate arrays:
+    5-10x faster on a run's packets).
 
     >>> t = Torus(2, 4)
     >>> _min_hops(t, np.array([0, 5]), np.array([15, 5])).tolist() == [t.lee_distance((0, 0), (3, 3)), 0]
     True
     """
     total = np.zeros(np.shape(src), dtype=np.int64)
-    for dim, (radix, stride) in enumerate(zip(topology.radices, topology.strides, strict=True)):
+    for radix, stride, table in zip(topology.radices, topology.strides, _lee_tables(topology), strict=True):
+        total += table[(dst // stride) % radix - (src // stride) % radix + radix - 1]
+    return total
+
+
+@functools.lru_cache(maxsize=32)
+def _lee_tables(topology: Torus) -> tuple[np.ndarray, ...]:
+    """Per dimension, ``topology.lee_distance`` of a coordinate difference ``d`` along that dimension alone, at
+    index ``d + radix - 1`` (read-only; cached per topology, which compares and hashes by value).
+
+    >>> [t.tolist() for t in _lee_tables(Torus(2, 3))]
+    [[1, 1, 0, 1, 1], [1, 1, 0, 1, 1]]
+    """
+    tables = []
+    for dim, radix in enumerate(topology.radices):
         diffs = np.arange(1 - radix, radix)
         a = np.zeros((diffs.size, topology.n), dtype=np.int64)
         b = np.zeros_like(a)
         a[:, dim] = np.maximum(0, -diffs)
         b[:, dim] = a[:, dim] + diffs
-        table = topology.lee_distance(a, b)
-        total += table[(dst // stride) % radix - (src // stride) % radix + radix - 1]
-    return total
+        table = np.asarray(topology.lee_distance(a, b), dtype=np.int64)
+        table.setflags(write=False)
+        tables.append(table)
+    return tuple(tables)
+
+
+#: Columns of :attr:`SimResult.packets`: the kernel's record row (``rec``), then the derived ones.
+_RECORD_COLUMNS = ("src", "dst", "gen", "inject", "done", "hops", "dropped")
+_PACKET_COLUMNS = (*_RECORD_COLUMNS, "latency", "network_latency", "min_hops", "extra_hops")
 
 
 def _packet_frame(topology: Torus, rec: np.ndarray) -> pd.DataFrame:
-    frame = pd.DataFrame(rec, columns=["src", "dst", "gen", "inject", "done", "hops", "dropped"])
-    frame["latency"] = frame["done"] - frame["gen"]
-    frame["network_latency"] = frame["done"] - frame["inject"]
-    frame["min_hops"] = _min_hops(topology, frame["src"].to_numpy(), frame["dst"].to_numpy())
-    frame["extra_hops"] = frame["hops"] - frame["min_hops"]
-    return frame
+    """The packet table of a run from its record rows (one int64 array, then one frame: no column inserts)."""
+    rows = rec.shape[0]
+    table = np.empty((rows, len(_PACKET_COLUMNS)), dtype=np.int64)
+    table[:, : len(_RECORD_COLUMNS)] = rec
+    src, dst, gen, inject, done, hops = (rec[:, _RECORD_COLUMNS.index(name)] for name in _RECORD_COLUMNS[:6])
+    min_hops = _min_hops(topology, src, dst)
+    for name, column in (("latency", done - gen), ("network_latency", done - inject), ("min_hops", min_hops),
+                         ("extra_hops", hops - min_hops)):  # fmt: skip
+        table[:, _PACKET_COLUMNS.index(name)] = column
+    return pd.DataFrame(table, columns=list(_PACKET_COLUMNS), copy=False)
 
 
 def deadlock_cycle(topology: Torus, state: SimState) -> list[tuple[int, int]]:

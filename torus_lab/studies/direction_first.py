@@ -610,6 +610,13 @@ def double_ecube_route(topology: Torus, src: Sequence[int], dst: Sequence[int], 
     for name, node in (("src", cur), ("dst", target)):
         if len(node) != len(radices) or any(not 0 <= v < k for v, k in zip(node, radices, strict=True)):
             raise ValueError(f"{name} must be a node of {topology!r}, got {node!r}")
+    return _double_ecube_path(radices, cur, target, reading)
+
+
+def _double_ecube_path(radices: Sequence[int], src: Sequence[int], dst: Sequence[int],
+                       reading: str) -> list[tuple[int, ...]]:  # fmt: skip
+    """:func:`double_ecube_route` for checked arguments (nodes of ``radices``, ``reading`` one of the two)."""
+    cur, target = list(src), list(dst)
     path = [tuple(cur)]
 
     def move(dim: int) -> None:
@@ -647,16 +654,17 @@ def ecube_lemma_rows(dims: int, radix: int, rng: np.random.Generator | None = No
     topo = Torus(dims, radix)
     ecube = make_routing("ecube", topo)
     double = make_routing({"name": "ecube", "variant": "double"}, topo)
-    nodes = topo.nodes()
+    nodes, coords = topo.nodes(), topo.all_coords()
     same = hop_same = minimal = 0
-    for src in nodes:
-        for dst in nodes:
-            if src == dst:
+    for src_id, src in enumerate(nodes):  # routes asked by node id, the written-out ones on checked tuples
+        lee = topo.lee_distance(np.broadcast_to(coords[src_id], coords.shape), coords).tolist()
+        for dst_id, dst in enumerate(nodes):
+            if src_id == dst_id:
                 continue
-            route = ecube.route(src, dst)
-            same += route == double.route(src, dst) == double_ecube_route(topo, src, dst)
-            hop_same += route == double_ecube_route(topo, src, dst, reading="hop")
-            minimal += len(route) - 1 == int(topo.lee_distance(src, dst))
+            route = ecube.route(src_id, dst_id)
+            same += route == double.route(src_id, dst_id) == _double_ecube_path(topo.radices, src, dst, "dimension")
+            hop_same += route == _double_ecube_path(topo.radices, src, dst, "hop")
+            minimal += len(route) - 1 == lee[dst_id]
     cycle = find_dependency_cycle(channel_dependency_graph(double))
     return {
         "network": f"{radix}-ary {dims}-cube",
