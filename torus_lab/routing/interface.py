@@ -127,10 +127,7 @@ def compile_kernel(kernel, name: str):
     return kernel
 
 
-#: First-class handles made by :func:`kernel_handle`, by ``id`` of the kernel (kept with it, so the id stays its).
-_HANDLES: dict[int, tuple[object, object]] = {}
-
-
+@functools.cache
 def kernel_handle(kernel):
     """``kernel`` as the value a runner of :func:`compile_for_kernel` receives, its machine-code address found once.
 
@@ -138,7 +135,7 @@ def kernel_handle(kernel):
     from Python (about 30 us: a tenth of a short simulation, most of a small state exploration).  The handle,
     numba's wrapper of the compiled version (``CompileResultWAP``), carries the address.  A kernel not compiled
     for exactly :data:`KERNEL_SIG` (say, one returning another integer type) is returned as it is, and numba
-    converts it as before.
+    converts it as before.  Per process, like :func:`_kernel_entry`.
 
     Examples
     --------
@@ -150,15 +147,10 @@ def kernel_handle(kernel):
     """
     from numba.core.types.function_type import CompileResultWAP
 
-    cached = _HANDLES.get(id(kernel))
-    if cached is not None and cached[0] is kernel:
-        return cached[1]
     result = getattr(kernel, "overloads", {}).get(KERNEL_SIG.args)
     if result is None or result.signature != KERNEL_SIG:
         return kernel
-    handle = CompileResultWAP(result)
-    _HANDLES[id(kernel)] = (kernel, handle)
-    return handle
+    return CompileResultWAP(result)
 
 
 @functools.cache
