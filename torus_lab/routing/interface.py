@@ -135,7 +135,7 @@ def kernel_handle(kernel):
     from Python (about 30 us: a tenth of a short simulation, most of a small state exploration).  The handle,
     numba's wrapper of the compiled version (``CompileResultWAP``), carries the address.  A kernel not compiled
     for exactly :data:`KERNEL_SIG` (say, one returning another integer type) is returned as it is, and numba
-    converts it as before.  Per process, like :func:`_kernel_entry`.
+    converts it as before.  Per process, like ``_kernel_entry``.
 
     Examples
     --------
