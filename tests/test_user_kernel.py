@@ -298,3 +298,4 @@ def test_kernel_handle_carries_the_compiled_kernel_and_gives_the_same_results():
         return 0
 
     assert kernel_handle(uncompiled) is uncompiled
+    assert kernel_handle([]) == [] and kernel_handle(None) is None  # not a dispatcher: numba's to refuse

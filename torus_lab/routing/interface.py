@@ -127,15 +127,15 @@ def compile_kernel(kernel, name: str):
     return kernel
 
 
-@functools.cache
 def kernel_handle(kernel):
     """``kernel`` as the value a runner of :func:`compile_for_kernel` receives, its machine-code address found once.
 
     Passing a dispatcher makes numba look up its compiled version and that version's address at every call
     from Python (about 30 us: a tenth of a short simulation, most of a small state exploration).  The handle,
     numba's wrapper of the compiled version (``CompileResultWAP``), carries the address.  A kernel not compiled
-    for exactly :data:`KERNEL_SIG` (say, one returning another integer type) is returned as it is, and numba
-    converts it as before.  Per process, like ``_kernel_entry``.
+    for exactly :data:`KERNEL_SIG` (say, one returning another integer type), or anything but a numba dispatcher
+    (a ``cfunc``, a wrong value), is returned as it is, for numba to convert or refuse as before.  Per process,
+    like ``_kernel_entry``.
 
     Examples
     --------
@@ -145,9 +145,16 @@ def kernel_handle(kernel):
     >>> handle.signature() == KERNEL_SIG, kernel_handle(r.kernel) is handle
     (True, True)
     """
+    from torus_lab._jit import is_dispatcher
+
+    return _kernel_handle(kernel) if is_dispatcher(kernel) else kernel
+
+
+@functools.cache
+def _kernel_handle(kernel):
     from numba.core.types.function_type import CompileResultWAP
 
-    result = getattr(kernel, "overloads", {}).get(KERNEL_SIG.args)
+    result = kernel.overloads.get(KERNEL_SIG.args)
     if result is None or result.signature != KERNEL_SIG:
         return kernel
     return CompileResultWAP(result)
