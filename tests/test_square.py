@@ -527,3 +527,29 @@ def test_serial_batch_kernel_matches_the_parallel_one():
     serial = evaluate_batch(16, 4, 51, seeds, parallel=False)
     for key, value in parallel.items():
         assert np.array_equal(value, serial[key]), key
+
+
+def test_oracle_bidirectional_search_matches_reference_bfs_near_the_percolation_threshold():
+    """The oracle's two searches (from s and from t, the smaller frontier first) give the distance of a plain
+    BFS on dense fault sets (many disconnected pairs, long detours), and leave the workspace as they found it."""
+    from torus_lab.routing.square import _oracle_kernel
+
+    rng = np.random.default_rng(20261124)
+    disconnected = 0
+    for trial in range(300):
+        k = int(rng.integers(3, 40))
+        total = k * k
+        mask = rng.random(total) < rng.uniform(0.0, 0.5)
+        free = np.flatnonzero(~mask)
+        if free.size < 2:
+            continue
+        s, t = (int(v) for v in rng.choice(free, 2, replace=False))
+        torus = Torus(2, k)
+        faults = Faults(nodes=frozenset(torus.coords(int(v)) for v in np.flatnonzero(mask)))
+        expected = int(bfs_distances(torus, torus.coords(s), faults)[t])
+        dist = np.full(total, -1, dtype=np.int64)
+        queue = np.empty(total, dtype=np.int64)
+        assert int(_oracle_kernel(k, mask, s, t, dist, queue)) == expected, (trial, k, s, t)
+        assert (dist == -1).all()
+        disconnected += expected < 0
+    assert disconnected >= 20  # the dense cases were exercised

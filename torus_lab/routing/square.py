@@ -537,44 +537,78 @@ def _route_kernel(alg, option, k, m, mask, s, t, cap, path, squares, dist, paren
                                 cand, keys)
 
 
+@njit(inline="always")
+def _torus_neighbour(u, x, step, k, total):
+    """Neighbour ``step`` (+x, -x, +y, -y) of node ``u = y + x`` (``x = u % k``) of the ``k x k`` torus, wrapped by
+    comparison (no division)."""
+    y = u - x
+    if step == 0:
+        return y + (x + 1 if x + 1 < k else 0)
+    if step == 1:
+        return y + (x - 1 if x > 0 else k - 1)
+    if step == 2:
+        return (y + k if y + k < total else 0) + x
+    return (y - k if y >= k else total - k) + x
+
+
 @njit
 def _oracle_kernel(k, mask, s, t, dist, queue):
-    """Shortest fault-free distance s -> t by BFS over the whole torus (-1 if disconnected).
+    """Shortest fault-free distance ``s -> t != s`` by a bidirectional BFS over the whole torus (-1 if disconnected).
 
-    ``dist`` must be all -1 on entry and is all -1 again on return."""
-    dist[s] = 0
-    queue[0] = s
-    head = 0
-    tail = 1
-    found = -1
+    Two searches, from ``s`` and from ``t``, advance one whole level at a time, the one with the smaller frontier
+    first; they meet in about half the nodes one search from ``s`` visits.  ``dist`` codes both: ``d >= 0`` for
+    a node at distance ``d`` from ``s``, ``-2 - d`` at distance ``d`` from ``t``, -1 unvisited.  A level that
+    reaches the other search ends the search with the shortest ``du + 1 + dv`` over that level (the levels before
+    it met nothing, so no shorter path exists).  The search from ``s`` fills ``queue`` from the front, the one
+    from ``t`` from the back.  ``dist`` must be all -1 on entry and is all -1 again on return."""
     total = k * k
-    while head < tail and found < 0:
-        u = queue[head]
-        head += 1
-        x = u % k  # the one division per visited node: the neighbours wrap by comparison
-        y = u - x
-        du = dist[u] + 1
-        for step in range(4):
-            if step == 0:
-                v = y + (x + 1 if x + 1 < k else 0)
-            elif step == 1:
-                v = y + (x - 1 if x > 0 else k - 1)
-            elif step == 2:
-                v = (y + k if y + k < total else 0) + x
-            else:
-                v = (y - k if y >= k else total - k) + x
-            if dist[v] >= 0 or mask[v]:
-                continue
-            dist[v] = du
-            if v == t:
-                found = du
-                break
-            queue[tail] = v
-            tail += 1
-    for q in range(tail):
+    dist[s] = 0
+    dist[t] = -2
+    queue[0] = s
+    queue[total - 1] = t
+    f_head, f_tail = 0, 1  # forward level: queue[f_head:f_tail]
+    b_head, b_tail = total - 1, total - 2  # backward level: queue[b_tail + 1:b_head + 1], filled downwards
+    f_end, b_end = 1, total - 2  # where each search's visited nodes end (for the reset)
+    best = -1
+    while best < 0 and f_tail > f_head and b_head > b_tail:
+        forward = f_tail - f_head <= b_head - b_tail
+        if forward:
+            start, stop = f_head, f_tail
+        else:
+            start, stop = b_tail + 1, b_head + 1
+        grown = 0
+        for q in range(start, stop):
+            u = queue[q]
+            x = u % k  # the one division per visited node
+            du = dist[u] if forward else -2 - dist[u]
+            for step in range(4):
+                v = _torus_neighbour(u, x, step, k, total)
+                if mask[v]:
+                    continue
+                dv = dist[v]
+                if dv == -1:
+                    if forward:
+                        dist[v] = du + 1
+                        queue[f_tail + grown] = v
+                    else:
+                        dist[v] = -2 - (du + 1)
+                        queue[b_tail - grown] = v
+                    grown += 1
+                elif (dv >= 0) != forward:  # reached by the other search
+                    length = du + 1 + (dv if dv >= 0 else -2 - dv)
+                    if best < 0 or length < best:
+                        best = length
+        if forward:
+            f_head, f_tail = f_tail, f_tail + grown
+            f_end = f_tail
+        else:
+            b_head, b_tail = b_tail, b_tail - grown
+            b_end = b_tail
+    for q in range(f_end):
         dist[queue[q]] = -1
-    dist[t] = -1
-    return found
+    for q in range(b_end + 1, total):
+        dist[queue[q]] = -1
+    return best
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
