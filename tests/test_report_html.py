@@ -82,6 +82,28 @@ def test_export_is_deterministic(tmp_path):
     assert first == second
 
 
+def test_a_reused_exporter_writes_what_a_new_one_writes_also_from_two_threads_at_once(tmp_path, monkeypatch):
+    """Exporters are reused (issue 13): another notebook exported in between, or two exports side by side (as
+    ``torus-lab reproduce`` runs them), give the bytes of a fresh exporter."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    notebook = _layout(tmp_path / "a")
+    other = _layout(tmp_path / "b")
+    nb = nbformat.read(other, as_version=4)
+    nb.cells.append(nbformat.v4.new_markdown_cell("## Another section with $x^2$"))
+    nbformat.write(nb, other)
+    monkeypatch.setattr(report_html, "_IDLE_EXPORTERS", [])
+    fresh = report_html.export_report_html(notebook, notebook.parent / "fresh.html", INFO).read_bytes()
+    fresh_other = report_html.export_report_html(other, other.parent / "fresh.html", INFO).read_bytes()
+    assert len(report_html._IDLE_EXPORTERS) == 1  # the one exporter was lent twice
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        jobs = [pool.submit(report_html.export_report_html, path, path.parent / f"side-{i}.html", INFO)
+                for i in range(3) for path in (notebook, other)]  # fmt: skip
+        pages = [job.result().read_bytes() for job in jobs]
+    assert pages == [fresh, fresh_other] * 3
+    assert 1 <= len(report_html._IDLE_EXPORTERS) <= 2
+
+
 def test_missing_figure_is_an_error_before_writing(tmp_path):
     notebook = _layout(tmp_path, figure_exists=False)
     target = notebook.with_suffix(".html")
