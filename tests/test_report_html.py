@@ -178,3 +178,21 @@ def test_report_zip_is_deterministic_and_complete(tmp_path):
                       "data/demo/timing/t.csv"}  # fmt: skip
     with pytest.raises(ValueError, match="names"):
         report_html.write_report_zip(tmp_path, ["../x"])
+
+
+def test_reading_the_figures_of_a_notebook_needs_no_plotting_stack(tmp_path):
+    """``torus-lab report`` (and the end of ``reproduce``) lists each notebook's figures without importing
+    matplotlib, seaborn or scipy.stats (about 1.9 s, issue 13); the key is the one ``show_figure`` writes."""
+    import ast
+    import subprocess
+    import sys
+
+    notebook = _layout(tmp_path)
+    code = ("import sys\nfrom torus_lab import report\nfrom torus_lab.report_html import notebook_figures\n"
+            f"print(notebook_figures({str(notebook)!r}))\n"
+            "print(sorted({'matplotlib', 'seaborn', 'scipy.stats'} & set(sys.modules)))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    figures, stack = done.stdout.strip().splitlines()
+    assert stack == "[]"
+    assert ast.literal_eval(figures) == [{"name": "a", "file": "figures/demo/a.png", "caption": "What a shows"}]
+    assert plotting.FIGURE_METADATA_KEY == report_html.FIGURE_METADATA_KEY
