@@ -453,10 +453,10 @@ def report_exporter() -> Iterator[Any]:
     duration of the ``with`` block.
 
     Exporters are reused: making one imports nbconvert (the first time in a process) and compiles its Jinja
-    templates, which took about two thirds of the time of exporting a report.  An exporter keeps nothing of a
-    notebook between exports (a reused exporter writes the same bytes as a new one); one is lent to one block at
-    a time, so two experiments exported side by side never share one.  :func:`prepare_report_exporter` makes one
-    in advance.
+    templates, about 0.8 s of the 1 s of a process's first export and a third of a later one.  An exporter keeps
+    nothing of a notebook between exports (a reused exporter writes the same bytes as a new one); one is lent to
+    one block at a time, so two experiments exported side by side never share one.  :func:`prepare_report_exporter`
+    makes one in advance.
 
     Examples
     --------
