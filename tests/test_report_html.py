@@ -82,6 +82,28 @@ def test_export_is_deterministic(tmp_path):
     assert first == second
 
 
+def test_a_reused_exporter_writes_what_a_new_one_writes_also_from_two_threads_at_once(tmp_path, monkeypatch):
+    """Exporters are reused (issue 13): another notebook exported in between, or two exports side by side (as
+    ``torus-lab reproduce`` runs them), give the bytes of a fresh exporter."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    notebook = _layout(tmp_path / "a")
+    other = _layout(tmp_path / "b")
+    nb = nbformat.read(other, as_version=4)
+    nb.cells.append(nbformat.v4.new_markdown_cell("## Another section with $x^2$"))
+    nbformat.write(nb, other)
+    monkeypatch.setattr(report_html, "_IDLE_EXPORTERS", [])
+    fresh = report_html.export_report_html(notebook, notebook.parent / "fresh.html", INFO).read_bytes()
+    fresh_other = report_html.export_report_html(other, other.parent / "fresh.html", INFO).read_bytes()
+    assert len(report_html._IDLE_EXPORTERS) == 1  # the one exporter was lent twice
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        jobs = [pool.submit(report_html.export_report_html, path, path.parent / f"side-{i}.html", INFO)
+                for i in range(3) for path in (notebook, other)]  # fmt: skip
+        pages = [job.result().read_bytes() for job in jobs]
+    assert pages == [fresh, fresh_other] * 3
+    assert 1 <= len(report_html._IDLE_EXPORTERS) <= 2
+
+
 def test_missing_figure_is_an_error_before_writing(tmp_path):
     notebook = _layout(tmp_path, figure_exists=False)
     target = notebook.with_suffix(".html")
@@ -156,3 +178,21 @@ def test_report_zip_is_deterministic_and_complete(tmp_path):
                       "data/demo/timing/t.csv"}  # fmt: skip
     with pytest.raises(ValueError, match="names"):
         report_html.write_report_zip(tmp_path, ["../x"])
+
+
+def test_reading_the_figures_of_a_notebook_needs_no_plotting_stack(tmp_path):
+    """``torus-lab report`` (and the end of ``reproduce``) lists each notebook's figures without importing
+    matplotlib, seaborn or scipy.stats (about 1.9 s, issue 13); the key is the one ``show_figure`` writes."""
+    import ast
+    import subprocess
+    import sys
+
+    notebook = _layout(tmp_path)
+    code = ("import sys\nfrom torus_lab import report\nfrom torus_lab.report_html import notebook_figures\n"
+            f"print(notebook_figures({str(notebook)!r}))\n"
+            "print(sorted({'matplotlib', 'seaborn', 'scipy.stats'} & set(sys.modules)))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    figures, stack = done.stdout.strip().splitlines()
+    assert stack == "[]"
+    assert ast.literal_eval(figures) == [{"name": "a", "file": "figures/demo/a.png", "caption": "What a shows"}]
+    assert plotting.FIGURE_METADATA_KEY == report_html.FIGURE_METADATA_KEY

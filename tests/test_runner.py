@@ -571,3 +571,38 @@ def test_the_command_line_starts_without_the_plotting_stack():
     code = "import sys, torus_lab.cli\nprint(sorted({'matplotlib', 'seaborn', 'scipy.stats'} & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("fail", [False, True])
+def test_the_executed_notebook_is_written_at_start_and_end_only_and_holds_every_cell(project, tmp_path, monkeypatch,
+                                                                                      fail):  # fmt: skip
+    """The runner's papermill engine skips papermill's writes before and after every cell (issue 13): two writes
+    of a short notebook, the last after every cell ran, also when a cell fails (the kept notebook shows the
+    error)."""
+    import papermill.engines
+
+    writes = []
+    original = papermill.engines.write_ipynb
+
+    def counting(nb, path):
+        writes.append(sum(bool(cell.get("outputs")) for cell in nb.cells))
+        return original(nb, path)
+
+    monkeypatch.setattr(papermill.engines, "write_ipynb", counting)
+    out = tmp_path / "out"
+    if not fail:
+        runner.run_experiment("demo", preset="quick", out=out, root=project, progress=False)
+        executed = out / "reports/demo/demo.ipynb"
+    else:
+        with pytest.raises(runner.NotebookFailedError, match="boom as asked"):
+            runner.run_experiment("demo", preset="quick", overrides={"fail": True}, out=out, root=project,
+                                  progress=False)  # fmt: skip
+        executed = project / "scratch/failed/demo.ipynb"
+    assert len(writes) == 2 and writes[0] == 0
+    cells = [cell for cell in json.loads(executed.read_text())["cells"] if cell["cell_type"] == "code"]
+    statuses = [cell["metadata"]["papermill"]["status"] for cell in cells]
+    assert statuses == ["completed"] * (len(cells) - 1) + ["failed" if fail else "completed"]
+    outputs = ["".join(o.get("text", "")) + o.get("ename", "") for cell in cells for o in cell["outputs"]]
+    assert any(text.startswith("wrote ") for text in outputs)
+    assert any("RuntimeError" in text for text in outputs) == fail

@@ -33,6 +33,7 @@ import seaborn as sns
 
 from torus_lab._validate import check_instance, check_int, check_real, check_real_array, check_sequence, check_str
 from torus_lab.progress import RUNNER_ENVIRONMENT
+from torus_lab.report_html import FIGURE_METADATA_KEY
 
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
@@ -164,8 +165,8 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
 
 
 # ---------------------------------------------------------------------- figures inside executed notebooks
-#: Key of the display metadata in which :func:`show_figure` records a figure's name, file and caption.
-FIGURE_METADATA_KEY = "torus_lab_figure"
+# FIGURE_METADATA_KEY: key of the display metadata in which show_figure records a figure's name, file and caption;
+# defined in torus_lab.report_html (which reads it back) so that building a report needs no plotting stack.
 __all__ += ["FIGURE_METADATA_KEY", "figure_html"]  # the figures of executed notebooks (issue 17)
 
 
@@ -200,8 +201,8 @@ def show_figure(fig, figures_dir: str | Path, name: str, *, caption: str | None 
     Under the runner the executed notebook (and its HTML) refer to ``../../figures/<experiment>/<name>.png``
     (:func:`figure_html`), so the ``.ipynb`` stays small; the HTML report embeds the PNG.  ``caption`` says what
     the figure shows (one or two sentences, plain text); it is the figure's ``<figcaption>`` and is recorded in
-    the display metadata under :data:`FIGURE_METADATA_KEY` (``{"name", "file", "caption"}``), where
-    ``torus-lab report`` finds it.
+    the display metadata under :data:`~torus_lab.report_html.FIGURE_METADATA_KEY` (``{"name", "file",
+    "caption"}``), where ``torus-lab report`` finds it.
     """
     if caption is not None and not check_str("caption", caption).strip():
         raise ValueError(f"caption must be a non-empty text saying what the figure shows, got {caption!r}")

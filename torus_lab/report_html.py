@@ -28,14 +28,16 @@ Examples
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import html
 import json
 import mimetypes
 import os
 import re
+import threading
 import zipfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,7 @@ from urllib.parse import unquote
 from torus_lab._validate import check_instance, check_int, check_mapping, check_sequence, check_str
 
 __all__ = [
+    "FIGURE_METADATA_KEY",
     "MATH_KINDS",
     "ReportInfo",
     "split_math",
@@ -52,6 +55,8 @@ __all__ = [
     "check_self_contained",
     "embed_images",
     "export_report_html",
+    "report_exporter",
+    "prepare_report_exporter",
     "notebook_figures",
     "report_zip_members",
     "write_report_zip",
@@ -64,6 +69,11 @@ MATH_KINDS = ("text", "inline", "display")
 PARAMETER_TAGS = ("parameters", "injected-parameters")
 #: File name of :func:`write_report_zip`'s archive in the output root (git-ignored in the project folder).
 ZIP_NAME = "torus-lab-report.zip"
+#: Key of the display metadata in which :func:`torus_lab.plotting.show_figure` records a figure's name, file and
+#: caption (:func:`notebook_figures` reads them).  Defined here, not in :mod:`torus_lab.plotting`, so that
+#: ``torus-lab report`` and ``reproduce`` build the index without importing the plotting stack (matplotlib,
+#: seaborn, scipy.stats: about 1.9 s).
+FIGURE_METADATA_KEY = "torus_lab_figure"
 #: Timestamp of every zip member (the earliest a zip can hold), so that the archive is deterministic.
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -422,6 +432,68 @@ def _report_notebook(nb: Any) -> tuple[Any, dict[str, str]]:
     return nb, math
 
 
+#: Exporters made by :func:`report_exporter` and not in use (``torus-lab reproduce`` exports from two threads).
+_IDLE_EXPORTERS: list[Any] = []
+_EXPORTERS_LOCK = threading.Lock()
+
+
+def _new_exporter() -> Any:
+    import jinja2
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(template_name="lab", exclude_input_prompt=True, exclude_output_prompt=True,
+                            extra_loaders=[jinja2.DictLoader({_TEMPLATE_NAME: _TEMPLATE})])  # fmt: skip
+    exporter.template_file = _TEMPLATE_NAME
+    return exporter
+
+
+@contextlib.contextmanager
+def report_exporter() -> Iterator[Any]:
+    """The nbconvert ``HTMLExporter`` of the reports (``lab`` template, the project's template above it), for the
+    duration of the ``with`` block.
+
+    Exporters are reused: making one imports nbconvert (the first time in a process) and compiles its Jinja
+    templates, about 0.8 s of the 1 s of a process's first export and a third of a later one.  An exporter keeps
+    nothing of a notebook between exports (a reused exporter writes the same bytes as a new one); one is lent to
+    one block at a time, so two experiments exported side by side never share one.  :func:`prepare_report_exporter`
+    makes one in advance.
+
+    Examples
+    --------
+    >>> with report_exporter() as first:
+    ...     pass
+    >>> with report_exporter() as again, report_exporter() as other:
+    ...     again is first, other is first, again.template_file
+    (True, False, 'torus_lab_report.html.j2')
+    """
+    with _EXPORTERS_LOCK:
+        exporter = _IDLE_EXPORTERS.pop() if _IDLE_EXPORTERS else None
+    if exporter is None:
+        exporter = _new_exporter()
+    try:
+        yield exporter
+    finally:
+        with _EXPORTERS_LOCK:
+            _IDLE_EXPORTERS.append(exporter)
+
+
+def prepare_report_exporter() -> None:
+    """Make an exporter ready for the next :func:`export_report_html` when none is idle (nbconvert imported, its
+    templates compiled); the runner calls it in a background thread while the notebook's kernel works.
+
+    Examples
+    --------
+    >>> prepare_report_exporter()
+    >>> len(_IDLE_EXPORTERS) >= 1
+    True
+    """
+    with _EXPORTERS_LOCK:
+        if _IDLE_EXPORTERS:
+            return
+    with report_exporter():
+        pass
+
+
 def export_report_html(notebook: str | Path, html_path: str | Path, info: ReportInfo) -> Path:
     """Write the self-contained HTML report of the executed ``notebook`` to ``html_path`` (see the module
     docstring); images are read relative to ``html_path``'s folder.  Returns ``html_path``.
@@ -429,21 +501,17 @@ def export_report_html(notebook: str | Path, html_path: str | Path, info: Report
     Raises ValueError (before writing) when a figure file is missing, TeX cannot be converted, or the page
     would load anything from outside itself.
     """
-    import jinja2
     import nbformat
-    from nbconvert import HTMLExporter
 
     notebook, html_path = _file("notebook", notebook), _file("html_path", html_path)
     check_instance("info", info, ReportInfo)
     if not _is_file(notebook):
         raise ValueError(f"notebook {str(notebook)!r} is not a file")
     nb, math = _report_notebook(nbformat.read(notebook, as_version=4))
-    exporter = HTMLExporter(template_name="lab", exclude_input_prompt=True, exclude_output_prompt=True,
-                            extra_loaders=[jinja2.DictLoader({_TEMPLATE_NAME: _TEMPLATE})])  # fmt: skip
-    exporter.template_file = _TEMPLATE_NAME
     resources = {"torus_lab": {"css": _CSS, "script": _ZOOM_JS, "header": _header_html(info)},
                  "metadata": {"name": info.title}}  # fmt: skip
-    page, _ = exporter.from_notebook_node(nb, resources=resources)
+    with report_exporter() as exporter:
+        page, _ = exporter.from_notebook_node(nb, resources=resources)
     page = _put_math_back(page, math)
     page = check_self_contained(embed_images(page, html_path.parent))
     html_path.write_text(page, encoding="utf-8")
@@ -453,8 +521,6 @@ def export_report_html(notebook: str | Path, html_path: str | Path, info: Report
 def notebook_figures(notebook: str | Path) -> list[dict[str, Any]]:
     """The figures an executed notebook shows through :func:`torus_lab.plotting.show_figure`, in order: the
     records ``{"name", "file", "caption"}`` of its display metadata (``caption`` None when none was given)."""
-    from torus_lab.plotting import FIGURE_METADATA_KEY
-
     path = _file("notebook", notebook)
     try:
         nb = json.loads(path.read_text(encoding="utf-8"))

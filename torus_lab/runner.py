@@ -64,7 +64,7 @@ from torus_lab.experiment import (
 )
 from torus_lab.lockfile import lock_state
 from torus_lab.progress import RUNNER_ENVIRONMENT, ProgressPrinter
-from torus_lab.report_html import ReportInfo, export_report_html
+from torus_lab.report_html import ReportInfo, export_report_html, prepare_report_exporter
 from torus_lab.timing import is_timing_file
 
 __all__ = [
@@ -286,6 +286,12 @@ def _export_html(notebook: Path, html_path: Path, info: ReportInfo) -> None:
         raise ReportExportError(f"{info.experiment}: the HTML report cannot be written: {err}") from err
 
 
+def _prepare_exporter() -> None:
+    """:func:`torus_lab.report_html.prepare_report_exporter`, any error left for the export itself to report."""
+    with contextlib.suppress(Exception):
+        prepare_report_exporter()
+
+
 def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, kernel_name: str,
              progress: ProgressPrinter | None) -> None:  # fmt: skip
     """Run the notebook with papermill; ``progress`` shows its cells and the sweeps inside it (the kernel appends
@@ -300,6 +306,8 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
         if progress is not None:
             progress.update(ProgressEvent(CELLS_BAR, done, total, elapsed_s=elapsed_s, bar_id=str(executed)))
 
+    # the report's exporter is made while the kernel works (this process mostly waits for it), not after it
+    threading.Thread(target=_prepare_exporter, name="torus-lab-report-exporter", daemon=True).start()
     with tempfile.TemporaryDirectory(prefix="torus-lab-progress-") as folder:
         events = Path(folder) / "progress.jsonl"
         kernel_env = {
