@@ -34,6 +34,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -48,9 +49,11 @@ CELLS_BAR = "cells"
 ENGINE_NAME = "torus-lab"
 
 
+@functools.cache
 def register_engine() -> str:
     """Register the runner's papermill engine (papermill's nbclient engine that writes the executed notebook at
-    its start and end only, see the module docstring) under :data:`ENGINE_NAME`; returns the name.
+    its start and end only, see the module docstring) under :data:`ENGINE_NAME`, once per process; returns the
+    name.
 
     Examples
     --------

@@ -125,7 +125,7 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.kernels import _mark_occupied, _pop_flit, _split_vc, _vc_shift, wrap
+from torus_lab.sim.kernels import _mark_occupied, _pop_flit, _split_vc, _vc_shift, ring_offset, wrap
 from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
@@ -607,7 +607,7 @@ def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stam
     """
     for r in range(nreq):  # grant
         o = req_out[r]
-        d = wrap(in_key[r] - gptr[o] + span, span)  # keys and pointers are in 0..span-1
+        d = ring_offset(in_key[r], gptr[o], span)  # keys and pointers are in 0..span-1
         if g_stamp[o] != now or d < g_bestd[o]:
             g_stamp[o] = now
             g_bestd[o] = d
@@ -616,7 +616,7 @@ def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stam
         i = req_in[r]
         if g_best[req_out[r]] != r:
             continue
-        d = wrap(out_key[r] - aptr[i] + span, span)
+        d = ring_offset(out_key[r], aptr[i], span)
         if a_stamp[i] != now or d < a_bestd[i]:
             a_stamp[i] = now
             a_bestd[i] = d

@@ -259,6 +259,19 @@ def wrap(x, n):
 
 
 @njit(inline="always")
+def ring_offset(key, start, span):
+    """Steps from ``start`` forward to ``key`` on a ring of ``span`` positions, ``0 <= key < span`` and
+    ``0 <= start <= span``: a round-robin priority (0 is served first), without a division.
+
+    Examples
+    --------
+    >>> ring_offset(2, 3, 4), ring_offset(3, 3, 4), ring_offset(0, 4, 4)
+    (3, 0, 0)
+    """
+    return wrap(key - start + span, span)
+
+
+@njit(inline="always")
 def _vc_shift(vcs):
     """``log2(vcs)`` when ``vcs`` is a power of two, else -1: :func:`_split_vc` then shifts and masks instead of
     dividing (an integer division costs tens of cycles; the stages split VC ids several times per flit)."""
@@ -445,7 +458,7 @@ def allocate_vcs(st, now):
             tgt = cand_ivc[iv, c]
             if writer[tgt] >= 0 or (atomic and count[tgt] != 0):
                 continue
-            d = wrap(iv - rr_va[tgt] - 1 + niv, niv)  # round-robin distance, both in 0..niv-1
+            d = ring_offset(iv, rr_va[tgt] + 1, niv)  # first after the last one served
             if va_mark[tgt] != now or d < va_bestd[tgt]:
                 va_mark[tgt] = now
                 va_bestd[tgt] = d
@@ -512,7 +525,7 @@ def allocate_switch(st, now):
         req_ports[nports_req] = ip
         nports_req += 1
         if outp >= 0:
-            d = wrap(ip - rr_out[outp] - 1 + nports, nports)
+            d = ring_offset(ip, rr_out[outp] + 1, nports)
             if sa_mark[outp] != now or d < sa_bestd[outp]:
                 sa_mark[outp] = now
                 sa_bestd[outp] = d
