@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from torus_lab._jit import njit
 from torus_lab.routing import make_routing
 from torus_lab.routing.ecube import ecube_routing
-from torus_lab.routing.interface import compile_for_kernel
+from torus_lab.routing.interface import compile_for_kernel, kernel_handle
 from torus_lab.sim import SimConfig, SimulationDeadlock, simulate
 from torus_lab.sim import booksim as bs
 from torus_lab.sim.kernels import CNT, list_occupied
@@ -262,6 +262,44 @@ def test_ready_list_mid_run_is_the_occupied_vcs_a_stage_can_act_on(cycles):
     n = bs.list_ready(st, now)
     assert st.live[:n].tolist() == occupied[can_act].tolist()
     assert 0 < n < occupied.size  # a loaded network has VCs of both kinds
+
+
+@njit
+def _route_listed(route, tables, st, now):
+    return bs.route_heads(route, tables, st, now)  # on the list list_ready made, as the cycle loop does
+
+
+@pytest.mark.parametrize(("speculative", "routing_delay", "cycles"), [(False, 1, 60), (False, 1, 301), (True, 0, 90),
+                                                                    (True, 1, 240)])  # fmt: skip
+def test_switch_allocation_visits_every_input_channel_with_a_vc_that_can_bid(speculative, routing_delay, cycles):
+    """Switch allocation visits only the channels of listed VCs passing ``_may_bid``: mid-run, every channel with
+    a VC that can bid in this cycle (active, ready, a visible flit; or a head that bid for a VC in this cycle, with
+    speculation) has one; the others are skipped."""
+    cfg = SimConfig.preset("booksim", offered_load=0.7, packet_length=2, warmup=0, measure=1000, drain=0,
+                           speculative=speculative, routing_delay=routing_delay)  # fmt: skip
+    st = bs.state_for(DOR, cfg, seed_word=cycles)
+    bs.run(DOR, st, cycles)
+    skipped = 0
+    for _ in range(20):  # one cycle at a time, the stages in the cycle loop's order, up to switch allocation
+        now = int(st.counters[CNT["now"]])
+        bs.generate_packets(st, now)
+        bs.inject_flits(st, now)
+        listed = st.live[: bs.list_ready(st, now)]
+        args = (kernel_handle(DOR.kernel), DOR.tables, st, now)
+        compile_for_kernel(_route_listed, args)(*args)
+        bs.allocate_vcs(st, now)
+        bidders = (st.vstate == bs.ACTIVE) & (st.vready <= now) & (st.count > 0) & (st.fvis <= now)
+        if speculative:
+            bidders |= st.va_tried == now
+        visited = {int(iv) // 2 for iv in listed if bs._may_bid(st.vstate[iv], st.vready[iv], st.va_tried[iv], now,
+                                                                 speculative)}  # fmt: skip
+        assert {int(iv) // 2 for iv in np.flatnonzero(bidders)} <= visited
+        skipped += len({int(iv) // 2 for iv in listed} - visited)
+        bs.allocate_switch(st, now)
+        bs.traverse_switch(st, now)
+        st.counters[CNT["now"]] = now + 1
+    # with speculation and lookahead routing every listed head bids for a VC in its listing cycle, and may bid
+    assert (skipped == 0 if speculative and routing_delay == 0 else skipped > 0), skipped
 
 
 def test_injection_alternates_vcs_and_serializes_one_packet_at_a_time():
