@@ -63,3 +63,24 @@ def test_edits_anywhere_recompile(tmp_path):
     assert _probe(tmp_path) == ["5", "10"]
     (tmp_path / "kernel_mod.py").write_text(KERNEL_MODULE.replace("shift(state[0])", "shift(state[0]) + 100"))
     assert _probe(tmp_path) == ["105", "10"]
+
+
+def test_an_index_written_by_other_code_recompiles_instead_of_failing(tmp_path):
+    """An on-disk index naming a class this code lacks (as another checkout's may) is read as empty."""
+    module = "from torus_lab._jit import njit\n\n@njit\ndef plus_one(x):\n    return x + 1\n"
+    (tmp_path / "plus_mod.py").write_text(module)
+    probe = "import plus_mod; print(plus_mod.plus_one(1))"
+    run = dict(cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert subprocess.run([sys.executable, "-c", probe], **run).stdout.split() == ["2"]
+    indexes = list(tmp_path.glob("__pycache__/plus_mod.plus_one-*.nbi"))
+    assert len(indexes) == 1
+    # keep numba's version header, replace the entries by a pickle naming a class that does not exist
+    import pickle
+
+    with open(indexes[0], "rb") as f:
+        version = pickle.load(f)
+    missing = b"ctorus_lab\nNoSuchClass_\n."  # pickle's GLOBAL opcode: unpickling raises AttributeError
+    with open(indexes[0], "wb") as f:
+        pickle.dump(version, f, protocol=-1)
+        f.write(missing)
+    assert subprocess.run([sys.executable, "-c", probe], **run).stdout.split() == ["2"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import networkx as nx
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -362,3 +363,31 @@ def test_bfs_distances_with_faults_match_networkx(topology, data):
         return
     reached = nx.single_source_shortest_path_length(topology.to_networkx(faults), source)
     assert dist.tolist() == [reached.get(v, -1) for v in nodes]
+
+
+def test_routing_tables_are_one_struct_a_kernel_reads_and_python_shares():
+    """Tables reach a kernel as one struct (numba StructRef) of the twelve vectors; Python sees the same memory,
+    pickles by value, and gets clear errors for a wrong set of vectors."""
+    import pickle
+
+    from torus_lab._jit import njit
+    from torus_lab.routing.interface import TABLE_FIELDS, TABLES_TYPE, Tables, build_tables
+
+    @njit(refcount=False)
+    def read(tables, node):  # a kernel compiled without reference counting reads its tables
+        return tables.coords[node * tables.radices.shape[0] + 1] + 10 * tables.ch_ok[0]
+
+    tables = build_tables(Torus(2, 4), None, [3])
+    assert numba.typeof(tables) == TABLES_TYPE and tables._fields == TABLE_FIELDS
+    assert read(tables, 6) == 1 + 10
+    tables.ch_ok[0] = 0  # Python's vector is the struct's vector
+    assert read(tables, 6) == 1
+    copy = pickle.loads(pickle.dumps(tables))
+    assert all(np.array_equal(a, b) for a, b in zip(copy, tables, strict=True)) and copy.ch_ok is not tables.ch_ok
+    replaced = tables._replace(iparams=np.arange(8))
+    assert replaced.iparams.tolist() == list(range(8)) and np.shares_memory(replaced.coords, tables.coords)
+    assert tables._asdict()["kind"].tolist() == [1, 1]
+    with pytest.raises(TypeError, match="missing the vectors coords"):
+        Tables(*list(tables)[:-1])
+    with pytest.raises(TypeError, match="unknown or repeated vector 'radices'"):
+        Tables(*tables, radices=tables.radices)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
+import pickle
 import sysconfig
 import types as pytypes
 from collections.abc import Callable
@@ -172,8 +173,26 @@ class _DependencyCacheImpl(caching.CompileResultCacheImpl):
     _locator_classes = [_stamped(cls) for cls in caching.CompileResultCacheImpl._locator_classes]
 
 
+class _TolerantIndexFile(caching.IndexDataCacheFile):
+    """numba's cache index, read as empty (so the function compiles afresh) when it cannot be unpickled.
+
+    numba checks an index's freshness only after unpickling it, so an index written by other code (another checkout
+    of the project, say one whose numba types of arguments differ) may name a class this code does not have, and
+    numba would raise instead of compiling."""
+
+    def _load_index(self):
+        try:
+            return super()._load_index()
+        except (AttributeError, ImportError, TypeError, ValueError, EOFError, pickle.UnpicklingError):
+            return {}
+
+
 class _DependencyFunctionCache(caching.FunctionCache):
     _impl_class = _DependencyCacheImpl
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file.__class__ = _TolerantIndexFile
 
 
 def _enable_dependency_cache(dispatcher: Dispatcher) -> Dispatcher:

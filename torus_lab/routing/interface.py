@@ -36,13 +36,14 @@ Examples
 from __future__ import annotations
 
 import functools
-from collections import namedtuple
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numba import types
+from numba.experimental import structref
 
+from torus_lab._jit import njit as _jit_njit
 from torus_lab._memory import check_memory, network_size
 from torus_lab._validate import check_instance, check_int, check_int_array, check_sequence, check_str, is_int
 from torus_lab.topology import Faults, Torus
@@ -53,6 +54,8 @@ __all__ = [
     "NUM_IPARAMS",
     "Tables",
     "TABLES_TYPE",
+    "TABLE_FIELDS",
+    "TablesType",
     "Candidate",
     "RoutingFunction",
     "build_tables",
@@ -78,22 +81,160 @@ KERNEL_SIGNATURE = (
     "out_state: int64[MAX_CANDIDATES, STATE_SIZE]) -> int64 number of candidates written"
 )
 
-#: Flat, numba-friendly topology and algorithm tables (one namedtuple type for every algorithm).
-#:
-#: radices, strides : int64[n]; slot : int64[N*n*2], channel id of ``(node, dim, sign)`` at
-#: ``(node*n + dim)*2 + (sign > 0)`` or -1; ch_src, ch_dst, ch_dim, ch_sign : int64[C];
-#: ch_wrap : int64[C], 1 for a wraparound channel; ch_ok : int64[C], 0 for a faulty channel or one touching a
-#: faulty node; kind : int64[2] = (wraparound, bidirectional); iparams : int64[NUM_IPARAMS], algorithm options;
-#: coords : int64[N*n], coordinate ``dim`` of ``node`` at ``node*n + dim`` (a table read: the same value as
-#: ``(node // strides[dim]) % radices[dim]`` without two integer divisions, which cost most of a kernel's time).
-Tables = namedtuple(
-    "Tables",
-    ["radices", "strides", "slot", "ch_src", "ch_dst", "ch_dim", "ch_sign", "ch_wrap", "ch_ok", "kind", "iparams",
-     "coords"],
+#: Names of the twelve int64 vectors of :class:`Tables`, in order.
+TABLE_FIELDS = (
+    "radices", "strides", "slot", "ch_src", "ch_dst", "ch_dim", "ch_sign", "ch_wrap", "ch_ok", "kind", "iparams",
+    "coords",
 )  # fmt: skip
 
-#: numba type of :data:`Tables` (twelve C-contiguous int64 vectors).
-TABLES_TYPE = types.NamedUniTuple(types.int64[::1], len(Tables._fields), Tables)
+
+class TablesType(types.StructRef):
+    """numba type of :class:`Tables`: a reference to one struct of twelve int64 vectors (see :data:`TABLES_TYPE`)."""
+
+    def preprocess_fields(self, fields):
+        """The fields with literal types widened (numba calls this when it builds the type)."""
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+def _register_tables_type() -> None:
+    """Register :class:`TablesType` with numba: data model, attribute typing, reads and writes.
+
+    numba's ``structref.register`` reads a field through the reference-counting runtime, so a kernel compiled
+    without it (``torus_lab._jit.njit(refcount=False)``, as the built-in kernels are) could not read its tables.
+    Here a read loads the payload pointer from the struct's memory-info block (its fourth word, numba's
+    ``NRT_MemInfo`` layout, which the runtime's own ``NRT_MemInfo_data_fast`` reads) and increments the field's
+    reference count only where reference counting is on; writes (only in :func:`_new_tables`) count as numba's do.
+    """
+    from llvmlite import ir
+    from numba.core import cgutils, imputils
+    from numba.core.datamodel import default_manager, models
+    from numba.core.extending import lower_getattr_generic, lower_setattr_generic
+    from numba.core.typing.templates import AttributeTemplate, infer_getattr
+
+    default_manager.register(TablesType, models.StructRefModel)
+
+    @infer_getattr
+    class _TablesAttribute(AttributeTemplate):
+        key = TablesType
+
+        def generic_resolve(self, typ, attr):
+            return typ.field_dict.get(attr)
+
+    def payload(context, builder, typ, value):
+        meminfo = cgutils.create_struct_proxy(typ)(context, builder, value=value).meminfo
+        words = builder.bitcast(meminfo, ir.IntType(8).as_pointer().as_pointer())
+        data = builder.load(builder.gep(words, [ir.Constant(ir.IntType(32), 3)], inbounds=True))
+        data_type = context.data_model_manager[typ.get_data_type()].get_value_type()
+        return context.make_data_helper(builder, typ.get_data_type(), ref=builder.bitcast(data, data_type.as_pointer()))
+
+    @lower_getattr_generic(TablesType)
+    def _read(context, builder, typ, value, attr):
+        return imputils.impl_ret_borrowed(context, builder, typ.field_dict[attr],
+                                          getattr(payload(context, builder, typ, value), attr))  # fmt: skip
+
+    @lower_setattr_generic(TablesType)
+    def _write(context, builder, sig, args, attr):
+        typ, value_type = sig.args
+        instance, value = args
+        fields = payload(context, builder, typ, instance)
+        new = context.cast(builder, value, value_type, typ.field_dict[attr])
+        context.nrt.incref(builder, value_type, new)
+        context.nrt.decref(builder, value_type, getattr(fields, attr))
+        setattr(fields, attr, new)
+
+
+_register_tables_type()
+
+
+#: numba type of :class:`Tables` (twelve C-contiguous int64 vectors, passed to a kernel as one pointer).
+TABLES_TYPE = TablesType([(name, types.int64[::1]) for name in TABLE_FIELDS])
+
+
+class Tables(structref.StructRefProxy):
+    """Flat, numba-friendly topology and algorithm tables (one type for every algorithm).
+
+    radices, strides : int64[n]; slot : int64[N*n*2], channel id of ``(node, dim, sign)`` at
+    ``(node*n + dim)*2 + (sign > 0)`` or -1; ch_src, ch_dst, ch_dim, ch_sign : int64[C];
+    ch_wrap : int64[C], 1 for a wraparound channel; ch_ok : int64[C], 0 for a faulty channel or one touching a
+    faulty node; kind : int64[2] = (wraparound, bidirectional); iparams : int64[NUM_IPARAMS], algorithm options;
+    coords : int64[N*n], coordinate ``dim`` of ``node`` at ``node*n + dim`` (a table read: the same value as
+    ``(node // strides[dim]) % radices[dim]`` without two integer divisions, which cost most of a kernel's time).
+
+    A kernel reads the vectors as attributes (``tables.coords[v * n + d]``).  The tables reach a kernel as one
+    pointer to a struct holding the twelve vectors (numba's ``StructRef``): passed as a tuple of twelve arrays,
+    they were copied into about a hundred machine words at every kernel call, half the cost of routing one head
+    with e-cube.  In Python the vectors are numpy arrays sharing the struct's memory; the tables pickle by their
+    vectors and behave like the named tuple they replace (``_fields``, ``_asdict``, ``_replace``, iteration).
+
+    Examples
+    --------
+    >>> t = Tables(*[np.arange(2, dtype=np.int64) for _ in TABLE_FIELDS])
+    >>> t._fields[-1], t.coords.tolist(), len(list(t))
+    ('coords', [0, 1], 12)
+    """
+
+    _fields = TABLE_FIELDS
+
+    def __new__(cls, *vectors: np.ndarray, **named: np.ndarray) -> Tables:
+        if len(vectors) > len(TABLE_FIELDS):
+            raise TypeError(f"Tables takes {len(TABLE_FIELDS)} vectors ({', '.join(TABLE_FIELDS)}), got {len(vectors)}")
+        values = dict(zip(TABLE_FIELDS, vectors, strict=False))
+        for name, vector in named.items():
+            if name not in TABLE_FIELDS or name in values:
+                raise TypeError(f"Tables got an unknown or repeated vector {name!r}")
+            values[name] = vector
+        missing = [name for name in TABLE_FIELDS if name not in values]
+        if missing:
+            raise TypeError(f"Tables is missing the vectors {', '.join(missing)}")
+        # int64, C-contiguous and writable (the layout TABLES_TYPE names): copied only if not so already
+        own = tuple(np.require(values[name], np.int64, ["C", "W"]).reshape(-1) for name in TABLE_FIELDS)
+        tables = _new_tables(*own)
+        tables._vectors = own
+        return tables
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return iter(self._vectors)
+
+    def __len__(self) -> int:
+        return len(TABLE_FIELDS)
+
+    def __reduce__(self):
+        return (Tables, self._vectors)
+
+    def __repr__(self) -> str:
+        return f"Tables({', '.join(f'{name}=<{len(v)}>' for name, v in zip(TABLE_FIELDS, self._vectors, strict=True))})"
+
+    def _asdict(self) -> dict[str, np.ndarray]:
+        return dict(zip(TABLE_FIELDS, self._vectors, strict=True))
+
+    def _replace(self, **changes) -> Tables:
+        return Tables(**(self._asdict() | changes))
+
+
+for _position, _name in enumerate(TABLE_FIELDS):
+    setattr(Tables, _name, property(lambda self, i=_position: self._vectors[i], doc=f"``{_name}`` (int64 vector)"))
+structref.define_boxing(TablesType, Tables)
+
+
+@_jit_njit
+def _new_tables(radices, strides, slot, ch_src, ch_dst, ch_dim, ch_sign, ch_wrap, ch_ok, kind, iparams, coords):
+    """A :class:`Tables` struct holding the twelve vectors (compiled once, cached)."""
+    tables = structref.new(TABLES_TYPE)
+    tables.radices = radices
+    tables.strides = strides
+    tables.slot = slot
+    tables.ch_src = ch_src
+    tables.ch_dst = ch_dst
+    tables.ch_dim = ch_dim
+    tables.ch_sign = ch_sign
+    tables.ch_wrap = ch_wrap
+    tables.ch_ok = ch_ok
+    tables.kind = kind
+    tables.iparams = iparams
+    tables.coords = coords
+    return tables
+
+
 _I64 = types.int64
 #: numba signature every routing kernel is compiled for (see :data:`KERNEL_SIGNATURE`).
 KERNEL_SIG = _I64(TABLES_TYPE, _I64, _I64, _I64, _I64, _I64[::1], _I64, _I64[::1], _I64[::1], _I64[:, ::1])
