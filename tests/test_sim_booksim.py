@@ -58,19 +58,21 @@ def _put_head(st, iv, p, state, ready=0, out=-1, cands=()):
 
 @njit
 def _route_jit(route, tables, st, now):
-    list_occupied(st)
+    bs.list_ready(st, now)
     return bs.route_heads(route, tables, st, now)
 
 
 def _allocate_vcs(st, now):
-    """:func:`bs.allocate_vcs` after listing every VC holding flits (a superset of the loop's :func:`bs.list_ready`,
-    so a test may call the stages one after another in any cycle)."""
-    list_occupied(st)
+    """:func:`bs.allocate_vcs` after listing the VCs that can act in cycle ``now`` (:func:`bs.list_ready`, which
+    the cycle loop calls once per cycle, before routing: listed again here, a test may call the stages one after
+    another in any cycle)."""
+    bs.list_ready(st, now)
     return bs.allocate_vcs(st, now)
 
 
 def _allocate_switch(st, now):
-    """:func:`bs.allocate_switch` after listing every VC holding flits (as ``_allocate_vcs``)."""
+    """:func:`bs.allocate_switch` after listing every VC holding flits (a superset of :func:`bs.list_ready`'s list:
+    switch allocation visits the channels of the listed VCs that may bid)."""
     list_occupied(st)
     return bs.allocate_switch(st, now)
 
@@ -262,6 +264,24 @@ def test_ready_list_mid_run_is_the_occupied_vcs_a_stage_can_act_on(cycles):
     n = bs.list_ready(st, now)
     assert st.live[:n].tolist() == occupied[can_act].tolist()
     assert 0 < n < occupied.size  # a loaded network has VCs of both kinds
+    # the stages' own lists: the heads to route, the heads that bid for a VC
+    assert st.to_route[: st.nlive[1]].tolist() == occupied[can_act & (state == bs.IDLE)].tolist()
+    assert st.to_allocate[: st.nlive[2]].tolist() == occupied[can_act & (state == bs.VC_ALLOC)].tolist()
+
+
+@pytest.mark.parametrize("routing_delay", [0, 1])
+def test_heads_routed_with_lookahead_routing_bid_for_a_vc_in_the_same_cycle(routing_delay):
+    cfg = SimConfig.preset("booksim", offered_load=0.6, packet_length=2, warmup=0, measure=1000, drain=0,
+                           routing_delay=routing_delay)  # fmt: skip
+    st = bs.state_for(DOR, cfg, seed_word=7)
+    bs.run(DOR, st, 120)
+    now = int(st.counters[CNT["now"]])
+    bs.list_ready(st, now)
+    heads, waiting = st.to_route[: st.nlive[1]].tolist(), st.to_allocate[: st.nlive[2]].tolist()
+    args = (kernel_handle(DOR.kernel), DOR.tables, st, now)
+    assert compile_for_kernel(_route_listed, args)(*args) == len(heads) > 0
+    expected = waiting + (heads if routing_delay == 0 else [])
+    assert st.to_allocate[: st.nlive[2]].tolist() == expected
 
 
 @njit

@@ -96,8 +96,11 @@ names at their top, and :func:`run_booksim` is compiled without reference counti
 Routing and both allocators visit only the input VCs holding flits that one of them can act on in the cycle (the
 ``occupied`` bitmap, kept by injection and traversal, filtered and listed in ascending order by :func:`list_ready`
 once per cycle after injection; a flit still on its channel is in its downstream buffer, not yet visible, and costs
-no visit), which keeps every round-robin decision and the order of random draws of a scan of all input VCs.  A stage
-called alone needs a list first (:func:`list_ready`, or every VC holding flits:
+no visit), which keeps every round-robin decision and the order of random draws of a scan of all input VCs.
+:func:`list_ready` also lists, for routing, the heads to route and, for VC allocation, the heads that bid for a VC
+(routing adds the heads it routes with ``routing_delay = 0``, which bid in the same cycle; VC allocation's outcome
+does not depend on the order of its bidders); switch allocation visits the channels of the listed VCs that may bid.
+A stage called alone needs the lists first (:func:`list_ready`; for switch allocation also every VC holding flits:
 :func:`torus_lab.sim.kernels.list_occupied`, as in the simple model).  The visibility cycle of each VC's front flit
 is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO. Stages:
 :func:`generate_packets`, :func:`inject_flits`, :func:`list_ready`, :func:`route_heads`, :func:`allocate_vcs`,
@@ -194,9 +197,10 @@ BookSimState = namedtuple(
         # input VCs: FIFO (count, front slot; per slot packet, flit index, cycle from which it is visible), and
         # the cycle from which the front flit is visible (a copy of farr at the front slot, kept by push and pop)
         "count", "fhead", "fpk", "fidx", "farr", "fvis",
-        # input VCs holding flits: bitmap kept by injection and traversal, and the ascending list of those that a
-        # stage may act on in the current cycle (list_ready)
-        "occupied", "live", "nlive",
+        # input VCs holding flits: bitmap kept by injection and traversal, and the ascending lists of those that a
+        # stage may act on in the current cycle (list_ready): all of them, the heads to route, the heads that bid
+        # for a VC (nlive: their three lengths)
+        "occupied", "live", "to_route", "to_allocate", "nlive",
         # input VCs: state machine, ready cycle, route candidates, allocated output VC, VC-allocation pointer
         "vstate", "vready", "ncand", "cand_vc", "cand_st", "out_vc", "va_aptr",
         # output VCs: holder (-1 free), credits, pending credit arrivals (FIFO), VC-allocation grant pointer
@@ -286,7 +290,7 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
     total = topology.num_channels + 2 * topology.num_nodes
     nvc = total * vcs
     ports = 2 * topology.n + 1
-    per_vc = 5 * depth + 17 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
+    per_vc = 5 * depth + 19 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
     packets = topology.num_nodes * (queue_cap + 1) + nvc + 16
     return 8 * (nvc * per_vc + nvc // 64 + 2 + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8)
                 + rec_cap * 7 + total * (8 + 4 * ports) + 2 * ports)  # fmt: skip
@@ -325,7 +329,8 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         counters=zeros(len(CNT)),
         ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
         count=zeros(nvc), fhead=zeros(nvc), fpk=zeros(nvc, depth), fidx=zeros(nvc, depth), farr=zeros(nvc, depth),
-        fvis=zeros(nvc), occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), nlive=zeros(1),
+        fvis=zeros(nvc), occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), to_route=zeros(n_in),
+        to_allocate=zeros(n_in), nlive=zeros(3),
         vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, MAX_CANDIDATES),
         cand_st=zeros(nvc, MAX_CANDIDATES, STATE_SIZE), out_vc=full(-1, nvc), va_aptr=zeros(nvc),
         busy=full(-1, nvc), credit=full(depth, nvc), cr_time=zeros(nvc, depth), cr_head=zeros(nvc),
@@ -495,7 +500,9 @@ def inject_flits(st, now):
 @njit(inline="always")
 def list_ready(st, now):
     """Write the input VCs that a stage may act on in cycle ``now``, in ascending order, to
-    ``st.live[:st.nlive[0]]``; return their number.
+    ``st.live[:st.nlive[0]]``; return their number.  Of them, the heads to route go to ``st.to_route[:st.nlive[1]]``
+    and the heads that bid for a VC to ``st.to_allocate[:st.nlive[2]]`` (the lists :func:`route_heads` and
+    :func:`allocate_vcs` visit).
 
     Of the VCs holding flits (the ``occupied`` bitmap, read as :func:`torus_lab.sim.kernels.list_occupied` does):
     an idle VC whose front flit is visible (routing), a VC waiting for a VC past its ready cycle (VC allocation,
@@ -515,7 +522,10 @@ def list_ready(st, now):
     (0, 1, 3)
     """
     occupied, live, vstate, vready, fvis = st.occupied, st.live, st.vstate, st.vready, st.fvis
+    to_route, to_allocate = st.to_route, st.to_allocate
     n = 0
+    heads = 0
+    bidders = 0
     for k in range(occupied.shape[0]):
         word = occupied[k]
         while word != 0:
@@ -525,11 +535,18 @@ def list_ready(st, now):
             if state == IDLE:
                 if fvis[iv] > now:
                     continue
+                to_route[heads] = iv
+                heads += 1
             elif vready[iv] > now or (state == ACTIVE and fvis[iv] > now):
                 continue
+            elif state == VC_ALLOC:
+                to_allocate[bidders] = iv
+                bidders += 1
             live[n] = iv
             n += 1
     st.nlive[0] = n
+    st.nlive[1] = heads
+    st.nlive[2] = bidders
     return n
 
 
@@ -551,11 +568,12 @@ def route_heads(route, tables, st, now):
     cand_vc, cand_st, ncand, vready = st.cand_vc, st.cand_st, st.ncand, st.vready
     rng, counters, tmp_ch, tmp_vc, tmp_st = st.rng, st.counters, st.tmp_ch, st.tmp_vc, st.tmp_st
     ch_ok = tables.ch_ok
-    live = st.live
+    to_route, to_allocate = st.to_route, st.to_allocate
+    bidders = st.nlive[2]
     vc_shift = _vc_shift(vcs)
     routed = 0
-    for i in range(st.nlive[0]):  # the listed input VCs, ascending (the order of random draws)
-        iv = live[i]
+    for i in range(st.nlive[1]):  # the listed heads, ascending (the order of random draws)
+        iv = to_route[i]
         if vstate[iv] != IDLE or fvis[iv] > now:
             continue
         p = fpk[iv, fhead[iv]]
@@ -589,7 +607,11 @@ def route_heads(route, tables, st, now):
         ncand[iv] = m
         vstate[iv] = VC_ALLOC
         vready[iv] = now + routing_delay
+        if routing_delay == 0:  # lookahead routing: the head bids for a VC in this cycle
+            to_allocate[bidders] = iv
+            bidders += 1
         routed += 1
+    st.nlive[2] = bidders
     return routed
 
 
@@ -646,11 +668,11 @@ def allocate_vcs(st, now):
     cand_vc, cand_st = st.cand_vc, st.cand_st
     busy, vc_taken, out_vc, ch_in_port, ch_out_port = st.busy, st.vc_taken, st.out_vc, st.ch_in_port, st.ch_out_port
     req_in, req_out, req_c, req_in_key, req_out_key = st.req_in, st.req_out, st.req_c, st.req_in_key, st.req_out_key
-    fpk, fhead, pk_state, matched, live = st.fpk, st.fhead, st.pk_state, st.matched, st.live
+    fpk, fhead, pk_state, matched, to_allocate = st.fpk, st.fhead, st.pk_state, st.matched, st.to_allocate
     vc_shift = _vc_shift(vcs)
     nreq = 0
-    for i in range(st.nlive[0]):  # a head waiting for a VC is at the front of a VC holding flits
-        iv = live[i]
+    for i in range(st.nlive[2]):  # the listed heads waiting for a VC (and those routed now with lookahead routing)
+        iv = to_allocate[i]
         if vstate[iv] != VC_ALLOC or vready[iv] > now:
             continue
         vready[iv] = now + vc_alloc_delay  # evaluated: next attempt after this allocation's delay
