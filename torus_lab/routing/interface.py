@@ -175,21 +175,12 @@ class Tables(structref.StructRefProxy):
 
     _fields = TABLE_FIELDS
 
-    def __new__(cls, *vectors: np.ndarray, **named: np.ndarray) -> Tables:
-        if len(vectors) > len(TABLE_FIELDS):
-            raise TypeError(f"Tables takes {len(TABLE_FIELDS)} vectors ({', '.join(TABLE_FIELDS)}), got {len(vectors)}")
-        values = dict(zip(TABLE_FIELDS, vectors, strict=False))
-        for name, vector in named.items():
-            if name not in TABLE_FIELDS or name in values:
-                raise TypeError(f"Tables got an unknown or repeated vector {name!r}")
-            values[name] = vector
-        missing = [name for name in TABLE_FIELDS if name not in values]
-        if missing:
-            raise TypeError(f"Tables is missing the vectors {', '.join(missing)}")
-        # int64, C-contiguous and writable (the layout TABLES_TYPE names): copied only if not so already
-        own = tuple(np.require(values[name], np.int64, ["C", "W"]).reshape(-1) for name in TABLE_FIELDS)
-        tables = _new_tables(*own)
-        tables._vectors = own
+    def __new__(cls, radices, strides, slot, ch_src, ch_dst, ch_dim, ch_sign, ch_wrap, ch_ok, kind, iparams,
+                coords) -> Tables:  # fmt: skip
+        given = (radices, strides, slot, ch_src, ch_dst, ch_dim, ch_sign, ch_wrap, ch_ok, kind, iparams, coords)
+        vectors = tuple(_table_vector(name, value) for name, value in zip(TABLE_FIELDS, given, strict=True))
+        tables = _new_tables(*vectors)
+        tables._vectors = vectors
         return tables
 
     def __iter__(self) -> Iterator[np.ndarray]:
@@ -415,6 +406,13 @@ def _tables_memory_estimate(topology: Torus) -> int:
     """
     slots = topology.num_nodes * topology.n * 2
     return 8 * slots * (9 + (12 if topology._channels is None else 0))
+
+
+def _table_vector(name: str, values) -> np.ndarray:
+    """``values`` as a :class:`Tables` vector: int64, one-dimensional, C-contiguous and writable (the layout
+    :data:`TABLES_TYPE` names), copied only if it is not so already; errors name the vector."""
+    checked = check_int_array(name, values, -(2**63), 2**63 - 1, ndim=1)
+    return np.require(checked, np.int64, ["C", "W"])
 
 
 def _int64_vector(values) -> np.ndarray:
