@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from torus_lab._jit import njit
 from torus_lab._validate import (
     check_instance,
     check_int,
@@ -540,19 +541,17 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
 
 
 def _min_hops(topology: Torus, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """``topology.lee_distance`` between the nodes of ids ``src`` and ``dst``, one dimension at a time: a shortest
-    path's length is a sum over dimensions of a distance that depends only on the coordinate difference, taken
-    from a table of the ``2 radix - 1`` differences (:func:`_lee_tables`; no ``(packets, n)`` coordinate arrays:
-    5-10x faster on a run's packets).
+    """``topology.lee_distance`` between the nodes of ids ``src`` and ``dst``, compiled (:func:`_lee_distances`):
+    a shortest path's length is a sum over dimensions of a distance that depends only on the coordinate
+    difference, read from a table of the ``2 radix - 1`` differences (:func:`_lee_tables`) at the coordinates of
+    the node table (no ``(packets, n)`` arrays, no division).
 
     >>> t = Torus(2, 4)
     >>> _min_hops(t, np.array([0, 5]), np.array([15, 5])).tolist() == [t.lee_distance((0, 0), (3, 3)), 0]
     True
     """
-    total = np.zeros(np.shape(src), dtype=np.int64)
-    for radix, stride, table in zip(topology.radices, topology.strides, _lee_tables(topology), strict=True):
-        total += table[(dst // stride) % radix - (src // stride) % radix + radix - 1]
-    return total
+    src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+    return _lee_distances(src.reshape(-1), dst.reshape(-1), *_lee_lookup(topology)).reshape(np.shape(src))
 
 
 @functools.lru_cache(maxsize=32)
@@ -576,21 +575,68 @@ def _lee_tables(topology: Torus) -> tuple[np.ndarray, ...]:
     return tuple(tables)
 
 
+@functools.lru_cache(maxsize=32)
+def _lee_lookup(topology: Torus) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`_lee_distances` reads for ``topology``: the coordinates of every node (by id), the
+    :func:`_lee_tables` as rows of one array (padded; row ``j`` at ``d + radices[j] - 1``) and the radices
+    (read-only; cached per topology).
+
+    >>> coords, lee, radices = _lee_lookup(Torus(1, 3))
+    >>> coords.ravel().tolist(), lee.tolist(), radices.tolist()
+    ([0, 1, 2], [[1, 1, 0, 1, 1]], [3])
+    """
+    tables = _lee_tables(topology)
+    lee = np.zeros((len(tables), max(t.size for t in tables)), dtype=np.int64)
+    for dim, table in enumerate(tables):
+        lee[dim, : table.size] = table
+    coords = np.ascontiguousarray(topology.all_coords(), dtype=np.int64)
+    radices = np.asarray(topology.radices, dtype=np.int64)
+    for array in (coords, lee, radices):
+        array.setflags(write=False)
+    return coords, lee, radices
+
+
+@njit
+def _lee_distances(src: np.ndarray, dst: np.ndarray, coords: np.ndarray, lee: np.ndarray,
+                   radices: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Lee distance of every pair ``(src[i], dst[i])`` of node ids, from the tables of :func:`_lee_lookup`."""
+    out = np.empty(src.shape[0], dtype=np.int64)
+    for i in range(src.shape[0]):
+        total = 0
+        for j in range(coords.shape[1]):
+            total += lee[j, coords[dst[i], j] - coords[src[i], j] + radices[j] - 1]
+        out[i] = total
+    return out
+
+
 #: Columns of :attr:`SimResult.packets`: the kernel's record row (``rec``), then the derived ones.
 _RECORD_COLUMNS = ("src", "dst", "gen", "inject", "done", "hops", "dropped")
 _PACKET_COLUMNS = (*_RECORD_COLUMNS, "latency", "network_latency", "min_hops", "extra_hops")
+_SRC, _DST, _GEN, _INJECT, _DONE, _HOPS = (_RECORD_COLUMNS.index(name) for name in _RECORD_COLUMNS[:6])
+_LATENCY, _NETWORK_LATENCY, _MIN_HOPS, _EXTRA_HOPS = (_PACKET_COLUMNS.index(name) for name in _PACKET_COLUMNS[7:])
+
+
+@njit
+def _packet_table(rec: np.ndarray, coords: np.ndarray, lee: np.ndarray, radices: np.ndarray) -> np.ndarray:
+    """The rows of :attr:`SimResult.packets` (:data:`_PACKET_COLUMNS`) from the kernel's record rows: the record,
+    then latency ``done - gen``, network latency ``done - inject``, min hops (Lee distance) and extra hops."""
+    rows, width = rec.shape
+    table = np.empty((rows, width + 4), dtype=np.int64)
+    min_hops = _lee_distances(rec[:, _SRC], rec[:, _DST], coords, lee, radices)
+    for i in range(rows):
+        for c in range(width):
+            table[i, c] = rec[i, c]
+        table[i, _LATENCY] = rec[i, _DONE] - rec[i, _GEN]
+        table[i, _NETWORK_LATENCY] = rec[i, _DONE] - rec[i, _INJECT]
+        table[i, _MIN_HOPS] = min_hops[i]
+        table[i, _EXTRA_HOPS] = rec[i, _HOPS] - min_hops[i]
+    return table
 
 
 def _packet_frame(topology: Torus, rec: np.ndarray) -> pd.DataFrame:
-    """The packet table of a run from its record rows (one int64 array, then one frame: no column inserts)."""
-    rows = rec.shape[0]
-    table = np.empty((rows, len(_PACKET_COLUMNS)), dtype=np.int64)
-    table[:, : len(_RECORD_COLUMNS)] = rec
-    src, dst, gen, inject, done, hops = (rec[:, _RECORD_COLUMNS.index(name)] for name in _RECORD_COLUMNS[:6])
-    min_hops = _min_hops(topology, src, dst)
-    for name, column in (("latency", done - gen), ("network_latency", done - inject), ("min_hops", min_hops),
-                         ("extra_hops", hops - min_hops)):  # fmt: skip
-        table[:, _PACKET_COLUMNS.index(name)] = column
+    """The packet table of a run from its record rows (one compiled pass, :func:`_packet_table`, then one frame:
+    no column inserts)."""
+    table = _packet_table(np.ascontiguousarray(rec, dtype=np.int64), *_lee_lookup(topology))
     return pd.DataFrame(table, columns=list(_PACKET_COLUMNS), copy=False)
 
 
