@@ -346,6 +346,23 @@ def test_packet_table_columns_are_their_definitions(rows, kind):
     assert frame.to_numpy().tolist() == expected.reshape(-1, 11).tolist()
 
 
+def test_delivered_means_are_the_means_of_the_delivered_packets_table():
+    """The run's mean latency, hops, ... over delivered packets equal pandas' means over the filtered table, to the
+    last bit, with and without dropped packets."""
+    from torus_lab.sim.engine import _delivered_means
+
+    rng = np.random.default_rng(3)
+    for dropped_share in (0.0, 0.3, 1.0):
+        frame = pd.DataFrame({"dropped": (rng.random(500) < dropped_share).astype(np.int64),
+                              "latency": rng.integers(0, 10**9, 500), "hops": rng.integers(0, 40, 500)})  # fmt: skip
+        count, means = _delivered_means(frame, ["latency", "hops"])
+        delivered = frame[frame.dropped == 0]
+        assert count == len(delivered)
+        for name in ("latency", "hops"):
+            expected = float(delivered[name].mean()) if len(delivered) else float("nan")
+            assert np.array_equal(means[name], expected, equal_nan=True)
+
+
 def test_alive_gen_is_the_pool_minus_the_free_stack():
     """alive_gen gives the creation cycles of exactly the ids not on the free stack, in id order, after a real run
     and after any sequence of pops and pushes at the stack's top (the kernel's discipline), down to an empty stack."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -340,7 +340,7 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
             f"{counters['packets_generated']} packets generated, {counters['packets_delivered']} delivered, "
             f"{in_flight} queued or in the network; waiting cycle of (channel, vc): {cycle}"
         ), stacklevel=3)  # fmt: skip
-    delivered = packets[packets.dropped == 0]
+    delivered, means = _delivered_means(packets, ("latency", "network_latency", "hops", "extra_hops"))
     window = measure_end - warmup_end if warmup_end >= 0 and measure_end > warmup_end else 0
     nan = float("nan")
     util = state.ch_flits / float(window) if window else np.full(state.ch_flits.shape, nan)
@@ -358,14 +358,14 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
         deadlock=deadlock,
         deadlock_cycle=cycle,
         packets=packets,
-        mean_latency=float(delivered.latency.mean()) if len(delivered) else nan,
-        mean_network_latency=float(delivered.network_latency.mean()) if len(delivered) else nan,
-        mean_hops=float(delivered.hops.mean()) if len(delivered) else nan,
-        mean_extra_hops=float(delivered.extra_hops.mean()) if len(delivered) else nan,
+        mean_latency=means["latency"],
+        mean_network_latency=means["network_latency"],
+        mean_hops=means["hops"],
+        mean_extra_hops=means["extra_hops"],
         accepted_throughput=counters["window_flits_ejected"] / (nodes * window) if window else nan,
         generated_throughput=counters["measured_generated"] * config.packet_length / (nodes * window) if window
         else nan,
-        delivered=len(delivered),
+        delivered=delivered,
         dropped=int((packets.dropped == 1).sum()),
         undelivered=counters["measured_generated"] - counters["measured_done"],
         channel_utilisation=util,
@@ -383,6 +383,20 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
         in_flight=in_flight,
         state=state if keep_state else None,
     )
+
+
+def _delivered_means(packets: pd.DataFrame, columns: Sequence[str]) -> tuple[int, dict[str, float]]:
+    """The number of delivered packets (``dropped == 0``) and the mean of each of ``columns`` over them (NaN when
+    none was delivered): pandas' mean of each column's delivered values, without copying the whole table.
+
+    >>> frame = pd.DataFrame({"dropped": [0, 1, 0], "hops": [2, 9, 3]})
+    >>> _delivered_means(frame, ["hops"])
+    (2, {'hops': 2.5})
+    """
+    kept = packets["dropped"].to_numpy() == 0
+    count = int(kept.sum())
+    return count, {name: float(pd.Series(packets[name].to_numpy()[kept]).mean()) if count else float("nan")
+                   for name in columns}  # fmt: skip
 
 
 def _record_capacity(config: SimConfig, nodes: int) -> int:
