@@ -325,3 +325,20 @@ def test_state_graph_edges_are_the_routing_choices():
         for ch, vc, after in cands:
             reached = int(topo.channel_dst[ch])
             assert hops[ch, vc] == (("done",) if reached == dest else (reached, ch, vc, after))
+
+
+@given(data=st.data(), bound=st.integers(1, 40))
+@settings(max_examples=80, deadline=None)
+def test_unique_pairs_equal_the_unique_rows_of_the_stacked_pairs(data, bound):
+    """The distinct dependency pairs of one destination, found by sorting one int64 key per pair, are the rows
+    ``np.unique(..., axis=0)`` gives, in the same (lexicographic) order."""
+    from torus_lab.deadlock import _unique_pairs
+
+    size = data.draw(st.integers(0, 60))
+    first = np.asarray(data.draw(st.lists(st.integers(0, bound - 1), min_size=size, max_size=size)), dtype=np.int64)
+    second = np.asarray(data.draw(st.lists(st.integers(0, bound - 1), min_size=size, max_size=size)), dtype=np.int64)
+    got = np.stack(_unique_pairs(first, second, bound), axis=1)
+    expected = np.unique(np.stack([first, second], axis=1), axis=0)
+    assert got.dtype == expected.dtype
+    assert got.reshape(-1, 2).tolist() == expected.reshape(-1, 2).tolist()
+

@@ -220,6 +220,18 @@ def _check_cdg_memory(rf: RoutingFunction, num_dests: int, form: str, what: str 
     )
 
 
+def _unique_pairs(first: np.ndarray, second: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct pairs ``(first[i], second[i])`` in lexicographic order (what ``np.unique`` of the stacked rows
+    with ``axis=0`` gives), for values in ``0..bound - 1``: one sort of the int64 keys ``first * bound + second``
+    instead of a sort of row records.
+
+    >>> [a.tolist() for a in _unique_pairs(np.array([2, 0, 2, 0]), np.array([1, 3, 1, 0]), 4)]
+    [[0, 0, 2], [0, 3, 1]]
+    """
+    keys = np.unique(first.astype(np.int64) * bound + second)
+    return keys // bound, keys % bound
+
+
 def _edges_reachable(rf: RoutingFunction, dests: list[int], *, keep_rows: bool = True
                      ) -> tuple[np.ndarray, np.ndarray, int]:
     """Edge rows ``(v1, v2, example destination)`` (none unless ``keep_rows``), the used-vertex mask and the
@@ -239,8 +251,8 @@ def _edges_reachable(rf: RoutingFunction, dests: list[int], *, keep_rows: bool =
         src_ch = g.state_channel[tr[:, 0]]
         keep = src_ch >= 0
         in_v = src_ch[keep] * V + g.state_vc[tr[keep, 0]]
-        rows = np.stack([in_v, out_v[keep], np.full(int(keep.sum()), d, dtype=np.int64)], axis=1)
-        chunks.append(np.unique(rows, axis=0) if rows.size else rows)
+        in_v, out_v = _unique_pairs(in_v, out_v[keep], rf.topology.num_channels * V)
+        chunks.append(np.stack([in_v, out_v, np.full(in_v.size, d, dtype=np.int64)], axis=1))
     rows = np.concatenate(chunks) if chunks else np.zeros((0, 3), dtype=np.int64)
     return rows, used, stuck
 
