@@ -342,3 +342,26 @@ def test_unique_pairs_equal_the_unique_rows_of_the_stacked_pairs(data, bound):
     assert got.dtype == expected.dtype
     assert got.reshape(-1, 2).tolist() == expected.reshape(-1, 2).tolist()
 
+
+
+@pytest.mark.parametrize("spec, topology", [
+    ({"name": "ecube", "datelines": True, "vcs": 2}, Torus(2, 5)),
+    ({"name": "pfnf", "scheme": "paper"}, Torus(2, 4)),
+])  # fmt: skip
+def test_graph_from_rows_equals_the_graph_built_edge_by_edge(spec, topology):
+    """The CDG built from converted columns has the vertices, edges, edge order and ``dest`` attributes of the
+    graph built one ``add_edge`` at a time (the first destination of each dependency)."""
+    from torus_lab.deadlock import _edges_reachable, _graph_from_rows
+    from torus_lab.routing import make_routing
+
+    rf = make_routing(spec, topology)
+    rows, used, _ = _edges_reachable(rf, list(range(topology.num_nodes)))
+    V = rf.num_vcs
+    expected = nx.DiGraph()
+    expected.add_nodes_from((int(v) // V, int(v) % V) for v in np.flatnonzero(used))
+    for v1, v2, d in rows[np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0]))]:
+        if not expected.has_edge((int(v1) // V, int(v1) % V), (int(v2) // V, int(v2) % V)):
+            expected.add_edge((int(v1) // V, int(v1) % V), (int(v2) // V, int(v2) % V), dest=int(d))
+    got = _graph_from_rows(rf, rows, used)
+    assert list(got.nodes) == list(expected.nodes)
+    assert list(got.edges(data=True)) == list(expected.edges(data=True))

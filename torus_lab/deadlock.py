@@ -276,14 +276,17 @@ def _graph_from_rows(rf: RoutingFunction, rows: np.ndarray, used: np.ndarray | N
     V = rf.num_vcs
     g = nx.DiGraph()
     if used is not None:
-        g.add_nodes_from((int(v) // V, int(v) % V) for v in np.flatnonzero(used))
+        vertices = np.flatnonzero(used)
+        g.add_nodes_from(zip((vertices // V).tolist(), (vertices % V).tolist(), strict=True))
     if rows.size:
         order = np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0]))
         rows = rows[order]
         first = np.ones(len(rows), dtype=bool)
         first[1:] = np.any(rows[1:, :2] != rows[:-1, :2], axis=1)
-        for v1, v2, d in rows[first]:
-            g.add_edge((int(v1) // V, int(v1) % V), (int(v2) // V, int(v2) % V), dest=int(d))
+        v1, v2, dest = rows[first].T
+        tails = zip((v1 // V).tolist(), (v1 % V).tolist(), strict=True)
+        heads = zip((v2 // V).tolist(), (v2 % V).tolist(), strict=True)
+        g.add_edges_from((tail, head, {"dest": d}) for tail, head, d in zip(tails, heads, dest.tolist(), strict=True))
     return g
 
 
