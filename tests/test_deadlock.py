@@ -365,3 +365,21 @@ def test_graph_from_rows_equals_the_graph_built_edge_by_edge(spec, topology):
     got = _graph_from_rows(rf, rows, used)
     assert list(got.nodes) == list(expected.nodes)
     assert list(got.edges(data=True)) == list(expected.edges(data=True))
+
+
+@given(edges=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=60),
+       source=st.integers(0, 12), targets=st.lists(st.integers(0, 14), max_size=8),
+       max_length=st.none() | st.integers(1, 8))  # fmt: skip
+@settings(max_examples=200, deadline=None)
+def test_shortest_paths_to_targets_equal_networkx_single_source_paths(edges, source, targets, max_length):
+    """The early-stopping breadth-first search returns, for every target reached in at most ``max_length``
+    vertices, the very path networkx's ``single_source_shortest_path`` gives (the witness cycle depends on which of
+    equally short paths it is)."""
+    from torus_lab.deadlock import _shortest_paths_to
+
+    graph = nx.DiGraph(edges)
+    graph.add_node(source)
+    everything = nx.single_source_shortest_path(graph, source)
+    expected = {w: everything[w] for w in targets
+                if w in everything and (max_length is None or len(everything[w]) <= max_length)}  # fmt: skip
+    assert _shortest_paths_to(graph, source, targets, max_length) == expected

@@ -341,6 +341,44 @@ def channel_dependency_graph(
     return _graph_from_rows(routing, rows)
 
 
+def _shortest_paths_to(graph: nx.DiGraph, source, targets: Iterable, max_length: int | None = None) -> dict:
+    """The paths :func:`networkx.single_source_shortest_path` gives from ``source`` to those of ``targets`` it
+    reaches in at most ``max_length`` vertices (any length if None), found by the same breadth-first search
+    (level by level, neighbours in the graph's order, a vertex's path through the vertex that reaches it first),
+    which stops after the level that reaches the last target or the longest path wanted, and keeps a parent per
+    vertex instead of a path.
+
+    >>> g = nx.DiGraph([(0, 1), (0, 2), (1, 3), (2, 3), (3, 4)])
+    >>> _shortest_paths_to(g, 0, [3, 4, 9]) == {w: p for w, p in nx.single_source_shortest_path(g, 0).items()
+    ...                                          if w in (3, 4)}
+    True
+    >>> _shortest_paths_to(g, 0, [3, 4], max_length=3)
+    {3: [0, 1, 3]}
+    """
+    adjacency = graph._adj
+    parent = {source: source}
+    missing = {w for w in targets if w != source}
+    deepest = math.inf if max_length is None else max_length - 1  # edges of the longest path wanted
+    level, frontier = 0, [source]
+    while frontier and missing and level < deepest:
+        reached = []
+        for v in frontier:
+            for w in adjacency[v]:
+                if w not in parent:
+                    parent[w] = v
+                    reached.append(w)
+        missing.difference_update(reached)
+        frontier, level = reached, level + 1
+    paths = {}
+    for w in targets:
+        if w in parent:
+            path = [w]
+            while path[-1] != source:
+                path.append(parent[path[-1]])
+            paths[w] = path[::-1]
+    return paths
+
+
 def find_witness_cycle(graph: nx.DiGraph, *, shortest: bool = True, sample: int = 64) -> list | None:
     """A cycle of ``graph`` as a vertex list (first vertex not repeated), or None if acyclic.
 
@@ -375,10 +413,12 @@ def find_witness_cycle(graph: nx.DiGraph, *, shortest: bool = True, sample: int 
         for v in verts[::step]:
             if best is not None and len(best) <= 2:
                 break
-            dist = nx.single_source_shortest_path(sub, v)
-            for w in graph.predecessors(v):  # the graph's order (the copy's differs); dist lies in comp
+            predecessors = list(graph.predecessors(v))  # the graph's order (the copy's differs)
+            # only paths shorter than the best cycle so far can replace it
+            dist = _shortest_paths_to(sub, v, predecessors, None if best is None else len(best) - 1)  # lies in comp
+            for w in predecessors:
                 if w in dist and (best is None or len(dist[w]) < len(best)):
-                    best = list(dist[w])
+                    best = dist[w]
         if best is not None:
             break
     return best
