@@ -383,3 +383,29 @@ def test_shortest_paths_to_targets_equal_networkx_single_source_paths(edges, sou
     expected = {w: everything[w] for w in targets
                 if w in everything and (max_length is None or len(everything[w]) <= max_length)}  # fmt: skip
     assert _shortest_paths_to(graph, source, targets, max_length) == expected
+
+
+@pytest.mark.parametrize("spec, topology", [
+    ({"name": "ecube", "datelines": True, "vcs": 2}, Torus(2, 5)),
+    ({"name": "direction-first", "vcs": 2}, Torus(3, 3)),
+    ({"name": "pfnf", "scheme": "paper"}, Torus(2, 4)),
+])  # fmt: skip
+def test_state_exploration_through_the_compiled_entry_equals_the_dispatcher(spec, topology):
+    """The exploration's machine code called directly (no argument typing) finds exactly what the dispatcher's
+    call finds, for every destination."""
+    from torus_lab.routing import make_routing
+    from torus_lab.routing.explore import STATE_SIZE, _explore_dest, _explore_runner, kernel_handle, node_ok
+
+    rf = make_routing(spec, topology)
+    for dst in range(topology.num_nodes):
+        outputs = []
+        for direct in (True, False):
+            problem = np.zeros(4 + STATE_SIZE, dtype=np.int64)
+            args = (kernel_handle(rf.kernel), rf.tables, dst, node_ok(rf), int(rf.random_choices), 5_000_000,
+                    int(rf.num_vcs), problem)  # fmt: skip
+            runner = _explore_runner(rf, args) if direct else _explore_dest
+            if direct:
+                assert runner is not _explore_dest  # the entry, not the dispatcher
+            outputs.append([np.asarray(v).tolist() for v in runner(*args)] + [problem.tolist()])
+        assert outputs[0] == outputs[1]
+
