@@ -1079,6 +1079,17 @@ def _slab_mask(torus: Torus, dim: int, start: int, width: int) -> np.ndarray:
     return ((torus.all_coords()[:, dim] - start) % k) < width
 
 
+@functools.lru_cache(maxsize=256)
+def _slab_boundary(torus: Torus, dim: int, width: int) -> int:
+    """Links leaving the slab ``{x : x_dim mod k < width}`` (any start has as many); cached per torus, which
+    compares by value (the studies ask for the same slabs for every placement).
+
+    >>> _slab_boundary(Torus(2, 4), 0, 2)   # two cut rings of 4 links, both directions
+    16
+    """
+    return _boundary(torus, _slab_mask(torus, dim, 0, width))
+
+
 def natural_cut_bound(torus: Torus, placement: Placement | Iterable, *, widths: str = "half") -> CutBound:
     """Best Lemma 1 bound over slabs ``{x : (x_j - a) mod k < w}`` (half-tori for ``widths="half"``).
 
@@ -1099,14 +1110,11 @@ def natural_cut_bound(torus: Torus, placement: Placement | Iterable, *, widths: 
     width_list = [k // 2] if widths == "half" else list(range(1, k))
     coords = placement.coords()
     best: CutBound | None = None
-    boundary_cache: dict[tuple[int, int], int] = {}
     for dim in range(torus.n):
         histogram = np.bincount(coords[:, dim], minlength=k)
         doubled = np.concatenate([histogram, histogram])
         for width in width_list:
-            if (dim, width) not in boundary_cache:  # the boundary of a slab does not depend on its start
-                boundary_cache[(dim, width)] = _boundary(torus, _slab_mask(torus, dim, 0, width))
-            boundary = boundary_cache[(dim, width)]
+            boundary = _slab_boundary(torus, dim, width)  # the boundary of a slab does not depend on its start
             windows = np.array([doubled[a : a + width].sum() for a in range(k)])
             values = 2 * windows * (placement.size - windows) / boundary
             start = int(np.argmax(values))
@@ -1256,7 +1264,7 @@ def natural_bisection_width(torus: Torus, placement: Placement | Iterable) -> in
         for width in range(1, k):
             counts = [int(doubled[a : a + width].sum()) for a in range(k)]
             if any(abs(2 * c - placement.size) <= 1 for c in counts):
-                boundary = _boundary(torus, _slab_mask(torus, dim, 0, width))
+                boundary = _slab_boundary(torus, dim, width)
                 best = boundary if best is None else min(best, boundary)
     return best
 
