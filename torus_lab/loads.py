@@ -976,7 +976,7 @@ def load_frame(torus: Torus, loads: np.ndarray, placement: Placement | None = No
         placement = _as_placement(torus, check_instance("placement", placement, Placement))
     if loads.shape != (torus.num_channels,):
         raise ValueError(f"loads has shape {loads.shape}, expected ({torus.num_channels},)")
-    coords = torus.coords(torus.channel_src)
+    coords = torus.all_coords()[torus.channel_src]  # the node table, gathered (no division per channel)
     frame = pd.DataFrame({"channel": np.arange(torus.num_channels)})
     for j in range(torus.n):
         frame[f"x{j}"] = coords[:, j]
