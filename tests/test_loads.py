@@ -405,3 +405,18 @@ def test_compiled_shortest_path_flow_equals_the_bincount_formula_to_the_last_bit
     expected = _flow_shortest_by_bincount(weights, tie, coefficients)
     assert got.shape == expected.shape
     assert got.tobytes() == expected.tobytes()
+
+
+@given(d=st.integers(1, 3), k=st.integers(2, 7), data=st.data())
+@settings(max_examples=40, deadline=None)
+def test_cached_slab_boundary_is_the_boundary_of_the_slab_at_every_start(d, k, data):
+    """The cached boundary of a slab (``_slab_boundary``, computed at start 0) is the number of links leaving the
+    slab ``{x : (x_dim - a) mod k < width}`` for every start ``a``, counted link by link."""
+    from torus_lab.loads import _slab_boundary
+
+    torus = Torus(d, k)
+    dim, width = data.draw(st.integers(0, d - 1)), data.draw(st.integers(1, k - 1))
+    start = data.draw(st.integers(0, k - 1))
+    inside = ((torus.all_coords()[:, dim] - start) % k) < width
+    crossing = sum(inside[a] != inside[b] for a, b in zip(torus.channel_src, torus.channel_dst, strict=True))
+    assert _slab_boundary(torus, dim, width) == crossing
