@@ -325,3 +325,87 @@ def test_state_graph_edges_are_the_routing_choices():
         for ch, vc, after in cands:
             reached = int(topo.channel_dst[ch])
             assert hops[ch, vc] == (("done",) if reached == dest else (reached, ch, vc, after))
+
+
+@given(data=st.data(), bound=st.integers(1, 40))
+@settings(max_examples=80, deadline=None)
+def test_unique_pairs_equal_the_unique_rows_of_the_stacked_pairs(data, bound):
+    """The distinct dependency pairs of one destination, found by sorting one int64 key per pair, are the rows
+    ``np.unique(..., axis=0)`` gives, in the same (lexicographic) order."""
+    from torus_lab.deadlock import _unique_pairs
+
+    size = data.draw(st.integers(0, 60))
+    first = np.asarray(data.draw(st.lists(st.integers(0, bound - 1), min_size=size, max_size=size)), dtype=np.int64)
+    second = np.asarray(data.draw(st.lists(st.integers(0, bound - 1), min_size=size, max_size=size)), dtype=np.int64)
+    got = np.stack(_unique_pairs(first, second, bound), axis=1)
+    expected = np.unique(np.stack([first, second], axis=1), axis=0)
+    assert got.dtype == expected.dtype
+    assert got.reshape(-1, 2).tolist() == expected.reshape(-1, 2).tolist()
+
+
+
+@pytest.mark.parametrize("spec, topology", [
+    ({"name": "ecube", "datelines": True, "vcs": 2}, Torus(2, 5)),
+    ({"name": "pfnf", "scheme": "paper"}, Torus(2, 4)),
+])  # fmt: skip
+def test_graph_from_rows_equals_the_graph_built_edge_by_edge(spec, topology):
+    """The CDG built from converted columns has the vertices, edges, edge order and ``dest`` attributes of the
+    graph built one ``add_edge`` at a time (the first destination of each dependency)."""
+    from torus_lab.deadlock import _edges_reachable, _graph_from_rows
+    from torus_lab.routing import make_routing
+
+    rf = make_routing(spec, topology)
+    rows, used, _ = _edges_reachable(rf, list(range(topology.num_nodes)))
+    V = rf.num_vcs
+    expected = nx.DiGraph()
+    expected.add_nodes_from((int(v) // V, int(v) % V) for v in np.flatnonzero(used))
+    for v1, v2, d in rows[np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0]))]:
+        if not expected.has_edge((int(v1) // V, int(v1) % V), (int(v2) // V, int(v2) % V)):
+            expected.add_edge((int(v1) // V, int(v1) % V), (int(v2) // V, int(v2) % V), dest=int(d))
+    got = _graph_from_rows(rf, rows, used)
+    assert list(got.nodes) == list(expected.nodes)
+    assert list(got.edges(data=True)) == list(expected.edges(data=True))
+
+
+@given(edges=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=60),
+       source=st.integers(0, 12), targets=st.lists(st.integers(0, 14), max_size=8),
+       max_length=st.none() | st.integers(1, 8))  # fmt: skip
+@settings(max_examples=200, deadline=None)
+def test_shortest_paths_to_targets_equal_networkx_single_source_paths(edges, source, targets, max_length):
+    """The early-stopping breadth-first search returns, for every target reached in at most ``max_length``
+    vertices, the very path networkx's ``single_source_shortest_path`` gives (the witness cycle depends on which of
+    equally short paths it is)."""
+    from torus_lab.deadlock import _shortest_paths_to
+
+    graph = nx.DiGraph(edges)
+    graph.add_node(source)
+    everything = nx.single_source_shortest_path(graph, source)
+    expected = {w: everything[w] for w in targets
+                if w in everything and (max_length is None or len(everything[w]) <= max_length)}  # fmt: skip
+    assert _shortest_paths_to(graph, source, targets, max_length) == expected
+
+
+@pytest.mark.parametrize("spec, topology", [
+    ({"name": "ecube", "datelines": True, "vcs": 2}, Torus(2, 5)),
+    ({"name": "direction-first", "vcs": 2}, Torus(3, 3)),
+    ({"name": "pfnf", "scheme": "paper"}, Torus(2, 4)),
+])  # fmt: skip
+def test_state_exploration_through_the_compiled_entry_equals_the_dispatcher(spec, topology):
+    """The exploration's machine code called directly (no argument typing) finds exactly what the dispatcher's
+    call finds, for every destination."""
+    from torus_lab.routing import make_routing
+    from torus_lab.routing.explore import STATE_SIZE, _explore_dest, _explore_runner, kernel_handle, node_ok
+
+    rf = make_routing(spec, topology)
+    for dst in range(topology.num_nodes):
+        outputs = []
+        for direct in (True, False):
+            problem = np.zeros(4 + STATE_SIZE, dtype=np.int64)
+            args = (kernel_handle(rf.kernel), rf.tables, dst, node_ok(rf), int(rf.random_choices), 5_000_000,
+                    int(rf.num_vcs), problem)  # fmt: skip
+            runner = _explore_runner(rf, args) if direct else _explore_dest
+            if direct:
+                assert runner is not _explore_dest  # the entry, not the dispatcher
+            outputs.append([np.asarray(v).tolist() for v in runner(*args)] + [problem.tolist()])
+        assert outputs[0] == outputs[1]
+

@@ -626,3 +626,28 @@ def test_fewer_latency_with_faults_needs_a_decrease_beyond_noise(tiny_results):
     changes = latency_change_table({"paper": flat}, ["y"])
     claims = _coverage_claims(tiny_results, fig4_paper=flat, latency_changes=changes)
     assert claims["faults_lower_latency_y"].verdict == "does not hold"
+
+
+def test_column_reductions_over_masked_rows_equal_those_of_the_filtered_table():
+    """fig4_run's packet statistics read the delivered/injected rows one column at a time (``_RowsWhere``); the
+    median, means, share and maximum equal the filtered table's, to the last bit, also for odd and empty sets."""
+    import numpy as np
+
+    from torus_lab.studies.direction_first import _RowsWhere
+
+    rng = np.random.default_rng(11)
+    for size, share in ((0, 0.5), (1, 1.0), (7, 0.5), (2000, 0.9), (2001, 0.0)):
+        table = pd.DataFrame({"dropped": (rng.random(size) > share).astype(np.int64),
+                              "latency": rng.integers(0, 10**6, size), "extra_hops": rng.integers(0, 3, size),
+                              "inject": rng.integers(-1, 500, size), "gen": rng.integers(0, 400, size)})  # fmt: skip
+        for mask_of in (lambda t: t.dropped == 0, lambda t: t.inject >= 0):
+            filtered = table[mask_of(table)]
+            rows = _RowsWhere(table, mask_of(table).to_numpy())
+            assert rows.count == len(filtered)
+            if not len(filtered):
+                continue
+            got = [rows("latency").median(), rows("latency").mean(), (rows("extra_hops") > 0).mean(),
+                   (rows("inject") - rows("gen")).max()]  # fmt: skip
+            expected = [filtered.latency.median(), filtered.latency.mean(), (filtered.extra_hops > 0).mean(),
+                        (filtered.inject - filtered.gen).max()]  # fmt: skip
+            assert [float(v) for v in got] == [float(v) for v in expected]

@@ -356,3 +356,67 @@ def test_box_step_shares_cross_every_layer_once_and_do_not_depend_on_the_order_o
     expected, got = as_dict(*direct), as_dict(points, shares, dims)
     assert got.keys() == expected.keys()
     assert all(got[key] == pytest.approx(expected[key], rel=1e-12) for key in got)
+
+
+def _flow_shortest_by_bincount(weights: np.ndarray, tie: str, coefficients) -> np.ndarray:
+    """The all-shortest-paths flow written with numpy: every step's link index and weight, summed by bincount."""
+    from torus_lab.loads import _box_fractions
+
+    d, k = weights.ndim, weights.shape[0]
+    out_shape = (k, d, 2) if coefficients is not None else weights.shape + (d, 2)
+    strides = np.asarray(coefficients if coefficients is not None else [k ** (d - 1 - j) for j in range(d)])
+    deltas = np.argwhere(weights != 0)
+    indices, step_weights = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
+    lengths = np.minimum(deltas, k - deltas)
+    groups, inverse = np.unique(lengths, axis=0, return_inverse=True)
+    for g, box in enumerate(groups):
+        rows = np.flatnonzero(inverse.reshape(-1) == g)
+        signs = np.where(deltas[rows] <= k - deltas[rows], 1, -1)
+        box_weights = weights[tuple(deltas[rows].T)].astype(float)
+        tied = np.flatnonzero((2 * box == k) & (box > 0)) if tie == "both" else np.array([], dtype=np.int64)
+        if tied.size:
+            choices = np.asarray(list(itertools.product((1, -1), repeat=tied.size)))
+            signs = np.repeat(signs, len(choices), axis=0)
+            signs[:, tied] = np.tile(choices, (len(rows), 1))
+            box_weights = np.repeat(box_weights, len(choices)) / len(choices)
+        points, shares, dims = _box_fractions(tuple(int(v) for v in box))
+        nodes = (points[None, :, :] * signs[:, None, :]) % k
+        step_signs = np.take_along_axis(signs, np.broadcast_to(dims, (len(signs), len(dims))), axis=1)
+        cells = nodes @ strides if coefficients is None else (nodes @ strides) % k
+        indices.append(((cells * d + dims) * 2 + (step_signs > 0)).reshape(-1))
+        step_weights.append((box_weights[:, None] * shares[None, :]).reshape(-1))
+    flat = np.bincount(np.concatenate(indices), np.concatenate(step_weights), minlength=math.prod(out_shape))
+    return flat.reshape(out_shape)
+
+
+@given(data=st.data(), d=st.integers(1, 3), k=st.integers(2, 7), tie=st.sampled_from(TIE_MODES),
+       per_class=st.booleans())  # fmt: skip
+@settings(max_examples=60, deadline=None)
+def test_compiled_shortest_path_flow_equals_the_bincount_formula_to_the_last_bit(data, d, k, tie, per_class):
+    """The compiled step accumulation (:func:`_add_box_steps`) adds the same weights in the same order as
+    ``numpy.bincount`` over every step of every box, so the flows are identical, not merely close."""
+    from torus_lab.loads import _flow_shortest
+
+    values = data.draw(st.lists(st.sampled_from([0.0, 1.0, 0.5, 1 / 3, 2.0]), min_size=k**d, max_size=k**d))
+    weights = np.asarray(values).reshape((k,) * d)
+    weights[(0,) * d] = 0.0  # no flow to the source itself (as every caller sets)
+    coefficients = tuple(data.draw(st.lists(st.integers(0, k - 1), min_size=d, max_size=d))) if per_class else None
+    got = _flow_shortest(weights, tie, coefficients)
+    expected = _flow_shortest_by_bincount(weights, tie, coefficients)
+    assert got.shape == expected.shape
+    assert got.tobytes() == expected.tobytes()
+
+
+@given(d=st.integers(1, 3), k=st.integers(2, 7), data=st.data())
+@settings(max_examples=40, deadline=None)
+def test_cached_slab_boundary_is_the_boundary_of_the_slab_at_every_start(d, k, data):
+    """The cached boundary of a slab (``_slab_boundary``, computed at start 0) is the number of links leaving the
+    slab ``{x : (x_dim - a) mod k < width}`` for every start ``a``, counted link by link."""
+    from torus_lab.loads import _slab_boundary
+
+    torus = Torus(d, k)
+    dim, width = data.draw(st.integers(0, d - 1)), data.draw(st.integers(1, k - 1))
+    start = data.draw(st.integers(0, k - 1))
+    inside = ((torus.all_coords()[:, dim] - start) % k) < width
+    crossing = sum(inside[a] != inside[b] for a, b in zip(torus.channel_src, torus.channel_dst, strict=True))
+    assert _slab_boundary(torus, dim, width) == crossing

@@ -328,6 +328,41 @@ def test_packet_min_hops_equal_the_lee_distance_of_their_endpoints(dims, radix, 
     assert _min_hops(topology, pairs[:, 0], pairs[:, 1]).tolist() == expected.tolist()
 
 
+@given(rows=st.lists(st.tuples(*[st.integers(0, 10**6)] * 7), max_size=40), kind=st.sampled_from(["torus", "mesh"]))
+@settings(max_examples=40, deadline=None)
+def test_packet_table_columns_are_their_definitions(rows, kind):
+    """The compiled packet table is the record row followed by latency ``done - gen``, network latency ``done -
+    inject``, the endpoints' Lee distance and ``hops`` minus it (record values anywhere in int range)."""
+    from torus_lab.sim.engine import _PACKET_COLUMNS, _packet_frame
+
+    topology = Torus(3, 5) if kind == "torus" else Mesh(2, 7)
+    rec = np.array(rows, dtype=np.int64).reshape(-1, 7)
+    rec[:, :2] %= topology.num_nodes  # src, dst are node ids
+    frame = _packet_frame(topology, rec)
+    assert list(frame.columns) == list(_PACKET_COLUMNS) and (frame.dtypes == np.int64).all()
+    src, dst, gen, inject, done, hops, _ = rec.T
+    lee = topology.lee_distance(topology.coords(src), topology.coords(dst)) if len(rec) else np.zeros(0, np.int64)
+    expected = np.column_stack([rec, done - gen, done - inject, lee, hops - lee]).astype(np.int64)
+    assert frame.to_numpy().tolist() == expected.reshape(-1, 11).tolist()
+
+
+def test_delivered_means_are_the_means_of_the_delivered_packets_table():
+    """The run's mean latency, hops, ... over delivered packets equal pandas' means over the filtered table, to the
+    last bit, with and without dropped packets."""
+    from torus_lab.sim.engine import _delivered_means
+
+    rng = np.random.default_rng(3)
+    for dropped_share in (0.0, 0.3, 1.0):
+        frame = pd.DataFrame({"dropped": (rng.random(500) < dropped_share).astype(np.int64),
+                              "latency": rng.integers(0, 10**9, 500), "hops": rng.integers(0, 40, 500)})  # fmt: skip
+        count, means = _delivered_means(frame, ["latency", "hops"])
+        delivered = frame[frame.dropped == 0]
+        assert count == len(delivered)
+        for name in ("latency", "hops"):
+            expected = float(delivered[name].mean()) if len(delivered) else float("nan")
+            assert np.array_equal(means[name], expected, equal_nan=True)
+
+
 def test_alive_gen_is_the_pool_minus_the_free_stack():
     """alive_gen gives the creation cycles of exactly the ids not on the free stack, in id order, after a real run
     and after any sequence of pops and pushes at the stack's top (the kernel's discipline), down to an empty stack."""

@@ -220,6 +220,18 @@ def _check_cdg_memory(rf: RoutingFunction, num_dests: int, form: str, what: str 
     )
 
 
+def _unique_pairs(first: np.ndarray, second: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct pairs ``(first[i], second[i])`` in lexicographic order (what ``np.unique`` of the stacked rows
+    with ``axis=0`` gives), for values in ``0..bound - 1``: one sort of the int64 keys ``first * bound + second``
+    instead of a sort of row records.
+
+    >>> [a.tolist() for a in _unique_pairs(np.array([2, 0, 2, 0]), np.array([1, 3, 1, 0]), 4)]
+    [[0, 0, 2], [0, 3, 1]]
+    """
+    keys = np.unique(first.astype(np.int64) * bound + second)
+    return keys // bound, keys % bound
+
+
 def _edges_reachable(rf: RoutingFunction, dests: list[int], *, keep_rows: bool = True
                      ) -> tuple[np.ndarray, np.ndarray, int]:
     """Edge rows ``(v1, v2, example destination)`` (none unless ``keep_rows``), the used-vertex mask and the
@@ -239,8 +251,8 @@ def _edges_reachable(rf: RoutingFunction, dests: list[int], *, keep_rows: bool =
         src_ch = g.state_channel[tr[:, 0]]
         keep = src_ch >= 0
         in_v = src_ch[keep] * V + g.state_vc[tr[keep, 0]]
-        rows = np.stack([in_v, out_v[keep], np.full(int(keep.sum()), d, dtype=np.int64)], axis=1)
-        chunks.append(np.unique(rows, axis=0) if rows.size else rows)
+        in_v, out_v = _unique_pairs(in_v, out_v[keep], rf.topology.num_channels * V)
+        chunks.append(np.stack([in_v, out_v, np.full(in_v.size, d, dtype=np.int64)], axis=1))
     rows = np.concatenate(chunks) if chunks else np.zeros((0, 3), dtype=np.int64)
     return rows, used, stuck
 
@@ -264,14 +276,17 @@ def _graph_from_rows(rf: RoutingFunction, rows: np.ndarray, used: np.ndarray | N
     V = rf.num_vcs
     g = nx.DiGraph()
     if used is not None:
-        g.add_nodes_from((int(v) // V, int(v) % V) for v in np.flatnonzero(used))
+        vertices = np.flatnonzero(used)
+        g.add_nodes_from(zip((vertices // V).tolist(), (vertices % V).tolist(), strict=True))
     if rows.size:
         order = np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0]))
         rows = rows[order]
         first = np.ones(len(rows), dtype=bool)
         first[1:] = np.any(rows[1:, :2] != rows[:-1, :2], axis=1)
-        for v1, v2, d in rows[first]:
-            g.add_edge((int(v1) // V, int(v1) % V), (int(v2) // V, int(v2) % V), dest=int(d))
+        v1, v2, dest = rows[first].T
+        tails = zip((v1 // V).tolist(), (v1 % V).tolist(), strict=True)
+        heads = zip((v2 // V).tolist(), (v2 % V).tolist(), strict=True)
+        g.add_edges_from((tail, head, {"dest": d}) for tail, head, d in zip(tails, heads, dest.tolist(), strict=True))
     return g
 
 
@@ -326,6 +341,44 @@ def channel_dependency_graph(
     return _graph_from_rows(routing, rows)
 
 
+def _shortest_paths_to(graph: nx.DiGraph, source, targets: Iterable, max_length: int | None = None) -> dict:
+    """The paths :func:`networkx.single_source_shortest_path` gives from ``source`` to those of ``targets`` it
+    reaches in at most ``max_length`` vertices (any length if None), found by the same breadth-first search
+    (level by level, neighbours in the graph's order, a vertex's path through the vertex that reaches it first),
+    which stops after the level that reaches the last target or the longest path wanted, and keeps a parent per
+    vertex instead of a path.
+
+    >>> g = nx.DiGraph([(0, 1), (0, 2), (1, 3), (2, 3), (3, 4)])
+    >>> _shortest_paths_to(g, 0, [3, 4, 9]) == {w: p for w, p in nx.single_source_shortest_path(g, 0).items()
+    ...                                          if w in (3, 4)}
+    True
+    >>> _shortest_paths_to(g, 0, [3, 4], max_length=3)
+    {3: [0, 1, 3]}
+    """
+    adjacency = graph._adj
+    parent = {source: source}
+    missing = {w for w in targets if w != source}
+    deepest = math.inf if max_length is None else max_length - 1  # edges of the longest path wanted
+    level, frontier = 0, [source]
+    while frontier and missing and level < deepest:
+        reached = []
+        for v in frontier:
+            for w in adjacency[v]:
+                if w not in parent:
+                    parent[w] = v
+                    reached.append(w)
+        missing.difference_update(reached)
+        frontier, level = reached, level + 1
+    paths = {}
+    for w in targets:
+        if w in parent:
+            path = [w]
+            while path[-1] != source:
+                path.append(parent[path[-1]])
+            paths[w] = path[::-1]
+    return paths
+
+
 def find_witness_cycle(graph: nx.DiGraph, *, shortest: bool = True, sample: int = 64) -> list | None:
     """A cycle of ``graph`` as a vertex list (first vertex not repeated), or None if acyclic.
 
@@ -360,10 +413,12 @@ def find_witness_cycle(graph: nx.DiGraph, *, shortest: bool = True, sample: int 
         for v in verts[::step]:
             if best is not None and len(best) <= 2:
                 break
-            dist = nx.single_source_shortest_path(sub, v)
-            for w in graph.predecessors(v):  # the graph's order (the copy's differs); dist lies in comp
+            predecessors = list(graph.predecessors(v))  # the graph's order (the copy's differs)
+            # only paths shorter than the best cycle so far can replace it
+            dist = _shortest_paths_to(sub, v, predecessors, None if best is None else len(best) - 1)  # lies in comp
+            for w in predecessors:
                 if w in dist and (best is None or len(dist[w]) < len(best)):
-                    best = list(dist[w])
+                    best = dist[w]
         if best is not None:
             break
     return best

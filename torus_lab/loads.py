@@ -61,6 +61,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
+from torus_lab._jit import njit
 from torus_lab._memory import check_memory, network_size
 from torus_lab._validate import check_instance, check_int, check_real_array, check_sequence, check_str, is_int, naming
 from torus_lab.topology import Mesh, Torus, bfs_distances
@@ -428,12 +429,21 @@ def _box_fractions(lengths: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np
     >>> len(points), round(float(shares[(dims == 0) & (points[:, 0] == 0) & (points[:, 1] == 0)][0]), 4)
     (7, 0.6667)
     """
-    order = sorted(range(len(lengths)), key=lambda j: lengths[j])  # canonical dimension c is dimension order[c]
-    points, shares, dims = _sorted_box_fractions(tuple(lengths[j] for j in order))
-    rename = np.asarray(order, dtype=np.int64)
+    rename = _ascending_sides(lengths)  # canonical dimension c is dimension rename[c]
+    points, shares, dims = _sorted_box_fractions(tuple(lengths[j] for j in rename))
     renamed = np.empty_like(points)
     renamed[:, rename] = points
     return renamed, shares, rename[dims]
+
+
+def _ascending_sides(lengths: Sequence[int]) -> np.ndarray:
+    """The dimensions of a box in ascending order of their sides (ties by dimension): ``rename[c]`` is the box
+    dimension that is dimension ``c`` of its canonical box (:func:`_sorted_box_fractions`).
+
+    >>> _ascending_sides((3, 0, 3, 1)).tolist()
+    [1, 3, 0, 2]
+    """
+    return np.asarray(sorted(range(len(lengths)), key=lambda j: lengths[j]), dtype=np.int64)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -461,14 +471,61 @@ def _sorted_box_fractions(lengths: tuple[int, ...]) -> tuple[np.ndarray, np.ndar
     return np.concatenate(points), np.concatenate(shares), np.concatenate(dims)
 
 
+@njit
+def _add_box_steps(
+    buffer: np.ndarray, points: np.ndarray, shares: np.ndarray, dims: np.ndarray, rename: np.ndarray,
+    signs: np.ndarray, box_weights: np.ndarray, strides: np.ndarray, k: int, per_class: bool,
+) -> None:
+    """Add the flow of the boxes with corner signs ``signs`` (one row per box) to ``buffer`` in place.
+
+    ``points, shares, dims`` are the steps of :func:`_sorted_box_fractions` and ``rename`` maps their
+    dimensions to the box's (:func:`_box_fractions`: canonical dimension ``c`` is dimension ``rename[c]``).
+    Step ``s`` of box ``r`` is the link at node ``y`` with ``y[rename[c]] = points[s, c] * signs[r, rename[c]]
+    mod k`` in dimension ``i = rename[dims[s]]`` with sign ``signs[r, i]``; its cell is ``y . strides``
+    (``mod k`` if ``per_class``) and it adds ``box_weights[r] * shares[s]`` to
+    ``buffer[(cell * d + i) * 2 + (signs[r, i] > 0)]``, boxes in row order and steps in order (the additions of
+    ``numpy.bincount`` over the same index and weight sequence, so the sums are the same to the last bit).
+    Box sides are at most ``k / 2``, so a coordinate ``p`` maps to ``p`` or ``(k - p) mod k``.
+
+    >>> buffer = np.zeros(4 * 1 * 2)
+    >>> _add_box_steps(buffer, np.array([[0], [1]]), np.array([1.0, 1.0]), np.array([0, 0]), np.array([0]),
+    ...                np.array([[-1]]), np.array([0.5]), np.array([1]), 4, False)
+    >>> buffer.tolist()  # 0 -> 3 -> 2 on the ring of 4: links (0, -) and (3, -), half a unit each
+    [0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0]
+    """
+    d = points.shape[1]
+    side = 0
+    for s in range(points.shape[0]):
+        for c in range(d):
+            side = max(side, points[s, c])
+    contribution = np.empty((d, side + 1), dtype=np.int64)  # [c, p]: stride times the coordinate of p
+    for r in range(signs.shape[0]):
+        for c in range(d):
+            j = rename[c]
+            for p in range(side + 1):
+                coordinate = p if signs[r, j] > 0 or p == 0 else k - p
+                contribution[c, p] = coordinate * strides[j]
+        weight = box_weights[r]
+        for s in range(points.shape[0]):
+            cell = 0
+            for c in range(d):
+                cell += contribution[c, points[s, c]]
+            if per_class:
+                cell %= k
+            dim = rename[dims[s]]
+            buffer[(cell * d + dim) * 2 + (1 if signs[r, dim] > 0 else 0)] += weight * shares[s]
+
+
 def _flow_shortest(weights: np.ndarray, tie: str, coefficients: Sequence[int] | None = None) -> np.ndarray:
     """Link flow of all shortest paths, equally weighted, from the origin (path counting).
 
     The share of a link ``u -> v`` among the shortest paths to ``delta`` is
     ``paths(0 -> u) paths(v -> delta) / paths(0 -> delta)``; shortest paths to ``delta`` are monotone lattice
     paths in a box with side ``|offset_j|`` (two mirrored boxes per tied dimension with ``tie="both"``, equally
-    many paths in each).  Offsets with the same box sides are processed together.  With ``coefficients`` the
-    flow is summed per class ``c . y mod k`` of the link's node on the fly: the result is ``(k, d, 2)``.
+    many paths in each).  Offsets with the same box sides are processed together (:func:`_add_box_steps`,
+    compiled), their sums collected in a buffer that is added to the flow every few million steps.  With
+    ``coefficients`` the flow is summed per class ``c . y mod k`` of the link's node on the fly: the result is
+    ``(k, d, 2)``.
     """
     d, k = weights.ndim, weights.shape[0]
     out_shape = (k, d, 2) if coefficients is not None else weights.shape + (d, 2)
@@ -483,11 +540,13 @@ def _flow_shortest(weights: np.ndarray, tie: str, coefficients: Sequence[int] | 
         return flat.reshape(out_shape)
     delta_weights = weights[tuple(deltas.T)].astype(float)
     lengths = np.minimum(deltas, k - deltas)
-    base_signs = np.where(deltas <= k - deltas, 1, -1)  # ties and zero offsets: +
+    base_signs = np.where(deltas <= k - deltas, 1, -1).astype(np.int64)  # ties and zero offsets: +
     groups, inverse = np.unique(lengths, axis=0, return_inverse=True)
-    pending_index, pending_weight, pending = [], [], 0
+    by_group = np.argsort(inverse.reshape(-1), kind="stable")  # the offsets of group g, ascending
+    group_starts = np.searchsorted(inverse.reshape(-1)[by_group], np.arange(len(groups) + 1))
+    buffer, pending = np.zeros(size), 0
     for g, box in enumerate(groups):
-        rows = np.flatnonzero(inverse.reshape(-1) == g)
+        rows = by_group[group_starts[g]:group_starts[g + 1]]
         signs, box_weights = base_signs[rows], delta_weights[rows]
         tied = np.flatnonzero((2 * box == k) & (box > 0)) if tie == "both" else np.array([], dtype=np.int64)
         if tied.size:
@@ -495,17 +554,15 @@ def _flow_shortest(weights: np.ndarray, tie: str, coefficients: Sequence[int] | 
             signs = np.repeat(signs, len(choices), axis=0)
             signs[:, tied] = np.tile(choices, (len(rows), 1))
             box_weights = np.repeat(box_weights, len(choices)) / len(choices)
-        points, shares, dims = _box_fractions(tuple(int(v) for v in box))
-        nodes = (points[None, :, :] * signs[:, None, :]) % k  # (boxes, steps, d)
-        step_signs = np.take_along_axis(signs, np.broadcast_to(dims, (len(signs), len(dims))), axis=1)
-        cells = nodes @ strides if coefficients is None else (nodes @ strides) % k
-        index = (cells * d + dims) * 2 + (step_signs > 0)
-        pending_index.append(index.reshape(-1))
-        pending_weight.append((box_weights[:, None] * shares[None, :]).reshape(-1))
-        pending += index.size
+        sides = [int(v) for v in box]
+        rename = _ascending_sides(sides)
+        points, shares, dims = _sorted_box_fractions(tuple(sides[j] for j in rename))
+        _add_box_steps(buffer, points, shares, dims, rename, signs, box_weights, strides, k,
+                       coefficients is not None)
+        pending += len(signs) * len(dims)
         if pending > 4_000_000 or g == len(groups) - 1:
-            flat += np.bincount(np.concatenate(pending_index), np.concatenate(pending_weight), minlength=size)
-            pending_index, pending_weight, pending = [], [], 0
+            flat += buffer
+            buffer[:], pending = 0.0, 0
     return flat.reshape(out_shape)
 
 
@@ -919,7 +976,7 @@ def load_frame(torus: Torus, loads: np.ndarray, placement: Placement | None = No
         placement = _as_placement(torus, check_instance("placement", placement, Placement))
     if loads.shape != (torus.num_channels,):
         raise ValueError(f"loads has shape {loads.shape}, expected ({torus.num_channels},)")
-    coords = torus.coords(torus.channel_src)
+    coords = torus.all_coords()[torus.channel_src]  # the node table, gathered (no division per channel)
     frame = pd.DataFrame({"channel": np.arange(torus.num_channels)})
     for j in range(torus.n):
         frame[f"x{j}"] = coords[:, j]
@@ -1022,6 +1079,17 @@ def _slab_mask(torus: Torus, dim: int, start: int, width: int) -> np.ndarray:
     return ((torus.all_coords()[:, dim] - start) % k) < width
 
 
+@functools.lru_cache(maxsize=256)
+def _slab_boundary(torus: Torus, dim: int, width: int) -> int:
+    """Links leaving the slab ``{x : x_dim mod k < width}`` (any start has as many); cached per torus, which
+    compares by value (the studies ask for the same slabs for every placement).
+
+    >>> _slab_boundary(Torus(2, 4), 0, 2)   # two cut rings of 4 links, both directions
+    16
+    """
+    return _boundary(torus, _slab_mask(torus, dim, 0, width))
+
+
 def natural_cut_bound(torus: Torus, placement: Placement | Iterable, *, widths: str = "half") -> CutBound:
     """Best Lemma 1 bound over slabs ``{x : (x_j - a) mod k < w}`` (half-tori for ``widths="half"``).
 
@@ -1042,14 +1110,11 @@ def natural_cut_bound(torus: Torus, placement: Placement | Iterable, *, widths: 
     width_list = [k // 2] if widths == "half" else list(range(1, k))
     coords = placement.coords()
     best: CutBound | None = None
-    boundary_cache: dict[tuple[int, int], int] = {}
     for dim in range(torus.n):
         histogram = np.bincount(coords[:, dim], minlength=k)
         doubled = np.concatenate([histogram, histogram])
         for width in width_list:
-            if (dim, width) not in boundary_cache:  # the boundary of a slab does not depend on its start
-                boundary_cache[(dim, width)] = _boundary(torus, _slab_mask(torus, dim, 0, width))
-            boundary = boundary_cache[(dim, width)]
+            boundary = _slab_boundary(torus, dim, width)  # the boundary of a slab does not depend on its start
             windows = np.array([doubled[a : a + width].sum() for a in range(k)])
             values = 2 * windows * (placement.size - windows) / boundary
             start = int(np.argmax(values))
@@ -1199,7 +1264,7 @@ def natural_bisection_width(torus: Torus, placement: Placement | Iterable) -> in
         for width in range(1, k):
             counts = [int(doubled[a : a + width].sum()) for a in range(k)]
             if any(abs(2 * c - placement.size) <= 1 for c in counts):
-                boundary = _boundary(torus, _slab_mask(torus, dim, 0, width))
+                boundary = _slab_boundary(torus, dim, width)
                 best = boundary if best is None else min(best, boundary)
     return best
 

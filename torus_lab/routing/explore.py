@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,14 @@ from numba.typed import Dict, List
 
 from torus_lab._jit import njit
 from torus_lab._validate import is_int, naming
-from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, RoutingFunction, compile_for_kernel, kernel_handle
+from torus_lab.routing.interface import (
+    KERNEL_SIG,
+    MAX_CANDIDATES,
+    STATE_SIZE,
+    RoutingFunction,
+    compile_for_kernel,
+    kernel_handle,
+)
 
 __all__ = [
     "StateGraph",
@@ -273,11 +281,44 @@ def _describe_state(rf: RoutingFunction, graph_enc: int, vc: int, dst: int, head
             f"header state {tuple(int(v) for v in header)}, rand {rand}")  # fmt: skip
 
 
+#: Numba types of the arguments after the kernel that :func:`_explore` passes (tables, destination, node mask,
+#: random choices, state limit, VCs, problem record).
+_EXPLORE_ARG_TYPES = (KERNEL_SIG.args[0], types.int64, types.Array(types.boolean, 1, "C"), types.int64,
+                      types.int64, types.int64, types.Array(types.int64, 1, "C"))  # fmt: skip
+
+
+def _explore_runner(rf: RoutingFunction, args: tuple):
+    """:func:`_explore_dest` compiled (:func:`compile_for_kernel`), as its machine code's entry when the arguments
+    are known to have the compiled types: the kernel's handle (compiled for the kernel signature, see
+    :func:`torus_lab.routing.interface.kernel_handle`), tables whose type the routing function checked, and the
+    rest made by :func:`_explore` itself.  The dispatcher would type every argument at every call, the kernel's
+    first-class function type most of all (about 30 us, a third of a small exploration); the same code runs.
+    Anything else goes through the dispatcher, which types and checks it.
+    """
+    from numba.core.types.function_type import CompileResultWAP
+
+    runner = _explore_dest if _explore_dest.overloads else compile_for_kernel(_explore_dest, args)
+    typed = getattr(rf, "_typed", None)  # set when the tables have the kernel signature's type
+    if isinstance(args[0], CompileResultWAP) and typed is not None and typed[1] is rf.tables is args[1]:
+        entry = _compiled_entry(runner)
+        if entry is not None:
+            return entry
+    return runner
+
+
+@functools.cache
+def _compiled_entry(runner):
+    """The machine code of ``runner``'s one compiled version (per process), or None unless that version takes
+    the kernel and then :data:`_EXPLORE_ARG_TYPES`."""
+    signature = runner.signatures[0]
+    return runner.get_overload(signature) if tuple(signature[1:]) == _EXPLORE_ARG_TYPES else None
+
+
 def _explore(rf: RoutingFunction, d: int, max_states: int):
     problem = np.zeros(4 + STATE_SIZE, dtype=np.int64)
     args = (kernel_handle(rf.kernel), rf.tables, d, node_ok(rf), int(rf.random_choices), int(max_states),
             int(rf.num_vcs), problem)  # fmt: skip
-    enc, vc, node, header, tr, stuck = compile_for_kernel(_explore_dest, args)(*args)
+    enc, vc, node, header, tr, stuck = _explore_runner(rf, args)(*args)
     graph = StateGraph(d, np.where(enc >= 0, enc, -1), np.where(enc >= 0, vc, -1), node, header, tr, int(stuck))
     return graph, enc, problem
 

@@ -25,12 +25,13 @@ from __future__ import annotations
 import functools
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from torus_lab._jit import njit
 from torus_lab._validate import (
     check_instance,
     check_int,
@@ -339,7 +340,7 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
             f"{counters['packets_generated']} packets generated, {counters['packets_delivered']} delivered, "
             f"{in_flight} queued or in the network; waiting cycle of (channel, vc): {cycle}"
         ), stacklevel=3)  # fmt: skip
-    delivered = packets[packets.dropped == 0]
+    delivered, means = _delivered_means(packets, ("latency", "network_latency", "hops", "extra_hops"))
     window = measure_end - warmup_end if warmup_end >= 0 and measure_end > warmup_end else 0
     nan = float("nan")
     util = state.ch_flits / float(window) if window else np.full(state.ch_flits.shape, nan)
@@ -357,14 +358,14 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
         deadlock=deadlock,
         deadlock_cycle=cycle,
         packets=packets,
-        mean_latency=float(delivered.latency.mean()) if len(delivered) else nan,
-        mean_network_latency=float(delivered.network_latency.mean()) if len(delivered) else nan,
-        mean_hops=float(delivered.hops.mean()) if len(delivered) else nan,
-        mean_extra_hops=float(delivered.extra_hops.mean()) if len(delivered) else nan,
+        mean_latency=means["latency"],
+        mean_network_latency=means["network_latency"],
+        mean_hops=means["hops"],
+        mean_extra_hops=means["extra_hops"],
         accepted_throughput=counters["window_flits_ejected"] / (nodes * window) if window else nan,
         generated_throughput=counters["measured_generated"] * config.packet_length / (nodes * window) if window
         else nan,
-        delivered=len(delivered),
+        delivered=delivered,
         dropped=int((packets.dropped == 1).sum()),
         undelivered=counters["measured_generated"] - counters["measured_done"],
         channel_utilisation=util,
@@ -382,6 +383,20 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
         in_flight=in_flight,
         state=state if keep_state else None,
     )
+
+
+def _delivered_means(packets: pd.DataFrame, columns: Sequence[str]) -> tuple[int, dict[str, float]]:
+    """The number of delivered packets (``dropped == 0``) and the mean of each of ``columns`` over them (NaN when
+    none was delivered): pandas' mean of each column's delivered values, without copying the whole table.
+
+    >>> frame = pd.DataFrame({"dropped": [0, 1, 0], "hops": [2, 9, 3]})
+    >>> _delivered_means(frame, ["hops"])
+    (2, {'hops': 2.5})
+    """
+    kept = packets["dropped"].to_numpy() == 0
+    count = int(kept.sum())
+    return count, {name: float(pd.Series(packets[name].to_numpy()[kept]).mean()) if count else float("nan")
+                   for name in columns}  # fmt: skip
 
 
 def _record_capacity(config: SimConfig, nodes: int) -> int:
@@ -540,19 +555,17 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
 
 
 def _min_hops(topology: Torus, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """``topology.lee_distance`` between the nodes of ids ``src`` and ``dst``, one dimension at a time: a shortest
-    path's length is a sum over dimensions of a distance that depends only on the coordinate difference, taken
-    from a table of the ``2 radix - 1`` differences (:func:`_lee_tables`; no ``(packets, n)`` coordinate arrays:
-    5-10x faster on a run's packets).
+    """``topology.lee_distance`` between the nodes of ids ``src`` and ``dst``, compiled (:func:`_lee_distances`):
+    a shortest path's length is a sum over dimensions of a distance that depends only on the coordinate
+    difference, read from a table of the ``2 radix - 1`` differences (:func:`_lee_tables`) at the coordinates of
+    the node table (no ``(packets, n)`` arrays, no division).
 
     >>> t = Torus(2, 4)
     >>> _min_hops(t, np.array([0, 5]), np.array([15, 5])).tolist() == [t.lee_distance((0, 0), (3, 3)), 0]
     True
     """
-    total = np.zeros(np.shape(src), dtype=np.int64)
-    for radix, stride, table in zip(topology.radices, topology.strides, _lee_tables(topology), strict=True):
-        total += table[(dst // stride) % radix - (src // stride) % radix + radix - 1]
-    return total
+    src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+    return _lee_distances(src.reshape(-1), dst.reshape(-1), *_lee_lookup(topology)).reshape(np.shape(src))
 
 
 @functools.lru_cache(maxsize=32)
@@ -576,21 +589,68 @@ def _lee_tables(topology: Torus) -> tuple[np.ndarray, ...]:
     return tuple(tables)
 
 
+@functools.lru_cache(maxsize=32)
+def _lee_lookup(topology: Torus) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`_lee_distances` reads for ``topology``: the coordinates of every node (by id), the
+    :func:`_lee_tables` as rows of one array (padded; row ``j`` at ``d + radices[j] - 1``) and the radices
+    (read-only; cached per topology).
+
+    >>> coords, lee, radices = _lee_lookup(Torus(1, 3))
+    >>> coords.ravel().tolist(), lee.tolist(), radices.tolist()
+    ([0, 1, 2], [[1, 1, 0, 1, 1]], [3])
+    """
+    tables = _lee_tables(topology)
+    lee = np.zeros((len(tables), max(t.size for t in tables)), dtype=np.int64)
+    for dim, table in enumerate(tables):
+        lee[dim, : table.size] = table
+    coords = np.ascontiguousarray(topology.all_coords(), dtype=np.int64)
+    radices = np.asarray(topology.radices, dtype=np.int64)
+    for array in (coords, lee, radices):
+        array.setflags(write=False)
+    return coords, lee, radices
+
+
+@njit
+def _lee_distances(src: np.ndarray, dst: np.ndarray, coords: np.ndarray, lee: np.ndarray,
+                   radices: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Lee distance of every pair ``(src[i], dst[i])`` of node ids, from the tables of :func:`_lee_lookup`."""
+    out = np.empty(src.shape[0], dtype=np.int64)
+    for i in range(src.shape[0]):
+        total = 0
+        for j in range(coords.shape[1]):
+            total += lee[j, coords[dst[i], j] - coords[src[i], j] + radices[j] - 1]
+        out[i] = total
+    return out
+
+
 #: Columns of :attr:`SimResult.packets`: the kernel's record row (``rec``), then the derived ones.
 _RECORD_COLUMNS = ("src", "dst", "gen", "inject", "done", "hops", "dropped")
 _PACKET_COLUMNS = (*_RECORD_COLUMNS, "latency", "network_latency", "min_hops", "extra_hops")
+_SRC, _DST, _GEN, _INJECT, _DONE, _HOPS = (_RECORD_COLUMNS.index(name) for name in _RECORD_COLUMNS[:6])
+_LATENCY, _NETWORK_LATENCY, _MIN_HOPS, _EXTRA_HOPS = (_PACKET_COLUMNS.index(name) for name in _PACKET_COLUMNS[7:])
+
+
+@njit
+def _packet_table(rec: np.ndarray, coords: np.ndarray, lee: np.ndarray, radices: np.ndarray) -> np.ndarray:
+    """The rows of :attr:`SimResult.packets` (:data:`_PACKET_COLUMNS`) from the kernel's record rows: the record,
+    then latency ``done - gen``, network latency ``done - inject``, min hops (Lee distance) and extra hops."""
+    rows, width = rec.shape
+    table = np.empty((rows, width + 4), dtype=np.int64)
+    min_hops = _lee_distances(rec[:, _SRC], rec[:, _DST], coords, lee, radices)
+    for i in range(rows):
+        for c in range(width):
+            table[i, c] = rec[i, c]
+        table[i, _LATENCY] = rec[i, _DONE] - rec[i, _GEN]
+        table[i, _NETWORK_LATENCY] = rec[i, _DONE] - rec[i, _INJECT]
+        table[i, _MIN_HOPS] = min_hops[i]
+        table[i, _EXTRA_HOPS] = rec[i, _HOPS] - min_hops[i]
+    return table
 
 
 def _packet_frame(topology: Torus, rec: np.ndarray) -> pd.DataFrame:
-    """The packet table of a run from its record rows (one int64 array, then one frame: no column inserts)."""
-    rows = rec.shape[0]
-    table = np.empty((rows, len(_PACKET_COLUMNS)), dtype=np.int64)
-    table[:, : len(_RECORD_COLUMNS)] = rec
-    src, dst, gen, inject, done, hops = (rec[:, _RECORD_COLUMNS.index(name)] for name in _RECORD_COLUMNS[:6])
-    min_hops = _min_hops(topology, src, dst)
-    for name, column in (("latency", done - gen), ("network_latency", done - inject), ("min_hops", min_hops),
-                         ("extra_hops", hops - min_hops)):  # fmt: skip
-        table[:, _PACKET_COLUMNS.index(name)] = column
+    """The packet table of a run from its record rows (one compiled pass, :func:`_packet_table`, then one frame:
+    no column inserts)."""
+    table = _packet_table(np.ascontiguousarray(rec, dtype=np.int64), *_lee_lookup(topology))
     return pd.DataFrame(table, columns=list(_PACKET_COLUMNS), copy=False)
 
 

@@ -153,6 +153,23 @@ def connected_link_faults(topology: Torus, count: int, rng: np.random.Generator,
     raise ValueError(f"no connected fault set with {count} links found in {tries} tries on {topology!r}")
 
 
+class _RowsWhere:
+    """The rows of ``table`` where ``mask`` holds, one column at a time: ``rows("latency")`` is that column's
+    values there as a Series (pandas' reductions on exactly the values of the filtered table, without copying
+    every column); ``count`` is the number of rows.
+
+    >>> rows = _RowsWhere(pd.DataFrame({"a": [1, 5, 2]}), np.array([True, False, True]))
+    >>> rows.count, rows("a").tolist(), float(rows("a").mean())
+    (2, [1, 2], 1.5)
+    """
+
+    def __init__(self, table: pd.DataFrame, mask: np.ndarray) -> None:
+        self.table, self.mask, self.count = table, mask, int(mask.sum())
+
+    def __call__(self, column: str) -> pd.Series:
+        return pd.Series(self.table[column].to_numpy()[self.mask])
+
+
 def fig4_run(
     n: int,
     faults: int,
@@ -234,8 +251,9 @@ def fig4_run(
     else:
         config = config.replace(warmup=warmup, measure=measure)
     res = simulate(routing, config, seed=seed)
-    p = res.packets[res.packets.dropped == 0]
-    injected = res.packets[res.packets.inject >= 0]
+    delivered = _RowsWhere(res.packets, res.packets["dropped"].to_numpy() == 0)
+    injected = _RowsWhere(res.packets, res.packets["inject"].to_numpy() >= 0)
+    waits = injected("inject") - injected("gen")
     return {
         "mode": mode,
         "misroute": misroute,
@@ -245,19 +263,19 @@ def fig4_run(
         "faults": faults,
         "sim_seed": seed,
         "latency": res.mean_latency,
-        "latency_median": float(p.latency.median()) if len(p) else math.nan,
+        "latency_median": float(delivered("latency").median()) if delivered.count else math.nan,
         "hops": res.mean_hops,
         "extra_hops": res.mean_extra_hops,
-        "min_hops": float(p.min_hops.mean()) if len(p) else math.nan,
-        "frac_nonminimal": float((p.extra_hops > 0).mean()) if len(p) else math.nan,
+        "min_hops": float(delivered("min_hops").mean()) if delivered.count else math.nan,
+        "frac_nonminimal": float((delivered("extra_hops") > 0).mean()) if delivered.count else math.nan,
         "delivered": res.delivered,
         "dropped": res.dropped,
         "delivered_fraction": res.delivered / max(1, res.delivered + res.dropped + res.undelivered),
         "hop_limit_drops": res.counters["hop_limit_drops"],
         "undelivered": res.undelivered,
-        "not_injected": len(res.packets) - len(injected),
+        "not_injected": len(res.packets) - injected.count,
         "queue_overflow": res.counters["queue_overflow"],
-        "max_source_wait": float((injected.inject - injected.gen).max()) if len(injected) else math.nan,
+        "max_source_wait": float(waits.max()) if injected.count else math.nan,
         "deadlock": res.deadlock,
         "accepted_throughput": res.accepted_throughput,
         "cycles": res.cycles,

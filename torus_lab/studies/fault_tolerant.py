@@ -809,9 +809,13 @@ def _check_grid(grid: object) -> np.ndarray:
     return array
 
 
+#: Mesh links of a 2-D window: :func:`scipy.ndimage.label`'s default structure, made once (not at every call).
+_MESH_LINKS = ndimage.generate_binary_structure(2, 1)
+
+
 def _window_connected(window: np.ndarray) -> bool:
     """The non-faulty nodes of ``window`` (a boolean fault array, mesh links) form one connected piece."""
-    _, pieces = ndimage.label(~window)
+    _, pieces = ndimage.label(~window, _MESH_LINKS)
     return pieces <= 1
 
 

@@ -546,13 +546,15 @@ def _minimal_path_count(topology: Torus, a: tuple[int, ...], b: tuple[int, ...],
 def _path_counter(tr, order, starts, dist, channel_dst, d):
     """Memoised counter of realizable minimal paths from a set of routing states to destination ``d``."""
     succ: dict[int, dict[int, list[int]]] = {}
+    # the transitions in ``order`` as Python ints, read once (not one numpy scalar at a time)
+    channels, targets, bounds = tr[order, 2].tolist(), tr[order, 1].tolist(), np.asarray(starts).tolist()
+    heads, hops_left = np.asarray(channel_dst).tolist(), np.asarray(dist).tolist()
 
     def successors(s: int) -> dict[int, list[int]]:
         if s not in succ:
             m: dict[int, list[int]] = {}
-            for p in range(starts[s], starts[s + 1]):
-                t = order[p]
-                m.setdefault(int(tr[t, 2]), []).append(int(tr[t, 1]))
+            for p in range(bounds[s], bounds[s + 1]):
+                m.setdefault(channels[p], []).append(targets[p])
             succ[s] = m
         return succ[s]
 
@@ -566,8 +568,8 @@ def _path_counter(tr, order, starts, dist, channel_dst, d):
                 opts.setdefault(ch, set()).update(tos)
         total = 0
         for ch, tos in opts.items():
-            nxt = int(channel_dst[ch])
-            if dist[nxt] == dist[node] - 1:
+            nxt = heads[ch]
+            if hops_left[nxt] == hops_left[node] - 1:
                 total += count(frozenset(tos), nxt)
         return total
 
