@@ -606,3 +606,27 @@ def test_the_executed_notebook_is_written_at_start_and_end_only_and_holds_every_
     outputs = ["".join(o.get("text", "")) + o.get("ename", "") for cell in cells for o in cell["outputs"]]
     assert any(text.startswith("wrote ") for text in outputs)
     assert any("RuntimeError" in text for text in outputs) == fail
+
+
+def test_experiments_side_by_side_start_longest_first_by_their_last_manifest(tmp_path):
+    """``start_order``: the longest recorded duration first; an experiment without a manifest (or with an unreadable
+    one) before them, in the given order; the first output root holding a manifest wins."""
+    import json
+
+    def record(root, name, seconds):
+        folder = root / "data" / name
+        folder.mkdir(parents=True)
+        (folder / "manifest.json").write_text(json.dumps({"duration_s": seconds}))
+
+    out, project = tmp_path / "out", tmp_path / "project"
+    record(project, "short", 5.0)
+    record(project, "long", 50.0)
+    record(project, "middle", 20.0)
+    record(out, "short", 90.0)  # the output root's own record comes first
+    (project / "data" / "broken").mkdir(parents=True)
+    (project / "data" / "broken" / "manifest.json").write_text("{not json")
+    names = ["short", "new", "middle", "broken", "long"]
+    assert runner.start_order(names, [out, project]) == ["new", "broken", "short", "long", "middle"]
+    assert runner.start_order(names, [project]) == ["new", "broken", "long", "middle", "short"]
+    with pytest.raises(TypeError, match="records"):
+        runner.start_order(names, [3])

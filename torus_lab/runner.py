@@ -38,7 +38,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +46,7 @@ from typing import Any
 
 import yaml
 
-from torus_lab._validate import check_instance, check_int
+from torus_lab._validate import check_instance, check_int, check_sequence, check_str
 from torus_lab.experiment import (
     CACHE_ENVIRONMENT,
     RESERVED_PARAMETERS,
@@ -84,6 +84,7 @@ __all__ = [
     "parse_value",
     "run_experiment",
     "run_all",
+    "start_order",
     "ensure_kernel",
     "PUBLISH_PRESET",
     "default_output_root",
@@ -559,7 +560,8 @@ def run_all(
     """Run every experiment (or ``names``) at ``preset``; stops at the first failure, keeping what succeeded.
 
     ``jobs`` experiments run side by side (each notebook in its own kernel; their sweeps share the machine's
-    cores), so one experiment's serial steps (kernel start, plotting, the report) overlap another's sweeps.
+    cores), so one experiment's serial steps (kernel start, plotting, the report) overlap another's sweeps; they
+    start longest first (:func:`start_order`).
     After a failure no further experiment starts; those running finish, and the error of the first failed
     experiment (in the order of ``names``) is raised.
     Results come in the order of ``names``.
@@ -605,9 +607,42 @@ def run_all(
             failed.set()
             raise
 
+    records = [out, default_output_root(project_root(root), PUBLISH_PRESET, publish=True)]
+    order = start_order(selected, records)
     with ThreadPoolExecutor(max_workers=jobs) as pool:  # leaving it waits for the running experiments
-        futures = [pool.submit(run_unless_failed, number, name) for number, name in enumerate(selected, start=1)]
-    return [future.result() for future in futures]  # raises the first failure in the order of names
+        futures = {name: pool.submit(run_unless_failed, number, name) for number, name in enumerate(order, start=1)}
+    return [futures[name].result() for name in selected]  # raises the first failure in the order of names
+
+
+def start_order(names: Sequence[str], records: Sequence[Path]) -> list[str]:
+    """The order in which :func:`run_all` starts ``names`` side by side: the longest first (so that a long
+    experiment does not start last and run alone), by the duration in each experiment's last manifest
+    (``data/<name>/manifest.json`` under the first of the output roots ``records`` that has one); experiments
+    without one first, in the given order.
+
+    Examples
+    --------
+    >>> start_order(["a", "b"], [])
+    ['a', 'b']
+    """
+    names = [check_str("names", name) for name in check_sequence("names", names)]
+    records = [check_instance("records", root, (str, Path), "a str or Path")
+               for root in check_sequence("records", records)]  # fmt: skip
+    durations = {name: _recorded_duration(name, records) for name in names}
+    unknown = [name for name in names if durations[name] is None]
+    known = sorted((name for name in names if durations[name] is not None), key=lambda name: -durations[name])
+    return unknown + known
+
+
+def _recorded_duration(name: str, records: Sequence[Path]) -> float | None:
+    """``duration_s`` of ``name``'s manifest under the first root of ``records`` holding a readable one."""
+    for root in records:
+        try:
+            manifest = json.loads((Path(root) / "data" / name / "manifest.json").read_text())
+            return float(manifest["duration_s"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return None
 
 
 def reproduce_output_root(preset: str, out: str | Path | None = None, root: str | Path | None = None) -> Path:
