@@ -71,8 +71,10 @@ def _allocate_vcs(st, now):
 
 
 def _allocate_switch(st, now):
-    """:func:`bs.allocate_switch` after listing every VC holding flits (a superset of :func:`bs.list_ready`'s list:
-    switch allocation visits the channels of the listed VCs that may bid)."""
+    """:func:`bs.allocate_switch` after listing: the channels :func:`bs.list_ready` lists for it (without
+    speculation; VC allocation changes none of them), and every VC holding flits (with speculation the heads that
+    bid for a VC in this cycle bid for the switch too, listed before VC allocation in the cycle loop)."""
+    bs.list_ready(st, now)
     list_occupied(st)
     return bs.allocate_switch(st, now)
 
@@ -314,6 +316,8 @@ def test_switch_allocation_visits_every_input_channel_with_a_vc_that_can_bid(spe
         visited = {int(iv) // 2 for iv in listed if bs._may_bid(st.vstate[iv], st.vready[iv], st.va_tried[iv], now,
                                                                  speculative)}  # fmt: skip
         assert {int(iv) // 2 for iv in np.flatnonzero(bidders)} <= visited
+        if not speculative:  # the channels list_ready listed for switch allocation, before routing and VC allocation
+            assert st.to_switch[: st.nlive[3]].tolist() == sorted(visited)
         skipped += len({int(iv) // 2 for iv in listed} - visited)
         bs.allocate_switch(st, now)
         bs.traverse_switch(st, now)

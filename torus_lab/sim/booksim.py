@@ -99,7 +99,8 @@ once per cycle after injection; a flit still on its channel is in its downstream
 no visit), which keeps every round-robin decision and the order of random draws of a scan of all input VCs.
 :func:`list_ready` also lists, for routing, the heads to route and, for VC allocation, the heads that bid for a VC
 (routing adds the heads it routes with ``routing_delay = 0``, which bid in the same cycle; VC allocation's outcome
-does not depend on the order of its bidders); switch allocation visits the channels of the listed VCs that may bid.
+does not depend on the order of its bidders); switch allocation visits the channels of the listed VCs that may bid
+(without speculation, listed by :func:`list_ready` too).
 A stage called alone needs the lists first (:func:`list_ready`; for switch allocation also every VC holding flits:
 :func:`torus_lab.sim.kernels.list_occupied`, as in the simple model).  The visibility cycle of each VC's front flit
 is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO. Stages:
@@ -199,8 +200,9 @@ BookSimState = namedtuple(
         "count", "fhead", "fpk", "fidx", "farr", "fvis",
         # input VCs holding flits: bitmap kept by injection and traversal, and the ascending lists of those that a
         # stage may act on in the current cycle (list_ready): all of them, the heads to route, the heads that bid
-        # for a VC (nlive: their three lengths)
-        "occupied", "live", "to_route", "to_allocate", "nlive",
+        # for a VC, the input channels with an active VC that bids for the switch (without speculation; nlive:
+        # their four lengths)
+        "occupied", "live", "to_route", "to_allocate", "to_switch", "nlive",
         # input VCs: state machine, ready cycle, route candidates, allocated output VC, VC-allocation pointer
         "vstate", "vready", "ncand", "cand_vc", "cand_st", "out_vc", "va_aptr",
         # output VCs: holder (-1 free), credits, pending credit arrivals (FIFO), VC-allocation grant pointer
@@ -290,7 +292,7 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
     total = topology.num_channels + 2 * topology.num_nodes
     nvc = total * vcs
     ports = 2 * topology.n + 1
-    per_vc = 5 * depth + 19 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
+    per_vc = 5 * depth + 20 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
     packets = topology.num_nodes * (queue_cap + 1) + nvc + 16
     return 8 * (nvc * per_vc + nvc // 64 + 2 + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8)
                 + rec_cap * 7 + total * (8 + 4 * ports) + 2 * ports)  # fmt: skip
@@ -330,7 +332,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
         count=zeros(nvc), fhead=zeros(nvc), fpk=zeros(nvc, depth), fidx=zeros(nvc, depth), farr=zeros(nvc, depth),
         fvis=zeros(nvc), occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), to_route=zeros(n_in),
-        to_allocate=zeros(n_in), nlive=zeros(3),
+        to_allocate=zeros(n_in), to_switch=zeros(nch + nn), nlive=zeros(4),
         vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, MAX_CANDIDATES),
         cand_st=zeros(nvc, MAX_CANDIDATES, STATE_SIZE), out_vc=full(-1, nvc), va_aptr=zeros(nvc),
         busy=full(-1, nvc), credit=full(depth, nvc), cr_time=zeros(nvc, depth), cr_head=zeros(nvc),
@@ -500,9 +502,10 @@ def inject_flits(st, now):
 @njit(inline="always")
 def list_ready(st, now):
     """Write the input VCs that a stage may act on in cycle ``now``, in ascending order, to
-    ``st.live[:st.nlive[0]]``; return their number.  Of them, the heads to route go to ``st.to_route[:st.nlive[1]]``
-    and the heads that bid for a VC to ``st.to_allocate[:st.nlive[2]]`` (the lists :func:`route_heads` and
-    :func:`allocate_vcs` visit).
+    ``st.live[:st.nlive[0]]``; return their number.  Of them, the heads to route go to ``st.to_route[:st.nlive[1]]``,
+    the heads that bid for a VC to ``st.to_allocate[:st.nlive[2]]`` and, without speculation, the input channels
+    of the active VCs (those that bid for the switch) to ``st.to_switch[:st.nlive[3]]`` (the lists
+    :func:`route_heads`, :func:`allocate_vcs` and :func:`allocate_switch` visit).
 
     Of the VCs holding flits (the ``occupied`` bitmap, read as :func:`torus_lab.sim.kernels.list_occupied` does):
     an idle VC whose front flit is visible (routing), a VC waiting for a VC past its ready cycle (VC allocation,
@@ -522,10 +525,15 @@ def list_ready(st, now):
     (0, 1, 3)
     """
     occupied, live, vstate, vready, fvis = st.occupied, st.live, st.vstate, st.vready, st.fvis
-    to_route, to_allocate = st.to_route, st.to_allocate
+    to_route, to_allocate, to_switch = st.to_route, st.to_allocate, st.to_switch
+    vcs = st.cfg[_VCS]
+    vc_shift = _vc_shift(vcs)
+    list_channels = st.cfg[_SPEC] == 0  # with speculation, switch allocation also visits heads bidding for a VC
     n = 0
     heads = 0
     bidders = 0
+    channels = 0
+    last_channel = -1
     for k in range(occupied.shape[0]):
         word = occupied[k]
         while word != 0:
@@ -542,11 +550,18 @@ def list_ready(st, now):
             elif state == VC_ALLOC:
                 to_allocate[bidders] = iv
                 bidders += 1
+            elif list_channels:  # an active VC that bids for the switch
+                ch = _split_vc(iv, vcs, vc_shift)[0]
+                if ch != last_channel:
+                    to_switch[channels] = ch
+                    channels += 1
+                    last_channel = ch
             live[n] = iv
             n += 1
     st.nlive[0] = n
     st.nlive[1] = heads
     st.nlive[2] = bidders
+    st.nlive[3] = channels
     return n
 
 
@@ -818,18 +833,23 @@ def allocate_switch(st, now):
                                                                            st.sa_req_spec)  # fmt: skip
     req_in_key, req_out_key, ch_in_port, sa_void, matched, grants = (st.req_in_key, st.req_out_key, st.ch_in_port,
                                                                      st.sa_void, st.matched, st.grants)  # fmt: skip
-    live = st.live
+    live, to_switch = st.live, st.to_switch
     vc_shift = _vc_shift(vcs)
     nreq = 0
     last_ic = -1
-    for i in range(st.nlive[0]):  # each input channel with a listed VC that may bid, once, in ascending order
-        iv = live[i]
-        if not _may_bid(vstate[iv], vready[iv], va_tried[iv], now, speculative):
-            continue
-        ic = _split_vc(iv, vcs, vc_shift)[0]
-        if ic == last_ic:
-            continue
-        last_ic = ic
+    # each input channel with a listed VC that may bid, once, in ascending order: without speculation those
+    # list_ready listed (no VC starts to bid for the switch between listing and now), else found in the list
+    for i in range(st.nlive[0] if speculative else st.nlive[3]):
+        if speculative:
+            iv = live[i]
+            if not _may_bid(vstate[iv], vready[iv], va_tried[iv], now, speculative):
+                continue
+            ic = _split_vc(iv, vcs, vc_shift)[0]
+            if ic == last_ic:
+                continue
+            last_ic = ic
+        else:
+            ic = to_switch[i]
         base = ic * vcs
         tag = now * (nch + nn) + ic
         for t in range(vcs):
