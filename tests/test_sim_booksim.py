@@ -313,8 +313,11 @@ def test_switch_allocation_visits_every_input_channel_with_a_vc_that_can_bid(spe
         bidders = (st.vstate == bs.ACTIVE) & (st.vready <= now) & (st.count > 0) & (st.fvis <= now)
         if speculative:
             bidders |= st.va_tried == now
-        visited = {int(iv) // 2 for iv in listed if bs._may_bid(st.vstate[iv], st.vready[iv], st.va_tried[iv], now,
-                                                                 speculative)}  # fmt: skip
+        may_bid = (st.vstate == bs.ACTIVE) & (st.vready <= now)  # the switch bids, and with speculation ...
+        if speculative:
+            may_bid |= st.va_tried == now  # ... the heads VC allocation evaluated in this cycle
+            assert all(bs._may_bid(st.vstate[iv], st.vready[iv], st.va_tried[iv], now) == may_bid[iv] for iv in listed)
+        visited = {int(iv) // 2 for iv in listed if may_bid[iv]}
         assert {int(iv) // 2 for iv in np.flatnonzero(bidders)} <= visited
         if not speculative:  # the channels list_ready listed for switch allocation, before routing and VC allocation
             assert st.to_switch[: st.nlive[3]].tolist() == sorted(visited)

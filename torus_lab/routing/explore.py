@@ -297,8 +297,8 @@ def _explore_runner(rf: RoutingFunction, args: tuple):
     """
     from numba.core.types.function_type import CompileResultWAP
 
-    runner = _explore_dest if _explore_dest.overloads else compile_for_kernel(_explore_dest, args)
-    typed = getattr(rf, "_typed", None)  # set when the tables have the kernel signature's type
+    runner = compile_for_kernel(_explore_dest, args)
+    typed = getattr(rf, "_typed", None)  # the tables the routing function was built with (None: unpickled old)
     if isinstance(args[0], CompileResultWAP) and typed is not None and typed[1] is rf.tables is args[1]:
         entry = _compiled_entry(runner)
         if entry is not None:

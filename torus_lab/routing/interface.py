@@ -333,12 +333,13 @@ def compile_for_kernel(runner, args: Sequence, position: int = 0):
 
     if not is_dispatcher(runner):
         raise TypeError(f"runner must be an @njit function, got {runner!r}")
+    if runner.signatures:  # compiled already (the arguments matter only for that)
+        return runner
     args = check_sequence("args", args)
     position = check_int("position", position, 0, max(len(args) - 1, 0))
-    if not runner.signatures:
-        sig = tuple(KERNEL_TYPE if i == position else typeof(a) for i, a in enumerate(args))
-        runner.compile(sig)
-        runner.disable_compile()
+    sig = tuple(KERNEL_TYPE if i == position else typeof(a) for i, a in enumerate(args))
+    runner.compile(sig)
+    runner.disable_compile()
     return runner
 
 
@@ -411,7 +412,9 @@ def _tables_memory_estimate(topology: Torus) -> int:
 def _table_vector(name: str, values) -> np.ndarray:
     """``values`` as a :class:`Tables` vector: int64, one-dimensional, C-contiguous and writable (the layout
     :data:`TABLES_TYPE` names), copied only if it is not so already; errors name the vector."""
-    checked = check_int_array(name, values, -(2**63), 2**63 - 1, ndim=1)
+    checked = check_int_array(name, values, ndim=1)
+    if checked.dtype.kind == "u":  # only unsigned values can exceed int64 (a signed vector needs no range pass)
+        checked = check_int_array(name, checked, maximum=2**63 - 1)
     return np.require(checked, np.int64, ["C", "W"])
 
 
@@ -468,8 +471,6 @@ class RoutingFunction:
     spec: dict | None = None
 
     def __post_init__(self) -> None:
-        from numba import typeof
-
         check_str("name", self.name)
         if not callable(self.kernel):
             raise TypeError(f"kernel must be a compiled routing kernel, got {self.kernel!r}")
@@ -494,9 +495,9 @@ class RoutingFunction:
         self._out_ch = np.zeros(MAX_CANDIDATES, dtype=np.int64)
         self._out_vc = np.zeros(MAX_CANDIDATES, dtype=np.int64)
         self._out_state = np.zeros((MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
-        # the kernel, tables and outputs _candidate_tuples may call through _kernel_entry (the signature's types)
-        typed = typeof(self.tables) == KERNEL_SIG.args[0]
-        self._typed = (self.kernel, self.tables, self._out_ch, self._out_vc, self._out_state) if typed else None
+        # the kernel, tables and outputs _candidate_tuples may call through _kernel_entry (the signature's types:
+        # a Tables always has TABLES_TYPE)
+        self._typed = (self.kernel, self.tables, self._out_ch, self._out_vc, self._out_state)
 
     def __repr__(self) -> str:
         return f"RoutingFunction({self.name!r}, {self.topology!r}, vcs={self.num_vcs})"

@@ -794,16 +794,17 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
 
 
 @njit(inline="always")
-def _may_bid(state, ready, tried, now, speculative):
-    """Whether an input VC listed in cycle ``now`` may bid for the switch in this cycle's switch allocation.
+def _may_bid(state, ready, tried, now):
+    """Whether an input VC listed in cycle ``now`` may bid for the switch in this cycle's switch allocation, with
+    speculation (without it :func:`list_ready` lists the channels that bid).
 
-    An active VC past its ready cycle; with ``speculative`` also a head that :func:`allocate_vcs` evaluated in this
-    cycle (``tried == now``).  A listed VC that fails this test cannot bid in this cycle, so a channel none of
+    An active VC past its ready cycle, or a head that :func:`allocate_vcs` evaluated in this cycle
+    (``tried == now``).  A listed VC that fails this test cannot bid in this cycle, so a channel none of
     whose listed VCs pass it has nothing to offer and :func:`allocate_switch` does not visit it (on the 8x8 torus
     with 1-flit packets at offered 0.35, half of the channels holding listed VCs hold only heads being routed or
     waiting for a VC).
     """
-    return (state == ACTIVE and ready <= now) or (speculative and tried == now)
+    return (state == ACTIVE and ready <= now) or tried == now
 
 
 @njit(inline="always")
@@ -842,7 +843,7 @@ def allocate_switch(st, now):
     for i in range(st.nlive[0] if speculative else st.nlive[3]):
         if speculative:
             iv = live[i]
-            if not _may_bid(vstate[iv], vready[iv], va_tried[iv], now, speculative):
+            if not _may_bid(vstate[iv], vready[iv], va_tried[iv], now):
                 continue
             ic = _split_vc(iv, vcs, vc_shift)[0]
             if ic == last_ic:
