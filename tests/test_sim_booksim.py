@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from torus_lab._jit import njit
 from torus_lab.routing import make_routing
-from torus_lab.routing.ecube import ecube_routing
-from torus_lab.routing.interface import compile_for_kernel, kernel_handle
+from torus_lab.routing.ecube import ecube_kernel, ecube_routing
+from torus_lab.routing.interface import MAX_CANDIDATES, compile_for_kernel, kernel_handle
 from torus_lab.sim import SimConfig, SimulationDeadlock, simulate
 from torus_lab.sim import booksim as bs
 from torus_lab.sim.kernels import CNT, list_occupied
@@ -570,3 +570,35 @@ def test_islip_match_desynchronises_its_pointers_in_the_second_round():
     assert gptr.tolist() == [1, 0] and aptr.tolist() == [1, 0]
     n = islip_match(4, req_in, req_out, in_key, out_key, 2, gptr, aptr, *scratch, matched, 1)
     assert sorted((req_in[r], req_out[r]) for r in matched[:n]) == [(0, 1), (1, 0)]
+
+
+@njit
+def _ecube_with_repeats(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
+    """e-cube's candidates, then each repeated to MAX_CANDIDATES entries with another header state."""
+    m = ecube_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state)
+    if m == 0:
+        return 0
+    for c in range(m, MAX_CANDIDATES):
+        out_ch[c] = out_ch[c % m]
+        out_vc[c] = out_vc[c % m]
+        for w in range(out_state.shape[1]):
+            out_state[c, w] = out_state[c % m, w] + 1000 + c  # a repeat's state must never be taken
+    return MAX_CANDIDATES
+
+
+@pytest.mark.parametrize("router", ["simple", "booksim"])
+def test_repeated_candidates_beyond_the_row_change_nothing(router):
+    """A kernel returning more candidates than a router has outputs (so repeats) runs exactly as without them."""
+    import dataclasses
+
+    from torus_lab.sim.kernels import candidate_capacity
+
+    topology = Torus(2, 4)
+    plain = ecube_routing(topology, datelines=True, vcs=2)
+    repeating = dataclasses.replace(plain, name="ecube-with-repeats", kernel=_ecube_with_repeats)
+    assert candidate_capacity(topology, 2) == 8 < 32
+    config = (SimConfig.preset("booksim") if router == "booksim" else SimConfig()).replace(
+        offered_load=0.3, packet_length=2, warmup=100, measure=400)
+    a, b = simulate(plain, config, seed=5), simulate(repeating, config, seed=5)
+    assert b.counters["routing_error"] == 0 and len(a.packets) > 100
+    assert a.packets.equals(b.packets) and a.counters == b.counters

@@ -221,3 +221,26 @@ def test_cached_results_are_identical_across_backends(probe_folder):
     serial = sweep(faulty_fraction, ITEMS, seed=11, backend="serial", cache=cache)
     assert sweep(faulty_fraction, ITEMS, seed=11, backend="processes", workers=2, cache=cache) == serial
     assert sweep(faulty_fraction, ITEMS, seed=11, backend="processes", workers=2) == serial
+
+
+def records_and_arrays(n: int, rng: np.random.Generator) -> dict:
+    """A result of the shapes studies return: records with mixed values, an array, a frame."""
+    import pandas as pd
+
+    draws = rng.random(n)
+    return {"rows": [{"i": i, "name": f"r{i}", "x": float(draws[i]), "none": None} for i in range(n)],
+            "array": draws, "frame": pd.DataFrame({"x": draws, "label": [f"l{i}" for i in range(n)]})}
+
+
+def test_a_stored_result_loads_equal_to_the_computed_one(tmp_path):
+    import pandas as pd
+
+    cache = tmp_path / "cache"
+    computed = sweep(records_and_arrays, grid(n=[3, 5]), seed=4, backend="serial", cache=cache)
+    loaded = sweep(records_and_arrays, grid(n=[3, 5]), seed=4, backend="serial", cache=cache)
+    uncached = sweep(records_and_arrays, grid(n=[3, 5]), seed=4, backend="serial", cache=False)
+    for a, b, c in zip(computed, loaded, uncached, strict=True):
+        assert a["rows"] == b["rows"] == c["rows"]
+        assert np.array_equal(a["array"], b["array"]) and np.array_equal(b["array"], c["array"])
+        pd.testing.assert_frame_equal(b["frame"], c["frame"])
+    assert list((cache / "joblib").rglob("output.pkl"))  # the second sweep read what the first stored

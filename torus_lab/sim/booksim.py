@@ -129,7 +129,16 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.kernels import _mark_occupied, _pop_flit, _split_vc, _vc_shift, ring_offset, wrap
+from torus_lab.sim.kernels import (
+    _mark_occupied,
+    _pop_flit,
+    _repeats_stored,
+    _split_vc,
+    _vc_shift,
+    candidate_capacity,
+    ring_offset,
+    wrap,
+)
 from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
@@ -292,7 +301,8 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
     total = topology.num_channels + 2 * topology.num_nodes
     nvc = total * vcs
     ports = 2 * topology.n + 1
-    per_vc = 5 * depth + 20 + MAX_CANDIDATES * (1 + STATE_SIZE) + 9 + 6 * MAX_CANDIDATES
+    kmax = candidate_capacity(topology, vcs)
+    per_vc = 5 * depth + 20 + kmax * (1 + STATE_SIZE) + 9 + 6 * kmax
     packets = topology.num_nodes * (queue_cap + 1) + nvc + 16
     return 8 * (nvc * per_vc + nvc // 64 + 2 + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8)
                 + rec_cap * 7 + total * (8 + 4 * ports) + 2 * ports)  # fmt: skip
@@ -317,6 +327,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     cfg[_VCS], cfg[_NCH], cfg[_NN], cfg[_PORTS] = vcs, nch, nn, ports
     npk = nn * (queue_cap + 1) + nvc + 16
     sa_cap = total * ports  # switch requests per cycle: at most one per input channel and output port
+    kmax = candidate_capacity(topology, vcs)  # candidates kept per routed head
 
     def zeros(*shape):
         return np.zeros(shape, dtype=np.int64)
@@ -333,14 +344,13 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         count=zeros(nvc), fhead=zeros(nvc), fpk=zeros(nvc, depth), fidx=zeros(nvc, depth), farr=zeros(nvc, depth),
         fvis=zeros(nvc), occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), to_route=zeros(n_in),
         to_allocate=zeros(n_in), to_switch=zeros(nch + nn), nlive=zeros(4),
-        vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, MAX_CANDIDATES),
-        cand_st=zeros(nvc, MAX_CANDIDATES, STATE_SIZE), out_vc=full(-1, nvc), va_aptr=zeros(nvc),
+        vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, kmax),
+        cand_st=zeros(nvc, kmax, STATE_SIZE), out_vc=full(-1, nvc), va_aptr=zeros(nvc),
         busy=full(-1, nvc), credit=full(depth, nvc), cr_time=zeros(nvc, depth), cr_head=zeros(nvc),
         cr_count=zeros(nvc), va_gptr=zeros(nvc),
         sa_rr=zeros(total), sa_aptr=zeros(total), sa_gptr=zeros(total),
-        req_in=zeros(nvc * MAX_CANDIDATES), req_out=zeros(nvc * MAX_CANDIDATES), req_c=zeros(nvc * MAX_CANDIDATES),
-        req_in_key=zeros(nvc * MAX_CANDIDATES), req_out_key=zeros(nvc * MAX_CANDIDATES),
-        matched=zeros(nvc * MAX_CANDIDATES),
+        req_in=zeros(nvc * kmax), req_out=zeros(nvc * kmax), req_c=zeros(nvc * kmax),
+        req_in_key=zeros(nvc * kmax), req_out_key=zeros(nvc * kmax), matched=zeros(nvc * kmax),
         g_stamp=full(-1, nvc), g_best=zeros(nvc), g_bestd=zeros(nvc), a_stamp=full(-1, nvc), a_best=zeros(nvc),
         a_bestd=zeros(nvc), port_stamp=full(-1, ports), sa_req_in=zeros(sa_cap), sa_req_out=zeros(sa_cap),
         sa_req_iv=zeros(sa_cap), sg_stamp=full(-1, total), sg_best=zeros(total), sg_bestd=zeros(total),
@@ -570,8 +580,9 @@ def route_heads(route, tables, st, now):
     """Routing: a head visible at the front of an idle input VC gets its candidate output VCs.
 
     At its destination router the candidates are the V ejection VCs; elsewhere the routing kernel ``route``
-    gives them (its input channel is -1 at injection).  The VC then waits ``routing_delay`` cycles before VC
-    allocation.  Returns the number of heads routed.
+    gives them (its input channel is -1 at injection; of more candidates than a row holds,
+    :func:`torus_lab.sim.kernels.candidate_capacity`, repeats are left out).  The VC then waits
+    ``routing_delay`` cycles before VC allocation.  Returns the number of heads routed.
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
@@ -609,16 +620,23 @@ def route_heads(route, tables, st, now):
             if m < 0 or m > MAX_CANDIDATES:
                 counters[_CN_ROUTING_ERROR] += 1
                 m = 0
+            repeats = m > cand_vc.shape[1]  # more than the router's distinct outputs: keep the first of each
+            kept = 0
             for c in range(m):
                 out_ch = tmp_ch[c]
                 if out_ch < 0 or out_ch >= nch or ch_src_router[out_ch] != router or tmp_vc[c] < 0 \
                         or tmp_vc[c] >= vcs or ch_ok[out_ch] == 0:
                     counters[_CN_ROUTING_ERROR] += 1
-                    m = 0
+                    kept = 0
                     break
-                cand_vc[iv, c] = out_ch * vcs + tmp_vc[c]
+                o = out_ch * vcs + tmp_vc[c]
+                if repeats and _repeats_stored(cand_vc, iv, kept, o):
+                    continue
+                cand_vc[iv, kept] = o
                 for w in range(STATE_SIZE):
-                    cand_st[iv, c, w] = tmp_st[c, w]
+                    cand_st[iv, kept, w] = tmp_st[c, w]
+                kept += 1
+            m = kept
         ncand[iv] = m
         vstate[iv] = VC_ALLOC
         vready[iv] = now + routing_delay

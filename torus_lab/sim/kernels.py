@@ -89,6 +89,7 @@ from torus_lab.topology import Torus
 __all__ = [
     "SimpleState",
     "new_state",
+    "candidate_capacity",
     "generate_packets",
     "inject_packets",
     "list_occupied",
@@ -150,6 +151,37 @@ SimpleState = namedtuple(
 )  # fmt: skip
 
 
+def candidate_capacity(topology: Torus, vcs: int) -> int:
+    """Candidates a routed head keeps: the (channel, VC) outputs of the router with the most output channels.
+
+    A kernel may return up to :data:`~torus_lab.routing.interface.MAX_CANDIDATES` candidates, but a router has
+    no more distinct outputs than this, so the rows of the candidate arrays hold this many (at most
+    ``MAX_CANDIDATES``, at least ``vcs``: the ejection port's VCs in the BookSim-compatible model).  Rows sized
+    to the network instead of to ``MAX_CANDIDATES`` keep the arrays a routed head writes small enough to stay
+    in the processor's cache: on the 1024-node hypercube they are 10 instead of 32 per input VC.  When a kernel
+    returns more candidates than that, some repeat an earlier (channel, VC), and only the first of each is kept
+    (:func:`_repeats_stored`): neither model can ever choose a repeat.
+
+    Examples
+    --------
+    >>> candidate_capacity(Torus(2, 8), 2), candidate_capacity(Torus(10, 2), 1)
+    (8, 10)
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    vcs = check_int("vcs", vcs, minimum=1)
+    outputs = np.bincount(np.asarray(topology.channel_src, dtype=np.int64), minlength=topology.num_nodes)
+    return max(vcs, min(MAX_CANDIDATES, int(outputs.max(initial=0)) * vcs))
+
+
+@njit(inline="always")
+def _repeats_stored(cand, iv, kept, target):
+    """Whether ``target`` is one of the ``kept`` candidates already stored in row ``iv`` of ``cand``."""
+    for d in range(kept):
+        if cand[iv, d] == target:
+            return True
+    return False
+
+
 def state_memory_bytes(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: int) -> int:
     """Bytes :func:`new_state` allocates for FIFOs of ``cap`` flits (estimated before allocating, house rule).
 
@@ -160,7 +192,7 @@ def state_memory_bytes(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_
     """
     nch, nn = topology.num_channels, topology.num_nodes
     niv, ports = nch * vcs + nn, nch + nn
-    per_ivc = 3 * cap + 16 + MAX_CANDIDATES * (1 + STATE_SIZE)  # FIFOs, VC state, candidates, scratch
+    per_ivc = 3 * cap + 16 + candidate_capacity(topology, vcs) * (1 + STATE_SIZE)  # FIFOs, VC state, candidates
     packets = nn * queue_cap + niv + 16
     return 8 * (niv * per_ivc + packets * (8 + STATE_SIZE) + nn * (queue_cap + 6) + rec_cap * 7 + 10 * ports)
 
@@ -196,6 +228,7 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
     niv, ports = nch * vcs + nn, nch + nn
     cap = max(depth, length)
     npk = nn * queue_cap + niv + 16
+    kmax = candidate_capacity(topology, vcs)
 
     def zeros(*shape):
         return np.zeros(shape, dtype=np.int64)
@@ -213,8 +246,8 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
         active=np.arange(nn, dtype=np.int64) if active is None else np.asarray(active, dtype=np.int64).copy(),
         dest_map=full(-1, nn), ivc_node=ivc_node, rng=np.array([seed_word], dtype=np.uint64), counters=zeros(len(CNT)),
         count=zeros(niv), fhead=zeros(niv), fpk=zeros(niv, cap), fidx=zeros(niv, cap), farr=zeros(niv, cap),
-        writer=full(-1, niv), routed=zeros(niv), ncand=zeros(niv), cand_ivc=zeros(niv, MAX_CANDIDATES),
-        cand_st=zeros(niv, MAX_CANDIDATES, STATE_SIZE), out_ivc=full(-1, niv), waitc=zeros(niv),
+        writer=full(-1, niv), routed=zeros(niv), ncand=zeros(niv), cand_ivc=zeros(niv, kmax),
+        cand_st=zeros(niv, kmax, STATE_SIZE), out_ivc=full(-1, niv), waitc=zeros(niv),
         occupied=np.zeros((niv + 63) // 64, dtype=np.uint64), live=zeros(niv), nlive=zeros(1),
         rr_in=zeros(ports), rr_out=zeros(ports), rr_va=zeros(niv),
         tmp_ch=zeros(MAX_CANDIDATES), tmp_vc=zeros(MAX_CANDIDATES), tmp_st=zeros(MAX_CANDIDATES, STATE_SIZE),
@@ -378,7 +411,8 @@ def route_heads(route, tables, st, now):
     """Routing (step 3): a head ready at the front of an input VC (``router_delay`` after it arrived) is routed
     once: to the ejection port at its destination, to DROP past ``hop_limit`` hops, else to the candidates of
     the routing kernel ``route`` (``tables``: its tables).  Invalid candidates count ``routing_error`` and leave
-    none.  Visits ``st.live`` (:func:`list_occupied`); returns the number of heads routed."""
+    none; of more candidates than a row holds (:func:`candidate_capacity`), repeats are left out.  Visits
+    ``st.live`` (:func:`list_occupied`); returns the number of heads routed."""
     cfg = st.cfg
     vcs, nch, hop_limit, rdelay = cfg[_VCS], cfg[_NCH], cfg[_HOP_LIMIT], cfg[_RDELAY]
     cv = nch * vcs
@@ -416,17 +450,23 @@ def route_heads(route, tables, st, now):
         if m < 0 or m > MAX_CANDIDATES:
             counters[_CN_ROUTING_ERROR] += 1
             m = 0
+        repeats = m > cand_ivc.shape[1]  # more than the router's distinct outputs: keep the first of each
+        kept = 0
         for c in range(m):
             ch = tmp_ch[c]
             bad_channel = ch < 0 or ch >= nch or tables.ch_src[ch] != node or tables.ch_ok[ch] == 0
             if bad_channel or tmp_vc[c] < 0 or tmp_vc[c] >= vcs:
                 counters[_CN_ROUTING_ERROR] += 1
-                m = 0
+                kept = 0
                 break
-            cand_ivc[iv, c] = ch * vcs + tmp_vc[c]
+            tgt = ch * vcs + tmp_vc[c]
+            if repeats and _repeats_stored(cand_ivc, iv, kept, tgt):
+                continue
+            cand_ivc[iv, kept] = tgt
             for w in range(STATE_SIZE):  # word by word: a fixed-size loop, no array views
-                cand_st[iv, c, w] = tmp_st[c, w]
-        ncand[iv] = m
+                cand_st[iv, kept, w] = tmp_st[c, w]
+            kept += 1
+        ncand[iv] = kept
     return routed
 
 
