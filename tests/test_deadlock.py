@@ -29,9 +29,10 @@ from torus_lab.deadlock import (
 )
 from torus_lab.routing.direction_first import direction_first_routing
 from torus_lab.routing.ecube import ecube_routing
+from torus_lab.routing.explore import node_ok
 from torus_lab.routing.turn_model import duato_routing, pfnf_routing, turn_model_routing
 from torus_lab.studies.virtual_mesh import forced_cycle_messages
-from torus_lab.topology import Faults, Mesh, Torus
+from torus_lab.topology import Faults, Mesh, Torus, random_link_faults
 
 
 def _assert_valid_cycle(topology, graph, cycle):
@@ -409,3 +410,58 @@ def test_state_exploration_through_the_compiled_entry_equals_the_dispatcher(spec
             outputs.append([np.asarray(v).tolist() for v in runner(*args)] + [problem.tolist()])
         assert outputs[0] == outputs[1]
 
+
+
+def _reference_exploration(rf, dst):
+    """Breadth-first search over (arrival, VC, header state) with a Python dict: states in discovery order and
+    the transitions (from, to, channel, vc, rand, rank)."""
+    topo = rf.topology
+    ok = node_ok(rf)
+    index, keys, rows, stuck = {}, [], [], 0
+    for src in range(topo.num_nodes):
+        if src != dst and ok[src]:
+            index[(-1 - src, 0, (0,) * 8)] = len(keys)
+            keys.append((-1 - src, 0, (0,) * 8))
+    i = 0
+    while i < len(keys):
+        enc, vc, state = keys[i]
+        cur = -1 - enc if enc < 0 else int(topo.channel_dst[enc])
+        total = 0
+        if cur != dst:
+            for r in range(rf.random_choices):
+                found = rf._candidate_tuples(cur, dst, enc if enc >= 0 else -1, vc, np.array(state), r)
+                total += len(found)
+                for j, (ch, out_vc, after) in enumerate(found):
+                    key = (ch, out_vc, after)
+                    if key not in index:
+                        index[key] = len(keys)
+                        keys.append(key)
+                    rows.append((i, index[key], ch, out_vc, r, j))
+            stuck += total == 0
+        i += 1
+    return keys, rows, stuck
+
+
+@pytest.mark.parametrize(("spec", "topology"), [
+    ({"name": "ecube", "datelines": True, "vcs": 2}, Torus(3, 3)),
+    ({"name": "direction-first"}, Torus(3, 3)),
+    ({"name": "direction-first", "misroute": "detour"}, Torus(2, 5)),
+    ({"name": "duato"}, Torus(2, 5)),
+    ({"name": "pfnf"}, Torus(2, 5)),
+    ({"name": "pfnf"}, Mesh(2, 4)),
+    ({"name": "west-first", "vcs": 2}, Torus(2, 5)),
+])  # fmt: skip
+@pytest.mark.parametrize("faulty", [False, True])
+def test_explored_states_and_transitions_equal_a_plain_breadth_first_search(spec, topology, faulty):
+    from torus_lab.routing import make_routing
+
+    faults = random_link_faults(topology, count=2, seed=7) if faulty else None
+    rf = make_routing(spec, topology, faults=faults)
+    for dst in range(0, topology.num_nodes, 4):
+        keys, rows, stuck = _reference_exploration(rf, dst)
+        g = explore_states(rf, dst)
+        enc = [k[0] for k in keys]
+        assert g.state_channel.tolist() == [e if e >= 0 else -1 for e in enc]
+        assert g.state_vc.tolist() == [k[1] if k[0] >= 0 else -1 for k in keys]
+        assert g.state_header.tolist() == [list(k[2]) for k in keys]
+        assert g.transitions.tolist() == [list(r) for r in rows] and g.stuck == stuck

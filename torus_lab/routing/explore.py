@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import types
-from numba.typed import Dict, List
 
 from torus_lab._jit import njit
 from torus_lab._validate import is_int, naming
@@ -60,8 +59,6 @@ VALIDATION_MODES = ("auto", "exhaustive", "sample")
 #: ``mode="auto"`` checks every destination up to this many nodes, a sample above.
 EXHAUSTIVE_NODES = 256
 
-_KEY = types.UniTuple(types.int64, 2 + STATE_SIZE)
-_ROW = types.UniTuple(types.int64, 6)
 
 # problem codes of the compiled search
 _OK, _COUNT, _CHANNEL, _NOT_LEAVING, _FAULTY, _VC, _TOO_MANY_STATES, _LOOP = range(8)
@@ -79,11 +76,6 @@ _PROBLEMS = {
 
 
 @njit
-def _make_key(enc, vc, st):
-    return (enc, vc, st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7])
-
-
-@njit
 def _record_problem(problem, code, value, state_index, rand, header):
     problem[0] = code
     problem[1] = value
@@ -93,33 +85,96 @@ def _record_problem(problem, code, value, state_index, rand, header):
         problem[4 + s] = header[s]
 
 
+#: Words of a state's key: arrival, input VC, header state.
+_KEY_WORDS = 2 + STATE_SIZE
+
+
+@njit(inline="always")
+def _key_hash(keys, row):
+    """Hash of the key in row ``row`` of ``keys`` (splitmix64's mixer folded over its words)."""
+    h = np.uint64(0x9E3779B97F4A7C15)
+    for c in range(_KEY_WORDS):
+        h = (h ^ np.uint64(keys[row, c])) * np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(31)
+    return h
+
+
+@njit(inline="always")
+def _same_key(keys, a, b):
+    for c in range(_KEY_WORDS):
+        if keys[a, c] != keys[b, c]:
+            return False
+    return True
+
+
+@njit
+def _find_or_slot(keys, slots, row):
+    """The position in ``slots`` (open addressing, linear probing; entries are key rows + 1, 0 empty) that holds
+    the key equal to row ``row`` of ``keys``, or the empty position where it belongs."""
+    mask = slots.shape[0] - 1
+    pos = np.int64(_key_hash(keys, row) & np.uint64(mask))
+    while slots[pos] != 0 and not _same_key(keys, slots[pos] - 1, row):
+        pos = (pos + 1) & mask
+    return pos
+
+
+@njit
+def _grown(table, rows):
+    """``table`` with at least ``rows`` rows (doubled as needed), its contents kept."""
+    if rows <= table.shape[0]:
+        return table
+    size = table.shape[0]
+    while size < rows:
+        size *= 2
+    bigger = np.empty((size, table.shape[1]), dtype=table.dtype)
+    bigger[: table.shape[0]] = table
+    return bigger
+
+
+@njit
+def _rehashed(keys, n_keys, size):
+    """A slot table of ``size`` positions holding the first ``n_keys`` key rows."""
+    slots = np.zeros(size, dtype=np.int64)
+    for row in range(n_keys):
+        slots[_find_or_slot(keys, slots, row)] = row + 1
+    return slots
+
+
 @njit
 def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs, problem):
     """All states reachable for ``dst``; transitions ``(from, to, channel, vc, rand, rank)``.
 
     ``problem`` (int64[4 + STATE_SIZE]) receives the first malformed output: code, value, state index, rand,
     then the header state.  Returns the states' arrival, VC and node, the transitions and the stuck count.
+    States are numbered in the order they are found (breadth first); their keys (arrival, VC, header state) are
+    rows of one int64 table with an open-addressing index, and transitions rows of another (both doubled as
+    they fill), which costs a fraction of numba's typed dictionary and list of tuples.
     """
-    index = Dict.empty(key_type=_KEY, value_type=types.int64)
-    keys = List.empty_list(_KEY)
-    zero = np.zeros(STATE_SIZE, dtype=np.int64)
+    keys = np.zeros((1024, _KEY_WORDS), dtype=np.int64)
+    slots = np.zeros(2048, dtype=np.int64)
+    n_keys = 0
     for src in range(src_ok.shape[0]):
         if src != dst and src_ok[src]:
-            key = _make_key(-1 - src, 0, zero)
-            index[key] = len(keys)
-            keys.append(key)
+            keys = _grown(keys, n_keys + 1)
+            keys[n_keys, 0] = -1 - src  # VC and header state 0; distinct sources, so no lookup needed
+            keys[n_keys, 1:] = 0
+            if 2 * (n_keys + 1) > slots.shape[0]:
+                slots = _rehashed(keys, n_keys, 2 * slots.shape[0])
+            slots[_find_or_slot(keys, slots, n_keys)] = n_keys + 1
+            n_keys += 1
     # twice the allowed size, so that a kernel returning too many candidates is caught, not written past
     out_ch = np.zeros(2 * MAX_CANDIDATES, dtype=np.int64)
     out_vc = np.zeros(2 * MAX_CANDIDATES, dtype=np.int64)
     out_state = np.zeros((2 * MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
     st = np.zeros(STATE_SIZE, dtype=np.int64)
-    t_rows = List.empty_list(_ROW)
+    tr = np.zeros((1024, 6), dtype=np.int64)
+    n_tr = 0
     num_ch = tables.ch_src.shape[0]
     stuck = 0
     i = 0
-    while i < len(keys) and problem[0] == 0:
-        key = keys[i]
-        enc = key[0]
+    while i < n_keys and problem[0] == 0:
+        enc = keys[i, 0]
+        in_vc = keys[i, 1]
         if enc < 0:
             cur = -1 - enc
             in_ch = -1
@@ -130,10 +185,10 @@ def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs
             i += 1
             continue
         for s in range(STATE_SIZE):
-            st[s] = key[2 + s]
+            st[s] = keys[i, 2 + s]
         total = 0
         for r in range(rand_choices):
-            m = kernel(tables, cur, dst, in_ch, key[1], st, r, out_ch, out_vc, out_state)
+            m = kernel(tables, cur, dst, in_ch, in_vc, st, r, out_ch, out_vc, out_state)
             code = 0
             value = m
             if m < 0 or m > MAX_CANDIDATES:
@@ -155,37 +210,42 @@ def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs
                 break
             total += m
             for j in range(m):
-                nk = _make_key(out_ch[j], out_vc[j], out_state[j])
-                idx = index.get(nk, -1)
+                keys = _grown(keys, n_keys + 1)  # row n_keys: the candidate's key, kept if it is new
+                keys[n_keys, 0] = out_ch[j]
+                keys[n_keys, 1] = out_vc[j]
+                for s in range(STATE_SIZE):
+                    keys[n_keys, 2 + s] = out_state[j, s]
+                pos = _find_or_slot(keys, slots, n_keys)
+                idx = slots[pos] - 1
                 if idx < 0:
-                    idx = len(keys)
+                    idx = n_keys
                     if idx >= max_states:
                         _record_problem(problem, _TOO_MANY_STATES, max_states, i, r, st)
                         break
-                    index[nk] = idx
-                    keys.append(nk)
-                t_rows.append((i, idx, out_ch[j], out_vc[j], r, j))
+                    slots[pos] = idx + 1
+                    n_keys += 1
+                    if 2 * n_keys > slots.shape[0]:
+                        slots = _rehashed(keys, n_keys, 2 * slots.shape[0])
+                tr = _grown(tr, n_tr + 1)
+                tr[n_tr, 0] = i
+                tr[n_tr, 1] = idx
+                tr[n_tr, 2] = out_ch[j]
+                tr[n_tr, 3] = out_vc[j]
+                tr[n_tr, 4] = r
+                tr[n_tr, 5] = j
+                n_tr += 1
             if problem[0] != 0:
                 break
         if total == 0 and problem[0] == 0:
             stuck += 1
         i += 1
-    n_states = len(keys)
-    s_enc = np.empty(n_states, dtype=np.int64)
-    s_vc = np.empty(n_states, dtype=np.int64)
-    s_cur = np.empty(n_states, dtype=np.int64)
-    s_state = np.empty((n_states, STATE_SIZE), dtype=np.int64)
-    for q in range(n_states):
-        s_enc[q] = keys[q][0]
-        s_vc[q] = keys[q][1]
-        s_cur[q] = -1 - keys[q][0] if keys[q][0] < 0 else tables.ch_dst[keys[q][0]]
-        for s in range(STATE_SIZE):
-            s_state[q, s] = keys[q][2 + s]
-    tr = np.empty((len(t_rows), 6), dtype=np.int64)
-    for q in range(len(t_rows)):
-        for c in range(6):
-            tr[q, c] = t_rows[q][c]
-    return s_enc, s_vc, s_cur, s_state, tr, stuck
+    s_enc = keys[:n_keys, 0].copy()
+    s_vc = keys[:n_keys, 1].copy()
+    s_cur = np.empty(n_keys, dtype=np.int64)
+    for q in range(n_keys):
+        s_cur[q] = -1 - s_enc[q] if s_enc[q] < 0 else tables.ch_dst[s_enc[q]]
+    s_state = keys[:n_keys, 2:].copy()
+    return s_enc, s_vc, s_cur, s_state, tr[:n_tr].copy(), stuck
 
 
 @njit
