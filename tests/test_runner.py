@@ -460,8 +460,14 @@ def test_experiments_side_by_side_write_what_one_at_a_time_writes(tmp_path, monk
     from torus_lab.progress import RUNNER_ENVIRONMENT, ProgressPrinter
 
     monkeypatch.delenv(RUNNER_ENVIRONMENT, raising=False)
+    for key in runner.SWEEP_ENVIRONMENT:
+        monkeypatch.delenv(key, raising=False)
     cwd = Path.cwd()
     project = _project_with(tmp_path / "p", {"other": "{seed: 7, fail: false, n_rows: 5, scale: 3.0, label: y}"})
+    nb = nbformat.read(project / "notebooks" / "demo.ipynb", as_version=4)
+    nb.cells.append(new_code_cell('import os\nprint("sweeps:", [os.environ.get(k) for k in '
+                                  f'{list(runner.SWEEP_ENVIRONMENT)!r}])'))
+    nbformat.write(nb, project / "notebooks" / "demo.ipynb")
     names = ["other", "demo"]
     one = runner.run_all(preset="quick", out=tmp_path / "one", root=project, names=names, progress=False)
     log = io.StringIO()
@@ -474,8 +480,16 @@ def test_experiments_side_by_side_write_what_one_at_a_time_writes(tmp_path, monk
                        if path != "manifest.json"}  # fmt: skip
             assert science and science == {path: data for path, data in snapshot(tmp_path / "two" / kind / name).items()
                                            if path != "manifest.json"}  # fmt: skip
-    assert "[1/2] other cells: 4/4 (100%)" in log.getvalue() and "[2/2] demo cells: 4/4 (100%)" in log.getvalue()
+    assert "[1/2] other cells: 5/5 (100%)" in log.getvalue() and "[2/2] demo cells: 5/5 (100%)" in log.getvalue()
     assert RUNNER_ENVIRONMENT not in os.environ and Path.cwd() == cwd  # each kernel got its own cwd and variables
+    # side by side, the sweeps share the cores: each kernel got its share, and the manifest says so
+    shared = runner.shared_sweep_environment(2)
+    assert shared and not any(key in os.environ for key in runner.SWEEP_ENVIRONMENT)
+    for out, expected in (("one", {}), ("two", shared)):
+        manifest = json.loads((tmp_path / out / "data" / "demo" / "manifest.json").read_text())
+        assert manifest["sweep_backend"] == expected
+        executed = (tmp_path / out / "reports" / "demo" / "demo.ipynb").read_text()
+        assert f"sweeps: {[expected.get(key) for key in runner.SWEEP_ENVIRONMENT]}" in executed
 
 
 @pytest.mark.notebook

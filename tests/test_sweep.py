@@ -4,6 +4,7 @@ and the on-disk result cache (hits, misses after a code change, --no-cache)."""
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import textwrap
 
@@ -127,6 +128,22 @@ def test_environment_selects_backend(monkeypatch):
     monkeypatch.setenv("TORUS_LAB_BACKEND", "gpu")
     with pytest.raises(ValueError, match="TORUS_LAB_BACKEND must be one of"):
         sweep(faulty_fraction, ITEMS, seed=4)
+
+
+def test_environment_sets_the_default_workers(monkeypatch):
+    seen = []
+    monkeypatch.setattr(sweep_module, "_run_processes", lambda jobs, results, workers, advance: seen.append(workers))
+    monkeypatch.setenv("TORUS_LAB_WORKERS", "3")
+    sweep(faulty_fraction, ITEMS, seed=4, backend="processes")
+    sweep(faulty_fraction, ITEMS, seed=4, backend="processes", workers=5)  # an argument wins
+    monkeypatch.delenv("TORUS_LAB_WORKERS")
+    sweep(faulty_fraction, ITEMS, seed=4, backend="processes")
+    assert seen == [3, 5, os.cpu_count()]
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("TORUS_LAB_WORKERS", bad)
+        with pytest.raises(ValueError, match=f"TORUS_LAB_WORKERS must be a positive integer, got '{bad}'"):
+            sweep(faulty_fraction, ITEMS, seed=4, backend="processes")
+    assert sweep(faulty_fraction, ITEMS[:1], seed=4, backend="serial")  # the serial backend has no workers
 
 
 def test_bad_arguments():

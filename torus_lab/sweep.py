@@ -17,10 +17,12 @@ Functions defined in ``__main__`` or a notebook are never cached (their dependen
 
 The default backend ``"auto"`` reads the environment set by ``torus-lab run --backend/--scheduler``:
 ``TORUS_LAB_SCHEDULER`` (a Dask scheduler address) selects Dask, ``TORUS_LAB_BACKEND`` one of
-``serial | processes | dask``; otherwise local processes.  The local processes are a reusable pool
-(``joblib.externals.loky.get_reusable_executor``): its workers outlive a sweep, so later sweeps skip
-importing the package and loading its compiled kernels again; they restart when any source file of the
-package changes, and exit after ``POOL_IDLE_TIMEOUT`` idle seconds.
+``serial | processes | dask``; otherwise local processes.  ``TORUS_LAB_WORKERS`` (a positive integer) is the
+default number of local worker processes (else every core); ``torus-lab reproduce`` sets it, or the serial
+backend, for experiments that run side by side, so that they share the cores instead of each taking all.
+The local processes are a reusable pool (``joblib.externals.loky.get_reusable_executor``): its workers
+outlive a sweep, so later sweeps skip importing the package and loading its compiled kernels again; they
+restart when any source file of the package changes, and exit after ``POOL_IDLE_TIMEOUT`` idle seconds.
 
 Examples
 --------
@@ -57,8 +59,8 @@ import numpy as np
 from torus_lab._validate import check_instance, check_str, is_int, naming
 from torus_lab.progress import ProgressReporter
 
-__all__ = ["BACKENDS", "CACHE_OFF", "cache_location", "clear_cache", "code_digest", "grid", "item_key", "item_seed",
-           "sweep", "sweep_frame"]
+__all__ = ["BACKENDS", "CACHE_OFF", "WORKERS_ENVIRONMENT", "cache_location", "clear_cache", "code_digest", "grid",
+           "item_key", "item_seed", "sweep", "sweep_frame"]
 
 BACKENDS = ("auto", "serial", "processes", "dask")
 
@@ -309,6 +311,20 @@ def _user_routings() -> bytes | None:
     return None if registry is None else registry.export_user_entries()
 
 
+#: Environment variable: default number of local worker processes of a sweep.
+WORKERS_ENVIRONMENT = "TORUS_LAB_WORKERS"
+
+
+def _default_workers() -> int:
+    """Local worker processes when a sweep names none: ``TORUS_LAB_WORKERS``, else every core."""
+    text = os.environ.get(WORKERS_ENVIRONMENT, "").strip()
+    if not text:
+        return os.cpu_count() or 1
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{WORKERS_ENVIRONMENT} must be a positive integer, got {text!r}")
+    return int(text)
+
+
 def _resolve_backend(backend: str, scheduler: Any) -> tuple[str, Any]:
     check_str("backend", backend, BACKENDS)
     if scheduler is not None:
@@ -353,7 +369,7 @@ def sweep(
         Dask scheduler address (``tcp://host:8786``) or a client; implies ``backend="dask"``.  With the
         dask backend and no scheduler, a ``LocalCluster`` of ``workers`` processes is started and closed.
     workers : int, optional
-        Local processes (default: ``os.cpu_count()``).
+        Local processes (default: ``TORUS_LAB_WORKERS``, else ``os.cpu_count()``).
     progress : bool
         Show a tqdm progress bar over items.  Independently of it, inside a notebook run by ``torus-lab run`` or
         ``reproduce`` the sweep's progress is shown on the terminal (see :mod:`torus_lab.progress`).
@@ -375,6 +391,8 @@ def sweep(
     backend, scheduler = _resolve_backend(backend, scheduler)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if workers is None and backend != "serial" and scheduler is None:
+        workers = _default_workers()  # checked here, before any item runs
     location = cache_location(cache)
     code = code_digest(func) if location is not None else None
     routings = _user_routings()
@@ -410,7 +428,7 @@ def sweep(
                 results[i] = _call(*args)
                 advance()
         elif backend == "processes":
-            _run_processes(jobs, results, workers or os.cpu_count() or 1, advance)
+            _run_processes(jobs, results, workers, advance)
         else:
             _run_dask(jobs, results, scheduler, workers, advance)
         return results
@@ -469,7 +487,7 @@ def _run_dask(jobs, results, scheduler, workers, advance) -> None:
 
     owned = []
     if scheduler is None:
-        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None)  # fmt: skip
         client = Client(cluster)
         owned = [client, cluster]

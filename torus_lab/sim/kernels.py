@@ -160,7 +160,7 @@ def candidate_capacity(topology: Torus, vcs: int) -> int:
     to the network instead of to ``MAX_CANDIDATES`` keep the arrays a routed head writes small enough to stay
     in the processor's cache: on the 1024-node hypercube they are 10 instead of 32 per input VC.  When a kernel
     returns more candidates than that, some repeat an earlier (channel, VC), and only the first of each is kept
-    (:func:`_repeats_stored`): neither model can ever choose a repeat.
+    (``_repeats_stored``): neither model can ever choose a repeat.
 
     Examples
     --------
