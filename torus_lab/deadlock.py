@@ -201,14 +201,15 @@ def _cdg_memory_estimate(rf: RoutingFunction, num_dests: int, form: str) -> int:
     * edge rows kept until the graph is built, ``(v1, v2, destination)`` int64 with a sorting copy, one per
       vertex and candidate and destination: ``48 W f x num_dests`` (``"relation"``: ``72 W f x num_dests x
       random choices``, numba's typed list before the array);
-    * one destination's state exploration (``"reachable"``): ``64 W f``;
+    * one destination's state exploration (``"reachable"``): ``128 W f`` (its tables of states and transitions
+      double as they fill; measured peaks 24-98 B per ``W f`` on 2D and 3D tori and hypercubes);
     * the networkx graph, about 300 B per vertex and per edge: ``300 W (1 + g)``.
     """
     vertices, fan, successors = _cdg_sizes(rf)
     rows = vertices * fan * num_dests
     if form == "relation":
         return 72 * rows * int(rf.random_choices) + 300 * vertices * (1 + successors)
-    return 48 * rows + 64 * vertices * fan + 300 * vertices * (1 + successors)
+    return 48 * rows + 128 * vertices * fan + 300 * vertices * (1 + successors)
 
 
 def _check_cdg_memory(rf: RoutingFunction, num_dests: int, form: str, what: str = "channel dependency graph") -> None:
@@ -483,7 +484,7 @@ def channel_vc_usage(rf: RoutingFunction) -> np.ndarray:
     """
     check_routing_function(rf)
     vertices, fan, _ = _cdg_sizes(rf)  # the mask and one destination's exploration at a time (no edge rows)
-    check_memory(vertices + 64 * vertices * fan, f"channel VC usage of {rf.name} on {network_size(rf.topology)}, "
+    check_memory(vertices + 128 * vertices * fan, f"channel VC usage of {rf.name} on {network_size(rf.topology)}, "
                                                  f"up to {vertices:,} virtual channels")  # fmt: skip
     _, used, _ = _edges_reachable(rf, _destinations(rf, None), keep_rows=False)
     return used.reshape(rf.topology.num_channels, rf.num_vcs)

@@ -150,8 +150,8 @@ def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs
     rows of one int64 table with an open-addressing index, and transitions rows of another (both doubled as
     they fill), which costs a fraction of numba's typed dictionary and list of tuples.
     """
-    keys = np.zeros((1024, _KEY_WORDS), dtype=np.int64)
-    slots = np.zeros(2048, dtype=np.int64)
+    keys = np.zeros((64, _KEY_WORDS), dtype=np.int64)
+    slots = np.zeros(128, dtype=np.int64)
     n_keys = 0
     for src in range(src_ok.shape[0]):
         if src != dst and src_ok[src]:
@@ -167,7 +167,7 @@ def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs
     out_vc = np.zeros(2 * MAX_CANDIDATES, dtype=np.int64)
     out_state = np.zeros((2 * MAX_CANDIDATES, STATE_SIZE), dtype=np.int64)
     st = np.zeros(STATE_SIZE, dtype=np.int64)
-    tr = np.zeros((1024, 6), dtype=np.int64)
+    tr = np.zeros((64, 6), dtype=np.int64)
     n_tr = 0
     num_ch = tables.ch_src.shape[0]
     stuck = 0
