@@ -141,6 +141,16 @@ def _rehashed(keys, n_keys, size):
 
 
 @njit
+def _added(keys, slots, pos, n_keys):
+    """The slot table after recording row ``n_keys`` of ``keys`` as a new key at position ``pos`` (rebuilt twice
+    as large once it is half full)."""
+    slots[pos] = n_keys + 1
+    if 2 * (n_keys + 1) > slots.shape[0]:
+        return _rehashed(keys, n_keys + 1, 2 * slots.shape[0])
+    return slots
+
+
+@njit
 def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs, problem):
     """All states reachable for ``dst``; transitions ``(from, to, channel, vc, rand, rank)``.
 
@@ -158,9 +168,7 @@ def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs
             keys = _grown(keys, n_keys + 1)
             keys[n_keys, 0] = -1 - src  # VC and header state 0; distinct sources, so no lookup needed
             keys[n_keys, 1:] = 0
-            if 2 * (n_keys + 1) > slots.shape[0]:
-                slots = _rehashed(keys, n_keys, 2 * slots.shape[0])
-            slots[_find_or_slot(keys, slots, n_keys)] = n_keys + 1
+            slots = _added(keys, slots, _find_or_slot(keys, slots, n_keys), n_keys)
             n_keys += 1
     # twice the allowed size, so that a kernel returning too many candidates is caught, not written past
     out_ch = np.zeros(2 * MAX_CANDIDATES, dtype=np.int64)
@@ -222,10 +230,8 @@ def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs
                     if idx >= max_states:
                         _record_problem(problem, _TOO_MANY_STATES, max_states, i, r, st)
                         break
-                    slots[pos] = idx + 1
+                    slots = _added(keys, slots, pos, n_keys)
                     n_keys += 1
-                    if 2 * n_keys > slots.shape[0]:
-                        slots = _rehashed(keys, n_keys, 2 * slots.shape[0])
                 tr = _grown(tr, n_tr + 1)
                 tr[n_tr, 0] = i
                 tr[n_tr, 1] = idx
