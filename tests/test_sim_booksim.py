@@ -161,6 +161,26 @@ def test_switch_allocation_one_flit_per_input_and_needs_a_credit():
     assert _allocate_switch(st, 1) == 0  # no credit, no request
 
 
+@pytest.mark.parametrize("pointer", [0, 1])
+def test_switch_allocation_serves_the_vcs_of_one_input_in_round_robin_order(pointer):
+    """Both VCs of one input port bid for the same output port: the VC at or after the port's pointer requests
+    it, and the winner moves the pointer past itself, so the two alternate, starting from the pointer."""
+    st = _state()
+    node = 5
+    ic = _in_channel(TORUS, node, 0, 1)
+    out_ch = int(TORUS.channel_id(TORUS.coords(node), 0, 1))
+    for v in range(2):
+        for _ in range(3):
+            bs._push_flit(st, _vc(ic, v), _new_packet(st, 0, 1), 0, 0)
+        st.vstate[_vc(ic, v)], st.out_vc[_vc(ic, v)] = bs.ACTIVE, _vc(out_ch, v)
+    st.sa_rr[ic] = pointer
+    order = []
+    for now in range(4):
+        assert _allocate_switch(st, now) == 1
+        order.append(int(st.grants[0]) - _vc(ic, 0))
+    assert order == [pointer, 1 - pointer, pointer, 1 - pointer]
+
+
 def _spec_setup():
     """A speculative router at node 5: input VCs ``a`` (port x+, VC 0) and ``b`` (port y+, VC 0), the output
     channel x+ and its two VCs."""
@@ -319,8 +339,8 @@ def test_switch_allocation_visits_every_input_channel_with_a_vc_that_can_bid(spe
             assert all(bs._may_bid(st.vstate[iv], st.vready[iv], st.va_tried[iv], now) == may_bid[iv] for iv in listed)
         visited = {int(iv) // 2 for iv in listed if may_bid[iv]}
         assert {int(iv) // 2 for iv in np.flatnonzero(bidders)} <= visited
-        if not speculative:  # the channels list_ready listed for switch allocation, before routing and VC allocation
-            assert st.to_switch[: st.nlive[3]].tolist() == sorted(visited)
+        if not speculative:  # the VCs list_ready listed for switch allocation, before routing and VC allocation
+            assert st.to_switch[: st.nlive[3]].tolist() == np.flatnonzero(bidders).tolist()
         skipped += len({int(iv) // 2 for iv in listed} - visited)
         bs.allocate_switch(st, now)
         bs.traverse_switch(st, now)

@@ -99,8 +99,11 @@ once per cycle after injection; a flit still on its channel is in its downstream
 no visit), which keeps every round-robin decision and the order of random draws of a scan of all input VCs.
 :func:`list_ready` also lists, for routing, the heads to route and, for VC allocation, the heads that bid for a VC
 (routing adds the heads it routes with ``routing_delay = 0``, which bid in the same cycle; VC allocation's outcome
-does not depend on the order of its bidders); switch allocation visits the channels of the listed VCs that may bid
-(without speculation, listed by :func:`list_ready` too).
+does not depend on the order of its bidders); switch allocation visits, without speculation, the active VCs that
+bid for the switch (listed by :func:`list_ready` too, so the VCs of one input channel are neighbours in the list),
+and with speculation the channels of the listed VCs that may bid.  :func:`list_ready` tests each VC's state
+without branching on it: the state of a VC is unpredictable from one to the next, and a mispredicted branch per VC
+cost a third of the stage.
 A stage called alone needs the lists first (:func:`list_ready`; for switch allocation also every VC holding flits:
 :func:`torus_lab.sim.kernels.list_occupied`, as in the simple model).  The visibility cycle of each VC's front flit
 is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO. Stages:
@@ -209,8 +212,7 @@ BookSimState = namedtuple(
         "count", "fhead", "fpk", "fidx", "farr", "fvis",
         # input VCs holding flits: bitmap kept by injection and traversal, and the ascending lists of those that a
         # stage may act on in the current cycle (list_ready): all of them, the heads to route, the heads that bid
-        # for a VC, the input channels with an active VC that bids for the switch (without speculation; nlive:
-        # their four lengths)
+        # for a VC, the active VCs that bid for the switch (used without speculation; nlive: their four lengths)
         "occupied", "live", "to_route", "to_allocate", "to_switch", "nlive",
         # input VCs: state machine, ready cycle, route candidates, allocated output VC, VC-allocation pointer
         "vstate", "vready", "ncand", "cand_vc", "cand_st", "out_vc", "va_aptr",
@@ -343,7 +345,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
         count=zeros(nvc), fhead=zeros(nvc), fpk=zeros(nvc, depth), fidx=zeros(nvc, depth), farr=zeros(nvc, depth),
         fvis=zeros(nvc), occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), to_route=zeros(n_in),
-        to_allocate=zeros(n_in), to_switch=zeros(nch + nn), nlive=zeros(4),
+        to_allocate=zeros(n_in), to_switch=zeros(n_in), nlive=zeros(4),
         vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, kmax),
         cand_st=zeros(nvc, kmax, STATE_SIZE), out_vc=full(-1, nvc), va_aptr=zeros(nvc),
         busy=full(-1, nvc), credit=full(depth, nvc), cr_time=zeros(nvc, depth), cr_head=zeros(nvc),
@@ -513,8 +515,8 @@ def inject_flits(st, now):
 def list_ready(st, now):
     """Write the input VCs that a stage may act on in cycle ``now``, in ascending order, to
     ``st.live[:st.nlive[0]]``; return their number.  Of them, the heads to route go to ``st.to_route[:st.nlive[1]]``,
-    the heads that bid for a VC to ``st.to_allocate[:st.nlive[2]]`` and, without speculation, the input channels
-    of the active VCs (those that bid for the switch) to ``st.to_switch[:st.nlive[3]]`` (the lists
+    the heads that bid for a VC to ``st.to_allocate[:st.nlive[2]]`` and the active VCs that bid for the switch
+    (used without speculation) to ``st.to_switch[:st.nlive[3]]`` (the lists
     :func:`route_heads`, :func:`allocate_vcs` and :func:`allocate_switch` visit).
 
     Of the VCs holding flits (the ``occupied`` bitmap, read as :func:`torus_lab.sim.kernels.list_occupied` does):
@@ -536,42 +538,35 @@ def list_ready(st, now):
     """
     occupied, live, vstate, vready, fvis = st.occupied, st.live, st.vstate, st.vready, st.fvis
     to_route, to_allocate, to_switch = st.to_route, st.to_allocate, st.to_switch
-    vcs = st.cfg[_VCS]
-    vc_shift = _vc_shift(vcs)
-    list_channels = st.cfg[_SPEC] == 0  # with speculation, switch allocation also visits heads bidding for a VC
     n = 0
     heads = 0
     bidders = 0
-    channels = 0
-    last_channel = -1
+    switch_bidders = 0
     for k in range(occupied.shape[0]):
         word = occupied[k]
         while word != 0:
             iv = k * 64 + np.int64(trailing_zeros(word))
             word &= word - np.uint64(1)
+            # the tests as flags and every list written at its end, kept by adding the flag to its length: no
+            # branch on the (unpredictable) state of the VC
             state = vstate[iv]
-            if state == IDLE:
-                if fvis[iv] > now:
-                    continue
-                to_route[heads] = iv
-                heads += 1
-            elif vready[iv] > now or (state == ACTIVE and fvis[iv] > now):
-                continue
-            elif state == VC_ALLOC:
-                to_allocate[bidders] = iv
-                bidders += 1
-            elif list_channels:  # an active VC that bids for the switch
-                ch = _split_vc(iv, vcs, vc_shift)[0]
-                if ch != last_channel:
-                    to_switch[channels] = ch
-                    channels += 1
-                    last_channel = ch
+            visible = fvis[iv] <= now
+            ready = vready[iv] <= now
+            routes = (state == IDLE) & visible
+            bids_for_vc = (state == VC_ALLOC) & ready
+            bids_for_switch = (state == ACTIVE) & ready & visible
+            to_route[heads] = iv
+            heads += routes
+            to_allocate[bidders] = iv
+            bidders += bids_for_vc
             live[n] = iv
-            n += 1
+            n += routes | bids_for_vc | bids_for_switch
+            to_switch[switch_bidders] = iv
+            switch_bidders += bids_for_switch
     st.nlive[0] = n
     st.nlive[1] = heads
     st.nlive[2] = bidders
-    st.nlive[3] = channels
+    st.nlive[3] = switch_bidders
     return n
 
 
@@ -826,6 +821,22 @@ def _may_bid(state, ready, tried, now):
 
 
 @njit(inline="always")
+def _switch_request(st, nreq, tag, ic, iv, now):
+    """The non-speculative switch request of input VC ``iv`` (active, past its ready cycle, a visible front flit):
+    it bids again ``sw_alloc_delay`` cycles later, and requests its output port if its output VC has a credit.
+    Returns the new number of requests."""
+    vcs = st.cfg[_VCS]
+    st.vready[iv] = now + st.cfg[_SAD]
+    o = st.out_vc[iv]
+    if _take_credits(st.credit, st.cr_time, st.cr_head, st.cr_count, o, now) == 0:
+        return nreq
+    oc = _split_vc(o, vcs, _vc_shift(vcs))[0]
+    return _add_switch_request(st.port_stamp, st.port_req, st.sa_req_in, st.sa_req_out, st.sa_req_iv,
+                               st.sa_req_spec, st.req_in_key, st.req_out_key, st.ch_in_port, nreq, tag, ic, iv,
+                               st.ch_out_port[oc], oc, 0)  # fmt: skip
+
+
+@njit(inline="always")
 def allocate_switch(st, now):
     """Switch allocation: per input port one VC per output port, then iSLIP between ports (one iteration).
 
@@ -846,20 +857,16 @@ def allocate_switch(st, now):
     speculative = cfg[_SPEC] != 0
     sa_rr, va_tried, vstate, vready, count, fvis, out_vc = (st.sa_rr, st.va_tried, st.vstate, st.vready, st.count,
                                                             st.fvis, st.out_vc)  # fmt: skip
-    credit, cr_time, cr_head, cr_count, ch_out_port = st.credit, st.cr_time, st.cr_head, st.cr_count, st.ch_out_port
-    port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec = (st.port_stamp, st.port_req, st.sa_req_in,
-                                                                           st.sa_req_out, st.sa_req_iv,
-                                                                           st.sa_req_spec)  # fmt: skip
-    req_in_key, req_out_key, ch_in_port, sa_void, matched, grants = (st.req_in_key, st.req_out_key, st.ch_in_port,
-                                                                     st.sa_void, st.matched, st.grants)  # fmt: skip
+    credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
+    sa_req_in, sa_req_out, sa_req_iv, sa_req_spec = st.sa_req_in, st.sa_req_out, st.sa_req_iv, st.sa_req_spec
+    req_in_key, req_out_key, sa_void, matched, grants = (st.req_in_key, st.req_out_key, st.sa_void, st.matched,
+                                                         st.grants)  # fmt: skip
     live, to_switch = st.live, st.to_switch
     vc_shift = _vc_shift(vcs)
     nreq = 0
-    last_ic = -1
-    # each input channel with a listed VC that may bid, once, in ascending order: without speculation those
-    # list_ready listed (no VC starts to bid for the switch between listing and now), else found in the list
-    for i in range(st.nlive[0] if speculative else st.nlive[3]):
-        if speculative:
+    if speculative:
+        last_ic = -1
+        for i in range(st.nlive[0]):  # each input channel with a listed VC that may bid, once, ascending
             iv = live[i]
             if not _may_bid(vstate[iv], vready[iv], va_tried[iv], now):
                 continue
@@ -867,30 +874,37 @@ def allocate_switch(st, now):
             if ic == last_ic:
                 continue
             last_ic = ic
-        else:
-            ic = to_switch[i]
-        base = ic * vcs
-        tag = now * (nch + nn) + ic
-        for t in range(vcs):
-            v = wrap(sa_rr[ic] + t, vcs)
-            iv = base + v
-            if speculative and va_tried[iv] == now:
-                if vstate[iv] == ACTIVE:  # won its VC just now: bids non-speculatively after sw_alloc_delay
-                    vready[iv] = now + sw_alloc_delay
-                nreq = _speculative_requests(st, nreq, tag, ic, iv, now)
-                continue
-            if vstate[iv] != ACTIVE or vready[iv] > now or count[iv] == 0:
-                continue
-            if fvis[iv] > now:
-                continue
-            vready[iv] = now + sw_alloc_delay
-            o = out_vc[iv]
-            if _take_credits(credit, cr_time, cr_head, cr_count, o, now) == 0:
-                continue
-            oc = _split_vc(o, vcs, vc_shift)[0]
-            nreq = _add_switch_request(port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec,
-                                       req_in_key, req_out_key, ch_in_port, nreq, tag, ic, iv, ch_out_port[oc], oc,
-                                       0)  # fmt: skip
+            tag = now * (nch + nn) + ic
+            for t in range(vcs):
+                iv = ic * vcs + wrap(sa_rr[ic] + t, vcs)
+                if va_tried[iv] == now:
+                    if vstate[iv] == ACTIVE:  # won its VC just now: bids non-speculatively after sw_alloc_delay
+                        vready[iv] = now + sw_alloc_delay
+                    nreq = _speculative_requests(st, nreq, tag, ic, iv, now)
+                elif vstate[iv] == ACTIVE and vready[iv] <= now and count[iv] > 0 and fvis[iv] <= now:
+                    nreq = _switch_request(st, nreq, tag, ic, iv, now)
+    else:
+        # the VCs list_ready listed as bidding (no VC starts to bid for the switch between listing and now),
+        # ascending, so the VCs of one input channel are neighbours: visited in the channel's round-robin order
+        bidders = st.nlive[3]
+        i = 0
+        while i < bidders:
+            ic = _split_vc(to_switch[i], vcs, vc_shift)[0]
+            end = i + 1
+            while end < bidders and _split_vc(to_switch[end], vcs, vc_shift)[0] == ic:
+                end += 1
+            tag = now * (nch + nn) + ic
+            if end == i + 1:  # the common case: one VC of this input bids
+                nreq = _switch_request(st, nreq, tag, ic, to_switch[i], now)
+            else:
+                first = ic * vcs + sa_rr[ic]  # from the pointer to the channel's last VC, then from its first
+                for k in range(i, end):
+                    if to_switch[k] >= first:
+                        nreq = _switch_request(st, nreq, tag, ic, to_switch[k], now)
+                for k in range(i, end):
+                    if to_switch[k] < first:
+                        nreq = _switch_request(st, nreq, tag, ic, to_switch[k], now)
+            i = end
     ng = islip_match(nreq, sa_req_in, sa_req_out, req_in_key, req_out_key, ports, st.sa_gptr,
                      st.sa_aptr, st.sg_stamp, st.sg_best, st.sg_bestd, st.sa_stamp, st.sa_best, st.sa_bestd,
                      matched, now)  # fmt: skip
