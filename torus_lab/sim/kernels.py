@@ -301,7 +301,8 @@ def ring_offset(key, start, span):
     >>> ring_offset(2, 3, 4), ring_offset(3, 3, 4), ring_offset(0, 4, 4)
     (3, 0, 0)
     """
-    return wrap(key - start + span, span)
+    offset = key - start
+    return offset + span * (offset < 0)  # no branch: which way it goes is unpredictable
 
 
 @njit(inline="always")
