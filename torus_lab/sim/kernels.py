@@ -286,6 +286,7 @@ def wrap(x, n):
     >>> wrap(7, 8), wrap(8, 8), wrap(17, 8)
     (7, 0, 1)
     """
+    x -= n * (x >= n)  # the usual case, x < 2n, without a branch (which way it goes is unpredictable)
     while x >= n:
         x -= n
     return x
