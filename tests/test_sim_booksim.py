@@ -583,7 +583,7 @@ def test_islip_match_desynchronises_its_pointers_in_the_second_round():
     req_in, req_out = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
     in_key, out_key = req_in.copy(), req_out.copy()
     gptr, aptr = np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
-    scratch = [np.full(2, -1, dtype=np.int64) for _ in range(6)]
+    scratch = [np.full(2, -1, dtype=np.int64) for _ in range(3)]
     matched = np.zeros(4, dtype=np.int64)
     n = islip_match(4, req_in, req_out, in_key, out_key, 2, gptr, aptr, *scratch, matched, 0)
     assert [(req_in[r], req_out[r]) for r in matched[:n]] == [(0, 0)]

@@ -222,9 +222,8 @@ BookSimState = namedtuple(
         "sa_rr", "sa_aptr", "sa_gptr",
         # allocation scratch (requests of one cycle)
         "req_in", "req_out", "req_c", "req_in_key", "req_out_key", "matched",
-        "g_stamp", "g_best", "g_bestd", "a_stamp", "a_best", "a_bestd",
-        "port_stamp", "sa_req_in", "sa_req_out", "sa_req_iv", "sg_stamp", "sg_best", "sg_bestd", "sa_stamp",
-        "sa_best", "sa_bestd", "grants", "ngrants",
+        "g_stamp", "g_best", "g_bestd",
+        "port_stamp", "sa_req_in", "sa_req_out", "sa_req_iv", "sg_stamp", "sg_best", "sg_bestd", "grants", "ngrants",
         # speculation: cycle an input VC last bid for a VC / an output VC was taken / a speculative grant is void;
         # per switch request: speculative (1) or not; per output port: the request of the current input
         "va_tried", "vc_taken", "sa_void", "sa_req_spec", "port_req",
@@ -304,7 +303,7 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
     nvc = total * vcs
     ports = 2 * topology.n + 1
     kmax = candidate_capacity(topology, vcs)
-    per_vc = 5 * depth + 20 + kmax * (1 + STATE_SIZE) + 9 + 6 * kmax
+    per_vc = 5 * depth + 17 + kmax * (1 + STATE_SIZE) + 9 + 6 * kmax
     packets = topology.num_nodes * (queue_cap + 1) + nvc + 16
     return 8 * (nvc * per_vc + nvc // 64 + 2 + packets * (8 + STATE_SIZE) + topology.num_nodes * (queue_cap + 8)
                 + rec_cap * 7 + total * (8 + 4 * ports) + 2 * ports)  # fmt: skip
@@ -330,6 +329,9 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     npk = nn * (queue_cap + 1) + nvc + 16
     sa_cap = total * ports  # switch requests per cycle: at most one per input channel and output port
     kmax = candidate_capacity(topology, vcs)  # candidates kept per routed head
+    # the three words of a FIFO slot (packet, flit index, visible from) side by side: fpk, fidx and farr are views,
+    # so a push or a pop touches one cache line instead of three (the 4096-node torus spends less in traversal)
+    fifo = np.zeros((nvc, depth, 3), dtype=np.int64)
 
     def zeros(*shape):
         return np.zeros(shape, dtype=np.int64)
@@ -343,7 +345,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         dest_map=dest_map.astype(np.int64), rng=np.array([seed_word], dtype=np.uint64),
         counters=zeros(len(CNT)),
         ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
-        count=zeros(nvc), fhead=zeros(nvc), fpk=zeros(nvc, depth), fidx=zeros(nvc, depth), farr=zeros(nvc, depth),
+        count=zeros(nvc), fhead=zeros(nvc), fpk=fifo[:, :, 0], fidx=fifo[:, :, 1], farr=fifo[:, :, 2],
         fvis=zeros(nvc), occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=zeros(n_in), to_route=zeros(n_in),
         to_allocate=zeros(n_in), to_switch=zeros(n_in), nlive=zeros(4),
         vstate=zeros(nvc), vready=zeros(nvc), ncand=zeros(nvc), cand_vc=zeros(nvc, kmax),
@@ -353,10 +355,10 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         sa_rr=zeros(total), sa_aptr=zeros(total), sa_gptr=zeros(total),
         req_in=zeros(nvc * kmax), req_out=zeros(nvc * kmax), req_c=zeros(nvc * kmax),
         req_in_key=zeros(nvc * kmax), req_out_key=zeros(nvc * kmax), matched=zeros(nvc * kmax),
-        g_stamp=full(-1, nvc), g_best=zeros(nvc), g_bestd=zeros(nvc), a_stamp=full(-1, nvc), a_best=zeros(nvc),
-        a_bestd=zeros(nvc), port_stamp=full(-1, ports), sa_req_in=zeros(sa_cap), sa_req_out=zeros(sa_cap),
+        g_stamp=full(-1, nvc), g_best=zeros(nvc), g_bestd=zeros(nvc),
+        port_stamp=full(-1, ports), sa_req_in=zeros(sa_cap), sa_req_out=zeros(sa_cap),
         sa_req_iv=zeros(sa_cap), sg_stamp=full(-1, total), sg_best=zeros(total), sg_bestd=zeros(total),
-        sa_stamp=full(-1, total), sa_best=zeros(total), sa_bestd=zeros(total), grants=zeros(total), ngrants=zeros(1),
+        grants=zeros(total), ngrants=zeros(1),
         va_tried=full(-1, nvc), vc_taken=full(-1, nvc), sa_void=full(-1, nvc), sa_req_spec=zeros(sa_cap),
         port_req=zeros(ports),
         tmp_ch=zeros(MAX_CANDIDATES), tmp_vc=zeros(MAX_CANDIDATES), tmp_st=zeros(MAX_CANDIDATES, STATE_SIZE),
@@ -644,16 +646,28 @@ def route_heads(route, tables, st, now):
 
 
 @njit(inline="always")
-def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stamp, g_best, g_bestd, a_stamp, a_best,
-                a_bestd, matched, now):
-    """One iteration of iSLIP over the requests ``r < nreq`` (input ``req_in[r]`` asks for output ``req_out[r]``).
+def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stamp, g_best, g_bestd, matched, now):
+    """One iteration of iSLIP over the requests ``r < nreq`` (input ``req_in[r]`` asks for output ``req_out[r]``;
+    the requests of one input are consecutive).
 
     Grant: each requested output picks the request whose input key ``in_key[r]`` comes first at or after its
     pointer ``gptr`` (round-robin over ``span`` keys, the router-local order); accept: each input picks, among
     the requests granted to it, the one whose output key comes first at or after its pointer ``aptr``; both
     pointers move one past an accepted match.  Accepted request indices go to ``matched[:n]``, in request
-    order; returns ``n``.  ``*_stamp`` arrays mark which entries were written in cycle ``now``.  Used by the VC
-    allocator (keys: port x V + VC) and the switch allocator (keys: ports).
+    order; returns ``n``.  ``g_stamp`` marks the outputs whose pick (``g_best``, at ring distance ``g_bestd``)
+    was written in cycle ``now``.  Used by the VC allocator (inputs: input VCs; keys: port x V + VC) and the
+    switch allocator (inputs: input channels; keys: ports), which both list an input's requests together, so
+    the accept step reads each input's run of requests once, in order, and needs no table per input.
+
+    Examples
+    --------
+    >>> req_in, req_out = np.array([0, 1, 1]), np.array([0, 0, 1])   # input 1 also asks for output 1
+    >>> gptr, aptr, g_stamp = np.zeros(2, np.int64), np.zeros(2, np.int64), np.full(2, -1, np.int64)
+    >>> matched = np.zeros(3, np.int64)
+    >>> n = islip_match(3, req_in, req_out, req_in, req_out, 2, gptr, aptr, g_stamp, np.zeros(2, np.int64),
+    ...                 np.zeros(2, np.int64), matched, 0)
+    >>> matched[:n].tolist(), gptr.tolist(), aptr.tolist()     # output 0 grants input 0; input 1 accepts output 1
+    ([0, 2], [1, 0], [1, 0])
     """
     for r in range(nreq):  # grant
         o = req_out[r]
@@ -662,24 +676,25 @@ def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stam
             g_stamp[o] = now
             g_bestd[o] = d
             g_best[o] = r
-    for r in range(nreq):  # accept
-        i = req_in[r]
-        if g_best[req_out[r]] != r:
-            continue
-        d = ring_offset(out_key[r], aptr[i], span)
-        if a_stamp[i] != now or d < a_bestd[i]:
-            a_stamp[i] = now
-            a_bestd[i] = d
-            a_best[i] = r
     n = 0
-    for r in range(nreq):
+    r = 0
+    while r < nreq:  # accept: one input's run of requests at a time
         i = req_in[r]
-        if a_stamp[i] != now or a_best[i] != r:
-            continue
-        gptr[req_out[r]] = wrap(in_key[r] + 1, span)
-        aptr[i] = wrap(out_key[r] + 1, span)
-        matched[n] = r
-        n += 1
+        start = aptr[i]
+        best = -1
+        best_d = span
+        while r < nreq and req_in[r] == i:
+            if g_best[req_out[r]] == r:
+                d = ring_offset(out_key[r], start, span)
+                if d < best_d:
+                    best = r
+                    best_d = d
+            r += 1
+        if best >= 0:
+            gptr[req_out[best]] = wrap(in_key[best] + 1, span)
+            aptr[i] = wrap(out_key[best] + 1, span)
+            matched[n] = best
+            n += 1
     return n
 
 
@@ -719,7 +734,7 @@ def allocate_vcs(st, now):
             req_out_key[nreq] = ch_out_port[oc] * vcs + ov
             nreq += 1
     granted = islip_match(nreq, req_in, req_out, req_in_key, req_out_key, span, st.va_gptr, st.va_aptr,
-                          st.g_stamp, st.g_best, st.g_bestd, st.a_stamp, st.a_best, st.a_bestd, matched, now)
+                          st.g_stamp, st.g_best, st.g_bestd, matched, now)  # fmt: skip
     for m in range(granted):
         r = matched[m]
         iv = req_in[r]
@@ -906,8 +921,7 @@ def allocate_switch(st, now):
                         nreq = _switch_request(st, nreq, tag, ic, to_switch[k], now)
             i = end
     ng = islip_match(nreq, sa_req_in, sa_req_out, req_in_key, req_out_key, ports, st.sa_gptr,
-                     st.sa_aptr, st.sg_stamp, st.sg_best, st.sg_bestd, st.sa_stamp, st.sa_best, st.sa_bestd,
-                     matched, now)  # fmt: skip
+                     st.sa_aptr, st.sg_stamp, st.sg_best, st.sg_bestd, matched, now)  # fmt: skip
     used = 0
     for m in range(ng):
         r = matched[m]
