@@ -539,6 +539,36 @@ def test_speculative_must_be_a_bool():
         SimConfig.preset("booksim", speculative=1)
 
 
+@pytest.mark.parametrize("overrides", [{"measure": bs.WORD_LIMIT}, {"drain": bs.WORD_LIMIT - 1010},
+                                       {"routing_delay": bs.WORD_LIMIT}])  # fmt: skip
+def test_runs_past_the_32_bit_cycle_range_are_refused_before_allocating(overrides):
+    """Cycle numbers are 32-bit words in the BookSim model's state: a run (or a delay) that would pass them is
+    refused by state_for, naming the cycle, before the state is built."""
+    cfg = SimConfig.preset("booksim", offered_load=0.1, warmup=10, measure=1000, drain=0).replace(**overrides)
+    with pytest.raises(ValueError, match="32-bit words: a run to cycle"):
+        bs.state_for(DOR, cfg)
+
+
+def test_run_refuses_cycles_past_the_32_bit_range():
+    st = _state()
+    bs.run(DOR, st, 10)
+    with pytest.raises(ValueError, match=f"a run to cycle {bs.WORD_LIMIT + 10}"):
+        bs.run(DOR, st, bs.WORD_LIMIT)
+
+
+@pytest.mark.parametrize("topology, vcs", [(Torus(2, 4), 2), (Torus(3, 4), 4), (Mesh(2, 5), 3)])
+def test_state_memory_estimate_bounds_what_state_for_allocates(topology, vcs):
+    """The estimate made before allocating is at least the state's bytes, and within 10% of them."""
+    cfg = SimConfig.preset("booksim", offered_load=0.1, buffer_depth=5)
+    routing = ecube_routing(topology, datelines=not isinstance(topology, Mesh), vcs=vcs)
+    st = bs.state_for(routing, cfg, rec_cap=500)
+    buffers = {id(a.base if a.base is not None else a): (a.base if a.base is not None else a).nbytes for a in st
+               if isinstance(a, np.ndarray)}  # fmt: skip
+    allocated = sum(buffers.values())
+    estimate = bs.state_memory_bytes(topology, vcs, 5, cfg.queue_capacity, 500)
+    assert allocated <= estimate <= 1.1 * allocated
+
+
 def test_preset_gives_booksim_defaults_and_refuses_unknown_names():
     cfg = SimConfig.preset("booksim")
     assert (cfg.router, cfg.routing_delay, cfg.vc_alloc_delay, cfg.sw_alloc_delay, cfg.st_final_delay,
