@@ -71,7 +71,7 @@ def _allocate_vcs(st, now):
 
 
 def _allocate_switch(st, now):
-    """:func:`bs.allocate_switch` after listing: the channels :func:`bs.list_ready` lists for it (without
+    """:func:`bs.allocate_switch` after listing: the VCs :func:`bs.list_ready` lists for it (without
     speculation; VC allocation changes none of them), and every VC holding flits (with speculation the heads that
     bid for a VC in this cycle bid for the switch too, listed before VC allocation in the cycle loop)."""
     bs.list_ready(st, now)

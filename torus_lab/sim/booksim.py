@@ -105,8 +105,8 @@ no visit), which keeps every round-robin decision and the order of random draws 
 does not depend on the order of its bidders); switch allocation visits, without speculation, the active VCs that
 bid for the switch (listed by :func:`list_ready` too, so the VCs of one input channel are neighbours in the list),
 and with speculation the channels of the listed VCs that may bid.  :func:`list_ready` tests each VC's state
-without branching on it: the state of a VC is unpredictable from one to the next, and a mispredicted branch per VC
-cost a third of the stage.
+without branching on it: the state of a VC is unpredictable from one to the next, and the mispredicted branches
+cost about 40% of the stage.
 A stage called alone needs the lists first (:func:`list_ready`; for switch allocation also every VC holding flits:
 :func:`torus_lab.sim.kernels.list_occupied`, as in the simple model).  The visibility cycle of each VC's front flit
 is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO. Stages:
@@ -185,9 +185,9 @@ __all__ = [
     "WORD_LIMIT",
 ]
 
-#: The BookSim model keeps VC, packet and request ids and cycle numbers in 32-bit words: the arrays a flit's move
-#: reads take half the cache (on the 4096-node torus its speed went from 1.8x to 1.4x the simple model's time).  A
-#: run or a network beyond that range is refused (:func:`state_for`, :func:`run`).
+#: The BookSim model keeps VC, packet and request ids and cycle numbers in 32-bit words, so the arrays a flit's move
+#: reads take half the cache (large networks, whose state outgrows the caches, gain the most).  A run or a network
+#: beyond that range is refused (:func:`state_for`, :func:`run`).
 WORD_LIMIT = 2**31 - 1
 #: Input-VC states (BookSim2's ``VC::idle``; ``routing`` is folded into ``VC_ALLOC`` with a ready time).
 IDLE, VC_ALLOC, ACTIVE = 0, 1, 2
