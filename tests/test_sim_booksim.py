@@ -316,7 +316,7 @@ def _route_listed(route, tables, st, now):
 def test_switch_allocation_visits_every_input_channel_with_a_vc_that_can_bid(speculative, routing_delay, cycles):
     """Switch allocation visits only the channels of listed VCs passing ``_may_bid``: mid-run, every channel with
     a VC that can bid in this cycle (active, ready, a visible flit; or a head that bid for a VC in this cycle, with
-    speculation) has one; the others are skipped."""
+    speculation) has one; the others are skipped.  Without speculation list_ready lists exactly the VCs that bid."""
     cfg = SimConfig.preset("booksim", offered_load=0.7, packet_length=2, warmup=0, measure=1000, drain=0,
                            speculative=speculative, routing_delay=routing_delay)  # fmt: skip
     st = bs.state_for(DOR, cfg, seed_word=cycles)

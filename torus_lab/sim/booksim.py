@@ -838,7 +838,7 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
 @njit(inline="always")
 def _may_bid(state, ready, tried, now):
     """Whether an input VC listed in cycle ``now`` may bid for the switch in this cycle's switch allocation, with
-    speculation (without it :func:`list_ready` lists the channels that bid).
+    speculation (without it :func:`list_ready` lists the VCs that bid).
 
     An active VC past its ready cycle, or a head that :func:`allocate_vcs` evaluated in this cycle
     (``tried == now``).  A listed VC that fails this test cannot bid in this cycle, so a channel none of
