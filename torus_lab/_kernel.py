@@ -41,6 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from torus_lab.interrupt import STOP
+
 __all__ = ["CELLS_BAR", "ENGINE_NAME", "KernelRun", "register_engine"]
 
 #: Name of the cell-progress bar.
@@ -134,6 +136,7 @@ class KernelRun:
     total: int = 0
     executed: int = 0
     busy: bool = False
+    pgid: int | None = None
     started: float = field(default_factory=time.monotonic)
 
     def client_options(self) -> dict[str, Any]:
@@ -168,6 +171,11 @@ class KernelRun:
                 if run.cwd is not None:
                     kw["cwd"] = run.cwd
                 await super().start_kernel(env=env, **kw)
+                # the kernel leads its own process group (its own session), which its sweep workers join: a
+                # stop request (torus_lab.interrupt) ends the whole group; the runner unregisters it at the end
+                run.pgid = getattr(self.provisioner, "pgid", None)
+                if run.pgid:
+                    STOP.add_group(run.pgid)
 
             async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
                 if now or restart or run.busy or not self.owns_kernel:

@@ -18,6 +18,7 @@ ValueError: k must be >= 2, got 1
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 import re
@@ -28,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "did_you_mean",
     "is_int",
     "check_int",
     "check_real",
@@ -184,6 +186,23 @@ def check_instance(name: str, value: object, types: type | tuple[type, ...], wha
     return value
 
 
+def did_you_mean(value: object, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the choices closest to ``value`` (difflib's ratio of at least 0.6), else
+    an empty string: the tail of an "unknown name" message.
+
+    Examples
+    --------
+    >>> did_you_mean("lods", ["loads", "direction_first"])
+    " (did you mean 'loads'?)"
+    >>> did_you_mean("zzz", ["loads"]), did_you_mean(3, ["loads"])
+    ('', '')
+    """
+    if not isinstance(value, str):
+        return ""
+    close = difflib.get_close_matches(value, [str(choice) for choice in choices], n=2)
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+
+
 def check_str(name: str, value: object, choices: object = None) -> str:
     """``value`` after checking it is a str (TypeError), or one of ``choices`` when given (ValueError, whatever
     the type, like a failed ``in`` test).
@@ -198,7 +217,8 @@ def check_str(name: str, value: object, choices: object = None) -> str:
     ValueError: tie must be one of '+', '-', got 'x'
     """
     if choices is not None and (not isinstance(value, str) or value not in choices):
-        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {_short(value)}")
+        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {_short(value)}"
+                         f"{did_you_mean(value, choices)}")
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {_short(value)} ({type(value).__name__})")
     return value

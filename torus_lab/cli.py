@@ -1,9 +1,11 @@
 """Command line: ``torus-lab list | params | run | reproduce | verify | report | routings | cache``.
 
-Exit status: 0 success, 1 a run failed (a notebook raised, or a file could not be written: disk full, permissions)
-or ``verify`` found a science output that differs from the reference, 2 bad usage (unknown experiment, preset or
-parameter; an output folder that is a file or cannot be created; ``verify`` without reference outputs).
-Every error is one line on stderr; a failed run leaves earlier outputs as they were.
+Exit status: 0 success (also when the reader of standard output went away, as in ``torus-lab params loads |
+head``), 1 a run failed (a notebook raised, a file could not be written: disk full, permissions; another run
+writes into the output root) or ``verify`` found a science output that differs from the reference, 2 bad usage
+(unknown experiment, preset, parameter or routing; a bad path; ``verify`` without reference outputs), 128 + N
+when stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP: see :mod:`torus_lab.interrupt`).
+Every error is one line on stderr; a failed or stopped run leaves earlier outputs as they were.
 
 Examples
 --------
@@ -14,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import sys
 from collections.abc import Sequence
@@ -21,6 +24,7 @@ from typing import Any
 
 from torus_lab import runner
 from torus_lab.experiment import CACHE_ENVIRONMENT, default_cache_dir
+from torus_lab.interrupt import STOP, Interrupted, catching_signals, run_stoppable
 
 __all__ = ["main", "parse_assignments"]
 
@@ -44,22 +48,44 @@ def _add_sweep_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kernel", default=runner.KERNEL_NAME, help="Jupyter kernel (default: %(default)s)")
     parser.add_argument("--no-cache", action="store_true",
                         help="recompute every sweep item instead of reusing cached results")  # fmt: skip
+    _add_wait_option(parser)
+
+
+def _add_wait_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wait", action="store_true",
+                        help="when another run writes into the same output root, wait for it to finish instead "
+                             "of refusing")  # fmt: skip
+
+
+#: What ``torus-lab --help`` says above the commands (plain text).
+DESCRIPTION = ("Run, verify and report the experiments of torus_lab: routing in torus (k-ary n-cube) networks, "
+               "reproduced from five papers.")  # fmt: skip
+EXPERIMENT_HELP = "experiment name: the stem of experiments/<name>.yaml (see 'torus-lab list')"
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("torus-lab")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="torus-lab", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="torus-lab", description=DESCRIPTION,
+                                     epilog="'torus-lab COMMAND --help' describes a command's arguments.")  # fmt: skip
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("list", help="list experiments and their presets")
     params = sub.add_parser("params", help="show an experiment's parameters, types and presets")
-    params.add_argument("name")
+    params.add_argument("name", help=EXPERIMENT_HELP)
     run = sub.add_parser("run", help="run one experiment")
-    run.add_argument("name")
+    run.add_argument("name", help=EXPERIMENT_HELP)
     run.add_argument("--preset", default="quick", help="preset (default: %(default)s)")
     run.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                      help="override a parameter (repeatable); values are parsed as YAML")  # fmt: skip
     run.add_argument("--out", metavar="DIR", help="output root (default: scratch/<preset> of the project)")
     run.add_argument("--publish", action="store_true",
-                     help="write the committed data/, figures/, reports/ (paper preset only)")  # fmt: skip
+                     help="write the committed data/, figures/, reports/ (the paper preset exactly: no -p)")
     _add_sweep_options(run)
     repro = sub.add_parser("reproduce", help="run every experiment")
     repro.add_argument("--preset", default="paper", help="preset (default: %(default)s)")
@@ -90,6 +116,7 @@ def _build_parser() -> argparse.ArgumentParser:
     packing.add_argument("--zip", metavar="FILE", dest="zip_path",
                          help="where to write the zip of the report (default: <output root>/torus-lab-report.zip)")
     packing.add_argument("--no-zip", dest="archive", action="store_false", help="do not write the zip")
+    _add_wait_option(report)
     sub.add_parser("routings", help="list the routing algorithms of the registry: options, defaults, sources")
     cache = sub.add_parser("cache", help="the result cache of sweeps (scratch/cache)")
     cache.add_argument("action", choices=("info", "clear"), help="show its size, or delete it")
@@ -165,8 +192,8 @@ def _add_jobs_option(parser: argparse.ArgumentParser) -> None:
 def _verify(args: argparse.Namespace) -> int:
     from torus_lab.verify import format_table, verify
 
-    result = verify(preset=args.preset, names=args.only, against=args.against, keep=args.keep,
-                    kernel_name=args.kernel, jobs=args.jobs)  # fmt: skip
+    result = run_stoppable(verify, preset=args.preset, names=args.only, against=args.against, keep=args.keep,
+                           kernel_name=args.kernel, jobs=args.jobs)  # fmt: skip
     print(f"verify ({args.preset}) against {result.reference}:")
     print(format_table(result.comparisons))
     print("timing files (data/<name>/timing/), manifests and executed notebooks are not compared")
@@ -179,58 +206,91 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``torus-lab`` console script; returns the exit status."""
+    """Entry point of the ``torus-lab`` console script; returns the exit status.
+
+    SIGINT, SIGTERM and SIGHUP stop any command cleanly (:mod:`torus_lab.interrupt`); a closed standard output
+    ends it quietly.
+    """
+    STOP.reset()
+    try:
+        with catching_signals():
+            return _main(argv)
+    except Interrupted as stop:
+        print(f"torus-lab: stopped by {stop.signal_name}; earlier outputs were left as they were", file=sys.stderr)
+        return stop.exit_status
+    except KeyboardInterrupt:  # SIGINT raised outside the handlers' reach (before they were installed)
+        print("torus-lab: stopped by SIGINT; earlier outputs were left as they were", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (`torus-lab params loads | head`): stop quietly, like cat
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that flushing it at exit raises no second BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "list":
-            _list()
-        elif args.command == "params":
-            _params(args.name)
-        elif args.command == "run":
-            try:
-                overrides = parse_assignments(args.param)
-            except argparse.ArgumentTypeError as err:
-                parser.error(str(err))
-            _set_sweep_environment(args)
-            result = runner.run_experiment(args.name, preset=args.preset, overrides=overrides, out=args.out,
-                                           kernel_name=args.kernel, publish=args.publish)  # fmt: skip
-            print(f"{args.name} ({args.preset}) done in {result.duration_s:.1f} s:")
-            for path in result.outputs.values():
-                print(f"  {path}")
-        elif args.command == "reproduce":
-            _set_sweep_environment(args)
-            from torus_lab.report import reproduce
-
-            results = reproduce(preset=args.preset, out=args.out, names=args.only, kernel_name=args.kernel,
-                                jobs=args.jobs)  # fmt: skip
-            for result in results:
-                print(f"{result.name:18s} {result.duration_s:8.1f} s  ({result.preset})")
-        elif args.command == "verify":
-            _set_sweep_environment(args)
-            return _verify(args)
-        elif args.command == "report":
-            from torus_lab.report import build_report
-
-            built = build_report(args.out, archive=args.archive, zip_path=args.zip_path)
-            print(f"report: {built.index}")
-            if built.archive is not None:
-                print(f"zip of the whole report (index, per-paper reports, data, figures): {built.archive}")
-        elif args.command == "routings":
-            _routings()
-        elif args.command == "cache":
-            _cache(args.action)
+        return _command(parser, args)
     except runner.RunnerError as err:
         print(f"torus-lab: error: {err}", file=sys.stderr)
         return err.exit_code
-    except OSError as err:  # a file-system failure during the run: earlier outputs were left as they were
+    except BrokenPipeError:
+        raise
+    except OSError as err:  # a file-system failure outside a run (a run names its file itself)
         where = f": {err.filename}" if getattr(err, "filename", None) else ""
         print(f"torus-lab: error: {err.strerror or err}{where}; earlier outputs were left as they were",
               file=sys.stderr)  # fmt: skip
         return 1
-    except KeyboardInterrupt:
-        print("torus-lab: interrupted; earlier outputs were left as they were", file=sys.stderr)
-        return 130
+
+
+def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.command == "list":
+        _list()
+    elif args.command == "params":
+        _params(args.name)
+    elif args.command == "run":
+        try:
+            overrides = parse_assignments(args.param)
+        except argparse.ArgumentTypeError as err:
+            parser.error(str(err))
+        _set_sweep_environment(args)
+        result = run_stoppable(runner.run_experiment, args.name, preset=args.preset, overrides=overrides,
+                               out=args.out, kernel_name=args.kernel, publish=args.publish,
+                               wait=args.wait)  # fmt: skip
+        print(f"{args.name} ({args.preset}) done in {result.duration_s:.1f} s:")
+        for path in result.outputs.values():
+            print(f"  {path}")
+    elif args.command == "reproduce":
+        _set_sweep_environment(args)
+        from torus_lab.report import reproduce
+
+        results = run_stoppable(reproduce, preset=args.preset, out=args.out, names=args.only,
+                                kernel_name=args.kernel, jobs=args.jobs, wait=args.wait)  # fmt: skip
+        for result in results:
+            print(f"{result.name:18s} {result.duration_s:8.1f} s  ({result.preset})")
+    elif args.command == "verify":
+        _set_sweep_environment(args)
+        return _verify(args)
+    elif args.command == "report":
+        from torus_lab.report import build_report
+
+        built = run_stoppable(build_report, args.out, archive=args.archive, zip_path=args.zip_path, wait=args.wait)
+        print(f"report: {built.index}")
+        if built.archive is not None:
+            print(f"zip of the whole report (index, per-paper reports, data, figures): {built.archive}")
+    elif args.command == "routings":
+        _routings()
+    elif args.command == "cache":
+        _cache(args.action)
     return 0
 
 

@@ -47,6 +47,8 @@ from typing import Any
 
 import yaml
 
+from torus_lab._validate import did_you_mean
+
 __all__ = [
     "CACHE_ENVIRONMENT",
     "Experiment",
@@ -222,9 +224,10 @@ def load_experiment(name: str, root: str | Path | None = None) -> Experiment:
     root = project_root(_check_folder("root", root))
     path = root / "experiments" / f"{name}.yaml"
     if not path.is_file() or Path(name).name != name:
-        known = ", ".join(p.stem for p in sorted((root / "experiments").glob("*.yaml"))) or "none"
+        names = [p.stem for p in sorted((root / "experiments").glob("*.yaml"))]
         raise UnknownExperimentError(
-            f"unknown experiment {name!r}; known experiments: {known} (name is the stem of experiments/<name>.yaml)"
+            f"unknown experiment {name!r}{did_you_mean(name, names)}; known experiments: {', '.join(names) or 'none'}"
+            " (name is the stem of experiments/<name>.yaml)"
         )
     return _read_experiment(path, root)
 
@@ -255,7 +258,8 @@ def check_against_schema(params: Mapping[str, Any], schema: Mapping[str, Any], *
         if name in RESERVED_PARAMETERS:
             raise ParameterError(f"{experiment}: parameter {name!r} is set by the runner (use --out)")
         if name not in valid:
-            raise ParameterError(f"{experiment}: unknown parameter {name!r}; valid parameters: {', '.join(valid)}")
+            raise ParameterError(f"{experiment}: unknown parameter {name!r}{did_you_mean(name, valid)}; valid "
+                                 f"parameters: {', '.join(valid)}")  # fmt: skip
     missing = [name for name in schema.get("required", []) if name not in params]
     if missing:
         raise ParameterError(f"{experiment}: missing parameter(s) {', '.join(map(repr, missing))}")
@@ -353,6 +357,13 @@ def check_output_root(out: str | os.PathLike, *, option: str = "--out", create: 
         raise TypeError(f"option must be a non-empty str (the option's name for messages), got {option!r}")
     if not isinstance(out, (str, os.PathLike)) or not str(out).strip():
         raise ParameterError(f"{option} must be a folder path, got {out!r}")
+    try:
+        return _checked_output_root(out, option, create)
+    except OSError as err:  # a name too long, a loop of links, ...: a bad path, named
+        raise ParameterError(f"{option} {str(out)!r} cannot be used: {err.strerror or err}") from err
+
+
+def _checked_output_root(out: str | os.PathLike, option: str, create: bool) -> Path:
     path = Path(out).expanduser().resolve()
     blocker = next((p for p in [path, *path.parents] if p.exists()), None)
     if blocker is not None and not blocker.is_dir():

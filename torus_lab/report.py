@@ -25,6 +25,7 @@ import pandas as pd
 
 from torus_lab.claims import CLAIM_COLUMNS, VERDICTS, check_claims_table, evidence_items
 from torus_lab.experiment import ParameterError, check_output_root
+from torus_lab.outputs import output_lock
 from torus_lab.report_html import ZIP_NAME, check_self_contained, notebook_figures, write_report_zip
 from torus_lab.runner import (
     PUBLISH_PRESET,
@@ -297,12 +298,13 @@ class BuiltReport:
 
 def build_report(out_root: str | Path | None = None, root: str | Path | None = None, *,
                  readme: bool | None = None, archive: bool = True,
-                 zip_path: str | Path | None = None) -> BuiltReport:  # fmt: skip
+                 zip_path: str | Path | None = None, wait: bool = False) -> BuiltReport:  # fmt: skip
     """Aggregate ``data/claims.csv``, write ``reports/index.html``, (for the project folder) the README table, and
     (``archive``) the whole report as one zip (:func:`torus_lab.report_html.write_report_zip`) at ``zip_path``,
     by default ``<out_root>/torus-lab-report.zip`` (git-ignored in the project folder).
 
-    ``readme`` defaults to True when ``out_root`` is the project folder itself.
+    ``readme`` defaults to True when ``out_root`` is the project folder itself.  The output root's lock is held
+    while writing (``wait``: wait for another writer instead of refusing, see :func:`torus_lab.outputs.output_lock`).
     """
     project = project_root(root)
     out = check_output_root(out_root, create=False) if out_root is not None else project
@@ -314,13 +316,16 @@ def build_report(out_root: str | Path | None = None, root: str | Path | None = N
     if not any(entry.manifest for entry in entries):
         raise ParameterError(f"no experiment outputs under {str(out)!r} (expected reports/<experiment>/manifest.json;"
                              " run 'torus-lab run' or 'torus-lab reproduce' first)")  # fmt: skip
-    claims = aggregate_claims(entries)
-    _write_atomically(out / "data" / "claims.csv", claims.to_csv(index=False))
-    index = write_index(entries, out)
-    if readme if readme is not None else out == project:
-        update_readme(project / "README.md", results_markdown(entries))
-    names = [entry.name for entry in entries if entry.manifest is not None]
-    packed = write_report_zip(out, names, zip_path if zip_path is not None else out / ZIP_NAME) if archive else None
+    if not isinstance(wait, bool):
+        raise TypeError(f"wait must be a bool, got {wait!r}")
+    with output_lock(out, wait=wait):
+        claims = aggregate_claims(entries)
+        _write_atomically(out / "data" / "claims.csv", claims.to_csv(index=False))
+        index = write_index(entries, out)
+        if readme if readme is not None else out == project:
+            update_readme(project / "README.md", results_markdown(entries))
+        names = [entry.name for entry in entries if entry.manifest is not None]
+        packed = write_report_zip(out, names, zip_path if zip_path is not None else out / ZIP_NAME) if archive else None
     return BuiltReport(index, packed)
 
 
@@ -335,7 +340,8 @@ def reproduce(*, preset: str = "paper", out: str | Path | None = None, root: str
     The README's results table is regenerated only for the ``paper`` preset written into the project folder.
     """
     out_root = reproduce_output_root(preset, out, root)
-    results = run_all(preset=preset, out=out_root, root=root, **run_options)
-    project = project_root(root)
-    build_report(out_root, root, readme=preset == PUBLISH_PRESET and out_root == project)
+    with output_lock(out_root, wait=bool(run_options.get("wait", False))):  # one writer, the report included
+        results = run_all(preset=preset, out=out_root, root=root, **run_options)
+        project = project_root(root)
+        build_report(out_root, root, readme=preset == PUBLISH_PRESET and out_root == project)
     return results

@@ -28,6 +28,7 @@ import datetime as dt
 import hashlib
 import importlib.metadata
 import json
+import logging
 import os
 import platform
 import shutil
@@ -46,7 +47,7 @@ from typing import Any
 
 import yaml
 
-from torus_lab._validate import check_instance, check_int, check_sequence, check_str
+from torus_lab._validate import check_instance, check_int, check_sequence, check_str, did_you_mean
 from torus_lab.experiment import (
     CACHE_ENVIRONMENT,
     RESERVED_PARAMETERS,
@@ -62,7 +63,9 @@ from torus_lab.experiment import (
     load_experiments,
     project_root,
 )
+from torus_lab.interrupt import STOP
 from torus_lab.lockfile import lock_state
+from torus_lab.outputs import output_lock, staging_folder, swap_into_place
 from torus_lab.progress import RUNNER_ENVIRONMENT, ProgressPrinter
 from torus_lab.report_html import ReportInfo, export_report_html, prepare_report_exporter
 from torus_lab.timing import is_timing_file
@@ -75,6 +78,7 @@ __all__ = [
     "ParameterError",
     "NotebookFailedError",
     "ReportExportError",
+    "OutputWriteError",
     "OUTPUT_KINDS",
     "RESERVED_PARAMETERS",
     "project_root",
@@ -113,6 +117,12 @@ RunnerError = ExperimentError  # the runner's user-facing errors (the CLI prints
 
 class NotebookFailedError(RunnerError):
     """The notebook raised; the message names the failing cell."""
+
+    exit_code = 1
+
+
+class OutputWriteError(RunnerError):
+    """An output file could not be written (disk full, permissions); the message names the file or folder."""
 
     exit_code = 1
 
@@ -178,7 +188,8 @@ def resolve_parameters(
     """Preset values updated by ``overrides``, validated against the experiment's schema before anything runs."""
     if preset not in experiment.presets:
         raise ParameterError(
-            f"{experiment.name}: unknown preset {preset!r}; presets: {', '.join(experiment.presets)}"
+            f"{experiment.name}: unknown preset {preset!r}{did_you_mean(preset, experiment.presets)}; presets: "
+            f"{', '.join(experiment.presets)}"
         )
     params = {**experiment.presets[preset], **dict(overrides or {})}
     checked = check_against_schema(params, experiment.schema, experiment=experiment.name)
@@ -294,11 +305,24 @@ def _prepare_exporter() -> None:
         prepare_report_exporter()
 
 
+def _not_while_stopping(record: logging.LogRecord) -> bool:  # noqa: ARG001 (a logging filter's signature)
+    """Logging filter: nothing while the run stops (its kernel was ended on purpose: "Kernel died ...")."""
+    return not STOP.requested
+
+
+def _silence_papermill_when_stopping() -> None:
+    """Add :func:`_not_while_stopping` to papermill's logger (nbclient logs through it), once."""
+    logger = logging.getLogger("papermill")
+    if _not_while_stopping not in logger.filters:
+        logger.addFilter(_not_while_stopping)
+
+
 def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, kernel_name: str,
              progress: ProgressPrinter | None, sweep_environment: Mapping[str, str]) -> None:  # fmt: skip
     """Run the notebook with papermill; ``progress`` shows its cells and the sweeps inside it (the kernel appends
     sweep progress to a file named by :data:`torus_lab.progress.PROGRESS_ENVIRONMENT`, followed here)."""
     import papermill
+    from nbclient.exceptions import DeadKernelError
     from papermill.exceptions import PapermillExecutionError
 
     from torus_lab._kernel import CELLS_BAR, KernelRun
@@ -308,6 +332,7 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
         if progress is not None:
             progress.update(ProgressEvent(CELLS_BAR, done, total, elapsed_s=elapsed_s, bar_id=str(executed)))
 
+    _silence_papermill_when_stopping()
     # the report's exporter is made while the kernel works (this process mostly waits for it), not after it
     threading.Thread(target=_prepare_exporter, name="torus-lab-report-exporter", daemon=True).start()
     with tempfile.TemporaryDirectory(prefix="torus-lab-progress-") as folder:
@@ -337,36 +362,22 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
         except PapermillExecutionError as err:
             # papermill counts the injected-parameters cell; the number below is the cell's 1-based position in
             # the committed notebook (the failing cell comes after the injected one).
+            STOP.check()  # a cell that failed because the run is being stopped
             first_line = next((line for line in str(err.source).splitlines() if line.strip()), "")
             raise NotebookFailedError(
                 f"{experiment.name}: notebook {experiment.notebook} failed in cell {err.cell_index} "
                 f"(starting {first_line.strip()!r}): {err.ename}: {err.evalue}"
             ) from err
+        except DeadKernelError as err:
+            STOP.check()  # the kernel was ended by a stop request
+            raise NotebookFailedError(f"{experiment.name}: the kernel running notebook {experiment.notebook} died "
+                                      f"after {kernel_run.executed} of {kernel_run.total} cells (out of memory, or "
+                                      "killed by another process?)") from err  # fmt: skip
         finally:
+            if kernel_run.pgid:
+                STOP.discard_group(kernel_run.pgid)
             if progress is not None:
                 progress.close()
-
-
-# ---------------------------------------------------------------------- atomic swap
-def _swap_into_place(pairs: list[tuple[Path, Path]], trash: Path) -> None:
-    """Move each ``staged`` folder onto its ``target``; on any error restore every target as it was."""
-    moved: list[tuple[Path, Path, Path | None]] = []
-    try:
-        for staged, target in pairs:
-            backup = None
-            if target.exists():
-                backup = trash / f"{target.parent.name}-{target.name}"
-                target.rename(backup)
-            moved.append((staged, target, backup))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            staged.rename(target)
-    except BaseException:
-        for staged, target, backup in reversed(moved):
-            if target.exists() and not staged.exists():
-                target.rename(staged)
-            if backup is not None and backup.exists():
-                backup.rename(target)
-        raise
 
 
 #: The one preset whose outputs are committed: only it may write into the project's own output folders.
@@ -435,6 +446,7 @@ def run_experiment(
     progress: bool | ProgressPrinter = True,
     publish: bool = False,
     sweep_environment: Mapping[str, str] | None = None,
+    wait: bool = False,
 ) -> RunResult:
     """Run one experiment at ``preset`` (with ``overrides``) into ``out``.
 
@@ -445,6 +457,9 @@ def run_experiment(
     ``progress``: show the cells executed and the sweeps inside the notebook on standard error (True), on a
     given :class:`~torus_lab.progress.ProgressPrinter`, or not at all (False).
 
+    ``wait``: when another process writes into the output root, wait for it instead of refusing
+    (:func:`torus_lab.outputs.output_lock`).
+
     ``sweep_environment``: settings of the notebook's sweeps (``TORUS_LAB_BACKEND``, ``TORUS_LAB_SCHEDULER``,
     ``TORUS_LAB_WORKERS``) for its kernel only, on top of this process's environment (:func:`run_all` passes
     :func:`shared_sweep_environment`); the manifest records the settings the kernel ran with.
@@ -452,7 +467,11 @@ def run_experiment(
     Raises
     ------
     UnknownExperimentError, ParameterError
-        Before anything runs (also for ``publish`` with another preset, or with ``out``).
+        Before anything runs (also for ``publish`` with another preset, with overrides, or with ``out``).
+    OutputRootBusyError
+        Another process writes into the output root (unless ``wait``).
+    torus_lab.interrupt.Interrupted
+        When the run is stopped (:mod:`torus_lab.interrupt`); earlier outputs are left as they were.
     NotebookFailedError
         When a cell raises; earlier outputs are left as they were.
     """
@@ -462,14 +481,27 @@ def run_experiment(
             raise ValueError(f"sweep_environment must map names of {SWEEP_ENVIRONMENT} to str, got {key!r}: {value!r}")
     experiment = load_experiment(name, root)
     project = experiment.root
+    if publish and overrides:
+        raise ParameterError(f"--publish writes the committed outputs of the {PUBLISH_PRESET!r} preset exactly as "
+                             f"it is and takes no overrides, got {', '.join(map(repr, overrides))}")  # fmt: skip
     params = resolve_parameters(experiment, preset, overrides)
     out_root = _output_root(out, project, preset, publish)
     kernel_name = ensure_kernel(kernel_name)
+    STOP.check()
+    with output_lock(out_root, wait=wait, notify=_notice):
+        return _run_locked(experiment, preset, params, out_root, kernel_name, progress, sweep_environment)
 
-    staging = out_root / f".staging-{name}-{uuid.uuid4().hex[:8]}"
+
+def _notice(message: str) -> None:
+    print(f"torus-lab: {message}", file=sys.stderr, flush=True)
+
+
+def _run_locked(experiment: Experiment, preset: str, params: dict[str, Any], out_root: Path, kernel_name: str,
+                progress: bool | ProgressPrinter, sweep_environment: dict[str, str]) -> RunResult:  # fmt: skip
+    """:func:`run_experiment` once the output root's lock is held: stage, execute, export, swap."""
+    name, project = experiment.name, experiment.root
+    staging = staging_folder(out_root, name, uuid.uuid4().hex[:8])
     staged = {kind: staging / kind / name for kind in OUTPUT_KINDS}
-    for folder in staged.values():
-        folder.mkdir(parents=True)
     executed = staged["reports"] / f"{name}.ipynb"
     injected = dict(params)
     injected["data_dir"] = _as_notebook_path(staged["data"], project)
@@ -478,21 +510,27 @@ def run_experiment(
     started, clock = _utc_now(), time.perf_counter()
     try:
         try:
+            for folder in staged.values():
+                folder.mkdir(parents=True)
             _execute(experiment, injected, executed, kernel_name=kernel_name, progress=_printer(progress),
                      sweep_environment=sweep_environment)
         except NotebookFailedError:
             _keep_failed_notebook(executed, project, name)
             raise
+        STOP.check()
         _clean_executed_notebook(executed, root=project, staging=staging, experiment=experiment)
         _export_html(executed, staged["reports"] / f"{name}.html", report_info(experiment, preset, params))
         duration = time.perf_counter() - clock
         manifest = _manifest(experiment, preset, params, staged, started, duration, out_root, sweep_environment)
         for folder in staged.values():
             (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
-        trash = staging / "previous"
-        trash.mkdir()
         targets = {kind: out_root / kind / name for kind in OUTPUT_KINDS}
-        _swap_into_place([(staged[kind], targets[kind]) for kind in OUTPUT_KINDS], trash)
+        STOP.check()  # the last moment to stop: once the swap starts, it finishes
+        swap_into_place(staging, [(staged[kind], targets[kind]) for kind in OUTPUT_KINDS])
+    except OSError as err:  # a file-system failure (disk full, permissions): name the file, or at least the root
+        where = err.filename or staging
+        raise OutputWriteError(f"{name}: cannot write {where}: {err.strerror or err}; earlier outputs were left "
+                               "as they were") from err  # fmt: skip
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return RunResult(name, preset, params, targets, manifest, duration)
@@ -570,6 +608,7 @@ def run_all(
     kernel_name: str = KERNEL_NAME,
     progress: bool | ProgressPrinter = True,
     jobs: int = 1,
+    wait: bool = False,
 ) -> list[RunResult]:
     """Run every experiment (or ``names``) at ``preset``; stops at the first failure, keeping what succeeded.
 
@@ -578,7 +617,8 @@ def run_all(
     (:func:`start_order`), and their sweeps share the machine's cores (:func:`shared_sweep_environment`).
     After a failure no further experiment starts; those running finish, and the error of the first failed
     experiment (in the order of ``names``) is raised.
-    Results come in the order of ``names``.
+    Results come in the order of ``names``.  The output root's lock is held throughout (``wait``: see
+    :func:`run_experiment`).
 
     Without ``out`` the ``paper`` preset writes into the project folder (the committed outputs) and any other
     preset into ``scratch/<preset>/`` (:func:`reproduce_output_root`).
@@ -589,10 +629,19 @@ def run_all(
     selected = list(names) if names else list(experiments)
     for name in selected:
         if name not in experiments:
-            raise UnknownExperimentError(f"unknown experiment {name!r}; known experiments: {', '.join(experiments)}")
+            raise UnknownExperimentError(f"unknown experiment {name!r}{did_you_mean(name, experiments)}; known "
+                                         f"experiments: {', '.join(experiments)}")  # fmt: skip
     for name in selected:  # every preset is checked before the first experiment starts
         resolve_parameters(experiments[name], preset)
     out = reproduce_output_root(preset, out, root)
+    with output_lock(out, wait=wait, notify=_notice):  # one writer for the whole run
+        return _run_all_locked(selected, experiments, preset=preset, out=out, root=root, kernel_name=kernel_name,
+                               progress=progress, jobs=jobs)  # fmt: skip
+
+
+def _run_all_locked(selected: list[str], experiments: Mapping[str, Experiment], *, preset: str, out: Path,
+                    root: str | Path | None, kernel_name: str, progress: bool | ProgressPrinter,
+                    jobs: int) -> list[RunResult]:  # fmt: skip
     printer = _printer(progress)
     shared = shared_sweep_environment(min(jobs, len(selected)))
 
@@ -615,7 +664,7 @@ def run_all(
     failed = threading.Event()
 
     def run_unless_failed(number: int, name: str) -> RunResult | None:
-        if failed.is_set():  # an earlier experiment failed: this one does not start
+        if failed.is_set() or STOP.requested:  # an earlier experiment failed, or the run stops: not started
             return None
         try:
             return run_one(number, name)
@@ -627,6 +676,7 @@ def run_all(
     order = start_order(selected, records)
     with ThreadPoolExecutor(max_workers=jobs) as pool:  # leaving it waits for the running experiments
         futures = {name: pool.submit(run_unless_failed, number, name) for number, name in enumerate(order, start=1)}
+    STOP.check()  # stopped: experiments not started returned nothing
     return [futures[name].result() for name in selected]  # raises the first failure in the order of names
 
 

@@ -22,7 +22,8 @@ default number of local worker processes (else every core); ``torus-lab reproduc
 backend, for experiments that run side by side, so that they share the cores instead of each taking all.
 The local processes are a reusable pool (``joblib.externals.loky.get_reusable_executor``): its workers
 outlive a sweep, so later sweeps skip importing the package and loading its compiled kernels again; they
-restart when any source file of the package changes, and exit after ``POOL_IDLE_TIMEOUT`` idle seconds.
+restart when any source file of the package changes, and exit after ``POOL_IDLE_TIMEOUT`` idle seconds, or as
+soon as the process that started them has ended (killed or not).
 
 Examples
 --------
@@ -48,6 +49,8 @@ import numbers
 import os
 import pickle
 import sys
+import threading
+import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import as_completed
@@ -467,7 +470,27 @@ def _process_pool(workers: int):
     stale = bool(_POOL_CODE) and _POOL_CODE[0] != state
     _POOL_CODE[:] = [state]
     return get_reusable_executor(max_workers=workers, timeout=POOL_IDLE_TIMEOUT, kill_workers=stale,
-                                 reuse=not stale)  # fmt: skip
+                                 reuse=not stale, initializer=_exit_with_parent)  # fmt: skip
+
+
+#: Seconds between a pool worker's looks at whether the process that started it is still there.
+PARENT_POLL_S = 0.5
+
+
+def _exit_with_parent() -> None:
+    """Initializer of the pool's workers: end the worker soon after the process that started the pool ends.
+
+    A kernel or script killed without a chance to clean up (``kill -9``, or a kernel ended by a stop request)
+    would otherwise leave its workers running until their idle timeout, holding the terminal's pipes open.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="torus-lab-parent-watch", daemon=True).start()
 
 
 def _run_processes(jobs, results, workers, advance) -> None:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from torus_lab._validate import did_you_mean
 from torus_lab.experiment import ExperimentError, ParameterError, check_output_root
 from torus_lab.runner import (
     KERNEL_NAME,
@@ -234,7 +235,8 @@ def verify(*, preset: str = PUBLISH_PRESET, names: Sequence[str] | None = None, 
     selected = list(names) if names else list(experiments)
     unknown = [name for name in selected if name not in experiments]
     if unknown:
-        raise ParameterError(f"unknown experiment(s) {unknown}; known experiments: {', '.join(experiments)}")
+        hints = "".join(did_you_mean(name, experiments) for name in unknown)
+        raise ParameterError(f"unknown experiment(s) {unknown}{hints}; known experiments: {', '.join(experiments)}")
     for name in selected:
         resolve_parameters(experiments[name], preset)
     reference = reference_root(preset, against, root)
@@ -246,6 +248,9 @@ def verify(*, preset: str = PUBLISH_PRESET, names: Sequence[str] | None = None, 
                 progress=progress, jobs=jobs)  # fmt: skip
     except ExperimentError as err:  # the CLI prints the message: name the kept folder in it
         err.args = (f"{err}; outputs of the verify run kept in {candidate}",)
+        raise
+    except KeyboardInterrupt:  # stopped (Ctrl-C, SIGTERM, SIGHUP): a partial run is worth nothing
+        shutil.rmtree(candidate, ignore_errors=True)
         raise
     except BaseException as err:
         err.add_note(f"outputs of the verify run kept in {candidate}")

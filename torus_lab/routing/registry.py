@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from torus_lab._jit import fresh_cache_dispatcher, is_dispatcher
-from torus_lab._validate import check_instance, is_int
+from torus_lab._validate import check_instance, did_you_mean, is_int
 from torus_lab.routing.explore import validate_routing
 from torus_lab.routing.interface import NUM_IPARAMS, RoutingFunction, build_tables, compile_kernel
 from torus_lab.topology import Faults, Torus
@@ -372,7 +372,8 @@ def _entry(name: object, param: str) -> RoutingEntry:
     """The entry called ``name``; the ValueError names the parameter ``param`` and every registered name."""
     entry = _REGISTRY.get(name) if isinstance(name, str) else None
     if entry is None:
-        raise ValueError(f"{param}: unknown routing {name!r}; registered routings: {', '.join(sorted(_REGISTRY))}")
+        raise ValueError(f"{param}: unknown routing {name!r}{did_you_mean(name, _REGISTRY)}; registered routings: "
+                         f"{', '.join(sorted(_REGISTRY))}")
     return entry
 
 

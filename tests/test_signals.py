@@ -1,0 +1,267 @@
+"""Runs stopped by signals, for real: the command line in its own process, a notebook kernel, sweep workers.
+
+Each test starts ``torus-lab`` on a throw-away project whose notebook holds a sweep of two local worker
+processes, waits until the workers run (they leave a marker file each), sends one signal to the command line
+only (as ``kill``, ``timeout`` or a batch scheduler do), and checks what a careful command-line tool promises:
+the exit status is 128 + the signal, standard error ends with one line and holds no traceback, the earlier
+outputs are byte-identical, no staging folder is left, the output root's lock is free, and no process the run
+started (kernel, sweep workers) outlives it.  A tag in the environment marks every process of a run (children
+inherit it), so none is missed.  The waits are generous: they only end a test that hangs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from torus_lab.outputs import LOCK_NAME, lock_holder
+
+pytestmark = [pytest.mark.notebook, pytest.mark.slow]
+
+#: Seconds a test waits for a run to reach the point where the signal is sent (kernel start, imports, workers:
+#: seconds on an idle machine); only a hung run takes longer.
+READY_WAIT_S = 300
+#: Seconds a stopped command gets to exit, and its processes to end.
+EXIT_WAIT_S = 120
+
+PARAMETERS = 'seed = 1\nhold = False\ndata_dir = "scratch/d"\nfigures_dir = "scratch/f"'
+WRITE = """from pathlib import Path
+Path(data_dir).mkdir(parents=True, exist_ok=True)
+(Path(data_dir) / "table.csv").write_text("new\\n")
+Path(figures_dir).mkdir(parents=True, exist_ok=True)
+(Path(figures_dir) / "figure.svg").write_text("<svg/>")"""
+HOLD = """import os, time
+from torus_lab.sweep import sweep
+
+def nap(i, rng, hold=hold, markers=os.environ["TEST_MARKERS"]):
+    Path(markers, f"worker-{i}-{os.getpid()}").write_text("")
+    time.sleep(600 if hold else 0)
+    return i
+
+Path(os.environ["TEST_MARKERS"], f"kernel-{os.getpid()}").write_text("")
+sweep(nap, [{"i": 0}, {"i": 1}], seed=seed, backend="processes", workers=2, cache=False)"""
+SCHEMA = """schema:
+  type: object
+  required: [seed, hold]
+  additionalProperties: false
+  properties:
+    seed: {type: integer, minimum: 0, description: root seed}
+    hold: {type: boolean, description: sweep items sleep for ten minutes}
+"""
+
+
+def make_project(root: Path) -> Path:
+    """A throw-away project with two experiments, ``first`` and ``second``, of the notebook above."""
+    (root / "experiments").mkdir(parents=True)
+    (root / "notebooks").mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    nb = new_notebook()
+    nb.metadata["kernelspec"] = {"name": "torus-lab", "display_name": "Python (torus_lab)", "language": "python"}
+    nb.cells = [new_code_cell(PARAMETERS, metadata={"tags": ["parameters"]}), new_code_cell(WRITE),
+                new_code_cell(HOLD)]  # fmt: skip
+    nbformat.write(nb, root / "notebooks" / "hold.ipynb")
+    for name in ("first", "second"):
+        (root / "experiments" / f"{name}.yaml").write_text(
+            "notebook: notebooks/hold.ipynb\ndescription: holds its sweep workers\n" + SCHEMA + "presets:\n"
+            "  quick: {seed: 1, hold: true}\n  paper: {seed: 2, hold: false}\n  brief: {seed: 3, hold: false}\n"
+        )
+    return root
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    return make_project(tmp_path_factory.mktemp("project"))
+
+
+def earlier_outputs(out: Path, names=("first", "second")) -> dict[str, bytes]:
+    for name in names:
+        for kind in ("data", "figures", "reports"):
+            (out / kind / name).mkdir(parents=True, exist_ok=True)
+            (out / kind / name / "earlier.txt").write_text(f"earlier {kind}")
+    return snapshot(out)
+
+
+def snapshot(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and p.name != LOCK_NAME}  # fmt: skip
+
+
+class Run:
+    """One ``torus-lab`` command in its own session, its processes tagged through the environment."""
+
+    def __init__(self, project: Path, markers: Path, args: list[str], *, driver: str | None = None,
+                 env: dict[str, str] | None = None) -> None:  # fmt: skip
+        self.tag = uuid.uuid4().hex
+        self.markers = markers
+        markers.mkdir(parents=True, exist_ok=True)
+        environment = {**os.environ, "TEST_MARKERS": str(markers), "TORUS_LAB_TEST_TAG": self.tag, **(env or {})}
+        command = [sys.executable, "-c", driver, *args] if driver else [sys.executable, "-m", "torus_lab.cli", *args]
+        self.process = subprocess.Popen(command, cwd=project, env=environment, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+
+    def wait_for(self, prefix: str, count: int = 1) -> None:
+        deadline = time.monotonic() + READY_WAIT_S
+        while len(list(self.markers.glob(f"{prefix}*"))) < count:
+            assert self.process.poll() is None, f"the run ended early: {self.process.communicate()}"
+            assert time.monotonic() < deadline, f"no {count} {prefix} marker(s) after {READY_WAIT_S} s"
+            time.sleep(0.05)
+
+    def stop(self, signum: int) -> tuple[int, str]:
+        self.process.send_signal(signum)
+        _, err = self.process.communicate(timeout=EXIT_WAIT_S)
+        return self.process.returncode, err
+
+    def processes(self) -> list[int]:
+        """Live processes carrying this run's tag (the command itself, once it has exited, excluded)."""
+        found = []
+        needle = f"TORUS_LAB_TEST_TAG={self.tag}".encode()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if needle in (entry / "environ").read_bytes() and b"Z" != (entry / "stat").read_bytes().rsplit(
+                        b")", 1)[1].split()[0]:  # fmt: skip
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+        return found
+
+    def assert_no_process_left(self) -> None:
+        deadline = time.monotonic() + EXIT_WAIT_S
+        while self.processes():
+            assert time.monotonic() < deadline, f"processes of the run still alive: {self.processes()}"
+            time.sleep(0.1)
+
+
+def assert_clean_stop(status: int, err: str, signum: int) -> None:
+    lines = [line for line in err.splitlines() if line.strip()]
+    name = signal.Signals(signum).name
+    assert status == 128 + signum, err
+    assert lines[-1] == f"torus-lab: stopped by {name}; earlier outputs were left as they were", err
+    assert not any("Traceback" in line or "Task exception" in line or "Kernel died" in line for line in lines), err
+
+
+def assert_untouched(out: Path, before: dict[str, bytes]) -> None:
+    assert snapshot(out) == before
+    assert not list(out.glob(".staging-*"))
+    assert lock_holder(out) is None
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
+def test_a_signal_during_a_sweep_stops_kernel_and_workers_and_keeps_earlier_outputs(project, tmp_path, signum):
+    out = tmp_path / "out"
+    before = earlier_outputs(out)
+    run = Run(project, tmp_path / "markers", ["run", "first", "--out", str(out)])
+    run.wait_for("worker-", 2)
+    assert_clean_stop(*run.stop(signum), signum)
+    run.assert_no_process_left()
+    assert_untouched(out, before)
+
+
+def test_a_signal_while_the_kernel_starts(project, tmp_path):
+    """Before any marker: the kernel may be starting, or not yet asked for."""
+    out = tmp_path / "out"
+    before = earlier_outputs(out)
+    run = Run(project, tmp_path / "markers", ["run", "first", "--out", str(out)])
+    deadline = time.monotonic() + READY_WAIT_S
+    while not run.processes()[1:] and time.monotonic() < deadline:  # the command and a child: the kernel
+        time.sleep(0.02)
+    assert_clean_stop(*run.stop(signal.SIGTERM), signal.SIGTERM)
+    run.assert_no_process_left()
+    assert_untouched(out, before)
+
+
+def test_reproducing_side_by_side_stops_every_experiment(project, tmp_path):
+    out = tmp_path / "out"
+    before = earlier_outputs(out)
+    run = Run(project, tmp_path / "markers", ["reproduce", "--preset", "quick", "--jobs", "2", "--out", str(out)])
+    run.wait_for("worker-", 4)  # both experiments hold their workers
+    assert_clean_stop(*run.stop(signal.SIGTERM), signal.SIGTERM)
+    run.assert_no_process_left()
+    assert_untouched(out, before)
+
+
+def test_a_stopped_verify_leaves_no_temporary_folder(project, tmp_path):
+    reference = tmp_path / "reference"
+    earlier_outputs(reference, names=("first",))
+    manifest = {"preset": "quick", "parameters": {"seed": 1, "hold": True}}  # what verify checks of a reference
+    (reference / "reports" / "first" / "manifest.json").write_text(json.dumps(manifest))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    run = Run(project, tmp_path / "markers", ["verify", "--preset", "quick", "--only", "first", "--against",
+                                             str(reference)], env={"TMPDIR": str(temporary)})  # fmt: skip
+    run.wait_for("worker-", 2)
+    assert_clean_stop(*run.stop(signal.SIGTERM), signal.SIGTERM)
+    run.assert_no_process_left()
+    assert not [p for p in temporary.iterdir() if p.name.startswith("torus-lab-verify")]
+
+
+SLOW_SWAP = textwrap.dedent("""
+    import os, sys, time
+    from pathlib import Path
+    from torus_lab import cli
+    real_rename = Path.rename
+    def rename(self, target):
+        if ".staging-" in str(self) and not os.path.exists(os.environ["TEST_MARKERS"] + "/swap"):
+            Path(os.environ["TEST_MARKERS"], "swap").write_text("")
+            time.sleep(2)  # the signal arrives here, between the swap's moves
+        return real_rename(self, target)
+    Path.rename = rename
+    sys.exit(cli.main(sys.argv[1:]))
+""")
+
+
+def test_a_signal_during_the_final_swap_lets_it_finish(project, tmp_path):
+    """The swap is never left half done: a signal in its middle lets it finish (the new outputs, complete)."""
+    out = tmp_path / "out"
+    earlier_outputs(out)
+    run = Run(project, tmp_path / "markers", ["run", "first", "--preset", "brief", "--out", str(out)],
+              driver=SLOW_SWAP)  # fmt: skip
+    run.wait_for("swap")
+    assert_clean_stop(*run.stop(signal.SIGTERM), signal.SIGTERM)
+    run.assert_no_process_left()
+    after = snapshot(out)
+    assert after["data/first/table.csv"] == b"new\n" and "data/first/earlier.txt" not in after
+    assert {"figures/first/figure.svg", "reports/first/first.ipynb", "reports/first/manifest.json"} <= set(after)
+    assert not list(out.glob(".staging-*"))
+
+
+def test_after_kill_9_earlier_outputs_are_intact_and_the_next_run_cleans_up(project, tmp_path):
+    out = tmp_path / "out"
+    before = earlier_outputs(out)
+    run = Run(project, tmp_path / "markers", ["run", "first", "--out", str(out)])
+    run.wait_for("worker-", 2)
+    run.process.kill()
+    run.process.communicate(timeout=EXIT_WAIT_S)
+    run.assert_no_process_left()  # the kernel notices its parent is gone, the workers theirs
+    assert {p.relative_to(out).as_posix(): p.read_bytes() for p in out.glob("[dfr]*/**/*") if p.is_file()} == before
+    assert list(out.glob(".staging-*"))  # what the killed run left
+    done = subprocess.run([sys.executable, "-m", "torus_lab.cli", "run", "first", "--preset", "brief", "--out",
+                           str(out)], cwd=project, capture_output=True, text=True,
+                          env={**os.environ, "TEST_MARKERS": str(tmp_path / "markers")})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not list(out.glob(".staging-*"))
+    assert (out / "data" / "first" / "table.csv").read_text() == "new\n"
+
+
+def test_a_second_run_into_the_same_root_is_refused_naming_the_first(project, tmp_path):
+    out = tmp_path / "out"
+    run = Run(project, tmp_path / "markers", ["run", "first", "--out", str(out)])
+    run.wait_for("worker-", 2)
+    second = subprocess.run([sys.executable, "-m", "torus_lab.cli", "run", "second", "--out", str(out)],
+                            cwd=project, capture_output=True, text=True)  # fmt: skip
+    assert second.returncode == 1
+    assert f"is in use by pid {run.process.pid} (" in second.stderr and second.stderr.count("\n") == 1
+    assert_clean_stop(*run.stop(signal.SIGTERM), signal.SIGTERM)
+    run.assert_no_process_left()
