@@ -312,6 +312,25 @@ def test_a_full_disk_is_one_line_and_keeps_earlier_outputs(project, tmp_path, mo
 
 
 @pytest.mark.notebook
+def test_a_failed_write_without_a_file_name_names_the_run_s_folder(project, tmp_path, monkeypatch, capsys):
+    """ENOSPC from a write() carries no file name: the message names the run's staging folder instead."""
+    import errno
+
+    monkeypatch.chdir(project)
+    out = tmp_path / "out"
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(runner, "_manifest", full_disk)
+    assert cli.main(["run", "demo", "--out", str(out)]) == 1
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("torus-lab:")]
+    assert len(errors) == 1
+    assert f"cannot write {out.resolve()}/.staging-demo-" in errors[0] and "No space left on device" in errors[0]
+    assert not list(out.glob(".staging-*")) and not (out / "data").exists()
+
+
+@pytest.mark.notebook
 def test_a_report_that_cannot_be_self_contained_fails_the_run_in_one_line(project, tmp_path, monkeypatch, capsys):
     """The exporter's refusal (here: a figure file missing) is one error line, exit status 1, no partial outputs."""
     from torus_lab import report_html

@@ -63,6 +63,11 @@ DESCRIPTION = ("Run, verify and report the experiments of torus_lab: routing in 
 EXPERIMENT_HELP = "experiment name: the stem of experiments/<name>.yaml (see 'torus-lab list')"
 
 
+def _subcommand(sub: Any, name: str, *, summary: str) -> argparse.ArgumentParser:
+    """A subcommand whose one-line summary is also the description of its own ``--help``."""
+    return sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".")
+
+
 def _version() -> str:
     try:
         return importlib.metadata.version("torus-lab")
@@ -74,11 +79,11 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="torus-lab", description=DESCRIPTION,
                                      epilog="'torus-lab COMMAND --help' describes a command's arguments.")  # fmt: skip
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("list", help="list experiments and their presets")
-    params = sub.add_parser("params", help="show an experiment's parameters, types and presets")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="one of:")
+    _subcommand(sub, "list", summary="list experiments and their presets")
+    params = _subcommand(sub, "params", summary="show an experiment's parameters, types and presets")
     params.add_argument("name", help=EXPERIMENT_HELP)
-    run = sub.add_parser("run", help="run one experiment")
+    run = _subcommand(sub, "run", summary="run one experiment")
     run.add_argument("name", help=EXPERIMENT_HELP)
     run.add_argument("--preset", default="quick", help="preset (default: %(default)s)")
     run.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
@@ -87,14 +92,14 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--publish", action="store_true",
                      help="write the committed data/, figures/, reports/ (the paper preset exactly: no -p)")
     _add_sweep_options(run)
-    repro = sub.add_parser("reproduce", help="run every experiment")
+    repro = _subcommand(sub, "reproduce", summary="run every experiment")
     repro.add_argument("--preset", default="paper", help="preset (default: %(default)s)")
     repro.add_argument("--only", nargs="+", metavar="NAME", help="run only these experiments")
     repro.add_argument("--out", metavar="DIR", help="output root (default: the project folder for the paper "
                                                     "preset, scratch/<preset> for any other)")  # fmt: skip
     _add_sweep_options(repro)
     _add_jobs_option(repro)
-    check = sub.add_parser("verify", help="re-run experiments into a temporary folder and compare their science "
+    check = _subcommand(sub, "verify", summary="re-run experiments into a temporary folder and compare their science "
                                           "outputs with the committed ones (or another reference)")  # fmt: skip
     check.add_argument("--preset", default="paper", help="preset (default: %(default)s)")
     check.add_argument("--only", nargs="+", metavar="NAME", help="verify only these experiments")
@@ -109,7 +114,7 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler for sweeps (implies --backend dask)")
     check.add_argument("--kernel", default=runner.KERNEL_NAME, help="Jupyter kernel (default: %(default)s)")
     _add_jobs_option(check)
-    report = sub.add_parser("report", help="rebuild reports/index.html, data/claims.csv, the README table and the "
+    report = _subcommand(sub, "report", summary="rebuild reports/index.html, data/claims.csv, the README table and the "
                                            "zip of the whole report")  # fmt: skip
     report.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
     packing = report.add_mutually_exclusive_group()
@@ -117,8 +122,8 @@ def _build_parser() -> argparse.ArgumentParser:
                          help="where to write the zip of the report (default: <output root>/torus-lab-report.zip)")
     packing.add_argument("--no-zip", dest="archive", action="store_false", help="do not write the zip")
     _add_wait_option(report)
-    sub.add_parser("routings", help="list the routing algorithms of the registry: options, defaults, sources")
-    cache = sub.add_parser("cache", help="the result cache of sweeps (scratch/cache)")
+    _subcommand(sub, "routings", summary="list the routing algorithms of the registry: options, defaults, sources")
+    cache = _subcommand(sub, "cache", summary="the result cache of sweeps (scratch/cache)")
     cache.add_argument("action", choices=("info", "clear"), help="show its size, or delete it")
     return parser
 
@@ -143,7 +148,8 @@ def _params(name: str) -> None:
     experiment = runner.load_experiment(name)
     print(f"{name}: {experiment.description}\nnotebook: {experiment.notebook}\nparameters:")
     for key, rule in experiment.schema["properties"].items():
-        kind = rule.get("type", "any")
+        kind = ", ".join([rule.get("type", "any")] + (["distinct items"] if rule.get("uniqueItems") else [])
+                         + ([str(rule["order"])] if "order" in rule else []))  # fmt: skip
         print(f"  {key} ({kind}): {rule.get('description', '')}".rstrip())
         for preset, values in experiment.presets.items():
             if key in values:

@@ -38,9 +38,10 @@ torus_lab.experiment.ParameterError: demo: parameter 'seed' = -1 is invalid: -1 
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -191,9 +192,39 @@ def _schema_validator() -> type:
             import jsonschema  # noqa: F401
         finally:
             del sys.modules["rfc3987_syntax"]
-    from jsonschema import Draft202012Validator
+    return _with_order_keyword()
 
-    return Draft202012Validator
+
+#: Values of the schema keyword ``order`` (an array's items compared pairwise; JSON Schema has no such keyword,
+#: only ``uniqueItems``): what each asks of every item and the next.
+ORDERS = {"increasing": "<", "non-decreasing": "<="}
+
+
+@functools.cache
+def _with_order_keyword() -> type:
+    """Draft 2020-12 validator that also checks ``order: increasing | non-decreasing`` on arrays.
+
+    Examples
+    --------
+    >>> schema = {"type": "array", "order": "increasing"}
+    >>> [error.message for error in _schema_validator()(schema).iter_errors([0.1, 0.5, 0.3])]
+    ['[0.1, 0.5, 0.3] is not increasing: 0.3 (item 2) comes after 0.5']
+    """
+    from jsonschema import Draft202012Validator, ValidationError, validators
+
+    def order_rule(validator: Any, order: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+        if not validator.is_type(instance, "array") or order not in ORDERS:
+            return
+        strict = ORDERS[order] == "<"
+        for index in range(1, len(instance)):
+            before, item = instance[index - 1], instance[index]
+            if not all(validator.is_type(value, "number") for value in (before, item)):
+                continue
+            if item < before or (strict and item == before):
+                yield ValidationError(f"{instance!r} is not {order}: {item!r} (item {index}) comes after {before!r}")
+                return
+
+    return validators.extend(Draft202012Validator, {"order": order_rule})
 
 
 def _check_schema(schema: Any, where: str) -> None:
@@ -206,6 +237,11 @@ def _check_schema(schema: Any, where: str) -> None:
         Draft202012Validator.check_schema(schema)
     except SchemaError as err:
         raise ExperimentError(f"{where}: invalid schema: {err.message}") from err
+    orders = {key: rule["order"] for key, rule in schema["properties"].items()
+              if isinstance(rule, Mapping) and "order" in rule}  # fmt: skip
+    for key, order in orders.items():
+        if order not in ORDERS:
+            raise ExperimentError(f"{where}: parameter {key!r} has order {order!r}; orders: {', '.join(ORDERS)}")
     reserved = [name for name in RESERVED_PARAMETERS if name in schema["properties"]]
     if reserved:
         raise ExperimentError(f"{where}: schema may not define runner-owned parameters {reserved}")
