@@ -265,3 +265,41 @@ def test_a_second_run_into_the_same_root_is_refused_naming_the_first(project, tm
     assert f"is in use by pid {run.process.pid} (" in second.stderr and second.stderr.count("\n") == 1
     assert_clean_stop(*run.stop(signal.SIGTERM), signal.SIGTERM)
     run.assert_no_process_left()
+
+
+SWEEP_SCRIPT = textwrap.dedent("""
+    import os, sys, time
+    from pathlib import Path
+    from torus_lab.sweep import sweep
+
+    def nap(i, rng):
+        Path(os.environ["TEST_MARKERS"], f"worker-{i}-{os.getpid()}").write_text("")
+        time.sleep(600)
+
+    if __name__ == "__main__":
+        try:
+            sweep(nap, [{"i": 0}, {"i": 1}], seed=1, backend="processes", workers=2, cache=False)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            sys.exit(130)
+""")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_script_s_sweep_workers_end_with_it(tmp_path, signum):
+    """A user's script running a sweep: Ctrl-C stops its workers at once; a SIGTERM, which ends the script
+    without cleanup, leaves workers that notice their parent is gone and exit."""
+    script = tmp_path / "script.py"
+    script.write_text(SWEEP_SCRIPT)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    tag = uuid.uuid4().hex
+    run = Run.__new__(Run)  # the same bookkeeping, another command
+    run.tag, run.markers = tag, markers
+    run.process = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                   env={**os.environ, "TEST_MARKERS": str(markers), "TORUS_LAB_TEST_TAG": tag})
+    run.wait_for("worker-", 2)
+    status, err = run.stop(signum)
+    assert status == (130 if signum == signal.SIGINT else -signal.SIGTERM), err
+    run.assert_no_process_left()

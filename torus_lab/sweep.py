@@ -500,6 +500,10 @@ def _run_processes(jobs, results, workers, advance) -> None:
         for future in as_completed(futures):
             results[futures[future]] = _result_and_warnings(future.result())
             advance()
+    except KeyboardInterrupt:  # Ctrl-C, a kernel interrupt, SIGTERM/SIGHUP under the CLI: stop the running items
+        pool.shutdown(wait=False, kill_workers=True)
+        _POOL_CODE.clear()
+        raise
     finally:  # on an error or an interrupt, drop the items not started yet
         for future in futures:
             future.cancel()
