@@ -33,7 +33,8 @@ SCRATCH = Path(tempfile.mkdtemp(prefix="torus-lab-fuzz-"))
 (SCRATCH / "experiments").mkdir()
 (SCRATCH / "pyproject.toml").write_text("[project]\nname = 'fuzz'\n")
 COMMANDS = ["list", "params", "run", "reproduce", "report", "routings", "cache", "--preset", "-p", "--out",
-            "--backend", "--no-cache", "--only", "quick", "paper", *EXPERIMENTS, "seed=1", "info", "clear"]
+            "--backend", "--no-cache", "--only", "quick", "paper", *EXPERIMENTS, "seed=1", "info", "clear", "--wait",
+            "--version", "--publish", "--jobs", "curve_loads=[0.5,0.1]", "ks=[4,4]"]
 
 
 def _no_run(*args, **kwargs):

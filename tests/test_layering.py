@@ -1,4 +1,5 @@
-"""The package's import structure: the routing layer imports nothing above it, and no import cycle exists.
+"""The package's import structure follows docs/architecture.md: every module listed with its part, every import
+allowed by the parts table (or one of its listed known departures), no import cycle.
 
 Every ``import`` statement of every module is read with ``ast`` (also those inside functions), so a late
 import cannot hide a dependency.
@@ -14,8 +15,6 @@ import networkx as nx
 import torus_lab
 
 PACKAGE = Path(torus_lab.__file__).parent
-#: layers the routing layer must never import
-ABOVE_ROUTING = ("torus_lab.sim", "torus_lab.deadlock", "torus_lab.studies")
 
 
 def module_name(path: Path) -> str:
@@ -58,42 +57,78 @@ def import_graph() -> nx.DiGraph:
     return graph
 
 
-def test_routing_layer_imports_nothing_above_it():
-    graph = import_graph()
-    offenders = [
-        (src, dst)
-        for src, dst in graph.edges
-        if (src == "torus_lab.routing" or src.startswith("torus_lab.routing.")) and dst.startswith(ABOVE_ROUTING)
-    ]
-    assert offenders == []
+ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 
 
-#: layer -> modules it must never import: computation never depends on presentation or on how it is run.
-FORBIDDEN = {
-    "torus_lab.sim": ("torus_lab.studies", "torus_lab.plots", "torus_lab.experiment", "torus_lab.runner",
-                      "torus_lab.report", "torus_lab.cli"),
-    "torus_lab.studies": ("torus_lab.plots", "torus_lab.experiment", "torus_lab.runner", "torus_lab.report",
-                          "torus_lab.cli"),
-    "torus_lab.plots": ("torus_lab.runner", "torus_lab.report", "torus_lab.cli", "torus_lab.sim",
-                        "torus_lab.loads", "torus_lab.deadlock"),
-    "torus_lab.experiment": ("torus_lab.runner", "torus_lab.report", "torus_lab.cli", "torus_lab.studies"),
-}  # fmt: skip
+def _table(text: str, heading: str) -> list[list[str]]:
+    """The rows (cells stripped of backticks) of the first Markdown table after ``heading``."""
+    section = text.split(heading, 1)[1]
+    rows = []
+    for line in section.splitlines():
+        if not line.startswith("|"):
+            if rows:
+                break
+            continue
+        cells = [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
+        if not set("".join(cells)) <= set("- "):
+            rows.append(cells)
+    return rows[1:]  # without the header
 
 
-def _in(module: str, layer: str) -> bool:
-    return module == layer or module.startswith(layer + ".")
+def architecture() -> tuple[dict[str, str], dict[str, set[str]], set[tuple[str, str]]]:
+    """docs/architecture.md read: module -> part, part -> parts it may import, known departures (src, dst)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    parts = {row[0]: {p.strip() for p in row[1].split(",") if p.strip()} for row in _table(text, "## Parts")}
+    modules = {row[0]: row[1] for row in _table(text, "## Modules")}
+    departures = {(row[0], row[1]) for row in _table(text, "### Known departures")}
+    return modules, parts, departures
 
 
-def test_studies_compute_and_plots_only_draw():
-    """Studies (computation) never import plots, the experiment layer or the runner; plots draw results (and
-    the structure of a topology or routing function) and run nothing: no simulator, load or CDG code."""
-    offenders = [
-        (src, dst)
-        for src, dst in import_graph().edges
-        for layer, banned in FORBIDDEN.items()
-        if _in(src, layer) and any(_in(dst, b) for b in banned)
-    ]
-    assert offenders == []
+def test_the_architecture_page_lists_every_module_once_with_a_known_part():
+    modules, parts, _ = architecture()
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    listed = [row[0] for row in _table(text, "## Modules")]
+    assert len(listed) == len(set(listed)), "a module is listed twice"
+    assert set(import_graph().nodes) == set(modules), (
+        f"not on the page: {sorted(set(import_graph().nodes) - set(modules))}; "
+        f"on the page but not in the package: {sorted(set(modules) - set(import_graph().nodes))}"
+    )
+    assert set(modules.values()) <= set(parts), f"unknown parts: {set(modules.values()) - set(parts)}"
+    for part, allowed in parts.items():
+        assert allowed <= set(parts), f"{part} may import unknown parts {allowed - set(parts)}"
+
+
+def disallowed(edges: set[tuple[str, str]], modules: dict[str, str], parts: dict[str, set[str]],
+               departures: set[tuple[str, str]]) -> list[tuple[str, str]]:  # fmt: skip
+    """The imports ``(src, dst)`` between parts that the parts table does not allow and no departure lists."""
+    return sorted((src, dst) for src, dst in edges
+                  if modules[src] != modules[dst] and modules[dst] not in parts[modules[src]]
+                  and (src, dst) not in departures)  # fmt: skip
+
+
+def test_the_rule_finds_an_import_upwards():
+    modules = {"a.topology": "topology", "a.routing": "routing", "a.sim": "simulation"}
+    parts = {"topology": set(), "routing": {"topology"}, "simulation": {"topology", "routing"}}
+    edges = {("a.routing", "a.topology"), ("a.routing", "a.sim"), ("a.sim", "a.routing")}
+    assert disallowed(edges, modules, parts, set()) == [("a.routing", "a.sim")]
+    assert disallowed(edges, modules, parts, {("a.routing", "a.sim")}) == []
+
+
+def test_every_import_is_allowed_by_the_architecture():
+    modules, parts, departures = architecture()
+    edges = set(import_graph().edges)
+    broken = disallowed(edges, modules, parts, departures)
+    assert broken == [], "imports the parts table does not allow:\n" + "\n".join(f"{s} -> {d}" for s, d in broken)
+    stale = sorted(departures - edges)
+    assert stale == [], f"known departures that no longer exist (delete their rows): {stale}"
+    allowed_anyway = sorted((s, d) for s, d in departures if modules[d] in parts[modules[s]])
+    assert allowed_anyway == [], f"departures the parts table allows (delete their rows): {allowed_anyway}"
+
+
+def test_the_parts_table_has_no_cycle():
+    _, parts, _ = architecture()
+    graph = nx.DiGraph([(part, other) for part, allowed in parts.items() for other in allowed])
+    assert nx.is_directed_acyclic_graph(graph)
 
 
 def test_no_import_cycle_in_the_package():
