@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from torus_lab.claims import CLAIM_COLUMNS, check_claims_table, uncovered_results
+from torus_lab.plots.disjoint_paths import drawn_paths
 from torus_lab.routing.baselines import (
     GREEDY_ORDERS,
     _milp_status,
@@ -560,9 +561,9 @@ def test_run_keys_seed_columns_and_contents(tiny_results):
     assert traces["text"].iloc[0].startswith("level 1 (n=4, general): pairs 1, 2, 3, 4; delta=1, gamma(T')=1")
     solved = tiny_results["solved_instances"]
     assert solved.groupby("n")["pair"].max().to_dict() == {2: 2, 3: 3}
-    paths, labels = study.drawn_paths(solved, 3)
+    paths, labels, k = drawn_paths(solved, 3)
     pairs = [(p[0], p[-1]) for p in paths]
-    assert verify_disjoint_paths((3, 5), pairs, paths) is None and labels[0].startswith("pair 1: ")
+    assert verify_disjoint_paths((3, k), pairs, paths) is None and labels[0].startswith("pair 1: ") and k == 5
     overview = tiny_results["overview"]
     assert overview["n"].tolist() == [2, 3] and overview["optimum_instances"].isna().tolist() == [False, True]
 

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from torus_lab import runner
+from torus_lab.plots import bring_your_own_routing as plots_byo
 from torus_lab.routing import register_routing, unregister_routing
 from torus_lab.sim.saturation import Saturation
 from torus_lab.studies import bring_your_own_routing as byo
@@ -107,7 +108,7 @@ def test_bring_your_own_routing_study_with_a_user_kernel(monkeypatch, user_dor, 
     assert set(results) == {"cdg_check", "latency_load", "saturation"}
     check = results["cdg_check"].iloc[0]
     assert check.routing == "test-bench-dor" and check.cdg_acyclic and check.deadlock_free
-    assert byo.witness_channels(results["cdg_check"]) == []
+    assert plots_byo.witness_channels(results["cdg_check"]) == []
     curves = results["latency_load"]
     assert sorted(set(curves.routing)) == ["ecube+dateline", "test-bench-dor"] and (curves.seed == 1).all()
     assert curves.groupby("routing").size().tolist() == [2, 2] and (curves.runs == 2).all()
@@ -134,4 +135,4 @@ def test_bring_your_own_routing_presets_validate_and_match_the_notebook():
 def test_cdg_check_reports_the_witness_of_a_cyclic_routing():
     check = byo.cdg_check({"name": "ecube"}, 4, [0])
     assert not check.cdg_acyclic.iloc[0] and check.cycle_length.iloc[0] == 4
-    assert len(byo.witness_channels(check)) == 4 and not check.deadlock_free.iloc[0]
+    assert len(plots_byo.witness_channels(check)) == 4 and not check.deadlock_free.iloc[0]

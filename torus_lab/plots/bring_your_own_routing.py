@@ -8,14 +8,25 @@ from typing import Any
 
 import pandas as pd
 
-from torus_lab._validate import check_mapping, check_results
+from torus_lab._validate import check_frame, check_mapping, check_results
 from torus_lab.plotting import apply_style, draw_torus_2d, interval_lineplot, new_figure
-from torus_lab.studies.bring_your_own_routing import witness_channels
 from torus_lab.topology import Torus
 
-__all__ = ["fig_cdg_witness_cycle", "fig_latency_load"]
+__all__ = ["fig_cdg_witness_cycle", "fig_latency_load", "witness_channels"]
 
 Results = Mapping[str, pd.DataFrame]
+
+
+def witness_channels(check: pd.DataFrame) -> list[int]:
+    """The physical channels of the witness cycle of a ``cdg_check`` row (empty when acyclic), read from its
+    ``cycle_channels`` column (``"channel:vc channel:vc ..."``).
+
+    >>> witness_channels(pd.DataFrame({"cycle_channels": ["4:2 9:0"]})), witness_channels(
+    ...     pd.DataFrame({"cycle_channels": [""]}))
+    ([4, 9], [])
+    """
+    check_frame("check", check, ["cycle_channels"])
+    return [int(cv.split(":")[0]) for cv in str(check.cycle_channels.iloc[0]).split()]
 
 
 def fig_cdg_witness_cycle(results: Results, params: Mapping[str, Any]):

@@ -7,6 +7,7 @@ parameters and returns a matplotlib figure; the notebook saves it as ``figures/d
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,13 +15,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from torus_lab._validate import check_mapping, check_results
+from torus_lab._validate import check_frame, check_int, check_mapping, check_results
 from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, draw_torus_3d, new_figure
-from torus_lab.studies.disjoint_paths import drawn_paths, paper_radix
 from torus_lab.timing import timing_key
 from torus_lab.topology import Torus
 
-__all__ = ["fig_fig9_path_lengths", "fig_fig10_time", "fig_variants_path_lengths", "fig_solved_instances"]
+__all__ = ["drawn_paths", "fig_fig9_path_lengths", "fig_fig10_time", "fig_variants_path_lengths",
+           "fig_solved_instances"]
 
 #: Variants compared on the same instances, in the order (and with the markers) of the comparison figure.
 COMPARED_VARIANTS = ("paper", "short", "greedy")
@@ -113,6 +114,26 @@ def fig_variants_path_lengths(results: Mapping[str, pd.DataFrame], params: Mappi
     return fig
 
 
+def drawn_paths(solved: pd.DataFrame, n: int) -> tuple[list[list[tuple[int, ...]]], list[str], int]:
+    """Paths (coordinate tuples), legend labels and radix of the drawn instance of dimension ``n`` in ``solved``.
+
+    Examples
+    --------
+    >>> solved = pd.DataFrame([{"n": 2, "k": 5, "pair": 1, "hops": 1, "path": "[[0, 0], [1, 0]]"}])
+    >>> drawn_paths(solved, 2)
+    ([[(0, 0), (1, 0)]], ['pair 1: 1 hops'], 5)
+    """
+    check_int("n", n, minimum=1)
+    check_frame("solved", solved, ["n", "k", "pair", "path", "hops"])
+    rows = solved[solved["n"] == n].sort_values("pair")
+    if rows.empty:
+        raise ValueError(f"solved holds no instance of dimension n = {n}")
+    paths = [[tuple(v) for v in json.loads(p)] for p in rows["path"]]
+    labels = [f"pair {int(p)}: {int(h)} hops" for p, h in zip(rows["pair"], rows["hops"], strict=True)]
+    return paths, labels, int(rows["k"].iloc[0])
+
+
+
 def fig_solved_instances(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """The drawn solved instances: a ``(2,5)``-torus with ``c = 2`` and a ``(3,5)``-torus with ``c = 3``."""
     check_results("results", results, {"solved_instances": ()})
@@ -120,14 +141,12 @@ def fig_solved_instances(results: Mapping[str, pd.DataFrame], params: Mapping[st
     apply_style()
     solved = results["solved_instances"]
     fig = plt.figure(figsize=(12, 5))
-    paths2, labels2 = drawn_paths(solved, 2)
+    paths2, labels2, k2 = drawn_paths(solved, 2)
     ax2 = fig.add_subplot(1, 2, 1)
-    draw_torus_2d(ax2, Torus(2, paper_radix(2)), paths=paths2, path_labels=labels2,
-                  title=f"(2,{paper_radix(2)})-torus, c = 2")  # fmt: skip
+    draw_torus_2d(ax2, Torus(2, k2), paths=paths2, path_labels=labels2, title=f"(2,{k2})-torus, c = 2")
     ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)
-    paths3, labels3 = drawn_paths(solved, 3)
+    paths3, labels3, k3 = drawn_paths(solved, 3)
     ax3 = fig.add_subplot(1, 2, 2, projection="3d")
-    draw_torus_3d(ax3, Torus(3, paper_radix(3)), paths=paths3, path_labels=labels3,
-                  title=f"(3,{paper_radix(3)})-torus, c = 3")  # fmt: skip
+    draw_torus_3d(ax3, Torus(3, k3), paths=paths3, path_labels=labels3, title=f"(3,{k3})-torus, c = 3")
     ax3.legend(loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=3)
     return fig

@@ -19,13 +19,13 @@ from typing import Any
 
 import pandas as pd
 
-from torus_lab._validate import check_frame, check_int, check_mapping, check_sequence, naming
+from torus_lab._validate import check_int, check_mapping, check_sequence, naming
 from torus_lab.deadlock import cdg_verdict, describe_cycle, duato_check
 from torus_lab.routing import make_routing
 from torus_lab.studies.routing_bench import curves_from_runs, latency_load_runs, saturation_by_routing
 from torus_lab.topology import Torus
 
-__all__ = ["cdg_check", "witness_channels", "run"]
+__all__ = ["cdg_check", "run"]
 
 
 def cdg_check(routing: Mapping[str, Any] | str, radix: int, escape_vcs: Sequence[int]) -> pd.DataFrame:
@@ -49,17 +49,6 @@ def cdg_check(routing: Mapping[str, Any] | str, radix: int, escape_vcs: Sequence
         "escape_vcs": " ".join(map(str, escape_vcs)), "duato_connected": duato.connected,
         "duato_acyclic": duato.acyclic, "deadlock_free": duato.deadlock_free,
     }])
-
-
-def witness_channels(check: pd.DataFrame) -> list[int]:
-    """The physical channels of the witness cycle of a :func:`cdg_check` row (empty when acyclic).
-
-    >>> witness_channels(pd.DataFrame({"cycle_channels": ["4:2 9:0"]})), witness_channels(
-    ...     pd.DataFrame({"cycle_channels": [""]}))
-    ([4, 9], [])
-    """
-    check_frame("check", check, ["cycle_channels"])
-    return [int(cv.split(":")[0]) for cv in str(check.cycle_channels.iloc[0]).split()]
 
 
 def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:

@@ -96,7 +96,6 @@ __all__ = [
     "adversarial_tally",
     "claims_frame",
     "work_instances",
-    "drawn_paths",
     "evaluate_chunk",
     "fallback_examples",
     "max_len_histogram",
@@ -764,23 +763,6 @@ def solve_random_instance(n: int, k: int, c: int, rng: np.random.Generator) -> l
          "path": json.dumps([list(v) for v in path])}
         for i, ((s, d), path) in enumerate(zip(pairs, paths, strict=True))
     ]  # fmt: skip
-
-
-def drawn_paths(solved: pd.DataFrame, n: int) -> tuple[list[list[tuple[int, ...]]], list[str]]:
-    """Paths (coordinate tuples) and legend labels of the drawn instance of dimension ``n`` in ``solved``.
-
-    Examples
-    --------
-    >>> solved = pd.DataFrame([{"n": 2, "pair": 1, "hops": 1, "path": "[[0, 0], [1, 0]]"}])
-    >>> drawn_paths(solved, 2)
-    ([[(0, 0), (1, 0)]], ['pair 1: 1 hops'])
-    """
-    check_int("n", n, minimum=1)
-    check_frame("solved", solved, ["n", "pair", "path", "hops"])
-    rows = solved[solved["n"] == n].sort_values("pair")
-    paths = [[tuple(v) for v in json.loads(p)] for p in rows["path"]]
-    labels = [f"pair {int(p)}: {int(h)} hops" for p, h in zip(rows["pair"], rows["hops"], strict=True)]
-    return paths, labels
 
 
 # ------------------------------------------------------------------------------------ analysis of the evaluation
