@@ -38,6 +38,7 @@ TINY = {"seed": 7, "trials": 40, "group1": [{"radix": 16, "m": 3}, {"radix": 16,
         "safety_instances": 1, "safety_pairs": 4}
 STOCHASTIC = ["fault_tolerant", "improvement_ratios", "heuristic_after_fallback", "oracle_gap", "backtracking_cost",
               "after_fallback_differences", "failure_reasons", "summary_by_algorithm", "faulty_torus_example",
+              "faulty_torus_example_walks",
               "termination", "local_safety"]
 
 
@@ -120,9 +121,11 @@ def test_claims_frame_ratio_tolerance_is_on_the_improvement():
 
 # ---------------------------------------------------------------------------------------------- helpers
 def test_walk_segments_and_square_cover():
-    assert ft.walk_segments([(3, 3)]) == []
-    assert ft.walk_segments([(0, 5), (0, 4), (0, 3)]) == [((0, 5), (0, 4)), ((0, 4), (0, 3))]
-    assert ft.walk_segments([(2, 0), (2, 15)]) == [((2, 0), (2, -0.5)), ((2, 15), (2, 15.5))]
+    from torus_lab.plots.fault_tolerant import walk_segments
+
+    assert walk_segments([(3, 3)]) == []
+    assert walk_segments([(0, 5), (0, 4), (0, 3)]) == [((0, 5), (0, 4)), ((0, 4), (0, 3))]
+    assert walk_segments([(2, 0), (2, 15)]) == [((2, 0), (2, -0.5)), ((2, 15), (2, 15.5))]
     cover = ft.square_cover([Square(1, (14, 14), (0, 0), (1, 1), 3)], 16)  # wraps around both dimensions
     assert cover.sum() == 9 and cover[15, 15] == 1 and cover[0, 0] == 1 and cover[14, 0] == 1
 
@@ -164,7 +167,7 @@ def tiny_results():
 
 def test_run_keys_seed_columns_and_determinism(tiny_results):
     first, second = tiny_results
-    assert set(first) == {*STOCHASTIC, "adaptive_worst_step", "claims", "fault_tolerant_timing"}
+    assert set(first) == {*STOCHASTIC, "adaptive_worst_step", "claims", "algorithms", "fault_tolerant_timing"}
     for key in STOCHASTIC:
         assert (first[key]["seed"] == TINY["seed"]).all(), key
     assert "seconds" not in first["fault_tolerant"]  # kernel wall time is timing, kept apart (issue 17)

@@ -166,14 +166,15 @@ def test_faulty_torus_example_has_arrows_and_the_square_shading_in_its_legend():
     from matplotlib.text import Annotation
 
     from torus_lab.plots import fault_tolerant as ft_plots
-    from torus_lab.studies.fault_tolerant import example_routes
+    from torus_lab.studies.fault_tolerant import example_routes, example_walks
 
     seed = 6  # a trial where the square algorithms walk a link twice (backtracking)
     _, _, _, routes, _ = example_routes(16, 3, 51, seed)
-    pick = pd.DataFrame([{"N": 16, "m": 3, "fault_count": 51, "trial_seed": seed}])
-    fig = ft_plots.fig_faulty_torus_example({"faulty_torus_example": pick}, {})
+    pick = {"radix": 16, "m": 3, "fault_count": 51, "trial_seed": seed}
+    walks = example_walks(pick, 1)
+    fig = ft_plots.fig_faulty_torus_example({"faulty_torus_example_walks": walks}, {})
     assert overlaps(fig) == []
-    for ax, name in zip(fig.axes, ft_plots.ALGORITHMS, strict=True):
+    for ax, name in zip(fig.axes, walks["algorithm"], strict=True):
         arrows = [c for c in ax.get_children() if isinstance(c, Annotation) and c.arrow_patch is not None]
         assert len(arrows) >= len(routes[name].walked) - 1   # one arrow per hop (two per wraparound hop)
     walks_again = [a for a in ft_plots.walk_arrows(routes["backtracking_square"].walked) if a[2] > 0]

@@ -7,16 +7,15 @@ without the ``fig_`` prefix.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from torus_lab._validate import check_mapping, check_results
+from torus_lab._validate import check_mapping, check_results, check_sequence
 from torus_lab.plotting import MARKERS, PALETTE, apply_style, new_figure
-from torus_lab.routing.square import ALGORITHMS
-from torus_lab.studies.fault_tolerant import LABEL, example_routes, square_cover, walk_segments
 
 __all__ = [
     "fig_success_chain_figs_4_5",
@@ -35,6 +34,12 @@ Results = Mapping[str, pd.DataFrame]
 Params = Mapping[str, Any]
 
 
+def _labels(results: Results) -> dict[str, str]:
+    """The algorithms compared, in their order, and their names (the ``algorithms`` table of the results)."""
+    check_results("results", results, {"algorithms": ("algorithm", "label")})
+    return dict(zip(results["algorithms"]["algorithm"], results["algorithms"]["label"], strict=True))
+
+
 def _group(params: Params, group: int) -> list[tuple[int, int]]:
     return [(int(p["radix"]), int(p["m"])) for p in params[f"group{group}"]]
 
@@ -43,7 +48,7 @@ def _suptitle(figs: str) -> str:
     return "our variant (not in the paper)" if figs == "ours" else f"Li, Peng & Chu, Figs. {figs.replace('_', ' and ')}"
 
 
-def _rate_panel(ax, table: pd.DataFrame, pairs, group: int, algorithm: str) -> None:
+def _rate_panel(ax, table: pd.DataFrame, pairs, group: int, algorithm: str, label: str) -> None:
     for c, (radix, m) in enumerate(pairs):
         rows = table[(table.N == radix) & (table.m == m) & (table.algorithm == algorithm)].sort_values("fault_rate")
         ax.errorbar(100 * rows.fault_rate, rows.success_rate,
@@ -51,7 +56,7 @@ def _rate_panel(ax, table: pd.DataFrame, pairs, group: int, algorithm: str) -> N
                     color=PALETTE[c], marker=MARKERS[c], ms=4, capsize=2, label=f"({radix}, {m})")
         orc = table[(table.N == radix) & (table.m == m) & (table.algorithm == "oracle")].sort_values("fault_rate")
         ax.plot(100 * orc.fault_rate, orc.success_rate, color=PALETTE[c], ls=":", lw=1)
-    ax.set(xlabel="faulty nodes (%)", ylabel="successful routing rate", title=f"{LABEL[algorithm]}: group #{group}")
+    ax.set(xlabel="faulty nodes (%)", ylabel="successful routing rate", title=f"{label}: group #{group}")
     ax.legend(title="(N, m); dotted = oracle", ncol=2)
 
 
@@ -59,12 +64,14 @@ def _success(results: Results, params: Params, algorithm: str, figs: str):
     apply_style()
     fig, axes = new_figure(1, 2, sharey=True)
     for ax, group in zip(axes, (1, 2), strict=True):
-        _rate_panel(ax, results["fault_tolerant"], _group(params, group), group, algorithm)
+        _rate_panel(ax, results["fault_tolerant"], _group(params, group), group, algorithm,
+                    _labels(results)[algorithm])
     fig.suptitle(_suptitle(figs))
     return fig
 
 
-def _ratio_panel(ax, ratios: pd.DataFrame, pairs, group: int, numerator: str, denominator: str) -> None:
+def _ratio_panel(ax, ratios: pd.DataFrame, pairs, group: int, numerator: str, denominator: str,
+                 labels: Mapping[str, str]) -> None:  # fmt: skip
     for c, (radix, m) in enumerate(pairs):
         rows = ratios[(ratios.N == radix) & (ratios.m == m) & (ratios.numerator == numerator)
                       & (ratios.denominator == denominator)].sort_values("fault_rate")
@@ -72,7 +79,7 @@ def _ratio_panel(ax, ratios: pd.DataFrame, pairs, group: int, numerator: str, de
                     color=PALETTE[c], marker=MARKERS[c], ms=4, capsize=2, label=f"({radix}, {m})")
     ax.axhline(1, color="grey", lw=0.8)
     ax.set(xlabel="faulty nodes (%)", ylabel="improvement (ratio of success rates)",
-           title=f"{LABEL[numerator]} vs {LABEL[denominator]}: group #{group}")
+           title=f"{labels[numerator]} vs {labels[denominator]}: group #{group}")
     ax.legend(title="(N, m)", ncol=2)
 
 
@@ -80,7 +87,8 @@ def _improvement(results: Results, params: Params, numerator: str, denominator: 
     apply_style()
     fig, axes = new_figure(1, 2)
     for ax, group in zip(axes, (1, 2), strict=True):
-        _ratio_panel(ax, results["improvement_ratios"], _group(params, group), group, numerator, denominator)
+        _ratio_panel(ax, results["improvement_ratios"], _group(params, group), group, numerator, denominator,
+                     _labels(results))
     fig.suptitle(_suptitle(figs))
     return fig
 
@@ -161,16 +169,17 @@ def fig_gap_to_oracle(results: Results, params: Params):
     check_mapping("params", params, ["focus"])
     apply_style()
     table = results["fault_tolerant"]
+    labels = _labels(results)
     focus = [(int(p["radix"]), int(p["m"])) for p in params["focus"]]
     fig, axes = new_figure(1, len(focus), sharey=True, squeeze=False)
     for ax, (radix, m) in zip(axes[0], focus, strict=True):
         sub = table[(table.N == radix) & (table.m == m)]
-        for c, algorithm in enumerate([*ALGORITHMS, "oracle"]):
+        for c, algorithm in enumerate(labels):
             rows = sub[sub.algorithm == algorithm].sort_values("fault_rate")
             ax.errorbar(100 * rows.fault_rate, rows.success_rate,
                         yerr=[rows.success_rate - rows.ci_low, rows.ci_high - rows.success_rate],
                         color=PALETTE[c] if algorithm != "oracle" else "black", marker=MARKERS[c], ms=4, capsize=2,
-                        ls=":" if algorithm == "oracle" else "-", label=LABEL[algorithm])
+                        ls=":" if algorithm == "oracle" else "-", label=labels[algorithm])
         ax.set(xlabel="faulty nodes (%)", ylabel="successful routing rate",
                title=f"All algorithms, N = {radix}, m = {m}")
         ax.legend()
@@ -183,6 +192,37 @@ WALK_COLORS = (PALETTE[3], PALETTE[4])
 REPEAT_SHIFT = 0.2
 #: Most squares counted in the shading (darker = covered by more squares visited).
 MAX_SHADE = 4
+
+
+def _grid_node(node: object) -> tuple[int, int]:
+    items = check_sequence("walk", node)
+    if len(items) != 2 or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
+        raise TypeError(f"walk must hold (x0, x1) pairs of ints, got {node!r}")
+    return int(items[0]), int(items[1])
+
+
+def walk_segments(walk: Sequence[tuple[int, int]]) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """Line segments drawing a walk on the ``k x k`` grid: a hop between grid neighbours is one segment, a
+    wraparound hop two half-cell stubs leaving the grid at both ends.
+
+    Examples
+    --------
+    >>> walk_segments([(0, 0), (1, 0)])
+    [((0, 0), (1, 0))]
+    >>> walk_segments([(0, 0), (7, 0)])  # wraparound hop 0 -> 7 in an 8-ring
+    [((0, 0), (-0.5, 0)), ((7, 0), (7.5, 0))]
+    """
+    walk = [_grid_node(v) for v in check_sequence("walk", walk)]
+    segments = []
+    for (x0, y0), (x1, y1) in zip(walk[:-1], walk[1:], strict=True):
+        if abs(x1 - x0) + abs(y1 - y0) == 1:
+            segments.append(((x0, y0), (x1, y1)))
+        else:
+            dx = float(np.sign(x1 - x0) * -0.5) if x1 != x0 else 0
+            dy = float(np.sign(y1 - y0) * -0.5) if y1 != y0 else 0
+            segments.append(((x0, y0), (x0 + dx, y0 + dy)))
+            segments.append(((x1, y1), (x1 - dx, y1 - dy)))
+    return segments
 
 
 def walk_arrows(walk) -> list[tuple[tuple[float, float], tuple[float, float], int]]:
@@ -211,20 +251,23 @@ def walk_arrows(walk) -> list[tuple[tuple[float, float], tuple[float, float], in
     return arrows
 
 
-def _draw_walk(ax, mask, s, t, result, radix: int) -> None:
-    cover = square_cover(result.squares, radix)
-    ax.imshow(np.where(cover.T > 0, np.minimum(cover.T, MAX_SHADE), np.nan), origin="lower", cmap="Blues", vmin=0,
-              vmax=MAX_SHADE + 1)
-    faulty = np.flatnonzero(mask)
-    ax.scatter(faulty % radix, faulty // radix, marker="s", s=42, color="black")
-    for start, end, repeat in walk_arrows(result.walked):
+def _draw_walk(ax, row: pd.Series) -> None:
+    """One panel of the example: a row of ``faulty_torus_example_walks``."""
+    radix = int(row["N"])
+    shade = np.full((radix, radix), np.nan)
+    for x, y, count in json.loads(row["covered"]):
+        shade[y, x] = min(count, MAX_SHADE)
+    ax.imshow(shade, origin="lower", cmap="Blues", vmin=0, vmax=MAX_SHADE + 1)
+    faulty = np.array(json.loads(row["faulty"]), dtype=int).reshape(-1, 2)
+    ax.scatter(faulty[:, 0], faulty[:, 1], marker="s", s=42, color="black")
+    for start, end, repeat in walk_arrows([tuple(node) for node in json.loads(row["walk"])]):
         ax.annotate("", xy=end, xytext=start, zorder=4,
                     arrowprops={"arrowstyle": "-|>", "color": WALK_COLORS[min(repeat, 1)], "lw": 1.8,
                                 "mutation_scale": 11, "shrinkA": 0, "shrinkB": 0})
-    ax.scatter(*s, marker="o", s=90, color=PALETTE[2], zorder=5)
-    ax.scatter(*t, marker="*", s=160, color=PALETTE[1], zorder=5)
-    status = f"found, {result.length} hops" if result.success else "failed"
-    ax.set(title=f"{LABEL[result.algorithm]}: {status}", xlabel="x0", ylabel="x1",
+    ax.scatter(*json.loads(row["source"]), marker="o", s=90, color=PALETTE[2], zorder=5)
+    ax.scatter(*json.loads(row["target"]), marker="*", s=160, color=PALETTE[1], zorder=5)
+    status = f"found, {int(row['length'])} hops" if bool(row["success"]) else "failed"
+    ax.set(title=f"{row['label']}: {status}", xlabel="x0", ylabel="x1",
            xlim=(-0.6, radix - 0.4), ylim=(-0.6, radix - 0.4))
     ax.set_xticks(range(0, radix, 2))
     ax.set_yticks(range(0, radix, 2))
@@ -250,18 +293,18 @@ def _example_legend_handles() -> list:
 
 
 def fig_faulty_torus_example(results: Results, params: Params):
-    """The example trial (``faulty_torus_example``): faults, squares visited (shaded by how many cover a node)
-    and the walk of each algorithm as arrows (``walk_arrows``: a link walked again is drawn beside the first
-    traversal, in another colour), with every mark in the legend."""
-    check_results("results", results, {"faulty_torus_example": ()})
+    """The example trial (``faulty_torus_example_walks``): faults, squares visited (shaded by how many cover a
+    node) and the walk of each algorithm as arrows (``walk_arrows``: a link walked again is drawn beside the
+    first traversal, in another colour), with every mark in the legend."""
+    check_results("results", results, {"faulty_torus_example_walks": ("N", "m", "fault_count", "label", "walk",
+                                                                      "covered", "faulty", "source", "target")})
     check_mapping("params", params, [])
     apply_style()
-    pick = results["faulty_torus_example"].iloc[0]
-    radix, m, count = int(pick["N"]), int(pick["m"]), int(pick["fault_count"])
-    mask, s, t, routes, _ = example_routes(radix, m, count, int(pick["trial_seed"]))
+    walks = results["faulty_torus_example_walks"]
+    first = walks.iloc[0]
     fig, axes = new_figure(2, 2, figsize=(10, 12))
-    for ax, name in zip(axes.ravel(), ALGORITHMS, strict=True):
-        _draw_walk(ax, mask, s, t, routes[name], radix)
+    for ax, (_, row) in zip(axes.ravel(), walks.iterrows(), strict=True):
+        _draw_walk(ax, row)
     fig.legend(handles=_example_legend_handles(), loc="outside upper center", ncol=3,
-               title=f"N = {radix}, m = {m}, {count} faulty nodes")
+               title=f"N = {int(first['N'])}, m = {int(first['m'])}, {int(first['fault_count'])} faulty nodes")
     return fig

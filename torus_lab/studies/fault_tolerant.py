@@ -40,6 +40,7 @@ True
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import multiprocessing
 import time
@@ -98,8 +99,8 @@ __all__ = [
     "example_item",
     "example_routes",
     "example_frame",
+    "example_walks",
     "square_cover",
-    "walk_segments",
     "oracle_gap",
     "backtracking_cost",
     "after_fallback_differences",
@@ -615,6 +616,44 @@ def example_frame(pick: Mapping[str, Any], fault_rate: float, seed: int) -> pd.D
     return frame
 
 
+def example_walks(pick: Mapping[str, Any], seed: int) -> pd.DataFrame:
+    """What the example figure draws of the example trial: one row per algorithm (in the order of
+    :data:`~torus_lab.routing.square.ALGORITHMS`), with its walk, the nodes inside the squares it visited (and
+    how many of them cover each) and the trial's faulty nodes, as JSON text.
+
+    Columns: ``N``, ``m``, ``fault_count``, ``trial_seed``, ``algorithm``, ``label`` (the paper's name),
+    ``success``, ``length``, ``source``, ``target`` (``[x0, x1]``), ``walk`` (``[[x0, x1], ...]``, the walk
+    built before stopping), ``covered`` (``[[x0, x1, squares], ...]``) and ``faulty`` (``[[x0, x1], ...]``).
+
+    Examples
+    --------
+    >>> pick = {"radix": 16, "m": 3, "fault_count": 51, "trial": 0, "trial_seed": 7, "disagree": False}
+    >>> walks = example_walks(pick, 1)
+    >>> list(walks["algorithm"]) == list(ALGORITHMS), json.loads(walks["walk"].iloc[0])[0] == json.loads(
+    ...     walks["source"].iloc[0])
+    (True, True)
+    """
+    check_int("seed", seed)
+    check_mapping("pick", pick, ["radix", "m", "fault_count", "trial_seed"])
+    radix = pick["radix"]
+    mask, s, t, results, _ = example_routes(radix, pick["m"], pick["fault_count"], pick["trial_seed"])
+    faulty = [[int(node % radix), int(node // radix)] for node in np.flatnonzero(mask)]
+    rows = []
+    for name in ALGORITHMS:
+        result = results[name]
+        cover = square_cover(result.squares, radix)
+        covered = [[int(x), int(y), int(cover[x, y])] for x, y in zip(*np.nonzero(cover), strict=True)]
+        rows.append({"N": radix, "m": pick["m"], "fault_count": pick["fault_count"], "trial_seed": pick["trial_seed"],
+                     "algorithm": name, "label": LABEL[name], "success": result.success, "length": result.length,
+                     "source": json.dumps([int(v) for v in s]), "target": json.dumps([int(v) for v in t]),
+                     "walk": json.dumps([[int(v) for v in node] for node in result.walked]),
+                     "covered": json.dumps(covered), "faulty": json.dumps(faulty)})  # fmt: skip
+    frame = pd.DataFrame(rows)
+    frame["length"] = frame["length"].astype("Int64")
+    frame["seed"] = seed
+    return frame
+
+
 def square_cover(squares, radix: int) -> np.ndarray:
     """How many of ``squares`` (:class:`torus_lab.routing.square.Square`) cover each node, as a
     ``radix x radix`` array indexed ``[x0, x1]``.
@@ -635,30 +674,6 @@ def square_cover(squares, radix: int) -> np.ndarray:
         for x, y in square.nodes(radix):
             cover[x, y] += 1
     return cover
-
-
-def walk_segments(walk: Sequence[tuple[int, int]]) -> list[tuple[tuple[float, float], tuple[float, float]]]:
-    """Line segments drawing a walk on the ``k x k`` grid: a hop between grid neighbours is one segment, a
-    wraparound hop two half-cell stubs leaving the grid at both ends.
-
-    Examples
-    --------
-    >>> walk_segments([(0, 0), (1, 0)])
-    [((0, 0), (1, 0))]
-    >>> walk_segments([(0, 0), (7, 0)])  # wraparound hop 0 -> 7 in an 8-ring
-    [((0, 0), (-0.5, 0)), ((7, 0), (7.5, 0))]
-    """
-    walk = [_check_pair("walk", v) for v in check_sequence("walk", walk)]
-    segments = []
-    for (x0, y0), (x1, y1) in zip(walk[:-1], walk[1:], strict=True):
-        if abs(x1 - x0) + abs(y1 - y0) == 1:
-            segments.append(((x0, y0), (x1, y1)))
-        else:
-            dx = float(np.sign(x1 - x0) * -0.5) if x1 != x0 else 0
-            dy = float(np.sign(y1 - y0) * -0.5) if y1 != y0 else 0
-            segments.append(((x0, y0), (x0 + dx, y0 + dy)))
-            segments.append(((x1, y1), (x1 - dx, y1 - dy)))
-    return segments
 
 
 # ---------------------------------------------------------------------------------------------- analysis tables
@@ -1657,6 +1672,9 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "failure_reasons": failure_reasons(table).assign(seed=seed),
         "summary_by_algorithm": summary_by_algorithm(table, all_gap, params["summary_fault_rate"]).assign(seed=seed),
         "faulty_torus_example": example_frame(pick, float(params["picture_fault_rate"]), seed),
+        "faulty_torus_example_walks": example_walks(pick, seed),
+        "algorithms": pd.DataFrame({"algorithm": [*ALGORITHMS, "oracle"],
+                                    "label": [LABEL[name] for name in [*ALGORITHMS, "oracle"]]}),
         "termination": termination,
         "local_safety": safety,
         "adaptive_worst_step": worst,
