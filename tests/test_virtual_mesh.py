@@ -12,6 +12,7 @@ import yaml
 
 from torus_lab import runner
 from torus_lab.claims import VERDICTS, check_claims_table, uncovered_results
+from torus_lab.plots import virtual_mesh as vm_plots
 from torus_lab.studies import virtual_mesh as vm
 
 NAN = float("nan")
@@ -201,10 +202,10 @@ def test_after_class_summary_separates_the_vns_after_dateline_channels():
 
 def test_witness_cycle_reads_the_cdg_table(serial):
     cdg = vm.cdg_table([4], ["bidirectional"], routings=["dor", "dor+dateline"])
-    assert len(vm.witness_cycle(cdg, "bidirectional", 4, "dor")) == 4
-    assert vm.witness_cycle(cdg, "bidirectional", 4, "dor+dateline") is None
+    assert len(vm_plots.witness_cycle(cdg, "bidirectional", 4, "dor")) == 4
+    assert vm_plots.witness_cycle(cdg, "bidirectional", 4, "dor+dateline") is None
     with pytest.raises(KeyError, match="duato"):
-        vm.witness_cycle(cdg, "bidirectional", 4, "duato")
+        vm_plots.witness_cycle(cdg, "bidirectional", 4, "duato")
     grid = vm.cdg_verdict_grid(cdg)
     assert grid.set_index("routing")["4"].to_dict() == {"dor": "CYCLIC (forced)", "dor+dateline": "acyclic"}
 
@@ -323,8 +324,8 @@ CLAIM_IDS = ["uni_two_vcs", "bi_three_halves", "k5_dateline_row4", "k5_dateline_
 @pytest.mark.slow
 def test_run_is_seed_deterministic_with_every_table_and_claim(serial):
     first, second = vm.run(TINY), vm.run(TINY)
-    assert set(first) == {"second_vc_channels", "vc_counts", "channel_vcs", "pfnf_after_classes", "cdg_verdicts",
-                          "cdg_verdict_grid", "dateline_rules", "witness_messages", "adaptivity", "latency",
+    assert set(first) == {"second_vc_channels", "vc_counts", "channel_vcs", "drawn_virtual_meshes",
+                          "pfnf_after_classes", "cdg_verdicts", "cdg_verdict_grid", "cdg_datelines", "dateline_rules", "witness_messages", "adaptivity", "latency",
                           "latency_summary", "saturation", "provoke_deadlock", "provoke_summary", "dateline_premise",
                           "vc_budget", "mapping_coverage", "dateline_offsets", "claims"}
     for key in first:

@@ -41,6 +41,8 @@ __all__ = [
     "MAX_NODES",
     "Torus",
     "Mesh",
+    "NETWORK_KINDS",
+    "make_network",
     "Faults",
     "TIE_RULES",
     "random_node_faults",
@@ -668,6 +670,27 @@ def _rebuild_topology(cls: type, dims: int, radices: tuple[int, ...], bidirectio
     if cls is Mesh:
         return Mesh(dims, radices)
     return cls(dims, radices, bidirectional=bidirectional)
+
+
+#: Kinds of :func:`make_network`: a mesh, a bidirectional torus, a unidirectional torus.
+NETWORK_KINDS = ("mesh", "bidirectional", "unidirectional")
+
+
+def make_network(kind: str, k: int, dims: int = 2) -> Torus:
+    """``Mesh(dims, k)``, ``Torus(dims, k)`` or ``Torus(dims, k, bidirectional=False)`` by ``kind``.
+
+    Examples
+    --------
+    >>> make_network("unidirectional", 4), make_network("mesh", 3)
+    (Torus(2, 4, bidirectional=False), Mesh(2, 3))
+    """
+    if not isinstance(kind, str) or kind not in NETWORK_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, NETWORK_KINDS))}, got {kind!r}")
+    k = check_int("k", k, minimum=2)
+    dims = check_int("dims", dims, minimum=1)
+    if kind == "mesh":
+        return Mesh(dims, k)
+    return Torus(dims, k, bidirectional=kind == "bidirectional")
 
 
 # ---------------------------------------------------------------------- faults

@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,12 +27,20 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from torus_lab._validate import check_instance, check_int, check_mapping, check_results, check_sequence, check_str
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_results,
+    check_sequence,
+    check_str,
+)
 from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, grid_axes, interval_lineplot, new_figure
-from torus_lab.studies import virtual_mesh as study
-from torus_lab.topology import Torus
+from torus_lab.topology import Torus, make_network
 
-__all__ = ["draw_virtual_mesh", "draw_cdg_cycle", "draw_datelines", "fig_vc_counts", "fig_virtual_mesh",
+__all__ = ["draw_virtual_mesh", "draw_cdg_cycle", "draw_datelines", "vc_combos", "witness_cycle", "fig_vc_counts",
+           "fig_virtual_mesh",
            "fig_cdg_witness_cycles", "fig_adaptivity", "fig_latency_vs_load"]
 
 Results = Mapping[str, pd.DataFrame]
@@ -184,30 +193,70 @@ def fig_vc_counts(results: Results, params: Mapping[str, Any]):
     return fig
 
 
-#: Titles of the virtual-mesh panels, in the order of :data:`torus_lab.studies.virtual_mesh.DRAWN_ROUTINGS`.
+#: Titles of the virtual-mesh panels, in the order of the rows of ``drawn_virtual_meshes``.
 VIRTUAL_MESH_TITLES = ("unidirectional {k}x{k} torus, DOR + dateline",
                        "bidirectional {k}x{k}, one mesh VN (negative-first)",
                        "PFNF on the {k}x{k} torus, halfway datelines")
 
 
+def vc_combos(channels: pd.DataFrame, vc_names: Sequence[str] | None = None) -> dict[int, tuple[int, ...]]:
+    """Drawing data of one routing's rows of a ``channel_vcs`` table: channel -> the indices of the VCs
+    it carries (channels carrying none are left out).  ``vc_names`` are the listing's VC names (default
+    ``VC1``, ``VC2``, ...).
+
+    >>> rows = pd.DataFrame({"channel": [0, 1, 2], "vcs": ["VC1 VC2", "VC2", ""]})
+    >>> vc_combos(rows)
+    {0: (0, 1), 1: (1,)}
+    >>> vc_combos(pd.DataFrame({"channel": [4], "vcs": ["b"]}), ["a", "b"])
+    {4: (1,)}
+    """
+    check_frame("channels", channels, ["channel", "vcs"])
+    def index(name: str) -> int:
+        return list(vc_names).index(name) if vc_names is not None else int(name[2:]) - 1
+
+    return {int(c): tuple(sorted(index(n) for n in str(v).split())) for c, v in zip(channels.channel,
+                                                                                     channels.vcs.fillna(""),
+                                                                                     strict=True) if str(v).split()}
+
+
+def witness_cycle(cdg: pd.DataFrame, kind: str, k: int, routing: str) -> list[tuple[int, int]] | None:
+    """The witness cycle ``[(channel, vc), ...]`` of one row of ``cdg_verdicts`` (None when acyclic).
+
+    >>> cdg = pd.DataFrame({"kind": ["mesh"], "k": [4], "routing": ["a"], "acyclic": [False],
+    ...                     "cycle_channels": ["3:0 7:1"]})
+    >>> witness_cycle(cdg, "mesh", 4, "a")
+    [(3, 0), (7, 1)]
+    """
+    check_frame("cdg", cdg, ["routing", "kind", "k"])
+    row = cdg[(cdg.kind == kind) & (cdg.k == k) & (cdg.routing == routing)]
+    if row.empty:
+        raise KeyError(f"no CDG verdict for {routing!r} on {kind} k={k}")
+    if bool(row.acyclic.iloc[0]):
+        return None
+    return [tuple(int(x) for x in cv.split(":")) for cv in str(row.cycle_channels.iloc[0]).split()]
+
+
+def _datelines(text: str) -> list[tuple[int, int, int]]:
+    """``(vn, sign, node)`` datelines from their JSON text in the results."""
+    return [tuple(int(v) for v in d) for d in json.loads(text)]
+
+
 def fig_virtual_mesh(results: Results, params: Mapping[str, Any]):
-    """The three virtual meshes of :data:`torus_lab.studies.virtual_mesh.DRAWN_ROUTINGS` on draw_k x draw_k,
-    drawn from ``channel_vcs``."""
-    check_results("results", results, {"channel_vcs": ()})
-    check_mapping("params", params, ["draw_k"])
+    """The three virtual meshes of ``drawn_virtual_meshes`` (their kinds, VC names and datelines) on
+    draw_k x draw_k, drawn from ``channel_vcs``."""
+    check_results("results", results, {"channel_vcs": (), "drawn_virtual_meshes": ("routing", "kind", "k",
+                                                                                   "vc_names", "datelines")})
+    check_mapping("params", params, [])
     apply_style()
-    k = params["draw_k"]
-    listing = results["channel_vcs"]
+    listing, drawn = results["channel_vcs"], results["drawn_virtual_meshes"]
     fig, axes = plt.subplots(1, 3, figsize=(13.5, 7.0))
-    routings = listing.routing.drop_duplicates().tolist()         # in the order of DRAWN_ROUTINGS
-    for ax, (kind, spec, names), routing, title in zip(axes, study.DRAWN_ROUTINGS, routings, VIRTUAL_MESH_TITLES,
-                                                        strict=True):
-        rows = listing[listing.routing == routing]
-        combos = study.vc_combos(rows, names)
+    for ax, row, title in zip(axes, drawn.itertuples(index=False), VIRTUAL_MESH_TITLES, strict=True):
+        names = json.loads(row.vc_names) if isinstance(row.vc_names, str) and row.vc_names else None
+        combos = vc_combos(listing[listing.routing == row.routing], names)
         legend = ([n.replace("-", " ") for n in names] if names is not None
                   else [f"VC{v + 1}" for v in range(1 + max(max(c) for c in combos.values()))])
-        draw_virtual_mesh(ax, study.make_topology(kind, k), combos, legend, title=title.format(k=k),
-                          datelines=study.dateline_positions(kind, spec, k))
+        draw_virtual_mesh(ax, make_network(row.kind, int(row.k)), combos, legend, title=title.format(k=int(row.k)),
+                          datelines=_datelines(row.datelines))
     return fig
 
 
@@ -219,18 +268,18 @@ WITNESS_PANELS = (("bidirectional", "dor"), ("bidirectional", "negative-first+pa
 
 def fig_cdg_witness_cycles(results: Results, params: Mapping[str, Any]):
     """CDG witness cycles (from ``cdg_verdicts``) of ``WITNESS_PANELS`` at the smallest k."""
-    check_results("results", results, {"cdg_verdicts": ()})
+    check_results("results", results, {"cdg_verdicts": (), "cdg_datelines": ("kind", "k", "routing", "datelines")})
     check_mapping("params", params, ["ks"])
     apply_style()
     k0 = min(params["ks"])
+    datelines = results["cdg_datelines"].set_index(["kind", "k", "routing"])["datelines"]
     fig, axes = plt.subplots(2, 3, figsize=(14, 10.5))
     legend: dict[str, Any] = {}
     for ax, (kind, name) in zip(axes.ravel(), WITNESS_PANELS, strict=True):
-        cycle = study.witness_cycle(results["cdg_verdicts"], kind, k0, name)
+        cycle = witness_cycle(results["cdg_verdicts"], kind, k0, name)
         verdict = "acyclic" if cycle is None else f"cycle of {len(cycle)}"
-        topology = study.make_topology(kind, k0)
-        datelines = study.dateline_positions(kind, study.routing_specs(topology)[name], k0)
-        draw_cdg_cycle(ax, topology, cycle, title=f"{name}\non {kind} {k0}x{k0}: {verdict}", datelines=datelines)
+        draw_cdg_cycle(ax, make_network(kind, k0), cycle, title=f"{name}\non {kind} {k0}x{k0}: {verdict}",
+                       datelines=_datelines(datelines.loc[(kind, k0, name)]))
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             legend.setdefault(label, handle)
     if legend:  # one entry per dateline style (same k in every panel, so the same rows and columns)

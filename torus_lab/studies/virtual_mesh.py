@@ -65,7 +65,7 @@ from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.saturation import RUN_COLUMNS, Saturation, saturation_table
 from torus_lab.sim.stats import summarize
 from torus_lab.sweep import sweep
-from torus_lab.topology import Mesh, Torus
+from torus_lab.topology import NETWORK_KINDS, Mesh, Torus, make_network  # noqa: F401 (Mesh: the doctests use it)
 
 __all__ = [
     "TOPOLOGY_KINDS",
@@ -79,7 +79,6 @@ __all__ = [
     "cdg_table",
     "cdg_verdict_grid",
     "forced_cycle_messages",
-    "witness_cycle",
     "witness_messages",
     "vc_count_row",
     "vc_count_table",
@@ -88,7 +87,8 @@ __all__ = [
     "channel_vc_listing",
     "channel_vcs_table",
     "drawn_routings",
-    "vc_combos",
+    "drawn_virtual_meshes",
+    "cdg_datelines",
     "after_class_summary",
     "dateline_rule_row",
     "dateline_rules_table",
@@ -126,7 +126,7 @@ __all__ = [
 ]
 
 #: Topology kinds of the study.
-TOPOLOGY_KINDS = ("mesh", "bidirectional", "unidirectional")
+TOPOLOGY_KINDS = NETWORK_KINDS
 _TURN = ("west-first", "north-last", "negative-first", "positive-first", "minimal-adaptive")
 _PFNF = ("reconstruction", "mirror", "literal", "switch")
 #: A routing spec: a registry name or a mapping ``{"name": ..., option: value}`` (:mod:`torus_lab.routing.registry`).
@@ -134,20 +134,13 @@ Spec = str | Mapping[str, Any]
 
 
 def make_topology(kind: str, k: int) -> Torus:
-    """``Mesh(2, k)``, ``Torus(2, k)`` or ``Torus(2, k, bidirectional=False)``.
+    """The k x k network of ``kind`` (:func:`torus_lab.topology.make_network`), k at most :data:`MAX_K`.
 
     >>> make_topology("unidirectional", 4)
     Torus(2, 4, bidirectional=False)
     """
     check_str("kind", kind, TOPOLOGY_KINDS)
-    k = check_int("k", k, minimum=2, maximum=MAX_K)
-    if kind not in TOPOLOGY_KINDS:
-        raise ValueError(f"kind must be one of {TOPOLOGY_KINDS}, got {kind!r}")
-    if not is_int(k) or k < 2:
-        raise ValueError(f"k must be an int >= 2, got {k!r}")
-    if kind == "mesh":
-        return Mesh(2, int(k))
-    return Torus(2, int(k), bidirectional=kind == "bidirectional")
+    return make_network(kind, check_int("k", k, minimum=2, maximum=MAX_K))
 
 
 def routing_specs(topology: Torus) -> dict[str, dict]:
@@ -1009,24 +1002,35 @@ def channel_vcs_table(k: int) -> pd.DataFrame:
                       for rf, names in drawn_routings(k)], ignore_index=True)
 
 
-def vc_combos(channels: pd.DataFrame, vc_names: Sequence[str] | None = None) -> dict[int, tuple[int, ...]]:
-    """Drawing data of one routing's rows of a :func:`channel_vc_listing`: channel -> the indices of the VCs
-    it carries (channels carrying none are left out).  ``vc_names`` are the listing's VC names (default
-    ``VC1``, ``VC2``, ...).
+def drawn_virtual_meshes(k: int) -> pd.DataFrame:
+    """What the virtual-mesh figure draws besides ``channel_vcs``: per routing of :data:`DRAWN_ROUTINGS` on the
+    k x k network, its name (as in ``channel_vcs``), topology kind, VC names (JSON list; empty: ``VC1``,
+    ``VC2``, ...) and datelines (JSON list of ``[vn, sign, node]``, :func:`dateline_positions`).
 
-    >>> rows = pd.DataFrame({"channel": [0, 1, 2], "vcs": ["VC1 VC2", "VC2", ""]})
-    >>> vc_combos(rows)
-    {0: (0, 1), 1: (1,)}
-    >>> vc_combos(pd.DataFrame({"channel": [4], "vcs": ["b"]}), ["a", "b"])
-    {4: (1,)}
+    >>> drawn_virtual_meshes(4)[["routing", "kind"]].values.tolist()[0]
+    ['ecube+dateline', 'unidirectional']
     """
-    check_frame("channels", channels, ["channel", "vcs"])
-    def index(name: str) -> int:
-        return list(vc_names).index(name) if vc_names is not None else int(name[2:]) - 1
+    k = check_int("k", k, minimum=3, maximum=MAX_DRAW_K)
+    rows = [{"routing": rf.name, "kind": kind, "k": k, "vc_names": json.dumps(list(names)) if names else "",
+             "datelines": json.dumps([list(d) for d in dateline_positions(kind, spec, k)])}
+            for (kind, spec, names), (rf, _) in zip(DRAWN_ROUTINGS, drawn_routings(k), strict=True)]  # fmt: skip
+    return pd.DataFrame(rows)
 
-    return {int(c): tuple(sorted(index(n) for n in str(v).split())) for c, v in zip(channels.channel,
-                                                                                     channels.vcs.fillna(""),
-                                                                                     strict=True) if str(v).split()}
+
+def cdg_datelines(cdg: pd.DataFrame) -> pd.DataFrame:
+    """The datelines (JSON list of ``[vn, sign, node]``, :func:`dateline_positions`) of every routing of a
+    :func:`cdg_table`, keyed by ``kind``, ``k`` and ``routing``: what a drawing of its witness cycle marks.
+
+    >>> cdg = pd.DataFrame({"kind": ["bidirectional"], "k": [4], "routing": ["dor+dateline"]})
+    >>> cdg_datelines(cdg)["datelines"].iloc[0]
+    '[[0, 1, 3], [0, -1, 0]]'
+    """
+    check_frame("cdg", cdg, ["kind", "k", "routing"])
+    keys = cdg[["kind", "k", "routing"]].drop_duplicates().reset_index(drop=True)
+    specs = {(kind, k): routing_specs(make_topology(kind, k)) for kind, k in zip(keys.kind, keys.k, strict=True)}
+    datelines = [json.dumps([list(d) for d in dateline_positions(kind, specs[(kind, k)][name], k)])
+                 for kind, k, name in zip(keys.kind, keys.k, keys.routing, strict=True)]
+    return keys.assign(datelines=datelines)
 
 
 def after_class_summary(listing: pd.DataFrame, routing: str) -> pd.DataFrame:
@@ -1110,23 +1114,6 @@ def witness_messages(k: int, kind: str = "bidirectional",
     return pd.DataFrame({"holds": [describe_cycle(rf.topology, [c]).split(" -> ")[0] for c in cycle],
                          "message (src -> dst)": [f"{m[0]} -> {m[1]}" if m else "none" for m in msgs]},
                         columns=["holds", "message (src -> dst)"])
-
-
-def witness_cycle(cdg: pd.DataFrame, kind: str, k: int, routing: str) -> list[tuple[int, int]] | None:
-    """The witness cycle ``[(channel, vc), ...]`` of one row of a :func:`cdg_table` (None when acyclic).
-
-    >>> cdg = pd.DataFrame({"kind": ["mesh"], "k": [4], "routing": ["a"], "acyclic": [False],
-    ...                     "cycle_channels": ["3:0 7:1"]})
-    >>> witness_cycle(cdg, "mesh", 4, "a")
-    [(3, 0), (7, 1)]
-    """
-    check_frame("cdg", cdg, ["routing", "kind", "k"])
-    row = cdg[(cdg.kind == kind) & (cdg.k == k) & (cdg.routing == routing)]
-    if row.empty:
-        raise KeyError(f"no CDG verdict for {routing!r} on {kind} k={k}")
-    if bool(row.acyclic.iloc[0]):
-        return None
-    return [tuple(int(x) for x in cv.split(":")) for cv in str(row.cycle_channels.iloc[0]).split()]
 
 
 # ====================================================================== coverage of the paper (issue 15, item 3)
@@ -1782,8 +1769,9 @@ def _coverage_claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, An
 def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Every table of ``notebooks/virtual_mesh.ipynb`` from the parameters of ``experiments/virtual_mesh.yaml``.
 
-    Keys (CSV stems): second_vc_channels, vc_counts, channel_vcs, pfnf_after_classes, cdg_verdicts,
-    cdg_verdict_grid, dateline_rules, witness_messages, adaptivity, latency (one row per run, ``sim_seeds``
+    Keys (CSV stems): second_vc_channels, vc_counts, channel_vcs, drawn_virtual_meshes (what the virtual-mesh
+    figure draws), pfnf_after_classes, cdg_verdicts, cdg_verdict_grid, cdg_datelines (what a witness-cycle
+    drawing marks), dateline_rules, witness_messages, adaptivity, latency (one row per run, ``sim_seeds``
     replicas per point), latency_summary (:func:`latency_summary`), saturation, provoke_deadlock,
     provoke_summary, dateline_premise (:func:`dateline_premise_table` at ``premise_ks``), vc_budget
     (:func:`vc_budget_table` at ``ks``), mapping_coverage (:func:`mapping_coverage`), dateline_offsets
@@ -1800,10 +1788,12 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     out["second_vc_channels"] = second_vc_table(p["vc_ks"])
     out["vc_counts"] = vc_count_table(p["vc_ks"])
     out["channel_vcs"] = channel_vcs_table(p["draw_k"])
+    out["drawn_virtual_meshes"] = drawn_virtual_meshes(p["draw_k"])
     pfnf = drawn_routings(p["draw_k"])[-1][0].name
     out["pfnf_after_classes"] = after_class_summary(out["channel_vcs"], pfnf)
     out["cdg_verdicts"] = cdg_table(p["ks"], p["kinds"])
     out["cdg_verdict_grid"] = cdg_verdict_grid(out["cdg_verdicts"])
+    out["cdg_datelines"] = cdg_datelines(out["cdg_verdicts"])
     out["dateline_rules"] = dateline_rules_table(p["ks"])
     out["witness_messages"] = witness_messages(min(p["ks"]))
     out["adaptivity"] = adaptivity_summary(p["adaptivity_ks"], ["mesh", "bidirectional"])
