@@ -373,6 +373,10 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.topology.Faults": dict(nodes=frozenset({(1, 1)})),
     "torus_lab.experiment.load_experiment": dict(name="loads"),
     "torus_lab.experiment.check_output_root": dict(out="out"),
+    # precision
+    "torus_lab.precision.round_significant": dict(value=0.5),
+    "torus_lab.precision.science_frame": dict(frame=pd.DataFrame({"x": [0.5], "n": [1]})),
+    "torus_lab.precision.to_science_csv": dict(frame=pd.DataFrame({"x": [0.5], "n": [1]}), path="out.csv"),
     # claims
     "torus_lab.claims.Rule": dict(kind="at_most", params={"bound": 1.0}),
     "torus_lab.claims.Claim": dict(claim_id="C1", location="Theorem 1", statement="s", conditions="c",

@@ -32,7 +32,7 @@ def write(path: Path, text: str) -> Path:
 
 @settings(max_examples=200, deadline=None)
 @given(st.floats(min_value=-1e300, max_value=1e300, allow_nan=False))
-def test_cells_match_round_off_but_not_a_changed_value(x):
+def test_cells_match_describes_round_off_but_not_a_changed_value(x):
     assert verify.cells_match(repr(x), repr(x))
     assert verify.cells_match(repr(x), repr(x * (1 + 4e-16)))  # last-bit round-off of a fit
     if abs(x) > 1e-3:
@@ -40,13 +40,18 @@ def test_cells_match_round_off_but_not_a_changed_value(x):
     assert not verify.cells_match(repr(x), "nan") and not verify.cells_match(repr(x), "holds")
 
 
-def test_compare_file_statuses(tmp_path):
+def test_compare_file_passes_equal_bytes_only(tmp_path):
     ref = write(tmp_path / "a.csv", "n,fit,verdict\n2,1.6099588993758120,holds\n")
     assert verify.compare_file(ref, write(tmp_path / "same.csv", ref.read_text())) == ("identical", "")
-    status, _ = verify.compare_file(ref, write(tmp_path / "ulp.csv", "n,fit,verdict\n2,1.6099588993758122,holds\n"))
-    assert status == "within tolerance"
+    ulp = write(tmp_path / "ulp.csv", "n,fit,verdict\n2,1.6099588993758122,holds\n")
+    status, detail = verify.compare_file(ref, ulp)
+    assert status == "differs"  # round-off in the last bits no longer passes: science files are written rounded
+    assert detail == ("numbers agree within rel 1e-09 / abs 1e-12 but the bytes differ: first at row 1, column 'fit':"
+                      " '1.6099588993758120' vs '1.6099588993758122'")  # fmt: skip
     status, detail = verify.compare_file(ref, write(tmp_path / "v.csv", "n,fit,verdict\n2,1.61,holds\n"))
-    assert status == "differs" and "row 1, column 'fit'" in detail
+    assert status == "differs" and detail == "row 1, column 'fit': '1.6099588993758120' vs '1.61'"
+    status, detail = verify.compare_file(ref, write(tmp_path / "crlf.csv", ref.read_text().replace("\n", "\r\n")))
+    assert status == "differs" and "the same cells, but the bytes differ" in detail
     status, detail = verify.compare_file(ref, write(tmp_path / "t.csv", "n,fit,verdict\n2,1.6099588993758120,fails\n"))
     assert status == "differs" and "'verdict'" in detail
     status, detail = verify.compare_file(ref, write(tmp_path / "h.csv", "n,fit,seconds\n2,1.6,0.1\n"))
@@ -54,6 +59,15 @@ def test_compare_file_statuses(tmp_path):
     status, detail = verify.compare_file(ref, write(tmp_path / "r.csv", ref.read_text() + "3,2.0,holds\n"))
     assert status == "differs" and "1 rows in the reference, 2 now" in detail
     assert verify.compare_file(write(tmp_path / "x.json", "{}"), write(tmp_path / "y.json", "[]"))[0] == "differs"
+
+
+def test_only_identical_science_files_pass():
+    assert verify.STATUSES == ("identical", "differs", "missing", "extra", "not compared")
+    passing = verify.VerifyResult("paper", Path("."), [verify.FileComparison("data/e/a.csv", "identical"),
+                                                       verify.FileComparison("figures/e/f.png", "not compared")])
+    assert passing.ok
+    passing.comparisons.append(verify.FileComparison("data/e/b.csv", "differs", "numbers agree within rel 1e-09"))
+    assert not passing.ok
 
 
 def test_compare_outputs_skips_timing_and_manifests_and_lists_figures(tmp_path):
@@ -174,8 +188,10 @@ def test_verify_reports_differences_and_keeps_the_run(tmp_path, monkeypatch, cap
     assert cli.main(["verify", "--preset", "quick", "--only", CHEAP, "--against", str(reference)]) == 1
     out = capsys.readouterr().out
     rows = {line.split("|")[0].strip(): line.split("|")[1].strip() for line in out.splitlines() if "|" in line}
-    assert rows[f"data/{CHEAP}/saturation.csv"] == "within tolerance"
+    assert rows[f"data/{CHEAP}/saturation.csv"] == "differs"  # within the numeric tolerance, but not the same bytes
+    assert "numbers agree within rel 1e-09" in out and "'0.25' vs '0.2500000000000001'" in out
     assert rows[f"data/{CHEAP}/cdg_check.csv"] == "differs"
+    assert "row 1, column 'acyclic': 'True' vs 'False'" in out
     assert not any("timing" in path for path in rows)
     kept = Path(out.split("outputs of this run kept in ")[1].split()[0])
     assert (kept / f"data/{CHEAP}/cdg_check.csv").exists()

@@ -40,6 +40,7 @@ from typing import Any
 import pandas as pd
 
 from torus_lab._validate import check_frame, check_instance, check_real, check_sequence, check_str, is_int
+from torus_lab.precision import round_significant, to_science_csv
 
 __all__ = [
     "CLAIM_COLUMNS",
@@ -370,7 +371,9 @@ class Claim:
     ``paper`` and ``notebook`` are filled in by :func:`claims_table`.  ``location`` names where the paper
     states it ("Theorem 1", "Fig. 9", "Section 6.1"); ``conditions`` everything the measurement assumed
     (sizes, seeds, allocation, fault policy, the reading of the paper).  Numeric values are NaN where there is
-    none; the texts say the same in words.
+    none; the texts say the same in words.  They are kept rounded to the precision of science files
+    (:func:`torus_lab.precision.round_significant`), so the verdict is computed from the very numbers the
+    claims table's file holds, and the report, which recomputes it from the file, finds the same.
 
     Examples
     --------
@@ -407,7 +410,7 @@ class Claim:
         evidence = tuple(_check_evidence_path(p) for p in check_sequence("evidence", self.evidence, min_length=1))
         object.__setattr__(self, "evidence", evidence)
         for name in _NUMERIC_COLUMNS:
-            object.__setattr__(self, name, _optional(name, getattr(self, name)))
+            object.__setattr__(self, name, round_significant(_optional(name, getattr(self, name))))
         low, high = self.ci_low, self.ci_high
         if not (math.isnan(low) and math.isnan(high)) and (
                 not self.ci_method or math.isnan(low) or math.isnan(high) or low > high):
@@ -487,11 +490,12 @@ def check_claims_table(table: pd.DataFrame, name: str = "table") -> pd.DataFrame
 
 
 def write_claims(table: pd.DataFrame, data_dir: str | Path) -> Path:
-    """Check ``table`` (:func:`check_claims_table`) and write it to ``data_dir/claims.csv``; returns the path."""
+    """Check ``table`` (:func:`check_claims_table`) and write it to ``data_dir/claims.csv`` (a science file:
+    :func:`torus_lab.precision.to_science_csv`); returns the path."""
     table = check_claims_table(table)
     path = Path(check_instance("data_dir", data_dir, (str, os.PathLike), "a folder path")) / "claims.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(path, index=False)
+    to_science_csv(table, path)
     return path
 
 

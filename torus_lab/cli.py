@@ -100,7 +100,8 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_sweep_options(repro)
     _add_jobs_option(repro)
     check = _subcommand(sub, "verify", summary="re-run experiments into a temporary folder and compare their science "
-                                          "outputs with the committed ones (or another reference)")  # fmt: skip
+                                              "outputs, byte for byte, with the committed ones (or another "
+                                              "reference)")  # fmt: skip
     check.add_argument("--preset", default="paper", help="preset (default: %(default)s)")
     check.add_argument("--only", nargs="+", metavar="NAME", help="verify only these experiments")
     check.add_argument("--against", metavar="DIR",

@@ -440,12 +440,16 @@ class ExperimentRun:
     def save(self, results: Mapping[str, Any]) -> list[Path]:
         """Write every DataFrame of ``results`` to ``data_dir/<key>.csv`` (no index); returns the paths.
 
-        A key ending in ``_timing`` (wall-clock/CPU measurements) goes to ``data_dir/timing/<stem>.csv``
-        instead (:func:`torus_lab.timing.result_path`), apart from the science files.
+        Science files are written by :func:`torus_lab.precision.to_science_csv`: floats at
+        :data:`~torus_lab.precision.SCIENCE_SIGNIFICANT_DIGITS` significant digits, so that they are byte-identical
+        across machines (``docs/conventions.md#science-precision``).  A key ending in ``_timing`` (wall-clock/CPU
+        measurements) goes to ``data_dir/timing/<stem>.csv`` instead (:func:`torus_lab.timing.result_path`), apart
+        from the science files and at full precision.
         """
         import pandas as pd
 
-        from torus_lab.timing import result_path
+        from torus_lab.precision import to_science_csv
+        from torus_lab.timing import is_timing_file, result_path
 
         for key, frame in results.items():  # every key and frame checked before the first file is written
             if not isinstance(frame, pd.DataFrame):
@@ -456,7 +460,10 @@ class ExperimentRun:
         for key, frame in results.items():
             path = result_path(self.data_dir, key)
             path.parent.mkdir(parents=True, exist_ok=True)
-            frame.to_csv(path, index=False)
+            if is_timing_file(path.relative_to(self.data_dir)):
+                frame.to_csv(path, index=False)
+            else:
+                to_science_csv(frame, path)
             paths.append(path)
         return paths
 

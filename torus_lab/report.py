@@ -26,6 +26,7 @@ import pandas as pd
 from torus_lab.claims import CLAIM_COLUMNS, VERDICTS, check_claims_table, evidence_items
 from torus_lab.experiment import ParameterError, check_output_root
 from torus_lab.outputs import output_lock
+from torus_lab.precision import to_science_csv
 from torus_lab.report_html import ZIP_NAME, check_self_contained, notebook_figures, write_report_zip
 from torus_lab.runner import (
     PUBLISH_PRESET,
@@ -320,7 +321,7 @@ def build_report(out_root: str | Path | None = None, root: str | Path | None = N
         raise TypeError(f"wait must be a bool, got {wait!r}")
     with output_lock(out, wait=wait):
         claims = aggregate_claims(entries)
-        _write_atomically(out / "data" / "claims.csv", claims.to_csv(index=False))
+        _write_atomically(out / "data" / "claims.csv", to_science_csv(claims))
         index = write_index(entries, out)
         if readme if readme is not None else out == project:
             update_readme(project / "README.md", results_markdown(entries))

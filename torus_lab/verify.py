@@ -6,13 +6,15 @@ and the timing files (``data/<name>/timing/``, :mod:`torus_lab.timing`), which h
 measurements.  Figures and executed notebooks are listed as *not compared*: their bytes carry renderer
 versions, timestamps and run times.
 
-The rule (also in ``docs/experiments.md``): a file is *identical* when its sha256 equals the reference's.  A
-CSV whose bytes differ is parsed (both files as text cells); it is *within tolerance* when the header and the
-number of rows are equal, every cell is equal as text or both cells are numbers with
-``math.isclose(a, b, rel_tol=FLOAT_REL_TOL, abs_tol=FLOAT_ABS_TOL)`` (NaN equals NaN), and *differs*
-otherwise (the first differing cell is named).  The tolerance absorbs round-off in the last bits of fitted
-values (least-squares fits, sums in another order); a rounded value printed in a claim is text and must be
-equal.  A reference file the new run did not write is *missing*, a new file absent from the reference *extra*.
+The rule (also in ``docs/experiments.md``): a file is *identical* when its bytes (sha256) equal the
+reference's, and *differs* otherwise; no tolerance is applied.  Science files are written at a stated
+precision (floats rounded to :data:`torus_lab.precision.SCIENCE_SIGNIFICANT_DIGITS` significant digits,
+``docs/conventions.md#science-precision``), so that a correct re-run on any machine writes the same bytes.  The
+detail of a CSV that differs says how: the header or the number of rows, the first cell whose numbers disagree beyond
+``math.isclose(a, b, rel_tol=FLOAT_REL_TOL, abs_tol=FLOAT_ABS_TOL)`` or whose text differs, or, when every
+cell agrees within that tolerance, the first cell whose text differs (a last-digit flip of the rounding, about
+one value in a million for round-off of 1e-16).  A reference file the new run did not write is *missing*, a
+new file absent from the reference *extra*.
 
 Examples
 --------
@@ -62,13 +64,13 @@ __all__ = [
     "verify",
 ]
 
-#: Relative tolerance for numeric CSV cells whose text differs (see the module docstring).
+#: Relative tolerance under which the detail of a differing CSV calls two numeric cells equal (not a pass).
 FLOAT_REL_TOL = 1e-9
-#: Absolute tolerance for numeric CSV cells near zero.
+#: Absolute tolerance for numeric CSV cells near zero (in the detail of a differing CSV).
 FLOAT_ABS_TOL = 1e-12
-#: Results of one file's comparison; the first two pass, the next three fail, the last is informational.
-STATUSES = ("identical", "within tolerance", "differs", "missing", "extra", "not compared")
-PASSING = ("identical", "within tolerance", "not compared")
+#: Results of one file's comparison; the first passes, the next three fail, the last is informational.
+STATUSES = ("identical", "differs", "missing", "extra", "not compared")
+PASSING = ("identical", "not compared")
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,10 @@ def _number(text: str) -> float | None:
 
 
 def cells_match(reference: str, candidate: str) -> bool:
-    """Are two CSV cells equal as text, or numbers equal within :data:`FLOAT_REL_TOL` / :data:`FLOAT_ABS_TOL`?"""
+    """Are two CSV cells equal as text, or numbers equal within :data:`FLOAT_REL_TOL` / :data:`FLOAT_ABS_TOL`?
+
+    Used only to describe a CSV that differs (:func:`compare_file`): a file passes only when its bytes are equal.
+    """
     if reference == candidate:
         return True
     a, b = _number(reference), _number(candidate)
@@ -124,7 +129,21 @@ def _read_rows(path: Path) -> list[list[str]]:
 
 
 def compare_file(reference: Path, candidate: Path) -> tuple[str, str]:
-    """(status, detail) of ``candidate`` against ``reference``: exact hash, then the CSV tolerance rule."""
+    """(status, detail) of ``candidate`` against ``reference``: ``("identical", "")`` when the bytes are equal,
+    else ``"differs"`` with a detail saying how (for a CSV, the first differing cell; see the module docstring).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.csv").write_text("n,mean\\n2,0.9999999999999997\\n")
+    >>> _ = (folder / "b.csv").write_text("n,mean\\n2,0.9999999999999998\\n")
+    >>> compare_file(folder / "a.csv", folder / "b.csv")[0]
+    'differs'
+    >>> print(compare_file(folder / "a.csv", folder / "b.csv")[1].replace(": first", ":\\nfirst"))
+    numbers agree within rel 1e-09 / abs 1e-12 but the bytes differ:
+    first at row 1, column 'mean': '0.9999999999999997' vs '0.9999999999999998'
+    """
     if _sha256(reference) == _sha256(candidate):
         return "identical", ""
     if reference.suffix != ".csv":
@@ -132,7 +151,7 @@ def compare_file(reference: Path, candidate: Path) -> tuple[str, str]:
     try:
         ref_rows, new_rows = _read_rows(reference), _read_rows(candidate)
     except (UnicodeDecodeError, csv.Error) as err:
-        return "differs", f"not comparable as CSV: {err}"
+        return "differs", f"sha256 differs; not comparable as CSV: {err}"
     if not ref_rows or not new_rows or ref_rows[0] != new_rows[0]:
         missing = sorted(set(ref_rows[0] if ref_rows else []) - set(new_rows[0] if new_rows else []))
         added = sorted(set(new_rows[0] if new_rows else []) - set(ref_rows[0] if ref_rows else []))
@@ -140,13 +159,19 @@ def compare_file(reference: Path, candidate: Path) -> tuple[str, str]:
     if len(ref_rows) != len(new_rows):
         return "differs", f"{len(ref_rows) - 1} rows in the reference, {len(new_rows) - 1} now"
     header = ref_rows[0]
+    first_text = None  # the first cell whose text differs, though its numbers agree within the tolerance
     for number, (old, new) in enumerate(zip(ref_rows[1:], new_rows[1:], strict=True), start=1):
         if len(old) != len(new):
             return "differs", f"row {number}: {len(old)} cells in the reference, {len(new)} now"
         for column, a, b in zip(header, old, new, strict=True):
             if not cells_match(a, b):
-                return "differs", f"row {number}, column {column!r}: {a[:40]!r} -> {b[:40]!r}"
-    return "within tolerance", f"numbers within rel {FLOAT_REL_TOL:g} / abs {FLOAT_ABS_TOL:g}"
+                return "differs", f"row {number}, column {column!r}: {a[:40]!r} vs {b[:40]!r}"
+            if first_text is None and a != b:
+                first_text = f"row {number}, column {column!r}: {a[:40]!r} vs {b[:40]!r}"
+    if first_text is None:
+        return "differs", "the same cells, but the bytes differ (quoting, line endings or the final newline)"
+    return "differs", (f"numbers agree within rel {FLOAT_REL_TOL:g} / abs {FLOAT_ABS_TOL:g} but the bytes differ: "
+                       f"first at {first_text}")  # fmt: skip
 
 
 def _science_files(root: Path, name: str) -> dict[str, Path]:
