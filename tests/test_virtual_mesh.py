@@ -325,9 +325,10 @@ CLAIM_IDS = ["uni_two_vcs", "bi_three_halves", "k5_dateline_row4", "k5_dateline_
 def test_run_is_seed_deterministic_with_every_table_and_claim(serial):
     first, second = vm.run(TINY), vm.run(TINY)
     assert set(first) == {"second_vc_channels", "vc_counts", "channel_vcs", "drawn_virtual_meshes",
-                          "pfnf_after_classes", "cdg_verdicts", "cdg_verdict_grid", "cdg_datelines", "dateline_rules", "witness_messages", "adaptivity", "latency",
-                          "latency_summary", "saturation", "provoke_deadlock", "provoke_summary", "dateline_premise",
-                          "vc_budget", "mapping_coverage", "dateline_offsets", "claims"}
+                          "pfnf_after_classes", "cdg_verdicts", "cdg_verdict_grid", "cdg_datelines", "dateline_rules",
+                          "witness_messages", "adaptivity", "latency", "latency_summary", "saturation",
+                          "provoke_deadlock", "provoke_summary", "dateline_premise", "vc_budget", "mapping_coverage",
+                          "dateline_offsets", "claims"}
     for key in first:
         pd.testing.assert_frame_equal(first[key], second[key], obj=key)
     assert first["claims"].claim_id.tolist() == CLAIM_IDS
