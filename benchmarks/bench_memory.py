@@ -1,4 +1,4 @@
-"""Bounded memory (issue 16): exact link loads of a linear placement on T_4^64 (16.8 M nodes) for ODR and UDR,
+"""Bounded memory: exact link loads of a linear placement on T_4^64 (16.8 M nodes) for ODR and UDR,
 each in a fresh process, seconds and peak resident memory beside the targets (<= 120 s, <= 4 GB on the 2-core,
 24 GB machine); and the up-front refusal of a torus above the memory limit."""
 

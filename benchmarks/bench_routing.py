@@ -1,4 +1,4 @@
-"""Open routing (issue 12): start-up and speed of built-in and user-registered routing kernels.
+"""Open routing: start-up and speed of built-in and user-registered routing kernels.
 
 Targets, printed beside each figure:
 * warm start of a 64-node simulation with a built-in algorithm (a fresh process: import, build the routing,

@@ -1,4 +1,4 @@
-"""Scale (issue 14 item 7): a latency-load sweep on the 4096-node 16-ary 3-cube through ``sweep`` on the serial,
+"""Scale: a latency-load sweep on the 4096-node 16-ary 3-cube through ``sweep`` on the serial,
 processes and Dask backends; the tables must be identical and the wall times are printed.
 
 Set-up: e-cube with datelines, 2 VCs, 4-flit packets, uniform traffic, 10 offered loads x 3 seeds

@@ -1,4 +1,4 @@
-"""Wormhole simulator speed (issue 14 item 5): router-cycles per CPU second beside the targets, both router models.
+"""Wormhole simulator speed: router-cycles per CPU second beside the targets, both router models.
 
 Set-ups: dimension-order routing with datelines, 2 VCs, uniform traffic at offered 0.1 flit/node/cycle:
 the 8x8 torus with 1-flit and 4-flit packets, and the 4096-node 16-ary 3-cube with 4-flit packets.  A rate is

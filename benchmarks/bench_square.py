@@ -1,4 +1,4 @@
-"""Li, Peng & Chu fault-tolerant routing: trials per second of the batch evaluation at N = 128 (issue #4).
+"""Li, Peng & Chu fault-tolerant routing: trials per second of the batch evaluation at N = 128.
 
 Target: the whole ``paper`` preset (600,000 trials x 3 algorithms + oracle) in under 5 minutes on 2 cores.
 """

@@ -1,4 +1,4 @@
-"""The BookSim2 validation study: reference checks, the sweep grid, stability and the verdict rules (issue 14)."""
+"""The BookSim2 validation study: reference checks, the sweep grid, stability and the verdict rules."""
 
 from __future__ import annotations
 

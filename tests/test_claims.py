@@ -1,4 +1,4 @@
-"""The claims schema (issue 15): verdict rules at their boundaries, the table's columns and its round trip
+"""The claims schema: verdict rules at their boundaries, the table's columns and its round trip
 through CSV, and every evidence path of the committed claims tables resolving to a file."""
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ PAPER_STUDIES = ("direction_first", "disjoint_paths", "fault_tolerant", "loads",
 
 @pytest.mark.parametrize("study", PAPER_STUDIES)
 def test_committed_tables_cover_every_numbered_result_of_their_paper(study):
-    """Issue 15, item 3: each paper's committed claims table names every numbered result its study lists."""
+    """Each paper's committed claims table names every numbered result its study lists."""
     module = importlib.import_module(f"torus_lab.studies.{study}")
     table = pd.read_csv(ROOT / "data" / study / "claims.csv", dtype=str, keep_default_na=False)
     assert module.PAPER_RESULTS and uncovered_results(table, module.PAPER_RESULTS) == []

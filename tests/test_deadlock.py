@@ -238,7 +238,7 @@ def test_vcs_per_channel_and_ring_helper_validation():
         ring_vc_usage(5, 0)
     with pytest.raises(ValueError, match="dateline"):
         ring_dateline_classes(5, 0, 1, 1, 7)
-    # found by the fuzz suite (issue 16): k = 3 with start = 3 named start only, though k sets the range
+    # found by the fuzz suite: k = 3 with start = 3 named start only, though k sets the range
     with pytest.raises(ValueError, match=r"start must be an int in 0\.\.2 \(a node of the ring of k = 3\), got 3"):
         ring_dateline_classes(3, 3, 1, 1)
     with pytest.raises(ValueError, match="tie"):

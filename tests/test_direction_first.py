@@ -494,14 +494,14 @@ def test_experiment_yaml_records_and_notebook_cell():
      ([16, 32, 64], [1.0, math.nan, 3.0], "values must be finite")],
 )  # fmt: skip
 def test_log_fit_refuses_one_size_and_non_finite_values_naming_them(nodes, values, message):
-    # issue 16 (the fit functions' fuzz findings): nodes=[1, 1, 1] ended in numpy's "SVD did not converge"
+    # the fit functions' fuzz findings: nodes=[1, 1, 1] ended in numpy's "SVD did not converge"
     from torus_lab.studies.direction_first import log_fit
 
     with pytest.raises(ValueError, match=message):
         log_fit(nodes, values)
 
 
-# ---------------------------------------------------------------------- coverage of the paper's results (issue 15)
+# ---------------------------------------------------------------------- coverage of the paper's results
 def test_claims_cover_every_numbered_result_of_the_paper(tiny_results):
     from torus_lab.claims import location_items, uncovered_results
     from torus_lab.studies.direction_first import PAPER_RESULTS

@@ -298,7 +298,7 @@ def test_verifier_catches_each_violation(paths, kind, pair):
 
 @pytest.mark.parametrize("vertex", [None, 3, "ab", b"\x00\x01", {0: 1, 1: 2}])
 def test_verifier_refuses_a_vertex_that_is_not_a_sequence_naming_it(vertex):
-    # found by the fuzz suite (issue 16): paths=[(None, None)] ended in "'NoneType' object is not iterable"
+    # found by the fuzz suite: paths=[(None, None)] ended in "'NoneType' object is not iterable"
     with pytest.raises(TypeError, match=r"paths\[1\]\[0\] must be a sequence"):
         verify_disjoint_paths((2, 5), PAIRS, [GOOD[0], [vertex, (3, 0)]])
 
@@ -335,7 +335,7 @@ def test_preconditions_are_refused(torus, pairs, error, match):
 
 @pytest.mark.parametrize("shape", [(0, 0), (1, 1), (0, 5)])
 def test_torus_tuple_below_n_1_k_2_is_refused_naming_torus(shape):
-    # found by the fuzz suite (issue 16): torus=(0, 0) gave "need n >= 1 and k >= 2", not naming torus
+    # found by the fuzz suite: torus=(0, 0) gave "need n >= 1 and k >= 2", not naming torus
     for call in (lambda: verify_disjoint_paths(shape, [], []), lambda: optimal_disjoint_paths(shape, [])):
         with pytest.raises(ValueError, match="torus: need n >= 1 and k >= 2") as info:
             call()
@@ -343,7 +343,7 @@ def test_torus_tuple_below_n_1_k_2_is_refused_naming_torus(shape):
 
 
 def test_pairs_of_another_dimension_name_the_torus():
-    # found by the fuzz suite (issue 16): torus=(1, 2) with 2-D pairs named pairs only, not the torus's n
+    # found by the fuzz suite: torus=(1, 2) with 2-D pairs named pairs only, not the torus's n
     with pytest.raises(ValueError, match=r"has 2 coordinates, expected 1 \(the torus has n = 1\)"):
         verify_disjoint_paths((1, 2), [((0, 0), (0, 2))], [[(0, 0), (0, 1), (0, 2)]])
 
@@ -492,11 +492,11 @@ def test_evaluate_chunk_and_summary_columns():
     assert summary.iloc[2]["instances"] == 2
 
 
-# ------------------------------------------------------------------------------------------ study.run (issue 13)
+# ------------------------------------------------------------------------------------------ study.run
 TINY = {"seed": 5, "ns": [2, 3], "instances": 3, "chunk_size": 2, "greedy_per_chunk": 1, "optimum_ns": [2],
         "optimum_instances": [2], "optimum_kinds": ["surrounded"], "optimum_node_limit": 100, "adversarial_count": 2,
         "adversarial_kinds": ["uniform", "ball"], "difficulty_instances": 3}  # fmt: skip
-#: Frames that hold measured times (not seed-deterministic): only under timing keys (issue 17).
+#: Frames that hold measured times (not seed-deterministic): only under timing keys.
 TIMING_FRAMES = {"disjoint_paths_timing", "time_per_instance_timing", "time_fit_timing", "optimum_comparison_timing",
                  "optimum_summary_timing"}  # fmt: skip
 
@@ -524,7 +524,7 @@ def test_run_is_seed_deterministic_and_keeps_the_claims(tiny_results, monkeypatc
     again = _without_timing(study.run(TINY))
     first = _without_timing(tiny_results)
     assert first.keys() == again.keys()
-    for key in first:  # the claims too: the time claims are judged on the deterministic work (issue 17)
+    for key in first:  # the claims too: the time claims are judged on the deterministic work
         pd.testing.assert_frame_equal(first[key], again[key], check_exact=True, obj=key)
     claims = tiny_results["claims"]
     assert claims["claim_id"].tolist()[:7] == ["length_bound", "correctness", "bound_tight_small_n",
@@ -666,7 +666,7 @@ def test_power_law_fit_and_time_growth():
     assert fits["exponent"].isna().all() and times["worst_case_scaled_s"].tolist() == [1.0]
 
 
-# ------------------------------------------------------------------------------------------ work (issue 17)
+# ------------------------------------------------------------------------------------------ work
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(2, 4), seed=st.integers(0, 2**32 - 1))
 def test_work_is_deterministic_and_covers_the_paths(n, seed):
@@ -688,7 +688,7 @@ def test_work_growth_fits_the_work_not_the_clock():
     assert work["worst_case_scaled"].tolist() == pytest.approx([8.0, 8.0 * 1.5**5, 8.0 * 2**5])
 
 
-# ------------------------------------------------------------------------------------------ coverage (issue 15)
+# ------------------------------------------------------------------------------------------ coverage
 def test_claims_cover_every_numbered_result_of_the_paper(tiny_results):
     assert uncovered_results(tiny_results["claims"], study.PAPER_RESULTS) == []
     check_claims_table(tiny_results["claims"])

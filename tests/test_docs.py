@@ -1,5 +1,5 @@
 """The documentation stands on its own: the README's Python code runs, convention anchors resolve, no file points
-outside the repository, LICENSE and CITATION.cff exist and are linked (issue 17, item 6)."""
+outside the repository, LICENSE and CITATION.cff exist and are linked."""
 
 from __future__ import annotations
 

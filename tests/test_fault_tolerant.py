@@ -1,4 +1,4 @@
-"""The fault_tolerant experiment (issue 13): verdict rules at their boundaries, analysis helpers, the study's
+"""The fault_tolerant experiment: verdict rules at their boundaries, analysis helpers, the study's
 one entry point (seed-deterministic, identical on every sweep backend) and the experiment file."""
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def test_run_keys_seed_columns_and_determinism(tiny_results):
     assert set(first) == {*STOCHASTIC, "adaptive_worst_step", "claims", "algorithms", "fault_tolerant_timing"}
     for key in STOCHASTIC:
         assert (first[key]["seed"] == TINY["seed"]).all(), key
-    assert "seconds" not in first["fault_tolerant"]  # kernel wall time is timing, kept apart (issue 17)
+    assert "seconds" not in first["fault_tolerant"]  # kernel wall time is timing, kept apart
     timing = first["fault_tolerant_timing"]
     assert len(timing) == len(first["fault_tolerant"].drop_duplicates(["N", "m", "fault_rate"]))
     for key in set(first) - {"fault_tolerant_timing"}:
@@ -249,12 +249,12 @@ def test_presets_define_every_claim_point():
 
 @pytest.mark.parametrize("trial_seed", [2**64, 2**70])
 def test_example_routes_refuses_a_trial_seed_beyond_uint64_naming_it(trial_seed):
-    # found by the fuzz suite (issue 16): trial_seed=2**64 was blamed on "seed" (draw_trial's parameter)
+    # found by the fuzz suite: trial_seed=2**64 was blamed on "seed" (draw_trial's parameter)
     with pytest.raises(ValueError, match=rf"trial_seed must be in 0\.\.{2**64 - 1}, got {trial_seed}"):
         ft.example_routes(16, 3, 4, trial_seed)
 
 
-# ---------------------------------------------------------------------------------------------- coverage (issue 15)
+# ---------------------------------------------------------------------------------------------- coverage
 PAPER_SPELLING = re.compile(r"^(Theorem|Lemma|Corollary|Proposition|Table|Fig\.) \d+(\.\d+)?$")
 
 

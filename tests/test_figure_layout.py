@@ -1,4 +1,4 @@
-"""Figure layout (issue 17): no text of one panel runs into another panel's text (the loads x-label ran into the
+"""Figure layout: no text of one panel runs into another panel's text (the loads x-label ran into the
 next panel's title; legends count as their panel's text, figure legends as nobody's), and no curve runs through a
 legend (the Fig. 10 bound line crossed it), checked on rendered figures of quick studies and of small frames."""
 

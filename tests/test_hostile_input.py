@@ -1,4 +1,4 @@
-"""Hostile input (issue 16): every entry point refuses bad input up front, naming the parameter and the value."""
+"""Hostile input: every entry point refuses bad input up front, naming the parameter and the value."""
 
 from __future__ import annotations
 
@@ -302,7 +302,7 @@ def test_wilson_interval_types_and_confidence():
 
 
 def test_wilson_interval_of_huge_trials_needs_no_overflow():
-    # the fuzz run (issue 16) warned "overflow encountered in multiply" for trials near 1e308 (n * n)
+    # the fuzz run warned "overflow encountered in multiply" for trials near 1e308 (n * n)
     import warnings
 
     from torus_lab.studies.fault_tolerant import wilson_interval

@@ -291,7 +291,7 @@ def test_placement_sizes() -> None:
         (lambda: node_placement(Torus(2, 3), [(1, 1), (1, 1)]), ValueError, r"\(1, 1\) appears more than once"),
         (lambda: node_placement(Torus(2, 3), []), ValueError, "empty"),
         (lambda: residue_placement(Torus(2, 3), [0, 0]), ValueError, "repeat"),
-        # found by the fuzz suite (issue 16): residues=(0, -1) gave "residue -1 out of range", not naming residues
+        # found by the fuzz suite: residues=(0, -1) gave "residue -1 out of range", not naming residues
         (lambda: residue_placement(Torus(2, 5), (0, -1)), ValueError, r"residues holds -1, out of range 0\.\.4"),
         (lambda: link_loads(Torus(2, 3), [(0, 0)], "xy"), ValueError, "'xy'"),
         (lambda: link_loads(Torus(2, 3), [(0, 0)], "odr", tie="-"), ValueError, "'-'"),

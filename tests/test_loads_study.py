@@ -141,7 +141,7 @@ def test_grid_items_refuse_radices_below_two(key):
     ],
 )  # fmt: skip
 def test_grid_items_name_the_bad_key_path(change, error, message):
-    # issue 16: a non-integer dimension gave "invalid literal for int() with base 10: 'two'"
+    # a non-integer dimension gave "invalid literal for int() with base 10: 'two'"
     with pytest.raises(error, match=message):
         study.grid_items(copy.deepcopy(TINY) | change)
 
@@ -268,7 +268,7 @@ def test_study_is_seed_deterministic(serial):
     first, again = study.run(TINY), study.run(TINY)
     for key in KEYS:
         pd.testing.assert_frame_equal(first[key], again[key], check_exact=True, obj=key)
-    assert "seconds" not in first["loads_details"]  # wall-clock is timing, kept apart (issue 17)
+    assert "seconds" not in first["loads_details"]  # wall-clock is timing, kept apart
     assert list(first["loads_details_timing"].columns) == [*study.DETAIL_KEYS, "seconds"]
     other = study.run(TINY | {"seed": TINY["seed"] + 1})
     assert not other["bisection_tiny"]["processors"].equals(first["bisection_tiny"]["processors"]) or not other[
@@ -430,6 +430,6 @@ def test_odr_constant_claim_tolerance(scale, verdict):
      ([5, 9], [0.1, float("nan")], "ratios must be finite")],
 )  # fmt: skip
 def test_fit_leading_constant_refuses_radices_below_two_and_non_finite_values(radices, ratios, message):
-    # found by the fuzz suite (issue 16): radices=[0, 0, 1] ended in numpy's "SVD did not converge" (1 / 0)
+    # found by the fuzz suite: radices=[0, 0, 1] ended in numpy's "SVD did not converge" (1 / 0)
     with pytest.raises(ValueError, match=message):
         study.fit_leading_constant(radices, ratios)

@@ -1,4 +1,4 @@
-"""Issue 17: the lock file of exact versions (``make lock``), recorded in every manifest."""
+"""The lock file of exact versions (``make lock``), recorded in every manifest."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of the bounded-memory rule (issue 16): limit parsing, refusals before allocating, chunked link loads."""
+"""Tests of the bounded-memory rule: limit parsing, refusals before allocating, chunked link loads."""
 
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def test_presets_match_parameters_cell(name):
         assert "seed" in params, f"{name}:{preset} must fix the seed"
 
 
-# ---------------------------------------------------------------------- issue 13: the YAML is the experiment
+# ---------------------------------------------------------------------- the YAML is the experiment
 #: The one documented exception to "no def in a notebook": the notebook whose subject is a user-written kernel.
 KERNEL_NOTEBOOKS = {"bring_your_own_routing"}
 MAX_CODE_LINES = 70  # 60 lines of calls, plus the figure captions (string arguments of run.show)

@@ -1,4 +1,4 @@
-"""Plot functions on small frames (issue 17): the seaborn interval helper draws the study's intervals, the
+"""Plot functions on small frames: the seaborn interval helper draws the study's intervals, the
 latency-load figures of virtual_mesh, direction_first and bring_your_own_routing run on a few rows, and the same
 data gives the same PNG and SVG bytes."""
 

@@ -1,4 +1,4 @@
-"""Issue 17: progress inside an experiment (cells, sweeps) and quiet runs."""
+"""Progress inside an experiment (cells, sweeps) and quiet runs."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from torus_lab.progress import (
 from torus_lab.sweep import grid, sweep
 
 ROOT = runner.project_root()
-#: What a run must not print (issue 17): kernel transport warnings, spurious interrupts, tqdm's widget warning.
+#: What a run must not print: kernel transport warnings, spurious interrupts, tqdm's widget warning.
 NOISE = ("without encryption", "KeyboardInterrupt", "IProgress", "Warning", "Traceback")
 
 

@@ -1,4 +1,4 @@
-"""The self-contained HTML report of one notebook and the report zip (issue 17), on tiny synthetic notebooks."""
+"""The self-contained HTML report of one notebook and the report zip, on tiny synthetic notebooks."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_export_is_deterministic(tmp_path):
 
 
 def test_a_reused_exporter_writes_what_a_new_one_writes_also_from_two_threads_at_once(tmp_path, monkeypatch):
-    """Exporters are reused (issue 13): another notebook exported in between, or two exports side by side (as
+    """Exporters are reused: another notebook exported in between, or two exports side by side (as
     ``torus-lab reproduce`` runs them), give the bytes of a fresh exporter."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -182,7 +182,7 @@ def test_report_zip_is_deterministic_and_complete(tmp_path):
 
 def test_reading_the_figures_of_a_notebook_needs_no_plotting_stack(tmp_path):
     """``torus-lab report`` (and the end of ``reproduce``) lists each notebook's figures without importing
-    matplotlib, seaborn or scipy.stats (about 1.9 s, issue 13); the key is the one ``show_figure`` writes."""
+    matplotlib, seaborn or scipy.stats (about 1.9 s); the key is the one ``show_figure`` writes."""
     import ast
     import subprocess
     import sys

@@ -144,7 +144,7 @@ def test_bad_options_rejected(kwargs, error):
 
 @pytest.mark.parametrize("vcs", [33, 2**63, 2**64])
 def test_ecube_refuses_vcs_beyond_the_candidate_limit_naming_vcs(vcs):
-    # found by the fuzz suite (issue 16): vcs=2**64 ended in "iparams must fit int64 or uint64"
+    # found by the fuzz suite: vcs=2**64 ended in "iparams must fit int64 or uint64"
     with pytest.raises(ValueError, match=rf"vcs must be an int in 1\.\.32, got {vcs}"):
         ecube_routing(Torus(2, 4), vcs=vcs)
 

@@ -352,7 +352,7 @@ def test_a_report_that_cannot_be_self_contained_fails_the_run_in_one_line(projec
     assert "Traceback" not in err and snapshot(out) == before
 
 
-# ---------------------------------------------------------------------- safe default outputs (issue 17)
+# ---------------------------------------------------------------------- safe default outputs
 def _committed_outputs(project: Path) -> dict[str, bytes]:
     return {path: data for path, data in snapshot(project).items()
             if path.split("/")[0] in runner.OUTPUT_KINDS}  # fmt: skip
@@ -427,7 +427,7 @@ def test_save_writes_timing_frames_apart(tmp_path):
 
 
 def test_a_rule_the_schema_cannot_express_is_refused_before_any_kernel_starts(tmp_path, monkeypatch, capsys):
-    """Issue 16: ``-p ts=[1,5]`` with radix 4 reached the notebook (exit 1); the loads study's ``check_params``
+    """``-p ts=[1,5]`` with radix 4 reached the notebook (exit 1); the loads study's ``check_params``
     now runs with the schema check, so the CLI exits 2 with one line and writes nothing."""
     import torus_lab.runner as runner_module
 
@@ -596,7 +596,7 @@ def test_the_command_line_starts_without_the_plotting_stack():
 @pytest.mark.parametrize("fail", [False, True])
 def test_the_executed_notebook_is_written_at_start_and_end_only_and_holds_every_cell(project, tmp_path, monkeypatch,
                                                                                       fail):  # fmt: skip
-    """The runner's papermill engine skips papermill's writes before and after every cell (issue 13): two writes
+    """The runner's papermill engine skips papermill's writes before and after every cell: two writes
     of a short notebook, the last after every cell ran, also when a cell fails (the kept notebook shows the
     error)."""
     import papermill.engines

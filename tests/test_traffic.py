@@ -1,4 +1,4 @@
-"""Destination rules of the simulator's traffic patterns (issue 14, item 3), each checked on a small torus
+"""Destination rules of the simulator's traffic patterns, each checked on a small torus
 against its definition written out independently, plus properties shared by all permutation patterns."""
 
 from __future__ import annotations

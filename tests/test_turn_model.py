@@ -255,7 +255,7 @@ def test_validation_and_registration():
         pfnf_routing(Torus(2, 4), "switch", scheme="paper")
     with pytest.raises(ValueError, match="dateline_offset"):
         pfnf_routing(Torus(2, 4), scheme="paper", dateline_offset=-1)
-    for offset in (4, 2**63):  # 2**63 found by the fuzz suite (issue 16): it blamed "iparams" (int64 overflow)
+    for offset in (4, 2**63):  # 2**63 found by the fuzz suite: it blamed "iparams" (int64 overflow)
         with pytest.raises(ValueError, match=rf"dateline_offset must be an int in 0\.\.3 .*got {offset}"):
             pfnf_routing(Torus(2, 4), scheme="paper", dateline_offset=offset)
     with pytest.raises(TypeError, match="Torus"):

@@ -1,4 +1,4 @@
-"""Issue 17: quick runs never touch the committed outputs, science files are bit-identical across runs and sweep
+"""Quick runs never touch the committed outputs, science files are bit-identical across runs and sweep
 backends, and ``torus-lab verify`` compares a re-run with a reference."""
 
 from __future__ import annotations

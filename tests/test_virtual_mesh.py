@@ -239,7 +239,7 @@ def test_simulation_sweep_and_saturation_summary(serial):
 
 
 def test_latency_summary_has_three_replicas_per_point_and_ordered_intervals(serial):
-    """Issue 17: every latency point is the mean of >= 3 independent runs with a 95% t-interval around it."""
+    """Every latency point is the mean of >= 3 independent runs with a 95% t-interval around it."""
     runs = vm.simulation_table(4, [{"name": "pfnf", "scheme": "count"}], ["uniform", "transpose"], [0.05, 0.3],
                                seed=3, replicas=3, warmup=50, measure=200, drain=800)
     assert runs.groupby(["routing", "traffic", "offered_load"]).replica.apply(lambda r: sorted(r) == [0, 1, 2]).all()

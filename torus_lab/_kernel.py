@@ -1,4 +1,4 @@
-"""How the runner starts and stops a notebook's kernel (issue 17: quiet runs, cell progress).
+"""How the runner starts and stops a notebook's kernel (quiet runs, cell progress).
 
 Two messages used to reach the terminal on every run, though nothing was wrong:
 

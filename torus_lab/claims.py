@@ -517,7 +517,7 @@ def uncovered_results(table: pd.DataFrame, results: Sequence[str]) -> list[str]:
     in the ``location`` column) that no row of the claims ``table`` names; empty when the table covers them all.
 
     Every study lists its paper's numbered results (``PAPER_RESULTS``) and its claims table must cover each one,
-    with a measured verdict or a ``not testable here`` row that says why (issue 15, item 3).
+    with a measured verdict or a ``not testable here`` row that says why.
 
     Examples
     --------

@@ -2,8 +2,9 @@
 
 Implements the project's deadlock toolkit (``docs/conventions.md#cdg``, ``docs/conventions.md#duato``) and datelines for
 the routing-function interface of :mod:`torus_lab.routing.interface` -- the *same* numba kernels the wormhole
-simulator runs, so the graphs describe the simulated routing exactly.  (Issue 6 wrote the first version:
-:func:`state_graph`, :func:`find_dependency_cycle`, :func:`route_length_table`; issue 7 extended it.)
+simulator runs, so the graphs describe the simulated routing exactly.  The first, pure-Python versions of
+:func:`state_graph`, :func:`find_dependency_cycle` and :func:`route_length_table` are kept at the end of the
+module as references the compiled ones are tested against.
 
 The reachable states come from :func:`torus_lab.routing.explore.explore_states`, which calls the routing
 function's own kernel (received as an argument, never looked up in a table of algorithms), so a kernel
@@ -773,7 +774,7 @@ def ring_second_vc_channels(
     return sorted(p for p, classes in usage.items() if 1 in classes)
 
 
-# ====================================================================== issue 6's Python reference versions
+# ====================================================================== the first Python versions, kept as references
 _DONE = ("done",)
 _STUCK = ("stuck",)
 

@@ -167,7 +167,7 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
 # ---------------------------------------------------------------------- figures inside executed notebooks
 # FIGURE_METADATA_KEY: key of the display metadata in which show_figure records a figure's name, file and caption;
 # defined in torus_lab.report_html (which reads it back) so that building a report needs no plotting stack.
-__all__ += ["FIGURE_METADATA_KEY", "figure_html"]  # the figures of executed notebooks (issue 17)
+__all__ += ["FIGURE_METADATA_KEY", "figure_html"]  # the figures of executed notebooks
 
 
 def figure_html(experiment: str, name: str, caption: str | None) -> str:

@@ -1,4 +1,4 @@
-"""Progress of a run on the terminal: the notebook's cells and the sweeps inside it (issue 17).
+"""Progress of a run on the terminal: the notebook's cells and the sweeps inside it.
 
 A notebook runs in a Jupyter kernel, a separate process whose output goes into the executed notebook, not to the
 terminal.  The runner therefore sets the environment variable :data:`PROGRESS_ENVIRONMENT` to a fresh file before

@@ -1,4 +1,4 @@
-"""Self-contained HTML report of one executed notebook, and the zip of a whole report (issue 17).
+"""Self-contained HTML report of one executed notebook, and the zip of a whole report.
 
 :func:`export_report_html` turns ``reports/<name>/<name>.ipynb`` into ``reports/<name>/<name>.html`` that works
 when copied alone to a machine without network:

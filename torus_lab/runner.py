@@ -390,7 +390,7 @@ def default_output_root(project: Path, preset: str, *, publish: bool) -> Path:
     """Where a run writes when no ``--out`` is given: the project folder (``publish``), else ``scratch/<preset>``.
 
     Only the :data:`PUBLISH_PRESET` may be published: committed ``data/``, ``figures/`` and ``reports/`` hold
-    the paper-scale results, and a quick run must never overwrite them (issue 17).  Under the returned root the
+    the paper-scale results, and a quick run must never overwrite them.  Under the returned root the
     layout is always ``data/<name>``, ``figures/<name>``, ``reports/<name>`` (so ``torus-lab report --out`` and
     ``torus-lab verify`` read any root the same way).
 

@@ -303,7 +303,7 @@ _VERTEX_BYTES, _COORDINATE_BYTES = 256, 64
 
 def _paths_memory_estimate(n: int, k: int, c: int) -> int:
     """Upper estimate of the memory (bytes) of solving one instance: ``c`` paths of up to
-    :func:`length_bound` hops each, the paths growing with ``k`` (issue 16: ``k = 2**31`` ran out of memory).
+    :func:`length_bound` hops each, the paths growing with ``k`` (``k = 2**31`` ran out of memory).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""BookSim2 validation: the BookSim-compatible router model beside BookSim2's own runs (issue 14).
+"""BookSim2 validation: the BookSim-compatible router model beside BookSim2's own runs.
 
 The study of ``notebooks/booksim_validation.ipynb``.  For every configuration of the reference set
 (``reference/booksim2/``: BookSim2 runs of the 8x8 torus, the 4-ary 3-cube and the 8x8 mesh with dimension-order
@@ -393,7 +393,8 @@ def validation_claims(points: pd.DataFrame, zero: pd.DataFrame, saturation: pd.D
     conditions = dict(check_mapping("conditions", conditions or {}, []))
     below = _below_knee(points, saturation, tol["below_fraction"])
     evidence = {key: (data_file("booksim_validation", f"{key}.csv"),) for key in ("points", "zero_load", "saturation")}
-    where = "BookSim2 reference runs (reference/booksim2), issue 14's acceptance rule"
+    where = ("BookSim2 reference runs (reference/booksim2), the acceptance rule of "
+             "docs/conventions.md#sim-booksim-validation")
     claims = []
     for name in saturation.config:
         z, s = zero.set_index("config").loc[name], saturation.set_index("config").loc[name]

@@ -99,7 +99,7 @@ __all__ = [
 ]
 
 #: Every numbered result of the paper (theorems, the lemma, the corollary and figures), in paper order, spelled
-#: as the claims' ``location`` column spells them; the claims table covers each one (issue 15, item 3).  The
+#: as the claims' ``location`` column spells them; the claims table covers each one.  The
 #: paper's only lemma (Section 4.2) has no number.
 PAPER_RESULTS: tuple[str, ...] = (
     "Fig. 1", "Lemma", "Fig. 2", "Fig. 3", "Theorem 5.1", "Theorem 5.2", "Corollary 5.3", "Theorem 5.4", "Fig. 4",
@@ -1040,7 +1040,7 @@ def _delivered_shares(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _coverage_rows(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any], seed: str) -> list[Claim]:
-    """The rows that cover the paper's other numbered results and Section 6.1 (issue 15, item 3)."""
+    """The rows that cover the paper's other numbered results and Section 6.1."""
     lemma, west, examples = tables["ecube_lemma"], tables["west_first_routes"], tables["route_examples"]
     changes, fig4 = tables["latency_changes"], tables["fig4_paper"]
     rows = []

@@ -119,7 +119,7 @@ __all__ = [
 #: Every numbered result of the paper (Bossard & Kaneko 2018) in paper order, spelled as the claims' ``location``:
 #: Table 1 (Section 1), Fig. 1, Fig. 2, Algorithm 1, Lemma 1 with Figs. 3-4, Lemma 2 with Figs. 5-6 (Section 2),
 #: Fig. 7 (Section 3), Table 2 (Section 4), Fig. 8 (Section 5), Theorem 1 (Section 6), Figs. 9-10 (Section 7).
-#: The claims table covers each one (issue 15, item 3).
+#: The claims table covers each one.
 PAPER_RESULTS: tuple[str, ...] = (
     "Table 1", "Fig. 1", "Fig. 2", "Algorithm 1", "Lemma 1", "Fig. 3", "Fig. 4", "Lemma 2", "Fig. 5", "Fig. 6",
     "Fig. 7", "Table 2", "Fig. 8", "Theorem 1", "Fig. 9", "Fig. 10",
@@ -128,13 +128,13 @@ PAPER_RESULTS: tuple[str, ...] = (
 VARIANTS = ("paper", "short")
 #: Instance families: the paper's uniform draw and adversarial ones for tests and stress runs.
 INSTANCE_KINDS = ("uniform", "ball", "surrounded", "one_subtorus", "two_subtori", "neighbours", "self_pairs", "mixed")
-#: Columns of the per-(n, variant) science table (issue #3) plus the variant name, fallback count and the
+#: Columns of the per-(n, variant) science table plus the variant name, fallback count and the
 #: deterministic work per instance (``work`` of :class:`torus_lab.routing.disjoint_paths.DisjointPathsRun`).
 SUMMARY_COLUMNS = [
     "n", "k", "c", "variant", "instances", "max_len_max", "max_len_mean", "max_len_std", "bound",
     "work_mean", "work_median", "failures", "fallback_instances",
 ]  # fmt: skip
-#: Measured times per (n, variant), written apart as timing (``timing/disjoint_paths.csv``, issue 17).
+#: Measured times per (n, variant), written apart as timing (``timing/disjoint_paths.csv``).
 SUMMARY_TIMING_COLUMNS = ["time_mean_s", "time_median_s", "cpu_mean_s", "cpu_median_s"]
 #: Key columns of a per-(n, variant) row (they join the science and timing tables).
 SUMMARY_KEYS = ["n", "k", "c", "variant"]
@@ -1311,7 +1311,7 @@ def _dp_evidence(*names: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Coverage:
-    """The frames of :func:`run` behind the coverage rows of the claims table (issue 15, items 3 and 4).
+    """The frames of :func:`run` behind the coverage rows of the claims table.
 
     ``optimum`` (:func:`optimum_comparison` rows, without timing), ``lower`` (:func:`lower_bound_summary`),
     ``attainment`` (:func:`bound_attainment`), ``steps`` (:func:`step_bounds`), ``table2``
@@ -1367,7 +1367,7 @@ def _step_claim(claim_id: str, location: str, statement: str, steps: pd.DataFram
 def coverage_claims(coverage: Coverage, seed: str = "") -> list[Claim]:
     """The rows that cover the paper's numbered results beyond Figs. 9-10 and Theorem 1's bound (Tables 1-2,
     Fig. 1, Lemmas 1-2 and their figures, Algorithm 1, the special case and Fig. 8, attainment of the bound) and
-    the exact-optimum baseline (issue 15, items 3 and 4).
+    the exact-optimum baseline.
 
     ``seed`` is the text naming the experiment seed (as in the other rows' conditions).
     """

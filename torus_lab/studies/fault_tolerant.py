@@ -140,7 +140,7 @@ PAPER_GROUPS = {
     2: [(64, 6), (64, 7), (64, 8), (128, 6), (128, 7), (128, 8)],
 }
 PAPER_FAULT_RATES = [0.05, 0.10, 0.15, 0.20, 0.25]
-#: Columns of the success table of :func:`run_points` (issue #4's CSV, then diagnostics of ours); the
+#: Columns of the success table of :func:`run_points` (the CSV, then diagnostics of ours); the
 #: science CSV ``fault_tolerant.csv`` holds all but :data:`TABLE_TIMING_COLUMNS`.
 TABLE_COLUMNS = [
     "N", "m", "fault_rate", "algorithm", "trials", "successes", "success_rate", "ci_low", "ci_high",

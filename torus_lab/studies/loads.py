@@ -96,7 +96,7 @@ PAPER_RESULTS: tuple[str, ...] = (
     "Lemma 1", "Theorem 1", "Corollary 1", "Theorem 2", "Theorem 3", "Theorem 4", "Theorem 5", "Theorem 6",
 )
 
-#: First columns of ``data/loads/loads.csv`` (issue #5), in order; :func:`run` adds ``seed`` after them
+#: First columns of ``data/loads/loads.csv``, in order; :func:`run` adds ``seed`` after them
 #: (and diagnostics in ``loads_details.csv``).
 CSV_COLUMNS = [
     "d", "k", "t", "placement", "routing", "processors", "e_max", "e_mean", "lb_single", "lb_cut", "claimed_bound",
@@ -354,7 +354,7 @@ def _tiny_item(dims: int, radix: int, trial: int, rng: np.random.Generator) -> d
             "corollary_1_bound": bisection_width_upper_bound(torus)}  # fmt: skip
 
 
-#: Measured (machine-dependent) columns of the per-point details, kept apart as timing (issue 17).
+#: Measured (machine-dependent) columns of the per-point details, kept apart as timing.
 TIMING_COLUMNS = ["seconds"]
 #: Columns that identify one row of ``loads_details`` (they join it with its timing file).
 DETAIL_KEYS = ["d", "k", "t", "placement", "routing"]
@@ -933,7 +933,7 @@ def optimality_by_dimension(summary: pd.DataFrame, routings: Sequence[str] = ("o
 
 
 def coverage_rows(summary: pd.DataFrame, *, tolerance: float = 0.10) -> list[Claim]:
-    """The rows of :func:`claims_rows` that cover the paper's remaining statements (issue 15, item 3): the sizes
+    """The rows of :func:`claims_rows` that cover the paper's remaining statements: the sizes
     of the constructed placements, the ``Theta(k^(d-1))`` size of optimal placements, the optimality of linear
     placements against bound (2) as d grows, and the fully populated torus's bisection width ``4k^(d-1)``.
 

@@ -1116,7 +1116,7 @@ def witness_messages(k: int, kind: str = "bidirectional",
                         columns=["holds", "message (src -> dst)"])
 
 
-# ====================================================================== coverage of the paper (issue 15, item 3)
+# ====================================================================== coverage of the paper
 #: Every numbered result of the paper, in paper order, spelled as the claims' ``location`` column spells it: the
 #: paper has no theorem, lemma or table, only Figs. 1-7 (Fig. 1 and Fig. 2 are drawings of the networks and of the
 #: deadlock configurations; Figs. 3-7 draw the dateline construction).
