@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell
 
 from torus_lab import cli, runner
+from torus_lab.hooks import Hooks
 from torus_lab.lockfile import LOCK_FILE
 from torus_lab.progress import (
     PROGRESS_ENVIRONMENT,
@@ -21,6 +22,7 @@ from torus_lab.progress import (
     ProgressPrinter,
     ProgressReporter,
     read_events,
+    runner_progress_bar,
 )
 from torus_lab.sweep import grid, sweep
 
@@ -104,12 +106,17 @@ def test_follower_skips_a_partly_written_line(tmp_path):
 
 
 def test_sweep_reports_to_the_runner_file_only_when_asked(tmp_path, monkeypatch):
+    """A kernel of the runner adds the runner's bar to its hooks; it writes only when the runner names a file."""
     path = tmp_path / "progress.jsonl"
+    hooks = Hooks()
+    hooks.add_progress_bar("runner", runner_progress_bar)
     monkeypatch.delenv(PROGRESS_ENVIRONMENT, raising=False)
-    sweep(square, grid(x=[1, 2, 3]), seed=1, backend="serial", desc="squares")
+    sweep(square, grid(x=[1, 2, 3]), seed=1, backend="serial", desc="squares", hooks=hooks)
     assert not path.exists()
     monkeypatch.setenv(PROGRESS_ENVIRONMENT, str(path))
     assert sweep(square, grid(x=[1, 2, 3]), seed=1, backend="serial", desc="squares") == [1, 4, 9]
+    assert not path.exists()  # the process's own hooks have no runner bar: not a runner's kernel
+    assert sweep(square, grid(x=[1, 2, 3]), seed=1, backend="serial", desc="squares", hooks=hooks) == [1, 4, 9]
     events = read_events(path.read_text().splitlines())
     assert {event.name for event in events} == {"squares"}
     assert events[0].done == 0 and events[-1].done == events[-1].total == 3

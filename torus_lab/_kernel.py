@@ -29,7 +29,7 @@ Examples
 --------
 >>> run = KernelRun()
 >>> sorted(run.client_options())
-['engine_name', 'kernel_manager_class', 'on_cell_execute', 'on_cell_executed', 'on_notebook_start']
+['engine_name', 'extra_arguments', 'kernel_manager_class', 'on_cell_execute', 'on_cell_executed', 'on_notebook_start']
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ __all__ = ["CELLS_BAR", "ENGINE_NAME", "KernelRun", "register_engine"]
 
 #: Name of the cell-progress bar.
 CELLS_BAR = "cells"
+#: Run by the runner's kernels before the first cell (IPython's ``exec_lines``, binding no name): the kernel's
+#: sweeps report their progress to the runner (:func:`torus_lab.progress.install_runner_progress`).
+KERNEL_START_CODE = "__import__('torus_lab.progress').progress.install_runner_progress()"
 #: Name under which :func:`register_engine` registers the runner's papermill engine.
 ENGINE_NAME = "torus-lab"
 
@@ -144,6 +147,7 @@ class KernelRun:
         return {
             "engine_name": register_engine(),
             "kernel_manager_class": self.manager_class(),
+            "extra_arguments": [f"--IPKernelApp.exec_lines={KERNEL_START_CODE}"],
             "on_notebook_start": self._notebook_start,
             "on_cell_execute": self._cell_execute,
             "on_cell_executed": self._cell_executed,

@@ -43,7 +43,8 @@ from typing import TextIO
 from torus_lab._validate import check_instance, check_int, check_real, check_str
 
 __all__ = ["PROGRESS_ENVIRONMENT", "RUNNER_ENVIRONMENT", "ProgressEvent", "ProgressFollower", "ProgressPrinter",
-           "ProgressReporter", "format_duration", "format_progress", "read_events"]  # fmt: skip
+           "ProgressReporter", "format_duration", "format_progress", "install_runner_progress", "read_events",
+           "runner_progress_bar"]  # fmt: skip
 
 #: Environment variable naming the file the kernel's sweeps append progress events to (set by the runner only).
 PROGRESS_ENVIRONMENT = "TORUS_LAB_PROGRESS"
@@ -291,6 +292,30 @@ class ProgressReporter:
                 handle.write(json.dumps(asdict(event)) + "\n")
         except OSError:
             self.path = None  # progress is a courtesy: a vanished or full disk must not fail the sweep
+
+
+def runner_progress_bar(name: str, total: int, initial: int = 0) -> ProgressReporter:
+    """A sweep's :class:`ProgressReporter` (a progress-bar factory of :mod:`torus_lab.hooks`): writes to the file
+    of :data:`PROGRESS_ENVIRONMENT` when the runner set one, else nothing.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> bar = ProgressReporter("sweep", 2, path=Path(tempfile.mkdtemp()) / "events.jsonl")
+    >>> type(runner_progress_bar("sweep", 2)) is type(bar)
+    True
+    """
+    return ProgressReporter(name, total, initial=initial)
+
+
+def install_runner_progress() -> None:
+    """Add :func:`runner_progress_bar` to the process's hooks, so that every sweep reports to the runner.
+
+    The runner's kernels run this at start-up (:class:`torus_lab._kernel.KernelRun`), before the first cell.
+    """
+    from torus_lab.hooks import HOOKS
+
+    HOOKS.add_progress_bar("runner", runner_progress_bar)
 
 
 def _file_path(name: str, value: object) -> Path:

@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 
 from torus_lab._validate import check_instance, check_str, is_int, naming
-from torus_lab.progress import ProgressReporter
+from torus_lab.hooks import HOOKS, Hooks
 
 __all__ = ["BACKENDS", "CACHE_OFF", "WORKERS_ENVIRONMENT", "cache_location", "clear_cache", "code_digest", "grid",
            "item_key", "item_seed", "sweep", "sweep_frame"]
@@ -260,21 +260,20 @@ def _memorized(location: str):
 def _cache_args(func, key: str, entropy, sweep_key: tuple) -> tuple:
     """Arguments of :func:`_cached_compute`: the function, the cache key and the item's own arguments.
 
-    The key is one SHA-256 digest of every part of it (function id, code digest and routings digest, computed
+    The key is one SHA-256 digest of every part of it (function id, code digest and worker setups digest, computed
     once per sweep, and the item's JSON and seed entropy): joblib hashes its only non-ignored argument, a short
     string, instead of pickling the parts with its pure-Python hasher twice per cache hit.
     """
-    func_id, code, routings_digest = sweep_key
-    parts = json.dumps([func_id, code, key, [int(e) for e in entropy], routings_digest, _STORED_FORMAT])
+    func_id, code, setups_digest = sweep_key
+    parts = json.dumps([func_id, code, key, [int(e) for e in entropy], setups_digest, _STORED_FORMAT])
     return (func, hashlib.sha256(parts.encode()).hexdigest(), key, list(entropy))
 
 
-def _call(func, item, entropy, routings=None, location=None, key=None, sweep_key=None) -> Any:
-    """Run one item (in a worker or in this process), through the cache when ``location`` is set."""
-    if routings is not None:  # routing algorithms registered at run time in the calling process
-        from torus_lab.routing.registry import import_user_entries
-
-        import_user_entries(routings)
+def _call(func, item, entropy, setups=(), location=None, key=None, sweep_key=None) -> Any:
+    """Run one item (in a worker or in this process), through the cache when ``location`` is set, after the
+    worker setups of the calling process (:mod:`torus_lab.hooks`: e.g. routings registered at run time)."""
+    for setup in setups:
+        setup.run(setup.payload)
     if location is None or sweep_key is None:
         return _compute(func, item, entropy)
     return _stored(_memorized(str(location)), _cache_args(func, key, entropy, sweep_key))
@@ -300,18 +299,6 @@ def _result_and_warnings(outcome: tuple[Any, list[tuple[str, type, str, int]]]) 
     for message, category, filename, lineno in caught:
         warnings.warn_explicit(message, category, filename, lineno)
     return result
-
-
-def _user_routings_digest() -> str | None:
-    """A process-independent digest of the routings registered at run time (the pickled bytes are not)."""
-    registry = sys.modules.get("torus_lab.routing.registry")
-    return None if registry is None else registry.user_entries_digest()
-
-
-def _user_routings() -> bytes | None:
-    """Routing entries registered at run time, for the workers (None when there are none or none loaded)."""
-    registry = sys.modules.get("torus_lab.routing.registry")
-    return None if registry is None else registry.export_user_entries()
 
 
 #: Environment variable: default number of local worker processes of a sweep.
@@ -353,6 +340,7 @@ def sweep(
     progress: bool = False,
     desc: str | None = None,
     cache: bool | str | os.PathLike | None = None,
+    hooks: Hooks | None = None,
 ) -> list[Any]:
     """Evaluate ``func(**item, rng=Generator)`` for every item; results in item order.
 
@@ -378,6 +366,10 @@ def sweep(
         ``reproduce`` the sweep's progress is shown on the terminal (see :mod:`torus_lab.progress`).
     cache : folder, bool or None
         Result cache folder (see the module docstring); None: ``TORUS_LAB_CACHE``; False: no cache.
+    hooks : Hooks, optional
+        Worker setups to ship and progress bars to advance (:mod:`torus_lab.hooks`; default: the process's
+        :data:`~torus_lab.hooks.HOOKS`, where the routing registry ships the routings registered at run time
+        and :func:`torus_lab.experiment.start` adds the runner's progress reporter).
     """
     check_instance("progress", progress, (bool, np.bool_), "a bool")
     if desc is not None:
@@ -398,12 +390,14 @@ def sweep(
         workers = _default_workers()  # checked here, before any item runs
     location = cache_location(cache)
     code = code_digest(func) if location is not None else None
-    routings = _user_routings()
+    hooks = HOOKS if hooks is None else check_instance("hooks", hooks, Hooks, "a torus_lab.hooks.Hooks")
+    setups = tuple(hooks.worker_setups())
     results: list[Any] = [None] * len(items)
     todo = list(range(len(items)))
     sweep_key = None
     if location is not None and code is not None:
-        sweep_key = (f"{func.__module__}.{func.__qualname__}", code, _user_routings_digest() if routings else None)
+        setups_digest = "+".join(setup.digest for setup in setups) or None
+        sweep_key = (f"{func.__module__}.{func.__qualname__}", code, setups_digest)
         memorized = _memorized(str(location))
         cache_args = [_cache_args(func, key, entropy, sweep_key) for key, entropy in zip(keys, entropies, strict=True)]
         hits = {i for i in todo if memorized.check_call_in_cache(*cache_args[i])}
@@ -417,14 +411,14 @@ def sweep(
 
     name = desc or getattr(func, "__name__", "sweep")
     bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=name, disable=not progress)
-    # for the runner's terminal (torus_lab.progress); writes nothing outside a `torus-lab run`
-    reporter = ProgressReporter(name, total=len(items), initial=len(items) - len(todo))
+    listeners = hooks.progress_bars(name, len(items), len(items) - len(todo))  # e.g. the runner's terminal
 
     def advance() -> None:
         bar.update()
-        reporter.advance()
+        for listener in listeners:
+            listener.advance()
 
-    jobs = [(i, (func, items[i], entropies[i], routings, location, keys[i], sweep_key)) for i in todo]
+    jobs = [(i, (func, items[i], entropies[i], setups, location, keys[i], sweep_key)) for i in todo]
     try:
         if backend == "serial" or len(jobs) <= 1:
             for i, args in jobs:

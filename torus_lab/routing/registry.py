@@ -56,6 +56,7 @@ import numpy as np
 
 from torus_lab._jit import fresh_cache_dispatcher, is_dispatcher
 from torus_lab._validate import check_instance, did_you_mean, is_int
+from torus_lab.hooks import HOOKS, WorkerSetup
 from torus_lab.routing.explore import validate_routing
 from torus_lab.routing.interface import NUM_IPARAMS, RoutingFunction, build_tables, compile_kernel
 from torus_lab.topology import Faults, Torus
@@ -529,3 +530,12 @@ def import_user_entries(blob: bytes | None) -> None:
     for entry in entries:
         if entry.name not in _REGISTRY:
             _REGISTRY[entry.name] = entry
+
+
+def _worker_setup() -> WorkerSetup | None:
+    """The routings registered at run time, for the workers of a sweep (:mod:`torus_lab.hooks`)."""
+    blob = export_user_entries()
+    return None if blob is None else WorkerSetup(import_user_entries, blob, user_entries_digest())
+
+
+HOOKS.add_worker_setup("routing registry", _worker_setup)
