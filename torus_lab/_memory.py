@@ -31,6 +31,8 @@ import re
 import time
 from collections.abc import Callable
 
+from torus_lab.settings import ENVIRONMENT, current_settings
+
 __all__ = [
     "DEFAULT_FRACTION",
     "ENV_VAR",
@@ -45,7 +47,7 @@ __all__ = [
 ]
 
 #: Environment variable holding the memory limit in bytes (suffixes K, M, G, T allowed).
-ENV_VAR = "TORUS_LAB_MEMORY_LIMIT"
+ENV_VAR = ENVIRONMENT["memory_limit_text"]
 #: Share of the currently available memory used as the limit when the variable is not set.
 DEFAULT_FRACTION = 0.5
 #: Seconds for which :func:`check_memory` reuses a reading of the available memory for a small estimate.
@@ -128,8 +130,8 @@ def memory_limit() -> int:
     2147483648
     >>> del os.environ["TORUS_LAB_MEMORY_LIMIT"]
     """
-    text = os.environ.get(ENV_VAR)
-    if text is not None and text.strip():
+    text = current_settings().memory_limit_text
+    if text is not None:
         return parse_memory_size(text)
     return int(DEFAULT_FRACTION * _read_available())
 
@@ -159,8 +161,7 @@ def _small_for_recent_limit(estimate_bytes: float) -> bool:
     source, when, available = reading
     if source is not available_memory or time.monotonic() - when >= READING_TTL_S:
         return False
-    text = os.environ.get(ENV_VAR)
-    if text is not None and text.strip():
+    if current_settings().memory_limit_text is not None:
         return False
     return estimate_bytes <= SMALL_SHARE * DEFAULT_FRACTION * available
 
@@ -199,10 +200,10 @@ TORUS_LAB_MEMORY_LIMIT=6G) or use a smaller network
     limit = memory_limit()
     if estimate_bytes <= limit:
         return
-    text = os.environ.get(ENV_VAR)
+    text = current_settings().memory_limit_text
     source = (
-        f"{ENV_VAR}={text.strip()}"
-        if text is not None and text.strip()
+        f"{ENV_VAR}={text}"
+        if text is not None
         else f"{DEFAULT_FRACTION:g} of the {_gib(limit / DEFAULT_FRACTION)} available"
     )
     raise MemoryLimitError(

@@ -25,6 +25,7 @@ from typing import Any
 from torus_lab import runner
 from torus_lab.experiment import CACHE_ENVIRONMENT, default_cache_dir
 from torus_lab.interrupt import STOP, Interrupted, catching_signals, run_stoppable
+from torus_lab.settings import ENVIRONMENT
 
 __all__ = ["main", "parse_assignments"]
 
@@ -134,10 +135,10 @@ def _set_sweep_environment(args: argparse.Namespace) -> None:
     if args.no_cache:
         os.environ[CACHE_ENVIRONMENT] = "off"
     if args.scheduler:
-        os.environ["TORUS_LAB_SCHEDULER"] = args.scheduler
-        os.environ["TORUS_LAB_BACKEND"] = "dask"
+        os.environ[ENVIRONMENT["scheduler"]] = args.scheduler
+        os.environ[ENVIRONMENT["backend_text"]] = "dask"
     elif args.backend:
-        os.environ["TORUS_LAB_BACKEND"] = args.backend
+        os.environ[ENVIRONMENT["backend_text"]] = args.backend
 
 
 def _list() -> None:

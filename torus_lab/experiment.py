@@ -49,6 +49,7 @@ from typing import Any
 import yaml
 
 from torus_lab._validate import did_you_mean
+from torus_lab.settings import ENVIRONMENT
 
 __all__ = [
     "CACHE_ENVIRONMENT",
@@ -72,7 +73,7 @@ __all__ = [
 #: Parameters the runner sets itself (output folders); a preset or ``-p`` may not.
 RESERVED_PARAMETERS = ("data_dir", "figures_dir")
 #: Environment variable naming the result cache folder of :func:`torus_lab.sweep.sweep` (``off``: no cache).
-CACHE_ENVIRONMENT = "TORUS_LAB_CACHE"
+CACHE_ENVIRONMENT = ENVIRONMENT["cache"]
 
 
 class ExperimentError(Exception):

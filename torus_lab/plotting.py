@@ -32,8 +32,8 @@ import pandas as pd
 import seaborn as sns
 
 from torus_lab._validate import check_instance, check_int, check_real, check_real_array, check_sequence, check_str
-from torus_lab.progress import RUNNER_ENVIRONMENT
 from torus_lab.report_html import FIGURE_METADATA_KEY
+from torus_lab.settings import current_settings
 
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
@@ -207,7 +207,7 @@ def show_figure(fig, figures_dir: str | Path, name: str, *, caption: str | None 
     if caption is not None and not check_str("caption", caption).strip():
         raise ValueError(f"caption must be a non-empty text saying what the figure shows, got {caption!r}")
     paths = save_figure(fig, figures_dir, name)
-    if os.environ.get(RUNNER_ENVIRONMENT):
+    if current_settings().under_runner:
         from IPython.display import HTML, display
 
         experiment = Path(figures_dir).name

@@ -41,18 +41,19 @@ from pathlib import Path
 from typing import TextIO
 
 from torus_lab._validate import check_instance, check_int, check_real, check_str
+from torus_lab.settings import ENVIRONMENT, current_settings
 
 __all__ = ["PROGRESS_ENVIRONMENT", "RUNNER_ENVIRONMENT", "ProgressEvent", "ProgressFollower", "ProgressPrinter",
            "ProgressReporter", "format_duration", "format_progress", "install_runner_progress", "read_events",
            "runner_progress_bar"]  # fmt: skip
 
 #: Environment variable naming the file the kernel's sweeps append progress events to (set by the runner only).
-PROGRESS_ENVIRONMENT = "TORUS_LAB_PROGRESS"
+PROGRESS_ENVIRONMENT = ENVIRONMENT["progress_file"]
 #: Environment variable the runner sets while it executes a notebook: :func:`torus_lab.plotting.show_figure` then
 #: shows figures as links to their files (``reports/<name>/<name>.html`` -> ``../../figures/<name>/<file>.png``)
 #: instead of inline megabytes.  Defined here, beside :data:`PROGRESS_ENVIRONMENT`, so that the runner does not
 #: import the plotting stack (matplotlib, seaborn, scipy.stats: ~1.7 s) to name it.
-RUNNER_ENVIRONMENT = "TORUS_LAB_RUNNER"
+RUNNER_ENVIRONMENT = ENVIRONMENT["under_runner"]
 
 
 @dataclass(frozen=True)
@@ -265,7 +266,7 @@ class ProgressReporter:
         check_int("initial", initial, minimum=0, maximum=total)
         self.min_interval_s = check_real("min_interval_s", min_interval_s, minimum=0)
         if path is None:
-            path = os.environ.get(PROGRESS_ENVIRONMENT) or None
+            path = current_settings().progress_file
         self.path = _file_path("path", path) if path is not None else None
         self.name, self.total, self.initial, self.done = name, int(total), int(initial), int(initial)
         self.bar_id = uuid.uuid4().hex[:8]

@@ -68,6 +68,7 @@ from torus_lab.lockfile import lock_state
 from torus_lab.outputs import output_lock, staging_folder, swap_into_place
 from torus_lab.progress import RUNNER_ENVIRONMENT, ProgressPrinter
 from torus_lab.report_html import ReportInfo, export_report_html, prepare_report_exporter
+from torus_lab.settings import ENVIRONMENT, Settings, current_settings
 from torus_lab.timing import is_timing_file
 
 __all__ = [
@@ -99,7 +100,7 @@ __all__ = [
 #: The three output folders every experiment writes into (``<kind>/<name>``).
 OUTPUT_KINDS = ("data", "figures", "reports")
 #: Environment variables that choose the sweep backend and its local workers (see :mod:`torus_lab.sweep`).
-SWEEP_ENVIRONMENT = ("TORUS_LAB_BACKEND", "TORUS_LAB_SCHEDULER", "TORUS_LAB_WORKERS")
+SWEEP_ENVIRONMENT = (ENVIRONMENT["backend_text"], ENVIRONMENT["scheduler"], ENVIRONMENT["workers_text"])
 #: Experiments ``torus-lab reproduce`` and ``verify`` run side by side by default (``--jobs``): on 2 cores,
 #: one experiment's serial steps (kernel start, figures, report) overlap another's sweeps.
 DEFAULT_JOBS = 2
@@ -317,6 +318,12 @@ def _silence_papermill_when_stopping() -> None:
         logger.addFilter(_not_while_stopping)
 
 
+def _cache_setting(root: Path) -> str:
+    """The kernel's ``TORUS_LAB_CACHE``: this process's setting, else the project's default cache folder."""
+    cache = current_settings().cache
+    return str(default_cache_dir(root)) if cache is None else cache
+
+
 def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, kernel_name: str,
              progress: ProgressPrinter | None, sweep_environment: Mapping[str, str]) -> None:  # fmt: skip
     """Run the notebook with papermill; ``progress`` shows its cells and the sweeps inside it (the kernel appends
@@ -339,7 +346,7 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
         events = Path(folder) / "progress.jsonl"
         kernel_env = {
             RUNNER_ENVIRONMENT: "1",  # figures are shown as links to their files
-            CACHE_ENVIRONMENT: os.environ.get(CACHE_ENVIRONMENT, str(default_cache_dir(experiment.root))),
+            CACHE_ENVIRONMENT: _cache_setting(experiment.root),
             PROGRESS_ENVIRONMENT: str(events) if progress is not None else None,
             **sweep_environment,
         }
@@ -590,8 +597,7 @@ def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], stage
         "versions": package_versions(),
         "environment_lock": lock_state(experiment.root),  # sha256 of requirements.lock, and whether it was used
         "platform": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
-        "sweep_backend": {**{key: os.environ[key] for key in SWEEP_ENVIRONMENT if key in os.environ},
-                          **sweep_environment},
+        "sweep_backend": {**_sweep_settings(current_settings()), **sweep_environment},
         "started_utc": started,
         "finished_utc": _utc_now(),
         "duration_s": round(duration, 3),
@@ -701,11 +707,18 @@ def shared_sweep_environment(jobs: int, cpus: int | None = None,
     """
     jobs = check_int("jobs", jobs, minimum=1)
     cpus = check_int("cpus", (os.cpu_count() or 1) if cpus is None else cpus, minimum=1)
-    environ = check_instance("environ", os.environ if environ is None else environ, Mapping, "a mapping")
-    if jobs == 1 or any(environ.get(key) for key in SWEEP_ENVIRONMENT):
+    settings = Settings.from_environment(environ)
+    if jobs == 1 or _sweep_settings(settings):
         return {}
     share = max(1, cpus // jobs)
-    return {"TORUS_LAB_BACKEND": "serial"} if share == 1 else {"TORUS_LAB_WORKERS": str(share)}
+    return {ENVIRONMENT["backend_text"]: "serial"} if share == 1 else {ENVIRONMENT["workers_text"]: str(share)}
+
+
+def _sweep_settings(settings: Settings) -> dict[str, str]:
+    """The sweep settings chosen in ``settings``, as the environment variables that carry them."""
+    chosen = {"backend_text": settings.backend_text, "scheduler": settings.scheduler,
+              "workers_text": settings.workers_text}
+    return {ENVIRONMENT[field]: str(value) for field, value in chosen.items() if value is not None}
 
 
 def start_order(names: Sequence[str], records: Sequence[Path]) -> list[str]:

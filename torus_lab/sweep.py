@@ -61,6 +61,7 @@ import numpy as np
 
 from torus_lab._validate import check_instance, check_str, is_int, naming
 from torus_lab.hooks import HOOKS, Hooks
+from torus_lab.settings import ENVIRONMENT, current_settings
 
 __all__ = ["BACKENDS", "CACHE_OFF", "WORKERS_ENVIRONMENT", "cache_location", "clear_cache", "code_digest", "grid",
            "item_key", "item_seed", "sweep", "sweep_frame"]
@@ -161,7 +162,7 @@ def cache_location(cache: bool | str | os.PathLike | None = None) -> Path | None
     if cache is False:
         return None
     if cache is None or cache is True:
-        cache = os.environ.get("TORUS_LAB_CACHE", "")
+        cache = current_settings().cache or ""
         if cache.strip().lower() in CACHE_OFF:
             return None
     if not isinstance(cache, (str, os.PathLike)):
@@ -302,17 +303,12 @@ def _result_and_warnings(outcome: tuple[Any, list[tuple[str, type, str, int]]]) 
 
 
 #: Environment variable: default number of local worker processes of a sweep.
-WORKERS_ENVIRONMENT = "TORUS_LAB_WORKERS"
+WORKERS_ENVIRONMENT = ENVIRONMENT["workers_text"]
 
 
 def _default_workers() -> int:
     """Local worker processes when a sweep names none: ``TORUS_LAB_WORKERS``, else every core."""
-    text = os.environ.get(WORKERS_ENVIRONMENT, "").strip()
-    if not text:
-        return os.cpu_count() or 1
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{WORKERS_ENVIRONMENT} must be a positive integer, got {text!r}")
-    return int(text)
+    return current_settings().workers or os.cpu_count() or 1
 
 
 def _resolve_backend(backend: str, scheduler: Any) -> tuple[str, Any]:
@@ -320,12 +316,10 @@ def _resolve_backend(backend: str, scheduler: Any) -> tuple[str, Any]:
     if scheduler is not None:
         return "dask", scheduler
     if backend == "auto":
-        env_scheduler = os.environ.get("TORUS_LAB_SCHEDULER")
-        if env_scheduler:
-            return "dask", env_scheduler
-        backend = os.environ.get("TORUS_LAB_BACKEND", "processes")
-        if backend not in BACKENDS[1:]:
-            raise ValueError(f"TORUS_LAB_BACKEND must be one of {BACKENDS[1:]}, got {backend!r}")
+        settings = current_settings()
+        if settings.scheduler:
+            return "dask", settings.scheduler
+        backend = settings.backend or "processes"
     return backend, None
 
 
