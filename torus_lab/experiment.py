@@ -184,8 +184,8 @@ def _schema_validator() -> type:
     checker), so its import is refused while jsonschema loads, and allowed again after.  A process that has
     imported either library already keeps it as it is.
 
-    >>> _schema_validator().__name__
-    'Draft202012Validator'
+    >>> _schema_validator().META_SCHEMA["$id"]  # Draft 2020-12, with the ``order`` keyword added
+    'https://json-schema.org/draft/2020-12/schema'
     """
     if "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules:
         sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # its import raises ImportError
