@@ -137,15 +137,15 @@ def test_no_import_cycle_in_the_package():
 
 
 def test_the_checker_sees_imports_inside_functions(tmp_path):
-    """The rule must catch the late import the old interface used (``from torus_lab.sim.kernels import ...``
+    """The rule must catch the late import the old interface used (``from torus_lab.sim.simple import ...``
     inside a method)."""
     src = tmp_path / "torus_lab" / "routing" / "late.py"
     src.parent.mkdir(parents=True)
-    src.write_text("def f():\n    from torus_lab.sim.kernels import run_kernel\n    from ..deadlock import x\n")
+    src.write_text("def f():\n    from torus_lab.sim.simple import run_kernel\n    from ..deadlock import x\n")
     global PACKAGE
     saved, PACKAGE = PACKAGE, tmp_path / "torus_lab"
     try:
-        found = imported_modules(src, {"torus_lab.sim.kernels", "torus_lab.deadlock"})
+        found = imported_modules(src, {"torus_lab.sim.simple", "torus_lab.deadlock"})
     finally:
         PACKAGE = saved
-    assert found == {"torus_lab.sim.kernels", "torus_lab.deadlock"}
+    assert found == {"torus_lab.sim.simple", "torus_lab.deadlock"}

@@ -108,7 +108,7 @@ and with speculation the channels of the listed VCs that may bid.  :func:`list_r
 without branching on it: the state of a VC is unpredictable from one to the next, and the mispredicted branches
 cost about 40% of the stage.
 A stage called alone needs the lists first (:func:`list_ready`; for switch allocation also every VC holding flits:
-:func:`torus_lab.sim.kernels.list_occupied`, as in the simple model).  The visibility cycle of each VC's front flit
+:func:`torus_lab.sim.simple.list_occupied`, as in the simple model).  The visibility cycle of each VC's front flit
 is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO. Stages:
 :func:`generate_packets`, :func:`inject_flits`, :func:`list_ready`, :func:`route_heads`, :func:`allocate_vcs`,
 :func:`allocate_switch`, :func:`traverse_switch` (and the credit helpers :func:`credits_available`,
@@ -135,16 +135,6 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.kernels import (
-    _mark_occupied,
-    _pop_flit,
-    _repeats_stored,
-    _split_vc,
-    _vc_shift,
-    candidate_capacity,
-    ring_offset,
-    wrap,
-)
 from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
     _CN_FLITS_INJECTED,
@@ -159,6 +149,16 @@ from torus_lab.sim.packets import (
     watch_progress,
 )
 from torus_lab.sim.rng import splitmix_next
+from torus_lab.sim.simple import (
+    _mark_occupied,
+    _pop_flit,
+    _repeats_stored,
+    _split_vc,
+    _vc_shift,
+    candidate_capacity,
+    ring_offset,
+    wrap,
+)
 from torus_lab.topology import Torus
 
 __all__ = [
@@ -445,7 +445,7 @@ def _push_flit(st, vc, p, fi, visible):
 
 @njit(inline="always")
 def _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv):
-    """Take the front flit of input VC ``iv`` (:func:`torus_lab.sim.kernels._pop_flit`), keeping ``fvis``."""
+    """Take the front flit of input VC ``iv`` (:func:`torus_lab.sim.simple._pop_flit`), keeping ``fvis``."""
     p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
     if count[iv] > 0:
         fvis[iv] = farr[iv, fhead[iv]]
@@ -535,7 +535,7 @@ def list_ready(st, now):
     (used without speculation) to ``st.to_switch[:st.nlive[3]]`` (the lists
     :func:`route_heads`, :func:`allocate_vcs` and :func:`allocate_switch` visit).
 
-    Of the VCs holding flits (the ``occupied`` bitmap, read as :func:`torus_lab.sim.kernels.list_occupied` does):
+    Of the VCs holding flits (the ``occupied`` bitmap, read as :func:`torus_lab.sim.simple.list_occupied` does):
     an idle VC whose front flit is visible (routing), a VC waiting for a VC past its ready cycle (VC allocation,
     and speculative switch requests), an active VC past its ready cycle whose front flit is visible (switch
     allocation).  Those are the conditions under which each stage acts, and within a cycle a VC's state changes
@@ -592,7 +592,7 @@ def route_heads(route, tables, st, now):
 
     At its destination router the candidates are the V ejection VCs; elsewhere the routing kernel ``route``
     gives them (its input channel is -1 at injection; of more candidates than a row holds,
-    :func:`torus_lab.sim.kernels.candidate_capacity`, repeats are left out).  The VC then waits
+    :func:`torus_lab.sim.simple.candidate_capacity`, repeats are left out).  The VC then waits
     ``routing_delay`` cycles before VC allocation.  Returns the number of heads routed.
     """
     cfg = st.cfg

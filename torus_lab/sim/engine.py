@@ -1,6 +1,6 @@
 """Cycle-driven, flit-level wormhole simulator: run set-up, results, deadlock reports, load sweeps.
 
-Two router models, chosen by ``SimConfig.router``: ``"simple"`` (default, :mod:`torus_lab.sim.kernels`) and
+Two router models, chosen by ``SimConfig.router``: ``"simple"`` (default, :mod:`torus_lab.sim.simple`) and
 ``"booksim"`` (BookSim2's input-queued VC router, :mod:`torus_lab.sim.booksim`); both take the same routing
 functions and give the same :class:`SimResult`.  A run owns all its state
 (:class:`SimState`); the routing function is passed in (:class:`torus_lab.routing.interface.RoutingFunction`)
@@ -41,9 +41,8 @@ from torus_lab._validate import (
     is_int,
 )
 from torus_lab.routing.interface import RoutingFunction, compile_for_kernel, kernel_handle
-from torus_lab.sim import kernels
+from torus_lab.sim import simple
 from torus_lab.sim.config import SimConfig
-from torus_lab.sim.kernels import CFG
 from torus_lab.sim.packets import CNT
 from torus_lab.sim.runlength import (
     SimulationDeadlock,
@@ -53,6 +52,7 @@ from torus_lab.sim.runlength import (
     _RunWindow,
 )
 from torus_lab.sim.saturation import Saturation
+from torus_lab.sim.simple import CFG
 from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
 
@@ -82,7 +82,7 @@ def zero_load_latency(hops: int | np.ndarray, packet_length: int, router_delay: 
 class SimState:
     """Every array of one run of the simple router model (input VCs, packets, source queues, records, counters).
 
-    A Python-side view of a :class:`torus_lab.sim.kernels.SimpleState` (``arrays``, what the compiled stages
+    A Python-side view of a :class:`torus_lab.sim.simple.SimpleState` (``arrays``, what the compiled stages
     take): each of its fields is readable here under its own name (``state.count``, ``state.out_ivc``, ...).
     Input VCs are numbered ``channel * vcs + vc`` for network channels and ``num_channels * vcs + node`` for the
     injection port of each node.  ``active`` lists the nodes that generate traffic (default: every node).
@@ -106,7 +106,7 @@ class SimState:
             raise ValueError("seed_words must hold at least one seed word, got an empty array")
         seed_word = int(np.asarray(seed_words[:1], dtype=np.uint64)[0])
         # new_state checks the other arguments and the memory before it allocates anything
-        self.arrays = kernels.new_state(topology, vcs, queue_cap, rec_cap, seed_word, depth=depth, length=length,
+        self.arrays = simple.new_state(topology, vcs, queue_cap, rec_cap, seed_word, depth=depth, length=length,
                                         atomic=atomic, active=active)  # fmt: skip
         self.vcs = int(vcs)
         self.depth = int(depth)
@@ -486,7 +486,7 @@ class _Runner:
 @functools.lru_cache(maxsize=8)
 def _first_free_stack(pool: int) -> np.ndarray:
     """The free stack of a fresh packet pool of ``pool`` ids, ``pool - 1, ..., 1, 0`` (read-only, cached per size;
-    the kernels' ``new_state`` starts every run with it).
+    :func:`torus_lab.sim.simple.new_state` starts every run with it).
 
     >>> _first_free_stack(4).tolist()
     [3, 2, 1, 0]
@@ -497,7 +497,7 @@ def _first_free_stack(pool: int) -> np.ndarray:
 
 
 def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap) -> _Runner:
-    """The simple router model (:mod:`torus_lab.sim.kernels`): its state and loop, ready to run."""
+    """The simple router model (:mod:`torus_lab.sim.simple`): its state and loop, ready to run."""
     state = SimState(routing.topology, routing.num_vcs, config.queue_capacity, rec_cap, words,
                      depth=config.buffer_depth, length=config.packet_length,
                      atomic=config.vc_allocation == "atomic", active=active)  # fmt: skip
@@ -526,7 +526,7 @@ def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, word
 
     def loop(cycles: int) -> None:
         args = (kernel_handle(routing.kernel), routing.tables, state.arrays, int(cycles))
-        compile_for_kernel(kernels.run_kernel, args)(*args)
+        compile_for_kernel(simple.run_kernel, args)(*args)
 
     return _Runner(state, state, loop, window)
 

@@ -1,7 +1,7 @@
 """What both router models share: the run counters, packet generation into source queues, finishing a packet,
 the progress (deadlock) watch and the end-of-run test.
 
-The simple model (:mod:`torus_lab.sim.kernels`) and the BookSim-compatible model (:mod:`torus_lab.sim.booksim`)
+The simple model (:mod:`torus_lab.sim.simple`) and the BookSim-compatible model (:mod:`torus_lab.sim.booksim`)
 keep their state in different structures, but both hold the same packet pool and source queues under the same
 names, so the functions here take either state (``st``; numba compiles them once per state type):
 
