@@ -164,6 +164,7 @@ from torus_lab.topology import Torus
 __all__ = [
     "BookSimState",
     "BCFG",
+    "BCFG_WORDS",
     "booksim_zero_load_latency",
     "generate_packets",
     "inject_flits",
@@ -191,21 +192,38 @@ __all__ = [
 WORD_LIMIT = 2**31 - 1
 #: Input-VC states (BookSim2's ``VC::idle``; ``routing`` is folded into ``VC_ALLOC`` with a ready time).
 IDLE, VC_ALLOC, ACTIVE = 0, 1, 2
+#: The integer settings of ``BookSimState.cfg``, in word order: the one list their indices come from
+#: (:data:`BCFG` and the constants the compiled stages read are both derived from it, by name).
+BCFG_WORDS = (
+    "vcs", "depth", "length", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
+    "credit_delay", "warmup", "measure_end", "drain", "gen_end", "deadlock_cycles", "pattern", "hotspot_node",
+    "queue_cap", "include_self", "num_channels", "num_nodes", "ports", "injection", "speculative",
+)
 #: Index of each integer setting in ``BookSimState.cfg``.
-BCFG = {
-    name: i
-    for i, name in enumerate(
-        [
-            "vcs", "depth", "length", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
-            "credit_delay", "warmup", "measure_end", "drain", "gen_end", "deadlock_cycles", "pattern",
-            "hotspot_node", "queue_cap", "include_self", "num_channels", "num_nodes", "ports", "injection",
-            "speculative",
-        ]
-    )
-}  # fmt: skip
-_VCS, _DEPTH, _LENGTH, _RD, _VAD, _SAD, _STD, _CRD = 0, 1, 2, 3, 4, 5, 6, 7
-_WARMUP, _MEASURE_END, _DRAIN, _GEN_END, _DL_CYCLES, _PATTERN, _HOTSPOT, _QCAP, _SELF = 8, 9, 10, 11, 12, 13, 14, 15, 16
-_NCH, _NN, _PORTS, _INJECTION, _SPEC = 17, 18, 19, 20, 21
+BCFG = {name: index for index, name in enumerate(BCFG_WORDS)}
+# The indices the compiled stages read (numba freezes module globals as constants): ``_`` + the word in capitals.
+_VCS = BCFG["vcs"]
+_DEPTH = BCFG["depth"]
+_LENGTH = BCFG["length"]
+_ROUTING_DELAY = BCFG["routing_delay"]
+_VC_ALLOC_DELAY = BCFG["vc_alloc_delay"]
+_SW_ALLOC_DELAY = BCFG["sw_alloc_delay"]
+_ST_FINAL_DELAY = BCFG["st_final_delay"]
+_CREDIT_DELAY = BCFG["credit_delay"]
+_WARMUP = BCFG["warmup"]
+_MEASURE_END = BCFG["measure_end"]
+_DRAIN = BCFG["drain"]
+_GEN_END = BCFG["gen_end"]
+_DEADLOCK_CYCLES = BCFG["deadlock_cycles"]
+_PATTERN = BCFG["pattern"]
+_HOTSPOT_NODE = BCFG["hotspot_node"]
+_QUEUE_CAP = BCFG["queue_cap"]
+_INCLUDE_SELF = BCFG["include_self"]
+_NUM_CHANNELS = BCFG["num_channels"]
+_NUM_NODES = BCFG["num_nodes"]
+_PORTS = BCFG["ports"]
+_INJECTION = BCFG["injection"]
+_SPECULATIVE = BCFG["speculative"]
 
 #: Every array of one run of the BookSim-compatible model (see the module docstring for the numbering).
 BookSimState = namedtuple(
@@ -327,7 +345,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     arguments checked by :func:`state_for`)."""
     from torus_lab._memory import check_memory, network_size
 
-    depth, queue_cap = int(cfg[_DEPTH]), int(cfg[_QCAP])
+    depth, queue_cap = int(cfg[_DEPTH]), int(cfg[_QUEUE_CAP])
     check_memory(state_memory_bytes(topology, vcs, depth, queue_cap, rec_cap),
                  f"BookSim-model state ({vcs} VCs, buffer {depth} flits) on {network_size(topology)}")  # fmt: skip
     ch_src, ch_dst, latency, in_port, out_port, ports = _port_tables(topology, channel_latency)
@@ -336,7 +354,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     nvc = total * vcs
     n_in = (nch + nn) * vcs  # input VCs of the routers (network and injection): the only ones holding flits
     cfg = cfg.astype(np.int64).copy()
-    cfg[_VCS], cfg[_NCH], cfg[_NN], cfg[_PORTS] = vcs, nch, nn, ports
+    cfg[_VCS], cfg[_NUM_CHANNELS], cfg[_NUM_NODES], cfg[_PORTS] = vcs, nch, nn, ports
     npk = nn * (queue_cap + 1) + nvc + 16
     sa_cap = total * ports  # switch requests per cycle: at most one per input channel and output port
     kmax = candidate_capacity(topology, vcs)  # candidates kept per routed head
@@ -467,7 +485,8 @@ def generate_packets(st, now):
     if now >= cfg[_GEN_END]:
         return
     measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
-    generate(st, now, measuring, cfg[_INJECTION], cfg[_PATTERN], cfg[_HOTSPOT], cfg[_SELF] != 0, cfg[_QCAP])
+    generate(st, now, measuring, cfg[_INJECTION], cfg[_PATTERN], cfg[_HOTSPOT_NODE], cfg[_INCLUDE_SELF] != 0,
+             cfg[_QUEUE_CAP])
 
 
 @njit(inline="always")
@@ -481,8 +500,8 @@ def inject_flits(st, now):
     cfg = st.cfg
     vcs = cfg[_VCS]
     length = cfg[_LENGTH]
-    qcap = cfg[_QCAP]
-    inj_base = cfg[_NCH]
+    qcap = cfg[_QUEUE_CAP]
+    inj_base = cfg[_NUM_CHANNELS]
     active, inj_pk, inj_flit, inj_vc, inj_last_vc, q_len = (st.active, st.inj_pk, st.inj_flit, st.inj_vc,
                                                            st.inj_last_vc, st.q_len)  # fmt: skip
     busy, credit, cr_time, cr_head, cr_count = st.busy, st.credit, st.cr_time, st.cr_head, st.cr_count
@@ -597,9 +616,9 @@ def route_heads(route, tables, st, now):
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
-    nch = cfg[_NCH]
-    nn = cfg[_NN]
-    routing_delay = cfg[_RD]
+    nch = cfg[_NUM_CHANNELS]
+    nn = cfg[_NUM_NODES]
+    routing_delay = cfg[_ROUTING_DELAY]
     vstate, fvis, fhead, fpk = st.vstate, st.fvis, st.fhead, st.fpk
     ch_dst_router, ch_src_router, pk_dst, pk_state = st.ch_dst_router, st.ch_src_router, st.pk_dst, st.pk_state
     cand_vc, cand_st, ncand, vready = st.cand_vc, st.cand_st, st.ncand, st.vready
@@ -719,7 +738,7 @@ def allocate_vcs(st, now):
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
-    vc_alloc_delay = cfg[_VAD]
+    vc_alloc_delay = cfg[_VC_ALLOC_DELAY]
     span = cfg[_PORTS] * vcs
     vstate, vready, va_tried, ncand = st.vstate, st.vready, st.va_tried, st.ncand
     cand_vc, cand_st = st.cand_vc, st.cand_st
@@ -855,7 +874,7 @@ def _switch_request(st, nreq, tag, ic, iv, now):
     it bids again ``sw_alloc_delay`` cycles later, and requests its output port if its output VC has a credit.
     Returns the new number of requests."""
     vcs = st.cfg[_VCS]
-    st.vready[iv] = now + st.cfg[_SAD]
+    st.vready[iv] = now + st.cfg[_SW_ALLOC_DELAY]
     o = st.out_vc[iv]
     if _take_credits(st.credit, st.cr_time, st.cr_head, st.cr_count, o, now) == 0:
         return nreq
@@ -879,11 +898,11 @@ def allocate_switch(st, now):
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
-    nch = cfg[_NCH]
-    nn = cfg[_NN]
+    nch = cfg[_NUM_CHANNELS]
+    nn = cfg[_NUM_NODES]
     ports = cfg[_PORTS]
-    sw_alloc_delay = cfg[_SAD]
-    speculative = cfg[_SPEC] != 0
+    sw_alloc_delay = cfg[_SW_ALLOC_DELAY]
+    speculative = cfg[_SPECULATIVE] != 0
     sa_rr, va_tried, vstate, vready, count, fvis, out_vc = (st.sa_rr, st.va_tried, st.vstate, st.vready, st.count,
                                                             st.fvis, st.out_vc)  # fmt: skip
     credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
@@ -966,23 +985,23 @@ def traverse_switch(st, now):
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
-    nch = cfg[_NCH]
+    nch = cfg[_NUM_CHANNELS]
     length = cfg[_LENGTH]
-    credit_delay = cfg[_CRD]
+    credit_delay = cfg[_CREDIT_DELAY]
     warmup, measure_end = cfg[_WARMUP], cfg[_MEASURE_END]
     fpk, fidx, farr, fvis, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fvis, st.fhead, st.count, st.occupied
     credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
     grants, ch_latency, out_vc, pk_hops, ch_flits, counters = (st.grants, st.ch_latency, st.out_vc, st.pk_hops,
                                                                st.ch_flits, st.counters)  # fmt: skip
     busy, vstate, ncand = st.busy, st.vstate, st.ncand
-    sent_at = now + cfg[_SAD] - 1 + cfg[_STD]  # cycle the flit is put on the output channel
+    sent_at = now + cfg[_SW_ALLOC_DELAY] - 1 + cfg[_ST_FINAL_DELAY]  # cycle the flit is put on the output channel
     measuring = warmup <= now < measure_end
     vc_shift = _vc_shift(vcs)
     for g in range(st.ngrants[0]):
         iv = grants[g]
         p, fi = _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv)
         ic = _split_vc(iv, vcs, vc_shift)[0]
-        back = now + cfg[_SAD] - 1 + ch_latency[ic] + 1
+        back = now + cfg[_SW_ALLOC_DELAY] - 1 + ch_latency[ic] + 1
         _queue_credit(cr_time, cr_head, cr_count, iv, back + (credit_delay if ic < nch else 0))
         o = out_vc[iv]
         oc = _split_vc(o, vcs, vc_shift)[0]
@@ -1016,7 +1035,7 @@ def run_booksim(route, tables, st, max_cycles):
     Compiled without reference counting (``njit(refcount=False)``): no count updates on the state's arrays at
     each stage call and each array read."""
     cfg, counters = st.cfg, st.counters
-    measure_end, drain, deadlock_cycles = cfg[_MEASURE_END], cfg[_DRAIN], cfg[_DL_CYCLES]
+    measure_end, drain, deadlock_cycles = cfg[_MEASURE_END], cfg[_DRAIN], cfg[_DEADLOCK_CYCLES]
     for _ in range(max_cycles):
         now = counters[_CN_NOW]
         if run_over(st, now, measure_end, drain):
@@ -1055,7 +1074,7 @@ class BookSimRun:
 
     def buffered_flits(self) -> int:
         """Flits sitting in network input buffers (injection ports excluded)."""
-        return int(self.state.count[: int(self.state.cfg[_NCH]) * self.vcs].sum())
+        return int(self.state.count[: int(self.state.cfg[_NUM_CHANNELS]) * self.vcs].sum())
 
     def waiting_graph(self):
         """Wait-for graph between VCs (``networkx.DiGraph``): ``a -> b`` when the packet at the front of input VC
@@ -1143,7 +1162,8 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
 def _check_cycles(last_cycle: int, cfg: np.ndarray, channel_latency: int) -> None:
     """Refuse a run whose cycle numbers, plus the furthest a flit, credit or wait reaches past the current cycle,
     would pass :data:`WORD_LIMIT` (the state keeps cycles in 32-bit words)."""
-    reach = sum(int(cfg[i]) for i in (_RD, _VAD, _SAD, _STD, _CRD)) + channel_latency + 8
+    delays = (_ROUTING_DELAY, _VC_ALLOC_DELAY, _SW_ALLOC_DELAY, _ST_FINAL_DELAY, _CREDIT_DELAY)
+    reach = sum(int(cfg[i]) for i in delays) + channel_latency + 8
     if last_cycle + reach > WORD_LIMIT:
         raise ValueError(f"the BookSim model counts cycles in 32-bit words: a run to cycle {last_cycle} (plus "
                          f"{reach} cycles of delays) passes {WORD_LIMIT}")  # fmt: skip

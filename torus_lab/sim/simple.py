@@ -101,25 +101,42 @@ __all__ = [
     "EJECT",
     "DROP",
     "CFG",
+    "CFG_WORDS",
 ]
 
 #: ``out_ivc`` codes besides a downstream input-VC index (-1 = not allocated yet).
 EJECT = -2
 DROP = -3
 
+#: The integer settings of ``SimpleState.cfg``, in word order: the one list their indices come from
+#: (:data:`CFG` and the constants the compiled stages read are both derived from it, by name).
+CFG_WORDS = (
+    "vcs", "depth", "length", "router_delay", "warmup", "measure_end", "drain", "gen_end", "deadlock_cycles",
+    "drop_after", "pattern", "hotspot_node", "queue_cap", "hop_limit", "atomic", "injection", "include_self",
+    "num_channels", "num_nodes",
+)
 #: Index of each integer setting in ``SimpleState.cfg``.
-CFG = {
-    name: i
-    for i, name in enumerate(
-        [
-            "vcs", "depth", "length", "router_delay", "warmup", "measure_end", "drain", "gen_end",
-            "deadlock_cycles", "drop_after", "pattern", "hotspot_node", "queue_cap", "hop_limit", "atomic",
-            "injection", "include_self", "num_channels", "num_nodes",
-        ]
-    )
-}  # fmt: skip
-_VCS, _DEPTH, _LENGTH, _RDELAY, _WARMUP, _MEASURE_END, _DRAIN, _GEN_END, _DL_CYCLES = 0, 1, 2, 3, 4, 5, 6, 7, 8
-_DROP_AFTER, _PATTERN, _HOTSPOT, _QCAP, _HOP_LIMIT, _ATOMIC, _INJECTION, _SELF, _NCH, _NN = range(9, 19)
+CFG = {name: index for index, name in enumerate(CFG_WORDS)}
+# The indices the compiled stages read (numba freezes module globals as constants): ``_`` + the word in capitals.
+_VCS = CFG["vcs"]
+_DEPTH = CFG["depth"]
+_LENGTH = CFG["length"]
+_ROUTER_DELAY = CFG["router_delay"]
+_WARMUP = CFG["warmup"]
+_MEASURE_END = CFG["measure_end"]
+_DRAIN = CFG["drain"]
+_GEN_END = CFG["gen_end"]
+_DEADLOCK_CYCLES = CFG["deadlock_cycles"]
+_DROP_AFTER = CFG["drop_after"]
+_PATTERN = CFG["pattern"]
+_HOTSPOT_NODE = CFG["hotspot_node"]
+_QUEUE_CAP = CFG["queue_cap"]
+_HOP_LIMIT = CFG["hop_limit"]
+_ATOMIC = CFG["atomic"]
+_INJECTION = CFG["injection"]
+_INCLUDE_SELF = CFG["include_self"]
+_NUM_CHANNELS = CFG["num_channels"]
+_NUM_NODES = CFG["num_nodes"]
 
 #: Every array of one run of the simple model.  Input VCs are numbered ``channel * vcs + vc`` for network
 #: channels and ``num_channels * vcs + node`` for the injection port of each node; router ports (the units of
@@ -377,7 +394,8 @@ def generate_packets(st, now):
     if now >= cfg[_GEN_END]:
         return
     measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
-    generate(st, now, measuring, cfg[_INJECTION], cfg[_PATTERN], cfg[_HOTSPOT], cfg[_SELF] != 0, cfg[_QCAP])
+    generate(st, now, measuring, cfg[_INJECTION], cfg[_PATTERN], cfg[_HOTSPOT_NODE], cfg[_INCLUDE_SELF] != 0,
+             cfg[_QUEUE_CAP])
 
 
 @njit(inline="always")
@@ -386,8 +404,8 @@ def inject_packets(st, now):
     into it, all flits at once, each arriving at ``max(creation, cycle the previous tail left)``.  Returns the
     number of packets injected."""
     cfg = st.cfg
-    length, qcap = cfg[_LENGTH], cfg[_QCAP]
-    cv = cfg[_NCH] * cfg[_VCS]
+    length, qcap = cfg[_LENGTH], cfg[_QUEUE_CAP]
+    cv = cfg[_NUM_CHANNELS] * cfg[_VCS]
     active, count, q_len, fpk, fidx, farr = st.active, st.count, st.q_len, st.fpk, st.fidx, st.farr
     injected = 0
     for a in range(active.shape[0]):
@@ -416,7 +434,7 @@ def route_heads(route, tables, st, now):
     none; of more candidates than a row holds (:func:`candidate_capacity`), repeats are left out.  Visits
     ``st.live`` (:func:`list_occupied`); returns the number of heads routed."""
     cfg = st.cfg
-    vcs, nch, hop_limit, rdelay = cfg[_VCS], cfg[_NCH], cfg[_HOP_LIMIT], cfg[_RDELAY]
+    vcs, nch, hop_limit, rdelay = cfg[_VCS], cfg[_NUM_CHANNELS], cfg[_HOP_LIMIT], cfg[_ROUTER_DELAY]
     cv = nch * vcs
     vc_shift = _vc_shift(vcs)
     live, routed_vc, fhead, fpk, fidx, farr = st.live, st.routed, st.fhead, st.fpk, st.fidx, st.farr
@@ -479,7 +497,7 @@ def allocate_vcs(st, now):
     round-robin pointer (input VC order), which takes the VC and the candidate's routing state.  A head with
     no candidate waits, and is sent to DROP after ``drop_after`` cycles (if >= 0).  Returns the grants."""
     cfg = st.cfg
-    atomic, drop_after, rdelay = cfg[_ATOMIC] != 0, cfg[_DROP_AFTER], cfg[_RDELAY]
+    atomic, drop_after, rdelay = cfg[_ATOMIC] != 0, cfg[_DROP_AFTER], cfg[_ROUTER_DELAY]
     live, fhead, fidx, farr, out_ivc, ncand, cand_ivc = st.live, st.fhead, st.fidx, st.farr, st.out_ivc, st.ncand, \
         st.cand_ivc  # fmt: skip
     writer, count, rr_va, va_mark, va_best, va_bestd = st.writer, st.count, st.rr_va, st.va_mark, st.va_best, \
@@ -535,7 +553,7 @@ def allocate_switch(st, now):
     after its pointer (DROP needs no grant).  Granted input VCs go to ``st.grants[:st.ngrants[0]]`` in port
     order, and both pointers move to the winners; returns their number."""
     cfg = st.cfg
-    vcs, depth, nch = cfg[_VCS], cfg[_DEPTH], cfg[_NCH]
+    vcs, depth, nch = cfg[_VCS], cfg[_DEPTH], cfg[_NUM_CHANNELS]
     cv = nch * vcs
     live, count, routed, out_ivc, ivc_node = st.live, st.count, st.routed, st.out_ivc, st.ivc_node
     rr_in, rr_out, sa_mark, sa_best, sa_bestd = st.rr_in, st.rr_out, st.sa_mark, st.sa_best, st.sa_bestd
@@ -597,7 +615,7 @@ def traverse(st, now):
     Returns the number of flits moved."""
     cfg = st.cfg
     vcs, length = cfg[_VCS], cfg[_LENGTH]
-    cv = cfg[_NCH] * vcs
+    cv = cfg[_NUM_CHANNELS] * vcs
     measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
     grants, count, fhead, fpk, fidx, farr, out_ivc = st.grants, st.count, st.fhead, st.fpk, st.fidx, st.farr, \
         st.out_ivc  # fmt: skip
@@ -670,6 +688,6 @@ def run_kernel(route, tables, st, max_cycles):
         allocate_vcs(st, now)
         allocate_switch(st, now)
         moved = traverse(st, now)
-        watch_progress(st, moved, cfg[_DL_CYCLES])
+        watch_progress(st, moved, cfg[_DEADLOCK_CYCLES])
         st.counters[_CN_NOW] = now + 1
     return 0
