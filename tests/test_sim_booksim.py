@@ -608,7 +608,7 @@ def test_booksim_router_delivers_every_pattern_to_its_destination_under_on_off_i
 def test_islip_match_desynchronises_its_pointers_in_the_second_round():
     """Two inputs both request outputs 0 and 1: the first iteration matches one pair (both outputs grant input
     0, which accepts output 0); the moved pointers then let both pairs match (iSLIP's desynchronisation)."""
-    from torus_lab.sim.booksim import islip_match
+    from torus_lab.sim.allocators import islip_match
 
     req_in, req_out = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
     in_key, out_key = req_in.copy(), req_out.copy()

@@ -41,7 +41,8 @@ Timing (one cycle = one BookSim2 ``_Step``)
       flits follow at that pace); with the defaults ``7 + 6H + L - 1`` on a torus (2-cycle channels) and
       ``7 + 5H + L - 1`` with 1-cycle channels, BookSim2's measured fits; BookSim2's minimal pipeline
       (lookahead routing, speculation, 1-cycle allocations, traversal and channels) gives ``5 + 3H + L - 1``.
-Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's default ``islip``)
+Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's default ``islip``;
+:func:`torus_lab.sim.allocators.islip_match`)
     * VC allocation: a routed head requests every candidate output VC that is free (not held by another
       packet; credits are not checked, ``vc_busy_when_full = 0``).  Each output VC grants the requesting
       input VC first at or after its grant pointer (router-local order: input port x V + VC); each input VC
@@ -134,6 +135,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
+from torus_lab.sim.allocators import islip_match, wrap
 from torus_lab.sim.config import check_speculative_delays
 from torus_lab.sim.packets import (
     _CN_FLITS_EJECTED,
@@ -156,8 +158,6 @@ from torus_lab.sim.simple import (
     _split_vc,
     _vc_shift,
     candidate_capacity,
-    ring_offset,
-    wrap,
 )
 from torus_lab.topology import Torus
 
@@ -170,7 +170,6 @@ __all__ = [
     "inject_flits",
     "list_ready",
     "route_heads",
-    "islip_match",
     "allocate_vcs",
     "allocate_switch",
     "traverse_switch",
@@ -679,62 +678,9 @@ def route_heads(route, tables, st, now):
 
 
 @njit(inline="always")
-def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stamp, g_best, g_bestd, matched, now):
-    """One iteration of iSLIP over the requests ``r < nreq`` (input ``req_in[r]`` asks for output ``req_out[r]``;
-    the requests of one input are consecutive).
-
-    Grant: each requested output picks the request whose input key ``in_key[r]`` comes first at or after its
-    pointer ``gptr`` (round-robin over ``span`` keys, the router-local order); accept: each input picks, among
-    the requests granted to it, the one whose output key comes first at or after its pointer ``aptr``; both
-    pointers move one past an accepted match.  Accepted request indices go to ``matched[:n]``, in request
-    order; returns ``n``.  ``g_stamp`` marks the outputs whose pick (``g_best``, at ring distance ``g_bestd``)
-    was written in cycle ``now``.  Used by the VC allocator (inputs: input VCs; keys: port x V + VC) and the
-    switch allocator (inputs: input channels; keys: ports), which both list an input's requests together, so
-    the accept step reads each input's run of requests once, in order, and needs no table per input.
-
-    Examples
-    --------
-    >>> req_in, req_out = np.array([0, 1, 1]), np.array([0, 0, 1])   # input 1 also asks for output 1
-    >>> gptr, aptr, g_stamp = np.zeros(2, np.int64), np.zeros(2, np.int64), np.full(2, -1, np.int64)
-    >>> matched = np.zeros(3, np.int64)
-    >>> n = islip_match(3, req_in, req_out, req_in, req_out, 2, gptr, aptr, g_stamp, np.zeros(2, np.int64),
-    ...                 np.zeros(2, np.int64), matched, 0)
-    >>> matched[:n].tolist(), gptr.tolist(), aptr.tolist()     # output 0 grants input 0; input 1 accepts output 1
-    ([0, 2], [1, 0], [1, 0])
-    """
-    for r in range(nreq):  # grant
-        o = req_out[r]
-        d = ring_offset(in_key[r], gptr[o], span)  # keys and pointers are in 0..span-1
-        if g_stamp[o] != now or d < g_bestd[o]:
-            g_stamp[o] = now
-            g_bestd[o] = d
-            g_best[o] = r
-    n = 0
-    r = 0
-    while r < nreq:  # accept: one input's run of requests at a time
-        i = req_in[r]
-        start = aptr[i]
-        best = -1
-        best_d = span
-        while r < nreq and req_in[r] == i:
-            if g_best[req_out[r]] == r:
-                d = ring_offset(out_key[r], start, span)
-                if d < best_d:
-                    best = r
-                    best_d = d
-            r += 1
-        if best >= 0:
-            gptr[req_out[best]] = wrap(in_key[best] + 1, span)
-            aptr[i] = wrap(out_key[best] + 1, span)
-            matched[n] = best
-            n += 1
-    return n
-
-
-@njit(inline="always")
 def allocate_vcs(st, now):
-    """VC allocation: separable iSLIP (one iteration, :func:`islip_match`) between routed heads and free output
-    VCs, in the router-local order port x V + VC.  Returns the number of grants.
+    """VC allocation: separable iSLIP (one iteration, :func:`torus_lab.sim.allocators.islip_match`) between routed
+    heads and free output VCs, in the router-local order port x V + VC.  Returns the number of grants.
     """
     cfg = st.cfg
     vcs = cfg[_VCS]

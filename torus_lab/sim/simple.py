@@ -43,7 +43,8 @@ stage stays small, callable from Python or a small ``@njit`` wrapper, and tested
 (:func:`torus_lab.sim.packets.watch_progress`), composed by :func:`run_kernel`.  Generation, the source
 queues, packet finishing and the end-of-run test are shared with the BookSim-compatible model
 (:mod:`torus_lab.sim.packets`); its injection differs (here a whole packet enters the injection buffer at
-once, one packet at a time).
+once, one packet at a time).  The allocators' steps (the VC request, the round-robin arbiter, the switch
+allocator's input arbiter) come from :mod:`torus_lab.sim.allocators`, which the BookSim-compatible model shares.
 
 Only input VCs holding flits are visited: ``occupied`` is a bitmap of them, kept by injection and traversal,
 and :func:`list_occupied` turns it into the ascending list ``live[:nlive[0]]`` once per cycle (after
@@ -68,6 +69,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
+from torus_lab.sim.allocators import arbiter_request, first_idle_candidate, first_ready_vc, wrap
 from torus_lab.sim.packets import (
     _CN_FLITS_DROPPED,
     _CN_FLITS_EJECTED,
@@ -294,36 +296,6 @@ def _mark_empty(occupied, iv):
 
 
 @njit(inline="always")
-def wrap(x, n):
-    """``x % n`` for ``x >= 0`` without a division (ring-buffer slots and round-robin offsets, where ``x < 2n``:
-    one comparison; an integer division costs tens of cycles in the cycle loops).
-
-    Examples
-    --------
-    >>> wrap(7, 8), wrap(8, 8), wrap(17, 8)
-    (7, 0, 1)
-    """
-    x -= n * (x >= n)  # the usual case, x < 2n, without a branch (which way it goes is unpredictable)
-    while x >= n:
-        x -= n
-    return x
-
-
-@njit(inline="always")
-def ring_offset(key, start, span):
-    """Steps from ``start`` forward to ``key`` on a ring of ``span`` positions, ``0 <= key < span`` and
-    ``0 <= start <= span``: a round-robin priority (0 is served first), without a division.
-
-    Examples
-    --------
-    >>> ring_offset(2, 3, 4), ring_offset(3, 3, 4), ring_offset(0, 4, 4)
-    (3, 0, 0)
-    """
-    offset = key - start
-    return offset + span * (offset < 0)  # no branch: which way it goes is unpredictable
-
-
-@njit(inline="always")
 def _vc_shift(vcs):
     """``log2(vcs)`` when ``vcs`` is a power of two, else -1: :func:`_split_vc` then shifts and masks instead of
     dividing (an integer division costs tens of cycles; the stages split VC ids several times per flit)."""
@@ -495,7 +467,9 @@ def allocate_vcs(st, now):
     """VC allocation (step 4): each routed, unallocated head requests its first candidate VC that is idle (no
     writer; under atomic allocation also empty); each requested VC grants the requester first after its
     round-robin pointer (input VC order), which takes the VC and the candidate's routing state.  A head with
-    no candidate waits, and is sent to DROP after ``drop_after`` cycles (if >= 0).  Returns the grants."""
+    no candidate waits, and is sent to DROP after ``drop_after`` cycles (if >= 0).  Returns the grants.  The
+    request is :func:`torus_lab.sim.allocators.first_idle_candidate`, each VC's arbiter
+    :func:`torus_lab.sim.allocators.arbiter_request`."""
     cfg = st.cfg
     atomic, drop_after, rdelay = cfg[_ATOMIC] != 0, cfg[_DROP_AFTER], cfg[_ROUTER_DELAY]
     live, fhead, fidx, farr, out_ivc, ncand, cand_ivc = st.live, st.fhead, st.fidx, st.farr, st.out_ivc, st.ncand, \
@@ -514,20 +488,15 @@ def allocate_vcs(st, now):
             if drop_after >= 0 and waitc[iv] > drop_after:
                 out_ivc[iv] = DROP
             continue
-        for c in range(ncand[iv]):
-            tgt = cand_ivc[iv, c]
-            if writer[tgt] >= 0 or (atomic and count[tgt] != 0):
-                continue
-            d = ring_offset(iv, rr_va[tgt] + 1, niv)  # first after the last one served
-            if va_mark[tgt] != now or d < va_bestd[tgt]:
-                va_mark[tgt] = now
-                va_bestd[tgt] = d
-                va_best[tgt] = iv
-            req_iv[nreq] = iv
-            req_tgt[nreq] = tgt
-            req_c[nreq] = c
-            nreq += 1
-            break
+        c = first_idle_candidate(cand_ivc, ncand, writer, count, atomic, iv)
+        if c < 0:
+            continue
+        tgt = cand_ivc[iv, c]
+        arbiter_request(va_mark, va_best, va_bestd, tgt, iv, iv, rr_va[tgt] + 1, niv, now)  # first after the last
+        req_iv[nreq] = iv
+        req_tgt[nreq] = tgt
+        req_c[nreq] = c
+        nreq += 1
     st.nreq[0] = nreq
     granted = 0
     for r in range(nreq):
@@ -551,7 +520,9 @@ def allocate_switch(st, now):
     round-robin pointer that has a flit, an output (VC, EJECT or DROP) and, for a VC, a free slot downstream
     (counted at the start of the cycle); each output channel and ejection port grants the offering port first
     after its pointer (DROP needs no grant).  Granted input VCs go to ``st.grants[:st.ngrants[0]]`` in port
-    order, and both pointers move to the winners; returns their number."""
+    order, and both pointers move to the winners; returns their number.  The input arbiter is
+    :func:`torus_lab.sim.allocators.first_ready_vc`, each output's :func:`torus_lab.sim.allocators.arbiter_request`.
+    """
     cfg = st.cfg
     vcs, depth, nch = cfg[_VCS], cfg[_DEPTH], cfg[_NUM_CHANNELS]
     cv = nch * vcs
@@ -568,14 +539,7 @@ def allocate_switch(st, now):
             continue
         last_port = ip
         base, nv = (ip * vcs, vcs) if ip < nch else (cv + (ip - nch), 1)
-        chosen = -1
-        for t in range(nv):
-            iv = base + wrap(rr_in[ip] + 1 + t, nv)
-            o = out_ivc[iv]
-            if count[iv] == 0 or routed[iv] == 0 or o == -1 or (o >= 0 and count[o] >= depth):
-                continue
-            chosen = iv
-            break
+        chosen = first_ready_vc(base, nv, rr_in[ip], count, routed, out_ivc, depth)
         if chosen < 0:
             continue
         o = out_ivc[chosen]
@@ -585,11 +549,7 @@ def allocate_switch(st, now):
         req_ports[nports_req] = ip
         nports_req += 1
         if outp >= 0:
-            d = ring_offset(ip, rr_out[outp] + 1, nports)
-            if sa_mark[outp] != now or d < sa_bestd[outp]:
-                sa_mark[outp] = now
-                sa_bestd[outp] = d
-                sa_best[outp] = ip
+            arbiter_request(sa_mark, sa_best, sa_bestd, outp, ip, ip, rr_out[outp] + 1, nports, now)
     st.nports_req[0] = nports_req
     ngrants = 0
     for r in range(nports_req):
