@@ -14,7 +14,8 @@ from torus_lab.routing.ecube import ecube_kernel, ecube_routing
 from torus_lab.routing.interface import MAX_CANDIDATES, compile_for_kernel, kernel_handle
 from torus_lab.sim import SimConfig, SimulationDeadlock, simulate
 from torus_lab.sim import booksim as bs
-from torus_lab.sim.simple import CNT, list_occupied
+from torus_lab.sim.packets import CNT
+from torus_lab.sim.simple import list_occupied
 from torus_lab.topology import Mesh, Torus
 
 TORUS = Torus(2, 4)
@@ -641,7 +642,7 @@ def test_repeated_candidates_beyond_the_row_change_nothing(router):
     """A kernel returning more candidates than a router has outputs (so repeats) runs exactly as without them."""
     import dataclasses
 
-    from torus_lab.sim.simple import candidate_capacity
+    from torus_lab.sim.buffers import candidate_capacity
 
     topology = Torus(2, 4)
     plain = ecube_routing(topology, datelines=True, vcs=2)

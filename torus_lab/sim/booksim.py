@@ -136,29 +136,10 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.allocators import islip_match, wrap
+from torus_lab.sim.buffers import candidate_capacity, mark_occupied, pop_flit, repeats_stored, split_vc, vc_split_shift
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.packets import (
-    _CN_FLITS_EJECTED,
-    _CN_FLITS_INJECTED,
-    _CN_NOW,
-    _CN_ROUTING_ERROR,
-    _CN_WINDOW_FLITS_EJECTED,
-    CNT,
-    dequeue,
-    finish,
-    generate,
-    run_over,
-    watch_progress,
-)
+from torus_lab.sim.packets import CNT, dequeue, finish, generate, run_over, watch_progress
 from torus_lab.sim.rng import splitmix_next
-from torus_lab.sim.simple import (
-    _mark_occupied,
-    _pop_flit,
-    _repeats_stored,
-    _split_vc,
-    _vc_shift,
-    candidate_capacity,
-)
 from torus_lab.topology import Torus
 
 __all__ = [
@@ -223,6 +204,13 @@ _NUM_NODES = BCFG["num_nodes"]
 _PORTS = BCFG["ports"]
 _INJECTION = BCFG["injection"]
 _SPECULATIVE = BCFG["speculative"]
+
+# The run counters the stages update (:data:`torus_lab.sim.packets.CNT`): ``_CN_`` + the counter in capitals.
+_CN_NOW = CNT["now"]
+_CN_FLITS_INJECTED = CNT["flits_injected"]
+_CN_FLITS_EJECTED = CNT["flits_ejected"]
+_CN_WINDOW_FLITS_EJECTED = CNT["window_flits_ejected"]
+_CN_ROUTING_ERROR = CNT["routing_error"]
 
 #: Every array of one run of the BookSim-compatible model (see the module docstring for the numbering).
 BookSimState = namedtuple(
@@ -452,7 +440,7 @@ def _push(fpk, fidx, farr, fvis, fhead, count, occupied, vc, p, fi, visible):
     if count[vc] == 0:
         fvis[vc] = visible
     count[vc] += 1
-    _mark_occupied(occupied, vc)
+    mark_occupied(occupied, vc)
 
 
 @njit(inline="always")
@@ -462,8 +450,8 @@ def _push_flit(st, vc, p, fi, visible):
 
 @njit(inline="always")
 def _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv):
-    """Take the front flit of input VC ``iv`` (:func:`torus_lab.sim.simple._pop_flit`), keeping ``fvis``."""
-    p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
+    """Take the front flit of input VC ``iv`` (:func:`torus_lab.sim.buffers.pop_flit`), keeping ``fvis``."""
+    p, fi = pop_flit(fhead, fpk, fidx, count, occupied, iv)
     if count[iv] > 0:
         fvis[iv] = farr[iv, fhead[iv]]
     return p, fi
@@ -610,7 +598,7 @@ def route_heads(route, tables, st, now):
 
     At its destination router the candidates are the V ejection VCs; elsewhere the routing kernel ``route``
     gives them (its input channel is -1 at injection; of more candidates than a row holds,
-    :func:`torus_lab.sim.simple.candidate_capacity`, repeats are left out).  The VC then waits
+    :func:`torus_lab.sim.buffers.candidate_capacity`, repeats are left out).  The VC then waits
     ``routing_delay`` cycles before VC allocation.  Returns the number of heads routed.
     """
     cfg = st.cfg
@@ -625,14 +613,14 @@ def route_heads(route, tables, st, now):
     ch_ok = tables.ch_ok
     to_route, to_allocate = st.to_route, st.to_allocate
     bidders = st.nlive[2]
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     routed = 0
     for i in range(st.nlive[1]):  # the listed heads, ascending (the order of random draws)
         iv = to_route[i]
         if vstate[iv] != IDLE or fvis[iv] > now:
             continue
         p = fpk[iv, fhead[iv]]
-        ch, v_in = _split_vc(iv, vcs, vc_shift)
+        ch, v_in = split_vc(iv, vcs, vc_shift)
         router = ch_dst_router[ch]
         if router == pk_dst[p]:
             eject = (nch + nn + router) * vcs
@@ -659,7 +647,7 @@ def route_heads(route, tables, st, now):
                     kept = 0
                     break
                 o = out_ch * vcs + tmp_vc[c]
-                if repeats and _repeats_stored(cand_vc, iv, kept, o):
+                if repeats and repeats_stored(cand_vc, iv, kept, o):
                     continue
                 cand_vc[iv, kept] = o
                 for w in range(STATE_SIZE):
@@ -691,7 +679,7 @@ def allocate_vcs(st, now):
     busy, vc_taken, out_vc, ch_in_port, ch_out_port = st.busy, st.vc_taken, st.out_vc, st.ch_in_port, st.ch_out_port
     req_in, req_out, req_c, req_in_key, req_out_key = st.req_in, st.req_out, st.req_c, st.req_in_key, st.req_out_key
     fpk, fhead, pk_state, matched, to_allocate = st.fpk, st.fhead, st.pk_state, st.matched, st.to_allocate
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     nreq = 0
     for i in range(st.nlive[2]):  # the listed heads waiting for a VC (and those routed now with lookahead routing)
         iv = to_allocate[i]
@@ -699,7 +687,7 @@ def allocate_vcs(st, now):
             continue
         vready[iv] = now + vc_alloc_delay  # evaluated: next attempt after this allocation's delay
         va_tried[iv] = now  # with speculation, this head also bids for the switch in this cycle
-        ch, v = _split_vc(iv, vcs, vc_shift)
+        ch, v = split_vc(iv, vcs, vc_shift)
         local_in = ch_in_port[ch] * vcs + v
         for c in range(ncand[iv]):
             o = cand_vc[iv, c]
@@ -709,7 +697,7 @@ def allocate_vcs(st, now):
             req_out[nreq] = o
             req_c[nreq] = c
             req_in_key[nreq] = local_in
-            oc, ov = _split_vc(o, vcs, vc_shift)
+            oc, ov = split_vc(o, vcs, vc_shift)
             req_out_key[nreq] = ch_out_port[oc] * vcs + ov
             nreq += 1
     granted = islip_match(nreq, req_in, req_out, req_in_key, req_out_key, span, st.va_gptr, st.va_aptr,
@@ -772,12 +760,12 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
                                                                            st.sa_req_out, st.sa_req_iv,
                                                                            st.sa_req_spec)  # fmt: skip
     req_in_key, req_out_key, ch_in_port = st.req_in_key, st.req_out_key, st.ch_in_port
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     for c in range(ncand[iv]):
-        oc = _split_vc(cand_vc[iv, c], vcs, vc_shift)[0]
+        oc = split_vc(cand_vc[iv, c], vcs, vc_shift)[0]
         seen = False
         for d in range(c):  # each output channel once
-            if _split_vc(cand_vc[iv, d], vcs, vc_shift)[0] == oc:
+            if split_vc(cand_vc[iv, d], vcs, vc_shift)[0] == oc:
                 seen = True
                 break
         if seen:
@@ -785,7 +773,7 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
         usable = False
         for d in range(c, ncand[iv]):
             o = cand_vc[iv, d]
-            if _split_vc(o, vcs, vc_shift)[0] != oc:
+            if split_vc(o, vcs, vc_shift)[0] != oc:
                 continue
             if (busy[o] == -1 or vc_taken[o] == now) and _take_credits(credit, cr_time, cr_head, cr_count, o,
                                                                         now) > 0:  # fmt: skip
@@ -824,7 +812,7 @@ def _switch_request(st, nreq, tag, ic, iv, now):
     o = st.out_vc[iv]
     if _take_credits(st.credit, st.cr_time, st.cr_head, st.cr_count, o, now) == 0:
         return nreq
-    oc = _split_vc(o, vcs, _vc_shift(vcs))[0]
+    oc = split_vc(o, vcs, vc_split_shift(vcs))[0]
     return _add_switch_request(st.port_stamp, st.port_req, st.sa_req_in, st.sa_req_out, st.sa_req_iv,
                                st.sa_req_spec, st.req_in_key, st.req_out_key, st.ch_in_port, nreq, tag, ic, iv,
                                st.ch_out_port[oc], oc, 0)  # fmt: skip
@@ -856,7 +844,7 @@ def allocate_switch(st, now):
     req_in_key, req_out_key, sa_void, matched, grants = (st.req_in_key, st.req_out_key, st.sa_void, st.matched,
                                                          st.grants)  # fmt: skip
     live, to_switch = st.live, st.to_switch
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     nreq = 0
     if speculative:
         last_ic = -1
@@ -864,7 +852,7 @@ def allocate_switch(st, now):
             iv = live[i]
             if not _may_bid(vstate[iv], vready[iv], va_tried[iv], now):
                 continue
-            ic = _split_vc(iv, vcs, vc_shift)[0]
+            ic = split_vc(iv, vcs, vc_shift)[0]
             if ic == last_ic:
                 continue
             last_ic = ic
@@ -883,9 +871,9 @@ def allocate_switch(st, now):
         bidders = st.nlive[3]
         i = 0
         while i < bidders:
-            ic = _split_vc(to_switch[i], vcs, vc_shift)[0]
+            ic = split_vc(to_switch[i], vcs, vc_shift)[0]
             end = i + 1
-            while end < bidders and _split_vc(to_switch[end], vcs, vc_shift)[0] == ic:
+            while end < bidders and split_vc(to_switch[end], vcs, vc_shift)[0] == ic:
                 end += 1
             tag = now * (nch + nn) + ic
             if end == i + 1:  # the common case: one VC of this input bids
@@ -907,11 +895,11 @@ def allocate_switch(st, now):
         iv = sa_req_iv[r]
         if sa_req_spec[r] == 1 and sa_void[iv] == now:
             continue
-        ic, v = _split_vc(iv, vcs, vc_shift)
+        ic, v = split_vc(iv, vcs, vc_shift)
         sa_rr[ic] = wrap(v + 1, vcs)
         if sa_req_spec[r] == 1:
             o = out_vc[iv]
-            if vstate[iv] != ACTIVE or _split_vc(o, vcs, vc_shift)[0] != sa_req_out[r] \
+            if vstate[iv] != ACTIVE or split_vc(o, vcs, vc_shift)[0] != sa_req_out[r] \
                     or _take_credits(credit, cr_time, cr_head, cr_count, o, now) == 0:
                 continue
         grants[used] = iv
@@ -942,15 +930,15 @@ def traverse_switch(st, now):
     busy, vstate, ncand = st.busy, st.vstate, st.ncand
     sent_at = now + cfg[_SW_ALLOC_DELAY] - 1 + cfg[_ST_FINAL_DELAY]  # cycle the flit is put on the output channel
     measuring = warmup <= now < measure_end
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     for g in range(st.ngrants[0]):
         iv = grants[g]
         p, fi = _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv)
-        ic = _split_vc(iv, vcs, vc_shift)[0]
+        ic = split_vc(iv, vcs, vc_shift)[0]
         back = now + cfg[_SW_ALLOC_DELAY] - 1 + ch_latency[ic] + 1
         _queue_credit(cr_time, cr_head, cr_count, iv, back + (credit_delay if ic < nch else 0))
         o = out_vc[iv]
-        oc = _split_vc(o, vcs, vc_shift)[0]
+        oc = split_vc(o, vcs, vc_shift)[0]
         credit[o] -= 1
         tail = fi == length - 1
         if oc < nch:

@@ -45,11 +45,11 @@ from torus_lab.sim import simple
 from torus_lab.sim.config import SimConfig
 from torus_lab.sim.packets import CNT
 from torus_lab.sim.runlength import (
+    AdaptiveOutcome,
+    RunWindow,
     SimulationDeadlock,
-    _AdaptiveOutcome,
-    _fixed_end_rule,
-    _run_adaptive,
-    _RunWindow,
+    fixed_end_rule,
+    run_adaptive,
 )
 from torus_lab.sim.saturation import Saturation
 from torus_lab.sim.simple import CFG
@@ -311,17 +311,17 @@ def _new_runner(routing: RoutingFunction, config: SimConfig, seed: int, active: 
                   _record_capacity(config, len(active)))  # fmt: skip
 
 
-def _run_to_end(runner: _Runner, config: SimConfig, nodes: int) -> _AdaptiveOutcome:
+def _run_to_end(runner: _Runner, config: SimConfig, nodes: int) -> AdaptiveOutcome:
     """Run the loop to its end: the fixed windows in one call, or period by period under the adaptive rules
     (:mod:`torus_lab.sim.runlength`); returns what ended the run and where measurement began and ended."""
     if config.run_control == "fixed":
         runner.advance(config.warmup + config.measure + config.drain + 1)
-        return _AdaptiveOutcome(_fixed_end_rule(runner.counters), config.warmup, config.warmup + config.measure,
+        return AdaptiveOutcome(fixed_end_rule(runner.counters), config.warmup, config.warmup + config.measure,
                                 [], [])  # fmt: skip
-    return _run_adaptive(runner.advance, runner.set_window, runner.counters, runner.alive_gen, config, nodes)
+    return run_adaptive(runner.advance, runner.set_window, runner.counters, runner.alive_gen, config, nodes)
 
 
-def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Runner, outcome: _AdaptiveOutcome,
+def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Runner, outcome: AdaptiveOutcome,
             nodes: int, keep_state: bool) -> SimResult:
     """The :class:`SimResult` of a finished run (warns :class:`SimulationDeadlock` with the waiting cycle)."""
     topology, faults, state = routing.topology, routing.faults, runner.state
@@ -432,13 +432,13 @@ class _Runner:
 
     ``state`` is a :class:`SimState` or a :class:`torus_lab.sim.booksim.BookSimRun`; ``arrays`` holds the packet
     and record arrays (the same names in both models); ``loop(max_cycles)`` runs the compiled loop;
-    ``window`` writes a ``_RunWindow`` into its settings.
+    ``window`` writes a ``RunWindow`` into its settings.
     """
 
     state: object
     arrays: object
     loop: Callable[[int], None]
-    window: Callable[[_RunWindow], None]
+    window: Callable[[RunWindow], None]
     wall: float = 0.0
     chunks: list = field(default_factory=list)
 
@@ -457,7 +457,7 @@ class _Runner:
         self.arrays.rec_count[0] = 0
         return int(self.counters[CNT["now"]]) - before < cycles
 
-    def set_window(self, window: _RunWindow) -> None:
+    def set_window(self, window: RunWindow) -> None:
         self.window(window)
 
     def records(self) -> np.ndarray:
@@ -521,7 +521,7 @@ def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, word
     state.burst_on[:] = burst_on
     state.dest_map[:] = dest_map
 
-    def window(w: _RunWindow) -> None:
+    def window(w: RunWindow) -> None:
         cfg[CFG["warmup"]], cfg[CFG["measure_end"]], cfg[CFG["gen_end"]] = w.warmup, w.measure_end, w.gen_end
 
     def loop(cycles: int) -> None:
@@ -544,7 +544,7 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
                               rec_cap=rec_cap, burst_on=burst_on)  # fmt: skip
     cfg = state.cfg
 
-    def window(w: _RunWindow) -> None:
+    def window(w: RunWindow) -> None:
         cfg[booksim.BCFG["warmup"]], cfg[booksim.BCFG["measure_end"]] = w.warmup, w.measure_end
         cfg[booksim.BCFG["gen_end"]] = w.gen_end
 

@@ -70,28 +70,14 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.allocators import arbiter_request, first_idle_candidate, first_ready_vc, wrap
-from torus_lab.sim.packets import (
-    _CN_FLITS_DROPPED,
-    _CN_FLITS_EJECTED,
-    _CN_FLITS_INJECTED,
-    _CN_HOP_LIMIT_DROPS,
-    _CN_NOW,
-    _CN_ROUTING_ERROR,
-    _CN_WINDOW_FLITS_EJECTED,
-    CNT,
-    dequeue,
-    finish,
-    generate,
-    run_over,
-    watch_progress,
-)
+from torus_lab.sim.buffers import candidate_capacity, mark_occupied, pop_flit, repeats_stored, split_vc, vc_split_shift
+from torus_lab.sim.packets import CNT, dequeue, finish, generate, run_over, watch_progress
 from torus_lab.sim.rng import splitmix_next
 from torus_lab.topology import Torus
 
 __all__ = [
     "SimpleState",
     "new_state",
-    "candidate_capacity",
     "generate_packets",
     "inject_packets",
     "list_occupied",
@@ -140,6 +126,15 @@ _INCLUDE_SELF = CFG["include_self"]
 _NUM_CHANNELS = CFG["num_channels"]
 _NUM_NODES = CFG["num_nodes"]
 
+# The run counters the stages update (:data:`torus_lab.sim.packets.CNT`): ``_CN_`` + the counter in capitals.
+_CN_NOW = CNT["now"]
+_CN_FLITS_INJECTED = CNT["flits_injected"]
+_CN_FLITS_EJECTED = CNT["flits_ejected"]
+_CN_FLITS_DROPPED = CNT["flits_dropped"]
+_CN_WINDOW_FLITS_EJECTED = CNT["window_flits_ejected"]
+_CN_ROUTING_ERROR = CNT["routing_error"]
+_CN_HOP_LIMIT_DROPS = CNT["hop_limit_drops"]
+
 #: Every array of one run of the simple model.  Input VCs are numbered ``channel * vcs + vc`` for network
 #: channels and ``num_channels * vcs + node`` for the injection port of each node; router ports (the units of
 #: switch allocation) are the network channels, then one injection port per node; outputs of switch allocation
@@ -168,37 +163,6 @@ SimpleState = namedtuple(
         "rec", "rec_count", "ch_flits",
     ],
 )  # fmt: skip
-
-
-def candidate_capacity(topology: Torus, vcs: int) -> int:
-    """Candidates a routed head keeps: the (channel, VC) outputs of the router with the most output channels.
-
-    A kernel may return up to :data:`~torus_lab.routing.interface.MAX_CANDIDATES` candidates, but a router has
-    no more distinct outputs than this, so the rows of the candidate arrays hold this many (at most
-    ``MAX_CANDIDATES``, at least ``vcs``: the ejection port's VCs in the BookSim-compatible model).  Rows sized
-    to the network instead of to ``MAX_CANDIDATES`` keep the arrays a routed head writes small enough to stay
-    in the processor's cache: on the 1024-node hypercube they are 10 instead of 32 per input VC.  When a kernel
-    returns more candidates than that, some repeat an earlier (channel, VC), and only the first of each is kept
-    (``_repeats_stored``): neither model can ever choose a repeat.
-
-    Examples
-    --------
-    >>> candidate_capacity(Torus(2, 8), 2), candidate_capacity(Torus(10, 2), 1)
-    (8, 10)
-    """
-    check_instance("topology", topology, Torus, "a Torus or Mesh")
-    vcs = check_int("vcs", vcs, minimum=1)
-    outputs = np.bincount(np.asarray(topology.channel_src, dtype=np.int64), minlength=topology.num_nodes)
-    return max(vcs, min(MAX_CANDIDATES, int(outputs.max(initial=0)) * vcs))
-
-
-@njit(inline="always")
-def _repeats_stored(cand, iv, kept, target):
-    """Whether ``target`` is one of the ``kept`` candidates already stored in row ``iv`` of ``cand``."""
-    for d in range(kept):
-        if cand[iv, d] == target:
-            return True
-    return False
 
 
 def state_memory_bytes(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: int) -> int:
@@ -282,52 +246,6 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
     )  # fmt: skip
 
 
-# ---------------------------------------------------------------------------------------------- occupancy
-
-
-@njit(inline="always")
-def _mark_occupied(occupied, iv):
-    occupied[iv >> 6] |= np.uint64(1) << np.uint64(iv & 63)
-
-
-@njit(inline="always")
-def _mark_empty(occupied, iv):
-    occupied[iv >> 6] &= ~(np.uint64(1) << np.uint64(iv & 63))
-
-
-@njit(inline="always")
-def _vc_shift(vcs):
-    """``log2(vcs)`` when ``vcs`` is a power of two, else -1: :func:`_split_vc` then shifts and masks instead of
-    dividing (an integer division costs tens of cycles; the stages split VC ids several times per flit)."""
-    if vcs & (vcs - 1) != 0:
-        return -1
-    shift = 0
-    while (1 << shift) < vcs:
-        shift += 1
-    return shift
-
-
-@njit(inline="always")
-def _split_vc(vc, vcs, vc_shift):
-    """Channel and VC index ``(vc // vcs, vc % vcs)`` of VC id ``vc >= 0`` (``vc_shift`` from :func:`_vc_shift`)."""
-    if vc_shift >= 0:
-        return vc >> vc_shift, vc & (vcs - 1)
-    return vc // vcs, vc % vcs
-
-
-@njit(inline="always")
-def _pop_flit(fhead, fpk, fidx, count, occupied, iv):
-    """Take the front flit of input VC ``iv``'s FIFO (both models); returns its packet and flit index."""
-    h = fhead[iv]
-    p = fpk[iv, h]
-    fi = fidx[iv, h]
-    fhead[iv] = wrap(h + 1, fpk.shape[1])
-    count[iv] -= 1
-    if count[iv] == 0:
-        _mark_empty(occupied, iv)
-    return p, fi
-
-
 @njit(inline="always")
 def list_occupied(st):
     """Write the input VCs that hold flits, in ascending order, to ``st.live[:st.nlive[0]]``; return their number.
@@ -393,7 +311,7 @@ def inject_packets(st, now):
             fidx[iv, f] = f
             farr[iv, f] = arrival
         count[iv] = length
-        _mark_occupied(st.occupied, iv)
+        mark_occupied(st.occupied, iv)
         injected += 1
     return injected
 
@@ -403,12 +321,12 @@ def route_heads(route, tables, st, now):
     """Routing (step 3): a head ready at the front of an input VC (``router_delay`` after it arrived) is routed
     once: to the ejection port at its destination, to DROP past ``hop_limit`` hops, else to the candidates of
     the routing kernel ``route`` (``tables``: its tables).  Invalid candidates count ``routing_error`` and leave
-    none; of more candidates than a row holds (:func:`candidate_capacity`), repeats are left out.  Visits
-    ``st.live`` (:func:`list_occupied`); returns the number of heads routed."""
+    none; of more candidates than a row holds (:func:`torus_lab.sim.buffers.candidate_capacity`), repeats are
+    left out.  Visits ``st.live`` (:func:`list_occupied`); returns the number of heads routed."""
     cfg = st.cfg
     vcs, nch, hop_limit, rdelay = cfg[_VCS], cfg[_NUM_CHANNELS], cfg[_HOP_LIMIT], cfg[_ROUTER_DELAY]
     cv = nch * vcs
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     live, routed_vc, fhead, fpk, fidx, farr = st.live, st.routed, st.fhead, st.fpk, st.fidx, st.farr
     ncand, out_ivc, pk_dst, cand_ivc = st.ncand, st.out_ivc, st.pk_dst, st.cand_ivc
     tmp_ch, tmp_vc, tmp_st = st.tmp_ch, st.tmp_vc, st.tmp_st
@@ -436,7 +354,7 @@ def route_heads(route, tables, st, now):
             out_ivc[iv] = DROP
             counters[_CN_HOP_LIMIT_DROPS] += 1
             continue
-        in_ch, in_vc = _split_vc(iv, vcs, vc_shift) if iv < cv else (-1, 0)
+        in_ch, in_vc = split_vc(iv, vcs, vc_shift) if iv < cv else (-1, 0)
         r = np.int64(splitmix_next(st.rng) >> np.uint64(2))
         m = route(tables, node, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
         if m < 0 or m > MAX_CANDIDATES:
@@ -452,7 +370,7 @@ def route_heads(route, tables, st, now):
                 kept = 0
                 break
             tgt = ch * vcs + tmp_vc[c]
-            if repeats and _repeats_stored(cand_ivc, iv, kept, tgt):
+            if repeats and repeats_stored(cand_ivc, iv, kept, tgt):
                 continue
             cand_ivc[iv, kept] = tgt
             for w in range(STATE_SIZE):  # word by word: a fixed-size loop, no array views
@@ -530,11 +448,11 @@ def allocate_switch(st, now):
     rr_in, rr_out, sa_mark, sa_best, sa_bestd = st.rr_in, st.rr_out, st.sa_mark, st.sa_best, st.sa_bestd
     port_iv, port_out, req_ports, grants = st.port_iv, st.port_out, st.req_ports, st.grants
     nports = rr_in.shape[0]
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     nports_req = 0
     last_port = -1
     for i in range(st.nlive[0]):  # each port holding flits once, in ascending order
-        ip = _split_vc(live[i], vcs, vc_shift)[0] if live[i] < cv else nch + (live[i] - cv)
+        ip = split_vc(live[i], vcs, vc_shift)[0] if live[i] < cv else nch + (live[i] - cv)
         if ip == last_port:
             continue
         last_port = ip
@@ -543,7 +461,7 @@ def allocate_switch(st, now):
         if chosen < 0:
             continue
         o = out_ivc[chosen]
-        outp = -1 if o == DROP else (nch + ivc_node[chosen] if o == EJECT else _split_vc(o, vcs, vc_shift)[0])
+        outp = -1 if o == DROP else (nch + ivc_node[chosen] if o == EJECT else split_vc(o, vcs, vc_shift)[0])
         port_iv[ip] = chosen
         port_out[ip] = outp
         req_ports[nports_req] = ip
@@ -582,10 +500,10 @@ def traverse(st, now):
     counters, occupied, writer, pk_hops, ch_flits = st.counters, st.occupied, st.writer, st.pk_hops, st.ch_flits
     routed, ncand, waitc = st.routed, st.ncand, st.waitc
     fcap = fpk.shape[1]
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     for g in range(st.ngrants[0]):
         iv = grants[g]
-        p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
+        p, fi = pop_flit(fhead, fpk, fidx, count, occupied, iv)
         o = out_ivc[iv]
         tail = fi == length - 1
         if iv >= cv:
@@ -598,14 +516,14 @@ def traverse(st, now):
             fidx[o, slot] = fi
             farr[o, slot] = now
             if count[o] == 0:
-                _mark_occupied(occupied, o)
+                mark_occupied(occupied, o)
             count[o] += 1
             if fi == 0:
                 pk_hops[p] += 1
             if tail:
                 writer[o] = -1
             if measuring:
-                ch_flits[_split_vc(o, vcs, vc_shift)[0]] += 1
+                ch_flits[split_vc(o, vcs, vc_shift)[0]] += 1
         elif o == EJECT:
             counters[_CN_FLITS_EJECTED] += 1
             if measuring:
