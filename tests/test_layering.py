@@ -137,15 +137,37 @@ def test_no_import_cycle_in_the_package():
 
 
 def test_the_checker_sees_imports_inside_functions(tmp_path):
-    """The rule must catch the late import the old interface used (``from torus_lab.sim.kernels import ...``
+    """The rule must catch the late import the old interface used (``from torus_lab.sim.simple import ...``
     inside a method)."""
     src = tmp_path / "torus_lab" / "routing" / "late.py"
     src.parent.mkdir(parents=True)
-    src.write_text("def f():\n    from torus_lab.sim.kernels import run_kernel\n    from ..deadlock import x\n")
+    src.write_text("def f():\n    from torus_lab.sim.simple import run_kernel\n    from ..deadlock import x\n")
     global PACKAGE
     saved, PACKAGE = PACKAGE, tmp_path / "torus_lab"
     try:
-        found = imported_modules(src, {"torus_lab.sim.kernels", "torus_lab.deadlock"})
+        found = imported_modules(src, {"torus_lab.sim.simple", "torus_lab.deadlock"})
     finally:
         PACKAGE = saved
-    assert found == {"torus_lab.sim.kernels", "torus_lab.deadlock"}
+    assert found == {"torus_lab.sim.simple", "torus_lab.deadlock"}
+
+
+def private_imports(path: Path) -> list[str]:
+    """``module.name`` of every underscore name ``path`` imports from another torus_lab module (``from m import
+    _x``; private modules such as ``torus_lab._jit`` are not counted: their public names are theirs to give)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torus_lab") and not node.level:
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    return found
+
+
+def test_the_simulator_imports_no_private_name_of_another_module():
+    """What one module of torus_lab.sim needs from another is a public name of the module that owns it."""
+    broken = {module_name(p): private_imports(p) for p in sorted((PACKAGE / "sim").rglob("*.py"))}
+    assert {name: found for name, found in broken.items() if found} == {}
+
+
+def test_the_private_import_rule_finds_one(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("from torus_lab.sim.packets import CNT, _CN_NOW\nfrom torus_lab._jit import njit\n")
+    assert private_imports(src) == ["torus_lab.sim.packets._CN_NOW"]

@@ -14,7 +14,8 @@ from torus_lab.routing.ecube import ecube_kernel, ecube_routing
 from torus_lab.routing.interface import MAX_CANDIDATES, compile_for_kernel, kernel_handle
 from torus_lab.sim import SimConfig, SimulationDeadlock, simulate
 from torus_lab.sim import booksim as bs
-from torus_lab.sim.kernels import CNT, list_occupied
+from torus_lab.sim.packets import CNT
+from torus_lab.sim.simple import list_occupied
 from torus_lab.topology import Mesh, Torus
 
 TORUS = Torus(2, 4)
@@ -608,7 +609,7 @@ def test_booksim_router_delivers_every_pattern_to_its_destination_under_on_off_i
 def test_islip_match_desynchronises_its_pointers_in_the_second_round():
     """Two inputs both request outputs 0 and 1: the first iteration matches one pair (both outputs grant input
     0, which accepts output 0); the moved pointers then let both pairs match (iSLIP's desynchronisation)."""
-    from torus_lab.sim.booksim import islip_match
+    from torus_lab.sim.allocators import islip_match
 
     req_in, req_out = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
     in_key, out_key = req_in.copy(), req_out.copy()
@@ -641,7 +642,7 @@ def test_repeated_candidates_beyond_the_row_change_nothing(router):
     """A kernel returning more candidates than a router has outputs (so repeats) runs exactly as without them."""
     import dataclasses
 
-    from torus_lab.sim.kernels import candidate_capacity
+    from torus_lab.sim.buffers import candidate_capacity
 
     topology = Torus(2, 4)
     plain = ecube_routing(topology, datelines=True, vcs=2)

@@ -216,7 +216,7 @@ def test_no_deadlock_no_warning():
 def test_adaptive_control_compiles_each_loop_once():
     """Periods are chunks of the same compiled loops: no new machine code per period or per run."""
     from torus_lab.sim.booksim import run_booksim
-    from torus_lab.sim.kernels import run_kernel
+    from torus_lab.sim.simple import run_kernel
 
     for router in ROUTERS:
         simulate(DOR, _adaptive(router, offered_load=0.2, max_periods=4), seed=1)

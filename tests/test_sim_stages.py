@@ -1,4 +1,4 @@
-"""Tests of the simple router model's stages (torus_lab.sim.kernels) and the stages both models share
+"""Tests of the simple router model's stages (torus_lab.sim.simple) and the stages both models share
 (torus_lab.sim.packets), each on a hand-made situation in a tiny torus."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from hypothesis import strategies as hst
 from torus_lab._jit import njit
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.routing.interface import compile_for_kernel
-from torus_lab.sim import kernels as k
 from torus_lab.sim import packets
+from torus_lab.sim import simple as k
 from torus_lab.sim.packets import CNT
 from torus_lab.sim.traffic import draw_destination, starts_packet
 from torus_lab.topology import Torus
@@ -22,7 +22,7 @@ DOR = ecube_routing(TORUS, datelines=True, vcs=2)
 
 
 def _state(vcs=2, depth=4, length=1, atomic=True, queue_cap=4, **settings) -> k.SimpleState:
-    """A quiet network (no generation) on TORUS; ``settings`` go into ``cfg`` (names of ``kernels.CFG``)."""
+    """A quiet network (no generation) on TORUS; ``settings`` go into ``cfg`` (names of ``simple.CFG``)."""
     st = k.new_state(TORUS, vcs, queue_cap, 16, 1, depth=depth, length=length, atomic=atomic)
     values = dict(router_delay=1, warmup=0, measure_end=10**6, drain=0, gen_end=0, deadlock_cycles=5,
                   drop_after=-1) | settings  # fmt: skip

@@ -3,7 +3,7 @@
 Entry points: :class:`SimConfig` (router, traffic and run length, validated and frozen), :func:`simulate`,
 :func:`load_sweep`, :func:`find_saturation` and the one saturation definition of :mod:`torus_lab.sim.saturation`
 (:class:`Saturation`, :func:`saturation_table`).  Two router models, chosen by ``SimConfig.router``: the simple
-one (default; :mod:`torus_lab.sim.kernels`, zero-load latency :func:`zero_load_latency`) and a
+one (default; :mod:`torus_lab.sim.simple`, zero-load latency :func:`zero_load_latency`) and a
 BookSim2-compatible input-queued VC router (``SimConfig.preset("booksim")``; :mod:`torus_lab.sim.booksim`, zero-load
 latency :func:`torus_lab.sim.booksim.booksim_zero_load_latency`).  Run length: fixed windows (default) or
 adaptive control (warm-up detection, stopping rule, abort for unstable loads, drain;

@@ -41,7 +41,8 @@ Timing (one cycle = one BookSim2 ``_Step``)
       flits follow at that pace); with the defaults ``7 + 6H + L - 1`` on a torus (2-cycle channels) and
       ``7 + 5H + L - 1`` with 1-cycle channels, BookSim2's measured fits; BookSim2's minimal pipeline
       (lookahead routing, speculation, 1-cycle allocations, traversal and channels) gives ``5 + 3H + L - 1``.
-Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's default ``islip``)
+Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's default ``islip``;
+:func:`torus_lab.sim.allocators.islip_match`)
     * VC allocation: a routed head requests every candidate output VC that is free (not held by another
       packet; credits are not checked, ``vc_busy_when_full = 0``).  Each output VC grants the requesting
       input VC first at or after its grant pointer (router-local order: input port x V + VC); each input VC
@@ -108,7 +109,7 @@ and with speculation the channels of the listed VCs that may bid.  :func:`list_r
 without branching on it: the state of a VC is unpredictable from one to the next, and the mispredicted branches
 cost about 40% of the stage.
 A stage called alone needs the lists first (:func:`list_ready`; for switch allocation also every VC holding flits:
-:func:`torus_lab.sim.kernels.list_occupied`, as in the simple model).  The visibility cycle of each VC's front flit
+:func:`torus_lab.sim.simple.list_occupied`, as in the simple model).  The visibility cycle of each VC's front flit
 is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO. Stages:
 :func:`generate_packets`, :func:`inject_flits`, :func:`list_ready`, :func:`route_heads`, :func:`allocate_vcs`,
 :func:`allocate_switch`, :func:`traverse_switch` (and the credit helpers :func:`credits_available`,
@@ -134,42 +135,22 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
+from torus_lab.sim.allocators import islip_match, wrap
+from torus_lab.sim.buffers import candidate_capacity, mark_occupied, pop_flit, repeats_stored, split_vc, vc_split_shift
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.kernels import (
-    _mark_occupied,
-    _pop_flit,
-    _repeats_stored,
-    _split_vc,
-    _vc_shift,
-    candidate_capacity,
-    ring_offset,
-    wrap,
-)
-from torus_lab.sim.packets import (
-    _CN_FLITS_EJECTED,
-    _CN_FLITS_INJECTED,
-    _CN_NOW,
-    _CN_ROUTING_ERROR,
-    _CN_WINDOW_FLITS_EJECTED,
-    CNT,
-    dequeue,
-    finish,
-    generate,
-    run_over,
-    watch_progress,
-)
+from torus_lab.sim.packets import CNT, dequeue, finish, generate, run_over, watch_progress
 from torus_lab.sim.rng import splitmix_next
 from torus_lab.topology import Torus
 
 __all__ = [
     "BookSimState",
     "BCFG",
+    "BCFG_WORDS",
     "booksim_zero_load_latency",
     "generate_packets",
     "inject_flits",
     "list_ready",
     "route_heads",
-    "islip_match",
     "allocate_vcs",
     "allocate_switch",
     "traverse_switch",
@@ -191,21 +172,45 @@ __all__ = [
 WORD_LIMIT = 2**31 - 1
 #: Input-VC states (BookSim2's ``VC::idle``; ``routing`` is folded into ``VC_ALLOC`` with a ready time).
 IDLE, VC_ALLOC, ACTIVE = 0, 1, 2
+#: The integer settings of ``BookSimState.cfg``, in word order: the one list their indices come from
+#: (:data:`BCFG` and the constants the compiled stages read are both derived from it, by name).
+BCFG_WORDS = (
+    "vcs", "depth", "length", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
+    "credit_delay", "warmup", "measure_end", "drain", "gen_end", "deadlock_cycles", "pattern", "hotspot_node",
+    "queue_cap", "include_self", "num_channels", "num_nodes", "ports", "injection", "speculative",
+)
 #: Index of each integer setting in ``BookSimState.cfg``.
-BCFG = {
-    name: i
-    for i, name in enumerate(
-        [
-            "vcs", "depth", "length", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
-            "credit_delay", "warmup", "measure_end", "drain", "gen_end", "deadlock_cycles", "pattern",
-            "hotspot_node", "queue_cap", "include_self", "num_channels", "num_nodes", "ports", "injection",
-            "speculative",
-        ]
-    )
-}  # fmt: skip
-_VCS, _DEPTH, _LENGTH, _RD, _VAD, _SAD, _STD, _CRD = 0, 1, 2, 3, 4, 5, 6, 7
-_WARMUP, _MEASURE_END, _DRAIN, _GEN_END, _DL_CYCLES, _PATTERN, _HOTSPOT, _QCAP, _SELF = 8, 9, 10, 11, 12, 13, 14, 15, 16
-_NCH, _NN, _PORTS, _INJECTION, _SPEC = 17, 18, 19, 20, 21
+BCFG = {name: index for index, name in enumerate(BCFG_WORDS)}
+# The indices the compiled stages read (numba freezes module globals as constants): ``_`` + the word in capitals.
+_VCS = BCFG["vcs"]
+_DEPTH = BCFG["depth"]
+_LENGTH = BCFG["length"]
+_ROUTING_DELAY = BCFG["routing_delay"]
+_VC_ALLOC_DELAY = BCFG["vc_alloc_delay"]
+_SW_ALLOC_DELAY = BCFG["sw_alloc_delay"]
+_ST_FINAL_DELAY = BCFG["st_final_delay"]
+_CREDIT_DELAY = BCFG["credit_delay"]
+_WARMUP = BCFG["warmup"]
+_MEASURE_END = BCFG["measure_end"]
+_DRAIN = BCFG["drain"]
+_GEN_END = BCFG["gen_end"]
+_DEADLOCK_CYCLES = BCFG["deadlock_cycles"]
+_PATTERN = BCFG["pattern"]
+_HOTSPOT_NODE = BCFG["hotspot_node"]
+_QUEUE_CAP = BCFG["queue_cap"]
+_INCLUDE_SELF = BCFG["include_self"]
+_NUM_CHANNELS = BCFG["num_channels"]
+_NUM_NODES = BCFG["num_nodes"]
+_PORTS = BCFG["ports"]
+_INJECTION = BCFG["injection"]
+_SPECULATIVE = BCFG["speculative"]
+
+# The run counters the stages update (:data:`torus_lab.sim.packets.CNT`): ``_CN_`` + the counter in capitals.
+_CN_NOW = CNT["now"]
+_CN_FLITS_INJECTED = CNT["flits_injected"]
+_CN_FLITS_EJECTED = CNT["flits_ejected"]
+_CN_WINDOW_FLITS_EJECTED = CNT["window_flits_ejected"]
+_CN_ROUTING_ERROR = CNT["routing_error"]
 
 #: Every array of one run of the BookSim-compatible model (see the module docstring for the numbering).
 BookSimState = namedtuple(
@@ -327,7 +332,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     arguments checked by :func:`state_for`)."""
     from torus_lab._memory import check_memory, network_size
 
-    depth, queue_cap = int(cfg[_DEPTH]), int(cfg[_QCAP])
+    depth, queue_cap = int(cfg[_DEPTH]), int(cfg[_QUEUE_CAP])
     check_memory(state_memory_bytes(topology, vcs, depth, queue_cap, rec_cap),
                  f"BookSim-model state ({vcs} VCs, buffer {depth} flits) on {network_size(topology)}")  # fmt: skip
     ch_src, ch_dst, latency, in_port, out_port, ports = _port_tables(topology, channel_latency)
@@ -336,7 +341,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     nvc = total * vcs
     n_in = (nch + nn) * vcs  # input VCs of the routers (network and injection): the only ones holding flits
     cfg = cfg.astype(np.int64).copy()
-    cfg[_VCS], cfg[_NCH], cfg[_NN], cfg[_PORTS] = vcs, nch, nn, ports
+    cfg[_VCS], cfg[_NUM_CHANNELS], cfg[_NUM_NODES], cfg[_PORTS] = vcs, nch, nn, ports
     npk = nn * (queue_cap + 1) + nvc + 16
     sa_cap = total * ports  # switch requests per cycle: at most one per input channel and output port
     kmax = candidate_capacity(topology, vcs)  # candidates kept per routed head
@@ -435,7 +440,7 @@ def _push(fpk, fidx, farr, fvis, fhead, count, occupied, vc, p, fi, visible):
     if count[vc] == 0:
         fvis[vc] = visible
     count[vc] += 1
-    _mark_occupied(occupied, vc)
+    mark_occupied(occupied, vc)
 
 
 @njit(inline="always")
@@ -445,8 +450,8 @@ def _push_flit(st, vc, p, fi, visible):
 
 @njit(inline="always")
 def _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv):
-    """Take the front flit of input VC ``iv`` (:func:`torus_lab.sim.kernels._pop_flit`), keeping ``fvis``."""
-    p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
+    """Take the front flit of input VC ``iv`` (:func:`torus_lab.sim.buffers.pop_flit`), keeping ``fvis``."""
+    p, fi = pop_flit(fhead, fpk, fidx, count, occupied, iv)
     if count[iv] > 0:
         fvis[iv] = farr[iv, fhead[iv]]
     return p, fi
@@ -467,7 +472,8 @@ def generate_packets(st, now):
     if now >= cfg[_GEN_END]:
         return
     measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
-    generate(st, now, measuring, cfg[_INJECTION], cfg[_PATTERN], cfg[_HOTSPOT], cfg[_SELF] != 0, cfg[_QCAP])
+    generate(st, now, measuring, cfg[_INJECTION], cfg[_PATTERN], cfg[_HOTSPOT_NODE], cfg[_INCLUDE_SELF] != 0,
+             cfg[_QUEUE_CAP])
 
 
 @njit(inline="always")
@@ -481,8 +487,8 @@ def inject_flits(st, now):
     cfg = st.cfg
     vcs = cfg[_VCS]
     length = cfg[_LENGTH]
-    qcap = cfg[_QCAP]
-    inj_base = cfg[_NCH]
+    qcap = cfg[_QUEUE_CAP]
+    inj_base = cfg[_NUM_CHANNELS]
     active, inj_pk, inj_flit, inj_vc, inj_last_vc, q_len = (st.active, st.inj_pk, st.inj_flit, st.inj_vc,
                                                            st.inj_last_vc, st.q_len)  # fmt: skip
     busy, credit, cr_time, cr_head, cr_count = st.busy, st.credit, st.cr_time, st.cr_head, st.cr_count
@@ -535,7 +541,7 @@ def list_ready(st, now):
     (used without speculation) to ``st.to_switch[:st.nlive[3]]`` (the lists
     :func:`route_heads`, :func:`allocate_vcs` and :func:`allocate_switch` visit).
 
-    Of the VCs holding flits (the ``occupied`` bitmap, read as :func:`torus_lab.sim.kernels.list_occupied` does):
+    Of the VCs holding flits (the ``occupied`` bitmap, read as :func:`torus_lab.sim.simple.list_occupied` does):
     an idle VC whose front flit is visible (routing), a VC waiting for a VC past its ready cycle (VC allocation,
     and speculative switch requests), an active VC past its ready cycle whose front flit is visible (switch
     allocation).  Those are the conditions under which each stage acts, and within a cycle a VC's state changes
@@ -592,14 +598,14 @@ def route_heads(route, tables, st, now):
 
     At its destination router the candidates are the V ejection VCs; elsewhere the routing kernel ``route``
     gives them (its input channel is -1 at injection; of more candidates than a row holds,
-    :func:`torus_lab.sim.kernels.candidate_capacity`, repeats are left out).  The VC then waits
+    :func:`torus_lab.sim.buffers.candidate_capacity`, repeats are left out).  The VC then waits
     ``routing_delay`` cycles before VC allocation.  Returns the number of heads routed.
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
-    nch = cfg[_NCH]
-    nn = cfg[_NN]
-    routing_delay = cfg[_RD]
+    nch = cfg[_NUM_CHANNELS]
+    nn = cfg[_NUM_NODES]
+    routing_delay = cfg[_ROUTING_DELAY]
     vstate, fvis, fhead, fpk = st.vstate, st.fvis, st.fhead, st.fpk
     ch_dst_router, ch_src_router, pk_dst, pk_state = st.ch_dst_router, st.ch_src_router, st.pk_dst, st.pk_state
     cand_vc, cand_st, ncand, vready = st.cand_vc, st.cand_st, st.ncand, st.vready
@@ -607,14 +613,14 @@ def route_heads(route, tables, st, now):
     ch_ok = tables.ch_ok
     to_route, to_allocate = st.to_route, st.to_allocate
     bidders = st.nlive[2]
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     routed = 0
     for i in range(st.nlive[1]):  # the listed heads, ascending (the order of random draws)
         iv = to_route[i]
         if vstate[iv] != IDLE or fvis[iv] > now:
             continue
         p = fpk[iv, fhead[iv]]
-        ch, v_in = _split_vc(iv, vcs, vc_shift)
+        ch, v_in = split_vc(iv, vcs, vc_shift)
         router = ch_dst_router[ch]
         if router == pk_dst[p]:
             eject = (nch + nn + router) * vcs
@@ -641,7 +647,7 @@ def route_heads(route, tables, st, now):
                     kept = 0
                     break
                 o = out_ch * vcs + tmp_vc[c]
-                if repeats and _repeats_stored(cand_vc, iv, kept, o):
+                if repeats and repeats_stored(cand_vc, iv, kept, o):
                     continue
                 cand_vc[iv, kept] = o
                 for w in range(STATE_SIZE):
@@ -660,73 +666,20 @@ def route_heads(route, tables, st, now):
 
 
 @njit(inline="always")
-def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stamp, g_best, g_bestd, matched, now):
-    """One iteration of iSLIP over the requests ``r < nreq`` (input ``req_in[r]`` asks for output ``req_out[r]``;
-    the requests of one input are consecutive).
-
-    Grant: each requested output picks the request whose input key ``in_key[r]`` comes first at or after its
-    pointer ``gptr`` (round-robin over ``span`` keys, the router-local order); accept: each input picks, among
-    the requests granted to it, the one whose output key comes first at or after its pointer ``aptr``; both
-    pointers move one past an accepted match.  Accepted request indices go to ``matched[:n]``, in request
-    order; returns ``n``.  ``g_stamp`` marks the outputs whose pick (``g_best``, at ring distance ``g_bestd``)
-    was written in cycle ``now``.  Used by the VC allocator (inputs: input VCs; keys: port x V + VC) and the
-    switch allocator (inputs: input channels; keys: ports), which both list an input's requests together, so
-    the accept step reads each input's run of requests once, in order, and needs no table per input.
-
-    Examples
-    --------
-    >>> req_in, req_out = np.array([0, 1, 1]), np.array([0, 0, 1])   # input 1 also asks for output 1
-    >>> gptr, aptr, g_stamp = np.zeros(2, np.int64), np.zeros(2, np.int64), np.full(2, -1, np.int64)
-    >>> matched = np.zeros(3, np.int64)
-    >>> n = islip_match(3, req_in, req_out, req_in, req_out, 2, gptr, aptr, g_stamp, np.zeros(2, np.int64),
-    ...                 np.zeros(2, np.int64), matched, 0)
-    >>> matched[:n].tolist(), gptr.tolist(), aptr.tolist()     # output 0 grants input 0; input 1 accepts output 1
-    ([0, 2], [1, 0], [1, 0])
-    """
-    for r in range(nreq):  # grant
-        o = req_out[r]
-        d = ring_offset(in_key[r], gptr[o], span)  # keys and pointers are in 0..span-1
-        if g_stamp[o] != now or d < g_bestd[o]:
-            g_stamp[o] = now
-            g_bestd[o] = d
-            g_best[o] = r
-    n = 0
-    r = 0
-    while r < nreq:  # accept: one input's run of requests at a time
-        i = req_in[r]
-        start = aptr[i]
-        best = -1
-        best_d = span
-        while r < nreq and req_in[r] == i:
-            if g_best[req_out[r]] == r:
-                d = ring_offset(out_key[r], start, span)
-                if d < best_d:
-                    best = r
-                    best_d = d
-            r += 1
-        if best >= 0:
-            gptr[req_out[best]] = wrap(in_key[best] + 1, span)
-            aptr[i] = wrap(out_key[best] + 1, span)
-            matched[n] = best
-            n += 1
-    return n
-
-
-@njit(inline="always")
 def allocate_vcs(st, now):
-    """VC allocation: separable iSLIP (one iteration, :func:`islip_match`) between routed heads and free output
-    VCs, in the router-local order port x V + VC.  Returns the number of grants.
+    """VC allocation: separable iSLIP (one iteration, :func:`torus_lab.sim.allocators.islip_match`) between routed
+    heads and free output VCs, in the router-local order port x V + VC.  Returns the number of grants.
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
-    vc_alloc_delay = cfg[_VAD]
+    vc_alloc_delay = cfg[_VC_ALLOC_DELAY]
     span = cfg[_PORTS] * vcs
     vstate, vready, va_tried, ncand = st.vstate, st.vready, st.va_tried, st.ncand
     cand_vc, cand_st = st.cand_vc, st.cand_st
     busy, vc_taken, out_vc, ch_in_port, ch_out_port = st.busy, st.vc_taken, st.out_vc, st.ch_in_port, st.ch_out_port
     req_in, req_out, req_c, req_in_key, req_out_key = st.req_in, st.req_out, st.req_c, st.req_in_key, st.req_out_key
     fpk, fhead, pk_state, matched, to_allocate = st.fpk, st.fhead, st.pk_state, st.matched, st.to_allocate
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     nreq = 0
     for i in range(st.nlive[2]):  # the listed heads waiting for a VC (and those routed now with lookahead routing)
         iv = to_allocate[i]
@@ -734,7 +687,7 @@ def allocate_vcs(st, now):
             continue
         vready[iv] = now + vc_alloc_delay  # evaluated: next attempt after this allocation's delay
         va_tried[iv] = now  # with speculation, this head also bids for the switch in this cycle
-        ch, v = _split_vc(iv, vcs, vc_shift)
+        ch, v = split_vc(iv, vcs, vc_shift)
         local_in = ch_in_port[ch] * vcs + v
         for c in range(ncand[iv]):
             o = cand_vc[iv, c]
@@ -744,7 +697,7 @@ def allocate_vcs(st, now):
             req_out[nreq] = o
             req_c[nreq] = c
             req_in_key[nreq] = local_in
-            oc, ov = _split_vc(o, vcs, vc_shift)
+            oc, ov = split_vc(o, vcs, vc_shift)
             req_out_key[nreq] = ch_out_port[oc] * vcs + ov
             nreq += 1
     granted = islip_match(nreq, req_in, req_out, req_in_key, req_out_key, span, st.va_gptr, st.va_aptr,
@@ -807,12 +760,12 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
                                                                            st.sa_req_out, st.sa_req_iv,
                                                                            st.sa_req_spec)  # fmt: skip
     req_in_key, req_out_key, ch_in_port = st.req_in_key, st.req_out_key, st.ch_in_port
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     for c in range(ncand[iv]):
-        oc = _split_vc(cand_vc[iv, c], vcs, vc_shift)[0]
+        oc = split_vc(cand_vc[iv, c], vcs, vc_shift)[0]
         seen = False
         for d in range(c):  # each output channel once
-            if _split_vc(cand_vc[iv, d], vcs, vc_shift)[0] == oc:
+            if split_vc(cand_vc[iv, d], vcs, vc_shift)[0] == oc:
                 seen = True
                 break
         if seen:
@@ -820,7 +773,7 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
         usable = False
         for d in range(c, ncand[iv]):
             o = cand_vc[iv, d]
-            if _split_vc(o, vcs, vc_shift)[0] != oc:
+            if split_vc(o, vcs, vc_shift)[0] != oc:
                 continue
             if (busy[o] == -1 or vc_taken[o] == now) and _take_credits(credit, cr_time, cr_head, cr_count, o,
                                                                         now) > 0:  # fmt: skip
@@ -855,11 +808,11 @@ def _switch_request(st, nreq, tag, ic, iv, now):
     it bids again ``sw_alloc_delay`` cycles later, and requests its output port if its output VC has a credit.
     Returns the new number of requests."""
     vcs = st.cfg[_VCS]
-    st.vready[iv] = now + st.cfg[_SAD]
+    st.vready[iv] = now + st.cfg[_SW_ALLOC_DELAY]
     o = st.out_vc[iv]
     if _take_credits(st.credit, st.cr_time, st.cr_head, st.cr_count, o, now) == 0:
         return nreq
-    oc = _split_vc(o, vcs, _vc_shift(vcs))[0]
+    oc = split_vc(o, vcs, vc_split_shift(vcs))[0]
     return _add_switch_request(st.port_stamp, st.port_req, st.sa_req_in, st.sa_req_out, st.sa_req_iv,
                                st.sa_req_spec, st.req_in_key, st.req_out_key, st.ch_in_port, nreq, tag, ic, iv,
                                st.ch_out_port[oc], oc, 0)  # fmt: skip
@@ -879,11 +832,11 @@ def allocate_switch(st, now):
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
-    nch = cfg[_NCH]
-    nn = cfg[_NN]
+    nch = cfg[_NUM_CHANNELS]
+    nn = cfg[_NUM_NODES]
     ports = cfg[_PORTS]
-    sw_alloc_delay = cfg[_SAD]
-    speculative = cfg[_SPEC] != 0
+    sw_alloc_delay = cfg[_SW_ALLOC_DELAY]
+    speculative = cfg[_SPECULATIVE] != 0
     sa_rr, va_tried, vstate, vready, count, fvis, out_vc = (st.sa_rr, st.va_tried, st.vstate, st.vready, st.count,
                                                             st.fvis, st.out_vc)  # fmt: skip
     credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
@@ -891,7 +844,7 @@ def allocate_switch(st, now):
     req_in_key, req_out_key, sa_void, matched, grants = (st.req_in_key, st.req_out_key, st.sa_void, st.matched,
                                                          st.grants)  # fmt: skip
     live, to_switch = st.live, st.to_switch
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     nreq = 0
     if speculative:
         last_ic = -1
@@ -899,7 +852,7 @@ def allocate_switch(st, now):
             iv = live[i]
             if not _may_bid(vstate[iv], vready[iv], va_tried[iv], now):
                 continue
-            ic = _split_vc(iv, vcs, vc_shift)[0]
+            ic = split_vc(iv, vcs, vc_shift)[0]
             if ic == last_ic:
                 continue
             last_ic = ic
@@ -918,9 +871,9 @@ def allocate_switch(st, now):
         bidders = st.nlive[3]
         i = 0
         while i < bidders:
-            ic = _split_vc(to_switch[i], vcs, vc_shift)[0]
+            ic = split_vc(to_switch[i], vcs, vc_shift)[0]
             end = i + 1
-            while end < bidders and _split_vc(to_switch[end], vcs, vc_shift)[0] == ic:
+            while end < bidders and split_vc(to_switch[end], vcs, vc_shift)[0] == ic:
                 end += 1
             tag = now * (nch + nn) + ic
             if end == i + 1:  # the common case: one VC of this input bids
@@ -942,11 +895,11 @@ def allocate_switch(st, now):
         iv = sa_req_iv[r]
         if sa_req_spec[r] == 1 and sa_void[iv] == now:
             continue
-        ic, v = _split_vc(iv, vcs, vc_shift)
+        ic, v = split_vc(iv, vcs, vc_shift)
         sa_rr[ic] = wrap(v + 1, vcs)
         if sa_req_spec[r] == 1:
             o = out_vc[iv]
-            if vstate[iv] != ACTIVE or _split_vc(o, vcs, vc_shift)[0] != sa_req_out[r] \
+            if vstate[iv] != ACTIVE or split_vc(o, vcs, vc_shift)[0] != sa_req_out[r] \
                     or _take_credits(credit, cr_time, cr_head, cr_count, o, now) == 0:
                 continue
         grants[used] = iv
@@ -966,26 +919,26 @@ def traverse_switch(st, now):
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
-    nch = cfg[_NCH]
+    nch = cfg[_NUM_CHANNELS]
     length = cfg[_LENGTH]
-    credit_delay = cfg[_CRD]
+    credit_delay = cfg[_CREDIT_DELAY]
     warmup, measure_end = cfg[_WARMUP], cfg[_MEASURE_END]
     fpk, fidx, farr, fvis, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fvis, st.fhead, st.count, st.occupied
     credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
     grants, ch_latency, out_vc, pk_hops, ch_flits, counters = (st.grants, st.ch_latency, st.out_vc, st.pk_hops,
                                                                st.ch_flits, st.counters)  # fmt: skip
     busy, vstate, ncand = st.busy, st.vstate, st.ncand
-    sent_at = now + cfg[_SAD] - 1 + cfg[_STD]  # cycle the flit is put on the output channel
+    sent_at = now + cfg[_SW_ALLOC_DELAY] - 1 + cfg[_ST_FINAL_DELAY]  # cycle the flit is put on the output channel
     measuring = warmup <= now < measure_end
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     for g in range(st.ngrants[0]):
         iv = grants[g]
         p, fi = _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv)
-        ic = _split_vc(iv, vcs, vc_shift)[0]
-        back = now + cfg[_SAD] - 1 + ch_latency[ic] + 1
+        ic = split_vc(iv, vcs, vc_shift)[0]
+        back = now + cfg[_SW_ALLOC_DELAY] - 1 + ch_latency[ic] + 1
         _queue_credit(cr_time, cr_head, cr_count, iv, back + (credit_delay if ic < nch else 0))
         o = out_vc[iv]
-        oc = _split_vc(o, vcs, vc_shift)[0]
+        oc = split_vc(o, vcs, vc_shift)[0]
         credit[o] -= 1
         tail = fi == length - 1
         if oc < nch:
@@ -1016,7 +969,7 @@ def run_booksim(route, tables, st, max_cycles):
     Compiled without reference counting (``njit(refcount=False)``): no count updates on the state's arrays at
     each stage call and each array read."""
     cfg, counters = st.cfg, st.counters
-    measure_end, drain, deadlock_cycles = cfg[_MEASURE_END], cfg[_DRAIN], cfg[_DL_CYCLES]
+    measure_end, drain, deadlock_cycles = cfg[_MEASURE_END], cfg[_DRAIN], cfg[_DEADLOCK_CYCLES]
     for _ in range(max_cycles):
         now = counters[_CN_NOW]
         if run_over(st, now, measure_end, drain):
@@ -1055,7 +1008,7 @@ class BookSimRun:
 
     def buffered_flits(self) -> int:
         """Flits sitting in network input buffers (injection ports excluded)."""
-        return int(self.state.count[: int(self.state.cfg[_NCH]) * self.vcs].sum())
+        return int(self.state.count[: int(self.state.cfg[_NUM_CHANNELS]) * self.vcs].sum())
 
     def waiting_graph(self):
         """Wait-for graph between VCs (``networkx.DiGraph``): ``a -> b`` when the packet at the front of input VC
@@ -1143,7 +1096,8 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
 def _check_cycles(last_cycle: int, cfg: np.ndarray, channel_latency: int) -> None:
     """Refuse a run whose cycle numbers, plus the furthest a flit, credit or wait reaches past the current cycle,
     would pass :data:`WORD_LIMIT` (the state keeps cycles in 32-bit words)."""
-    reach = sum(int(cfg[i]) for i in (_RD, _VAD, _SAD, _STD, _CRD)) + channel_latency + 8
+    delays = (_ROUTING_DELAY, _VC_ALLOC_DELAY, _SW_ALLOC_DELAY, _ST_FINAL_DELAY, _CREDIT_DELAY)
+    reach = sum(int(cfg[i]) for i in delays) + channel_latency + 8
     if last_cycle + reach > WORD_LIMIT:
         raise ValueError(f"the BookSim model counts cycles in 32-bit words: a run to cycle {last_cycle} (plus "
                          f"{reach} cycles of delays) passes {WORD_LIMIT}")  # fmt: skip

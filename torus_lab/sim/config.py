@@ -37,7 +37,7 @@ __all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS", "RUN_CONTROLS", 
 #: ``atomic``: a VC takes a new packet only once empty; ``nonatomic``: once the previous tail is written (BookSim).
 VC_ALLOCATIONS = ("atomic", "nonatomic")
 
-#: Router models: ``"simple"`` (:mod:`torus_lab.sim.kernels`: one ``router_delay`` per router, 1-cycle channels)
+#: Router models: ``"simple"`` (:mod:`torus_lab.sim.simple`: one ``router_delay`` per router, 1-cycle channels)
 #: and ``"booksim"`` (:mod:`torus_lab.sim.booksim`: BookSim2's input-queued VC router, per-stage delays).
 ROUTERS = ("simple", "booksim")
 

@@ -1,6 +1,6 @@
 """Cycle-driven, flit-level wormhole simulator: run set-up, results, deadlock reports, load sweeps.
 
-Two router models, chosen by ``SimConfig.router``: ``"simple"`` (default, :mod:`torus_lab.sim.kernels`) and
+Two router models, chosen by ``SimConfig.router``: ``"simple"`` (default, :mod:`torus_lab.sim.simple`) and
 ``"booksim"`` (BookSim2's input-queued VC router, :mod:`torus_lab.sim.booksim`); both take the same routing
 functions and give the same :class:`SimResult`.  A run owns all its state
 (:class:`SimState`); the routing function is passed in (:class:`torus_lab.routing.interface.RoutingFunction`)
@@ -41,18 +41,18 @@ from torus_lab._validate import (
     is_int,
 )
 from torus_lab.routing.interface import RoutingFunction, compile_for_kernel, kernel_handle
-from torus_lab.sim import kernels
+from torus_lab.sim import simple
 from torus_lab.sim.config import SimConfig
-from torus_lab.sim.kernels import CFG
 from torus_lab.sim.packets import CNT
 from torus_lab.sim.runlength import (
+    AdaptiveOutcome,
+    RunWindow,
     SimulationDeadlock,
-    _AdaptiveOutcome,
-    _fixed_end_rule,
-    _run_adaptive,
-    _RunWindow,
+    fixed_end_rule,
+    run_adaptive,
 )
 from torus_lab.sim.saturation import Saturation
+from torus_lab.sim.simple import CFG
 from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
 
@@ -82,7 +82,7 @@ def zero_load_latency(hops: int | np.ndarray, packet_length: int, router_delay: 
 class SimState:
     """Every array of one run of the simple router model (input VCs, packets, source queues, records, counters).
 
-    A Python-side view of a :class:`torus_lab.sim.kernels.SimpleState` (``arrays``, what the compiled stages
+    A Python-side view of a :class:`torus_lab.sim.simple.SimpleState` (``arrays``, what the compiled stages
     take): each of its fields is readable here under its own name (``state.count``, ``state.out_ivc``, ...).
     Input VCs are numbered ``channel * vcs + vc`` for network channels and ``num_channels * vcs + node`` for the
     injection port of each node.  ``active`` lists the nodes that generate traffic (default: every node).
@@ -106,7 +106,7 @@ class SimState:
             raise ValueError("seed_words must hold at least one seed word, got an empty array")
         seed_word = int(np.asarray(seed_words[:1], dtype=np.uint64)[0])
         # new_state checks the other arguments and the memory before it allocates anything
-        self.arrays = kernels.new_state(topology, vcs, queue_cap, rec_cap, seed_word, depth=depth, length=length,
+        self.arrays = simple.new_state(topology, vcs, queue_cap, rec_cap, seed_word, depth=depth, length=length,
                                         atomic=atomic, active=active)  # fmt: skip
         self.vcs = int(vcs)
         self.depth = int(depth)
@@ -311,17 +311,17 @@ def _new_runner(routing: RoutingFunction, config: SimConfig, seed: int, active: 
                   _record_capacity(config, len(active)))  # fmt: skip
 
 
-def _run_to_end(runner: _Runner, config: SimConfig, nodes: int) -> _AdaptiveOutcome:
+def _run_to_end(runner: _Runner, config: SimConfig, nodes: int) -> AdaptiveOutcome:
     """Run the loop to its end: the fixed windows in one call, or period by period under the adaptive rules
     (:mod:`torus_lab.sim.runlength`); returns what ended the run and where measurement began and ended."""
     if config.run_control == "fixed":
         runner.advance(config.warmup + config.measure + config.drain + 1)
-        return _AdaptiveOutcome(_fixed_end_rule(runner.counters), config.warmup, config.warmup + config.measure,
+        return AdaptiveOutcome(fixed_end_rule(runner.counters), config.warmup, config.warmup + config.measure,
                                 [], [])  # fmt: skip
-    return _run_adaptive(runner.advance, runner.set_window, runner.counters, runner.alive_gen, config, nodes)
+    return run_adaptive(runner.advance, runner.set_window, runner.counters, runner.alive_gen, config, nodes)
 
 
-def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Runner, outcome: _AdaptiveOutcome,
+def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Runner, outcome: AdaptiveOutcome,
             nodes: int, keep_state: bool) -> SimResult:
     """The :class:`SimResult` of a finished run (warns :class:`SimulationDeadlock` with the waiting cycle)."""
     topology, faults, state = routing.topology, routing.faults, runner.state
@@ -432,13 +432,13 @@ class _Runner:
 
     ``state`` is a :class:`SimState` or a :class:`torus_lab.sim.booksim.BookSimRun`; ``arrays`` holds the packet
     and record arrays (the same names in both models); ``loop(max_cycles)`` runs the compiled loop;
-    ``window`` writes a ``_RunWindow`` into its settings.
+    ``window`` writes a ``RunWindow`` into its settings.
     """
 
     state: object
     arrays: object
     loop: Callable[[int], None]
-    window: Callable[[_RunWindow], None]
+    window: Callable[[RunWindow], None]
     wall: float = 0.0
     chunks: list = field(default_factory=list)
 
@@ -457,7 +457,7 @@ class _Runner:
         self.arrays.rec_count[0] = 0
         return int(self.counters[CNT["now"]]) - before < cycles
 
-    def set_window(self, window: _RunWindow) -> None:
+    def set_window(self, window: RunWindow) -> None:
         self.window(window)
 
     def records(self) -> np.ndarray:
@@ -486,7 +486,7 @@ class _Runner:
 @functools.lru_cache(maxsize=8)
 def _first_free_stack(pool: int) -> np.ndarray:
     """The free stack of a fresh packet pool of ``pool`` ids, ``pool - 1, ..., 1, 0`` (read-only, cached per size;
-    the kernels' ``new_state`` starts every run with it).
+    :func:`torus_lab.sim.simple.new_state` starts every run with it).
 
     >>> _first_free_stack(4).tolist()
     [3, 2, 1, 0]
@@ -497,7 +497,7 @@ def _first_free_stack(pool: int) -> np.ndarray:
 
 
 def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap) -> _Runner:
-    """The simple router model (:mod:`torus_lab.sim.kernels`): its state and loop, ready to run."""
+    """The simple router model (:mod:`torus_lab.sim.simple`): its state and loop, ready to run."""
     state = SimState(routing.topology, routing.num_vcs, config.queue_capacity, rec_cap, words,
                      depth=config.buffer_depth, length=config.packet_length,
                      atomic=config.vc_allocation == "atomic", active=active)  # fmt: skip
@@ -521,12 +521,12 @@ def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, word
     state.burst_on[:] = burst_on
     state.dest_map[:] = dest_map
 
-    def window(w: _RunWindow) -> None:
+    def window(w: RunWindow) -> None:
         cfg[CFG["warmup"]], cfg[CFG["measure_end"]], cfg[CFG["gen_end"]] = w.warmup, w.measure_end, w.gen_end
 
     def loop(cycles: int) -> None:
         args = (kernel_handle(routing.kernel), routing.tables, state.arrays, int(cycles))
-        compile_for_kernel(kernels.run_kernel, args)(*args)
+        compile_for_kernel(simple.run_kernel, args)(*args)
 
     return _Runner(state, state, loop, window)
 
@@ -544,7 +544,7 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
                               rec_cap=rec_cap, burst_on=burst_on)  # fmt: skip
     cfg = state.cfg
 
-    def window(w: _RunWindow) -> None:
+    def window(w: RunWindow) -> None:
         cfg[booksim.BCFG["warmup"]], cfg[booksim.BCFG["measure_end"]] = w.warmup, w.measure_end
         cfg[booksim.BCFG["gen_end"]] = w.gen_end
 

@@ -1,7 +1,7 @@
 """What both router models share: the run counters, packet generation into source queues, finishing a packet,
 the progress (deadlock) watch and the end-of-run test.
 
-The simple model (:mod:`torus_lab.sim.kernels`) and the BookSim-compatible model (:mod:`torus_lab.sim.booksim`)
+The simple model (:mod:`torus_lab.sim.simple`) and the BookSim-compatible model (:mod:`torus_lab.sim.booksim`)
 keep their state in different structures, but both hold the same packet pool and source queues under the same
 names, so the functions here take either state (``st``; numba compiles them once per state type):
 
@@ -30,53 +30,40 @@ from torus_lab._jit import njit
 from torus_lab.sim.rng import GAMMA, splitmix_mix, unit_float
 from torus_lab.sim.traffic import draw_destination, starts_packet
 
-__all__ = ["CNT", "generate", "dequeue", "finish", "watch_progress", "run_over"]
+__all__ = ["CNT", "COUNTER_WORDS", "generate", "dequeue", "finish", "watch_progress", "run_over"]
 
-#: Index of each run counter in a state's ``counters`` array (the same in both router models).
-CNT = {
-    name: i
-    for i, name in enumerate(
-        [
-            "now",
-            "flits_injected",
-            "flits_ejected",
-            "flits_dropped",
-            "measured_generated",
-            "measured_done",
-            "window_flits_ejected",
-            "deadlock",
-            "idle",
-            "queue_overflow",
-            "packets_generated",
-            "measured_lost",
-            "record_overflow",
-            "packets_dropped",
-            "routing_error",
-            "hop_limit_drops",
-            "packets_delivered",
-            "latency_sum",
-        ]
-    )
-}
-_CN_NOW = 0
-_CN_FLITS_INJECTED = 1
-_CN_FLITS_EJECTED = 2
-_CN_FLITS_DROPPED = 3
-_CN_MEASURED_GENERATED = 4
-_CN_MEASURED_DONE = 5
-_CN_WINDOW_FLITS_EJECTED = 6
-_CN_DEADLOCK = 7
-_CN_IDLE = 8
-_CN_QUEUE_OVERFLOW = 9
-_CN_PACKETS_GENERATED = 10
-_CN_MEASURED_LOST = 11
-_CN_RECORD_OVERFLOW = 12
-_CN_PACKETS_DROPPED = 13
-_CN_ROUTING_ERROR = 14
-_CN_HOP_LIMIT_DROPS = 15
-#: every packet delivered (any phase) and the sum of their latencies: what the run-length controller samples
-_CN_PACKETS_DELIVERED = 16
-_CN_LATENCY_SUM = 17
+#: The run counters of a state's ``counters`` array, in word order (the same in both router models): the one list
+#: their indices come from (:data:`CNT` and the constants the compiled functions read are both derived from it).
+#: ``packets_delivered`` and ``latency_sum`` count every packet delivered (any phase) and the sum of their
+#: latencies: what the run-length controller samples.
+COUNTER_WORDS = (
+    "now", "flits_injected", "flits_ejected", "flits_dropped", "measured_generated", "measured_done",
+    "window_flits_ejected", "deadlock", "idle", "queue_overflow", "packets_generated", "measured_lost",
+    "record_overflow", "packets_dropped", "routing_error", "hop_limit_drops", "packets_delivered",
+    "latency_sum",
+)
+#: Index of each run counter in a state's ``counters`` array.
+CNT = {name: index for index, name in enumerate(COUNTER_WORDS)}
+# The indices the compiled functions read (numba freezes module globals as constants): ``_CN_`` + the counter in
+# capitals.
+_CN_NOW = CNT["now"]
+_CN_FLITS_INJECTED = CNT["flits_injected"]
+_CN_FLITS_EJECTED = CNT["flits_ejected"]
+_CN_FLITS_DROPPED = CNT["flits_dropped"]
+_CN_MEASURED_GENERATED = CNT["measured_generated"]
+_CN_MEASURED_DONE = CNT["measured_done"]
+_CN_WINDOW_FLITS_EJECTED = CNT["window_flits_ejected"]
+_CN_DEADLOCK = CNT["deadlock"]
+_CN_IDLE = CNT["idle"]
+_CN_QUEUE_OVERFLOW = CNT["queue_overflow"]
+_CN_PACKETS_GENERATED = CNT["packets_generated"]
+_CN_MEASURED_LOST = CNT["measured_lost"]
+_CN_RECORD_OVERFLOW = CNT["record_overflow"]
+_CN_PACKETS_DROPPED = CNT["packets_dropped"]
+_CN_ROUTING_ERROR = CNT["routing_error"]
+_CN_HOP_LIMIT_DROPS = CNT["hop_limit_drops"]
+_CN_PACKETS_DELIVERED = CNT["packets_delivered"]
+_CN_LATENCY_SUM = CNT["latency_sum"]
 #: index of the hotspot fraction in a state's ``fcfg`` (after the three rates of ``starts_packet``)
 HOT_FRAC = 3
 

@@ -7,7 +7,7 @@ sec. 24.3: warm-up, measurement, drain; BookSim2's ``TrafficManager::_SingleSim`
 
 1. **Sample periods.** The compiled loop runs ``sample_period`` cycles at a time (it resumes from its state:
    the cycle counter lives in the state's counters); the decisions below are taken in Python between
-   periods, by one controller (``_run_adaptive``) for both router models.  A period's *latency* is the mean
+   periods, by one controller (``run_adaptive``) for both router models.  A period's *latency* is the mean
    latency of the packets delivered in it (whenever they were created), its *accepted rate* the flits ejected
    in it per active node per cycle.
 2. **Warm-up** ends after ``warmup_periods`` periods, or (``warmup_periods=0``) at the end of the first period
@@ -37,6 +37,10 @@ then carries the cycle of waiting channels, the counts of packets generated, del
 The result's ``end_rule`` is one of :data:`END_RULES`.  Defaults and the differences from BookSim2:
 ``docs/conventions.md#sim-run-length``.
 
+The engine (:mod:`torus_lab.sim.engine`) drives a run through ``RunWindow``, ``fixed_end_rule``, ``run_adaptive``
+and ``AdaptiveOutcome``: public names, but not in ``__all__`` (they take the engine's callbacks and counters, not
+a user's values).
+
 Examples
 --------
 >>> relative_change(10.0, 12.5), relative_change(0.0, 0.0), relative_change(float("nan"), 3.0)
@@ -54,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from torus_lab._validate import check_real, check_real_array
-from torus_lab.sim.kernels import CNT
+from torus_lab.sim.packets import CNT
 from torus_lab.sim.stats import confidence_interval
 
 __all__ = ["END_RULES", "MIN_BATCHES", "SimulationDeadlock", "relative_change", "ci_width_met"]
@@ -84,7 +88,7 @@ class SimulationDeadlock(RuntimeWarning):
 
 
 @dataclass(frozen=True)
-class _RunWindow:
+class RunWindow:
     """Window boundaries the compiled loop reads: packets created in ``[warmup, measure_end)`` are measured,
     generation stops at ``gen_end``, the run ends once measured packets are delivered after ``measure_end``
     (or ``drain`` cycles after it)."""
@@ -194,14 +198,14 @@ def _sample_period(counters_before: np.ndarray, counters_after: np.ndarray, aliv
     )
 
 
-def _fixed_end_rule(counters: np.ndarray) -> str:
+def fixed_end_rule(counters: np.ndarray) -> str:
     """``end_rule`` of a fixed-window run from its final counters.
 
     Examples
     --------
     >>> c = np.zeros(len(CNT), dtype=np.int64)
     >>> c[CNT["measured_generated"]] = 3
-    >>> _fixed_end_rule(c)
+    >>> fixed_end_rule(c)
     'drain-timeout'
     """
     if counters[CNT["deadlock"]]:
@@ -212,8 +216,8 @@ def _fixed_end_rule(counters: np.ndarray) -> str:
 
 
 @dataclass
-class _AdaptiveOutcome:
-    """What ``_run_adaptive`` decided: the rule, the measurement window and one row per period."""
+class AdaptiveOutcome:
+    """What ``run_adaptive`` decided: the rule, the measurement window and one row per period."""
 
     end_rule: str
     warmup_end: int
@@ -222,8 +226,8 @@ class _AdaptiveOutcome:
     batch_means: list[float]
 
 
-def _run_adaptive(advance: Callable[[int], bool], set_window: Callable[[_RunWindow], None], counters: np.ndarray,
-                 alive_gen: Callable[[], np.ndarray], config, nodes: int) -> _AdaptiveOutcome:  # fmt: skip
+def run_adaptive(advance: Callable[[int], bool], set_window: Callable[[RunWindow], None], counters: np.ndarray,
+                 alive_gen: Callable[[], np.ndarray], config, nodes: int) -> AdaptiveOutcome:  # fmt: skip
     """Drive one run by the adaptive rules of the module docstring.
 
     Parameters
@@ -232,7 +236,7 @@ def _run_adaptive(advance: Callable[[int], bool], set_window: Callable[[_RunWind
         ``advance(cycles)`` runs the compiled loop for up to ``cycles`` cycles; True when the loop says the run
         is over (drained, drain cap reached, or deadlocked).
     set_window : callable
-        Writes a ``_RunWindow`` into the loop's settings (read at the next ``advance``).
+        Writes a ``RunWindow`` into the loop's settings (read at the next ``advance``).
     counters : numpy.ndarray
         The loop's counters (:data:`CNT`), updated in place by ``advance``.
     alive_gen : callable
@@ -243,7 +247,7 @@ def _run_adaptive(advance: Callable[[int], bool], set_window: Callable[[_RunWind
         Active (non-faulty) nodes.
     """
     period_cycles = config.sample_period
-    set_window(_RunWindow(NEVER, NEVER, NEVER))
+    set_window(RunWindow(NEVER, NEVER, NEVER))
     rows: list[dict] = []
     batch_means: list[float] = []
     warmup_end = measure_end = -1
@@ -270,9 +274,9 @@ def _run_adaptive(advance: Callable[[int], bool], set_window: Callable[[_RunWind
         phase = "warm-up" if warmup_end < 0 else "measurement"
         sample = take_sample(before, phase)
         if counters[CNT["deadlock"]]:
-            return _AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
+            return AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
         if unstable(sample):
-            return _AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
+            return AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
         now = int(counters[CNT["now"]])
         if warmup_end < 0:
             if config.warmup_periods > 0:
@@ -284,7 +288,7 @@ def _run_adaptive(advance: Callable[[int], bool], set_window: Callable[[_RunWind
             previous = sample
             if done and period < config.max_periods:  # at least one measurement period must follow
                 warmup_end = now
-                set_window(_RunWindow(now, NEVER, NEVER))
+                set_window(RunWindow(now, NEVER, NEVER))
                 cumulative_prev = (sample.latency, sample.accepted)  # as BookSim2: the first measurement period
                 # is compared with the last warm-up period
             continue
@@ -304,19 +308,19 @@ def _run_adaptive(advance: Callable[[int], bool], set_window: Callable[[_RunWind
             break
     now = int(counters[CNT["now"]])
     if warmup_end < 0:  # warm-up never ended: nothing measured; stop at once
-        return _AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)
+        return AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)
     measure_end = now
-    set_window(_RunWindow(warmup_end, now, now + config.drain if config.inject_during_drain else now))
+    set_window(RunWindow(warmup_end, now, now + config.drain if config.inject_during_drain else now))
     while True:
         before = counters.copy()
         finished = advance(period_cycles)
         sample = take_sample(before, "drain")
         if counters[CNT["deadlock"]]:
-            return _AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
+            return AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
         if finished:  # drained (or drain cap) within this period: the run is over, as in BookSim2
             break
         if unstable(sample):
-            return _AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
+            return AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
     if counters[CNT["measured_done"]] < counters[CNT["measured_generated"]]:
         end_rule = "drain-timeout"
-    return _AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)
+    return AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)

@@ -43,7 +43,8 @@ stage stays small, callable from Python or a small ``@njit`` wrapper, and tested
 (:func:`torus_lab.sim.packets.watch_progress`), composed by :func:`run_kernel`.  Generation, the source
 queues, packet finishing and the end-of-run test are shared with the BookSim-compatible model
 (:mod:`torus_lab.sim.packets`); its injection differs (here a whole packet enters the injection buffer at
-once, one packet at a time).
+once, one packet at a time).  The allocators' steps (the VC request, the round-robin arbiter, the switch
+allocator's input arbiter) come from :mod:`torus_lab.sim.allocators`, which the BookSim-compatible model shares.
 
 Only input VCs holding flits are visited: ``occupied`` is a bitmap of them, kept by injection and traversal,
 and :func:`list_occupied` turns it into the ascending list ``live[:nlive[0]]`` once per cycle (after
@@ -68,28 +69,15 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
-from torus_lab.sim.packets import (
-    _CN_FLITS_DROPPED,
-    _CN_FLITS_EJECTED,
-    _CN_FLITS_INJECTED,
-    _CN_HOP_LIMIT_DROPS,
-    _CN_NOW,
-    _CN_ROUTING_ERROR,
-    _CN_WINDOW_FLITS_EJECTED,
-    CNT,
-    dequeue,
-    finish,
-    generate,
-    run_over,
-    watch_progress,
-)
+from torus_lab.sim.allocators import arbiter_request, first_idle_candidate, first_ready_vc, wrap
+from torus_lab.sim.buffers import candidate_capacity, mark_occupied, pop_flit, repeats_stored, split_vc, vc_split_shift
+from torus_lab.sim.packets import CNT, dequeue, finish, generate, run_over, watch_progress
 from torus_lab.sim.rng import splitmix_next
 from torus_lab.topology import Torus
 
 __all__ = [
     "SimpleState",
     "new_state",
-    "candidate_capacity",
     "generate_packets",
     "inject_packets",
     "list_occupied",
@@ -101,25 +89,51 @@ __all__ = [
     "EJECT",
     "DROP",
     "CFG",
+    "CFG_WORDS",
 ]
 
 #: ``out_ivc`` codes besides a downstream input-VC index (-1 = not allocated yet).
 EJECT = -2
 DROP = -3
 
+#: The integer settings of ``SimpleState.cfg``, in word order: the one list their indices come from
+#: (:data:`CFG` and the constants the compiled stages read are both derived from it, by name).
+CFG_WORDS = (
+    "vcs", "depth", "length", "router_delay", "warmup", "measure_end", "drain", "gen_end", "deadlock_cycles",
+    "drop_after", "pattern", "hotspot_node", "queue_cap", "hop_limit", "atomic", "injection", "include_self",
+    "num_channels", "num_nodes",
+)
 #: Index of each integer setting in ``SimpleState.cfg``.
-CFG = {
-    name: i
-    for i, name in enumerate(
-        [
-            "vcs", "depth", "length", "router_delay", "warmup", "measure_end", "drain", "gen_end",
-            "deadlock_cycles", "drop_after", "pattern", "hotspot_node", "queue_cap", "hop_limit", "atomic",
-            "injection", "include_self", "num_channels", "num_nodes",
-        ]
-    )
-}  # fmt: skip
-_VCS, _DEPTH, _LENGTH, _RDELAY, _WARMUP, _MEASURE_END, _DRAIN, _GEN_END, _DL_CYCLES = 0, 1, 2, 3, 4, 5, 6, 7, 8
-_DROP_AFTER, _PATTERN, _HOTSPOT, _QCAP, _HOP_LIMIT, _ATOMIC, _INJECTION, _SELF, _NCH, _NN = range(9, 19)
+CFG = {name: index for index, name in enumerate(CFG_WORDS)}
+# The indices the compiled stages read (numba freezes module globals as constants): ``_`` + the word in capitals.
+_VCS = CFG["vcs"]
+_DEPTH = CFG["depth"]
+_LENGTH = CFG["length"]
+_ROUTER_DELAY = CFG["router_delay"]
+_WARMUP = CFG["warmup"]
+_MEASURE_END = CFG["measure_end"]
+_DRAIN = CFG["drain"]
+_GEN_END = CFG["gen_end"]
+_DEADLOCK_CYCLES = CFG["deadlock_cycles"]
+_DROP_AFTER = CFG["drop_after"]
+_PATTERN = CFG["pattern"]
+_HOTSPOT_NODE = CFG["hotspot_node"]
+_QUEUE_CAP = CFG["queue_cap"]
+_HOP_LIMIT = CFG["hop_limit"]
+_ATOMIC = CFG["atomic"]
+_INJECTION = CFG["injection"]
+_INCLUDE_SELF = CFG["include_self"]
+_NUM_CHANNELS = CFG["num_channels"]
+_NUM_NODES = CFG["num_nodes"]
+
+# The run counters the stages update (:data:`torus_lab.sim.packets.CNT`): ``_CN_`` + the counter in capitals.
+_CN_NOW = CNT["now"]
+_CN_FLITS_INJECTED = CNT["flits_injected"]
+_CN_FLITS_EJECTED = CNT["flits_ejected"]
+_CN_FLITS_DROPPED = CNT["flits_dropped"]
+_CN_WINDOW_FLITS_EJECTED = CNT["window_flits_ejected"]
+_CN_ROUTING_ERROR = CNT["routing_error"]
+_CN_HOP_LIMIT_DROPS = CNT["hop_limit_drops"]
 
 #: Every array of one run of the simple model.  Input VCs are numbered ``channel * vcs + vc`` for network
 #: channels and ``num_channels * vcs + node`` for the injection port of each node; router ports (the units of
@@ -149,37 +163,6 @@ SimpleState = namedtuple(
         "rec", "rec_count", "ch_flits",
     ],
 )  # fmt: skip
-
-
-def candidate_capacity(topology: Torus, vcs: int) -> int:
-    """Candidates a routed head keeps: the (channel, VC) outputs of the router with the most output channels.
-
-    A kernel may return up to :data:`~torus_lab.routing.interface.MAX_CANDIDATES` candidates, but a router has
-    no more distinct outputs than this, so the rows of the candidate arrays hold this many (at most
-    ``MAX_CANDIDATES``, at least ``vcs``: the ejection port's VCs in the BookSim-compatible model).  Rows sized
-    to the network instead of to ``MAX_CANDIDATES`` keep the arrays a routed head writes small enough to stay
-    in the processor's cache: on the 1024-node hypercube they are 10 instead of 32 per input VC.  When a kernel
-    returns more candidates than that, some repeat an earlier (channel, VC), and only the first of each is kept
-    (``_repeats_stored``): neither model can ever choose a repeat.
-
-    Examples
-    --------
-    >>> candidate_capacity(Torus(2, 8), 2), candidate_capacity(Torus(10, 2), 1)
-    (8, 10)
-    """
-    check_instance("topology", topology, Torus, "a Torus or Mesh")
-    vcs = check_int("vcs", vcs, minimum=1)
-    outputs = np.bincount(np.asarray(topology.channel_src, dtype=np.int64), minlength=topology.num_nodes)
-    return max(vcs, min(MAX_CANDIDATES, int(outputs.max(initial=0)) * vcs))
-
-
-@njit(inline="always")
-def _repeats_stored(cand, iv, kept, target):
-    """Whether ``target`` is one of the ``kept`` candidates already stored in row ``iv`` of ``cand``."""
-    for d in range(kept):
-        if cand[iv, d] == target:
-            return True
-    return False
 
 
 def state_memory_bytes(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: int) -> int:
@@ -263,82 +246,6 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
     )  # fmt: skip
 
 
-# ---------------------------------------------------------------------------------------------- occupancy
-
-
-@njit(inline="always")
-def _mark_occupied(occupied, iv):
-    occupied[iv >> 6] |= np.uint64(1) << np.uint64(iv & 63)
-
-
-@njit(inline="always")
-def _mark_empty(occupied, iv):
-    occupied[iv >> 6] &= ~(np.uint64(1) << np.uint64(iv & 63))
-
-
-@njit(inline="always")
-def wrap(x, n):
-    """``x % n`` for ``x >= 0`` without a division (ring-buffer slots and round-robin offsets, where ``x < 2n``:
-    one comparison; an integer division costs tens of cycles in the cycle loops).
-
-    Examples
-    --------
-    >>> wrap(7, 8), wrap(8, 8), wrap(17, 8)
-    (7, 0, 1)
-    """
-    x -= n * (x >= n)  # the usual case, x < 2n, without a branch (which way it goes is unpredictable)
-    while x >= n:
-        x -= n
-    return x
-
-
-@njit(inline="always")
-def ring_offset(key, start, span):
-    """Steps from ``start`` forward to ``key`` on a ring of ``span`` positions, ``0 <= key < span`` and
-    ``0 <= start <= span``: a round-robin priority (0 is served first), without a division.
-
-    Examples
-    --------
-    >>> ring_offset(2, 3, 4), ring_offset(3, 3, 4), ring_offset(0, 4, 4)
-    (3, 0, 0)
-    """
-    offset = key - start
-    return offset + span * (offset < 0)  # no branch: which way it goes is unpredictable
-
-
-@njit(inline="always")
-def _vc_shift(vcs):
-    """``log2(vcs)`` when ``vcs`` is a power of two, else -1: :func:`_split_vc` then shifts and masks instead of
-    dividing (an integer division costs tens of cycles; the stages split VC ids several times per flit)."""
-    if vcs & (vcs - 1) != 0:
-        return -1
-    shift = 0
-    while (1 << shift) < vcs:
-        shift += 1
-    return shift
-
-
-@njit(inline="always")
-def _split_vc(vc, vcs, vc_shift):
-    """Channel and VC index ``(vc // vcs, vc % vcs)`` of VC id ``vc >= 0`` (``vc_shift`` from :func:`_vc_shift`)."""
-    if vc_shift >= 0:
-        return vc >> vc_shift, vc & (vcs - 1)
-    return vc // vcs, vc % vcs
-
-
-@njit(inline="always")
-def _pop_flit(fhead, fpk, fidx, count, occupied, iv):
-    """Take the front flit of input VC ``iv``'s FIFO (both models); returns its packet and flit index."""
-    h = fhead[iv]
-    p = fpk[iv, h]
-    fi = fidx[iv, h]
-    fhead[iv] = wrap(h + 1, fpk.shape[1])
-    count[iv] -= 1
-    if count[iv] == 0:
-        _mark_empty(occupied, iv)
-    return p, fi
-
-
 @njit(inline="always")
 def list_occupied(st):
     """Write the input VCs that hold flits, in ascending order, to ``st.live[:st.nlive[0]]``; return their number.
@@ -377,7 +284,8 @@ def generate_packets(st, now):
     if now >= cfg[_GEN_END]:
         return
     measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
-    generate(st, now, measuring, cfg[_INJECTION], cfg[_PATTERN], cfg[_HOTSPOT], cfg[_SELF] != 0, cfg[_QCAP])
+    generate(st, now, measuring, cfg[_INJECTION], cfg[_PATTERN], cfg[_HOTSPOT_NODE], cfg[_INCLUDE_SELF] != 0,
+             cfg[_QUEUE_CAP])
 
 
 @njit(inline="always")
@@ -386,8 +294,8 @@ def inject_packets(st, now):
     into it, all flits at once, each arriving at ``max(creation, cycle the previous tail left)``.  Returns the
     number of packets injected."""
     cfg = st.cfg
-    length, qcap = cfg[_LENGTH], cfg[_QCAP]
-    cv = cfg[_NCH] * cfg[_VCS]
+    length, qcap = cfg[_LENGTH], cfg[_QUEUE_CAP]
+    cv = cfg[_NUM_CHANNELS] * cfg[_VCS]
     active, count, q_len, fpk, fidx, farr = st.active, st.count, st.q_len, st.fpk, st.fidx, st.farr
     injected = 0
     for a in range(active.shape[0]):
@@ -403,7 +311,7 @@ def inject_packets(st, now):
             fidx[iv, f] = f
             farr[iv, f] = arrival
         count[iv] = length
-        _mark_occupied(st.occupied, iv)
+        mark_occupied(st.occupied, iv)
         injected += 1
     return injected
 
@@ -413,12 +321,12 @@ def route_heads(route, tables, st, now):
     """Routing (step 3): a head ready at the front of an input VC (``router_delay`` after it arrived) is routed
     once: to the ejection port at its destination, to DROP past ``hop_limit`` hops, else to the candidates of
     the routing kernel ``route`` (``tables``: its tables).  Invalid candidates count ``routing_error`` and leave
-    none; of more candidates than a row holds (:func:`candidate_capacity`), repeats are left out.  Visits
-    ``st.live`` (:func:`list_occupied`); returns the number of heads routed."""
+    none; of more candidates than a row holds (:func:`torus_lab.sim.buffers.candidate_capacity`), repeats are
+    left out.  Visits ``st.live`` (:func:`list_occupied`); returns the number of heads routed."""
     cfg = st.cfg
-    vcs, nch, hop_limit, rdelay = cfg[_VCS], cfg[_NCH], cfg[_HOP_LIMIT], cfg[_RDELAY]
+    vcs, nch, hop_limit, rdelay = cfg[_VCS], cfg[_NUM_CHANNELS], cfg[_HOP_LIMIT], cfg[_ROUTER_DELAY]
     cv = nch * vcs
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     live, routed_vc, fhead, fpk, fidx, farr = st.live, st.routed, st.fhead, st.fpk, st.fidx, st.farr
     ncand, out_ivc, pk_dst, cand_ivc = st.ncand, st.out_ivc, st.pk_dst, st.cand_ivc
     tmp_ch, tmp_vc, tmp_st = st.tmp_ch, st.tmp_vc, st.tmp_st
@@ -446,7 +354,7 @@ def route_heads(route, tables, st, now):
             out_ivc[iv] = DROP
             counters[_CN_HOP_LIMIT_DROPS] += 1
             continue
-        in_ch, in_vc = _split_vc(iv, vcs, vc_shift) if iv < cv else (-1, 0)
+        in_ch, in_vc = split_vc(iv, vcs, vc_shift) if iv < cv else (-1, 0)
         r = np.int64(splitmix_next(st.rng) >> np.uint64(2))
         m = route(tables, node, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
         if m < 0 or m > MAX_CANDIDATES:
@@ -462,7 +370,7 @@ def route_heads(route, tables, st, now):
                 kept = 0
                 break
             tgt = ch * vcs + tmp_vc[c]
-            if repeats and _repeats_stored(cand_ivc, iv, kept, tgt):
+            if repeats and repeats_stored(cand_ivc, iv, kept, tgt):
                 continue
             cand_ivc[iv, kept] = tgt
             for w in range(STATE_SIZE):  # word by word: a fixed-size loop, no array views
@@ -477,9 +385,11 @@ def allocate_vcs(st, now):
     """VC allocation (step 4): each routed, unallocated head requests its first candidate VC that is idle (no
     writer; under atomic allocation also empty); each requested VC grants the requester first after its
     round-robin pointer (input VC order), which takes the VC and the candidate's routing state.  A head with
-    no candidate waits, and is sent to DROP after ``drop_after`` cycles (if >= 0).  Returns the grants."""
+    no candidate waits, and is sent to DROP after ``drop_after`` cycles (if >= 0).  Returns the grants.  The
+    request is :func:`torus_lab.sim.allocators.first_idle_candidate`, each VC's arbiter
+    :func:`torus_lab.sim.allocators.arbiter_request`."""
     cfg = st.cfg
-    atomic, drop_after, rdelay = cfg[_ATOMIC] != 0, cfg[_DROP_AFTER], cfg[_RDELAY]
+    atomic, drop_after, rdelay = cfg[_ATOMIC] != 0, cfg[_DROP_AFTER], cfg[_ROUTER_DELAY]
     live, fhead, fidx, farr, out_ivc, ncand, cand_ivc = st.live, st.fhead, st.fidx, st.farr, st.out_ivc, st.ncand, \
         st.cand_ivc  # fmt: skip
     writer, count, rr_va, va_mark, va_best, va_bestd = st.writer, st.count, st.rr_va, st.va_mark, st.va_best, \
@@ -496,20 +406,15 @@ def allocate_vcs(st, now):
             if drop_after >= 0 and waitc[iv] > drop_after:
                 out_ivc[iv] = DROP
             continue
-        for c in range(ncand[iv]):
-            tgt = cand_ivc[iv, c]
-            if writer[tgt] >= 0 or (atomic and count[tgt] != 0):
-                continue
-            d = ring_offset(iv, rr_va[tgt] + 1, niv)  # first after the last one served
-            if va_mark[tgt] != now or d < va_bestd[tgt]:
-                va_mark[tgt] = now
-                va_bestd[tgt] = d
-                va_best[tgt] = iv
-            req_iv[nreq] = iv
-            req_tgt[nreq] = tgt
-            req_c[nreq] = c
-            nreq += 1
-            break
+        c = first_idle_candidate(cand_ivc, ncand, writer, count, atomic, iv)
+        if c < 0:
+            continue
+        tgt = cand_ivc[iv, c]
+        arbiter_request(va_mark, va_best, va_bestd, tgt, iv, iv, rr_va[tgt] + 1, niv, now)  # first after the last
+        req_iv[nreq] = iv
+        req_tgt[nreq] = tgt
+        req_c[nreq] = c
+        nreq += 1
     st.nreq[0] = nreq
     granted = 0
     for r in range(nreq):
@@ -533,45 +438,36 @@ def allocate_switch(st, now):
     round-robin pointer that has a flit, an output (VC, EJECT or DROP) and, for a VC, a free slot downstream
     (counted at the start of the cycle); each output channel and ejection port grants the offering port first
     after its pointer (DROP needs no grant).  Granted input VCs go to ``st.grants[:st.ngrants[0]]`` in port
-    order, and both pointers move to the winners; returns their number."""
+    order, and both pointers move to the winners; returns their number.  The input arbiter is
+    :func:`torus_lab.sim.allocators.first_ready_vc`, each output's :func:`torus_lab.sim.allocators.arbiter_request`.
+    """
     cfg = st.cfg
-    vcs, depth, nch = cfg[_VCS], cfg[_DEPTH], cfg[_NCH]
+    vcs, depth, nch = cfg[_VCS], cfg[_DEPTH], cfg[_NUM_CHANNELS]
     cv = nch * vcs
     live, count, routed, out_ivc, ivc_node = st.live, st.count, st.routed, st.out_ivc, st.ivc_node
     rr_in, rr_out, sa_mark, sa_best, sa_bestd = st.rr_in, st.rr_out, st.sa_mark, st.sa_best, st.sa_bestd
     port_iv, port_out, req_ports, grants = st.port_iv, st.port_out, st.req_ports, st.grants
     nports = rr_in.shape[0]
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     nports_req = 0
     last_port = -1
     for i in range(st.nlive[0]):  # each port holding flits once, in ascending order
-        ip = _split_vc(live[i], vcs, vc_shift)[0] if live[i] < cv else nch + (live[i] - cv)
+        ip = split_vc(live[i], vcs, vc_shift)[0] if live[i] < cv else nch + (live[i] - cv)
         if ip == last_port:
             continue
         last_port = ip
         base, nv = (ip * vcs, vcs) if ip < nch else (cv + (ip - nch), 1)
-        chosen = -1
-        for t in range(nv):
-            iv = base + wrap(rr_in[ip] + 1 + t, nv)
-            o = out_ivc[iv]
-            if count[iv] == 0 or routed[iv] == 0 or o == -1 or (o >= 0 and count[o] >= depth):
-                continue
-            chosen = iv
-            break
+        chosen = first_ready_vc(base, nv, rr_in[ip], count, routed, out_ivc, depth)
         if chosen < 0:
             continue
         o = out_ivc[chosen]
-        outp = -1 if o == DROP else (nch + ivc_node[chosen] if o == EJECT else _split_vc(o, vcs, vc_shift)[0])
+        outp = -1 if o == DROP else (nch + ivc_node[chosen] if o == EJECT else split_vc(o, vcs, vc_shift)[0])
         port_iv[ip] = chosen
         port_out[ip] = outp
         req_ports[nports_req] = ip
         nports_req += 1
         if outp >= 0:
-            d = ring_offset(ip, rr_out[outp] + 1, nports)
-            if sa_mark[outp] != now or d < sa_bestd[outp]:
-                sa_mark[outp] = now
-                sa_bestd[outp] = d
-                sa_best[outp] = ip
+            arbiter_request(sa_mark, sa_best, sa_bestd, outp, ip, ip, rr_out[outp] + 1, nports, now)
     st.nports_req[0] = nports_req
     ngrants = 0
     for r in range(nports_req):
@@ -597,17 +493,17 @@ def traverse(st, now):
     Returns the number of flits moved."""
     cfg = st.cfg
     vcs, length = cfg[_VCS], cfg[_LENGTH]
-    cv = cfg[_NCH] * vcs
+    cv = cfg[_NUM_CHANNELS] * vcs
     measuring = cfg[_WARMUP] <= now < cfg[_MEASURE_END]
     grants, count, fhead, fpk, fidx, farr, out_ivc = st.grants, st.count, st.fhead, st.fpk, st.fidx, st.farr, \
         st.out_ivc  # fmt: skip
     counters, occupied, writer, pk_hops, ch_flits = st.counters, st.occupied, st.writer, st.pk_hops, st.ch_flits
     routed, ncand, waitc = st.routed, st.ncand, st.waitc
     fcap = fpk.shape[1]
-    vc_shift = _vc_shift(vcs)
+    vc_shift = vc_split_shift(vcs)
     for g in range(st.ngrants[0]):
         iv = grants[g]
-        p, fi = _pop_flit(fhead, fpk, fidx, count, occupied, iv)
+        p, fi = pop_flit(fhead, fpk, fidx, count, occupied, iv)
         o = out_ivc[iv]
         tail = fi == length - 1
         if iv >= cv:
@@ -620,14 +516,14 @@ def traverse(st, now):
             fidx[o, slot] = fi
             farr[o, slot] = now
             if count[o] == 0:
-                _mark_occupied(occupied, o)
+                mark_occupied(occupied, o)
             count[o] += 1
             if fi == 0:
                 pk_hops[p] += 1
             if tail:
                 writer[o] = -1
             if measuring:
-                ch_flits[_split_vc(o, vcs, vc_shift)[0]] += 1
+                ch_flits[split_vc(o, vcs, vc_shift)[0]] += 1
         elif o == EJECT:
             counters[_CN_FLITS_EJECTED] += 1
             if measuring:
@@ -670,6 +566,6 @@ def run_kernel(route, tables, st, max_cycles):
         allocate_vcs(st, now)
         allocate_switch(st, now)
         moved = traverse(st, now)
-        watch_progress(st, moved, cfg[_DL_CYCLES])
+        watch_progress(st, moved, cfg[_DEADLOCK_CYCLES])
         st.counters[_CN_NOW] = now + 1
     return 0
