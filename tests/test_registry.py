@@ -63,7 +63,8 @@ def test_builtin_kernels_pass_the_user_kernel_checks(case, name, options, topolo
 
 
 def test_unknown_names_and_options_are_refused_naming_them():
-    with pytest.raises(ValueError, match=r"unknown routing 'e-cube' \(did you mean 'ecube'\?\); registered routings: .*ecube"):
+    with pytest.raises(ValueError, match=r"unknown routing 'e-cube' \(did you mean 'ecube'\?\); registered routings: "
+                                         r".*ecube"):
         make_routing("e-cube", Torus(2, 4))
     with pytest.raises(ValueError, match=r"routing 'ecube' has no option 'vc'; its options are: datelines, vcs"):
         make_routing({"name": "ecube", "vc": 2}, Torus(2, 4))
