@@ -299,3 +299,27 @@ def test_kernel_handle_carries_the_compiled_kernel_and_gives_the_same_results():
 
     assert kernel_handle(uncompiled) is uncompiled
     assert kernel_handle([]) == [] and kernel_handle(None) is None  # not a dispatcher: numba's to refuse
+
+
+# ---------------------------------------------------------------------------------- options a registration names
+def test_a_registration_naming_a_missing_option_is_refused():
+    options = (Option("vcs", "virtual channels", default=2, minimum=1), Option("adaptive", "", default=True))
+    with pytest.raises(ValueError, match=r"routing 'x': vcs='nvcs' names no option of it; its options are: vcs, "
+                                         r"adaptive; did you mean 'vcs'\?"):  # fmt: skip
+        register_routing("x", _bad_kernel(0), options=options, vcs="nvcs")
+    with pytest.raises(ValueError, match=r"routing 'x': vcs='adaptive' names an option that does not hold an int"):
+        register_routing("x", _bad_kernel(0), options=options, vcs="adaptive")
+    with pytest.raises(ValueError, match=r"routing 'x': option 'radix' is not a parameter of its build function"):
+        register_routing("x", build=lambda topology, *, faults=None, vcs=1: None, options={"radix": 4})
+    assert "x" not in [e.name for e in routing_entries()]
+
+
+def test_option_readers_naming_a_missing_option_are_refused_when_built():
+    register_routing("x", _bad_kernel(0), options={"vcs": 1}, iparams=lambda o, t: [o["nvcs"]], validate=False,
+                     replace=True)  # fmt: skip
+    try:
+        with pytest.raises(ValueError, match=r"routing 'x': iparams= read option 'nvcs', which it does not have; "
+                                             r"its options are: vcs; did you mean 'vcs'\?"):  # fmt: skip
+            make_routing("x", Torus(2, 4))
+    finally:
+        unregister_routing("x")

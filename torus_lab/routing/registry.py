@@ -23,7 +23,8 @@ from then on it works everywhere a built-in does: :meth:`RoutingFunction.candida
 * **Checks.** Every routing function built from a registered kernel is validated
   (:func:`torus_lab.routing.explore.validate_routing`): all reachable states of every destination on
   networks of up to 256 nodes, a sample of destinations above.  Malformed output is refused with an error
-  naming the algorithm and the (node, destination, arrival, header state).
+  naming the algorithm and the (node, destination, arrival, header state).  A registration naming an option
+  that does not exist (``vcs="nvcs"``) is refused by :func:`register_routing`, naming the options there are.
 * **Compiled code.** A kernel decorated ``@numba.njit`` is compiled in each process; one decorated
   ``cache=True`` is recompiled whenever its source, a function it calls or a constant it reads changes
   (``torus_lab._jit.fresh_cache_dispatcher``).  Nothing stale is ever run.
@@ -41,11 +42,12 @@ Examples
 >>> make_routing({"name": "ecube", "vc": 2}, Torus(2, 4))
 Traceback (most recent call last):
 ...
-ValueError: routing 'ecube' has no option 'vc'; its options are: datelines, vcs, tie, dateline_rule, variant
+ValueError: routing 'ecube' has no option 'vc'; its options are: datelines, vcs, tie, dateline_rule, variant; did ...
 """
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import numbers
 from collections.abc import Callable, Mapping, Sequence
@@ -177,12 +179,64 @@ class RoutingEntry:
         for opt in self.options:
             if opt.name == name:
                 return opt
-        valid = ", ".join(o.name for o in self.options) or "(none)"
-        raise ValueError(f"routing {self.name!r} has no option {name!r}; its options are: {valid}")
+        raise ValueError(f"routing {self.name!r} has no option {name!r}; {_options_hint(name, self.options)}")
 
     def defaults(self) -> dict[str, Any]:
         """Every option with its default value."""
         return {o.name: o.default for o in self.options}
+
+
+def _options_hint(name: object, options: Sequence[Option]) -> str:
+    """``"its options are: a, b"`` and, when some are close to ``name``, ``"; did you mean 'b'?"``.
+
+    Examples
+    --------
+    >>> _options_hint("nvc", (Option("vcs", "", default=1), Option("tie", "", default=0)))
+    "its options are: vcs, tie; did you mean 'vcs'?"
+    """
+    names = [o.name for o in options]
+    close = difflib.get_close_matches(name, names, n=3) if isinstance(name, str) else []
+    hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+    return f"its options are: {', '.join(names) or '(none)'}{hint}"
+
+
+def _named_option(routing: str, param: str, name: str, options: Sequence[Option]) -> Option:
+    """The option called ``name`` that a registration's parameter ``param`` names, or ValueError naming the routing,
+    the parameter, the name and the options there are.
+
+    Examples
+    --------
+    >>> _named_option("x", "vcs", "nvcs", (Option("vcs", "", default=1),))
+    Traceback (most recent call last):
+    ...
+    ValueError: routing 'x': vcs='nvcs' names no option of it; its options are: vcs; did you mean 'vcs'?
+    """
+    for opt in options:
+        if opt.name == name:
+            return opt
+    raise ValueError(f"routing {routing!r}: {param}={name!r} names no option of it; {_options_hint(name, options)}")
+
+
+def _read_options(routing: str, what: str, func: Callable, opts: Mapping[str, Any], topology: Torus) -> Any:
+    """``func(opts, topology)``; a KeyError for a name that is not an option becomes a ValueError naming the routing,
+    what read it (``"iparams="``), the name and the options (a bare ``KeyError`` would name only the key).
+
+    Examples
+    --------
+    >>> _read_options("x", "iparams=", lambda o, t: [o["nvcs"]], {"vcs": 2}, None)
+    Traceback (most recent call last):
+    ...
+    ValueError: routing 'x': iparams= read option 'nvcs', which it does not have; its options are: vcs; did you...
+    """
+    try:
+        return func(opts, topology)
+    except KeyError as err:
+        key = err.args[0] if len(err.args) == 1 else None
+        if not isinstance(key, str) or key in opts:
+            raise
+        options = [Option(k, "", default=v) for k, v in opts.items()]
+        hint = _options_hint(key, options)
+        raise ValueError(f"routing {routing!r}: {what} read option {key!r}, which it does not have; {hint}") from None
 
 
 def _check_name(name: object) -> str:
@@ -211,7 +265,24 @@ def _options_with_defaults(name: str, options, build: Callable | None) -> tuple[
     names = [o.name for o in out]
     if len(set(names)) != len(names):
         raise ValueError(f"routing {name!r}: option names repeat: {names}")
+    if build is not None:
+        _check_build_accepts(name, build, out)
     return tuple(out)
+
+
+def _check_build_accepts(name: str, build: Callable, options: Sequence[Option]) -> None:
+    """ValueError unless ``build`` takes every option as a keyword (``make_routing`` passes them so)."""
+    params = inspect.signature(build).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    keywords = [p for p in params.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    names = {p.name for p in keywords}
+    for opt in options:
+        if opt.name not in names:
+            close = difflib.get_close_matches(opt.name, sorted(names), n=3)
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise ValueError(f"routing {name!r}: option {opt.name!r} is not a parameter of its build function "
+                             f"{getattr(build, '__name__', build)!r}{hint}")  # fmt: skip
 
 
 def _per_build(value, name: str, what: str):
@@ -223,11 +294,21 @@ def _per_build(value, name: str, what: str):
     return lambda options, topology: int(value)
 
 
+def _vcs_option(name: str, vcs: str, options: Sequence[Option]) -> Callable:
+    """``vcs=`` naming an option: the reader of that option, which must exist and hold ints."""
+    opt = _named_option(name, "vcs", vcs, options)
+    values = opt.choices if opt.choices is not None else (opt.default,)
+    if not all(is_int(v) for v in values) or not all(issubclass(t, numbers.Integral) and t is not bool
+                                                    for t in opt.allowed_types()):  # fmt: skip
+        raise ValueError(f"routing {name!r}: vcs={vcs!r} names an option that does not hold an int "
+                         f"(allowed: {opt.allowed()})")  # fmt: skip
+    return lambda opts, topo: int(opts[vcs])
+
+
 def _kernel_builder(name, kernel, options, vcs, adaptive, random_choices, iparams):
     """The build function of an entry registered with a kernel."""
     if isinstance(vcs, str):
-        vcs_option = vcs
-        vcs = lambda opts, topo: int(opts[vcs_option])  # noqa: E731
+        vcs = _vcs_option(name, vcs, options)
     vcs_of = _per_build(vcs, name, "vcs")
     choices_of = _per_build(random_choices, name, "random_choices")
     if iparams is None:
@@ -248,10 +329,11 @@ def _kernel_builder(name, kernel, options, vcs, adaptive, random_choices, iparam
             kernel=kernel,
             topology=topology,
             faults=faults,
-            tables=build_tables(topology, faults, [int(v) for v in iparams(opts, topology)]),
-            num_vcs=int(vcs_of(opts, topology)),
+            tables=build_tables(topology, faults, [int(v) for v in _read_options(name, "iparams=", iparams, opts,
+                                                                                  topology)]),
+            num_vcs=int(_read_options(name, "vcs=", vcs_of, opts, topology)),
             adaptive=bool(adaptive),
-            random_choices=int(choices_of(opts, topology)),
+            random_choices=int(_read_options(name, "random_choices=", choices_of, opts, topology)),
             options=dict(opts),
         )
 
@@ -289,7 +371,8 @@ def register_routing(
     options : sequence of :class:`Option` or mapping name -> default
         The algorithm's options, in the order their codes fill ``iparams``.
     vcs : int, str or callable
-        Virtual channels per channel: a number, the name of an option holding it, or ``f(options, topology)``.
+        Virtual channels per channel: a number, the name of an option holding it (an int option; a name that is
+        not an option is refused here), or ``f(options, topology)``.
     adaptive : bool
         Whether the kernel can return more than one physical channel.
     random_choices : int or callable
