@@ -23,8 +23,11 @@ from then on it works everywhere a built-in does: :meth:`RoutingFunction.candida
 * **Checks.** Every routing function built from a registered kernel is validated
   (:func:`torus_lab.routing.explore.validate_routing`): all reachable states of every destination on
   networks of up to 256 nodes, a sample of destinations above.  Malformed output is refused with an error
-  naming the algorithm and the (node, destination, arrival, header state).  A registration naming an option
-  that does not exist (``vcs="nvcs"``) is refused by :func:`register_routing`, naming the options there are.
+  naming the algorithm and the (node, destination, arrival, header state).  The check runs in a forked child
+  limited to :data:`~torus_lab.routing.explore.VALIDATION_CPU_LIMIT` seconds of CPU time
+  (``validation_cpu_limit=`` of :func:`make_routing`), so a kernel call that never returns is refused naming
+  that call instead of hanging the caller.  A registration naming an option that does not exist
+  (``vcs="nvcs"``) is refused by :func:`register_routing`, naming the options there are.
 * **Compiled code.** A kernel decorated ``@numba.njit`` is compiled in each process; one decorated
   ``cache=True`` is recompiled whenever its source, a function it calls or a constant it reads changes
   (``torus_lab._jit.fresh_cache_dispatcher``).  Nothing stale is ever run.
@@ -58,7 +61,7 @@ import numpy as np
 
 from torus_lab._jit import fresh_cache_dispatcher, is_dispatcher
 from torus_lab._validate import check_instance, is_int
-from torus_lab.routing.explore import validate_routing
+from torus_lab.routing.explore import VALIDATION_CPU_LIMIT, _check_cpu_limit, validate_routing
 from torus_lab.routing.interface import NUM_IPARAMS, RoutingFunction, build_tables, compile_kernel
 from torus_lab.topology import Faults, Torus
 
@@ -519,6 +522,7 @@ def make_routing(
     *,
     faults: Faults | None = None,
     validate: bool | None = None,
+    validation_cpu_limit: float | None = VALIDATION_CPU_LIMIT,
 ) -> RoutingFunction:
     """Build the routing function ``spec`` names on ``topology`` (minus ``faults``).
 
@@ -531,6 +535,12 @@ def make_routing(
     validate : bool, optional
         Run :func:`~torus_lab.routing.explore.validate_routing` on the result (default: the entry's rule,
         on for registered kernels).
+    validation_cpu_limit : float or None
+        CPU seconds the validation of a registered (not built-in) routing may use.  It runs in a forked child
+        process (``validate_routing(..., cpu_limit=...)``), so that a kernel that never returns is refused with
+        the call it did not return from (node, destination, arrival, header state, rand) instead of hanging this
+        process.  None: validate in this process, unbounded.  Built-in routings are always validated in this
+        process (their kernels are known to return).
 
     Returns
     -------
@@ -551,13 +561,15 @@ def make_routing(
         check_instance("faults", faults, Faults).validate(topology)
     if validate is not None:
         check_instance("validate", validate, (bool, np.bool_), "a bool or None")
+    if validation_cpu_limit is not None:
+        validation_cpu_limit = _check_cpu_limit("validation_cpu_limit", validation_cpu_limit)
     options = {k: v for k, v in full.items() if k != "name"}
     rf = entry.build(topology, faults=faults, **options)
     if not isinstance(rf, RoutingFunction):
         raise TypeError(f"routing {entry.name!r}: its build function returned {rf!r}, not a RoutingFunction")
     rf.spec = full
     if entry.validate if validate is None else validate:
-        validate_routing(rf)
+        validate_routing(rf, cpu_limit=None if entry.builtin else validation_cpu_limit)
     return rf
 
 
