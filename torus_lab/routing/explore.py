@@ -14,7 +14,7 @@ to a state it has been in never ends, and is refused too.
 
 A kernel call that never returns cannot be stopped in compiled code; ``validate_routing(..., cpu_limit=...)`` (what
 :func:`~torus_lab.routing.make_routing` uses for registered kernels) therefore runs the check in a forked child
-limited in CPU time (:mod:`torus_lab._cpu_bounded`), the search writing each call's arguments into a buffer shared
+limited in CPU time (``torus_lab._cpu_bounded``), the search writing each call's arguments into a buffer shared
 with the parent first, so that a kernel that does not return is refused naming the call.
 
 Examples
