@@ -1,11 +1,21 @@
-"""Hostile-input fuzz suite: every public function and class refuses bad arguments cleanly (issue 16).
+"""Hostile-input fuzz suite: every public function and class refuses bad arguments cleanly.
 
 For every module of the package and every function or class in its ``__all__``, and for every parameter of
 its signature, hypothesis draws a hostile value for that parameter (0, negative, huge, NaN, inf, bools, bytes,
 strings, None, nested and ragged sequences, numpy scalars and arrays, ...) while the other parameters keep a
 valid value from ``VALID_ARGS``, so the check reaches the parameter under test. The call must return, or raise
 ``ValueError`` / ``TypeError`` (or ``MemoryLimitError`` for huge sizes) whose message names the parameter;
-any other exception, or a call running longer than ``TIMEOUT`` seconds, fails.
+any other exception, or a call that hangs, fails.
+
+A hang is told from slow work by CPU time, not wall time (``cpu_guard``): a call may use ``CALL_CPU_LIMIT``
+seconds of this process's CPU time, numba compilation not counted (``SIGPROF`` from ``ITIMER_PROF``, stopped
+while numba compiles), so a loaded machine, which stretches wall time but not CPU time, cannot fail the suite.
+``SIGPROF``'s handler runs between Python bytecodes: compiled code past the limit is stopped when it returns to
+Python, but a compiled loop that never returns cannot be stopped from Python.  For that one case a wall-clock
+backstop of ``HANG_BACKSTOP`` seconds (minutes beyond any slow work) ends the test process with every thread's
+traceback (``faulthandler``; pytest-xdist reports the worker as crashed in that test): a true hang fails loudly
+instead of blocking the run, and slow work never reaches it.  Each callable's first, valid call
+(``_baseline``) runs unguarded, so its compilation and first-use work happen there.
 
 Callables without a ``VALID_ARGS`` entry get the hostile value for every required parameter; any parameter
 name in the message then counts. ``FUZZ_EXAMPLES`` (environment) sets the examples per parameter (``make fuzz``
@@ -22,7 +32,6 @@ import math
 import os
 import pkgutil
 import re
-import signal
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -30,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from cpu_guard import CALL_CPU_LIMIT, cpu_limit
 from hypothesis import HealthCheck, given, reject, seed, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -42,7 +52,6 @@ pytestmark = pytest.mark.fuzz
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0")) or None
 MAX_EXAMPLES = EXAMPLES or 10
-TIMEOUT = 30  # seconds per call (a hang, not slow work on a busy 2-core machine: 10 s timed out there)
 
 SKIP_MODULES = {"torus_lab.cli", "torus_lab.runner", "torus_lab.report", "torus_lab.verify"}  # they run notebooks
 
@@ -440,7 +449,7 @@ EDGE_VALUES = [
     pd.DataFrame(), pd.DataFrame({"a": [1]}), pd.Series([1.0]), object(),
 ]
 
-#: Integers of the issue's classes: small (0 and around it), negative, huge.  Mid-sized valid sizes (k = 559)
+#: Integers of the hostile classes: small (0 and around it), negative, huge.  Mid-sized valid sizes (k = 559)
 #: are not hostile input but real work, which a timeout cannot tell from a hang.
 _integers = st.integers(-3, 9) | st.integers(max_value=-1) | st.integers(min_value=2**31)
 _scalars = st.one_of(
@@ -470,7 +479,7 @@ HOSTILE = st.one_of(
 )
 
 
-#: (callable, parameter) -> the largest size whose real work stays well inside TIMEOUT: the study tables below
+#: (callable, parameter) -> the largest size whose real work stays well inside CALL_CPU_LIMIT: the study tables below
 #: enumerate every pair of a k x k network (work ~ k^4; k = 9 takes 12 to 18 s), so a valid radix above the bound
 #: (up to the study's MAX_K) is real work the timeout cannot tell from a hang, and such examples are rejected.
 WORK_BOUNDS = {
@@ -493,14 +502,6 @@ def _ints_in(value: Any) -> Iterator[int]:
 def _beyond_work_bound(qualname: str, target: str, value: Any) -> bool:
     bound = WORK_BOUNDS.get((qualname, target))
     return bound is not None and any(bound < v <= 4096 for v in _ints_in(value))
-
-
-class CallTimeout(Exception):
-    """A call ran longer than TIMEOUT seconds."""
-
-
-def _alarm(signum: int, frame: object) -> None:
-    raise CallTimeout(f"call did not return within {TIMEOUT} s")
 
 
 def _names_parameter(message: str, names: list[str]) -> bool:
@@ -549,11 +550,9 @@ def _fuzz_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Iterato
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.chdir(tmp_path)
     saved = dict(registry._REGISTRY)
-    previous = signal.signal(signal.SIGALRM, _alarm)
     try:
         yield
     finally:
-        signal.signal(signal.SIGALRM, previous)
         registry._REGISTRY.clear()
         registry._REGISTRY.update(saved)
         import matplotlib.pyplot as plt
@@ -567,8 +566,8 @@ _fixed_seed = seed(16) if EXAMPLES is None else (lambda test: test)
 
 @functools.cache
 def _baseline(qualname: str) -> None:
-    """Call ``qualname`` once with its valid arguments, untimed (JIT compilation happens here, not under the
-    alarm); a baseline that fails is a broken ``VALID_ARGS`` entry."""
+    """Call ``qualname`` once with its valid arguments, unguarded (its compilation and first-use work happen here,
+    not under the CPU guard); a baseline that fails is a broken ``VALID_ARGS`` entry."""
     obj = CALLABLES[qualname]
     params = _parameters(obj)
     valid = VALID_ARGS[qualname]
@@ -583,9 +582,9 @@ def _check_hostile_argument(qualname: str, target: str, value: Any) -> None:
     if qualname in VALID_ARGS:
         _baseline(qualname)
     args, kwargs, names = _arguments(qualname, _parameters(obj), target, value)
-    signal.alarm(TIMEOUT)
     try:
-        obj(*args, **kwargs)
+        with cpu_limit(CALL_CPU_LIMIT):
+            obj(*args, **kwargs)
     except MemoryLimitError:
         pass
     except (ValueError, TypeError) as err:
@@ -599,7 +598,6 @@ def _check_hostile_argument(qualname: str, target: str, value: Any) -> None:
         failure = f"{qualname}({target}={value!r:.60}) raised {type(err).__name__}: {message[:200]}"
         raise AssertionError(failure) from err
     finally:
-        signal.alarm(0)
         if "matplotlib.pyplot" in sys.modules:
             sys.modules["matplotlib.pyplot"].close("all")
 

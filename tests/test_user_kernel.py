@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from torus_lab import sweep as sweep_mod
+from torus_lab._cpu_bounded import fork_available
 from torus_lab.deadlock import cdg_verdict, duato_check
 from torus_lab.routing import (
     Option,
@@ -20,6 +21,7 @@ from torus_lab.routing import (
     register_routing,
     routing_entries,
     unregister_routing,
+    validate_routing,
 )
 from torus_lab.sim import SimConfig, simulate
 from torus_lab.topology import Faults, Torus
@@ -299,3 +301,151 @@ def test_kernel_handle_carries_the_compiled_kernel_and_gives_the_same_results():
 
     assert kernel_handle(uncompiled) is uncompiled
     assert kernel_handle([]) == [] and kernel_handle(None) is None  # not a dispatcher: numba's to refuse
+
+
+# ---------------------------------------------------------------------------------- kernels that do not return
+def _hanging_kernel(hang_at: int):
+    """Routes + along the lowest unfinished dimension, but loops for ever when called at node ``hang_at``."""
+
+    @numba.njit
+    def hanging(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
+        n = tables.radices.shape[0]
+        i = 0
+        while cur == hang_at and i >= 0:  # never ends at that node (i wraps round to 0 before it could overflow)
+            i = (i + 1) % 1000
+        for d in range(n):
+            if tables.coords[cur * n + d] != tables.coords[dst * n + d]:
+                out_ch[0] = tables.slot[(cur * n + d) * 2 + 1]
+                out_vc[0] = 0
+                out_state[0, :] = state
+                return 1
+        return 0
+
+    return hanging
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+@pytest.mark.skipif(not fork_available(), reason="bounded validation forks (Linux)")
+def test_a_kernel_that_never_returns_is_refused_naming_the_call():
+    register_routing("hangs-at-5", _hanging_kernel(5), adaptive=False, replace=True)
+    try:
+        before = _children_cpu()
+        state = (r"node \(1, 1\) \(id 5\), destination \(\d, \d\) \(id \d+\), (at injection|arrived on channel \d+ "
+                 r"from \(\d, \d\), VC 0), header state \(0, 0, 0, 0, 0, 0, 0, 0\), rand 0")  # fmt: skip
+        message = rf"'hangs-at-5': its kernel did not return within 1 s of CPU time when called at {state}"
+        with pytest.raises(RoutingValidationError, match=message):
+            make_routing("hangs-at-5", Torus(2, 4), validation_cpu_limit=1)
+        # it ran a second of CPU time, whatever the machine's load (other children reaped meanwhile add theirs)
+        assert _children_cpu() - before >= 0.5
+    finally:
+        unregister_routing("hangs-at-5")
+
+
+@pytest.mark.skipif(not fork_available(), reason="bounded validation forks (Linux)")
+def test_bounded_validation_reports_what_the_in_process_one_does(escape_entry):
+    rf = make_routing("test-escape", Torus(2, 5), validate=False)
+    assert validate_routing(rf, cpu_limit=20) == validate_routing(rf)
+    sampled = make_routing("test-escape", Torus(2, 20), validate=False)
+    assert validate_routing(sampled, cpu_limit=20, seed=3) == validate_routing(sampled, seed=3)
+    register_routing("bad-3", _bad_kernel(3), adaptive=False, replace=True)  # a malformed output: the same error
+    try:
+        bad = make_routing("bad-3", Torus(2, 4), validate=False)
+        with pytest.raises(RoutingValidationError) as in_process:
+            validate_routing(bad)
+        with pytest.raises(RoutingValidationError) as bounded:
+            validate_routing(bad, cpu_limit=20)
+        assert str(bounded.value) == str(in_process.value)
+    finally:
+        unregister_routing("bad-3")
+
+
+@pytest.mark.skipif(not fork_available(), reason="bounded validation forks (Linux)")
+def test_a_kernel_that_crashes_the_validation_process_is_refused_naming_the_call():
+    @numba.njit
+    def wild(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc, out_state):
+        if cur == 6:
+            out_ch[1 << 44] = 0  # far outside the array, outside the address space: SIGSEGV
+        out_ch[0] = tables.slot[(cur * tables.radices.shape[0]) * 2 + 1]
+        out_vc[0] = 0
+        out_state[0, :] = state
+        return 1
+
+    register_routing("wild", wild, adaptive=False, replace=True)
+    try:
+        with pytest.raises(RoutingValidationError, match=r"'wild': the validation process died of SIGSEGV in its "
+                                                          r"kernel call at node \(2, 1\) \(id 6\)"):  # fmt: skip
+            make_routing("wild", Torus(2, 4))
+    finally:
+        unregister_routing("wild")
+
+
+@pytest.mark.skipif(not fork_available(), reason="bounded validation forks (Linux)")
+def test_bounded_validation_needs_no_lock_another_thread_holds(escape_entry):
+    # the child runs only compiled code and plain Python: numba's compiler lock, held by another thread at the fork
+    # (as a Jupyter kernel's or a Dask worker's thread may), is never needed there
+    import threading
+
+    from numba.core.compiler_lock import global_compiler_lock
+
+    rf = make_routing("test-escape", Torus(2, 4))  # compiles everything validation runs
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with global_compiler_lock:
+            held.set()
+            release.wait(60)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(60)
+        assert validate_routing(rf, cpu_limit=20) == validate_routing(rf)
+    finally:
+        release.set()
+        holder.join()
+
+
+def test_without_fork_validation_runs_in_this_process(escape_entry, monkeypatch):
+    from torus_lab.routing import explore
+
+    monkeypatch.setattr(explore, "fork_available", lambda: False)
+    monkeypatch.setattr(explore, "run_cpu_bounded", None)  # never reached
+    rf = make_routing("test-escape", Torus(2, 4), validation_cpu_limit=1)
+    assert validate_routing(rf, cpu_limit=1).destinations_checked == 16
+
+
+def test_validation_cpu_limit_is_checked():
+    with pytest.raises(ValueError, match=r"validation_cpu_limit must be > 0 seconds, got 0"):
+        make_routing("ecube", Torus(2, 4), validation_cpu_limit=0)
+    with pytest.raises(TypeError, match=r"cpu_limit must be a number"):
+        validate_routing(make_routing("ecube", Torus(2, 4)), cpu_limit="10")
+
+
+# ---------------------------------------------------------------------------------- options a registration names
+def test_a_registration_naming_a_missing_option_is_refused():
+    options = (Option("vcs", "virtual channels", default=2, minimum=1), Option("adaptive", "", default=True))
+    with pytest.raises(ValueError, match=r"routing 'x': vcs='nvcs' names no option of it; its options are: vcs, "
+                                         r"adaptive \(did you mean 'vcs'\?\)"):  # fmt: skip
+        register_routing("x", _bad_kernel(0), options=options, vcs="nvcs")
+    with pytest.raises(ValueError, match=r"routing 'x': vcs='adaptive' names an option that does not hold an int"):
+        register_routing("x", _bad_kernel(0), options=options, vcs="adaptive")
+    with pytest.raises(ValueError, match=r"routing 'x': option 'radix' is not a parameter of its build function"):
+        register_routing("x", build=lambda topology, *, faults=None, vcs=1: None, options={"radix": 4})
+    assert "x" not in [e.name for e in routing_entries()]
+
+
+def test_option_readers_naming_a_missing_option_are_refused_when_built():
+    register_routing("x", _bad_kernel(0), options={"vcs": 1}, iparams=lambda o, t: [o["nvcs"]], validate=False,
+                     replace=True)  # fmt: skip
+    try:
+        with pytest.raises(ValueError, match=r"routing 'x': iparams= read option 'nvcs', which it does not have; "
+                                             r"its options are: vcs \(did you mean 'vcs'\?\)"):  # fmt: skip
+            make_routing("x", Torus(2, 4))
+    finally:
+        unregister_routing("x")

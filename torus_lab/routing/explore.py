@@ -12,6 +12,11 @@ channel exists, leaves the current node and is not faulty; ``0 <= vc < num_vcs``
 route (the first candidate, for every random choice) is followed from every source: a route that comes back
 to a state it has been in never ends, and is refused too.
 
+A kernel call that never returns cannot be stopped in compiled code; ``validate_routing(..., cpu_limit=...)`` (what
+:func:`~torus_lab.routing.make_routing` uses for registered kernels) therefore runs the check in a forked child
+limited in CPU time (``torus_lab._cpu_bounded``), the search writing each call's arguments into a buffer shared
+with the parent first, so that a kernel that does not return is refused naming the call.
+
 Examples
 --------
 >>> from torus_lab.topology import Mesh
@@ -26,13 +31,16 @@ Examples
 from __future__ import annotations
 
 import functools
+import math
+import signal
 from dataclasses import dataclass
 
 import numpy as np
 from numba import types
 
+from torus_lab._cpu_bounded import fork_available, run_cpu_bounded
 from torus_lab._jit import njit
-from torus_lab._validate import is_int, naming
+from torus_lab._validate import check_real, is_int, naming
 from torus_lab.routing.interface import (
     KERNEL_SIG,
     MAX_CANDIDATES,
@@ -52,12 +60,23 @@ __all__ = [
     "EXHAUSTIVE_NODES",
     "check_routing_function",
     "node_ok",
+    "VALIDATION_CPU_LIMIT",
+    "MAX_CPU_LIMIT",
 ]
 
 #: How :func:`validate_routing` chooses destinations.
 VALIDATION_MODES = ("auto", "exhaustive", "sample")
 #: ``mode="auto"`` checks every destination up to this many nodes, a sample above.
 EXHAUSTIVE_NODES = 256
+#: CPU seconds :func:`~torus_lab.routing.make_routing` lets the validation of a registered kernel use (in a forked
+#: child) before refusing it as a kernel that does not return.  Validating a legitimate kernel takes well under a
+#: second of CPU on the networks the check explores: 0.4 s for a 3-VC minimal adaptive kernel on the costliest case
+#: measured, the exhaustive 4-ary 4-cube (256 destinations, 640,000 states), 0.2 s on 16 x 16 and on 64 x 64 (16
+#: sampled destinations).  20 s is fifty times that: a hang, not slow work, and CPU time does not stretch with the
+#: machine's load as wall time does.
+VALIDATION_CPU_LIMIT = 20.0
+#: Largest CPU-time limit accepted (seconds; about 11 days).
+MAX_CPU_LIMIT = 1e6
 
 
 # problem codes of the compiled search
@@ -87,6 +106,26 @@ def _record_problem(problem, code, value, state_index, rand, header):
 
 #: Words of a state's key: arrival, input VC, header state.
 _KEY_WORDS = 2 + STATE_SIZE
+
+# The problem record: code, value, state index, rand, header state.  A longer record also receives the kernel call
+# in progress (read by a parent process when a bounded validation is killed, see validate_routing): its words from
+# _CALL are the call's phase (_CALL_NONE: no call yet, _CALL_RUNNING: called, not returned, _CALL_RETURNED), then
+# the arguments cur, dst, in_ch, in_vc, rand and the header state.
+_PROBLEM_WORDS = 4 + STATE_SIZE
+_CALL = _PROBLEM_WORDS
+_CALL_NONE, _CALL_RUNNING, _CALL_RETURNED = range(3)
+_WATCHED_WORDS = _CALL + 6 + STATE_SIZE
+
+
+@njit
+def _record_call(problem, cur, dst, in_ch, in_vc, header):
+    """Write the state of the kernel calls to come into the call record of ``problem``."""
+    problem[_CALL + 1] = cur
+    problem[_CALL + 2] = dst
+    problem[_CALL + 3] = in_ch
+    problem[_CALL + 4] = in_vc
+    for s in range(STATE_SIZE):
+        problem[_CALL + 6 + s] = header[s]
 
 
 @njit(inline="always")
@@ -155,7 +194,8 @@ def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs
     """All states reachable for ``dst``; transitions ``(from, to, channel, vc, rand, rank)``.
 
     ``problem`` (int64[4 + STATE_SIZE]) receives the first malformed output: code, value, state index, rand,
-    then the header state.  Returns the states' arrival, VC and node, the transitions and the stuck count.
+    then the header state; a longer one (int64[_WATCHED_WORDS]) also the kernel call in progress (see _CALL).
+    Returns the states' arrival, VC and node, the transitions and the stuck count.
     States are numbered in the order they are found (breadth first); their keys (arrival, VC, header state) are
     rows of one int64 table with an open-addressing index, and transitions rows of another (both doubled as
     they fill), which costs a fraction of numba's typed dictionary and list of tuples.
@@ -178,6 +218,7 @@ def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs
     tr = np.zeros((64, 6), dtype=np.int64)
     n_tr = 0
     num_ch = tables.ch_src.shape[0]
+    watched = problem.shape[0] >= _WATCHED_WORDS
     stuck = 0
     i = 0
     while i < n_keys and problem[0] == 0:
@@ -194,9 +235,16 @@ def _explore_dest(kernel, tables, dst, src_ok, rand_choices, max_states, num_vcs
             continue
         for s in range(STATE_SIZE):
             st[s] = keys[i, 2 + s]
+        if watched:
+            _record_call(problem, cur, dst, in_ch, in_vc, st)
         total = 0
         for r in range(rand_choices):
+            if watched:
+                problem[_CALL + 5] = r
+                problem[_CALL] = _CALL_RUNNING
             m = kernel(tables, cur, dst, in_ch, in_vc, st, r, out_ch, out_vc, out_state)
+            if watched:
+                problem[_CALL] = _CALL_RETURNED
             code = 0
             value = m
             if m < 0 or m > MAX_CANDIDATES:
@@ -380,8 +428,13 @@ def _compiled_entry(runner):
     return runner.get_overload(signature) if tuple(signature[1:]) == _EXPLORE_ARG_TYPES else None
 
 
-def _explore(rf: RoutingFunction, d: int, max_states: int):
-    problem = np.zeros(4 + STATE_SIZE, dtype=np.int64)
+def _explore(rf: RoutingFunction, d: int, max_states: int, problem: np.ndarray | None = None):
+    """Explore destination ``d``: its graph, its states' arrival codes and the problem record (``problem``, reset
+    here, when given: a watched record of _WATCHED_WORDS words)."""
+    if problem is None:
+        problem = np.zeros(_PROBLEM_WORDS, dtype=np.int64)
+    else:
+        problem[:_PROBLEM_WORDS] = 0
     args = (kernel_handle(rf.kernel), rf.tables, d, node_ok(rf), int(rf.random_choices), int(max_states),
             int(rf.num_vcs), problem)  # fmt: skip
     enc, vc, node, header, tr, stuck = _explore_runner(rf, args)(*args)
@@ -393,7 +446,7 @@ def _problem_message(rf: RoutingFunction, d: int, enc, vcs, problem) -> str:
     code, value, state, rand = (int(v) for v in problem[:4])
     text = _PROBLEMS[code].format(value=value, max_candidates=MAX_CANDIDATES,
                                   last_channel=rf.topology.num_channels - 1, last_vc=rf.num_vcs - 1)  # fmt: skip
-    where = _describe_state(rf, int(enc[state]), int(vcs[state]), d, problem[4:], rand)
+    where = _describe_state(rf, int(enc[state]), int(vcs[state]), d, problem[4:_PROBLEM_WORDS], rand)
     return f"routing {rf.name!r} {text} at {where}"
 
 
@@ -452,6 +505,7 @@ def validate_routing(
     sample: int = 16,
     seed: int = 0,
     max_states: int = 2_000_000,
+    cpu_limit: float | None = None,
 ) -> ValidationReport:
     """Check a routing function's kernel everywhere a message can be; raise on the first malformed output.
 
@@ -468,6 +522,12 @@ def validate_routing(
         Seed of the destination sample.
     max_states : int
         A destination with more reachable states is refused (a header state that grows without bound).
+    cpu_limit : float, optional
+        Run the check in a forked child process that may use this many seconds of CPU time (rounded up to a
+        whole second), so that a kernel that never returns is refused instead of hanging this process (compiled
+        code cannot be interrupted, not even by Ctrl-C).  :func:`~torus_lab.routing.make_routing` passes
+        :data:`VALIDATION_CPU_LIMIT` for registered kernels.  None (default): in this process, unbounded.  Where
+        ``os.fork`` is unavailable (not Linux) the check runs in this process either way.
 
     Raises
     ------
@@ -475,7 +535,8 @@ def validate_routing(
         Naming the algorithm, what was wrong and the (node, destination, arrival, header state, rand) where
         it happened: a candidate count outside ``0..MAX_CANDIDATES``, a channel that is not a channel id,
         does not leave the node or is faulty, a VC outside ``0..num_vcs-1``, an unbounded state space, or a
-        preferred route that never ends.
+        preferred route that never ends; with ``cpu_limit``, also a kernel call that did not return within it
+        (or a check that did not finish, naming the last call), or a kernel that crashed the child process.
 
     Examples
     --------
@@ -484,6 +545,8 @@ def validate_routing(
     >>> rep = validate_routing(ecube_routing(Torus(2, 4), datelines=True, vcs=2))
     >>> rep.mode, rep.destinations_checked, rep.stuck_states
     ('exhaustive', 16, 0)
+    >>> validate_routing(ecube_routing(Torus(2, 4)), cpu_limit=10) == validate_routing(ecube_routing(Torus(2, 4)))
+    True
     """
     check_routing_function(rf)
     if not isinstance(mode, str) or mode not in VALIDATION_MODES:
@@ -492,26 +555,112 @@ def validate_routing(
     max_states = _check_positive("max_states", max_states)
     if not is_int(seed) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    if cpu_limit is not None:
+        cpu_limit = _check_cpu_limit("cpu_limit", cpu_limit)
+    mode, dests = _destinations(rf, mode, sample, seed)
+    if cpu_limit is None or not fork_available():
+        counts = _check_destinations(rf, dests, max_states)
+    else:
+        counts = _check_destinations_bounded(rf, dests, max_states, cpu_limit)
+    return ValidationReport(rf.name, mode, len(dests), *counts)
+
+
+def _check_cpu_limit(name: str, value: object) -> float:
+    """``value`` as a CPU-time limit in seconds: a finite number in ``(0, MAX_CPU_LIMIT]``, else ValueError or
+    TypeError naming the parameter ``name``.
+
+    Examples
+    --------
+    >>> _check_cpu_limit("cpu_limit", 2)
+    2.0
+    >>> _check_cpu_limit("cpu_limit", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: cpu_limit must be > 0 seconds, got 0
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the parameter's name), got {name!r}")
+    seconds = check_real(name, value, maximum=MAX_CPU_LIMIT)
+    if seconds <= 0:
+        raise ValueError(f"{name} must be > 0 seconds, got {value!r}")
+    return seconds
+
+
+def _destinations(rf: RoutingFunction, mode: str, sample: int, seed: int) -> tuple[str, np.ndarray]:
+    """The mode ``"auto"`` resolves to, and the destinations that mode checks (node ids, ascending)."""
     ok_nodes = np.flatnonzero(node_ok(rf))
     if mode == "auto":
         mode = "exhaustive" if rf.topology.num_nodes <= EXHAUSTIVE_NODES else "sample"
     if mode == "exhaustive" or sample >= len(ok_nodes):
-        dests = ok_nodes
-    else:
-        rng = np.random.default_rng(np.random.SeedSequence([int(seed), rf.topology.num_nodes]))
-        dests = np.sort(rng.choice(ok_nodes, size=sample, replace=False))
+        return mode, ok_nodes
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), rf.topology.num_nodes]))
+    return mode, np.sort(rng.choice(ok_nodes, size=sample, replace=False))
+
+
+def _check_destinations(
+    rf: RoutingFunction, dests: np.ndarray, max_states: int, problem: np.ndarray | None = None
+) -> tuple[int, int, int]:
+    """States, transitions and stuck states over ``dests``; RoutingValidationError at the first problem.
+    ``problem``: a watched problem record (see :func:`_explore`), for a parent process to read."""
     states = transitions = stuck = 0
     for d in dests:
         d = int(d)
-        graph, enc, problem = _explore(rf, d, max_states)
+        graph, enc, problem = _explore(rf, d, max_states, problem)
         if problem[0] == _OK:
             start, length, rand = _preferred_loop(graph.num_states, graph.transitions, int(rf.random_choices))
             if start >= 0:
                 problem[:4] = (_LOOP, length, start, rand)
-                problem[4:] = graph.state_header[start]
+                problem[4:_PROBLEM_WORDS] = graph.state_header[start]
         if problem[0] != _OK:
             raise RoutingValidationError(_problem_message(rf, d, enc, graph.state_vc, problem))
         states += graph.num_states
         transitions += len(graph.transitions)
         stuck += graph.stuck
-    return ValidationReport(rf.name, mode, len(dests), states, transitions, stuck)
+    return states, transitions, stuck
+
+
+def _compile_exploration(rf: RoutingFunction, d: int, max_states: int) -> None:
+    """Compile, in this process, everything :func:`_check_destinations` runs (a forked child must not compile),
+    without calling the kernel."""
+    problem = np.zeros(_WATCHED_WORDS, dtype=np.int64)
+    args = (kernel_handle(rf.kernel), rf.tables, d, node_ok(rf), int(rf.random_choices), int(max_states),
+            int(rf.num_vcs), problem)  # fmt: skip
+    _explore_runner(rf, args)
+    _preferred_loop(0, np.zeros((0, 6), dtype=np.int64), int(rf.random_choices))
+
+
+def _check_destinations_bounded(
+    rf: RoutingFunction, dests: np.ndarray, max_states: int, cpu_limit: float
+) -> tuple[int, int, int]:
+    """:func:`_check_destinations` in a forked child limited to ``cpu_limit`` CPU seconds; the kernel call it was
+    in (or last made) named when the child is killed."""
+    if len(dests) == 0:
+        return 0, 0, 0
+    _compile_exploration(rf, int(dests[0]), max_states)
+    run = run_cpu_bounded(lambda words: _check_destinations(rf, dests, max_states, words), words=_WATCHED_WORDS,
+                          cpu_limit=cpu_limit)  # fmt: skip
+    if run.finished:
+        return run.value
+    raise RoutingValidationError(_unfinished_message(rf, run.words, run.out_of_cpu, run.signal, cpu_limit))
+
+
+def _unfinished_message(rf: RoutingFunction, words: np.ndarray, out_of_cpu: bool, sig: int | None,
+                        cpu_limit: float) -> str:  # fmt: skip
+    """Why a bounded check did not finish, and the kernel call it was in or had last made."""
+    phase = int(words[_CALL])
+    if phase == _CALL_NONE:
+        where = "before its first kernel call"
+    else:
+        cur, dst, in_ch, in_vc, rand = (int(v) for v in words[_CALL + 1 : _CALL + 6])
+        state = _describe_state(rf, in_ch if in_ch >= 0 else -1 - cur, in_vc, dst, words[_CALL + 6 :], rand)
+        where = f"{'in' if phase == _CALL_RUNNING else 'after'} its kernel call at {state}"
+    name = f"routing {rf.name!r}"
+    limit = f"{math.ceil(cpu_limit)} s of CPU time"
+    which = "(the limit: validation_cpu_limit= of make_routing, cpu_limit= of validate_routing)"
+    if not out_of_cpu:
+        died = signal.Signals(sig).name if sig is not None else "an unexpected exit"
+        return f"{name}: the validation process died of {died} {where}"
+    if phase == _CALL_RUNNING:
+        return f"{name}: its kernel did not return within {limit} when called at {state} {which}"
+    return (f"{name}: validation did not finish within {limit} {which}; its kernel calls return (the last at "
+            f"{state}): a larger limit may let a large state space finish")  # fmt: skip

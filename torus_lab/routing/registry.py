@@ -23,7 +23,11 @@ from then on it works everywhere a built-in does: :meth:`RoutingFunction.candida
 * **Checks.** Every routing function built from a registered kernel is validated
   (:func:`torus_lab.routing.explore.validate_routing`): all reachable states of every destination on
   networks of up to 256 nodes, a sample of destinations above.  Malformed output is refused with an error
-  naming the algorithm and the (node, destination, arrival, header state).
+  naming the algorithm and the (node, destination, arrival, header state).  The check runs in a forked child
+  limited to :data:`~torus_lab.routing.explore.VALIDATION_CPU_LIMIT` seconds of CPU time
+  (``validation_cpu_limit=`` of :func:`make_routing`), so a kernel call that never returns is refused naming
+  that call instead of hanging the caller.  A registration naming an option that does not exist
+  (``vcs="nvcs"``) is refused by :func:`register_routing`, naming the options there are.
 * **Compiled code.** A kernel decorated ``@numba.njit`` is compiled in each process; one decorated
   ``cache=True`` is recompiled whenever its source, a function it calls or a constant it reads changes
   (``torus_lab._jit.fresh_cache_dispatcher``).  Nothing stale is ever run.
@@ -41,7 +45,7 @@ Examples
 >>> make_routing({"name": "ecube", "vc": 2}, Torus(2, 4))
 Traceback (most recent call last):
 ...
-ValueError: routing 'ecube' has no option 'vc'; its options are: datelines, vcs, tie, dateline_rule, variant
+ValueError: routing 'ecube' has no option 'vc'; its options are: datelines, vcs, tie, dateline_rule, variant (did ...
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ import numpy as np
 from torus_lab._jit import fresh_cache_dispatcher, is_dispatcher
 from torus_lab._validate import check_instance, did_you_mean, is_int
 from torus_lab.hooks import HOOKS, WorkerSetup
-from torus_lab.routing.explore import validate_routing
+from torus_lab.routing.explore import VALIDATION_CPU_LIMIT, _check_cpu_limit, validate_routing
 from torus_lab.routing.interface import NUM_IPARAMS, RoutingFunction, build_tables, compile_kernel
 from torus_lab.topology import Faults, Torus
 
@@ -178,12 +182,62 @@ class RoutingEntry:
         for opt in self.options:
             if opt.name == name:
                 return opt
-        valid = ", ".join(o.name for o in self.options) or "(none)"
-        raise ValueError(f"routing {self.name!r} has no option {name!r}; its options are: {valid}")
+        raise ValueError(f"routing {self.name!r} has no option {name!r}; {_options_hint(name, self.options)}")
 
     def defaults(self) -> dict[str, Any]:
         """Every option with its default value."""
         return {o.name: o.default for o in self.options}
+
+
+def _options_hint(name: object, options: Sequence[Option]) -> str:
+    """``"its options are: a, b"`` and, when some are close to ``name``, ``" (did you mean 'b'?)"``.
+
+    Examples
+    --------
+    >>> _options_hint("nvc", (Option("vcs", "", default=1), Option("tie", "", default=0)))
+    "its options are: vcs, tie (did you mean 'vcs'?)"
+    """
+    names = [o.name for o in options]
+    return f"its options are: {', '.join(names) or '(none)'}{did_you_mean(name, names)}"
+
+
+def _named_option(routing: str, param: str, name: str, options: Sequence[Option]) -> Option:
+    """The option called ``name`` that a registration's parameter ``param`` names, or ValueError naming the routing,
+    the parameter, the name and the options there are.
+
+    Examples
+    --------
+    >>> _named_option("x", "vcs", "nvcs", (Option("vcs", "", default=1),))
+    Traceback (most recent call last):
+    ...
+    ValueError: routing 'x': vcs='nvcs' names no option of it; its options are: vcs (did you mean 'vcs'?)
+    """
+    for opt in options:
+        if opt.name == name:
+            return opt
+    raise ValueError(f"routing {routing!r}: {param}={name!r} names no option of it; {_options_hint(name, options)}")
+
+
+def _read_options(routing: str, what: str, func: Callable, opts: Mapping[str, Any], topology: Torus) -> Any:
+    """``func(opts, topology)``; a KeyError for a name that is not an option becomes a ValueError naming the routing,
+    what read it (``"iparams="``), the name and the options (a bare ``KeyError`` would name only the key).
+
+    Examples
+    --------
+    >>> _read_options("x", "iparams=", lambda o, t: [o["nvcs"]], {"vcs": 2}, None)
+    Traceback (most recent call last):
+    ...
+    ValueError: routing 'x': iparams= read option 'nvcs', which it does not have; its options are: vcs (did you...
+    """
+    try:
+        return func(opts, topology)
+    except KeyError as err:
+        key = err.args[0] if len(err.args) == 1 else None
+        if not isinstance(key, str) or key in opts:
+            raise
+        options = [Option(k, "", default=v) for k, v in opts.items()]
+        hint = _options_hint(key, options)
+        raise ValueError(f"routing {routing!r}: {what} read option {key!r}, which it does not have; {hint}") from None
 
 
 def _check_name(name: object) -> str:
@@ -212,7 +266,22 @@ def _options_with_defaults(name: str, options, build: Callable | None) -> tuple[
     names = [o.name for o in out]
     if len(set(names)) != len(names):
         raise ValueError(f"routing {name!r}: option names repeat: {names}")
+    if build is not None:
+        _check_build_accepts(name, build, out)
     return tuple(out)
+
+
+def _check_build_accepts(name: str, build: Callable, options: Sequence[Option]) -> None:
+    """ValueError unless ``build`` takes every option as a keyword (``make_routing`` passes them so)."""
+    params = inspect.signature(build).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    keywords = [p for p in params.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    names = {p.name for p in keywords}
+    for opt in options:
+        if opt.name not in names:
+            raise ValueError(f"routing {name!r}: option {opt.name!r} is not a parameter of its build function "
+                             f"{getattr(build, '__name__', build)!r}{did_you_mean(opt.name, sorted(names))}")
 
 
 def _per_build(value, name: str, what: str):
@@ -224,11 +293,21 @@ def _per_build(value, name: str, what: str):
     return lambda options, topology: int(value)
 
 
+def _vcs_option(name: str, vcs: str, options: Sequence[Option]) -> Callable:
+    """``vcs=`` naming an option: the reader of that option, which must exist and hold ints."""
+    opt = _named_option(name, "vcs", vcs, options)
+    values = opt.choices if opt.choices is not None else (opt.default,)
+    if not all(is_int(v) for v in values) or not all(issubclass(t, numbers.Integral) and t is not bool
+                                                    for t in opt.allowed_types()):  # fmt: skip
+        raise ValueError(f"routing {name!r}: vcs={vcs!r} names an option that does not hold an int "
+                         f"(allowed: {opt.allowed()})")  # fmt: skip
+    return lambda opts, topo: int(opts[vcs])
+
+
 def _kernel_builder(name, kernel, options, vcs, adaptive, random_choices, iparams):
     """The build function of an entry registered with a kernel."""
     if isinstance(vcs, str):
-        vcs_option = vcs
-        vcs = lambda opts, topo: int(opts[vcs_option])  # noqa: E731
+        vcs = _vcs_option(name, vcs, options)
     vcs_of = _per_build(vcs, name, "vcs")
     choices_of = _per_build(random_choices, name, "random_choices")
     if iparams is None:
@@ -249,10 +328,11 @@ def _kernel_builder(name, kernel, options, vcs, adaptive, random_choices, iparam
             kernel=kernel,
             topology=topology,
             faults=faults,
-            tables=build_tables(topology, faults, [int(v) for v in iparams(opts, topology)]),
-            num_vcs=int(vcs_of(opts, topology)),
+            tables=build_tables(topology, faults, [int(v) for v in _read_options(name, "iparams=", iparams, opts,
+                                                                                  topology)]),
+            num_vcs=int(_read_options(name, "vcs=", vcs_of, opts, topology)),
             adaptive=bool(adaptive),
-            random_choices=int(choices_of(opts, topology)),
+            random_choices=int(_read_options(name, "random_choices=", choices_of, opts, topology)),
             options=dict(opts),
         )
 
@@ -290,7 +370,8 @@ def register_routing(
     options : sequence of :class:`Option` or mapping name -> default
         The algorithm's options, in the order their codes fill ``iparams``.
     vcs : int, str or callable
-        Virtual channels per channel: a number, the name of an option holding it, or ``f(options, topology)``.
+        Virtual channels per channel: a number, the name of an option holding it (an int option; a name that is
+        not an option is refused here), or ``f(options, topology)``.
     adaptive : bool
         Whether the kernel can return more than one physical channel.
     random_choices : int or callable
@@ -438,6 +519,7 @@ def make_routing(
     *,
     faults: Faults | None = None,
     validate: bool | None = None,
+    validation_cpu_limit: float | None = VALIDATION_CPU_LIMIT,
 ) -> RoutingFunction:
     """Build the routing function ``spec`` names on ``topology`` (minus ``faults``).
 
@@ -450,6 +532,12 @@ def make_routing(
     validate : bool, optional
         Run :func:`~torus_lab.routing.explore.validate_routing` on the result (default: the entry's rule,
         on for registered kernels).
+    validation_cpu_limit : float or None
+        CPU seconds the validation of a registered (not built-in) routing may use.  It runs in a forked child
+        process (``validate_routing(..., cpu_limit=...)``), so that a kernel that never returns is refused with
+        the call it did not return from (node, destination, arrival, header state, rand) instead of hanging this
+        process.  None: validate in this process, unbounded.  Built-in routings are always validated in this
+        process (their kernels are known to return).
 
     Returns
     -------
@@ -470,13 +558,15 @@ def make_routing(
         check_instance("faults", faults, Faults).validate(topology)
     if validate is not None:
         check_instance("validate", validate, (bool, np.bool_), "a bool or None")
+    if validation_cpu_limit is not None:
+        validation_cpu_limit = _check_cpu_limit("validation_cpu_limit", validation_cpu_limit)
     options = {k: v for k, v in full.items() if k != "name"}
     rf = entry.build(topology, faults=faults, **options)
     if not isinstance(rf, RoutingFunction):
         raise TypeError(f"routing {entry.name!r}: its build function returned {rf!r}, not a RoutingFunction")
     rf.spec = full
     if entry.validate if validate is None else validate:
-        validate_routing(rf)
+        validate_routing(rf, cpu_limit=None if entry.builtin else validation_cpu_limit)
     return rf
 
 
