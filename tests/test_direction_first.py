@@ -487,20 +487,6 @@ def test_experiment_yaml_records_and_notebook_cell():
     assert not any(word in line for line in code for word in ("def ", "for ", "while ", "seed +", "SeedSequence"))
 
 
-@pytest.mark.parametrize(
-    ("nodes", "values", "message"),
-    [([1, 1, 1], [1.0, 2.0, 3.0], "nodes: need two different network sizes"),
-     ([16, 32, math.inf], [1.0, 2.0, 3.0], "nodes must be finite and positive"),
-     ([16, 32, 64], [1.0, math.nan, 3.0], "values must be finite")],
-)  # fmt: skip
-def test_log_fit_refuses_one_size_and_non_finite_values_naming_them(nodes, values, message):
-    # the fit functions' fuzz findings: nodes=[1, 1, 1] ended in numpy's "SVD did not converge"
-    from torus_lab.studies.direction_first import log_fit
-
-    with pytest.raises(ValueError, match=message):
-        log_fit(nodes, values)
-
-
 # ---------------------------------------------------------------------- coverage of the paper's results
 def test_claims_cover_every_numbered_result_of_the_paper(tiny_results):
     from torus_lab.claims import location_items, uncovered_results

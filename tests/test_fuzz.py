@@ -262,7 +262,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.sim.engine.load_sweep": dict(routing=ROUTING, config=_sim_config(), loads=[0.1]),
     "torus_lab.sim.engine.find_saturation": dict(routing=ROUTING, config=_sim_config(), tolerance=1.0),
     "torus_lab.sim.traffic.destination_map": dict(topology=T24, traffic="uniform"),
-    "torus_lab.sim.stats.summarize": dict(frame=_frame(a=[1, 1], x=[1.0, 2.0]), by=["a"], columns=["x"]),
+    "torus_lab.stats.summarize": dict(frame=_frame(a=[1, 1], x=[1.0, 2.0]), by=["a"], columns=["x"]),
     # plotting
     "torus_lab.plotting.save_figure": dict(fig=Lazy(lambda: _figure_ax().build().figure), figures_dir="figs",
                                            name="f"),
@@ -286,8 +286,6 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.sweep.item_seed": dict(seed=0, item={"x": 1}),
     # study helpers: verdicts, fits and small builders
     "torus_lab.studies.direction_first.routing_applies": dict(spec="west-first", dims=2),
-    "torus_lab.studies.direction_first.log_fit": dict(nodes=[16, 64, 256], values=[1.0, 2.0, 3.5]),
-    "torus_lab.studies.disjoint_paths.power_law_fit": dict(x=[1, 2, 4], y=[3, 12, 48]),
     "torus_lab.studies.disjoint_paths.random_instance": dict(n=2, k=5, c=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.solve_random_instance": dict(n=2, k=5, c=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.solve_fixed_instance": dict(instance="table2", lemma2="first"),
@@ -296,7 +294,6 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.disjoint_paths.optimum_items": dict(params={"optimum_ns": [2], "optimum_instances": [1],
                                                                    "optimum_kinds": ["ball"],
                                                                    "optimum_node_limit": 10}),
-    "torus_lab.studies.fault_tolerant.wilson_interval": dict(successes=90, trials=100),
     "torus_lab.studies.fault_tolerant.fault_count": dict(radix=16, fault_rate=0.05),
     "torus_lab.studies.fault_tolerant.trial_seeds": dict(rng=RNG, trials=3),
     "torus_lab.studies.fault_tolerant.example_routes": dict(radix=8, m=3, fault_count=4, trial_seed=1),
@@ -367,7 +364,11 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.booksim_validation.run": dict(params=_BV_PARAMS, root=Lazy(
         lambda: __import__("torus_lab.experiment").experiment.project_root())),
     # sim and plotting helpers
-    "torus_lab.sim.stats.confidence_interval": dict(values=[10.0, 12.0, 11.0, 13.0]),
+    "torus_lab.stats.confidence_interval": dict(values=[10.0, 12.0, 11.0, 13.0]),
+    "torus_lab.stats.wilson_interval": dict(successes=90, trials=100),
+    "torus_lab.stats.paired_ratio_interval": dict(x=[1, 1, 0, 1], y=[1, 0, 0, 1]),
+    "torus_lab.stats.power_law_fit": dict(x=[1, 2, 4], y=[3, 12, 48]),
+    "torus_lab.stats.log_fit": dict(nodes=[16, 64, 256], values=[1.0, 2.0, 3.5]),
     "torus_lab.plotting.new_figure": dict(nrows=1, ncols=2),
     "torus_lab.routing.explore.check_routing_function": dict(rf=ROUTING),
     "torus_lab.topology.Faults": dict(nodes=frozenset({(1, 1)})),

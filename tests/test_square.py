@@ -485,17 +485,6 @@ def test_trials_are_uniform_enough():
 
 
 # ---------------------------------------------------------------------------------------------- study
-def test_wilson_interval_matches_scipy():
-    from scipy.stats import binomtest
-
-    from torus_lab.studies.fault_tolerant import wilson_interval
-
-    for successes, trials in ((0, 10), (3, 10), (9_000, 10_000), (10_000, 10_000), (57, 80)):
-        expected = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
-        low, high = wilson_interval(successes, trials)
-        assert low == pytest.approx(expected.low, abs=1e-12) and high == pytest.approx(expected.high, abs=1e-12)
-
-
 def test_study_table_invariants_and_determinism():
     from torus_lab.studies.fault_tolerant import TABLE_COLUMNS, run_points
 

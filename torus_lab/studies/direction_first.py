@@ -51,7 +51,6 @@ from torus_lab._validate import (
     check_int,
     check_mapping,
     check_real,
-    check_real_array,
     check_sequence,
     check_str,
 )
@@ -59,8 +58,9 @@ from torus_lab.claims import Claim, Rule, claims_table, data_file
 from torus_lab.deadlock import channel_dependency_graph, find_dependency_cycle, route_length_table
 from torus_lab.routing import RoutingFunction, make_routing
 from torus_lab.routing.direction_first import header_size_bits
-from torus_lab.sim import SimConfig, simulate, summarize
+from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.saturation import Saturation, saturation_table
+from torus_lab.stats import log_fit, summarize
 from torus_lab.sweep import sweep
 from torus_lab.topology import Faults, Torus, bfs_distances, random_link_faults
 
@@ -86,7 +86,6 @@ __all__ = [
     "heavy_load_run",
     "heavy_items",
     "header_table",
-    "log_fit",
     "growth_fits",
     "fault_effect",
     "fault_effect_table",
@@ -734,38 +733,6 @@ def lemma_items(params: Mapping[str, Any]) -> tuple[list[dict[str, int]], list[d
 
 
 # ---------------------------------------------------------------------- analysis helpers
-def log_fit(nodes: Sequence[float], values: Sequence[float]) -> dict:
-    """Least-squares fits ``v = a + b log2 N`` and ``v = a + b N``; R^2 of each (which growth fits better).
-
-    Examples
-    --------
-    >>> fit = log_fit([16, 32, 64, 128], [4, 5, 6, 7])
-    >>> round(fit["log_slope"], 3), round(fit["log_r2"], 3)
-    (1.0, 1.0)
-    """
-    nodes = check_real_array("nodes", nodes, ndim=1)
-    values = check_real_array("values", values, ndim=1)
-    if nodes.shape != values.shape or nodes.size < 2:
-        raise ValueError(f"nodes and values must have equal lengths >= 2, got {nodes.size} and {values.size}")
-    if not (np.isfinite(nodes) & (nodes > 0)).all():
-        raise ValueError(f"nodes must be finite and positive, got {nodes.tolist()!r:.80}")
-    if np.unique(nodes).size < 2:
-        raise ValueError(f"nodes: need two different network sizes to fit a growth, got {nodes.tolist()!r:.80}")
-    if not np.isfinite(values).all():
-        raise ValueError(f"values must be finite, got {values.tolist()!r:.80}")
-    x = np.log2(np.asarray(nodes, dtype=float))
-    y = np.asarray(values, dtype=float)
-    out = {}
-    for name, xs in (("log", x), ("linear", np.asarray(nodes, dtype=float))):
-        slope, intercept = np.polyfit(xs, y, 1)
-        resid = y - (intercept + slope * xs)
-        total = ((y - y.mean()) ** 2).sum()
-        out[f"{name}_slope"] = float(slope)
-        out[f"{name}_intercept"] = float(intercept)
-        out[f"{name}_r2"] = float(1 - (resid**2).sum() / total) if total > 0 else math.nan
-    return out
-
-
 _FIT_COLUMNS = ["runs", "misroute", "faults", "log_slope", "log_intercept", "log_r2", "linear_slope",
                 "linear_intercept", "linear_r2"]  # fmt: skip
 

@@ -40,7 +40,6 @@ from torus_lab._validate import (
     check_instance,
     check_int,
     check_mapping,
-    check_real_array,
     check_sequence,
     check_str,
 )
@@ -54,6 +53,7 @@ from torus_lab.routing.disjoint_paths import (
     length_bound,
     verify_disjoint_paths,
 )
+from torus_lab.stats import power_law_fit
 from torus_lab.sweep import grid, sweep, sweep_frame
 from torus_lab.timing import split_timing, timing_key
 
@@ -103,7 +103,6 @@ __all__ = [
     "optimum_summary",
     "overview",
     "paper_radix",
-    "power_law_fit",
     "random_instance",
     "run",
     "run_study",
@@ -781,29 +780,6 @@ def max_len_histogram(per_instance: pd.DataFrame, variants: Sequence[str] = VARI
             .melt(id_vars=["n", "k"], var_name="variant", value_name="path_length")
             .assign(variant=lambda d: d["variant"].str.removesuffix("_max_len"))
             .groupby(["n", "k", "variant", "path_length"]).size().rename("instances").reset_index())  # fmt: skip
-
-
-def power_law_fit(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
-    """Least-squares fit of ``log y = exponent * log x + log_prefactor``; NaNs with fewer than 2 usable points.
-
-    Examples
-    --------
-    >>> exponent, log_prefactor = power_law_fit([1, 2, 4], [3, 12, 48])
-    >>> round(exponent, 6), round(math.exp(log_prefactor), 6)
-    (2.0, 3.0)
-    >>> power_law_fit([2], [1.0])
-    (nan, nan)
-    """
-    x = check_real_array("x", x, ndim=1)
-    y = check_real_array("y", y, ndim=1)
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have equal lengths, got {x.size} and {y.size}")
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    usable = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
-    if np.unique(x[usable]).size < 2:
-        return math.nan, math.nan
-    exponent, log_prefactor = np.polyfit(np.log(x[usable]), np.log(y[usable]), 1)
-    return float(exponent), float(log_prefactor)
 
 
 #: Worst-case exponent of the time per instance in ``n`` for ``c = n`` (``O(n c^4)``, Theorem 1).

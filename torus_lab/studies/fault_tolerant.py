@@ -52,7 +52,6 @@ import pandas as pd
 from scipy import ndimage
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
-from scipy.stats import norm
 
 from torus_lab._memory import check_memory
 from torus_lab._validate import (
@@ -75,6 +74,7 @@ from torus_lab.routing.square import (
     oracle,
     route,
 )
+from torus_lab.stats import paired_ratio_interval, wilson_interval
 from torus_lab.sweep import sweep
 from torus_lab.timing import split_timing, timing_key
 from torus_lab.topology import Torus
@@ -106,7 +106,6 @@ __all__ = [
     "after_fallback_differences",
     "failure_reasons",
     "summary_by_algorithm",
-    "wilson_interval",
     "trend_counts",
     "improvement_trend_counts",
     "PAPER_RESULTS",
@@ -167,86 +166,6 @@ LABEL = {"chain": "Chain", "adaptive_square": "Adaptive-Square", "heuristic_squa
          "backtracking_square": "Backtracking-Square (ours)", "oracle": "oracle (connected)"}
 #: The fault rate of the paper's numeric claims (its text quotes ratios at 25% faults).
 CLAIM_FAULT_RATE = 0.25
-
-
-def _counts(name: str, values: object) -> np.ndarray:
-    """``values`` (a number or an array of numbers) as a float array, refusing bools, strings and NaN."""
-    try:
-        array = np.asarray(values)
-    except (ValueError, TypeError, OverflowError):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {values!r:.200}") from None
-    if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a number or an array of numbers, got {values!r}")
-    array = array.astype(float)
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} must be finite, got {values!r}")
-    return array
-
-
-def wilson_interval(successes: int | np.ndarray, trials: int | np.ndarray, confidence: float = 0.95):
-    """Wilson score interval for a binomial proportion.
-
-    Parameters
-    ----------
-    successes, trials : int or array of int
-        Elementwise ``trials >= 1`` and ``0 <= successes <= trials`` (broadcast against each other).
-    confidence : float
-        In ``(0, 1)``.
-
-    Returns
-    -------
-    (low, high)
-        Floats for scalar input, arrays otherwise.
-
-    Raises
-    ------
-    ValueError
-        For ``trials < 1``, ``successes`` outside ``0..trials`` or ``confidence`` outside ``(0, 1)``
-        (elementwise; the message names the first offending entry).
-
-    Examples
-    --------
-    >>> [round(v, 4) for v in wilson_interval(90, 100)]
-    [0.8256, 0.9448]
-    >>> wilson_interval(5, 3)
-    Traceback (most recent call last):
-    ...
-    ValueError: successes must be in 0..trials, got successes = 5 with trials = 3
-    """
-    n = _counts("trials", trials)
-    x = _counts("successes", successes)
-    confidence = check_real("confidence", confidence, 0, 1, open_maximum=True)
-    if confidence == 0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    try:
-        x, n = np.broadcast_arrays(x, n)
-    except ValueError:
-        raise ValueError(f"successes and trials must have compatible shapes, got {np.shape(successes)} and "
-                         f"{np.shape(trials)}") from None  # fmt: skip
-    if (n < 1).any():
-        raise ValueError(f"trials must be >= 1, got {_first(n, n < 1)}")
-    bad = (x < 0) | (x > n)
-    if bad.any():
-        where = tuple(np.argwhere(bad)[0])
-        raise ValueError(f"successes must be in 0..trials, got successes = {_num(x[where])} with trials = "
-                         f"{_num(n[where])}")  # fmt: skip
-    z = norm.ppf(0.5 + confidence / 2)
-    p = x / n
-    centre = (p + z * z / 2 / n) / (1 + z * z / n)  # divided step by step: no n * n overflow for huge trials
-    half = z * np.sqrt(p * (1 - p) / n + (z / 2 / n) ** 2) / (1 + z * z / n)
-    low = np.minimum(centre - half, p)  # the interval contains p; guard against rounding at p = 0 or 1
-    high = np.maximum(centre + half, p)
-    if np.ndim(low) == 0:
-        return float(low), float(high)
-    return low, high
-
-
-def _num(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else float(value)
-
-
-def _first(values: np.ndarray, bad: np.ndarray) -> int | float:
-    return _num(values[tuple(np.argwhere(bad)[0])])
 
 
 def fault_count(radix: int, fault_rate: float) -> int:
@@ -407,20 +326,6 @@ def summarize_point(radix: int, m: int, fault_rate: float, seed: int, out: dict[
     return rows
 
 
-def _paired_ratio(x: np.ndarray, y: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Ratio mean(x)/mean(y) of paired 0/1 outcomes with a delta-method CI on the log scale."""
-    n = len(x)
-    px, py = x.mean(), y.mean()
-    if px == 0 or py == 0:
-        return (float("nan"),) * 3
-    cov = np.cov(np.vstack([x, y]).astype(float), ddof=1) if n > 1 else np.zeros((2, 2))
-    var = (cov[0, 0] / px**2 + cov[1, 1] / py**2 - 2 * cov[0, 1] / (px * py)) / n
-    z = norm.ppf(0.5 + confidence / 2)
-    ratio = px / py
-    half = z * np.sqrt(max(var, 0.0))
-    return float(ratio), float(ratio * np.exp(-half)), float(ratio * np.exp(half))
-
-
 def ratio_rows(radix: int, m: int, fault_rate: float, out: dict[str, np.ndarray],
                algorithms: Sequence[str] = ALGORITHMS) -> list[dict]:
     """Improvement ratios (success rate of A / success rate of B) of :data:`RATIOS` with paired 95% CIs.
@@ -444,7 +349,7 @@ def ratio_rows(radix: int, m: int, fault_rate: float, out: dict[str, np.ndarray]
     for numerator, denominator in RATIOS:
         if numerator not in outcome or denominator not in outcome:
             continue
-        ratio, low, high = _paired_ratio(outcome[numerator], outcome[denominator])
+        ratio, low, high = paired_ratio_interval(outcome[numerator], outcome[denominator])
         rows.append({"N": radix, "m": m, "fault_rate": fault_rate, "numerator": numerator, "denominator": denominator,
                      "ratio": ratio, "ci_low": low, "ci_high": high})
     return rows

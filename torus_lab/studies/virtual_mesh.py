@@ -63,7 +63,7 @@ from torus_lab.routing import RoutingFunction, make_routing
 from torus_lab.routing.turn_model import dateline_node
 from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.saturation import RUN_COLUMNS, Saturation, saturation_table
-from torus_lab.sim.stats import summarize
+from torus_lab.stats import summarize
 from torus_lab.sweep import sweep
 from torus_lab.topology import NETWORK_KINDS, Mesh, Torus, make_network  # noqa: F401 (Mesh: the doctests use it)
 
@@ -777,7 +777,7 @@ def latency_summary(latency: pd.DataFrame, *, level: float = 0.95) -> pd.DataFra
     One row per (routing, network, traffic, offered load), curves in run order and loads ascending: ``runs``,
     ``deadlocks`` (runs that stopped in deadlock), and over the runs that did **not** deadlock (a deadlocked
     run's latency describes only the packets delivered before the stall) the mean with the Student-t ``level``
-    interval (:func:`torus_lab.sim.stats.summarize`) as ``<metric>_mean``, ``_low``, ``_high`` and the count
+    interval (:func:`torus_lab.stats.summarize`) as ``<metric>_mean``, ``_low``, ``_high`` and the count
     ``mean_latency_n`` (NaN bounds with fewer than two such runs, NaN mean with none), and ``seed``.
 
     Examples
