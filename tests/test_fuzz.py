@@ -155,7 +155,7 @@ def _frame(**columns: list) -> Lazy:
 
 
 def _square_result():
-    """An Adaptive-Square routing result (the argument of the fault_tolerant step helpers)."""
+    """An Adaptive-Square routing result (the argument of the square family's step helpers)."""
     from torus_lab.routing.square import adaptive_square_routing
     from torus_lab.topology import Torus
 
@@ -255,6 +255,17 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.routing.square.oracle": dict(torus=_torus(2, 5), faults=set(), source=(0, 0), target=(2, 2)),
     "torus_lab.routing.square.evaluate_batch": dict(k=8, m=3, fault_count=4, seeds=np.arange(2, dtype=np.uint64)),
     "torus_lab.routing.square.draw_trial": dict(k=16, fault_count=64, seed=12345),
+    "torus_lab.routing.square.locally_safe": dict(grid=np.zeros((5, 5), dtype=bool), m=2),
+    "torus_lab.routing.square.saturated_safe_faults": dict(radix=5, m=2, rng=RNG),
+    "torus_lab.routing.square.torus_connected": dict(grid=np.zeros((4, 4), dtype=bool)),
+    "torus_lab.routing.square.walk_is_fault_free": dict(walk=[(0, 0), (1, 0)], source=(0, 0),
+                                                        grid=np.zeros((4, 4), dtype=bool)),
+    "torus_lab.routing.square.local_routing_bound": dict(algorithm="chain", radix=8, m=3, source=(0, 0),
+                                                         target=(2, 1)),
+    "torus_lab.routing.square.square_starts": dict(result=Lazy(lambda: _square_result()), radix=8),
+    "torus_lab.routing.square.step_progress": dict(result=Lazy(lambda: _square_result()), radix=8,
+                                                   target=(4, 1)),
+    "torus_lab.routing.square.square_cover": dict(squares=Lazy(lambda: list(_square_result().squares)), radix=8),
     "torus_lab.routing.interface.build_tables": dict(topology=T24, faults=None, iparams=[0]),
     # sim
     "torus_lab.sim.engine.simulate": dict(routing=ROUTING, config=_sim_config()),
@@ -297,19 +308,6 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.fault_tolerant.fault_count": dict(radix=16, fault_rate=0.05),
     "torus_lab.studies.fault_tolerant.trial_seeds": dict(rng=RNG, trials=3),
     "torus_lab.studies.fault_tolerant.example_routes": dict(radix=8, m=3, fault_count=4, trial_seed=1),
-    "torus_lab.studies.fault_tolerant.locally_safe": dict(grid=np.zeros((5, 5), dtype=bool), m=2),
-    "torus_lab.studies.fault_tolerant.saturated_safe_faults": dict(radix=5, m=2, rng=RNG),
-    "torus_lab.studies.fault_tolerant.torus_connected": dict(grid=np.zeros((4, 4), dtype=bool)),
-    "torus_lab.studies.fault_tolerant.walk_is_fault_free": dict(walk=[(0, 0), (1, 0)], source=(0, 0),
-                                                                grid=np.zeros((4, 4), dtype=bool)),
-    "torus_lab.studies.fault_tolerant.local_routing_bound": dict(algorithm="chain", radix=8, m=3, source=(0, 0),
-                                                                 target=(2, 1)),
-    "torus_lab.studies.fault_tolerant.square_starts": dict(result=Lazy(lambda: _square_result()), radix=8),
-    "torus_lab.studies.fault_tolerant.step_progress": dict(result=Lazy(lambda: _square_result()), radix=8,
-                                                           target=(4, 1)),
-    "torus_lab.studies.fault_tolerant.adaptive_worst_step": dict(radix=8, m=3),
-    "torus_lab.studies.fault_tolerant.termination_item": dict(radix=8, m=3, fault_rate=0.1, trials=2, rng=RNG),
-    "torus_lab.studies.fault_tolerant.local_safety_item": dict(radix=5, m=2, instances=1, pairs=1, rng=RNG),
     "torus_lab.studies.fault_tolerant.theorem_checks": dict(
         termination_points=[(8, 3)], fault_rates=[0.1], trials=1, safety_points=[(5, 2)], instances=1, pairs=1, seed=1,
         backend="serial"),
