@@ -184,6 +184,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.topology.is_walk": dict(topology=T24, path=[(0, 0), (3, 0), (3, 1)]),
     "torus_lab.topology.avoids_faults": dict(topology=T24, path=[(0, 0), (1, 0)], faults=FAULTS),
     "torus_lab.topology.bfs_distances": dict(topology=T24, source=(0, 0)),
+    "torus_lab.topology.minimal_path_count": dict(topology=T24, a=(0, 0), b=(2, 1)),
     # loads
     "torus_lab.loads.linear_placement": dict(torus=T24),
     "torus_lab.loads.multiple_linear_placement": dict(torus=_torus(2, 6), t=3),
@@ -218,6 +219,9 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.deadlock.ring_minimal_routes": dict(k=4),
     "torus_lab.deadlock.ring_vc_usage": dict(k=5, sign=1),
     "torus_lab.deadlock.ring_second_vc_channels": dict(k=5, sign=1),
+    "torus_lab.deadlock.forced_cycle_messages": dict(rf=_routing("ecube", 1, 4),
+                                                     cycle=[(1, 0), (3, 0), (5, 0), (7, 0)]),
+    "torus_lab.deadlock.channel_vc_listing": dict(rf=ROUTING),
     # routing
     "torus_lab.routing.ecube.ecube_routing": dict(topology=T24),
     "torus_lab.routing.ecube.minimal_sign": dict(c=0, e=2, k=4, wraparound=1, bidirectional=1, tie=1),
@@ -322,20 +326,13 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     # all-shortest-paths loads of 65,536 nodes take minutes: real work, which the timeout cannot tell from a hang.
     "torus_lab.studies.loads.evaluate_point": dict(d=2, k=3, t=1, placement="linear"),
     "torus_lab.studies.virtual_mesh.make_topology": dict(kind="unidirectional", k=4),
-    "torus_lab.studies.virtual_mesh.minimal_path_count": dict(topology=T24, a=(0, 0), b=(2, 1)),
     "torus_lab.studies.virtual_mesh.catalog_routing": dict(topology=T24, label="dor+dateline"),
-    "torus_lab.studies.virtual_mesh.forced_cycle_messages": dict(rf=_routing("ecube", 1, 4),
-                                                                 cycle=[(1, 0), (3, 0), (5, 0), (7, 0)]),
-    "torus_lab.studies.virtual_mesh.channel_vc_listing": dict(rf=ROUTING),
     # the study's tables compile every routing kernel of the study on first use: the untimed baseline does it
     # (ks = (3, 3) timed out on a first call under load, then passed: JIT compilation, not a hang)
     "torus_lab.studies.virtual_mesh.cdg_table": dict(ks=[3], backend="serial"),
     "torus_lab.studies.virtual_mesh.vc_count_table": dict(ks=[3], backend="serial"),
     "torus_lab.studies.virtual_mesh.second_vc_table": dict(ks=[3], backend="serial"),
     "torus_lab.studies.virtual_mesh.adaptivity_summary": dict(ks=[3], backend="serial"),
-    "torus_lab.studies.virtual_mesh.dateline_rules_table": dict(ks=[3], backend="serial"),
-    "torus_lab.studies.virtual_mesh.channel_vcs_table": dict(k=3),
-    "torus_lab.studies.virtual_mesh.drawn_routings": dict(k=3),
     "torus_lab.studies.bring_your_own_routing.cdg_check": dict(routing="ecube", radix=4, escape_vcs=[0]),
     "torus_lab.studies.booksim_validation.read_reference": dict(folder=Lazy(
         lambda: str(__import__("torus_lab.experiment").experiment.project_root() / "reference" / "booksim2"))),

@@ -391,3 +391,18 @@ def test_routing_tables_are_one_struct_a_kernel_reads_and_python_shares():
         Tables(*list(tables)[:-1])
     with pytest.raises(ValueError, match="ch_ok"):
         Tables(**(tables._asdict() | {"ch_ok": np.zeros((2, 2), dtype=np.int64)}))
+
+
+def test_minimal_path_count_by_network_kind():
+    from torus_lab.topology import minimal_path_count
+
+    assert minimal_path_count(Mesh(2, 4), (0, 0), (3, 3)) == 20                          # C(6, 3)
+    assert minimal_path_count(Torus(2, 4), (0, 0), (3, 3)) == 2                          # one hop back each way
+    assert minimal_path_count(Torus(2, 4, bidirectional=False), (0, 0), (3, 3)) == 20    # only the + way
+    assert minimal_path_count(Torus(2, 4), (0, 0), (2, 2), tie="both") == 4 * minimal_path_count(
+        Torus(2, 4), (0, 0), (2, 2), tie="+")                                           # both ways round, twice
+    assert minimal_path_count(Torus(3, 3), (1, 1, 1), (1, 1, 1)) == 1
+    with pytest.raises(ValueError, match="tie"):
+        minimal_path_count(Torus(2, 4), (0, 0), (1, 1), tie="x")
+    with pytest.raises(ValueError, match="b"):
+        minimal_path_count(Torus(2, 4), (0, 0), (5, 1))

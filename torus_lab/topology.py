@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from torus_lab._memory import check_memory, network_size
-from torus_lab._validate import check_instance, check_int, check_sequence, is_int
+from torus_lab._validate import check_instance, check_int, check_sequence, check_str, is_int
 
 __all__ = [
     "MAX_NODES",
@@ -54,6 +54,7 @@ __all__ = [
     "are_vertex_disjoint",
     "avoids_faults",
     "bfs_distances",
+    "minimal_path_count",
 ]
 
 #: Tie rules of :meth:`Torus.signed_offset` when ``K`` is even and the two ways round are equally long.
@@ -988,3 +989,43 @@ def bfs_distances(topology: Torus, source: Iterable[int], faults: Faults | None 
         frontier = np.unique(reached[dist[reached] < 0])
         dist[frontier] = level
     return dist
+
+
+def minimal_path_count(topology: Torus, a, b, *, tie: str = "both") -> int:
+    """Number of minimal paths from ``a`` to ``b`` (``tie="both"``: both ways round count at offset k/2).
+
+    The multinomial of the per-dimension distances, doubled per dimension where both ways round are minimal
+    (``tie="both"``, bidirectional tori of even radix > 2); a fully adaptive routing realizes them all (the
+    virtual-mesh paper's full adaptivity, Upadhyay, Varavithya & Mohapatra, Section 4).
+
+    >>> minimal_path_count(Torus(2, 4), (0, 0), (2, 1)), minimal_path_count(Torus(2, 4), (0, 0), (2, 1), tie="+")
+    (6, 3)
+    >>> minimal_path_count(Mesh(2, 4), (0, 0), (3, 3))
+    20
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    a, b = topology.check_node(a, "a"), topology.check_node(b, "b")
+    check_str("tie", tie, ("+", "-", "both"))
+    return _minimal_path_count(topology, a, b, tie)
+
+
+def _minimal_path_count(topology: Torus, a: tuple[int, ...], b: tuple[int, ...], tie: str) -> int:
+    """:func:`minimal_path_count` on checked arguments (the inner loop of
+    :func:`torus_lab.routing.explore.adaptivity_table`)."""
+    dists, ways = [], 1
+    for dim in range(topology.n):
+        k = topology.radices[dim]
+        if not topology.wraparound:
+            dists.append(abs(b[dim] - a[dim]))
+            continue
+        f = (b[dim] - a[dim]) % k
+        if not topology.bidirectional:
+            dists.append(f)
+            continue
+        dists.append(min(f, k - f))
+        if f and f == k - f and k > 2 and tie == "both":
+            ways *= 2
+    total = math.factorial(sum(dists))
+    for d in dists:
+        total //= math.factorial(d)
+    return total * ways
