@@ -185,6 +185,8 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.topology.avoids_faults": dict(topology=T24, path=[(0, 0), (1, 0)], faults=FAULTS),
     "torus_lab.topology.bfs_distances": dict(topology=T24, source=(0, 0)),
     "torus_lab.topology.minimal_path_count": dict(topology=T24, a=(0, 0), b=(2, 1)),
+    "torus_lab.topology.lee_ball": dict(centre=(0, 0), k=5),
+    "torus_lab.topology.definition_torus_properties": dict(n=2, k=5),
     # loads
     "torus_lab.loads.linear_placement": dict(torus=T24),
     "torus_lab.loads.multiple_linear_placement": dict(torus=_torus(2, 6), t=3),
@@ -305,7 +307,6 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.disjoint_paths.solve_random_instance": dict(n=2, k=5, c=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.solve_fixed_instance": dict(instance="table2", lemma2="first"),
     "torus_lab.studies.disjoint_paths.table1_torus": dict(shapes=[(2, 5)]),
-    "torus_lab.studies.disjoint_paths.difficulty_by_c": dict(n=2, c=1, count=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.optimum_items": dict(params={"optimum_ns": [2], "optimum_instances": [1],
                                                                    "optimum_kinds": ["ball"],
                                                                    "optimum_node_limit": 10}),

@@ -55,6 +55,8 @@ __all__ = [
     "avoids_faults",
     "bfs_distances",
     "minimal_path_count",
+    "lee_ball",
+    "definition_torus_properties",
 ]
 
 #: Tie rules of :meth:`Torus.signed_offset` when ``K`` is even and the two ways round are equally long.
@@ -1029,3 +1031,76 @@ def _minimal_path_count(topology: Torus, a: tuple[int, ...], b: tuple[int, ...],
     for d in dists:
         total //= math.factorial(d)
     return total * ways
+
+
+def lee_ball(centre: Sequence[int], k: int) -> list[tuple[int, ...]]:
+    """The distinct vertices within Lee distance 2 of ``centre`` in the ``(n, k)``-torus, the centre first.
+
+    Offsets in order: none, one coordinate by -2, -1, 1, 2 (lowest dimension first), then two coordinates by
+    +-1; a vertex reached twice (small ``k``) is listed once.  The clustered instance families of Bossard &
+    Kaneko's evaluation (``"ball"`` and ``"surrounded"``, :func:`torus_lab.studies.disjoint_paths.run`) draw
+    among these uniformly without replacement.
+
+    Examples
+    --------
+    >>> len(lee_ball((0, 0), 5)), lee_ball((0, 0), 5)[:3]
+    (13, [(0, 0), (3, 0), (4, 0)])
+    >>> len(lee_ball((0, 0, 0), 3))  # the offsets -2 and 1 meet on a ring of 3
+    19
+    """
+    k = check_int("k", k, minimum=2)
+    centre = tuple(check_int(f"centre[{i}]", v, minimum=0, maximum=k - 1)
+                   for i, v in enumerate(check_sequence("centre", centre, min_length=1)))  # fmt: skip
+    n = len(centre)
+    offsets = [()]
+    offsets += [((d, step),) for d in range(n) for step in (-2, -1, 1, 2)]
+    offsets += [((d, a), (e, b)) for d in range(n) for e in range(d + 1, n) for a in (-1, 1) for b in (-1, 1)]
+    ball: dict[tuple[int, ...], None] = {}
+    for moves in offsets:
+        vertex = list(centre)
+        for d, step in moves:
+            vertex[d] = (vertex[d] + step) % k
+        ball.setdefault(tuple(vertex), None)
+    return list(ball)
+
+
+def definition_torus_properties(n: int, k: int) -> dict[str, int | bool]:
+    """Order, degree, diameter and links of the ``(n, k)``-torus measured on the graph built from its definition
+    (Bossard & Kaneko, Definition 1: a vertex's neighbours differ by +-1 mod ``k`` in one coordinate), not from
+    :class:`Torus`: an independent check of Table 1's formulas ``k^n``, ``2n``, ``n floor(k/2)``, ``n k^n``.
+
+    The diameter is the BFS eccentricity of vertex 0 (the torus is vertex-transitive); ``regular`` tells whether
+    every vertex has the same degree.
+
+    Examples
+    --------
+    >>> definition_torus_properties(2, 5)
+    {'order': 25, 'degree': 4, 'diameter': 4, 'links': 50, 'regular': True}
+    """
+    n = check_int("n", n, minimum=1, maximum=16)
+    k = check_int("k", k, minimum=3)
+    if k**n > 2**16:
+        raise ValueError(f"k = {k} with n = {n} gives k**n = {k**n} vertices, above the 65,536 measured here")
+    strides = [k**d for d in range(n)]
+
+    def neighbours(v: int) -> set[int]:
+        out = set()
+        for s in strides:
+            x = (v // s) % k
+            out.update((v + (((x + 1) % k) - x) * s, v + (((x - 1) % k) - x) * s))
+        return out
+
+    order = k**n
+    degrees = [len(neighbours(v)) for v in range(order)]
+    distance, frontier = {0: 0}, [0]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in neighbours(v):
+                if w not in distance:
+                    distance[w] = distance[v] + 1
+                    nxt.append(w)
+        frontier = nxt
+    degree = max(degrees)
+    return {"order": order, "degree": degree, "diameter": max(distance.values()), "links": sum(degrees) // 2,
+            "regular": min(degrees) == degree}
