@@ -512,8 +512,8 @@ def test_paper_results_are_distinct_and_spelled_as_the_paper():
 
 @pytest.mark.parametrize("topology", [Torus(2, 2), Torus(4, 2), Torus(2, 5), Torus(3, 4), Torus(2, (3, 6))], ids=repr)
 def test_double_ecube_written_out_equals_the_ecube_kernel_on_every_pair(topology):
+    from torus_lab.routing.direction_first import double_ecube_route
     from torus_lab.routing.ecube import ecube_routing
-    from torus_lab.studies.direction_first import double_ecube_route
 
     ecube = ecube_routing(topology)
     for src in topology.nodes():
@@ -528,7 +528,8 @@ def test_double_ecube_written_out_equals_the_ecube_kernel_on_every_pair(topology
 
 
 def test_double_ecube_hop_reading_interleaves_dimensions_on_a_torus():
-    from torus_lab.studies.direction_first import double_ecube_route, ecube_lemma_rows
+    from torus_lab.routing.direction_first import double_ecube_route
+    from torus_lab.studies.direction_first import ecube_lemma_rows
 
     assert double_ecube_route(Torus(2, 5), (0, 0), (2, 2), reading="hop") == [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)]
     row = ecube_lemma_rows(2, 5)

@@ -435,3 +435,16 @@ def test_definition_torus_properties_measure_the_graph_not_the_formula():
     with pytest.raises(ValueError, match="65,536"):
         definition_torus_properties(4, 17)
 
+
+def test_connected_link_faults_leave_every_node_reachable():
+    from torus_lab.topology import connected_link_faults
+
+    rng = np.random.default_rng(3)
+    for count in (1, 3, 6):
+        faults = connected_link_faults(Torus(2, 4), count, rng)
+        assert len(faults.links) == 2 * count  # both directions of each faulty link
+        assert (bfs_distances(Torus(2, 4), (0, 0), faults) >= 0).all()
+    assert connected_link_faults(Torus(2, 4), 0, rng) == Faults()
+    with pytest.raises(ValueError, match="no connected fault set"):
+        connected_link_faults(Torus(1, 4), 2, rng, tries=3)  # two faulty links always cut a ring
+

@@ -47,6 +47,7 @@ __all__ = [
     "TIE_RULES",
     "random_node_faults",
     "random_link_faults",
+    "connected_link_faults",
     "is_walk",
     "is_simple",
     "path_length",
@@ -855,6 +856,32 @@ def random_link_faults(
     chosen = _as_generator(seed).choice(len(offsets) - 1, size=how_many, replace=False)
     chosen = np.asarray(chosen, dtype=np.int64)
     return Faults(links=frozenset(channels[_ranges(offsets[chosen], offsets[chosen + 1] - offsets[chosen])].tolist()))
+
+
+def connected_link_faults(topology: Torus, count: int, rng: np.random.Generator, tries: int = 1000) -> Faults:
+    """``count`` uniformly random faulty links that leave the network connected (rejection sampling).
+
+    Demaine & Srinivas' fault experiments (IJHSC 1996, Section 6, Fig. 4) draw only connected fault sets; draws
+    come from ``rng`` (:func:`random_link_faults` with it as the seed) until one leaves every node reachable from
+    node 0, at most ``tries`` times.
+
+    Examples
+    --------
+    >>> f = connected_link_faults(Torus(3, 2), 2, np.random.default_rng(0))
+    >>> len(f.links)
+    4
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    check_int("count", count, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_int("tries", tries, minimum=1)
+    if count == 0:
+        return Faults()
+    for _ in range(tries):
+        faults = random_link_faults(topology, count=count, seed=rng)
+        if (bfs_distances(topology, topology.coords(0), faults) >= 0).all():
+            return faults
+    raise ValueError(f"no connected fault set with {count} links found in {tries} tries on {topology!r}")
 
 
 def _ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
