@@ -11,19 +11,25 @@ from hypothesis import strategies as st
 from torus_lab.deadlock import (
     cdg_verdict,
     channel_dependency_graph,
+    channel_vc_listing,
     channel_vc_usage,
+    cycle_dimensions,
     default_dateline,
     describe_cycle,
     duato_check,
     explore_states,
     extended_cdg,
+    find_acyclic,
     find_dependency_cycle,
     find_witness_cycle,
+    forced_cycle_messages,
+    merged_cdg_acyclic,
     ring_dateline_classes,
     ring_minimal_routes,
     ring_second_vc_channels,
     ring_vc_usage,
     route_length_table,
+    set_partitions,
     state_graph,
     vcs_per_channel,
 )
@@ -31,7 +37,6 @@ from torus_lab.routing.direction_first import direction_first_routing
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.routing.explore import node_ok
 from torus_lab.routing.turn_model import duato_routing, pfnf_routing, turn_model_routing
-from torus_lab.studies.virtual_mesh import forced_cycle_messages
 from torus_lab.topology import Faults, Mesh, Torus, random_link_faults
 
 
@@ -465,3 +470,52 @@ def test_explored_states_and_transitions_equal_a_plain_breadth_first_search(spec
         assert g.state_vc.tolist() == [k[1] if k[0] >= 0 else -1 for k in keys]
         assert g.state_header.tolist() == [list(k[2]) for k in keys]
         assert g.transitions.tolist() == [list(r) for r in rows] and g.stuck == stuck
+
+
+# ====================================================================== VC budgets and witness cycles
+def test_set_partitions_are_distinct_restricted_growth_strings():
+    for size in range(1, 7):
+        parts = set_partitions(size)
+        assert len(set(parts)) == len(parts) == [1, 1, 2, 5, 15, 52, 203][size]
+        for p in parts:
+            assert p[0] == 0 and all(b <= max(p[:i]) + 1 for i, b in enumerate(p) if i)
+
+
+def test_merged_cdg_acyclic_agrees_with_networkx_on_random_graphs():
+    import networkx as nx
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        channels, classes = int(rng.integers(1, 6)), int(rng.integers(1, 4))
+        edges = np.column_stack([rng.integers(0, channels, 6), rng.integers(0, classes, 6),
+                                 rng.integers(0, channels, 6), rng.integers(0, classes, 6)])
+        assignment = [int(a) for a in rng.integers(0, classes, classes)]
+        g = nx.DiGraph()
+        g.add_edges_from(((a, assignment[b]), (c, assignment[d])) for a, b, c, d in edges)
+        assert merged_cdg_acyclic(edges, channels, assignment) == nx.is_directed_acyclic_graph(g)
+    with pytest.raises(ValueError, match="edges"):
+        merged_cdg_acyclic(np.zeros((2, 3), dtype=int), 3, [0])
+    with pytest.raises(ValueError, match="class"):
+        merged_cdg_acyclic(np.array([[0, 2, 1, 0]]), 3, [0, 1])
+
+
+def test_cycle_dimensions_of_a_ring_and_of_a_turn_cycle():
+    torus = Torus(2, 4)
+    assert cycle_dimensions(torus, " ".join(f"{c}:0" for c in range(4))) == sorted(
+        {torus.channel(c)[1] for c in range(4)})
+    assert cycle_dimensions(torus, float("nan")) == [] and cycle_dimensions(torus, "") == []
+    with pytest.raises(ValueError, match="cycle_channels"):
+        cycle_dimensions(torus, "999:0")
+    with pytest.raises(TypeError, match="cycle_channels"):
+        cycle_dimensions(torus, 3)
+
+
+def test_find_acyclic_and_the_channel_vc_listing_of_a_dateline_ring():
+    rf = ecube_routing(Torus(1, 4), datelines=True, vcs=2)
+    assert find_acyclic(channel_dependency_graph(rf)) and not find_acyclic(nx.DiGraph([(1, 2), (2, 1)]))
+    listing = channel_vc_listing(rf, ["before", "after"])
+    plus = listing[listing.sign == 1].set_index("position")
+    assert plus.loc[3, "vcs"] == "after" and plus.loc[0, "vcs"] == "before after"  # the dateline: node k - 1
+    with pytest.raises(ValueError, match="vc_names"):
+        channel_vc_listing(rf, ["only one"])
+

@@ -487,20 +487,6 @@ def test_experiment_yaml_records_and_notebook_cell():
     assert not any(word in line for line in code for word in ("def ", "for ", "while ", "seed +", "SeedSequence"))
 
 
-@pytest.mark.parametrize(
-    ("nodes", "values", "message"),
-    [([1, 1, 1], [1.0, 2.0, 3.0], "nodes: need two different network sizes"),
-     ([16, 32, math.inf], [1.0, 2.0, 3.0], "nodes must be finite and positive"),
-     ([16, 32, 64], [1.0, math.nan, 3.0], "values must be finite")],
-)  # fmt: skip
-def test_log_fit_refuses_one_size_and_non_finite_values_naming_them(nodes, values, message):
-    # the fit functions' fuzz findings: nodes=[1, 1, 1] ended in numpy's "SVD did not converge"
-    from torus_lab.studies.direction_first import log_fit
-
-    with pytest.raises(ValueError, match=message):
-        log_fit(nodes, values)
-
-
 # ---------------------------------------------------------------------- coverage of the paper's results
 def test_claims_cover_every_numbered_result_of_the_paper(tiny_results):
     from torus_lab.claims import location_items, uncovered_results
@@ -526,8 +512,8 @@ def test_paper_results_are_distinct_and_spelled_as_the_paper():
 
 @pytest.mark.parametrize("topology", [Torus(2, 2), Torus(4, 2), Torus(2, 5), Torus(3, 4), Torus(2, (3, 6))], ids=repr)
 def test_double_ecube_written_out_equals_the_ecube_kernel_on_every_pair(topology):
+    from torus_lab.routing.direction_first import double_ecube_route
     from torus_lab.routing.ecube import ecube_routing
-    from torus_lab.studies.direction_first import double_ecube_route
 
     ecube = ecube_routing(topology)
     for src in topology.nodes():
@@ -542,7 +528,8 @@ def test_double_ecube_written_out_equals_the_ecube_kernel_on_every_pair(topology
 
 
 def test_double_ecube_hop_reading_interleaves_dimensions_on_a_torus():
-    from torus_lab.studies.direction_first import double_ecube_route, ecube_lemma_rows
+    from torus_lab.routing.direction_first import double_ecube_route
+    from torus_lab.studies.direction_first import ecube_lemma_rows
 
     assert double_ecube_route(Torus(2, 5), (0, 0), (2, 2), reading="hop") == [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)]
     row = ecube_lemma_rows(2, 5)

@@ -9,14 +9,11 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from pandas.testing import assert_frame_equal
 
 from torus_lab.claims import CLAIM_COLUMNS, check_claims_table, location_items, uncovered_results
-from torus_lab.routing.square import ALGORITHMS, Square, adaptive_square_routing, chain_routing, evaluate_batch, oracle
+from torus_lab.routing.square import ALGORITHMS, PAPER_ALGORITHMS, evaluate_batch
 from torus_lab.studies import fault_tolerant as ft
-from torus_lab.topology import Torus
 
 NAN = float("nan")
 CLAIM_IDS = ["heuristic_90pct", "sq_vs_chain_32_3", "sq_vs_chain_128_6", "heur_vs_sq_32_3", "heur_vs_sq_128_6",
@@ -120,14 +117,12 @@ def test_claims_frame_ratio_tolerance_is_on_the_improvement():
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-def test_walk_segments_and_square_cover():
+def test_walk_segments():
     from torus_lab.plots.fault_tolerant import walk_segments
 
     assert walk_segments([(3, 3)]) == []
     assert walk_segments([(0, 5), (0, 4), (0, 3)]) == [((0, 5), (0, 4)), ((0, 4), (0, 3))]
     assert walk_segments([(2, 0), (2, 15)]) == [((2, 0), (2, -0.5)), ((2, 15), (2, 15.5))]
-    cover = ft.square_cover([Square(1, (14, 14), (0, 0), (1, 1), 3)], 16)  # wraps around both dimensions
-    assert cover.sum() == 9 and cover[15, 15] == 1 and cover[0, 0] == 1 and cover[14, 0] == 1
 
 
 def test_trial_seeds_validate():
@@ -278,66 +273,6 @@ def test_claims_cover_every_numbered_result(tiny_results):
 
 
 # ---------------------------------------------------------------------------------------------- Theorem 1
-def _grid(radix, faulty):
-    grid = np.zeros((radix, radix), dtype=bool)
-    for x0, x1 in faulty:
-        grid[x0, x1] = True
-    return grid
-
-
-def test_locally_safe_conditions():
-    assert ft.locally_safe(_grid(6, []), 2)
-    # condition 2: m consecutive faults in a row (wrapping around) break it, m - 1 do not
-    assert not ft.locally_safe(_grid(6, [(5, 1), (0, 1), (1, 1)]), 3)
-    assert ft.locally_safe(_grid(6, [(5, 1), (0, 1)]), 3)
-    # condition 1: a diagonal pair cuts a 2 x 2 square in two (no line of two faults)
-    assert not ft.locally_safe(_grid(6, [(0, 0), (1, 1)]), 2)
-    assert not ft.locally_safe(_grid(6, [(0, 0), (1, 1)]), 3)  # and (1, 0) is a cut-off corner of a 3 x 3 window
-    assert ft.locally_safe(_grid(6, [(0, 0), (2, 2)]), 3)      # every 3 x 3 window stays connected
-    # a corner of a 3 x 3 window cut off by two faults
-    assert not ft.locally_safe(_grid(8, [(1, 0), (0, 1)]), 3)
-    with pytest.raises(ValueError, match="m"):
-        ft.locally_safe(_grid(6, []), 6)
-    with pytest.raises(ValueError, match="grid"):
-        ft.locally_safe(np.zeros((4, 5), dtype=bool), 2)
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.integers(5, 9), st.integers(2, 4), st.integers(0, 2**32 - 1), st.floats(0.0, 0.5))
-def test_locally_safe_around_agrees_with_the_full_check(radix, m, seed, rate):
-    """Changing one node's state changes only the squares and segments around it."""
-    m = min(m, radix - 1)
-    rng = np.random.default_rng(seed)
-    grid = rng.random((radix, radix)) < rate
-    node = tuple(int(v) for v in rng.integers(0, radix, 2))
-    before = ft.locally_safe(grid, m)
-    grid[node] = not grid[node]
-    if before:
-        assert ft.locally_safe(grid, m, around=node) == ft.locally_safe(grid, m)
-
-
-def test_saturated_safe_faults_are_safe_and_maximal():
-    rng = np.random.default_rng(3)
-    for radix, m in [(6, 2), (8, 3), (9, 5)]:
-        grid = ft.saturated_safe_faults(radix, m, rng)
-        assert ft.locally_safe(grid, m)
-        for x0, x1 in zip(*np.nonzero(~grid), strict=True):  # one more fault anywhere breaks local m-safety
-            grid[x0, x1] = True
-            assert not ft.locally_safe(grid, m), (radix, m, x0, x1)
-            grid[x0, x1] = False
-
-
-def test_torus_connected_agrees_with_bfs():
-    rng = np.random.default_rng(5)
-    torus = Torus(2, 7)
-    for _ in range(30):
-        grid = rng.random((7, 7)) < 0.35
-        up = [tuple(int(v) for v in node) for node in zip(*np.nonzero(~grid), strict=True)]
-        faults = {tuple(int(v) for v in node) for node in zip(*np.nonzero(grid), strict=True)}
-        expected = all(oracle(torus, faults, up[0], node).connected for node in up[1:])
-        assert ft.torus_connected(grid) == expected
-
-
 def test_local_safety_item_routes_every_pair():
     row = ft.local_safety_item(8, 3, 3, 10, np.random.default_rng(9))
     assert row["locally_safe"] == row["connected"] == 3
@@ -347,43 +282,17 @@ def test_local_safety_item_routes_every_pair():
 
 
 # ---------------------------------------------------------------------------------------------- Theorems 2-4
-def test_walk_is_fault_free():
-    grid = _grid(5, [(2, 2)])
-    assert ft.walk_is_fault_free([(0, 0)], grid, (0, 0), (0, 0))
-    assert ft.walk_is_fault_free([(0, 0), (4, 0), (4, 4)], grid, (0, 0), (4, 4))  # both wraparound hops
-    assert not ft.walk_is_fault_free([(0, 0), (4, 0)], grid, (0, 0), (4, 4))       # wrong end
-    assert not ft.walk_is_fault_free([(1, 1), (1, 2)], grid, (0, 0))               # wrong start
-    assert not ft.walk_is_fault_free([(2, 1), (2, 2)], grid, (2, 1))               # a faulty node
-    assert not ft.walk_is_fault_free([(0, 0), (1, 1)], grid, (0, 0))              # not a hop
-    assert not ft.walk_is_fault_free([(0, 0), (0, 0)], grid, (0, 0))              # standing still
-    with pytest.raises(TypeError, match="source"):
-        ft.walk_is_fault_free([(0, 0)], grid, 3)
-
-
-def test_chain_bound_needs_the_row_behind():
-    """Chain's first leg may end one row behind s_1: the second leg then needs ceil((d_1 + 1) / (m - 1))."""
-    torus = Torus(2, 16)
-    faults = {(1, 0), (1, 1)}  # the first square's exit column is open only in the row behind (x1 = 15)
-    result = chain_routing(torus, faults, (0, 0), (2, 4), 3)
-    assert result.success and result.path[2] == (1, 15)
-    assert result.local_routings == 4 > 1 + 2  # ceil(2 / 2) + ceil(4 / 2) would be too small
-    assert result.local_routings <= ft.local_routing_bound("chain", 16, 3, (0, 0), (2, 4)) == 4
-
-
 def test_adaptive_worst_step_gains_one():
     for radix, m in [(8, 4), (16, 6), (20, 10)]:
         row = ft.adaptive_worst_step(radix, m)
         assert row["first_step_progress"] == 1 < row["paper_worst_case"] == m - 2 and row["success"]
-    result = adaptive_square_routing(Torus(2, 16), {(5, 1), (5, 0), (5, 15), (5, 14), (5, 13)}, (0, 0), (6, 0), 6)
-    assert ft.square_starts(result, 16)[:2] == [(0, 0), (5, 12)]
-    assert ft.step_progress(result, 16, (6, 0))[0] == 1
     with pytest.raises(ValueError, match="m"):
         ft.adaptive_worst_step(10, 6)  # needs N >= 2m
 
 
 def test_termination_item_checks_every_trial():
     rows = ft.termination_item(16, 3, 0.25, 30, np.random.default_rng(4))
-    assert [r["algorithm"] for r in rows] == list(ft.PAPER_ALGORITHMS)
+    assert [r["algorithm"] for r in rows] == list(PAPER_ALGORITHMS)
     for row in rows:
         assert row["valid_outputs"] == row["within_bound"] == row["checked"] == 30, row
         assert 0 <= row["successes"] <= 30 and row["max_local_routings"] >= 1

@@ -164,7 +164,7 @@ def _frame(**columns: list) -> Lazy:
 
 
 def _square_result():
-    """An Adaptive-Square routing result (the argument of the fault_tolerant step helpers)."""
+    """An Adaptive-Square routing result (the argument of the square family's step helpers)."""
     from torus_lab.routing.square import adaptive_square_routing
     from torus_lab.topology import Torus
 
@@ -190,9 +190,13 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.topology.Mesh": dict(dims=2, radix=4),
     "torus_lab.topology.random_node_faults": dict(topology=T24, rate=0.25, seed=1),
     "torus_lab.topology.random_link_faults": dict(topology=T24, count=2, seed=7),
+    "torus_lab.topology.connected_link_faults": dict(topology=T24, count=2, rng=RNG),
     "torus_lab.topology.is_walk": dict(topology=T24, path=[(0, 0), (3, 0), (3, 1)]),
     "torus_lab.topology.avoids_faults": dict(topology=T24, path=[(0, 0), (1, 0)], faults=FAULTS),
     "torus_lab.topology.bfs_distances": dict(topology=T24, source=(0, 0)),
+    "torus_lab.topology.minimal_path_count": dict(topology=T24, a=(0, 0), b=(2, 1)),
+    "torus_lab.topology.lee_ball": dict(centre=(0, 0), k=5),
+    "torus_lab.topology.definition_torus_properties": dict(n=2, k=5),
     # loads
     "torus_lab.loads.linear_placement": dict(torus=T24),
     "torus_lab.loads.multiple_linear_placement": dict(torus=_torus(2, 6), t=3),
@@ -227,12 +231,16 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.deadlock.ring_minimal_routes": dict(k=4),
     "torus_lab.deadlock.ring_vc_usage": dict(k=5, sign=1),
     "torus_lab.deadlock.ring_second_vc_channels": dict(k=5, sign=1),
+    "torus_lab.deadlock.forced_cycle_messages": dict(rf=_routing("ecube", 1, 4),
+                                                     cycle=[(1, 0), (3, 0), (5, 0), (7, 0)]),
+    "torus_lab.deadlock.channel_vc_listing": dict(rf=ROUTING),
     # routing
     "torus_lab.routing.ecube.ecube_routing": dict(topology=T24),
     "torus_lab.routing.ecube.minimal_sign": dict(c=0, e=2, k=4, wraparound=1, bidirectional=1, tie=1),
     "torus_lab.routing.direction_first.direction_first_routing": dict(topology=T24),
     "torus_lab.routing.direction_first.west_first_routing": dict(topology=T24),
     "torus_lab.routing.direction_first.header_size_bits": dict(k=4, n=2),
+    "torus_lab.routing.direction_first.double_ecube_route": dict(topology=T24, src=(0, 0), dst=(2, 1)),
     "torus_lab.routing.turn_model.turn_model_routing": dict(topology=T24),
     "torus_lab.routing.turn_model.pfnf_routing": dict(topology=T24),
     "torus_lab.routing.turn_model.duato_routing": dict(topology=T24),
@@ -264,6 +272,17 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.routing.square.oracle": dict(torus=_torus(2, 5), faults=set(), source=(0, 0), target=(2, 2)),
     "torus_lab.routing.square.evaluate_batch": dict(k=8, m=3, fault_count=4, seeds=np.arange(2, dtype=np.uint64)),
     "torus_lab.routing.square.draw_trial": dict(k=16, fault_count=64, seed=12345),
+    "torus_lab.routing.square.locally_safe": dict(grid=np.zeros((5, 5), dtype=bool), m=2),
+    "torus_lab.routing.square.saturated_safe_faults": dict(radix=5, m=2, rng=RNG),
+    "torus_lab.routing.square.torus_connected": dict(grid=np.zeros((4, 4), dtype=bool)),
+    "torus_lab.routing.square.walk_is_fault_free": dict(walk=[(0, 0), (1, 0)], source=(0, 0),
+                                                        grid=np.zeros((4, 4), dtype=bool)),
+    "torus_lab.routing.square.local_routing_bound": dict(algorithm="chain", radix=8, m=3, source=(0, 0),
+                                                         target=(2, 1)),
+    "torus_lab.routing.square.square_starts": dict(result=Lazy(lambda: _square_result()), radix=8),
+    "torus_lab.routing.square.step_progress": dict(result=Lazy(lambda: _square_result()), radix=8,
+                                                   target=(4, 1)),
+    "torus_lab.routing.square.square_cover": dict(squares=Lazy(lambda: list(_square_result().squares)), radix=8),
     "torus_lab.routing.interface.build_tables": dict(topology=T24, faults=None, iparams=[0]),
     # sim
     "torus_lab.sim.engine.simulate": dict(routing=ROUTING, config=_sim_config()),
@@ -271,7 +290,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.sim.engine.load_sweep": dict(routing=ROUTING, config=_sim_config(), loads=[0.1]),
     "torus_lab.sim.engine.find_saturation": dict(routing=ROUTING, config=_sim_config(), tolerance=1.0),
     "torus_lab.sim.traffic.destination_map": dict(topology=T24, traffic="uniform"),
-    "torus_lab.sim.stats.summarize": dict(frame=_frame(a=[1, 1], x=[1.0, 2.0]), by=["a"], columns=["x"]),
+    "torus_lab.stats.summarize": dict(frame=_frame(a=[1, 1], x=[1.0, 2.0]), by=["a"], columns=["x"]),
     # plotting
     "torus_lab.plotting.save_figure": dict(fig=Lazy(lambda: _figure_ax().build().figure), figures_dir="figs",
                                            name="f"),
@@ -295,33 +314,16 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.sweep.item_seed": dict(seed=0, item={"x": 1}),
     # study helpers: verdicts, fits and small builders
     "torus_lab.studies.direction_first.routing_applies": dict(spec="west-first", dims=2),
-    "torus_lab.studies.direction_first.log_fit": dict(nodes=[16, 64, 256], values=[1.0, 2.0, 3.5]),
-    "torus_lab.studies.disjoint_paths.power_law_fit": dict(x=[1, 2, 4], y=[3, 12, 48]),
     "torus_lab.studies.disjoint_paths.random_instance": dict(n=2, k=5, c=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.solve_random_instance": dict(n=2, k=5, c=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.solve_fixed_instance": dict(instance="table2", lemma2="first"),
     "torus_lab.studies.disjoint_paths.table1_torus": dict(shapes=[(2, 5)]),
-    "torus_lab.studies.disjoint_paths.difficulty_by_c": dict(n=2, c=1, count=2, rng=RNG),
     "torus_lab.studies.disjoint_paths.optimum_items": dict(params={"optimum_ns": [2], "optimum_instances": [1],
                                                                    "optimum_kinds": ["ball"],
                                                                    "optimum_node_limit": 10}),
-    "torus_lab.studies.fault_tolerant.wilson_interval": dict(successes=90, trials=100),
     "torus_lab.studies.fault_tolerant.fault_count": dict(radix=16, fault_rate=0.05),
     "torus_lab.studies.fault_tolerant.trial_seeds": dict(rng=RNG, trials=3),
     "torus_lab.studies.fault_tolerant.example_routes": dict(radix=8, m=3, fault_count=4, trial_seed=1),
-    "torus_lab.studies.fault_tolerant.locally_safe": dict(grid=np.zeros((5, 5), dtype=bool), m=2),
-    "torus_lab.studies.fault_tolerant.saturated_safe_faults": dict(radix=5, m=2, rng=RNG),
-    "torus_lab.studies.fault_tolerant.torus_connected": dict(grid=np.zeros((4, 4), dtype=bool)),
-    "torus_lab.studies.fault_tolerant.walk_is_fault_free": dict(walk=[(0, 0), (1, 0)], source=(0, 0),
-                                                                grid=np.zeros((4, 4), dtype=bool)),
-    "torus_lab.studies.fault_tolerant.local_routing_bound": dict(algorithm="chain", radix=8, m=3, source=(0, 0),
-                                                                 target=(2, 1)),
-    "torus_lab.studies.fault_tolerant.square_starts": dict(result=Lazy(lambda: _square_result()), radix=8),
-    "torus_lab.studies.fault_tolerant.step_progress": dict(result=Lazy(lambda: _square_result()), radix=8,
-                                                           target=(4, 1)),
-    "torus_lab.studies.fault_tolerant.adaptive_worst_step": dict(radix=8, m=3),
-    "torus_lab.studies.fault_tolerant.termination_item": dict(radix=8, m=3, fault_rate=0.1, trials=2, rng=RNG),
-    "torus_lab.studies.fault_tolerant.local_safety_item": dict(radix=5, m=2, instances=1, pairs=1, rng=RNG),
     "torus_lab.studies.fault_tolerant.theorem_checks": dict(
         termination_points=[(8, 3)], fault_rates=[0.1], trials=1, safety_points=[(5, 2)], instances=1, pairs=1, seed=1,
         backend="serial"),
@@ -336,20 +338,13 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     # all-shortest-paths loads of 65,536 nodes take minutes: real work, which the timeout cannot tell from a hang.
     "torus_lab.studies.loads.evaluate_point": dict(d=2, k=3, t=1, placement="linear"),
     "torus_lab.studies.virtual_mesh.make_topology": dict(kind="unidirectional", k=4),
-    "torus_lab.studies.virtual_mesh.minimal_path_count": dict(topology=T24, a=(0, 0), b=(2, 1)),
     "torus_lab.studies.virtual_mesh.catalog_routing": dict(topology=T24, label="dor+dateline"),
-    "torus_lab.studies.virtual_mesh.forced_cycle_messages": dict(rf=_routing("ecube", 1, 4),
-                                                                 cycle=[(1, 0), (3, 0), (5, 0), (7, 0)]),
-    "torus_lab.studies.virtual_mesh.channel_vc_listing": dict(rf=ROUTING),
     # the study's tables compile every routing kernel of the study on first use: the untimed baseline does it
     # (ks = (3, 3) timed out on a first call under load, then passed: JIT compilation, not a hang)
     "torus_lab.studies.virtual_mesh.cdg_table": dict(ks=[3], backend="serial"),
     "torus_lab.studies.virtual_mesh.vc_count_table": dict(ks=[3], backend="serial"),
     "torus_lab.studies.virtual_mesh.second_vc_table": dict(ks=[3], backend="serial"),
     "torus_lab.studies.virtual_mesh.adaptivity_summary": dict(ks=[3], backend="serial"),
-    "torus_lab.studies.virtual_mesh.dateline_rules_table": dict(ks=[3], backend="serial"),
-    "torus_lab.studies.virtual_mesh.channel_vcs_table": dict(k=3),
-    "torus_lab.studies.virtual_mesh.drawn_routings": dict(k=3),
     "torus_lab.studies.bring_your_own_routing.cdg_check": dict(routing="ecube", radix=4, escape_vcs=[0]),
     "torus_lab.studies.booksim_validation.read_reference": dict(folder=Lazy(
         lambda: str(__import__("torus_lab.experiment").experiment.project_root() / "reference" / "booksim2"))),
@@ -376,7 +371,11 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.booksim_validation.run": dict(params=_BV_PARAMS, root=Lazy(
         lambda: __import__("torus_lab.experiment").experiment.project_root())),
     # sim and plotting helpers
-    "torus_lab.sim.stats.confidence_interval": dict(values=[10.0, 12.0, 11.0, 13.0]),
+    "torus_lab.stats.confidence_interval": dict(values=[10.0, 12.0, 11.0, 13.0]),
+    "torus_lab.stats.wilson_interval": dict(successes=90, trials=100),
+    "torus_lab.stats.paired_ratio_interval": dict(x=[1, 1, 0, 1], y=[1, 0, 0, 1]),
+    "torus_lab.stats.power_law_fit": dict(x=[1, 2, 4], y=[3, 12, 48]),
+    "torus_lab.stats.log_fit": dict(nodes=[16, 64, 256], values=[1.0, 2.0, 3.5]),
     "torus_lab.plotting.new_figure": dict(nrows=1, ncols=2),
     "torus_lab.routing.explore.check_routing_function": dict(rf=ROUTING),
     "torus_lab.topology.Faults": dict(nodes=frozenset({(1, 1)})),

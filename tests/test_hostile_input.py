@@ -269,63 +269,6 @@ def test_run_point_refuses(args, error, message):
         run_point(*args)
 
 
-@pytest.mark.parametrize(
-    ("successes", "trials", "message"),
-    [
-        (0, 0, "trials must be >= 1, got 0"),
-        (5, 3, "successes must be in 0..trials, got successes = 5 with trials = 3"),
-        (-1, 3, "successes must be in 0..trials, got successes = -1"),
-        (np.array([1, 2, 3]), np.array([3, 3, 0]), "trials must be >= 1, got 0"),
-        (np.array([1, 4]), 3, "successes = 4 with trials = 3"),
-        (float("nan"), 3, "successes must be finite"),
-        (1, float("inf"), "trials must be finite"),
-        (np.array([1, 2]), np.array([3, 3, 3]), "compatible shapes"),
-    ],
-)
-def test_wilson_interval_refuses(successes, trials, message):
-    from torus_lab.studies.fault_tolerant import wilson_interval
-
-    with pytest.raises(ValueError, match=message):
-        wilson_interval(successes, trials)
-
-
-def test_wilson_interval_types_and_confidence():
-    from torus_lab.studies.fault_tolerant import wilson_interval
-
-    with pytest.raises(TypeError, match="successes must be a number"):
-        wilson_interval(True, 3)
-    with pytest.raises(TypeError, match="trials must be a number"):
-        wilson_interval(1, "3")
-    for confidence in (0, 1, 1.5):
-        with pytest.raises(ValueError, match="confidence must be in"):
-            wilson_interval(1, 3, confidence)
-
-
-def test_wilson_interval_of_huge_trials_needs_no_overflow():
-    # the fuzz run warned "overflow encountered in multiply" for trials near 1e308 (n * n)
-    import warnings
-
-    from torus_lab.studies.fault_tolerant import wilson_interval
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        low, high = wilson_interval(np.array([5e307]), np.array([1e308]))
-    assert low[0] == pytest.approx(0.5) and high[0] == pytest.approx(0.5) and low[0] <= 0.5 <= high[0]
-
-
-@settings(max_examples=80, deadline=None)
-@given(successes=st.integers(-5, 30), trials=st.integers(-5, 30))
-def test_wilson_interval_in_range_or_refused(successes, trials):
-    from torus_lab.studies.fault_tolerant import wilson_interval
-
-    if trials >= 1 and 0 <= successes <= trials:
-        low, high = wilson_interval(successes, trials)
-        assert -1e-12 <= low <= successes / trials <= high <= 1 + 1e-12  # (high can exceed 1 by an ulp)
-    else:
-        with pytest.raises(ValueError, match="trials|successes"):
-            wilson_interval(successes, trials)
-
-
 def test_disjoint_paths_accept_numpy_integer_arrays_as_pairs():
     """Pairs given as numpy integer arrays (a 3-D array, or arrays per pair) are valid coordinates: the same
     paths as with plain tuples; a float array is refused naming its dtype."""

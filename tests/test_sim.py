@@ -13,14 +13,13 @@ from torus_lab.routing.ecube import ecube_routing
 from torus_lab.sim import (
     SimConfig,
     SimulationDeadlock,
-    confidence_interval,
     find_saturation,
     load_sweep,
     simulate,
-    summarize,
     zero_load_latency,
 )
 from torus_lab.sim.traffic import destination_map
+from torus_lab.stats import summarize
 from torus_lab.topology import Faults, Mesh, Torus, random_link_faults
 
 
@@ -227,14 +226,6 @@ def test_find_saturation_brackets_the_knee():
     above = simulate(routing, SimConfig(offered_load=min(4.0, sat + 0.3), warmup=200, measure=1000), seed=1)
     assert above.accepted_throughput < 0.95 * (sat + 0.3)
     assert probes.sustained.dropna().any()
-
-
-def test_confidence_interval_contains_mean_and_shrinks():
-    rng = np.random.default_rng(0)
-    small = confidence_interval(rng.normal(5, 1, 5))
-    large = confidence_interval(rng.normal(5, 1, 500))
-    assert large[1] < small[1]
-    assert abs(large[0] - 5) < 3 * large[1]
 
 
 @pytest.mark.filterwarnings("ignore::torus_lab.sim.SimulationDeadlock")  # this fault set also deadlocks in drain

@@ -11,14 +11,23 @@ from hypothesis import strategies as st
 
 from torus_lab.routing.square import (
     ALGORITHMS,
+    Square,
     adaptive_square_routing,
     backtracking_square_routing,
     chain_routing,
     draw_trial,
     evaluate_batch,
     heuristic_square_routing,
+    local_routing_bound,
+    locally_safe,
     oracle,
     route,
+    saturated_safe_faults,
+    square_cover,
+    square_starts,
+    step_progress,
+    torus_connected,
+    walk_is_fault_free,
 )
 from torus_lab.topology import Faults, Mesh, Torus, bfs_distances, is_walk
 
@@ -484,18 +493,103 @@ def test_trials_are_uniform_enough():
     assert ends.min() > 0 and ends.sum() == 800
 
 
+# ---------------------------------------------------------------------------------------------- Theorem 1
+def _grid(radix, faulty):
+    grid = np.zeros((radix, radix), dtype=bool)
+    for x0, x1 in faulty:
+        grid[x0, x1] = True
+    return grid
+
+
+def test_locally_safe_conditions():
+    assert locally_safe(_grid(6, []), 2)
+    # condition 2: m consecutive faults in a row (wrapping around) break it, m - 1 do not
+    assert not locally_safe(_grid(6, [(5, 1), (0, 1), (1, 1)]), 3)
+    assert locally_safe(_grid(6, [(5, 1), (0, 1)]), 3)
+    # condition 1: a diagonal pair cuts a 2 x 2 square in two (no line of two faults)
+    assert not locally_safe(_grid(6, [(0, 0), (1, 1)]), 2)
+    assert not locally_safe(_grid(6, [(0, 0), (1, 1)]), 3)  # and (1, 0) is a cut-off corner of a 3 x 3 window
+    assert locally_safe(_grid(6, [(0, 0), (2, 2)]), 3)      # every 3 x 3 window stays connected
+    # a corner of a 3 x 3 window cut off by two faults
+    assert not locally_safe(_grid(8, [(1, 0), (0, 1)]), 3)
+    with pytest.raises(ValueError, match="m"):
+        locally_safe(_grid(6, []), 6)
+    with pytest.raises(ValueError, match="grid"):
+        locally_safe(np.zeros((4, 5), dtype=bool), 2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(5, 9), st.integers(2, 4), st.integers(0, 2**32 - 1), st.floats(0.0, 0.5))
+def test_locally_safe_around_agrees_with_the_full_check(radix, m, seed, rate):
+    """Changing one node's state changes only the squares and segments around it."""
+    m = min(m, radix - 1)
+    rng = np.random.default_rng(seed)
+    grid = rng.random((radix, radix)) < rate
+    node = tuple(int(v) for v in rng.integers(0, radix, 2))
+    before = locally_safe(grid, m)
+    grid[node] = not grid[node]
+    if before:
+        assert locally_safe(grid, m, around=node) == locally_safe(grid, m)
+
+
+def test_saturated_safe_faults_are_safe_and_maximal():
+    rng = np.random.default_rng(3)
+    for radix, m in [(6, 2), (8, 3), (9, 5)]:
+        grid = saturated_safe_faults(radix, m, rng)
+        assert locally_safe(grid, m)
+        for x0, x1 in zip(*np.nonzero(~grid), strict=True):  # one more fault anywhere breaks local m-safety
+            grid[x0, x1] = True
+            assert not locally_safe(grid, m), (radix, m, x0, x1)
+            grid[x0, x1] = False
+
+
+def test_torus_connected_agrees_with_bfs():
+    rng = np.random.default_rng(5)
+    torus = Torus(2, 7)
+    for _ in range(30):
+        grid = rng.random((7, 7)) < 0.35
+        up = [tuple(int(v) for v in node) for node in zip(*np.nonzero(~grid), strict=True)]
+        faults = {tuple(int(v) for v in node) for node in zip(*np.nonzero(grid), strict=True)}
+        expected = all(oracle(torus, faults, up[0], node).connected for node in up[1:])
+        assert torus_connected(grid) == expected
+
+
+def test_walk_is_fault_free():
+    grid = _grid(5, [(2, 2)])
+    assert walk_is_fault_free([(0, 0)], grid, (0, 0), (0, 0))
+    assert walk_is_fault_free([(0, 0), (4, 0), (4, 4)], grid, (0, 0), (4, 4))  # both wraparound hops
+    assert not walk_is_fault_free([(0, 0), (4, 0)], grid, (0, 0), (4, 4))       # wrong end
+    assert not walk_is_fault_free([(1, 1), (1, 2)], grid, (0, 0))               # wrong start
+    assert not walk_is_fault_free([(2, 1), (2, 2)], grid, (2, 1))               # a faulty node
+    assert not walk_is_fault_free([(0, 0), (1, 1)], grid, (0, 0))              # not a hop
+    assert not walk_is_fault_free([(0, 0), (0, 0)], grid, (0, 0))              # standing still
+    with pytest.raises(TypeError, match="source"):
+        walk_is_fault_free([(0, 0)], grid, 3)
+
+
+def test_chain_bound_needs_the_row_behind():
+    """Chain's first leg may end one row behind s_1: the second leg then needs ceil((d_1 + 1) / (m - 1))."""
+    torus = Torus(2, 16)
+    faults = {(1, 0), (1, 1)}  # the first square's exit column is open only in the row behind (x1 = 15)
+    result = chain_routing(torus, faults, (0, 0), (2, 4), 3)
+    assert result.success and result.path[2] == (1, 15)
+    assert result.local_routings == 4 > 1 + 2  # ceil(2 / 2) + ceil(4 / 2) would be too small
+    assert result.local_routings <= local_routing_bound("chain", 16, 3, (0, 0), (2, 4)) == 4
+
+
+def test_square_starts_and_step_progress_of_a_small_step():
+    """The constructed step of the fault-tolerant study (Theorem 3's proof): the exit column faulty but its far row."""
+    result = adaptive_square_routing(Torus(2, 16), {(5, 1), (5, 0), (5, 15), (5, 14), (5, 13)}, (0, 0), (6, 0), 6)
+    assert square_starts(result, 16)[:2] == [(0, 0), (5, 12)]
+    assert step_progress(result, 16, (6, 0))[0] == 1
+
+
+def test_square_cover_wraps_around():
+    cover = square_cover([Square(1, (14, 14), (0, 0), (1, 1), 3)], 16)  # wraps around both dimensions
+    assert cover.sum() == 9 and cover[15, 15] == 1 and cover[0, 0] == 1 and cover[14, 0] == 1
+
+
 # ---------------------------------------------------------------------------------------------- study
-def test_wilson_interval_matches_scipy():
-    from scipy.stats import binomtest
-
-    from torus_lab.studies.fault_tolerant import wilson_interval
-
-    for successes, trials in ((0, 10), (3, 10), (9_000, 10_000), (10_000, 10_000), (57, 80)):
-        expected = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
-        low, high = wilson_interval(successes, trials)
-        assert low == pytest.approx(expected.low, abs=1e-12) and high == pytest.approx(expected.high, abs=1e-12)
-
-
 def test_study_table_invariants_and_determinism():
     from torus_lab.studies.fault_tolerant import TABLE_COLUMNS, run_points
 

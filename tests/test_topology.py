@@ -18,9 +18,11 @@ from torus_lab.topology import (
     are_vertex_disjoint,
     avoids_faults,
     bfs_distances,
+    definition_torus_properties,
     first_shared_vertex,
     is_simple,
     is_walk,
+    lee_ball,
     path_length,
     random_link_faults,
     random_node_faults,
@@ -391,3 +393,58 @@ def test_routing_tables_are_one_struct_a_kernel_reads_and_python_shares():
         Tables(*list(tables)[:-1])
     with pytest.raises(ValueError, match="ch_ok"):
         Tables(**(tables._asdict() | {"ch_ok": np.zeros((2, 2), dtype=np.int64)}))
+
+
+def test_minimal_path_count_by_network_kind():
+    from torus_lab.topology import minimal_path_count
+
+    assert minimal_path_count(Mesh(2, 4), (0, 0), (3, 3)) == 20                          # C(6, 3)
+    assert minimal_path_count(Torus(2, 4), (0, 0), (3, 3)) == 2                          # one hop back each way
+    assert minimal_path_count(Torus(2, 4, bidirectional=False), (0, 0), (3, 3)) == 20    # only the + way
+    assert minimal_path_count(Torus(2, 4), (0, 0), (2, 2), tie="both") == 4 * minimal_path_count(
+        Torus(2, 4), (0, 0), (2, 2), tie="+")                                           # both ways round, twice
+    assert minimal_path_count(Torus(3, 3), (1, 1, 1), (1, 1, 1)) == 1
+    with pytest.raises(ValueError, match="tie"):
+        minimal_path_count(Torus(2, 4), (0, 0), (1, 1), tie="x")
+    with pytest.raises(ValueError, match="b"):
+        minimal_path_count(Torus(2, 4), (0, 0), (5, 1))
+
+
+def _lee_distance(u, v, k):
+    return sum(min((a - b) % k, (b - a) % k) for a, b in zip(u, v, strict=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 4), k=st.integers(2, 7), data=st.data())
+def test_lee_ball_is_every_vertex_within_lee_distance_two(n, k, data):
+    """Brute force over the whole torus: the ball holds exactly the vertices at Lee distance <= 2, once each."""
+    centre = tuple(data.draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
+    ball = lee_ball(centre, k)
+    expected = {v for v in itertools.product(range(k), repeat=n) if _lee_distance(v, centre, k) <= 2}
+    assert ball[0] == centre and len(ball) == len(set(ball)) and set(ball) == expected
+    with pytest.raises(ValueError, match=r"centre\[1\]"):
+        lee_ball((0, 5), 5)
+
+
+def test_definition_torus_properties_measure_the_graph_not_the_formula():
+    rows = [definition_torus_properties(n, k) for n, k in [(1, 5), (2, 6), (3, 5)]]
+    assert [r["diameter"] for r in rows] == [2, 6, 6] and [r["links"] for r in rows] == [5, 72, 375]
+    assert all(r["regular"] and r["degree"] == 2 * n for r, n in zip(rows, (1, 2, 3), strict=True))
+    with pytest.raises(ValueError, match="k"):
+        definition_torus_properties(2, 2)
+    with pytest.raises(ValueError, match="65,536"):
+        definition_torus_properties(4, 17)
+
+
+def test_connected_link_faults_leave_every_node_reachable():
+    from torus_lab.topology import connected_link_faults
+
+    rng = np.random.default_rng(3)
+    for count in (1, 3, 6):
+        faults = connected_link_faults(Torus(2, 4), count, rng)
+        assert len(faults.links) == 2 * count  # both directions of each faulty link
+        assert (bfs_distances(Torus(2, 4), (0, 0), faults) >= 0).all()
+    assert connected_link_faults(Torus(2, 4), 0, rng) == Faults()
+    with pytest.raises(ValueError, match="no connected fault set"):
+        connected_link_faults(Torus(1, 4), 2, rng, tries=3)  # two faulty links always cut a ring
+

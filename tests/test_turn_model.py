@@ -5,23 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from torus_lab.deadlock import cdg_verdict, channel_vc_usage, duato_check, explore_states
+from torus_lab.deadlock import cdg_verdict, channel_vc_usage, duato_check, explore_states, forced_cycle_messages
 from torus_lab.routing import make_routing
+from torus_lab.routing.explore import adaptivity_table
 from torus_lab.routing.turn_model import (
     TURN_MODELS,
     dateline_node,
+    dateline_positions,
     duato_routing,
     pfnf_routing,
     turn_model_routing,
 )
-from torus_lab.studies.virtual_mesh import (
-    adaptivity_table,
-    forced_cycle_messages,
-    minimal_path_count,
-    routing_specs,
-    vc_count_table,
-)
-from torus_lab.topology import Faults, Mesh, Torus, is_walk
+from torus_lab.studies.virtual_mesh import routing_specs, vc_count_table
+from torus_lab.topology import Faults, Mesh, Torus, is_walk, minimal_path_count
 
 E, W, N, S = (0, 1), (0, -1), (1, 1), (1, -1)
 #: Glass & Ni's prohibited turns (docs/conventions.md#turn-model), written independently of the kernel's encoding.
@@ -279,3 +275,17 @@ def test_finding_layer_reading_of_the_virtual_mesh_is_cyclic_too(bidirectional):
         assert not res.acyclic
         assert all(m is not None for m in forced_cycle_messages(rf, res.cycle))
         assert all(vc == rf.num_vcs - 1 for _, vc in res.cycle)      # the cycle lives in the after-dateline layer
+
+
+def test_dateline_positions_of_the_specs():
+    """PFNF's two virtual networks have their datelines k // 2 apart (or ``dateline_offset``); e-cube's are at the
+    wraparound links; a mesh or a routing without datelines has none."""
+    assert dateline_positions("bidirectional", {"name": "pfnf", "scheme": "paper", "layout": "separate"}, 4) == [
+        (0, 1, 3), (0, -1, 0), (1, 1, 1), (1, -1, 2)]
+    assert dateline_positions("unidirectional", {"name": "ecube", "datelines": True, "vcs": 2}, 6) == [(0, 1, 5)]
+    assert dateline_positions("bidirectional", {"name": "turn-model", "algorithm": "west-first"}, 6) == []
+    with pytest.raises(ValueError, match="kind"):
+        dateline_positions("ring", {"name": "pfnf"}, 4)
+    with pytest.raises(ValueError, match="spec"):
+        dateline_positions("mesh", {"scheme": "paper"}, 4)
+

@@ -13,6 +13,7 @@ import yaml
 from torus_lab import runner
 from torus_lab.claims import VERDICTS, check_claims_table, uncovered_results
 from torus_lab.plots import virtual_mesh as vm_plots
+from torus_lab.routing.turn_model import dateline_positions
 from torus_lab.studies import virtual_mesh as vm
 
 NAN = float("nan")
@@ -84,32 +85,6 @@ def test_paper_results_are_unique_and_spelled_as_the_paper_numbers_them():
     assert [int(item.split()[1]) for item in vm.PAPER_RESULTS] == list(range(1, 8))   # Figs. 1-7, paper order
 
 
-def test_set_partitions_are_distinct_restricted_growth_strings():
-    for size in range(1, 7):
-        parts = vm.set_partitions(size)
-        assert len(set(parts)) == len(parts) == [1, 1, 2, 5, 15, 52, 203][size]
-        for p in parts:
-            assert p[0] == 0 and all(b <= max(p[:i]) + 1 for i, b in enumerate(p) if i)
-
-
-def test_merged_cdg_acyclic_agrees_with_networkx_on_random_graphs():
-    import networkx as nx
-
-    rng = np.random.default_rng(7)
-    for _ in range(200):
-        channels, classes = int(rng.integers(1, 6)), int(rng.integers(1, 4))
-        edges = np.column_stack([rng.integers(0, channels, 6), rng.integers(0, classes, 6),
-                                 rng.integers(0, channels, 6), rng.integers(0, classes, 6)])
-        assignment = [int(a) for a in rng.integers(0, classes, classes)]
-        g = nx.DiGraph()
-        g.add_edges_from(((a, assignment[b]), (c, assignment[d])) for a, b, c, d in edges)
-        assert vm.merged_cdg_acyclic(edges, channels, assignment) == nx.is_directed_acyclic_graph(g)
-    with pytest.raises(ValueError, match="edges"):
-        vm.merged_cdg_acyclic(np.zeros((2, 3), dtype=int), 3, [0])
-    with pytest.raises(ValueError, match="class"):
-        vm.merged_cdg_acyclic(np.array([[0, 2, 1, 0]]), 3, [0, 1])
-
-
 def test_vc_budget_the_finest_assignment_is_the_constructions_own_cdg(serial):
     """Merging classes only adds dependencies: the all-distinct assignment has the construction's verdict, and
     a count m with an acyclic assignment implies one at every larger m."""
@@ -126,17 +101,13 @@ def test_vc_budget_the_finest_assignment_is_the_constructions_own_cdg(serial):
     assert (least.loc["pfnf-reconstruction+count"] == 5).all()
 
 
-def test_dateline_premise_and_cycle_dimensions(serial):
+def test_dateline_premise(serial):
     t = vm.dateline_premise_table([3, 4], [1, 3])
     assert t[t.routing == "dor+dateline"].acyclic.all()
     one_vc = t[t.routing == "dor"]
     # a one-VC ring is cyclic unless no route takes two hops in it (bidirectional, k = 3)
     assert (one_vc.acyclic == ((one_vc.kind == "bidirectional") & (one_vc.k == 3))).all()
     assert (one_vc[~one_vc.acyclic].cycle_dims.str.split().str.len() == 1).all()
-    assert vm.cycle_dimensions(vm.Torus(2, 4), " ".join(f"{c}:0" for c in range(4))) == sorted(
-        {vm.Torus(2, 4).channel(c)[1] for c in range(4)})
-    with pytest.raises(ValueError, match="cycle_channels"):
-        vm.cycle_dimensions(vm.Torus(2, 4), "999:0")
 
 
 def test_dateline_offsets_halfway_keeps_the_after_classes_apart(small_tables):
@@ -275,11 +246,11 @@ def test_dateline_positions_are_the_rows_where_the_drawn_routings_switch_vcs():
     listing = vm.channel_vcs_table(k)
     kind, spec, _ = vm.DRAWN_ROUTINGS[0]
     rows = listing[listing.routing == "ecube+dateline"]
-    (vn, sign, node), = vm.dateline_positions(kind, spec, k)
+    (vn, sign, node), = dateline_positions(kind, spec, k)
     leaving = rows[(rows.sign == sign) & (rows.position == node)]
     assert (leaving.vcs == "VC2").all() and len(leaving) == 2 * k
     assert set(rows[rows.vcs == "VC2"].position) == {node}
-    assert vm.dateline_positions("bidirectional", vm.DRAWN_ROUTINGS[2][1], 4) == [
+    assert dateline_positions("bidirectional", vm.DRAWN_ROUTINGS[2][1], 4) == [
         (0, 1, 3), (0, -1, 0), (1, 1, 1), (1, -1, 2)]
 
 

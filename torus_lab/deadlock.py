@@ -60,7 +60,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -68,6 +68,8 @@ import numpy as np
 import pandas as pd
 from numba import types
 from numba.typed import List
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from torus_lab._jit import njit
 from torus_lab._memory import check_memory, network_size
@@ -99,6 +101,12 @@ __all__ = [
     "ring_minimal_routes",
     "ring_vc_usage",
     "ring_second_vc_channels",
+    "forced_cycle_messages",
+    "find_acyclic",
+    "cycle_dimensions",
+    "channel_vc_listing",
+    "set_partitions",
+    "merged_cdg_acyclic",
 ]
 
 #: The CDG constructions of :func:`channel_dependency_graph`.
@@ -930,3 +938,187 @@ def route_length_table(routing: RoutingFunction) -> pd.DataFrame:
         ends = [topo.coords(table[end].to_numpy(dtype=np.int64)) for end in ("src", "dst")]
         table.insert(2, "lee", np.asarray(topo.lee_distance(*ends), dtype=np.int64))
     return table
+
+
+# ====================================================================== witness cycles and VC budgets
+def _check_vertex(name: str, vertex: object) -> tuple[int, int]:
+    """A CDG vertex ``(channel, vc)`` as two ints."""
+    pair = check_sequence(name, vertex)
+    if len(pair) != 2:
+        raise ValueError(f"{name} must be a (channel, vc) pair, got {vertex!r}")
+    return check_int(name, pair[0], minimum=0), check_int(name, pair[1], minimum=0)
+
+
+def forced_cycle_messages(rf: RoutingFunction, cycle: Sequence[tuple[int, int]]) -> list[tuple | None]:
+    """For each dependency ``cycle[i] -> cycle[i+1]``: a message ``(src, dst)`` that can hold ``cycle[i]``
+    and whose *only* permitted output there is ``cycle[i+1]`` (None if no such message exists).
+
+    Used on the witness cycles of the virtual-mesh paper's routings (Upadhyay, Varavithya & Mohapatra, Fig. 2):
+    it tells a reachable deadlock configuration from a merely potential one.
+
+    If no entry is None the cycle is a deadlock configuration the routing can reach (``docs/conventions.md#cdg``: every
+    message waiting in it has no other permitted output), given enough buffer-filling traffic.
+
+    Examples
+    --------
+    >>> from torus_lab.routing import make_routing
+    >>> t = Torus(1, 4)
+    >>> forced_cycle_messages(make_routing("ecube", t), [(1, 0), (3, 0), (5, 0), (7, 0)])  # (0,)->(2,), ...
+    [((0,), (2,)), ((1,), (3,)), ((2,), (0,)), ((3,), (1,))]
+    """
+    check_instance("rf", rf, RoutingFunction)
+    cycle = [_check_vertex(f"cycle[{i}]", v) for i, v in enumerate(check_sequence("cycle", cycle, min_length=1))]
+    V = rf.num_vcs
+    topo = rf.topology
+    want = {(int(a[0]), int(a[1])): (int(b[0]), int(b[1])) for a, b in zip(cycle, list(cycle[1:]) + [cycle[0]],
+                                                                              strict=True)}
+    found: dict[tuple[int, int], tuple] = {}
+    for d in range(topo.num_nodes):
+        if len(found) == len(want):
+            break
+        g = explore_states(rf, d)
+        tr = g.transitions
+        if tr.size == 0:
+            continue
+        order = np.argsort(tr[:, 0], kind="stable")
+        starts = np.searchsorted(tr[order, 0], np.arange(g.num_states + 1))
+        parent = np.full(g.num_states, -1, dtype=np.int64)
+        loops = tr[:, 0] != tr[:, 1]
+        to, first = np.unique(tr[loops, 1], return_index=True)
+        parent[to] = tr[loops, 0][first]          # any predecessor works: every state is reachable
+        vertex = g.state_channel * V + g.state_vc
+        wanted = np.array([c * V + v for c, v in want], dtype=np.int64)
+        for s in np.flatnonzero(np.isin(vertex, wanted) & (g.state_channel >= 0) & (g.state_node != d)):
+            key = (int(g.state_channel[s]), int(g.state_vc[s]))
+            if key in found:
+                continue
+            outs = {(int(tr[order[p], 2]), int(tr[order[p], 3])) for p in range(starts[s], starts[s + 1])}
+            if outs == {want[key]}:
+                q, guard = s, 0
+                while g.state_channel[q] >= 0 and guard <= g.num_states:
+                    q, guard = parent[q], guard + 1
+                found[key] = (topo.coords(int(g.state_node[q])), topo.coords(d))
+    return [found.get((int(a[0]), int(a[1]))) for a in cycle]
+
+
+def find_acyclic(graph) -> bool:
+    """True when ``graph`` (a CDG) has no cycle: Dally & Seitz's condition for deadlock freedom.
+
+    >>> import networkx as nx
+    >>> find_acyclic(nx.DiGraph([(1, 2)])), find_acyclic(nx.DiGraph([(1, 2), (2, 1)]))
+    (True, False)
+    """
+    check_instance("graph", graph, nx.DiGraph, "a networkx.DiGraph")
+
+    return nx.is_directed_acyclic_graph(graph)
+
+
+def cycle_dimensions(topology: Torus, cycle_channels: object) -> list[int]:
+    """The dimensions of the channels of a witness cycle (``cycle_channels``: ``"c:vc c:vc ..."`` as in
+    the studies' CDG tables, :func:`cdg_verdict`'s cycle written ``f"{c}:{v}"``; empty for an acyclic CDG).
+
+    One dimension means a wrap-around cycle of one ring (the virtual-mesh paper's Fig. 2(b)).
+
+    >>> torus = Torus(2, 4)
+    >>> cycle_dimensions(torus, "1:0 5:0"), cycle_dimensions(torus, "1:0 3:1"), cycle_dimensions(torus, "")
+    ([0], [0, 1], [])
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    if not isinstance(cycle_channels, str):
+        if cycle_channels is None or pd.isna(cycle_channels):
+            return []
+        raise TypeError(f"cycle_channels must be a string 'c:vc ...', got {cycle_channels!r}")
+    dims = set()
+    for item in cycle_channels.split():
+        channel, _, vc = item.partition(":")
+        if not channel.isdigit() or not vc.isdigit() or int(channel) >= topology.num_channels:
+            raise ValueError(f"cycle_channels must list 'channel:vc' pairs of {topology!r}, got {item!r}")
+        dims.add(topology.channel(int(channel))[1])
+    return sorted(dims)
+
+
+def channel_vc_listing(rf: RoutingFunction, vc_names: Sequence[str] | None = None) -> pd.DataFrame:
+    """Every physical channel with the VCs some message uses on it (``position`` = source coordinate in ``dim``).
+
+    A table of :func:`channel_vc_usage`: one row per channel (routing, channel, node, dim, sign, position, wrap,
+    vcs, count); ``vc_names`` names the VCs (default ``VC1``, ``VC2``, ...), as in the virtual-mesh paper's
+    Figs. 4-7 (Upadhyay, Varavithya & Mohapatra, Section 3).
+
+    Examples
+    --------
+    >>> from torus_lab.routing import make_routing
+    >>> t = channel_vc_listing(make_routing({"name": "ecube", "datelines": True, "vcs": 2}, Torus(1, 5)))
+    >>> t[t.sign == 1][["node", "vcs"]].values.tolist()
+    [['(0,)', 'VC1 VC2'], ['(1,)', 'VC1'], ['(2,)', 'VC1'], ['(3,)', 'VC1'], ['(4,)', 'VC2']]
+    """
+    check_instance("rf", rf, RoutingFunction)
+    if vc_names is not None:
+        vc_names = [check_str("vc_names", v) for v in check_sequence("vc_names", vc_names)]
+        if len(vc_names) != rf.num_vcs:
+            raise ValueError(f"vc_names must name each of the {rf.num_vcs} VCs of rf, got {len(vc_names)} names")
+    topo = rf.topology
+    used = channel_vc_usage(rf)
+    names = list(vc_names) if vc_names is not None else [f"VC{v + 1}" for v in range(rf.num_vcs)]
+    rows = []
+    for c in range(topo.num_channels):
+        node, dim, sign = topo.channel(c)
+        vcs = [names[v] for v in np.flatnonzero(used[c])]
+        rows.append({"routing": rf.name, "channel": c, "node": str(node), "dim": dim, "sign": sign,
+                     "position": node[dim], "wrap": topo.is_wraparound(c), "vcs": " ".join(vcs), "count": len(vcs)})
+    return pd.DataFrame(rows)
+
+
+def set_partitions(size: int) -> list[tuple[int, ...]]:
+    """Every partition of ``range(size)`` into blocks, as restricted growth strings (item i -> its block, blocks
+    numbered in order of first appearance); there are Bell(size) of them: the ways to merge VC classes onto
+    fewer VCs (:func:`merged_cdg_acyclic`).
+
+    >>> set_partitions(3)
+    [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (0, 1, 2)]
+    >>> [len(set_partitions(s)) for s in range(1, 7)]
+    [1, 2, 5, 15, 52, 203]
+    """
+    size = check_int("size", size, minimum=1, maximum=10)
+    out: list[tuple[int, ...]] = [(0,)]
+    for _ in range(size - 1):
+        out = [p + (b,) for p in out for b in range(max(p) + 2)]
+    return out
+
+
+def merged_cdg_acyclic(edges: np.ndarray, num_channels: int, assignment: Sequence[int]) -> bool:
+    """True when the CDG ``edges`` (rows ``channel, class, channel, class``) stays acyclic after every VC class
+    ``c`` is mapped to the VC ``assignment[c]`` (several classes sharing one VC).
+
+    With :func:`set_partitions` this finds the fewest VCs a class-level construction needs (the virtual-mesh
+    paper's VC budget, Section 3).
+
+    The routing's paths and header states do not depend on the VC a class is given, so the CDG with merged
+    classes is exactly the image of the class-level CDG (a self-loop is a cycle).
+
+    >>> ring = np.array([[0, 0, 1, 0], [1, 0, 2, 1], [2, 1, 0, 1]])   # 0 -> 1 -> 2 -> 0 with a class switch
+    >>> merged_cdg_acyclic(ring, 3, [0, 1]), merged_cdg_acyclic(ring, 3, [0, 0])
+    (True, False)
+    """
+    edges = np.asarray(check_instance("edges", edges, np.ndarray, "an int array of shape (m, 4)"))
+    if edges.ndim != 2 or edges.shape[1] != 4 or (edges.size and not np.issubdtype(edges.dtype, np.integer)):
+        raise ValueError(f"edges must be an int array of shape (m, 4), got shape {edges.shape} {edges.dtype}")
+    num_channels = check_int("num_channels", num_channels, minimum=1)
+    assign = np.asarray([check_int("assignment[i]", a, minimum=0) for a in check_sequence("assignment", assignment,
+                                                                                          min_length=1)])
+    if edges.size and (edges.min() < 0 or edges[:, [1, 3]].max() >= len(assign)
+                       or edges[:, [0, 2]].max() >= num_channels):
+        raise ValueError(f"edges must name classes in 0..{len(assign) - 1} (the assignment's length) and channels "
+                         f"in 0..{num_channels - 1}, got values {edges.min()}..{edges.max()}")
+    if not edges.size:
+        return True
+    vcs = int(assign.max()) + 1
+    src = edges[:, 0] * vcs + assign[edges[:, 1]]
+    dst = edges[:, 2] * vcs + assign[edges[:, 3]]
+    if (src == dst).any():
+        return False
+    vertices, labels = np.unique(np.concatenate([src, dst]), return_inverse=True)
+    size = len(vertices)
+    graph = coo_matrix((np.ones(len(src), dtype=np.int8), (labels[:len(src)], labels[len(src):])),
+                       shape=(size, size)).tocsr()
+    count, _ = connected_components(graph, directed=True, connection="strong")
+    return int(count) == size

@@ -253,7 +253,7 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
     A seaborn ``FacetGrid`` lays out the panels and ``sns.lineplot`` draws the lines (colours from
     :data:`PALETTE` and markers from :data:`MARKERS` by ``hue``, one shared legend outside the panels); the bands
     are ``fill_between(low, high)``, so the interval is the one the study computed (Student t over seeds from
-    :func:`torus_lab.sim.stats.summarize`, Wilson for success rates), never seaborn's bootstrap.  A row whose
+    :func:`torus_lab.stats.summarize`, Wilson for success rates), never seaborn's bootstrap.  A row whose
     ``low``/``high`` is NaN (a single run) gets no band; with ``log_y`` a lower bound at or below zero is drawn
     down to the bottom of the panel (half the smallest positive value plotted), and a grid with no positive
     value keeps linear axes.

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from torus_lab._memory import check_memory, network_size
-from torus_lab._validate import check_instance, check_int, check_sequence, is_int
+from torus_lab._validate import check_instance, check_int, check_sequence, check_str, is_int
 
 __all__ = [
     "MAX_NODES",
@@ -47,6 +47,7 @@ __all__ = [
     "TIE_RULES",
     "random_node_faults",
     "random_link_faults",
+    "connected_link_faults",
     "is_walk",
     "is_simple",
     "path_length",
@@ -54,6 +55,9 @@ __all__ = [
     "are_vertex_disjoint",
     "avoids_faults",
     "bfs_distances",
+    "minimal_path_count",
+    "lee_ball",
+    "definition_torus_properties",
 ]
 
 #: Tie rules of :meth:`Torus.signed_offset` when ``K`` is even and the two ways round are equally long.
@@ -854,6 +858,32 @@ def random_link_faults(
     return Faults(links=frozenset(channels[_ranges(offsets[chosen], offsets[chosen + 1] - offsets[chosen])].tolist()))
 
 
+def connected_link_faults(topology: Torus, count: int, rng: np.random.Generator, tries: int = 1000) -> Faults:
+    """``count`` uniformly random faulty links that leave the network connected (rejection sampling).
+
+    Demaine & Srinivas' fault experiments (IJHSC 1996, Section 6, Fig. 4) draw only connected fault sets; draws
+    come from ``rng`` (:func:`random_link_faults` with it as the seed) until one leaves every node reachable from
+    node 0, at most ``tries`` times.
+
+    Examples
+    --------
+    >>> f = connected_link_faults(Torus(3, 2), 2, np.random.default_rng(0))
+    >>> len(f.links)
+    4
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    check_int("count", count, minimum=0)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    check_int("tries", tries, minimum=1)
+    if count == 0:
+        return Faults()
+    for _ in range(tries):
+        faults = random_link_faults(topology, count=count, seed=rng)
+        if (bfs_distances(topology, topology.coords(0), faults) >= 0).all():
+            return faults
+    raise ValueError(f"no connected fault set with {count} links found in {tries} tries on {topology!r}")
+
+
 def _ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """The concatenated index ranges ``starts[i] .. starts[i] + sizes[i] - 1``.
 
@@ -988,3 +1018,116 @@ def bfs_distances(topology: Torus, source: Iterable[int], faults: Faults | None 
         frontier = np.unique(reached[dist[reached] < 0])
         dist[frontier] = level
     return dist
+
+
+def minimal_path_count(topology: Torus, a, b, *, tie: str = "both") -> int:
+    """Number of minimal paths from ``a`` to ``b`` (``tie="both"``: both ways round count at offset k/2).
+
+    The multinomial of the per-dimension distances, doubled per dimension where both ways round are minimal
+    (``tie="both"``, bidirectional tori of even radix > 2); a fully adaptive routing realizes them all (the
+    virtual-mesh paper's full adaptivity, Upadhyay, Varavithya & Mohapatra, Section 4).
+
+    >>> minimal_path_count(Torus(2, 4), (0, 0), (2, 1)), minimal_path_count(Torus(2, 4), (0, 0), (2, 1), tie="+")
+    (6, 3)
+    >>> minimal_path_count(Mesh(2, 4), (0, 0), (3, 3))
+    20
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    a, b = topology.check_node(a, "a"), topology.check_node(b, "b")
+    check_str("tie", tie, ("+", "-", "both"))
+    return _minimal_path_count(topology, a, b, tie)
+
+
+def _minimal_path_count(topology: Torus, a: tuple[int, ...], b: tuple[int, ...], tie: str) -> int:
+    """:func:`minimal_path_count` on checked arguments (the inner loop of
+    :func:`torus_lab.routing.explore.adaptivity_table`)."""
+    dists, ways = [], 1
+    for dim in range(topology.n):
+        k = topology.radices[dim]
+        if not topology.wraparound:
+            dists.append(abs(b[dim] - a[dim]))
+            continue
+        f = (b[dim] - a[dim]) % k
+        if not topology.bidirectional:
+            dists.append(f)
+            continue
+        dists.append(min(f, k - f))
+        if f and f == k - f and k > 2 and tie == "both":
+            ways *= 2
+    total = math.factorial(sum(dists))
+    for d in dists:
+        total //= math.factorial(d)
+    return total * ways
+
+
+def lee_ball(centre: Sequence[int], k: int) -> list[tuple[int, ...]]:
+    """The distinct vertices within Lee distance 2 of ``centre`` in the ``(n, k)``-torus, the centre first.
+
+    Offsets in order: none, one coordinate by -2, -1, 1, 2 (lowest dimension first), then two coordinates by
+    +-1; a vertex reached twice (small ``k``) is listed once.  The clustered instance families of Bossard &
+    Kaneko's evaluation (``"ball"`` and ``"surrounded"``, :func:`torus_lab.studies.disjoint_paths.run`) draw
+    among these uniformly without replacement.
+
+    Examples
+    --------
+    >>> len(lee_ball((0, 0), 5)), lee_ball((0, 0), 5)[:3]
+    (13, [(0, 0), (3, 0), (4, 0)])
+    >>> len(lee_ball((0, 0, 0), 3))  # the offsets -2 and 1 meet on a ring of 3
+    19
+    """
+    k = check_int("k", k, minimum=2)
+    centre = tuple(check_int(f"centre[{i}]", v, minimum=0, maximum=k - 1)
+                   for i, v in enumerate(check_sequence("centre", centre, min_length=1)))  # fmt: skip
+    n = len(centre)
+    offsets = [()]
+    offsets += [((d, step),) for d in range(n) for step in (-2, -1, 1, 2)]
+    offsets += [((d, a), (e, b)) for d in range(n) for e in range(d + 1, n) for a in (-1, 1) for b in (-1, 1)]
+    ball: dict[tuple[int, ...], None] = {}
+    for moves in offsets:
+        vertex = list(centre)
+        for d, step in moves:
+            vertex[d] = (vertex[d] + step) % k
+        ball.setdefault(tuple(vertex), None)
+    return list(ball)
+
+
+def definition_torus_properties(n: int, k: int) -> dict[str, int | bool]:
+    """Order, degree, diameter and links of the ``(n, k)``-torus measured on the graph built from its definition
+    (Bossard & Kaneko, Definition 1: a vertex's neighbours differ by +-1 mod ``k`` in one coordinate), not from
+    :class:`Torus`: an independent check of Table 1's formulas ``k^n``, ``2n``, ``n floor(k/2)``, ``n k^n``.
+
+    The diameter is the BFS eccentricity of vertex 0 (the torus is vertex-transitive); ``regular`` tells whether
+    every vertex has the same degree.
+
+    Examples
+    --------
+    >>> definition_torus_properties(2, 5)
+    {'order': 25, 'degree': 4, 'diameter': 4, 'links': 50, 'regular': True}
+    """
+    n = check_int("n", n, minimum=1, maximum=16)
+    k = check_int("k", k, minimum=3)
+    if k**n > 2**16:
+        raise ValueError(f"k = {k} with n = {n} gives k**n = {k**n} vertices, above the 65,536 measured here")
+    strides = [k**d for d in range(n)]
+
+    def neighbours(v: int) -> set[int]:
+        out = set()
+        for s in strides:
+            x = (v // s) % k
+            out.update((v + (((x + 1) % k) - x) * s, v + (((x - 1) % k) - x) * s))
+        return out
+
+    order = k**n
+    degrees = [len(neighbours(v)) for v in range(order)]
+    distance, frontier = {0: 0}, [0]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in neighbours(v):
+                if w not in distance:
+                    distance[w] = distance[v] + 1
+                    nxt.append(w)
+        frontier = nxt
+    degree = max(degrees)
+    return {"order": order, "degree": degree, "diameter": max(distance.values()), "links": sum(degrees) // 2,
+            "regular": min(degrees) == degree}

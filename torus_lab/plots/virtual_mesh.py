@@ -53,7 +53,7 @@ DATELINE_COLOR = {0: "0.1", 1: "0.55"}
 
 def draw_datelines(ax, topology, positions: Sequence[tuple[int, int, int]], *, margin: float = 0.7) -> list:
     """Draw the datelines ``positions`` (``(vn, sign, node)``, as from
-    :func:`torus_lab.studies.virtual_mesh.dateline_positions`) on a 2D torus: a line through column ``node``
+    :func:`torus_lab.routing.turn_model.dateline_positions`) on a 2D torus: a line through column ``node``
     (the x dateline) and one through row ``node`` (the y dateline), under the channels.  Returns one legend
     handle per dateline."""
     from matplotlib.axes import Axes

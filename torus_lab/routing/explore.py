@@ -36,11 +36,12 @@ import signal
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from numba import types
 
 from torus_lab._cpu_bounded import fork_available, run_cpu_bounded
 from torus_lab._jit import njit
-from torus_lab._validate import check_real, is_int, naming
+from torus_lab._validate import check_instance, check_real, is_int, naming
 from torus_lab.routing.interface import (
     KERNEL_SIG,
     MAX_CANDIDATES,
@@ -49,6 +50,7 @@ from torus_lab.routing.interface import (
     compile_for_kernel,
     kernel_handle,
 )
+from torus_lab.topology import _minimal_path_count  # the checked public form is topology.minimal_path_count
 
 __all__ = [
     "StateGraph",
@@ -62,6 +64,7 @@ __all__ = [
     "node_ok",
     "VALIDATION_CPU_LIMIT",
     "MAX_CPU_LIMIT",
+    "adaptivity_table",
 ]
 
 #: How :func:`validate_routing` chooses destinations.
@@ -664,3 +667,87 @@ def _unfinished_message(rf: RoutingFunction, words: np.ndarray, out_of_cpu: bool
         return f"{name}: its kernel did not return within {limit} when called at {state} {which}"
     return (f"{name}: validation did not finish within {limit} {which}; its kernel calls return (the last at "
             f"{state}): a larger limit may let a large state space finish")  # fmt: skip
+
+
+# ====================================================================== adaptivity
+def _path_counter(tr, order, starts, dist, channel_dst, d):
+    """Memoised counter of realizable minimal paths from a set of routing states to destination ``d``."""
+    succ: dict[int, dict[int, list[int]]] = {}
+    # the transitions in ``order`` as Python ints, read once (not one numpy scalar at a time)
+    channels, targets, bounds = tr[order, 2].tolist(), tr[order, 1].tolist(), np.asarray(starts).tolist()
+    heads, hops_left = np.asarray(channel_dst).tolist(), np.asarray(dist).tolist()
+
+    def successors(s: int) -> dict[int, list[int]]:
+        if s not in succ:
+            m: dict[int, list[int]] = {}
+            for p in range(bounds[s], bounds[s + 1]):
+                m.setdefault(channels[p], []).append(targets[p])
+            succ[s] = m
+        return succ[s]
+
+    @functools.cache
+    def count(states: frozenset, node: int) -> int:
+        if node == d:
+            return 1
+        opts: dict[int, set[int]] = {}
+        for s in states:
+            for ch, tos in successors(s).items():
+                opts.setdefault(ch, set()).update(tos)
+        total = 0
+        for ch, tos in opts.items():
+            nxt = heads[ch]
+            if hops_left[nxt] == hops_left[node] - 1:
+                total += count(frozenset(tos), nxt)
+        return total
+
+    return count
+
+
+def adaptivity_table(rf: RoutingFunction) -> pd.DataFrame:
+    """Per (src, dst): physical paths the routing can realize vs minimal paths, measured from reachable states.
+
+    The virtual-mesh paper (Upadhyay, Varavithya & Mohapatra, Section 4) calls a routing fully adaptive when it
+    offers every minimal path; this measures it instead of assuming it.
+
+    A physical path is realizable when some sequence of routing states (any VC choice) follows its channels.
+    Columns: src, dst, realizable, minimal (all minimal paths, ties both ways), minimal_tie (ties resolved the
+    routing's way), nonminimal_hops (number of offered hops of this destination's states that do not reduce
+    the distance -- 0 for a minimal routing), fully_adaptive (realizable == minimal),
+    fully_adaptive_tie (realizable == minimal_tie).
+
+    Examples
+    --------
+    >>> from torus_lab.routing import make_routing
+    >>> from torus_lab.topology import Mesh
+    >>> t = adaptivity_table(make_routing({"name": "turn-model", "algorithm": "west-first"}, Mesh(2, 3)))
+    >>> t[(t.src == 2) & (t.dst == 6)][["realizable", "minimal"]].values.tolist()   # (2,0) -> (0,2): west first
+    [[1, 6]]
+    """
+    check_instance("rf", rf, RoutingFunction)
+    topo = rf.topology
+    tie = rf.options.get("tie", "+") if topo.wraparound and topo.bidirectional else "both"
+    coords = [topo.coords(v) for v in range(topo.num_nodes)]
+    coord_array = np.array(coords, dtype=np.int64)
+    rows = []
+    for d in range(topo.num_nodes):
+        g = explore_states(rf, d)
+        tr = g.transitions
+        order = np.argsort(tr[:, 0], kind="stable")
+        starts = np.searchsorted(tr[order, 0], np.arange(g.num_states + 1))
+        dist = topo.lee_distance(coord_array, np.broadcast_to(coord_array[d], coord_array.shape))
+        nonmin = int((dist[topo.channel_dst[tr[:, 2]]] != dist[g.state_node[tr[:, 0]]] - 1).sum())
+        count = _path_counter(tr, order, starts, dist, topo.channel_dst, d)
+        injections = np.flatnonzero(g.state_channel < 0)
+        for s in injections:
+            src = int(g.state_node[s])
+            rows.append({
+                "src": src, "dst": d, "realizable": count(frozenset([int(s)]), src),
+                "minimal": _minimal_path_count(topo, coords[src], coords[d], "both"),
+                "minimal_tie": _minimal_path_count(topo, coords[src], coords[d], tie),
+                "nonminimal_hops": nonmin,
+            })
+        count.cache_clear()
+    df = pd.DataFrame(rows)
+    df["fully_adaptive"] = df.realizable == df.minimal
+    df["fully_adaptive_tie"] = df.realizable == df.minimal_tie
+    return df

@@ -5,6 +5,12 @@ Implements Chain_Routing (Algorithm 1), Adaptive_Square_Routing (Algorithm 2), H
 :func:`backtracking_square_routing`.  Interpretation choices: ``docs/conventions.md#square-direction`` and the entries
 after it.
 
+The paper's fault model and the checks of its theorems live here too: local ``m``-safety (Section 2,
+:func:`locally_safe`, and :func:`saturated_safe_faults`, the densest fault sets it allows), connectivity of a
+faulty torus (Theorem 1, :func:`torus_connected`), valid outputs (:func:`walk_is_fault_free`) and the bounds on
+local routings (Theorems 2-4, :func:`local_routing_bound`, :func:`square_starts`, :func:`step_progress`); they take a
+fault grid ``grid[x0, x1]`` (True = faulty) of an ``N x N`` torus.
+
 Notation: the paper's ``n`` is the radix; here the radix is ``k`` (``N`` in the study), the square width ``m``.
 Node ids follow :mod:`torus_lab.topology`: ``id = x0 + k * x1``.
 
@@ -35,15 +41,19 @@ Common machinery (all REC = default):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numba import prange
+from scipy import ndimage
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from torus_lab._jit import njit
 from torus_lab._memory import check_memory
-from torus_lab._validate import check_int, check_int_array, check_sequence, check_str, is_int
+from torus_lab._validate import check_instance, check_int, check_int_array, check_sequence, check_str, is_int
 from torus_lab.topology import Faults, Mesh, Torus
 
 __all__ = [
@@ -60,6 +70,15 @@ __all__ = [
     "OracleResult",
     "evaluate_batch",
     "draw_trial",
+    "PAPER_ALGORITHMS",
+    "locally_safe",
+    "saturated_safe_faults",
+    "torus_connected",
+    "walk_is_fault_free",
+    "local_routing_bound",
+    "square_starts",
+    "step_progress",
+    "square_cover",
 ]
 
 #: Algorithm names, in kernel-code order.
@@ -1207,3 +1226,256 @@ def evaluate_batch(
            status, length, evaluations, travelled, lee, oracle_dist)
     return {"status": status, "length": length, "local_routings": evaluations, "travelled": travelled, "lee": lee,
             "oracle": oracle_dist}
+
+# ---------------------------------------------------------------------------------------------- fault models, checks
+#: The paper's algorithms (Theorems 2-4 and the locally-safe check); Backtracking-Square is ours.
+PAPER_ALGORITHMS = ALGORITHMS[:3]
+
+
+def _check_pair(name: str, pair: object) -> tuple[int, int]:
+    """A node ``(x0, x1)``: two ints."""
+    items = check_sequence(name, pair)
+    if len(items) != 2:
+        raise ValueError(f"{name} must hold pairs of two ints, got {pair!r}")
+    return check_int(name, items[0]), check_int(name, items[1])
+
+
+def _check_grid(grid: object) -> np.ndarray:
+    """A square boolean fault grid ``grid[x0, x1]`` (True = faulty) of an ``N x N`` torus, ``N >= 2``."""
+    array = np.asarray(check_instance("grid", grid, np.ndarray, "a boolean numpy array"))
+    if array.dtype != np.bool_ or array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 2:
+        raise ValueError(f"grid must be a square boolean N x N array with N >= 2, got dtype {array.dtype} and shape "
+                         f"{array.shape}")  # fmt: skip
+    return array
+
+
+#: Mesh links of a 2-D window: :func:`scipy.ndimage.label`'s default structure, made once (not at every call).
+_MESH_LINKS = ndimage.generate_binary_structure(2, 1)
+
+
+def _window_connected(window: np.ndarray) -> bool:
+    """The non-faulty nodes of ``window`` (a boolean fault array, mesh links) form one connected piece."""
+    _, pieces = ndimage.label(~window, _MESH_LINKS)
+    return pieces <= 1
+
+
+def locally_safe(grid: np.ndarray, m: int, around: tuple[int, int] | None = None) -> bool:
+    """Whether a 2D torus is locally-``m``-safe (Li, Peng & Chu, Section 2).
+
+    Both conditions of the paper, for every ``m``-square (an ``m x m`` window of the torus, wrapping around, with
+    its mesh links): (1) its non-faulty nodes form a connected subgraph, and (2) each of its four boundary line
+    segments (``m`` consecutive nodes of a row or a column) has a non-faulty node, i.e. no ``m`` consecutive faulty
+    nodes in any row or column.  With ``around = (x0, x1)`` only the squares and segments that contain that node
+    are checked (the others are unchanged when only that node's state changed).
+
+    Parameters
+    ----------
+    grid : ndarray of bool, shape (N, N)
+        ``grid[x0, x1]`` is True for a faulty node.
+    m : int
+        Square width, ``2 <= m < N``.
+    around : (int, int), optional
+        Check only around this node.
+
+    Examples
+    --------
+    >>> grid = np.zeros((6, 6), dtype=bool)
+    >>> grid[[1, 3, 2, 2], [2, 2, 1, 3]] = True   # (2, 2) is cut off by its four faulty neighbours
+    >>> locally_safe(grid, 3), locally_safe(np.zeros((6, 6), dtype=bool), 3)
+    (False, True)
+    >>> grid = np.zeros((6, 6), dtype=bool)
+    >>> grid[0, :3] = True                        # three consecutive faults in a line: condition 2 fails for m = 3
+    >>> locally_safe(grid, 3), locally_safe(grid, 4)
+    (False, True)
+    """
+    grid = _check_grid(grid)
+    radix = grid.shape[0]
+    m = check_int("m", m, 2, radix - 1)
+    if around is not None:
+        x0, x1 = (check_int("around", v, 0, radix - 1) for v in _check_pair("around", around))
+        offsets = np.arange(-(m - 1), m)
+        lines = [grid[(x0 + offsets) % radix, x1], grid[x0, (x1 + offsets) % radix]]
+        if any(np.convolve(line, np.ones(m, dtype=int), "valid").max() == m for line in lines):
+            return False
+        starts = [((x0 - a) % radix, (x1 - b) % radix) for a in range(m) for b in range(m)]
+    else:
+        for axis in (0, 1):
+            if (sum(np.roll(grid, -q, axis=axis).astype(int) for q in range(m)) == m).any():
+                return False
+        starts = [(a, b) for a in range(radix) for b in range(radix)]
+    wrapped = np.pad(grid, (0, m - 1), mode="wrap")
+    return all(_window_connected(wrapped[a:a + m, b:b + m]) for a, b in starts)
+
+
+def saturated_safe_faults(radix: int, m: int, rng: np.random.Generator) -> np.ndarray:
+    """A maximal random locally-``m``-safe fault set: the nodes in random order, each made faulty unless that
+    breaks local ``m``-safety (:func:`locally_safe`); the densest fault sets Theorem 1 allows along that order.
+
+    Examples
+    --------
+    >>> grid = saturated_safe_faults(8, 3, np.random.default_rng(1))
+    >>> locally_safe(grid, 3), 0 < int(grid.sum()) < 64
+    (True, True)
+    """
+    radix = check_int("radix", radix, 3)
+    m = check_int("m", m, 2, radix - 1)
+    check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
+    check_memory(radix * radix * (m + 1) ** 2 * 16, f"a {radix} x {radix} fault grid and its windows")
+    grid = np.zeros((radix, radix), dtype=bool)
+    for node in rng.permutation(radix * radix):
+        x0, x1 = int(node) % radix, int(node) // radix
+        grid[x0, x1] = True
+        if not locally_safe(grid, m, around=(x0, x1)):
+            grid[x0, x1] = False
+    return grid
+
+
+def torus_connected(grid: np.ndarray) -> bool:
+    """Whether the non-faulty nodes of the torus (``grid[x0, x1]`` True = faulty) form one connected graph.
+
+    Theorem 1 of Li, Peng & Chu (Section 2) says a locally-``m``-safe torus is connected (see :func:`locally_safe`).
+
+    Examples
+    --------
+    >>> grid = np.zeros((4, 4), dtype=bool)
+    >>> grid[1, :] = True
+    >>> torus_connected(grid)             # the wraparound links keep rows 0, 2, 3 together
+    True
+    >>> grid[3, :] = True
+    >>> torus_connected(grid)             # rows 0 and 2 are now cut apart
+    False
+    """
+    grid = _check_grid(grid)
+    radix = grid.shape[0]
+    ids = np.arange(radix * radix).reshape(radix, radix)
+    up = ~grid
+    rows, cols = [], []
+    for axis in (0, 1):
+        keep = up & np.roll(up, -1, axis=axis)
+        rows.append(ids[keep])
+        cols.append(np.roll(ids, -1, axis=axis)[keep])
+    edges = np.concatenate(rows), np.concatenate(cols)
+    graph = coo_matrix((np.ones(len(edges[0])), edges), shape=(radix * radix,) * 2)
+    _, labels = connected_components(graph, directed=False)
+    return len(np.unique(labels[up.ravel()])) <= 1
+
+
+def walk_is_fault_free(walk: Sequence[tuple[int, int]], grid: np.ndarray, source: tuple[int, int],
+                       target: tuple[int, int] | None = None) -> bool:
+    """Whether ``walk`` starts at ``source`` (and ends at ``target`` if given), every hop joins torus neighbours
+    and no node of it is faulty (``grid[x0, x1]`` True = faulty).
+
+    A valid output of Li, Peng & Chu's algorithms (Theorems 2-4, Sections 3-5) is such a walk from ``s`` to
+    ``t``, or a failure with such a partial walk from ``s``.
+
+    Examples
+    --------
+    >>> grid = np.zeros((4, 4), dtype=bool)
+    >>> grid[1, 0] = True
+    >>> walk_is_fault_free([(0, 0), (3, 0), (3, 1)], grid, (0, 0), (3, 1))
+    True
+    >>> walk_is_fault_free([(0, 0), (1, 0)], grid, (0, 0)), walk_is_fault_free([(0, 0), (2, 0)], grid, (0, 0))
+    (False, False)
+    """
+    grid = _check_grid(grid)
+    radix = grid.shape[0]
+    source = _check_pair("source", source)
+    target = None if target is None else _check_pair("target", target)
+    nodes = np.array([_check_pair("walk", v) for v in check_sequence("walk", walk, min_length=1)], dtype=int)
+    if (nodes < 0).any() or (nodes >= radix).any():
+        return False
+    step = np.abs(np.diff(nodes, axis=0)) % radix
+    hops_ok = bool(((np.minimum(step, radix - step)).sum(axis=1) == 1).all()) if len(nodes) > 1 else True
+    ends_ok = tuple(nodes[0]) == tuple(source) and (target is None or tuple(nodes[-1]) == tuple(target))
+    return hops_ok and ends_ok and not grid[nodes[:, 0], nodes[:, 1]].any()
+
+
+def local_routing_bound(algorithm: str, radix: int, m: int, source: tuple[int, int],
+                        target: tuple[int, int]) -> int:  # fmt: skip
+    """Most local routings a paper algorithm can use from ``source`` to ``target`` (a bound linear in N).
+
+    * Chain (Theorem 2): each square of a leg advances ``r_i`` by ``m - 1`` or to ``t_i``, and the first leg
+      may leave ``r_1`` one row behind ``s_1`` (the band starts at ``s_1 - dir_1``):
+      ``ceil(d_0 / (m-1)) + ceil((d_1 + 1) / (m-1))``.
+    * Adaptive-Square (Theorem 3): every local routing that does not reach ``t`` lowers the Lee distance
+      ``d(r, t)`` by at least 1 (``docs/conventions.md#square-termination``): ``d(s, t)``.
+    * Heuristic-Square (Theorem 4): an iteration is one square along ``i``, or a failed one and one along ``j``; a
+      ``j``-step never raises ``d(r, t)`` and leaves ``d(r_j, t_j) = 0`` when it does not lower it, so at most
+      ``d(s, t) + 1`` iterations make no progress: ``2 (2 d(s, t) + 1)``.
+
+    Examples
+    --------
+    >>> [local_routing_bound(a, 16, 3, (0, 0), (5, 2)) for a in PAPER_ALGORITHMS]
+    [5, 7, 30]
+    """
+    check_str("algorithm", algorithm, PAPER_ALGORITHMS)
+    radix = check_int("radix", radix, 3)
+    m = check_int("m", m, 2 if algorithm == "chain" else 3, radix)
+    s = [check_int("source", v, 0, radix - 1) for v in _check_pair("source", source)]
+    t = [check_int("target", v, 0, radix - 1) for v in _check_pair("target", target)]
+    ring = [min(abs(a - b), radix - abs(a - b)) for a, b in zip(s, t, strict=True)]
+    if algorithm == "chain":
+        return -(-ring[0] // (m - 1)) - (-(ring[1] + 1) // (m - 1))
+    if algorithm == "adaptive_square":
+        return sum(ring)
+    return 2 * (2 * sum(ring) + 1)
+
+
+def square_starts(result: RoutingResult, radix: int) -> list[tuple[int, int]]:
+    """The node ``r`` at which each square of an Adaptive- or Heuristic-Square routing was built (the square's
+    corner is ``b = (r_i, r_j - dir_j)``, ``docs/conventions.md#square-geometry``; Li, Peng & Chu, Sections 4-5).
+
+    Examples
+    --------
+    >>> result = adaptive_square_routing(Torus(2, 8), set(), (0, 0), (4, 1), 3)
+    >>> square_starts(result, 8)
+    [(0, 0), (2, 0)]
+    """
+    check_instance("result", result, RoutingResult, "a RoutingResult")
+    radix = check_int("radix", radix, 3)
+    starts = []
+    for square in result.squares:
+        node = list(square.corner)
+        node[1 - square.dim] = (node[1 - square.dim] + square.directions[1]) % radix
+        starts.append((node[0], node[1]))
+    return starts
+
+
+def step_progress(result: RoutingResult, radix: int, target: tuple[int, int]) -> list[int]:
+    """How much closer to ``target`` (Lee distance) each local routing that moved to an exit brought the message:
+    ``d(r, t) - d(r', t)`` for consecutive square starts ``r, r'`` (:func:`square_starts`).
+
+    The proof of Theorem 3 (Li, Peng & Chu, Section 4) says the worst case of an Adaptive-Square step is ``m - 2``.
+
+    Examples
+    --------
+    >>> result = adaptive_square_routing(Torus(2, 8), set(), (0, 0), (4, 1), 3)
+    >>> step_progress(result, 8, (4, 1))
+    [2]
+    """
+    torus = Torus(2, check_int("radix", radix, 3))
+    target = torus.check_node(target, "target")
+    distance = [torus.lee_distance(r, target) for r in square_starts(result, radix)]
+    return [int(a - b) for a, b in itertools.pairwise(distance)]
+
+
+def square_cover(squares, radix: int) -> np.ndarray:
+    """How many of ``squares`` (:class:`Square`) cover each node, as a ``radix x radix`` array indexed
+    ``[x0, x1]``: the area a routing evaluated (the squares of Li, Peng & Chu's Figs. 2-3).
+
+    Examples
+    --------
+    >>> cover = square_cover([Square(0, (0, 0), (1, 1), (1, 1), 2)] * 2, 4)
+    >>> int(cover[0, 0]), int(cover[2, 2]), int(cover.sum())
+    (2, 0, 8)
+    """
+    squares = check_sequence("squares", squares)
+    check_int("radix", radix, minimum=1)
+    for square in squares:
+        check_instance("squares", square, Square, "routing Squares")
+    check_memory(8 * radix * radix, f"the cover of a {radix} x {radix} torus")
+    cover = np.zeros((radix, radix))
+    for square in squares:
+        for x, y in square.nodes(radix):
+            cover[x, y] += 1
+    return cover

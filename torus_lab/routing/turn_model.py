@@ -72,14 +72,17 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from torus_lab._jit import njit
-from torus_lab._validate import check_int, check_str, is_int
+from torus_lab._validate import check_int, check_mapping, check_str, is_int
 from torus_lab.routing.ecube import minimal_sign
 from torus_lab.routing.interface import RoutingFunction, build_tables
 from torus_lab.routing.registry import Option, register_routing
-from torus_lab.topology import Faults, Torus
+from torus_lab.topology import NETWORK_KINDS, Faults, Torus
 
 __all__ = [
     "TURN_MODELS",
@@ -91,6 +94,7 @@ __all__ = [
     "pfnf_routing",
     "duato_routing",
     "dateline_node",
+    "dateline_positions",
 ]
 
 
@@ -517,3 +521,40 @@ register_routing(
     source="control design of this project (Duato, IEEE TPDS 4(12), 1993)",
     _builtin=True,
 )
+
+
+#: Largest radix :func:`dateline_positions` accepts.
+_MAX_DATELINE_K = 4096
+
+
+def dateline_positions(kind: str, spec: Mapping[str, Any], k: int) -> list[tuple[int, int, int]]:
+    """The datelines of a routing spec (e-cube, a turn model or PFNF) on the k x k ``kind`` torus, as
+    ``(vn, sign, node)``: the dateline of virtual network ``vn`` for ring direction ``sign`` is at ``node`` in
+    both dimensions (row ``node`` for y, column ``node`` for x).
+
+    The paper's Section 3.1: the *dateline* is the set of nodes that force the switch to the after-dateline
+    VC (the hop leaving the node in that direction is the crossing hop, ``docs/conventions.md#datelines``).
+    Unidirectional tori have only the ``+`` direction; PFNF has two VNs whose datelines are
+    ``dateline_offset`` (default k // 2) apart (:func:`dateline_node`); e-cube's
+    are the wraparound links (node k - 1 for ``+``, 0 for ``-``).  A routing without datelines (any routing on
+    a mesh, e-cube without ``datelines``, a turn model or PFNF with scheme ``none``, any other entry) has none.
+
+    >>> dateline_positions("bidirectional", {"name": "pfnf", "scheme": "paper"}, 5)   # paper Figs. 4, 5
+    [(0, 1, 4), (0, -1, 0), (1, 1, 1), (1, -1, 2)]
+    >>> dateline_positions("unidirectional", {"name": "ecube", "datelines": True}, 5)
+    [(0, 1, 4)]
+    >>> dateline_positions("mesh", {"name": "pfnf"}, 5), dateline_positions("bidirectional", {"name": "ecube"}, 5)
+    ([], [])
+    """
+    check_str("kind", kind, NETWORK_KINDS)
+    check_mapping("spec", spec, ["name"])
+    k = check_int("k", k, minimum=3, maximum=_MAX_DATELINE_K)
+    name = spec["name"]
+    with_datelines = (name == "ecube" and bool(spec.get("datelines"))
+                      or name in ("pfnf", "turn-model") and spec.get("scheme", "none") != "none")
+    if kind == "mesh" or not with_datelines:
+        return []
+    vns = 2 if name == "pfnf" else 1
+    signs = (1,) if kind == "unidirectional" else (1, -1)
+    offset = spec.get("dateline_offset")
+    return [(vn, sign, dateline_node(k, sign, vn, offset)) for vn in range(vns) for sign in signs]

@@ -1,4 +1,4 @@
-"""Cycle-driven, flit-level wormhole network simulator (configuration, engine, traffic, saturation, statistics).
+"""Cycle-driven, flit-level wormhole network simulator (configuration, engine, traffic, saturation).
 
 Entry points: :class:`SimConfig` (router, traffic and run length, validated and frozen), :func:`simulate`,
 :func:`load_sweep`, :func:`find_saturation` and the one saturation definition of :mod:`torus_lab.sim.saturation`
@@ -16,7 +16,6 @@ from torus_lab.sim.config import SimConfig
 from torus_lab.sim.engine import SimResult, SimState, find_saturation, load_sweep, simulate, zero_load_latency
 from torus_lab.sim.runlength import END_RULES, SimulationDeadlock
 from torus_lab.sim.saturation import Saturation, saturation_table, sustained_loads
-from torus_lab.sim.stats import confidence_interval, summarize
 
 __all__ = [
     "SimConfig",
@@ -29,8 +28,6 @@ __all__ = [
     "zero_load_latency",
     "SimResult",
     "SimState",
-    "confidence_interval",
-    "summarize",
     "SimulationDeadlock",
     "END_RULES",
 ]

@@ -420,7 +420,7 @@ def _phase_at(now: int, warmup_end: int, measure_end: int) -> str:
 
 
 def _batch_half_width(batch_means: list[float]) -> float:
-    from torus_lab.sim.stats import confidence_interval
+    from torus_lab.stats import confidence_interval
 
     finite = [m for m in batch_means if np.isfinite(m)]
     return confidence_interval(finite)[1] if len(finite) >= 2 else float("nan")

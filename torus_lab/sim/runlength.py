@@ -59,7 +59,7 @@ import numpy as np
 
 from torus_lab._validate import check_real, check_real_array
 from torus_lab.sim.packets import CNT
-from torus_lab.sim.stats import confidence_interval
+from torus_lab.stats import confidence_interval
 
 __all__ = ["END_RULES", "MIN_BATCHES", "SimulationDeadlock", "relative_change", "ci_width_met"]
 

@@ -54,9 +54,10 @@ from torus_lab._validate import (
 )
 from torus_lab.claims import Claim, Rule, claims_table, data_file
 from torus_lab.routing.ecube import ecube_routing
-from torus_lab.sim import SimConfig, simulate, summarize
+from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.booksim import booksim_zero_load_latency
 from torus_lab.sim.saturation import Saturation, saturation_table
+from torus_lab.stats import summarize
 from torus_lab.sweep import sweep
 from torus_lab.topology import Mesh, Torus
 

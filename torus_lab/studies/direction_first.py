@@ -16,8 +16,9 @@ and mapped over their grids with :func:`torus_lab.sweep.sweep`, which gives ever
 * :func:`route_property_rows`: per topology and wrap rule, the CDG verdict and route-length statistics
   over every adaptive choice (exhaustive, path form), and the preferred route's minimality.
 * :func:`ecube_lemma_rows`: Section 4.2's Lemma (double e-cube is e-cube) on every pair, against
-  :func:`double_ecube_route` written out from the text; :func:`west_first_route_rows`: Section 4.3's "all paths
-  are minimal" for west-first (grids: :func:`lemma_items`, from ``prop_cases``).
+  :func:`~torus_lab.routing.direction_first.double_ecube_route` written out from the text;
+  :func:`west_first_route_rows`: Section 4.3's "all paths are minimal" for west-first (grids:
+  :func:`lemma_items`, from ``prop_cases``).
 * :func:`heavy_load_run`: simulation at heavy load looking for a real deadlock.
 * :func:`header_table`: Theorem 5.4's header size.
 
@@ -51,51 +52,35 @@ from torus_lab._validate import (
     check_int,
     check_mapping,
     check_real,
-    check_real_array,
     check_sequence,
     check_str,
 )
 from torus_lab.claims import Claim, Rule, claims_table, data_file
 from torus_lab.deadlock import channel_dependency_graph, find_dependency_cycle, route_length_table
 from torus_lab.routing import RoutingFunction, make_routing
-from torus_lab.routing.direction_first import header_size_bits
-from torus_lab.sim import SimConfig, simulate, summarize
+from torus_lab.routing.direction_first import _double_ecube_path, header_size_bits  # the path on checked tuples
+from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.saturation import Saturation, saturation_table
+from torus_lab.stats import log_fit, summarize
 from torus_lab.sweep import sweep
-from torus_lab.topology import Faults, Torus, bfs_distances, random_link_faults
+from torus_lab.topology import Torus, connected_link_faults
 
 __all__ = [
+    "run",
+    "claims_rows",
     "PAPER_RESULTS",
-    "SATURATION",
     "METRICS",
     "SUMMARY_COLUMNS",
-    "run",
-    "connected_link_faults",
     "fig4_run",
-    "fig4_items",
     "load_curve_run",
     "routing_applies",
-    "curve_items",
     "route_property_rows",
-    "route_statistics",
-    "property_items",
-    "double_ecube_route",
     "ecube_lemma_rows",
     "west_first_route_rows",
-    "lemma_items",
     "heavy_load_run",
-    "heavy_items",
     "header_table",
-    "log_fit",
     "growth_fits",
-    "fault_effect",
-    "fault_effect_table",
-    "load_curve_summary",
-    "heavy_load_summary",
-    "route_examples",
-    "claims_rows",
     "latency_changes",
-    "latency_change_table",
 ]
 
 #: Every numbered result of the paper (theorems, the lemma, the corollary and figures), in paper order, spelled
@@ -131,28 +116,6 @@ def _sim_seed(rng: np.random.Generator) -> int:
 
 
 # ---------------------------------------------------------------------- item functions
-def connected_link_faults(topology: Torus, count: int, rng: np.random.Generator, tries: int = 1000) -> Faults:
-    """``count`` uniformly random faulty links that leave the network connected (rejection sampling).
-
-    Examples
-    --------
-    >>> f = connected_link_faults(Torus(3, 2), 2, np.random.default_rng(0))
-    >>> len(f.links)
-    4
-    """
-    check_instance("topology", topology, Torus, "a Torus or Mesh")
-    check_int("count", count, minimum=0)
-    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
-    check_int("tries", tries, minimum=1)
-    if count == 0:
-        return Faults()
-    for _ in range(tries):
-        faults = random_link_faults(topology, count=count, seed=rng)
-        if (bfs_distances(topology, topology.coords(0), faults) >= 0).all():
-            return faults
-    raise ValueError(f"no connected fault set with {count} links found in {tries} tries on {topology!r}")
-
-
 class _RowsWhere:
     """The rows of ``table`` where ``mask`` holds, one column at a time: ``rows("latency")`` is that column's
     values there as a Series (pandas' reductions on exactly the values of the filtered table, without copying
@@ -431,10 +394,10 @@ def route_property_rows(dims: int, radix: int, wraps: str, rng: np.random.Genera
     topo = Torus(dims, radix)
     routing = make_routing({"name": "direction-first", "wraps": wraps}, topo)
     return {"network": f"{radix}-ary {dims}-cube", "dims": dims, "radix": radix, "nodes": topo.num_nodes,
-            "wraps": wraps, **route_statistics(routing)}  # fmt: skip
+            "wraps": wraps, **_route_statistics(routing)}  # fmt: skip
 
 
-def route_statistics(routing: RoutingFunction) -> dict:
+def _route_statistics(routing: RoutingFunction) -> dict:
     """Exhaustive fault-free route properties of ``routing``: CDG verdict and route lengths over every choice.
 
     Keys: pairs; cdg_acyclic, cdg_cycle_length, cdg_cycle (path form, all adaptive/random choices);
@@ -443,7 +406,7 @@ def route_statistics(routing: RoutingFunction) -> dict:
 
     Examples
     --------
-    >>> row = route_statistics(make_routing("ecube", Torus(3, 2)))
+    >>> row = _route_statistics(make_routing("ecube", Torus(3, 2)))
     >>> row["pairs"], row["cdg_acyclic"], row["all_routes_minimal"]
     (56, True, 1.0)
     """
@@ -596,68 +559,14 @@ def header_table(cases: Sequence[Mapping[str, int]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _minimal_step(c: int, e: int, k: int) -> int:
-    """The minimal way round a ring of ``k`` from digit ``c`` to ``e`` (``+1`` / ``-1``; a tie goes ``+``)."""
-    forward = (e - c) % k
-    return 1 if forward <= k - forward else -1
-
-
-def double_ecube_route(topology: Torus, src: Sequence[int], dst: Sequence[int], *,
-                       reading: str = "dimension") -> list[tuple[int, ...]]:  # fmt: skip
-    """The node sequence of double e-cube (paper Section 4.2) from ``src`` to ``dst``, written out from the text.
-
-    Independent of the routing kernels (it checks them): take the two lowest incorrect dimensions ``i < j``,
-    move along ``i``, then along ``j``, and repeat until no incorrect dimension is left (with one left, move
-    along it).  Each move takes the minimal way round the ring (a tie, ``k`` even, goes ``+`` as e-cube's
-    default).  ``reading`` says how far a move goes where ``k > 2`` (the paper defines double e-cube on
-    hypercubes only, where both readings coincide): ``"dimension"`` corrects the dimension completely,
-    ``"hop"`` takes one hop.
-
-    Examples
-    --------
-    >>> double_ecube_route(Torus(4, 2), (0, 0, 0, 0), (1, 1, 1, 0))  # paper Fig. 1: 0000 -> 0111
-    [(0, 0, 0, 0), (1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 1, 0)]
-    >>> double_ecube_route(Torus(2, 4), (0, 0), (2, 1), reading="hop")
-    [(0, 0), (1, 0), (1, 1), (2, 1)]
-    """
-    check_instance("topology", topology, Torus, "a Torus")
-    check_str("reading", reading, ("dimension", "hop"))
-    radices = topology.radices
-    cur = [int(v) for v in check_sequence("src", src)]
-    target = [int(v) for v in check_sequence("dst", dst)]
-    for name, node in (("src", cur), ("dst", target)):
-        if len(node) != len(radices) or any(not 0 <= v < k for v, k in zip(node, radices, strict=True)):
-            raise ValueError(f"{name} must be a node of {topology!r}, got {node!r}")
-    return _double_ecube_path(radices, cur, target, reading)
-
-
-def _double_ecube_path(radices: Sequence[int], src: Sequence[int], dst: Sequence[int],
-                       reading: str) -> list[tuple[int, ...]]:  # fmt: skip
-    """:func:`double_ecube_route` for checked arguments (nodes of ``radices``, ``reading`` one of the two)."""
-    cur, target = list(src), list(dst)
-    path = [tuple(cur)]
-
-    def move(dim: int) -> None:
-        while cur[dim] != target[dim]:
-            cur[dim] = (cur[dim] + _minimal_step(cur[dim], target[dim], radices[dim])) % radices[dim]
-            path.append(tuple(cur))
-            if reading == "hop":
-                return
-
-    while cur != target:
-        incorrect = [d for d in range(len(radices)) if cur[d] != target[d]]
-        for dim in incorrect[:2]:
-            move(dim)
-    return path
-
-
 def ecube_lemma_rows(dims: int, radix: int, rng: np.random.Generator | None = None) -> dict:
     """The Lemma of Section 4.2 on the fault-free ``radix``-ary ``dims``-cube, every (src, dst) pair.
 
     Counts the pairs whose registry double e-cube route (``variant="double"``), registry e-cube route and
-    :func:`double_ecube_route` (both readings) are the same node sequence, the pairs whose e-cube route is
-    minimal (Lee distance; Section 4.1), and the channel dependency graph verdict of double e-cube with one VC
-    and no datelines (the Lemma's "deadlock free", meant for hypercubes).  ``rng`` is not used.
+    :func:`~torus_lab.routing.direction_first.double_ecube_route` (both readings) are the same node sequence,
+    the pairs whose e-cube route is minimal (Lee distance; Section 4.1), and the channel dependency graph verdict
+    of double e-cube with one VC and no datelines (the Lemma's "deadlock free", meant for hypercubes).  ``rng``
+    is not used.
 
     Examples
     --------
@@ -699,7 +608,7 @@ def ecube_lemma_rows(dims: int, radix: int, rng: np.random.Generator | None = No
 def west_first_route_rows(dims: int, radix: int, rng: np.random.Generator | None = None) -> dict:
     """Section 4.3's west-first on the fault-free ``radix``-ary 2-cube: route lengths over every adaptive choice.
 
-    The columns of :func:`route_statistics` (exhaustive, every (src, dst) pair).  ``rng`` is not used.
+    The columns of :func:`_route_statistics` (exhaustive, every (src, dst) pair).  ``rng`` is not used.
 
     Examples
     --------
@@ -715,7 +624,7 @@ def west_first_route_rows(dims: int, radix: int, rng: np.random.Generator | None
         raise ValueError(f"dims: west-first is defined on 2D tori only, got {dims}")
     topo = Torus(dims, radix)
     return {"network": f"{radix}-ary {dims}-cube", "dims": dims, "radix": radix, "nodes": topo.num_nodes,
-            **route_statistics(make_routing("west-first", topo))}  # fmt: skip
+            **_route_statistics(make_routing("west-first", topo))}  # fmt: skip
 
 
 def lemma_items(params: Mapping[str, Any]) -> tuple[list[dict[str, int]], list[dict[str, int]]]:
@@ -734,38 +643,6 @@ def lemma_items(params: Mapping[str, Any]) -> tuple[list[dict[str, int]], list[d
 
 
 # ---------------------------------------------------------------------- analysis helpers
-def log_fit(nodes: Sequence[float], values: Sequence[float]) -> dict:
-    """Least-squares fits ``v = a + b log2 N`` and ``v = a + b N``; R^2 of each (which growth fits better).
-
-    Examples
-    --------
-    >>> fit = log_fit([16, 32, 64, 128], [4, 5, 6, 7])
-    >>> round(fit["log_slope"], 3), round(fit["log_r2"], 3)
-    (1.0, 1.0)
-    """
-    nodes = check_real_array("nodes", nodes, ndim=1)
-    values = check_real_array("values", values, ndim=1)
-    if nodes.shape != values.shape or nodes.size < 2:
-        raise ValueError(f"nodes and values must have equal lengths >= 2, got {nodes.size} and {values.size}")
-    if not (np.isfinite(nodes) & (nodes > 0)).all():
-        raise ValueError(f"nodes must be finite and positive, got {nodes.tolist()!r:.80}")
-    if np.unique(nodes).size < 2:
-        raise ValueError(f"nodes: need two different network sizes to fit a growth, got {nodes.tolist()!r:.80}")
-    if not np.isfinite(values).all():
-        raise ValueError(f"values must be finite, got {values.tolist()!r:.80}")
-    x = np.log2(np.asarray(nodes, dtype=float))
-    y = np.asarray(values, dtype=float)
-    out = {}
-    for name, xs in (("log", x), ("linear", np.asarray(nodes, dtype=float))):
-        slope, intercept = np.polyfit(xs, y, 1)
-        resid = y - (intercept + slope * xs)
-        total = ((y - y.mean()) ** 2).sum()
-        out[f"{name}_slope"] = float(slope)
-        out[f"{name}_intercept"] = float(intercept)
-        out[f"{name}_r2"] = float(1 - (resid**2).sum() / total) if total > 0 else math.nan
-    return out
-
-
 _FIT_COLUMNS = ["runs", "misroute", "faults", "log_slope", "log_intercept", "log_r2", "linear_slope",
                 "linear_intercept", "linear_r2"]  # fmt: skip
 

@@ -40,7 +40,6 @@ from torus_lab._validate import (
     check_instance,
     check_int,
     check_mapping,
-    check_real_array,
     check_sequence,
     check_str,
 )
@@ -54,66 +53,27 @@ from torus_lab.routing.disjoint_paths import (
     length_bound,
     verify_disjoint_paths,
 )
+from torus_lab.stats import power_law_fit
 from torus_lab.sweep import grid, sweep, sweep_frame
 from torus_lab.timing import split_timing, timing_key
+from torus_lab.topology import definition_torus_properties, lee_ball
 
 __all__ = [
-    "PAPER_RESULTS",
-    "Coverage",
-    "STEP_COUNTS",
-    "STEP_MAXIMA",
-    "TABLE1_SHAPES",
-    "TABLE2_ENTRIES",
-    "bound_attainment",
-    "lee_ball",
-    "coverage_claims",
-    "difficulty_by_c",
-    "difficulty_summary",
-    "lower_bound_summary",
-    "optimum_items",
-    "step_bounds",
-    "step_lengths",
-    "table1_torus",
-    "table2_check",
-    "ADVERSARIAL_CONFIGS",
-    "ADVERSARIAL_COUNTERS",
-    "DRAWN_DIMS",
-    "FIXED_INSTANCES",
-    "FIXED_RUNS",
-    "INSTANCE_KINDS",
-    "LEMMA2_COUNTEREXAMPLE",
-    "PARTLY_TIGHT_RATIO",
-    "SIGNIFICANTLY_BETTER_EXPONENT",
-    "SUMMARY_COLUMNS",
-    "SUMMARY_TIMING_COLUMNS",
-    "TABLE2_PAIRS",
-    "TIGHT_RATIO",
-    "TIME_MEASURES",
-    "VARIANTS",
-    "WORK_MEASURES",
-    "WORST_CASE_EXPONENT",
-    "adversarial_summary",
-    "adversarial_tally",
-    "claims_frame",
-    "work_instances",
-    "evaluate_chunk",
-    "fallback_examples",
-    "max_len_histogram",
-    "optimum_comparison",
-    "optimum_summary",
-    "overview",
-    "paper_radix",
-    "power_law_fit",
-    "random_instance",
     "run",
+    "claims_frame",
+    "PAPER_RESULTS",
+    "VARIANTS",
+    "INSTANCE_KINDS",
+    "SUMMARY_COLUMNS",
+    "paper_radix",
+    "random_instance",
+    "evaluate_chunk",
     "run_study",
+    "summarize",
     "solve_fixed_instance",
     "solve_random_instance",
-    "summarize",
-    "time_growth",
-    "work_growth",
-    "optimum_timing",
-    "variant_gain",
+    "optimum_items",
+    "table1_torus",
 ]
 
 #: Every numbered result of the paper (Bossard & Kaneko 2018) in paper order, spelled as the claims' ``location``:
@@ -175,36 +135,6 @@ def paper_radix(n: int) -> int:
 
 def _node(v: int, n: int, k: int) -> tuple[int, ...]:
     return tuple([(v // k**d) % k for d in range(n)])
-
-
-def lee_ball(centre: Sequence[int], k: int) -> list[tuple[int, ...]]:
-    """The distinct vertices within Lee distance 2 of ``centre`` in the ``(n, k)``-torus, the centre first.
-
-    Offsets in order: none, one coordinate by -2, -1, 1, 2 (lowest dimension first), then two coordinates by
-    +-1; a vertex reached twice (small ``k``) is listed once.  The ``"ball"`` and ``"surrounded"`` families of
-    :func:`random_instance` draw among these uniformly without replacement.
-
-    Examples
-    --------
-    >>> len(lee_ball((0, 0), 5)), lee_ball((0, 0), 5)[:3]
-    (13, [(0, 0), (3, 0), (4, 0)])
-    >>> len(lee_ball((0, 0, 0), 3))  # the offsets -2 and 1 meet on a ring of 3
-    19
-    """
-    k = check_int("k", k, minimum=2)
-    centre = tuple(check_int(f"centre[{i}]", v, minimum=0, maximum=k - 1)
-                   for i, v in enumerate(check_sequence("centre", centre, min_length=1)))  # fmt: skip
-    n = len(centre)
-    offsets = [()]
-    offsets += [((d, step),) for d in range(n) for step in (-2, -1, 1, 2)]
-    offsets += [((d, a), (e, b)) for d in range(n) for e in range(d + 1, n) for a in (-1, 1) for b in (-1, 1)]
-    ball: dict[tuple[int, ...], None] = {}
-    for moves in offsets:
-        vertex = list(centre)
-        for d, step in moves:
-            vertex[d] = (vertex[d] + step) % k
-        ball.setdefault(tuple(vertex), None)
-    return list(ball)
 
 
 def random_instance(n: int, k: int, c: int, rng: np.random.Generator, kind: str = "uniform") -> list[tuple]:
@@ -510,7 +440,7 @@ def difficulty_by_c(n: int, c: int, count: int, rng: np.random.Generator) -> lis
     """One row: ``count`` uniform instances of ``c`` pairs in the paper's ``(n, max(5, n+1))``-torus solved by the
     REC algorithm: the mean and maximum of the per-instance longest path, the mean work and the instances that
     needed a fallback or failed.  Section 7 sets ``c = n`` "to maximize the routing difficulty"; comparing
-    ``c = 1..n`` tests that reading (:func:`difficulty_summary`).
+    ``c = 1..n`` tests that reading (:func:`_difficulty_summary`).
 
     Examples
     --------
@@ -540,7 +470,7 @@ def difficulty_by_c(n: int, c: int, count: int, rng: np.random.Generator) -> lis
              "failures": failures}]  # fmt: skip
 
 
-def difficulty_summary(difficulty: pd.DataFrame) -> pd.DataFrame:
+def _difficulty_summary(difficulty: pd.DataFrame) -> pd.DataFrame:
     """Per ``n`` of :func:`difficulty_by_c` rows: the ``c`` with the largest mean longest path, the largest mean
     work, and whether both are ``c = n`` (``hardest_at_n``).
 
@@ -548,7 +478,7 @@ def difficulty_summary(difficulty: pd.DataFrame) -> pd.DataFrame:
     --------
     >>> rows = pd.DataFrame({"n": [3, 3, 3], "c": [1, 2, 3], "max_len_mean": [3.0, 6.0, 7.5],
     ...                      "work_mean": [10.0, 30.0, 45.0]})
-    >>> difficulty_summary(rows)[["n", "c_longest", "c_most_work", "hardest_at_n"]].values.tolist()
+    >>> _difficulty_summary(rows)[["n", "c_longest", "c_most_work", "hardest_at_n"]].values.tolist()
     [[3, 3, 3, True]]
     """
     check_frame("difficulty", difficulty, ["n", "c", "max_len_mean", "work_mean"])
@@ -634,7 +564,7 @@ def step_lengths(run: DisjointPathsRun, k: int) -> dict[str, float]:
     return {**counts, **maxima}
 
 
-def adversarial_tally(n: int, kind: str, count: int, rng: np.random.Generator) -> list[dict]:
+def _adversarial_tally(n: int, kind: str, count: int, rng: np.random.Generator) -> list[dict]:
     """Fallbacks and failures of each of :data:`ADVERSARIAL_CONFIGS` on ``count`` instances of family ``kind``.
 
     Instances have ``c = n`` pairs in the paper's ``(n, max(5, n+1))``-torus.  One row per configuration with
@@ -646,7 +576,7 @@ def adversarial_tally(n: int, kind: str, count: int, rng: np.random.Generator) -
 
     Examples
     --------
-    >>> rows = adversarial_tally(3, "ball", 5, np.random.default_rng(0))
+    >>> rows = _adversarial_tally(3, "ball", 5, np.random.default_rng(0))
     >>> [(r["choose_T"], r["lemma2"], r["instances"], r["failures"]) for r in rows][0]
     ('paper', 'first', 5, 0)
     >>> rows[0]["lemma1_hops_max"] <= 5 + 1, math.isnan(rows[1]["lemma1_hops_max"])
@@ -783,29 +713,6 @@ def max_len_histogram(per_instance: pd.DataFrame, variants: Sequence[str] = VARI
             .groupby(["n", "k", "variant", "path_length"]).size().rename("instances").reset_index())  # fmt: skip
 
 
-def power_law_fit(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
-    """Least-squares fit of ``log y = exponent * log x + log_prefactor``; NaNs with fewer than 2 usable points.
-
-    Examples
-    --------
-    >>> exponent, log_prefactor = power_law_fit([1, 2, 4], [3, 12, 48])
-    >>> round(exponent, 6), round(math.exp(log_prefactor), 6)
-    (2.0, 3.0)
-    >>> power_law_fit([2], [1.0])
-    (nan, nan)
-    """
-    x = check_real_array("x", x, ndim=1)
-    y = check_real_array("y", y, ndim=1)
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have equal lengths, got {x.size} and {y.size}")
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    usable = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
-    if np.unique(x[usable]).size < 2:
-        return math.nan, math.nan
-    exponent, log_prefactor = np.polyfit(np.log(x[usable]), np.log(y[usable]), 1)
-    return float(exponent), float(log_prefactor)
-
-
 #: Worst-case exponent of the time per instance in ``n`` for ``c = n`` (``O(n c^4)``, Theorem 1).
 WORST_CASE_EXPONENT = 5
 #: Time measures fitted by a power law in ``n`` (Fig. 10).
@@ -912,7 +819,7 @@ def optimum_summary(optimum: pd.DataFrame) -> pd.DataFrame:
     ``short_over_optimum`` (mean ratios), ``paper_gap`` and ``short_gap`` (mean excess in hops), shares
     ``paper_optimal``, ``short_optimal``, ``greedy_optimal`` (equal to the optimum) and ``optimum_above_lower``
     (the optimum exceeds the trivial lower bound: where the exact baseline says more than the Lee distance).
-    The solver's time is timing, not science: see :func:`optimum_timing`.
+    The solver's time is timing, not science: see :func:`_optimum_timing`.
 
     Examples
     --------
@@ -949,13 +856,13 @@ def optimum_summary(optimum: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def optimum_timing(optimum: pd.DataFrame) -> pd.DataFrame:
+def _optimum_timing(optimum: pd.DataFrame) -> pd.DataFrame:
     """Per ``(n, kind)`` of the MILP comparison: instances and the solver's mean and maximum wall-clock time (timing).
 
     Examples
     --------
     >>> frame = pd.DataFrame({"n": [2, 2], "kind": ["ball"] * 2, "instance": [0, 1], "optimum_time_s": [0.1, 0.3]})
-    >>> optimum_timing(frame).round(3).values.tolist()
+    >>> _optimum_timing(frame).round(3).values.tolist()
     [[2, 'ball', 2, 0.2, 0.3]]
     """
     check_frame("optimum", optimum, ["n", "kind", "instance", "optimum_time_s"])
@@ -965,7 +872,7 @@ def optimum_timing(optimum: pd.DataFrame) -> pd.DataFrame:
     )  # fmt: skip
 
 
-def lower_bound_summary(per_instance: pd.DataFrame) -> pd.DataFrame:
+def _lower_bound_summary(per_instance: pd.DataFrame) -> pd.DataFrame:
     """Per ``n``: the per-instance maximum path length of each variant against the trivial lower bound.
 
     The lower bound of an instance is the largest Lee distance of a pair (no solution can do better).  Columns:
@@ -976,7 +883,7 @@ def lower_bound_summary(per_instance: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> frame = pd.DataFrame({"n": [2, 2], "lower_bound": [2, 4], "paper_max_len": [4, 4], "short_max_len": [2, 6]})
-    >>> lower_bound_summary(frame)[["n", "paper_over_lower", "short_at_lower"]].values.tolist()
+    >>> _lower_bound_summary(frame)[["n", "paper_over_lower", "short_at_lower"]].values.tolist()
     [[2.0, 1.5, 0.5]]
     """
     check_frame("per_instance", per_instance, ["n", "lower_bound", *(f"{v}_max_len" for v in VARIANTS)])
@@ -995,7 +902,7 @@ def bound_attainment(per_instance: pd.DataFrame, adversarial: pd.DataFrame) -> p
     """Per ``n``: how close any instance came to Theorem 1's bound (is it attained? Section 8 asks).
 
     Over the random instances (``per_instance``, paper variant) and the adversarial ones (REC configuration of
-    :func:`adversarial_tally`): ``bound``, ``random_max`` and the random instance attaining it (chunk, index),
+    :func:`_adversarial_tally`): ``bound``, ``random_max`` and the random instance attaining it (chunk, index),
     ``adversarial_max`` with its family and instance, and ``max_over_bound`` (the larger of the two / bound).
 
     Examples
@@ -1040,7 +947,7 @@ def step_bounds(adversarial: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> rows = adversarial_tally(3, "surrounded", 4, np.random.default_rng(1))
+    >>> rows = _adversarial_tally(3, "surrounded", 4, np.random.default_rng(1))
     >>> table = step_bounds(pd.DataFrame(rows))
     >>> bool(table.loc[0, "lemma1_max"] <= table.loc[0, "lemma1_bound"]), int(table.loc[0, "lemma1_bound"])
     (True, 6)
@@ -1165,38 +1072,18 @@ def table1_torus(shapes: Sequence[tuple[int, int]] = TABLE1_SHAPES) -> pd.DataFr
     shapes = checked
     rows = []
     for n, k in shapes:
-        strides = [k**d for d in range(n)]
-
-        def neighbours(v: int, strides: list[int] = strides, k: int = k) -> set[int]:
-            out = set()
-            for s in strides:
-                x = (v // s) % k
-                out.update((v + (((x + 1) % k) - x) * s, v + (((x - 1) % k) - x) * s))
-            return out
-
-        order = k**n
-        degrees = [len(neighbours(v)) for v in range(order)]
-        distance, frontier = {0: 0}, [0]
-        while frontier:
-            nxt = []
-            for v in frontier:
-                for w in neighbours(v):
-                    if w not in distance:
-                        distance[w] = distance[v] + 1
-                        nxt.append(w)
-            frontier = nxt
-        degree, diameter = max(degrees), max(distance.values())  # the torus is vertex-transitive: BFS from 0
-        links = sum(degrees) // 2
+        measured = definition_torus_properties(n, k)
+        order, degree, diameter, links = (measured[key] for key in ("order", "degree", "diameter", "links"))
         formula = (k**n, 2 * n, n * (k // 2), 2 * n * n * (k // 2), n * k**n)
-        measured = (order, degree, diameter, degree * diameter, links)
         rows.append({"n": n, "k": k, "order": order, "degree": degree, "diameter": diameter,
                      "cost": degree * diameter, "links": links, "order_table": formula[0], "degree_table": formula[1],
                      "diameter_table": formula[2], "cost_table": formula[3], "links_table": formula[4],
-                     "agrees": measured == formula and min(degrees) == degree})  # fmt: skip
+                     "agrees": (order, degree, diameter, degree * diameter, links) == formula
+                     and measured["regular"]})  # fmt: skip
     return pd.DataFrame(rows)
 
 
-#: Counters of :func:`adversarial_tally` summed over families and ``n`` per configuration.
+#: Counters of :func:`_adversarial_tally` summed over families and ``n`` per configuration.
 ADVERSARIAL_COUNTERS = ["instances", "failures", "fallback_instances", "retry_fallbacks", "bfs_fallbacks"]
 
 
@@ -1232,7 +1119,7 @@ def fallback_examples(adversarial: pd.DataFrame) -> pd.DataFrame:
 
 def overview(summary: pd.DataFrame, optimum: pd.DataFrame, lower: pd.DataFrame) -> pd.DataFrame:
     """Per ``n``: the bound, the ``paper`` maximum, the mean per-instance maximum of every method, the mean ratio of
-    ``paper`` and ``short`` to the trivial lower bound (``lower``, a frame of :func:`lower_bound_summary`), and on
+    ``paper`` and ``short`` to the trivial lower bound (``lower``, a frame of :func:`_lower_bound_summary`), and on
     the solved instances of the MILP comparison (``optimum``, rows of :func:`optimum_comparison`, every family
     together) their number and the mean optimum and ``paper``.
 
@@ -1313,7 +1200,7 @@ def _dp_evidence(*names: str) -> tuple[str, ...]:
 class Coverage:
     """The frames of :func:`run` behind the coverage rows of the claims table.
 
-    ``optimum`` (:func:`optimum_comparison` rows, without timing), ``lower`` (:func:`lower_bound_summary`),
+    ``optimum`` (:func:`optimum_comparison` rows, without timing), ``lower`` (:func:`_lower_bound_summary`),
     ``attainment`` (:func:`bound_attainment`), ``steps`` (:func:`step_bounds`), ``table2``
     (:func:`table2_check`), ``table1`` (:func:`table1_torus`), ``difficulty`` (:func:`difficulty_by_c` rows).
     """
@@ -1364,7 +1251,7 @@ def _step_claim(claim_id: str, location: str, statement: str, steps: pd.DataFram
         rule=Rule("all_of", {"n": len(ran)}), evidence=_dp_evidence("step_bounds.csv", "adversarial.csv"))
 
 
-def coverage_claims(coverage: Coverage, seed: str = "") -> list[Claim]:
+def _coverage_claims(coverage: Coverage, seed: str = "") -> list[Claim]:
     """The rows that cover the paper's numbered results beyond Figs. 9-10 and Theorem 1's bound (Tables 1-2,
     Fig. 1, Lemmas 1-2 and their figures, Algorithm 1, the special case and Fig. 8, attainment of the bound) and
     the exact-optimum baseline.
@@ -1513,7 +1400,7 @@ def coverage_claims(coverage: Coverage, seed: str = "") -> list[Claim]:
                                    for r in ran.itertuples())),
         rule=Rule("all_of", {"n": len(ran)}), evidence=_dp_evidence("optimum_summary.csv")))
     difficulty = coverage.difficulty
-    hardest = difficulty_summary(difficulty) if len(difficulty) else pd.DataFrame(columns=["n", "hardest_at_n"])
+    hardest = _difficulty_summary(difficulty) if len(difficulty) else pd.DataFrame(columns=["n", "hardest_at_n"])
     per_c = "; ".join(
         f"n={int(n)}: " + ", ".join(f"c={int(r.c)} {r.max_len_mean:.1f}" for r in g.sort_values("c").itertuples())
         for n, g in difficulty.groupby("n"))  # fmt: skip
@@ -1557,7 +1444,7 @@ def claims_frame(summary: pd.DataFrame, adversarial: pd.DataFrame, fixed: pd.Dat
     The two running-time claims (Fig. 10, Section 6) are judged on the algorithm's work per instance
     (:func:`work_growth`), never on measured times, so the table is the same on every machine and backend.
     ``coverage`` holds the frames of the rows that cover every numbered result (:data:`PAPER_RESULTS`) and the
-    exact-optimum baseline (:func:`coverage_claims`).
+    exact-optimum baseline (:func:`_coverage_claims`).
     """
     check_instance("coverage", coverage, Coverage)
     check_frame("summary", summary, ["variant", "n", "bound", "max_len_max", "max_len_mean", "failures",
@@ -1682,7 +1569,7 @@ def claims_frame(summary: pd.DataFrame, adversarial: pd.DataFrame, fixed: pd.Dat
                        + "; ".join(f"n={n}: {paper.loc[n, 'max_len_mean']:.1f} -> {short.loc[n, 'max_len_mean']:.1f}"
                                    for n in paper.index)),
         rule=Rule("all_of", {"n": len(paper)}), evidence=_dp_evidence("disjoint_paths.csv", "variant_gain.csv")))
-    rows += coverage_claims(coverage, seed)
+    rows += _coverage_claims(coverage, seed)
     return claims_table("disjoint_paths", rows)
 
 
@@ -1756,7 +1643,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     times, fits = time_growth(per_instance, summary)
     work, work_fits = work_growth(per_instance)
     optimum = sweep_frame(optimum_comparison, optimum_items(params), seed=seed)
-    adversarial = sweep_frame(adversarial_tally, grid(n=ns, kind=list(params["adversarial_kinds"]),
+    adversarial = sweep_frame(_adversarial_tally, grid(n=ns, kind=list(params["adversarial_kinds"]),
                                                       count=[int(params["adversarial_count"])]), seed=seed)  # fmt: skip
     difficulty = sweep_frame(difficulty_by_c, [{"n": n, "c": c, "count": int(params["difficulty_instances"])}
                                                 for n in ns for c in range(1, n + 1)], seed=seed)  # fmt: skip
@@ -1771,7 +1658,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     drawn = sweep_frame(solve_random_instance, [{"n": n, "k": paper_radix(n), "c": n} for n in DRAWN_DIMS], seed=seed)
     optimum_table = optimum_summary(optimum)
     optimum_science, optimum_times = split_timing(optimum, ["optimum_time_s"], ["n", "kind", "instance"])
-    lower = lower_bound_summary(per_instance)
+    lower = _lower_bound_summary(per_instance)
     attainment = bound_attainment(per_instance, adversarial)
     steps = step_bounds(adversarial)
     table2, table1 = table2_check(), table1_torus()
@@ -1805,5 +1692,5 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         timing_key("time_per_instance"): _with_seed(times, seed),
         timing_key("time_fit"): _with_seed(fits, seed),
         timing_key("optimum_comparison"): _with_seed(optimum_times, seed),
-        timing_key("optimum_summary"): _with_seed(optimum_timing(optimum), seed),
+        timing_key("optimum_summary"): _with_seed(_optimum_timing(optimum), seed),
     }

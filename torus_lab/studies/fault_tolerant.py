@@ -14,7 +14,7 @@ lists every numbered result of the paper; :func:`claims_frame` has a row for eac
 
 Entry point: :func:`run` (the experiment ``fault_tolerant``, parameters of ``experiments/fault_tolerant.yaml``).
 Every point ``(N, m, f)`` is one item of :func:`torus_lab.sweep.sweep` (:func:`point_item`); the search for the
-example trial drawn in the notebook is one more item (:func:`example_item`).
+example trial drawn in the notebook is one more item (:func:`_example_item`).
 
 Randomness: the only source is the ``rng`` that ``sweep`` hands to each item (its seed derives from the
 experiment seed and the item).  It draws one 64-bit seed per trial (:func:`trial_seeds`), and
@@ -39,7 +39,6 @@ True
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import multiprocessing
@@ -49,10 +48,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import ndimage
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
-from scipy.stats import norm
 
 from torus_lab._memory import check_memory
 from torus_lab._validate import (
@@ -67,64 +62,41 @@ from torus_lab._validate import (
 from torus_lab.claims import Claim, Rule, claims_table, data_file, figure_file
 from torus_lab.routing.square import (
     ALGORITHMS,
+    PAPER_ALGORITHMS,
     REASONS,
     RoutingResult,
-    Square,
     draw_trial,
     evaluate_batch,
+    local_routing_bound,
+    locally_safe,
     oracle,
     route,
+    saturated_safe_faults,
+    square_cover,
+    step_progress,
+    torus_connected,
+    walk_is_fault_free,
 )
+from torus_lab.stats import paired_ratio_interval, wilson_interval
 from torus_lab.sweep import sweep
 from torus_lab.timing import split_timing, timing_key
 from torus_lab.topology import Torus
 
 __all__ = [
+    "run",
+    "claims_frame",
+    "PAPER_RESULTS",
     "PAPER_GROUPS",
     "PAPER_FAULT_RATES",
     "TABLE_COLUMNS",
-    "TABLE_TIMING_COLUMNS",
     "RATIOS",
-    "LABEL",
-    "CLAIM_FAULT_RATE",
-    "run",
-    "trial_seeds",
-    "in_worker_process",
     "fault_count",
+    "trial_seeds",
     "run_point",
-    "summarize_point",
-    "ratio_rows",
-    "point_item",
     "run_points",
-    "example_item",
-    "example_routes",
-    "example_frame",
-    "example_walks",
-    "square_cover",
-    "oracle_gap",
-    "backtracking_cost",
-    "after_fallback_differences",
-    "failure_reasons",
-    "summary_by_algorithm",
-    "wilson_interval",
-    "trend_counts",
-    "improvement_trend_counts",
-    "PAPER_RESULTS",
-    "PAPER_ALGORITHMS",
-    "locally_safe",
-    "saturated_safe_faults",
-    "torus_connected",
-    "walk_is_fault_free",
-    "local_routing_bound",
-    "square_starts",
-    "step_progress",
-    "adaptive_worst_step",
-    "termination_item",
-    "local_safety_item",
     "theorem_checks",
-    "theorem_claims",
-    "figure_claims",
-    "claims_frame",
+    "example_routes",
+    "example_walks",
 ]
 
 #: Every numbered result of the paper, in paper order, spelled as the claims' ``location`` spells them: Theorem 1
@@ -167,86 +139,6 @@ LABEL = {"chain": "Chain", "adaptive_square": "Adaptive-Square", "heuristic_squa
          "backtracking_square": "Backtracking-Square (ours)", "oracle": "oracle (connected)"}
 #: The fault rate of the paper's numeric claims (its text quotes ratios at 25% faults).
 CLAIM_FAULT_RATE = 0.25
-
-
-def _counts(name: str, values: object) -> np.ndarray:
-    """``values`` (a number or an array of numbers) as a float array, refusing bools, strings and NaN."""
-    try:
-        array = np.asarray(values)
-    except (ValueError, TypeError, OverflowError):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {values!r:.200}") from None
-    if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a number or an array of numbers, got {values!r}")
-    array = array.astype(float)
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} must be finite, got {values!r}")
-    return array
-
-
-def wilson_interval(successes: int | np.ndarray, trials: int | np.ndarray, confidence: float = 0.95):
-    """Wilson score interval for a binomial proportion.
-
-    Parameters
-    ----------
-    successes, trials : int or array of int
-        Elementwise ``trials >= 1`` and ``0 <= successes <= trials`` (broadcast against each other).
-    confidence : float
-        In ``(0, 1)``.
-
-    Returns
-    -------
-    (low, high)
-        Floats for scalar input, arrays otherwise.
-
-    Raises
-    ------
-    ValueError
-        For ``trials < 1``, ``successes`` outside ``0..trials`` or ``confidence`` outside ``(0, 1)``
-        (elementwise; the message names the first offending entry).
-
-    Examples
-    --------
-    >>> [round(v, 4) for v in wilson_interval(90, 100)]
-    [0.8256, 0.9448]
-    >>> wilson_interval(5, 3)
-    Traceback (most recent call last):
-    ...
-    ValueError: successes must be in 0..trials, got successes = 5 with trials = 3
-    """
-    n = _counts("trials", trials)
-    x = _counts("successes", successes)
-    confidence = check_real("confidence", confidence, 0, 1, open_maximum=True)
-    if confidence == 0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    try:
-        x, n = np.broadcast_arrays(x, n)
-    except ValueError:
-        raise ValueError(f"successes and trials must have compatible shapes, got {np.shape(successes)} and "
-                         f"{np.shape(trials)}") from None  # fmt: skip
-    if (n < 1).any():
-        raise ValueError(f"trials must be >= 1, got {_first(n, n < 1)}")
-    bad = (x < 0) | (x > n)
-    if bad.any():
-        where = tuple(np.argwhere(bad)[0])
-        raise ValueError(f"successes must be in 0..trials, got successes = {_num(x[where])} with trials = "
-                         f"{_num(n[where])}")  # fmt: skip
-    z = norm.ppf(0.5 + confidence / 2)
-    p = x / n
-    centre = (p + z * z / 2 / n) / (1 + z * z / n)  # divided step by step: no n * n overflow for huge trials
-    half = z * np.sqrt(p * (1 - p) / n + (z / 2 / n) ** 2) / (1 + z * z / n)
-    low = np.minimum(centre - half, p)  # the interval contains p; guard against rounding at p = 0 or 1
-    high = np.maximum(centre + half, p)
-    if np.ndim(low) == 0:
-        return float(low), float(high)
-    return low, high
-
-
-def _num(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else float(value)
-
-
-def _first(values: np.ndarray, bad: np.ndarray) -> int | float:
-    return _num(values[tuple(np.argwhere(bad)[0])])
 
 
 def fault_count(radix: int, fault_rate: float) -> int:
@@ -349,7 +241,7 @@ def run_point(radix: int, m: int, fault_rate: float, trials: int, rng: np.random
     return out
 
 
-def summarize_point(radix: int, m: int, fault_rate: float, seed: int, out: dict[str, np.ndarray],
+def _summarize_point(radix: int, m: int, fault_rate: float, seed: int, out: dict[str, np.ndarray],
                     algorithms: Sequence[str] = ALGORITHMS) -> list[dict]:
     """CSV rows of one point: one per algorithm and one for the oracle (its successes = connected pairs).
 
@@ -363,7 +255,7 @@ def summarize_point(radix: int, m: int, fault_rate: float, seed: int, out: dict[
     Examples
     --------
     >>> out = run_point(16, 4, 0.2, 100, np.random.default_rng(5))
-    >>> rows = summarize_point(16, 4, 0.2, 5, out)
+    >>> rows = _summarize_point(16, 4, 0.2, 5, out)
     >>> [r["algorithm"] for r in rows][-1], rows[-1]["success_rate"] == rows[-1]["oracle_connected_rate"]
     ('oracle', True)
     """
@@ -407,28 +299,14 @@ def summarize_point(radix: int, m: int, fault_rate: float, seed: int, out: dict[
     return rows
 
 
-def _paired_ratio(x: np.ndarray, y: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Ratio mean(x)/mean(y) of paired 0/1 outcomes with a delta-method CI on the log scale."""
-    n = len(x)
-    px, py = x.mean(), y.mean()
-    if px == 0 or py == 0:
-        return (float("nan"),) * 3
-    cov = np.cov(np.vstack([x, y]).astype(float), ddof=1) if n > 1 else np.zeros((2, 2))
-    var = (cov[0, 0] / px**2 + cov[1, 1] / py**2 - 2 * cov[0, 1] / (px * py)) / n
-    z = norm.ppf(0.5 + confidence / 2)
-    ratio = px / py
-    half = z * np.sqrt(max(var, 0.0))
-    return float(ratio), float(ratio * np.exp(-half)), float(ratio * np.exp(half))
-
-
-def ratio_rows(radix: int, m: int, fault_rate: float, out: dict[str, np.ndarray],
+def _ratio_rows(radix: int, m: int, fault_rate: float, out: dict[str, np.ndarray],
                algorithms: Sequence[str] = ALGORITHMS) -> list[dict]:
     """Improvement ratios (success rate of A / success rate of B) of :data:`RATIOS` with paired 95% CIs.
 
     Examples
     --------
     >>> out = run_point(16, 3, 0.25, 300, np.random.default_rng(2))
-    >>> row = ratio_rows(16, 3, 0.25, out)[0]
+    >>> row = _ratio_rows(16, 3, 0.25, out)[0]
     >>> row["numerator"], row["denominator"], row["ci_low"] <= row["ratio"] <= row["ci_high"]
     ('adaptive_square', 'chain', True)
     """
@@ -444,7 +322,7 @@ def ratio_rows(radix: int, m: int, fault_rate: float, out: dict[str, np.ndarray]
     for numerator, denominator in RATIOS:
         if numerator not in outcome or denominator not in outcome:
             continue
-        ratio, low, high = _paired_ratio(outcome[numerator], outcome[denominator])
+        ratio, low, high = paired_ratio_interval(outcome[numerator], outcome[denominator])
         rows.append({"N": radix, "m": m, "fault_rate": fault_rate, "numerator": numerator, "denominator": denominator,
                      "ratio": ratio, "ci_low": low, "ci_high": high})
     return rows
@@ -480,11 +358,11 @@ def point_item(radix: int, m: int, fault_rate: float, trials: int, compare_after
     check_instance("compare_after_fallback", compare_after_fallback, (bool, np.bool_), "a bool")
     check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
     out = run_point(radix, m, fault_rate, trials, rng)
-    rows = summarize_point(radix, m, fault_rate, -1, out)
+    rows = _summarize_point(radix, m, fault_rate, -1, out)
     _fail_counts(out, rows)
     for row in rows:
         del row["seed"]
-    result = {"rows": rows, "ratios": ratio_rows(radix, m, fault_rate, out), "after_fallback": []}
+    result = {"rows": rows, "ratios": _ratio_rows(radix, m, fault_rate, out), "after_fallback": []}
     if compare_after_fallback:
         alt = evaluate_batch(radix, m, fault_count(radix, fault_rate), out["seeds"], ("heuristic_square",),
                              after_fallback="previous", with_oracle=False, parallel=not in_worker_process())
@@ -538,14 +416,14 @@ def run_points(pairs: Sequence[tuple[int, int]], fault_rates: Sequence[float], t
 
 
 # ---------------------------------------------------------------------------------------------- example trial
-def example_item(radix: int, m: int, fault_rate: float, search_trials: int, rng: np.random.Generator) -> dict:
+def _example_item(radix: int, m: int, fault_rate: float, search_trials: int, rng: np.random.Generator) -> dict:
     """One sweep item: the first of ``search_trials`` random trials (in draw order) in which the three paper
     algorithms do not all agree and ``s, t`` are connected (the notebook's picture); the last trial searched
     when there is none (``disagree`` False).
 
     Examples
     --------
-    >>> pick = example_item(16, 3, 0.2, 500, np.random.default_rng(4))
+    >>> pick = _example_item(16, 3, 0.2, 500, np.random.default_rng(4))
     >>> sorted(pick)
     ['disagree', 'fault_count', 'm', 'radix', 'trial', 'trial_seed']
     """
@@ -589,13 +467,13 @@ def example_routes(radix: int, m: int, fault_count: int, trial_seed: int):
     return mask, s, t, results, oracle(torus, mask, s, t)
 
 
-def example_frame(pick: Mapping[str, Any], fault_rate: float, seed: int) -> pd.DataFrame:
+def _example_frame(pick: Mapping[str, Any], fault_rate: float, seed: int) -> pd.DataFrame:
     """The example trial as a table: one row per algorithm and one for the oracle.
 
     Examples
     --------
     >>> pick = {"radix": 16, "m": 3, "fault_count": 51, "trial": 0, "trial_seed": 7, "disagree": False}
-    >>> list(example_frame(pick, 0.2, 1)["algorithm"])[-1]
+    >>> list(_example_frame(pick, 0.2, 1)["algorithm"])[-1]
     'oracle'
     """
     fault_rate = check_real("fault_rate", fault_rate, 0, 1, open_maximum=True)
@@ -654,34 +532,12 @@ def example_walks(pick: Mapping[str, Any], seed: int) -> pd.DataFrame:
     return frame
 
 
-def square_cover(squares, radix: int) -> np.ndarray:
-    """How many of ``squares`` (:class:`torus_lab.routing.square.Square`) cover each node, as a
-    ``radix x radix`` array indexed ``[x0, x1]``.
-
-    Examples
-    --------
-    >>> from torus_lab.routing.square import Square
-    >>> cover = square_cover([Square(0, (0, 0), (1, 1), (1, 1), 2)] * 2, 4)
-    >>> int(cover[0, 0]), int(cover[2, 2]), int(cover.sum())
-    (2, 0, 8)
-    """
-    squares = check_sequence("squares", squares)
-    check_int("radix", radix, minimum=1)
-    for square in squares:
-        check_instance("squares", square, Square, "routing Squares")
-    cover = np.zeros((radix, radix))
-    for square in squares:
-        for x, y in square.nodes(radix):
-            cover[x, y] += 1
-    return cover
-
-
 # ---------------------------------------------------------------------------------------------- analysis tables
 def _rows_at(frame: pd.DataFrame, fault_rates: Sequence[float]) -> pd.Series:
     return np.isclose(frame["fault_rate"].to_numpy()[:, None], np.asarray(fault_rates, dtype=float)[None, :]).any(1)
 
 
-def oracle_gap(table: pd.DataFrame, fault_rates: Sequence[float] | None = None) -> pd.DataFrame:
+def _oracle_gap(table: pd.DataFrame, fault_rates: Sequence[float] | None = None) -> pd.DataFrame:
     """Success among connected pairs (``success_given_connected``) per point and algorithm, and the share of
     Heuristic-Square's gap to the oracle that Backtracking-Square closes; only ``fault_rates`` if given.
 
@@ -689,7 +545,7 @@ def oracle_gap(table: pd.DataFrame, fault_rates: Sequence[float] | None = None) 
     --------
     >>> table = pd.DataFrame({"N": 16, "m": 3, "fault_rate": 0.25, "algorithm": list(ALGORITHMS),
     ...                       "success_given_connected": [0.5, 0.6, 0.8, 0.9]})
-    >>> float(oracle_gap(table)["share_of_heuristic_gap_closed_by_ours"].iloc[0])
+    >>> float(_oracle_gap(table)["share_of_heuristic_gap_closed_by_ours"].iloc[0])
     0.5
     """
     if fault_rates is not None:
@@ -706,7 +562,7 @@ def oracle_gap(table: pd.DataFrame, fault_rates: Sequence[float] | None = None) 
     return gap
 
 
-def backtracking_cost(table: pd.DataFrame, pairs: Sequence[tuple[int, int]], fault_rate: float) -> pd.DataFrame:
+def _backtracking_cost(table: pd.DataFrame, pairs: Sequence[tuple[int, int]], fault_rate: float) -> pd.DataFrame:
     """The price of backtracking at ``fault_rate`` for each ``(N, m)`` of ``pairs``: success rate, local
     routings per trial, path plus and hops travelled / Lee distance of every local algorithm.
 
@@ -715,7 +571,7 @@ def backtracking_cost(table: pd.DataFrame, pairs: Sequence[tuple[int, int]], fau
     >>> table = pd.DataFrame({"N": 16, "m": 3, "fault_rate": 0.25, "algorithm": ["chain", "oracle"],
     ...                       "success_rate": [0.5, 0.9], "local_routings_mean": [2.0, np.nan],
     ...                       "path_plus_mean": 1.0, "travelled_plus_mean": 1.0})
-    >>> backtracking_cost(table, [(16, 3)], 0.25)["algorithm"].tolist()
+    >>> _backtracking_cost(table, [(16, 3)], 0.25)["algorithm"].tolist()
     ['chain']
     """
     pairs = [_check_pair("pairs", p) for p in check_sequence("pairs", pairs)]
@@ -728,14 +584,14 @@ def backtracking_cost(table: pd.DataFrame, pairs: Sequence[tuple[int, int]], fau
     return table.loc[keep, ["N", "m", "algorithm", *columns]].reset_index(drop=True)
 
 
-def after_fallback_differences(alt: pd.DataFrame) -> pd.DataFrame:
+def _after_fallback_differences(alt: pd.DataFrame) -> pd.DataFrame:
     """Successes of Heuristic-Square REC (``max``) and ALT (``previous``) per point, and whether they differ.
 
     Examples
     --------
     >>> alt = pd.DataFrame({"N": 16, "m": 3, "fault_rate": 0.2, "variant": ["max", "previous"],
     ...                     "successes": [90, 90]})
-    >>> after_fallback_differences(alt)[["max", "previous", "differ"]].values.tolist()
+    >>> _after_fallback_differences(alt)[["max", "previous", "differ"]].values.tolist()
     [[90, 90, False]]
     """
     check_frame("alt", alt, ["N", "m", "fault_rate", "variant", "successes"])
@@ -746,13 +602,13 @@ def after_fallback_differences(alt: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
-def failure_reasons(table: pd.DataFrame) -> pd.DataFrame:
+def _failure_reasons(table: pd.DataFrame) -> pd.DataFrame:
     """Failures summed over all points, by reason (rows) and algorithm (columns).
 
     Examples
     --------
     >>> table = pd.DataFrame({"algorithm": ["chain", "oracle"], "fail_1": [3, 0], "fail_2": [1, 0]})
-    >>> failure_reasons(table)["chain"].tolist()
+    >>> _failure_reasons(table)["chain"].tolist()
     [3, 1]
     """
     check_frame("table", table, ["algorithm"])
@@ -764,17 +620,17 @@ def failure_reasons(table: pd.DataFrame) -> pd.DataFrame:
     return sums.reset_index(drop=True)
 
 
-def summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: float) -> pd.DataFrame:
+def _summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: float) -> pd.DataFrame:
     """One row per local algorithm at ``fault_rate``: success range over ``(N, m)``, mean success among
     connected pairs, mean local routings per trial, mean hops travelled / Lee distance; the Backtracking-Square
-    row also has the range and mean of the share of Heuristic-Square's gap it closes (from :func:`oracle_gap`).
+    row also has the range and mean of the share of Heuristic-Square's gap it closes (from :func:`_oracle_gap`).
 
     Examples
     --------
     >>> table = pd.DataFrame({"N": [16, 32], "m": 3, "fault_rate": 0.25, "algorithm": "chain",
     ...                       "success_rate": [0.5, 0.7], "success_given_connected": [0.5, 0.7],
     ...                       "local_routings_mean": 2.0, "travelled_plus_mean": 1.0})
-    >>> row = summary_by_algorithm(table, pd.DataFrame(columns=["fault_rate"]), 0.25).iloc[0]
+    >>> row = _summary_by_algorithm(table, pd.DataFrame(columns=["fault_rate"]), 0.25).iloc[0]
     >>> float(row["success_min"]), float(row["success_max"])
     (0.5, 0.7)
     """
@@ -798,8 +654,6 @@ def summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: flo
 
 
 # ---------------------------------------------------------------------------------------------- theorems 1-4
-#: Algorithms of the paper (Theorems 2-4 and the locally-safe check); Backtracking-Square is ours and not checked.
-PAPER_ALGORITHMS = ALGORITHMS[:3]
 #: The theorem each paper algorithm's termination claim comes from.
 TERMINATION_THEOREM = {"chain": "Theorem 2", "adaptive_square": "Theorem 3", "heuristic_square": "Theorem 4"}
 #: Columns of the ``termination`` table (:func:`termination_item`), before ``seed``.
@@ -813,222 +667,6 @@ SAFETY_COLUMNS = ["N", "m", "instances", "locally_safe", "connected", "fault_rat
 #: Columns of the ``adaptive_worst_step`` table (:func:`adaptive_worst_step`).
 WORST_STEP_COLUMNS = ["N", "m", "source", "target", "faults", "first_step_progress", "paper_worst_case", "success"]
 _CAP_REASON = REASONS[3]  # the safety cap (status 3 of torus_lab.routing.square.REASONS): never a stated failure
-
-
-def _check_grid(grid: object) -> np.ndarray:
-    """A square boolean fault grid ``grid[x0, x1]`` (True = faulty) of an ``N x N`` torus, ``N >= 2``."""
-    array = np.asarray(check_instance("grid", grid, np.ndarray, "a boolean numpy array"))
-    if array.dtype != np.bool_ or array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 2:
-        raise ValueError(f"grid must be a square boolean N x N array with N >= 2, got dtype {array.dtype} and shape "
-                         f"{array.shape}")  # fmt: skip
-    return array
-
-
-#: Mesh links of a 2-D window: :func:`scipy.ndimage.label`'s default structure, made once (not at every call).
-_MESH_LINKS = ndimage.generate_binary_structure(2, 1)
-
-
-def _window_connected(window: np.ndarray) -> bool:
-    """The non-faulty nodes of ``window`` (a boolean fault array, mesh links) form one connected piece."""
-    _, pieces = ndimage.label(~window, _MESH_LINKS)
-    return pieces <= 1
-
-
-def locally_safe(grid: np.ndarray, m: int, around: tuple[int, int] | None = None) -> bool:
-    """Whether a 2D torus is locally-``m``-safe (Li, Peng & Chu, Section 2).
-
-    Both conditions of the paper, for every ``m``-square (an ``m x m`` window of the torus, wrapping around, with
-    its mesh links): (1) its non-faulty nodes form a connected subgraph, and (2) each of its four boundary line
-    segments (``m`` consecutive nodes of a row or a column) has a non-faulty node, i.e. no ``m`` consecutive faulty
-    nodes in any row or column.  With ``around = (x0, x1)`` only the squares and segments that contain that node
-    are checked (the others are unchanged when only that node's state changed).
-
-    Parameters
-    ----------
-    grid : ndarray of bool, shape (N, N)
-        ``grid[x0, x1]`` is True for a faulty node.
-    m : int
-        Square width, ``2 <= m < N``.
-    around : (int, int), optional
-        Check only around this node.
-
-    Examples
-    --------
-    >>> grid = np.zeros((6, 6), dtype=bool)
-    >>> grid[[1, 3, 2, 2], [2, 2, 1, 3]] = True   # (2, 2) is cut off by its four faulty neighbours
-    >>> locally_safe(grid, 3), locally_safe(np.zeros((6, 6), dtype=bool), 3)
-    (False, True)
-    >>> grid = np.zeros((6, 6), dtype=bool)
-    >>> grid[0, :3] = True                        # three consecutive faults in a line: condition 2 fails for m = 3
-    >>> locally_safe(grid, 3), locally_safe(grid, 4)
-    (False, True)
-    """
-    grid = _check_grid(grid)
-    radix = grid.shape[0]
-    m = check_int("m", m, 2, radix - 1)
-    if around is not None:
-        x0, x1 = (check_int("around", v, 0, radix - 1) for v in _check_pair("around", around))
-        offsets = np.arange(-(m - 1), m)
-        lines = [grid[(x0 + offsets) % radix, x1], grid[x0, (x1 + offsets) % radix]]
-        if any(np.convolve(line, np.ones(m, dtype=int), "valid").max() == m for line in lines):
-            return False
-        starts = [((x0 - a) % radix, (x1 - b) % radix) for a in range(m) for b in range(m)]
-    else:
-        for axis in (0, 1):
-            if (sum(np.roll(grid, -q, axis=axis).astype(int) for q in range(m)) == m).any():
-                return False
-        starts = [(a, b) for a in range(radix) for b in range(radix)]
-    wrapped = np.pad(grid, (0, m - 1), mode="wrap")
-    return all(_window_connected(wrapped[a:a + m, b:b + m]) for a, b in starts)
-
-
-def saturated_safe_faults(radix: int, m: int, rng: np.random.Generator) -> np.ndarray:
-    """A maximal random locally-``m``-safe fault set: the nodes in random order, each made faulty unless that
-    breaks local ``m``-safety (:func:`locally_safe`); the densest fault sets Theorem 1 allows along that order.
-
-    Examples
-    --------
-    >>> grid = saturated_safe_faults(8, 3, np.random.default_rng(1))
-    >>> locally_safe(grid, 3), 0 < int(grid.sum()) < 64
-    (True, True)
-    """
-    radix = check_int("radix", radix, 3)
-    m = check_int("m", m, 2, radix - 1)
-    check_instance("rng", rng, np.random.Generator, "a numpy.random.Generator")
-    check_memory(radix * radix * (m + 1) ** 2 * 16, f"a {radix} x {radix} fault grid and its windows")
-    grid = np.zeros((radix, radix), dtype=bool)
-    for node in rng.permutation(radix * radix):
-        x0, x1 = int(node) % radix, int(node) // radix
-        grid[x0, x1] = True
-        if not locally_safe(grid, m, around=(x0, x1)):
-            grid[x0, x1] = False
-    return grid
-
-
-def torus_connected(grid: np.ndarray) -> bool:
-    """Whether the non-faulty nodes of the torus (``grid[x0, x1]`` True = faulty) form one connected graph.
-
-    Examples
-    --------
-    >>> grid = np.zeros((4, 4), dtype=bool)
-    >>> grid[1, :] = True
-    >>> torus_connected(grid)             # the wraparound links keep rows 0, 2, 3 together
-    True
-    >>> grid[3, :] = True
-    >>> torus_connected(grid)             # rows 0 and 2 are now cut apart
-    False
-    """
-    grid = _check_grid(grid)
-    radix = grid.shape[0]
-    ids = np.arange(radix * radix).reshape(radix, radix)
-    up = ~grid
-    rows, cols = [], []
-    for axis in (0, 1):
-        keep = up & np.roll(up, -1, axis=axis)
-        rows.append(ids[keep])
-        cols.append(np.roll(ids, -1, axis=axis)[keep])
-    edges = np.concatenate(rows), np.concatenate(cols)
-    graph = coo_matrix((np.ones(len(edges[0])), edges), shape=(radix * radix,) * 2)
-    _, labels = connected_components(graph, directed=False)
-    return len(np.unique(labels[up.ravel()])) <= 1
-
-
-def walk_is_fault_free(walk: Sequence[tuple[int, int]], grid: np.ndarray, source: tuple[int, int],
-                       target: tuple[int, int] | None = None) -> bool:
-    """Whether ``walk`` starts at ``source`` (and ends at ``target`` if given), every hop joins torus neighbours
-    and no node of it is faulty.
-
-    Examples
-    --------
-    >>> grid = np.zeros((4, 4), dtype=bool)
-    >>> grid[1, 0] = True
-    >>> walk_is_fault_free([(0, 0), (3, 0), (3, 1)], grid, (0, 0), (3, 1))
-    True
-    >>> walk_is_fault_free([(0, 0), (1, 0)], grid, (0, 0)), walk_is_fault_free([(0, 0), (2, 0)], grid, (0, 0))
-    (False, False)
-    """
-    grid = _check_grid(grid)
-    radix = grid.shape[0]
-    source = _check_pair("source", source)
-    target = None if target is None else _check_pair("target", target)
-    nodes = np.array([_check_pair("walk", v) for v in check_sequence("walk", walk, min_length=1)], dtype=int)
-    if (nodes < 0).any() or (nodes >= radix).any():
-        return False
-    step = np.abs(np.diff(nodes, axis=0)) % radix
-    hops_ok = bool(((np.minimum(step, radix - step)).sum(axis=1) == 1).all()) if len(nodes) > 1 else True
-    ends_ok = tuple(nodes[0]) == tuple(source) and (target is None or tuple(nodes[-1]) == tuple(target))
-    return hops_ok and ends_ok and not grid[nodes[:, 0], nodes[:, 1]].any()
-
-
-def local_routing_bound(algorithm: str, radix: int, m: int, source: tuple[int, int],
-                        target: tuple[int, int]) -> int:  # fmt: skip
-    """Most local routings a paper algorithm can use from ``source`` to ``target`` (a bound linear in N).
-
-    * Chain (Theorem 2): each square of a leg advances ``r_i`` by ``m - 1`` or to ``t_i``, and the first leg
-      may leave ``r_1`` one row behind ``s_1`` (the band starts at ``s_1 - dir_1``):
-      ``ceil(d_0 / (m-1)) + ceil((d_1 + 1) / (m-1))``.
-    * Adaptive-Square (Theorem 3): every local routing that does not reach ``t`` lowers the Lee distance
-      ``d(r, t)`` by at least 1 (``docs/conventions.md#square-termination``): ``d(s, t)``.
-    * Heuristic-Square (Theorem 4): an iteration is one square along ``i``, or a failed one and one along ``j``; a
-      ``j``-step never raises ``d(r, t)`` and leaves ``d(r_j, t_j) = 0`` when it does not lower it, so at most
-      ``d(s, t) + 1`` iterations make no progress: ``2 (2 d(s, t) + 1)``.
-
-    Examples
-    --------
-    >>> [local_routing_bound(a, 16, 3, (0, 0), (5, 2)) for a in PAPER_ALGORITHMS]
-    [5, 7, 30]
-    """
-    check_str("algorithm", algorithm, PAPER_ALGORITHMS)
-    radix = check_int("radix", radix, 3)
-    m = check_int("m", m, 2 if algorithm == "chain" else 3, radix)
-    s = [check_int("source", v, 0, radix - 1) for v in _check_pair("source", source)]
-    t = [check_int("target", v, 0, radix - 1) for v in _check_pair("target", target)]
-    ring = [min(abs(a - b), radix - abs(a - b)) for a, b in zip(s, t, strict=True)]
-    if algorithm == "chain":
-        return -(-ring[0] // (m - 1)) - (-(ring[1] + 1) // (m - 1))
-    if algorithm == "adaptive_square":
-        return sum(ring)
-    return 2 * (2 * sum(ring) + 1)
-
-
-def square_starts(result: RoutingResult, radix: int) -> list[tuple[int, int]]:
-    """The node ``r`` at which each square of an Adaptive- or Heuristic-Square routing was built (the square's
-    corner is ``b = (r_i, r_j - dir_j)``, ``docs/conventions.md#square-geometry``).
-
-    Examples
-    --------
-    >>> from torus_lab.routing.square import adaptive_square_routing
-    >>> result = adaptive_square_routing(Torus(2, 8), set(), (0, 0), (4, 1), 3)
-    >>> square_starts(result, 8)
-    [(0, 0), (2, 0)]
-    """
-    check_instance("result", result, RoutingResult, "a RoutingResult")
-    radix = check_int("radix", radix, 3)
-    starts = []
-    for square in result.squares:
-        node = list(square.corner)
-        node[1 - square.dim] = (node[1 - square.dim] + square.directions[1]) % radix
-        starts.append((node[0], node[1]))
-    return starts
-
-
-def step_progress(result: RoutingResult, radix: int, target: tuple[int, int]) -> list[int]:
-    """How much closer to ``target`` (Lee distance) each local routing that moved to an exit brought the message:
-    ``d(r, t) - d(r', t)`` for consecutive square starts ``r, r'`` (:func:`square_starts`).
-
-    The proof of Theorem 3 says the worst case of an Adaptive-Square step is ``m - 2``.
-
-    Examples
-    --------
-    >>> from torus_lab.routing.square import adaptive_square_routing
-    >>> result = adaptive_square_routing(Torus(2, 8), set(), (0, 0), (4, 1), 3)
-    >>> step_progress(result, 8, (4, 1))
-    [2]
-    """
-    torus = Torus(2, check_int("radix", radix, 3))
-    target = torus.check_node(target, "target")
-    distance = [torus.lee_distance(r, target) for r in square_starts(result, radix)]
-    return [int(a - b) for a, b in itertools.pairwise(distance)]
 
 
 def adaptive_worst_step(radix: int, m: int) -> dict:
@@ -1069,9 +707,9 @@ def termination_item(radix: int, m: int, fault_rate: float, trials: int, rng: np
 
     Columns: ``valid_outputs`` (a fault-free walk from ``s`` to ``t``, or a failure with its reason and a
     fault-free partial walk; never the safety cap), ``within_bound`` (local routings <=
-    :func:`local_routing_bound`), ``checked`` (both), ``max_local_routings``, ``max_routings_per_radix``
-    (local routings / N), ``exit_steps``, ``steps_below_m_minus_2`` and ``min_step_progress`` (of
-    :func:`step_progress`; square algorithms only).
+    :func:`~torus_lab.routing.square.local_routing_bound`), ``checked`` (both), ``max_local_routings``,
+    ``max_routings_per_radix`` (local routings / N), ``exit_steps``, ``steps_below_m_minus_2`` and
+    ``min_step_progress`` (of :func:`~torus_lab.routing.square.step_progress`; square algorithms only).
 
     Examples
     --------
@@ -1117,9 +755,9 @@ def termination_item(radix: int, m: int, fault_rate: float, trials: int, rng: np
 
 def local_safety_item(radix: int, m: int, instances: int, pairs: int, rng: np.random.Generator) -> dict:
     """One sweep item of the Theorem 1 check: ``instances`` maximal random locally-``m``-safe fault sets
-    (:func:`saturated_safe_faults`) of the ``N x N`` torus; for each, whether the torus is connected and, on
-    ``pairs`` random pairs of distinct non-faulty nodes, whether each paper algorithm with the same ``m`` routes
-    them (Adaptive- and Heuristic-Square need ``m >= 3``; -1 otherwise).
+    (:func:`~torus_lab.routing.square.saturated_safe_faults`) of the ``N x N`` torus; for each, whether the
+    torus is connected and, on ``pairs`` random pairs of distinct non-faulty nodes, whether each paper algorithm
+    with the same ``m`` routes them (Adaptive- and Heuristic-Square need ``m >= 3``; -1 otherwise).
 
     Examples
     --------
@@ -1317,13 +955,13 @@ def _points_text(frame: pd.DataFrame) -> str:
     return ", ".join(f"({radix}, {m})" for radix, m in pairs) or "none"
 
 
-def theorem_claims(termination: pd.DataFrame, safety: pd.DataFrame, worst: pd.DataFrame) -> list[Claim]:
+def _theorem_claims(termination: pd.DataFrame, safety: pd.DataFrame, worst: pd.DataFrame) -> list[Claim]:
     """The rows of Theorems 1-4 (and the worst case in the proof of Theorem 3) from the tables of
     :func:`theorem_checks`; empty tables give "not testable here".
 
     Examples
     --------
-    >>> rows = theorem_claims(*theorem_checks([(12, 3)], [0.2], 5, [(8, 3)], 1, 4, seed=1, backend="serial"))
+    >>> rows = _theorem_claims(*theorem_checks([(12, 3)], [0.2], 5, [(8, 3)], 1, 4, seed=1, backend="serial"))
     >>> [(c.claim_id, c.verdict) for c in rows][:2]
     [('theorem1_connected', 'holds'), ('chain_on_locally_safe', 'holds')]
     """
@@ -1417,14 +1055,14 @@ _CURVES = ("the paper prints this figure as curves only and its text states no v
            "available to us as numbers, so there is nothing to compare ours with (ours are in the evidence)")
 
 
-def figure_claims(table: pd.DataFrame, ratios: pd.DataFrame) -> list[Claim]:
+def _figure_claims(table: pd.DataFrame, ratios: pd.DataFrame) -> list[Claim]:
     """Rows for the paper's drawings (Figs. 1-3), its figures without numbers (Figs. 4-7, 10-11), its cost
     statement, its conclusion, and its trend claims on the improvement ratios (Section 6).
 
     Examples
     --------
     >>> table, ratios = run_points([(16, 3), (16, 4)], [0.2, 0.25], trials=100, seed=1, backend="serial")
-    >>> {c.claim_id: c.verdict for c in figure_claims(table, ratios)}["fig1_chain_drawing"]
+    >>> {c.claim_id: c.verdict for c in _figure_claims(table, ratios)}["fig1_chain_drawing"]
     'not testable here'
     """
     check_frame("table", table, ["algorithm", "fault_rate", "N", "m", "success_rate", "path_plus_mean"])
@@ -1621,9 +1259,9 @@ def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame, termination: pd.Data
                        f"{heur.ratio.max():.2f}" if len(heur) else "no point at 25% faults in this run"),
         rule=Rule("all_of", {"n": len(heur)}), evidence=_evidence("improvement_ratios.csv")))
     empty = pd.DataFrame()
-    rows += theorem_claims(empty if termination is None else termination, empty if local_safety is None
+    rows += _theorem_claims(empty if termination is None else termination, empty if local_safety is None
                            else local_safety, empty if worst_step is None else worst_step)
-    rows += figure_claims(table, ratios)
+    rows += _figure_claims(table, ratios)
     return claims_table("fault_tolerant", rows)
 
 
@@ -1652,10 +1290,10 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     if missing:
         raise ValueError(f"focus points {missing} are not in group1 + group2")
     table, ratios, alt = run_points(pairs, params["fault_rates"], params["trials"], seed, after_fallback_pairs=focus)
-    pick = sweep(example_item, [{"radix": params["picture_radix"], "m": params["picture_m"],
+    pick = sweep(_example_item, [{"radix": params["picture_radix"], "m": params["picture_m"],
                                  "fault_rate": float(params["picture_fault_rate"]),
                                  "search_trials": params["picture_search_trials"]}], seed=seed)[0]
-    all_gap = oracle_gap(table)
+    all_gap = _oracle_gap(table)
     termination, safety, worst = theorem_checks(
         [(radix, m) for radix in params["termination_radices"] for m in params["termination_m"] if m <= radix],
         params["fault_rates"], params["termination_trials"],
@@ -1666,12 +1304,12 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "fault_tolerant": science,
         "improvement_ratios": ratios,
         "heuristic_after_fallback": alt,
-        "oracle_gap": oracle_gap(table, params["gap_fault_rates"]).assign(seed=seed),
-        "backtracking_cost": backtracking_cost(table, focus, params["summary_fault_rate"]).assign(seed=seed),
-        "after_fallback_differences": after_fallback_differences(alt).assign(seed=seed),
-        "failure_reasons": failure_reasons(table).assign(seed=seed),
-        "summary_by_algorithm": summary_by_algorithm(table, all_gap, params["summary_fault_rate"]).assign(seed=seed),
-        "faulty_torus_example": example_frame(pick, float(params["picture_fault_rate"]), seed),
+        "oracle_gap": _oracle_gap(table, params["gap_fault_rates"]).assign(seed=seed),
+        "backtracking_cost": _backtracking_cost(table, focus, params["summary_fault_rate"]).assign(seed=seed),
+        "after_fallback_differences": _after_fallback_differences(alt).assign(seed=seed),
+        "failure_reasons": _failure_reasons(table).assign(seed=seed),
+        "summary_by_algorithm": _summary_by_algorithm(table, all_gap, params["summary_fault_rate"]).assign(seed=seed),
+        "faulty_torus_example": _example_frame(pick, float(params["picture_fault_rate"]), seed),
         "faulty_torus_example_walks": example_walks(pick, seed),
         "algorithms": pd.DataFrame({"algorithm": [*ALGORITHMS, "oracle"],
                                     "label": [LABEL[name] for name in [*ALGORITHMS, "oracle"]]}),

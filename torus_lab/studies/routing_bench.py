@@ -37,8 +37,9 @@ from torus_lab._validate import (
     check_str,
 )
 from torus_lab.routing import make_routing
-from torus_lab.sim import SimConfig, simulate, summarize
+from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.saturation import Saturation, saturation_table
+from torus_lab.stats import summarize
 from torus_lab.sweep import grid, sweep
 from torus_lab.topology import Torus
 

@@ -8,13 +8,14 @@ there is randomness) -> table.
   :func:`catalog_routing` builds one with :func:`torus_lab.routing.make_routing`).
 * :func:`cdg_table` -- CDG verdict (and a witness cycle) of every routing on uni-/bidirectional tori and
   meshes; the Duato design is judged by :func:`torus_lab.deadlock.duato_check`.
-* :func:`forced_cycle_messages` -- for a witness cycle, one message per dependency whose waiting header has
-  *no other permitted output*: if every edge has one, the cycle is a reachable deadlock configuration of
-  wormhole routing (each message holds one VC and waits for the next), not just a potential one.
+* :func:`~torus_lab.deadlock.forced_cycle_messages` -- for a witness cycle, one message per dependency whose
+  waiting header has *no other permitted output*: if every edge has one, the cycle is a reachable deadlock
+  configuration of wormhole routing (each message holds one VC and waits for the next), not just a potential
+  one.
 * :func:`vc_count_table`, :func:`second_vc_table` -- the paper's VC-count statements recomputed from the
   constructed channel sets.
-* :func:`adaptivity_table` -- realizable vs minimal physical paths per pair, measured by walking the
-  reachable routing states (full adaptivity is measured, not assumed).
+* :func:`~torus_lab.routing.explore.adaptivity_table` -- realizable vs minimal physical paths per pair,
+  measured by walking the reachable routing states (full adaptivity is measured, not assumed).
 * :func:`simulation_table` -- latency vs offered load and saturation throughput with the wormhole simulator;
   the simulated routings are given as registry specs and labelled with the built routing function's name;
   ``replicas`` independent runs per point, summarised with 95% t-intervals by :func:`latency_summary`.
@@ -33,7 +34,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -52,77 +52,43 @@ from torus_lab._validate import (
 from torus_lab.claims import Claim, Rule, claims_table, data_file, figure_file
 from torus_lab.deadlock import (
     cdg_verdict,
+    channel_vc_listing,
     channel_vc_usage,
+    cycle_dimensions,
     describe_cycle,
     duato_check,
-    explore_states,
+    find_acyclic,
+    forced_cycle_messages,
+    merged_cdg_acyclic,
     ring_second_vc_channels,
     ring_vc_usage,
+    set_partitions,
 )
 from torus_lab.routing import RoutingFunction, make_routing
-from torus_lab.routing.turn_model import dateline_node
+from torus_lab.routing.explore import adaptivity_table
+from torus_lab.routing.turn_model import dateline_node, dateline_positions
 from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.saturation import RUN_COLUMNS, Saturation, saturation_table
-from torus_lab.sim.stats import summarize
+from torus_lab.stats import summarize
 from torus_lab.sweep import sweep
 from torus_lab.topology import NETWORK_KINDS, Mesh, Torus, make_network  # noqa: F401 (Mesh: the doctests use it)
 
 __all__ = [
-    "TOPOLOGY_KINDS",
-    "SATURATION",
-    "PROVOKE_CONFIG",
-    "DRAWN_ROUTINGS",
-    "make_topology",
+    "run",
+    "virtual_mesh_claims",
+    "PAPER_RESULTS",
     "routing_specs",
     "catalog_routing",
-    "cdg_row",
+    "make_topology",
     "cdg_table",
-    "cdg_verdict_grid",
-    "forced_cycle_messages",
-    "witness_messages",
-    "vc_count_row",
     "vc_count_table",
-    "second_vc_rows",
     "second_vc_table",
-    "channel_vc_listing",
-    "channel_vcs_table",
-    "drawn_routings",
-    "drawn_virtual_meshes",
-    "cdg_datelines",
-    "after_class_summary",
-    "dateline_rule_row",
-    "dateline_rules_table",
-    "minimal_path_count",
-    "adaptivity_table",
-    "adaptivity_row",
     "adaptivity_summary",
-    "simulation_point",
     "simulation_table",
     "latency_summary",
-    "dateline_positions",
-    "first_deadlock_loads",
-    "saturation_summary",
-    "provoke_point",
     "provoke_deadlock_table",
-    "provoke_summary",
-    "find_acyclic",
-    "PAPER_RESULTS",
-    "PREMISE_DIMS",
-    "BUDGET_ROUTINGS",
-    "MESH_ALGORITHMS",
-    "cycle_dimensions",
-    "dateline_premise_row",
     "dateline_premise_table",
-    "set_partitions",
-    "merged_cdg_acyclic",
-    "vc_budget_rows",
     "vc_budget_table",
-    "min_acyclic_vcs",
-    "mapping_coverage",
-    "dateline_offset_row",
-    "dateline_offset_table",
-    "virtual_mesh_claims",
-    "run",
 ]
 
 #: Topology kinds of the study.
@@ -230,12 +196,12 @@ def _study_items(ks: Iterable[int], kinds: Sequence[str], routings: Sequence[str
             for name in routing_specs(make_topology(kind, k)) if routings is None or name in routings]
 
 
-def cdg_row(kind: str, k: int, routing: str, forced: bool = True, rng=None) -> dict[str, Any]:
+def _cdg_row(kind: str, k: int, routing: str, forced: bool = True, rng=None) -> dict[str, Any]:
     """One row of :func:`cdg_table`: the CDG verdict of the routing labelled ``routing`` on ``kind`` ``k``.
 
     A :func:`~torus_lab.sweep.sweep` item function (``rng`` is unused: the verdict is deterministic).
 
-    >>> cdg_row("bidirectional", 4, "dor")["acyclic"]
+    >>> _cdg_row("bidirectional", 4, "dor")["acyclic"]
     False
     """
     check_str("kind", kind, TOPOLOGY_KINDS)
@@ -269,7 +235,7 @@ def cdg_table(ks: Iterable[int], kinds: Sequence[str] = TOPOLOGY_KINDS, *, routi
               forced: bool = True, backend: str = "auto") -> pd.DataFrame:
     """CDG verdict of every routing of :func:`routing_specs` (or the labels ``routings``) for 2D ``kinds`` x ``ks``.
 
-    One :func:`~torus_lab.sweep.sweep` item (:func:`cdg_row`) per (kind, k, routing).
+    One :func:`~torus_lab.sweep.sweep` item (:func:`_cdg_row`) per (kind, k, routing).
     Columns: kind, k, routing (label), num_vcs (allocated), max_vcs / mean_vcs (distinct VCs used per physical
     channel), vertices, edges, acyclic, cycle_length, cycle (readable witness), cycle_channels (``c:vc``
     list), forced (every dependency of the witness is created by a message with no other permitted output;
@@ -290,56 +256,7 @@ def cdg_table(ks: Iterable[int], kinds: Sequence[str] = TOPOLOGY_KINDS, *, routi
     check_instance("forced", forced, (bool, np.bool_), "a bool")
     check_str("backend", backend)
     items = [dict(i, forced=bool(forced)) for i in _study_items(ks, kinds, routings)]
-    return _rows(cdg_row, items, backend=backend, desc="cdg")
-
-
-def forced_cycle_messages(rf: RoutingFunction, cycle: Sequence[tuple[int, int]]) -> list[tuple | None]:
-    """For each dependency ``cycle[i] -> cycle[i+1]``: a message ``(src, dst)`` that can hold ``cycle[i]``
-    and whose *only* permitted output there is ``cycle[i+1]`` (None if no such message exists).
-
-    If no entry is None the cycle is a deadlock configuration the routing can reach (``docs/conventions.md#cdg``: every
-    message waiting in it has no other permitted output), given enough buffer-filling traffic.
-
-    Examples
-    --------
-    >>> from torus_lab.topology import Torus
-    >>> t = Torus(1, 4)
-    >>> forced_cycle_messages(make_routing("ecube", t), [(1, 0), (3, 0), (5, 0), (7, 0)])  # (0,)->(2,), ...
-    [((0,), (2,)), ((1,), (3,)), ((2,), (0,)), ((3,), (1,))]
-    """
-    check_instance("rf", rf, RoutingFunction)
-    cycle = [_check_vertex(f"cycle[{i}]", v) for i, v in enumerate(check_sequence("cycle", cycle, min_length=1))]
-    V = rf.num_vcs
-    topo = rf.topology
-    want = {(int(a[0]), int(a[1])): (int(b[0]), int(b[1])) for a, b in zip(cycle, list(cycle[1:]) + [cycle[0]],
-                                                                              strict=True)}
-    found: dict[tuple[int, int], tuple] = {}
-    for d in range(topo.num_nodes):
-        if len(found) == len(want):
-            break
-        g = explore_states(rf, d)
-        tr = g.transitions
-        if tr.size == 0:
-            continue
-        order = np.argsort(tr[:, 0], kind="stable")
-        starts = np.searchsorted(tr[order, 0], np.arange(g.num_states + 1))
-        parent = np.full(g.num_states, -1, dtype=np.int64)
-        loops = tr[:, 0] != tr[:, 1]
-        to, first = np.unique(tr[loops, 1], return_index=True)
-        parent[to] = tr[loops, 0][first]          # any predecessor works: every state is reachable
-        vertex = g.state_channel * V + g.state_vc
-        wanted = np.array([c * V + v for c, v in want], dtype=np.int64)
-        for s in np.flatnonzero(np.isin(vertex, wanted) & (g.state_channel >= 0) & (g.state_node != d)):
-            key = (int(g.state_channel[s]), int(g.state_vc[s]))
-            if key in found:
-                continue
-            outs = {(int(tr[order[p], 2]), int(tr[order[p], 3])) for p in range(starts[s], starts[s + 1])}
-            if outs == {want[key]}:
-                q, guard = s, 0
-                while g.state_channel[q] >= 0 and guard <= g.num_states:
-                    q, guard = parent[q], guard + 1
-                found[key] = (topo.coords(int(g.state_node[q])), topo.coords(d))
-    return [found.get((int(a[0]), int(a[1]))) for a in cycle]
+    return _rows(_cdg_row, items, backend=backend, desc="cdg")
 
 
 # ====================================================================== VC counts
@@ -357,10 +274,10 @@ _VC_COUNT_CONFIGS = (
 )
 
 
-def vc_count_row(k: int, kind: str, routing: str, rng=None) -> dict[str, Any]:
+def _vc_count_row(k: int, kind: str, routing: str, rng=None) -> dict[str, Any]:
     """One row of :func:`vc_count_table` (a deterministic :func:`~torus_lab.sweep.sweep` item function).
 
-    >>> vc_count_row(5, "unidirectional", "dor+dateline")["max_vcs"]
+    >>> _vc_count_row(5, "unidirectional", "dor+dateline")["max_vcs"]
     2
     """
     k = check_int("k", k, minimum=2, maximum=MAX_K)
@@ -406,14 +323,14 @@ def vc_count_table(ks: Iterable[int], *, backend: str = "auto") -> pd.DataFrame:
     ks = _check_ks(ks)
     check_str("backend", backend)
     items = [{"k": k, "kind": kind, "routing": name} for k in _check_ks(ks) for kind, name in _VC_COUNT_CONFIGS]
-    return _rows(vc_count_row, items, backend=backend, desc="vc counts")
+    return _rows(_vc_count_row, items, backend=backend, desc="vc counts")
 
 
-def second_vc_rows(k: int, kind: str, tie: str = "+", rng=None) -> list[dict[str, Any]]:
+def _second_vc_rows(k: int, kind: str, tie: str = "+", rng=None) -> list[dict[str, Any]]:
     """The rows of :func:`second_vc_table` for one ``k`` and torus ``kind`` (a deterministic
     :func:`~torus_lab.sweep.sweep` item function).
 
-    >>> [r["vc2_sources"] for r in second_vc_rows(5, "unidirectional")]
+    >>> [r["vc2_sources"] for r in _second_vc_rows(5, "unidirectional")]
     ['0 1 2 4', '1 2 3 4']
     """
     k = check_int("k", k, minimum=2, maximum=MAX_K)
@@ -471,153 +388,14 @@ def second_vc_table(ks: Iterable[int], *, tie: str = "+", backend: str = "auto")
     check_str("tie", tie, ("+", "-", "both"))
     check_str("backend", backend)
     items = [{"k": k, "kind": kind, "tie": tie} for k in _check_ks(ks) for kind in ("unidirectional", "bidirectional")]
-    return _rows(second_vc_rows, items, backend=backend, desc="second VC")
-
-
-def channel_vc_listing(rf: RoutingFunction, vc_names: Sequence[str] | None = None) -> pd.DataFrame:
-    """Every physical channel with the VCs some message uses on it (``position`` = source coordinate in ``dim``).
-
-    Examples
-    --------
-    >>> t = channel_vc_listing(make_routing({"name": "ecube", "datelines": True, "vcs": 2}, Torus(1, 5)))
-    >>> t[t.sign == 1][["node", "vcs"]].values.tolist()
-    [['(0,)', 'VC1 VC2'], ['(1,)', 'VC1'], ['(2,)', 'VC1'], ['(3,)', 'VC1'], ['(4,)', 'VC2']]
-    """
-    check_instance("rf", rf, RoutingFunction)
-    if vc_names is not None:
-        vc_names = [check_str("vc_names", v) for v in check_sequence("vc_names", vc_names)]
-        if len(vc_names) != rf.num_vcs:
-            raise ValueError(f"vc_names must name each of the {rf.num_vcs} VCs of rf, got {len(vc_names)} names")
-    topo = rf.topology
-    used = channel_vc_usage(rf)
-    names = list(vc_names) if vc_names is not None else [f"VC{v + 1}" for v in range(rf.num_vcs)]
-    rows = []
-    for c in range(topo.num_channels):
-        node, dim, sign = topo.channel(c)
-        vcs = [names[v] for v in np.flatnonzero(used[c])]
-        rows.append({"routing": rf.name, "channel": c, "node": str(node), "dim": dim, "sign": sign,
-                     "position": node[dim], "wrap": topo.is_wraparound(c), "vcs": " ".join(vcs), "count": len(vcs)})
-    return pd.DataFrame(rows)
+    return _rows(_second_vc_rows, items, backend=backend, desc="second VC")
 
 
 # ====================================================================== adaptivity
-def minimal_path_count(topology: Torus, a, b, *, tie: str = "both") -> int:
-    """Number of minimal paths from ``a`` to ``b`` (``tie="both"``: both ways round count at offset k/2).
-
-    >>> minimal_path_count(Torus(2, 4), (0, 0), (2, 1)), minimal_path_count(Torus(2, 4), (0, 0), (2, 1), tie="+")
-    (6, 3)
-    >>> minimal_path_count(Mesh(2, 4), (0, 0), (3, 3))
-    20
-    """
-    check_instance("topology", topology, Torus, "a Torus or Mesh")
-    a, b = topology.check_node(a, "a"), topology.check_node(b, "b")
-    check_str("tie", tie, ("+", "-", "both"))
-    return _minimal_path_count(topology, a, b, tie)
-
-
-def _minimal_path_count(topology: Torus, a: tuple[int, ...], b: tuple[int, ...], tie: str) -> int:
-    """:func:`minimal_path_count` on checked arguments (the inner loop of :func:`adaptivity_table`)."""
-    dists, ways = [], 1
-    for dim in range(topology.n):
-        k = topology.radices[dim]
-        if not topology.wraparound:
-            dists.append(abs(b[dim] - a[dim]))
-            continue
-        f = (b[dim] - a[dim]) % k
-        if not topology.bidirectional:
-            dists.append(f)
-            continue
-        dists.append(min(f, k - f))
-        if f and f == k - f and k > 2 and tie == "both":
-            ways *= 2
-    total = math.factorial(sum(dists))
-    for d in dists:
-        total //= math.factorial(d)
-    return total * ways
-
-
-def _path_counter(tr, order, starts, dist, channel_dst, d):
-    """Memoised counter of realizable minimal paths from a set of routing states to destination ``d``."""
-    succ: dict[int, dict[int, list[int]]] = {}
-    # the transitions in ``order`` as Python ints, read once (not one numpy scalar at a time)
-    channels, targets, bounds = tr[order, 2].tolist(), tr[order, 1].tolist(), np.asarray(starts).tolist()
-    heads, hops_left = np.asarray(channel_dst).tolist(), np.asarray(dist).tolist()
-
-    def successors(s: int) -> dict[int, list[int]]:
-        if s not in succ:
-            m: dict[int, list[int]] = {}
-            for p in range(bounds[s], bounds[s + 1]):
-                m.setdefault(channels[p], []).append(targets[p])
-            succ[s] = m
-        return succ[s]
-
-    @cache
-    def count(states: frozenset, node: int) -> int:
-        if node == d:
-            return 1
-        opts: dict[int, set[int]] = {}
-        for s in states:
-            for ch, tos in successors(s).items():
-                opts.setdefault(ch, set()).update(tos)
-        total = 0
-        for ch, tos in opts.items():
-            nxt = heads[ch]
-            if hops_left[nxt] == hops_left[node] - 1:
-                total += count(frozenset(tos), nxt)
-        return total
-
-    return count
-
-
-def adaptivity_table(rf: RoutingFunction) -> pd.DataFrame:
-    """Per (src, dst): physical paths the routing can realize vs minimal paths, measured from reachable states.
-
-    A physical path is realizable when some sequence of routing states (any VC choice) follows its channels.
-    Columns: src, dst, realizable, minimal (all minimal paths, ties both ways), minimal_tie (ties resolved the
-    routing's way), nonminimal_hops (number of offered hops of this destination's states that do not reduce
-    the distance -- 0 for a minimal routing), fully_adaptive (realizable == minimal),
-    fully_adaptive_tie (realizable == minimal_tie).
-
-    Examples
-    --------
-    >>> t = adaptivity_table(make_routing({"name": "turn-model", "algorithm": "west-first"}, Mesh(2, 3)))
-    >>> t[(t.src == 2) & (t.dst == 6)][["realizable", "minimal"]].values.tolist()   # (2,0) -> (0,2): west first
-    [[1, 6]]
-    """
-    check_instance("rf", rf, RoutingFunction)
-    topo = rf.topology
-    tie = rf.options.get("tie", "+") if topo.wraparound and topo.bidirectional else "both"
-    coords = [topo.coords(v) for v in range(topo.num_nodes)]
-    coord_array = np.array(coords, dtype=np.int64)
-    rows = []
-    for d in range(topo.num_nodes):
-        g = explore_states(rf, d)
-        tr = g.transitions
-        order = np.argsort(tr[:, 0], kind="stable")
-        starts = np.searchsorted(tr[order, 0], np.arange(g.num_states + 1))
-        dist = topo.lee_distance(coord_array, np.broadcast_to(coord_array[d], coord_array.shape))
-        nonmin = int((dist[topo.channel_dst[tr[:, 2]]] != dist[g.state_node[tr[:, 0]]] - 1).sum())
-        count = _path_counter(tr, order, starts, dist, topo.channel_dst, d)
-        injections = np.flatnonzero(g.state_channel < 0)
-        for s in injections:
-            src = int(g.state_node[s])
-            rows.append({
-                "src": src, "dst": d, "realizable": count(frozenset([int(s)]), src),
-                "minimal": _minimal_path_count(topo, coords[src], coords[d], "both"),
-                "minimal_tie": _minimal_path_count(topo, coords[src], coords[d], tie),
-                "nonminimal_hops": nonmin,
-            })
-        count.cache_clear()
-    df = pd.DataFrame(rows)
-    df["fully_adaptive"] = df.realizable == df.minimal
-    df["fully_adaptive_tie"] = df.realizable == df.minimal_tie
-    return df
-
-
-def adaptivity_row(kind: str, k: int, routing: str, rng=None) -> dict[str, Any]:
+def _adaptivity_row(kind: str, k: int, routing: str, rng=None) -> dict[str, Any]:
     """One row of :func:`adaptivity_summary` (a deterministic :func:`~torus_lab.sweep.sweep` item function).
 
-    >>> adaptivity_row("mesh", 3, "dor")["fully_adaptive_pairs"] < 1
+    >>> _adaptivity_row("mesh", 3, "dor")["fully_adaptive_pairs"] < 1
     True
     """
     check_str("kind", kind, TOPOLOGY_KINDS)
@@ -642,7 +420,7 @@ def adaptivity_summary(ks: Iterable[int], kinds: Sequence[str] = ("mesh", "bidir
     """Per (kind, k, routing): fraction of pairs fully adaptive, mean realizable/minimal ratio, minimality.
 
     ``routings``: labels of :func:`routing_specs` (default: all of them); one
-    :func:`~torus_lab.sweep.sweep` item (:func:`adaptivity_row`) per (kind, k, routing).
+    :func:`~torus_lab.sweep.sweep` item (:func:`_adaptivity_row`) per (kind, k, routing).
 
     Examples
     --------
@@ -655,7 +433,7 @@ def adaptivity_summary(ks: Iterable[int], kinds: Sequence[str] = ("mesh", "bidir
     if routings is not None:
         routings = [check_str("routings", r) for r in check_sequence("routings", routings)]
     check_str("backend", backend)
-    return _rows(adaptivity_row, _study_items(ks, kinds, routings), backend=backend, desc="adaptivity")
+    return _rows(_adaptivity_row, _study_items(ks, kinds, routings), backend=backend, desc="adaptivity")
 
 
 # ====================================================================== simulation
@@ -687,7 +465,7 @@ def _build(network: str, k: int, routing: Spec) -> RoutingFunction:
     return make_routing(routing, make_topology(_NETWORKS[network], k))
 
 
-def simulation_point(k: int, network: str, routing: Spec, traffic: str, load: float, config: Mapping[str, Any],
+def _simulation_point(k: int, network: str, routing: Spec, traffic: str, load: float, config: Mapping[str, Any],
                      rng: np.random.Generator, replica: int = 0) -> dict[str, Any]:
     """One simulation of :func:`simulation_table` (a :func:`~torus_lab.sweep.sweep` item function).
 
@@ -726,7 +504,7 @@ def simulation_table(k: int, routings: Sequence[Spec], traffics: Sequence[str], 
 
     ``routings`` / ``mesh_routings``: registry specs (:func:`torus_lab.routing.make_routing`), e.g.
     ``{"name": "pfnf", "scheme": "paper"}`` or ``{"name": "ecube", "datelines": True, "vcs": 2}``.  One
-    :func:`~torus_lab.sweep.sweep` item (:func:`simulation_point`) per (routing, traffic, load, replica), its
+    :func:`~torus_lab.sweep.sweep` item (:func:`_simulation_point`) per (routing, traffic, load, replica), its
     simulator seed drawn from the item's content-derived generator (:func:`torus_lab.sweep.item_seed`); no packet
     is ever dropped.  One row per run: the simulator's summary plus routing (the routing function's name),
     network (``torus`` / ``mesh``), traffic, k, replica (``0 .. replicas - 1``), scheme (the spec's VC-class
@@ -756,7 +534,7 @@ def simulation_table(k: int, routings: Sequence[Spec], traffics: Sequence[str], 
     items = [{"k": k, **target, "traffic": traffic, "load": float(load), "replica": replica, "config": config}
              for target in _sim_targets(routings, mesh_routings) for traffic in traffics for load in loads
              for replica in range(replicas)]
-    table = _rows(simulation_point, items, seed=seed, backend=backend, desc="latency")
+    table = _rows(_simulation_point, items, seed=seed, backend=backend, desc="latency")
     table["seed"] = int(seed)
     return table
 
@@ -777,7 +555,7 @@ def latency_summary(latency: pd.DataFrame, *, level: float = 0.95) -> pd.DataFra
     One row per (routing, network, traffic, offered load), curves in run order and loads ascending: ``runs``,
     ``deadlocks`` (runs that stopped in deadlock), and over the runs that did **not** deadlock (a deadlocked
     run's latency describes only the packets delivered before the stall) the mean with the Student-t ``level``
-    interval (:func:`torus_lab.sim.stats.summarize`) as ``<metric>_mean``, ``_low``, ``_high`` and the count
+    interval (:func:`torus_lab.stats.summarize`) as ``<metric>_mean``, ``_low``, ``_high`` and the count
     ``mean_latency_n`` (NaN bounds with fewer than two such runs, NaN mean with none), and ``seed``.
 
     Examples
@@ -816,12 +594,12 @@ def latency_summary(latency: pd.DataFrame, *, level: float = 0.95) -> pd.DataFra
     return out[list(LATENCY_SUMMARY_COLUMNS)]
 
 
-def first_deadlock_loads(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+def _first_deadlock_loads(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     """Per ``by`` group: ``first_deadlock_load``, the lowest offered load at which a run deadlocked (NaN if none).
 
     >>> runs = pd.DataFrame({"routing": ["a", "a", "b"], "offered_load": [0.1, 0.3, 0.1],
     ...                      "deadlock": [False, True, False]})
-    >>> first_deadlock_loads(runs, ["routing"]).values.tolist()
+    >>> _first_deadlock_loads(runs, ["routing"]).values.tolist()
     [['a', 0.3], ['b', nan]]
     """
     check_frame("runs", runs, ["offered_load", "deadlock"])
@@ -835,7 +613,7 @@ def saturation_summary(latency: pd.DataFrame, *, seed: int) -> pd.DataFrame:
 
     :func:`torus_lab.sim.saturation.saturation_table` with :data:`SATURATION` (``saturation_load``: highest
     offered load of the grid such that it and every lighter load are sustained; ``saturation_throughput``:
-    largest accepted throughput of a load without deadlock), plus :func:`first_deadlock_loads`, the number
+    largest accepted throughput of a load without deadlock), plus :func:`_first_deadlock_loads`, the number
     of loads and the experiment ``seed``.  Resolution: the sweep's grid.
     """
     by = ["routing", "network", "traffic"]
@@ -843,13 +621,13 @@ def saturation_summary(latency: pd.DataFrame, *, seed: int) -> pd.DataFrame:
     check_int("seed", seed)
     sat = saturation_table(latency, by, SATURATION)
     out = (latency[by].drop_duplicates().merge(sat, on=by, how="left")
-           .merge(first_deadlock_loads(latency, by), on=by, how="left"))
+           .merge(_first_deadlock_loads(latency, by), on=by, how="left"))
     out["seed"] = int(seed)
     return out[["routing", "traffic", "network", "saturation_throughput", "saturation_load", "first_deadlock_load",
                 "loads", "seed"]]
 
 
-def provoke_point(k: int, network: str, routing: Spec, replica: int, config: Mapping[str, Any],
+def _provoke_point(k: int, network: str, routing: Spec, replica: int, config: Mapping[str, Any],
                   rng: np.random.Generator) -> dict[str, Any]:
     """One provoked-deadlock run of :func:`provoke_deadlock_table` (a :func:`~torus_lab.sweep.sweep` item
     function; ``replica`` only tells the runs of one routing apart, the simulator seed comes from ``rng``)."""
@@ -881,7 +659,7 @@ def provoke_deadlock_table(k: int, routings: Sequence[Spec], *, replicas: int, s
 
     ``routings`` (on the k x k torus) and ``mesh_routings`` (on the k x k mesh) are registry specs, as for
     :func:`simulation_table`.  ``replicas`` runs per routing, each a :func:`~torus_lab.sweep.sweep` item
-    (:func:`provoke_point`).  One row per (routing, replica): ``routing`` (the routing function's name),
+    (:func:`_provoke_point`).  One row per (routing, replica): ``routing`` (the routing function's name),
     ``deadlock`` (the whole network stalled for ``deadlock_cycles`` cycles; no packet is ever dropped),
     ``cdg_acyclic`` (the routing's CDG verdict), ``cycle_in_cdg`` (every dependency of the simulator's waiting
     cycle is an edge of the routing's CDG), the waiting cycle itself, ``scheme``, ``spec`` (JSON) and
@@ -904,7 +682,7 @@ def provoke_deadlock_table(k: int, routings: Sequence[Spec], *, replicas: int, s
               "deadlock_cycles": deadlock_cycles}
     items = [{"k": k, **target, "replica": r, "config": config}
              for target in _sim_targets(routings, mesh_routings) for r in range(int(replicas))]
-    table = _rows(provoke_point, items, seed=seed, backend=backend, desc="provoke deadlock")
+    table = _rows(_provoke_point, items, seed=seed, backend=backend, desc="provoke deadlock")
     table.insert(3, "seed", int(seed))
     return table
 
@@ -924,20 +702,6 @@ def provoke_summary(prov: pd.DataFrame) -> pd.DataFrame:
         deadlocks=("deadlock", "sum"), cycles_in_cdg=("cycle_in_cdg", lambda s: bool(s.dropna().all())),
         seed=("seed", "first")).reset_index()
     return out.astype({"deadlocks": int})
-
-
-def find_acyclic(graph) -> bool:
-    """True when ``graph`` (a CDG) has no cycle.
-
-    >>> import networkx as nx
-    >>> find_acyclic(nx.DiGraph([(1, 2)])), find_acyclic(nx.DiGraph([(1, 2), (2, 1)]))
-    (True, False)
-    """
-    import networkx as nx
-
-    check_instance("graph", graph, nx.DiGraph, "a networkx.DiGraph")
-
-    return nx.is_directed_acyclic_graph(graph)
 
 
 # ====================================================================== tables behind the notebook's displays
@@ -961,41 +725,9 @@ def drawn_routings(k: int) -> list[tuple[RoutingFunction, tuple[str, ...] | None
     return [(make_routing(spec, make_topology(kind, k)), names) for kind, spec, names in DRAWN_ROUTINGS]
 
 
-def dateline_positions(kind: str, spec: Mapping[str, Any], k: int) -> list[tuple[int, int, int]]:
-    """The datelines of a drawn routing (an entry of :data:`DRAWN_ROUTINGS`) on the k x k ``kind`` torus, as
-    ``(vn, sign, node)``: the dateline of virtual network ``vn`` for ring direction ``sign`` is at ``node`` in
-    both dimensions (row ``node`` for y, column ``node`` for x).
-
-    The paper's Section 3.1: the *dateline* is the set of nodes that force the switch to the after-dateline
-    VC (the hop leaving the node in that direction is the crossing hop, ``docs/conventions.md#datelines``).
-    Unidirectional tori have only the ``+`` direction; PFNF has two VNs whose datelines are
-    ``dateline_offset`` (default k // 2) apart (:func:`torus_lab.routing.turn_model.dateline_node`); e-cube's
-    are the wraparound links (node k - 1 for ``+``, 0 for ``-``).  A routing without datelines (any routing on
-    a mesh, e-cube without ``datelines``, a turn model or PFNF with scheme ``none``, any other entry) has none.
-
-    >>> dateline_positions("bidirectional", {"name": "pfnf", "scheme": "paper"}, 5)   # paper Figs. 4, 5
-    [(0, 1, 4), (0, -1, 0), (1, 1, 1), (1, -1, 2)]
-    >>> dateline_positions("unidirectional", {"name": "ecube", "datelines": True}, 5)
-    [(0, 1, 4)]
-    >>> dateline_positions("mesh", {"name": "pfnf"}, 5), dateline_positions("bidirectional", {"name": "ecube"}, 5)
-    ([], [])
-    """
-    check_str("kind", kind, TOPOLOGY_KINDS)
-    check_mapping("spec", spec, ["name"])
-    k = check_int("k", k, minimum=3, maximum=MAX_K)
-    name = spec["name"]
-    with_datelines = (name == "ecube" and bool(spec.get("datelines"))
-                      or name in ("pfnf", "turn-model") and spec.get("scheme", "none") != "none")
-    if kind == "mesh" or not with_datelines:
-        return []
-    vns = 2 if name == "pfnf" else 1
-    signs = (1,) if kind == "unidirectional" else (1, -1)
-    offset = spec.get("dateline_offset")
-    return [(vn, sign, dateline_node(k, sign, vn, offset)) for vn in range(vns) for sign in signs]
-
-
 def channel_vcs_table(k: int) -> pd.DataFrame:
-    """:func:`channel_vc_listing` of every routing of :func:`drawn_routings` with its topology ``kind``."""
+    """:func:`~torus_lab.deadlock.channel_vc_listing` of every routing of :func:`drawn_routings` with its
+    topology ``kind``."""
     k = check_int("k", k, minimum=3, maximum=MAX_DRAW_K)
     return pd.concat([channel_vc_listing(rf, names).assign(kind="bidirectional" if rf.topology.bidirectional
                                                              else "unidirectional")
@@ -1005,7 +737,8 @@ def channel_vcs_table(k: int) -> pd.DataFrame:
 def drawn_virtual_meshes(k: int) -> pd.DataFrame:
     """What the virtual-mesh figure draws besides ``channel_vcs``: per routing of :data:`DRAWN_ROUTINGS` on the
     k x k network, its name (as in ``channel_vcs``), topology kind, VC names (JSON list; empty: ``VC1``,
-    ``VC2``, ...) and datelines (JSON list of ``[vn, sign, node]``, :func:`dateline_positions`).
+    ``VC2``, ...) and datelines (JSON list of ``[vn, sign, node]``,
+    :func:`~torus_lab.routing.turn_model.dateline_positions`).
 
     >>> drawn_virtual_meshes(4)[["routing", "kind"]].values.tolist()[0]
     ['ecube+dateline', 'unidirectional']
@@ -1018,8 +751,9 @@ def drawn_virtual_meshes(k: int) -> pd.DataFrame:
 
 
 def cdg_datelines(cdg: pd.DataFrame) -> pd.DataFrame:
-    """The datelines (JSON list of ``[vn, sign, node]``, :func:`dateline_positions`) of every routing of a
-    :func:`cdg_table`, keyed by ``kind``, ``k`` and ``routing``: what a drawing of its witness cycle marks.
+    """The datelines (JSON list of ``[vn, sign, node]``, :func:`~torus_lab.routing.turn_model.dateline_positions`)
+    of every routing of a :func:`cdg_table`, keyed by ``kind``, ``k`` and ``routing``: what a drawing of its
+    witness cycle marks.
 
     >>> cdg = pd.DataFrame({"kind": ["bidirectional"], "k": [4], "routing": ["dor+dateline"]})
     >>> cdg_datelines(cdg)["datelines"].iloc[0]
@@ -1034,8 +768,8 @@ def cdg_datelines(cdg: pd.DataFrame) -> pd.DataFrame:
 
 
 def after_class_summary(listing: pd.DataFrame, routing: str) -> pd.DataFrame:
-    """Per direction (``+x`` ...) of ``routing`` in a :func:`channel_vc_listing`: the source positions of the
-    channels carrying VN0's and VN1's after-dateline classes, channels with 3 VCs and channels.
+    """Per direction (``+x`` ...) of ``routing`` in a :func:`~torus_lab.deadlock.channel_vc_listing`: the source
+    positions of the channels carrying VN0's and VN1's after-dateline classes, channels with 3 VCs and channels.
 
     >>> t = channel_vcs_table(4)
     >>> after_class_summary(t, "pfnf-reconstruction+paper-4vc").loc[0, "direction"]
@@ -1070,11 +804,11 @@ def cdg_verdict_grid(cdg: pd.DataFrame) -> pd.DataFrame:
     return grid.reset_index()
 
 
-def dateline_rule_row(kind: str, k: int, rule: str, rng=None) -> dict[str, Any]:
+def _dateline_rule_row(kind: str, k: int, rule: str, rng=None) -> dict[str, Any]:
     """CDG verdict of e-cube with datelines under dateline ``rule`` (``switch`` / ``entry``) on ``kind`` ``k``
     (a deterministic :func:`~torus_lab.sweep.sweep` item function).
 
-    >>> dateline_rule_row("unidirectional", 4, "entry")["acyclic"]
+    >>> _dateline_rule_row("unidirectional", 4, "entry")["acyclic"]
     False
     """
     check_str("kind", kind, TOPOLOGY_KINDS)
@@ -1094,7 +828,7 @@ def dateline_rules_table(ks: Iterable[int], kinds: Sequence[str] = ("unidirectio
     check_str("backend", backend)
     items = [{"kind": kind, "k": k, "rule": rule} for kind in kinds for k in _check_ks(ks)
              for rule in ("switch", "entry")]
-    return _rows(dateline_rule_row, items, backend=backend, desc="dateline rules")
+    return _rows(_dateline_rule_row, items, backend=backend, desc="dateline rules")
 
 
 def witness_messages(k: int, kind: str = "bidirectional",
@@ -1134,34 +868,12 @@ BUDGET_ROUTINGS = ("pfnf-reconstruction+paper-4vc", "pfnf-reconstruction+count")
 MESH_ALGORITHMS = ("dor", *_TURN, *(f"pfnf-{v}" for v in _PFNF if v != "switch"))
 
 
-def cycle_dimensions(topology: Torus, cycle_channels: object) -> list[int]:
-    """The dimensions of the channels of a witness cycle (``cycle_channels``: ``"c:vc c:vc ..."`` as in
-    :func:`cdg_table`; empty for an acyclic CDG).
-
-    >>> torus = Torus(2, 4)
-    >>> cycle_dimensions(torus, "1:0 5:0"), cycle_dimensions(torus, "1:0 3:1"), cycle_dimensions(torus, "")
-    ([0], [0, 1], [])
-    """
-    check_instance("topology", topology, Torus, "a Torus or Mesh")
-    if not isinstance(cycle_channels, str):
-        if cycle_channels is None or pd.isna(cycle_channels):
-            return []
-        raise TypeError(f"cycle_channels must be a string 'c:vc ...', got {cycle_channels!r}")
-    dims = set()
-    for item in cycle_channels.split():
-        channel, _, vc = item.partition(":")
-        if not channel.isdigit() or not vc.isdigit() or int(channel) >= topology.num_channels:
-            raise ValueError(f"cycle_channels must list 'channel:vc' pairs of {topology!r}, got {item!r}")
-        dims.add(topology.channel(int(channel))[1])
-    return sorted(dims)
-
-
-def dateline_premise_row(n: int, kind: str, k: int, datelines: bool, rng=None) -> dict[str, Any]:
+def _dateline_premise_row(n: int, kind: str, k: int, datelines: bool, rng=None) -> dict[str, Any]:
     """One row of :func:`dateline_premise_table`: the CDG verdict of dimension-order routing (e-cube) on the
     ``kind`` (``"unidirectional"`` / ``"bidirectional"``) k-ary n-cube, with one VC or with two VCs and a dateline
     per ring direction (a deterministic :func:`~torus_lab.sweep.sweep` item function).
 
-    >>> [dateline_premise_row(1, "unidirectional", 5, d)["acyclic"] for d in (False, True)]   # paper Fig. 3
+    >>> [_dateline_premise_row(1, "unidirectional", 5, d)["acyclic"] for d in (False, True)]   # paper Fig. 3
     [False, True]
     """
     n = check_int("n", n, minimum=1, maximum=max(PREMISE_DIMS))
@@ -1204,69 +916,14 @@ def dateline_premise_table(ks: Iterable[int], dims: Sequence[int] = PREMISE_DIMS
     check_str("backend", backend)
     items = [{"n": n, "kind": kind, "k": k, "datelines": d} for n in dims for k in ks
              for kind in ("unidirectional", "bidirectional") for d in (False, True)]
-    return _rows(dateline_premise_row, items, backend=backend, desc="dateline premise")
+    return _rows(_dateline_premise_row, items, backend=backend, desc="dateline premise")
 
 
-def set_partitions(size: int) -> list[tuple[int, ...]]:
-    """Every partition of ``range(size)`` into blocks, as restricted growth strings (item i -> its block, blocks
-    numbered in order of first appearance); there are Bell(size) of them.
-
-    >>> set_partitions(3)
-    [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (0, 1, 2)]
-    >>> [len(set_partitions(s)) for s in range(1, 7)]
-    [1, 2, 5, 15, 52, 203]
-    """
-    size = check_int("size", size, minimum=1, maximum=10)
-    out: list[tuple[int, ...]] = [(0,)]
-    for _ in range(size - 1):
-        out = [p + (b,) for p in out for b in range(max(p) + 2)]
-    return out
-
-
-def merged_cdg_acyclic(edges: np.ndarray, num_channels: int, assignment: Sequence[int]) -> bool:
-    """True when the CDG ``edges`` (rows ``channel, class, channel, class``) stays acyclic after every VC class
-    ``c`` is mapped to the VC ``assignment[c]`` (several classes sharing one VC).
-
-    The routing's paths and header states do not depend on the VC a class is given, so the CDG with merged
-    classes is exactly the image of the class-level CDG (a self-loop is a cycle).
-
-    >>> ring = np.array([[0, 0, 1, 0], [1, 0, 2, 1], [2, 1, 0, 1]])   # 0 -> 1 -> 2 -> 0 with a class switch
-    >>> merged_cdg_acyclic(ring, 3, [0, 1]), merged_cdg_acyclic(ring, 3, [0, 0])
-    (True, False)
-    """
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    edges = np.asarray(check_instance("edges", edges, np.ndarray, "an int array of shape (m, 4)"))
-    if edges.ndim != 2 or edges.shape[1] != 4 or (edges.size and not np.issubdtype(edges.dtype, np.integer)):
-        raise ValueError(f"edges must be an int array of shape (m, 4), got shape {edges.shape} {edges.dtype}")
-    num_channels = check_int("num_channels", num_channels, minimum=1)
-    assign = np.asarray([check_int("assignment[i]", a, minimum=0) for a in check_sequence("assignment", assignment,
-                                                                                          min_length=1)])
-    if edges.size and (edges.min() < 0 or edges[:, [1, 3]].max() >= len(assign)
-                       or edges[:, [0, 2]].max() >= num_channels):
-        raise ValueError(f"edges must name classes in 0..{len(assign) - 1} (the assignment's length) and channels "
-                         f"in 0..{num_channels - 1}, got values {edges.min()}..{edges.max()}")
-    if not edges.size:
-        return True
-    vcs = int(assign.max()) + 1
-    src = edges[:, 0] * vcs + assign[edges[:, 1]]
-    dst = edges[:, 2] * vcs + assign[edges[:, 3]]
-    if (src == dst).any():
-        return False
-    vertices, labels = np.unique(np.concatenate([src, dst]), return_inverse=True)
-    size = len(vertices)
-    graph = coo_matrix((np.ones(len(src), dtype=np.int8), (labels[:len(src)], labels[len(src):])),
-                       shape=(size, size)).tocsr()
-    count, _ = connected_components(graph, directed=True, connection="strong")
-    return int(count) == size
-
-
-def vc_budget_rows(k: int, routing: str, rng=None) -> list[dict[str, Any]]:
+def _vc_budget_rows(k: int, routing: str, rng=None) -> list[dict[str, Any]]:
     """The rows of :func:`vc_budget_table` for one radix and one construction of :data:`BUDGET_ROUTINGS` (a
     deterministic :func:`~torus_lab.sweep.sweep` item function).
 
-    >>> rows = vc_budget_rows(4, "pfnf-reconstruction+paper-4vc")
+    >>> rows = _vc_budget_rows(4, "pfnf-reconstruction+paper-4vc")
     >>> [(r["vcs"], r["assignments"], r["acyclic_assignments"]) for r in rows]
     [(1, 1, 0), (2, 7, 0), (3, 6, 0), (4, 1, 0)]
     """
@@ -1296,10 +953,11 @@ def vc_budget_table(ks: Iterable[int], routings: Sequence[str] = BUDGET_ROUTINGS
 
     For each construction (:data:`BUDGET_ROUTINGS`, bidirectional k x k tori) and each number of VCs ``m``: every
     assignment of its VC classes to ``m`` VCs (each set partition of the classes into ``m`` blocks; routes and
-    header states unchanged) and how many of them leave the CDG acyclic (:func:`merged_cdg_acyclic`).  Columns: k,
-    routing, classes (VC classes of the construction), vcs (m), assignments, acyclic_assignments, example (the
-    first acyclic assignment, class -> VC, or empty).  What "minimum" means here: the fewest VCs among assignments
-    that are functions of the construction's classes -- not a minimum over all routing algorithms.
+    header states unchanged) and how many of them leave the CDG acyclic
+    (:func:`~torus_lab.deadlock.merged_cdg_acyclic`).  Columns: k, routing, classes (VC classes of the
+    construction), vcs (m), assignments, acyclic_assignments, example (the first acyclic assignment, class -> VC,
+    or empty).  What "minimum" means here: the fewest VCs among assignments that are functions of the
+    construction's classes -- not a minimum over all routing algorithms.
 
     Examples
     --------
@@ -1311,7 +969,7 @@ def vc_budget_table(ks: Iterable[int], routings: Sequence[str] = BUDGET_ROUTINGS
     routings = [check_str("routings[i]", r, BUDGET_ROUTINGS) for r in check_sequence("routings", routings)]
     check_str("backend", backend)
     items = [{"k": k, "routing": r} for k in ks for r in routings]
-    return _rows(vc_budget_rows, items, backend=backend, desc="VC budget")
+    return _rows(_vc_budget_rows, items, backend=backend, desc="VC budget")
 
 
 def min_acyclic_vcs(budget: pd.DataFrame) -> pd.DataFrame:
@@ -1414,14 +1072,6 @@ def dateline_offset_table(ks: Iterable[int], *, backend: str = "auto") -> pd.Dat
 MAX_DRAW_K = 16
 #: Largest radix the study's helpers accept (its tables enumerate every node pair of a k x k network).
 MAX_K = 4096
-
-
-def _check_vertex(name: str, vertex: object) -> tuple[int, int]:
-    """A CDG vertex ``(channel, vc)`` as two ints."""
-    pair = check_sequence(name, vertex)
-    if len(pair) != 2:
-        raise ValueError(f"{name} must be a (channel, vc) pair, got {vertex!r}")
-    return check_int(name, pair[0], minimum=0), check_int(name, pair[1], minimum=0)
 
 
 def _fraction(frame: pd.DataFrame, routing: str, how: str) -> float:
