@@ -548,12 +548,10 @@ def _fuzz_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Iterato
     monkeypatch.setenv("TORUS_LAB_CACHE", "off")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.chdir(tmp_path)
-    saved = dict(registry._REGISTRY)
     try:
-        yield
+        with registry.REGISTRY.scoped():
+            yield
     finally:
-        registry._REGISTRY.clear()
-        registry._REGISTRY.update(saved)
         import matplotlib.pyplot as plt
 
         plt.close("all")

@@ -11,8 +11,10 @@ from torus_lab.routing import direction_first, ecube, turn_model  # noqa: F401  
 from torus_lab.routing.explore import RoutingValidationError, validate_routing
 from torus_lab.routing.interface import Candidate, RoutingFunction
 from torus_lab.routing.registry import (
+    REGISTRY,
     Option,
     RoutingEntry,
+    RoutingRegistry,
     make_routing,
     normalize_spec,
     register_routing,
@@ -23,9 +25,11 @@ from torus_lab.routing.registry import (
 )
 
 __all__ = [
+    "REGISTRY",
     "Candidate",
     "Option",
     "RoutingEntry",
+    "RoutingRegistry",
     "RoutingFunction",
     "RoutingValidationError",
     "make_routing",

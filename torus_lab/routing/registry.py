@@ -50,9 +50,10 @@ ValueError: routing 'ecube' has no option 'vc'; its options are: datelines, vcs,
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import numbers
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -77,10 +78,11 @@ __all__ = [
     "make_routing",
     "export_user_entries",
     "import_user_entries",
+    "RoutingRegistry",
+    "REGISTRY",
 ]
 
 _NO_DEFAULT = object()
-_REGISTRY: dict[str, RoutingEntry] = {}
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,57 @@ def _read_options(routing: str, what: str, func: Callable, opts: Mapping[str, An
         raise ValueError(f"routing {routing!r}: {what} read option {key!r}, which it does not have; {hint}") from None
 
 
+class RoutingRegistry:
+    """A set of routing entries by name: what :func:`register_routing` fills and :func:`make_routing` reads.
+
+    :data:`REGISTRY` is the process's registry, holding the built-in families (each registers itself when
+    imported) and what a notebook registers; every function of this module takes another one through its
+    ``registry`` argument.  :meth:`scoped` lets a test register freely and leaves the registry as it was.
+
+    Examples
+    --------
+    >>> mine = REGISTRY.copy()
+    >>> sorted(e.name for e in mine.entries.values()) == sorted(e.name for e in REGISTRY.entries.values())
+    True
+    >>> with REGISTRY.scoped():
+    ...     _ = register_routing("doc-scoped", build=lambda topology, *, faults=None: None)
+    ...     "doc-scoped" in REGISTRY.entries
+    True
+    >>> "doc-scoped" in REGISTRY.entries
+    False
+    """
+
+    def __init__(self, entries: Mapping[str, RoutingEntry] | None = None) -> None:
+        entries = {} if entries is None else check_instance("entries", entries, Mapping, "a mapping of entries")
+        for name, entry in entries.items():
+            check_instance("entries", entry, RoutingEntry, f"RoutingEntry values (got one for {name!r})")
+        self.entries: dict[str, RoutingEntry] = dict(entries)
+
+    def copy(self) -> RoutingRegistry:
+        """Another registry holding the same entries (registering in one leaves the other as it is)."""
+        return RoutingRegistry(self.entries)
+
+    @contextlib.contextmanager
+    def scoped(self) -> Iterator[RoutingRegistry]:
+        """Within the block, register and unregister freely; the entries are restored after it."""
+        saved = dict(self.entries)
+        try:
+            yield self
+        finally:
+            self.entries.clear()
+            self.entries.update(saved)
+
+
+#: The process's registry (built-in families and routings registered at run time).
+REGISTRY = RoutingRegistry()
+
+
+def _registry(registry: RoutingRegistry | None) -> RoutingRegistry:
+    if registry is None:
+        return REGISTRY
+    return check_instance("registry", registry, RoutingRegistry, "a RoutingRegistry or None")
+
+
 def _check_name(name: object) -> str:
     if not isinstance(name, str) or not name or name != name.strip() or any(c in name for c in "{}:,="):
         raise ValueError(f"a routing name must be a non-empty string without spaces round it or {{}}:,=, got {name!r}")
@@ -353,6 +406,7 @@ def register_routing(
     source: str = "user-defined",
     validate: bool | None = None,
     replace: bool = False,
+    registry: RoutingRegistry | None = None,
     _builtin: bool = False,
 ) -> RoutingEntry:
     """Register a routing algorithm under ``name``; returns its :class:`RoutingEntry`.
@@ -384,6 +438,8 @@ def register_routing(
         Check every routing function built from the entry (default: True for kernels, False for ``build``).
     replace : bool
         Allow replacing an existing user entry of that name (built-in entries are never replaced).
+    registry : RoutingRegistry, optional
+        Where to register (default: the process's :data:`REGISTRY`).
 
     Examples
     --------
@@ -405,9 +461,10 @@ def register_routing(
     >>> unregister_routing("doc-plus-first")
     """
     name = _check_name(name)
+    entries = _registry(registry).entries
     if (kernel is None) == (build is None):
         raise ValueError(f"routing {name!r}: give exactly one of kernel= and build=")
-    existing = _REGISTRY.get(name)
+    existing = entries.get(name)
     if existing is not None and (existing.builtin or not replace):
         what = "a built-in routing" if existing.builtin else "already registered (pass replace=True)"
         raise ValueError(f"routing name {name!r} is {what}")
@@ -423,11 +480,11 @@ def register_routing(
         raise TypeError(f"routing {name!r}: build must be callable, got {build!r}")
     entry = RoutingEntry(name=name, summary=summary, source=source, options=opts, build=build, builtin=_builtin,
                          validate=(kernel is not None) if validate is None else bool(validate))  # fmt: skip
-    _REGISTRY[name] = entry
+    entries[name] = entry
     return entry
 
 
-def unregister_routing(name: str) -> None:
+def unregister_routing(name: str, *, registry: RoutingRegistry | None = None) -> None:
     """Remove a user entry (built-in entries stay).
 
     >>> unregister_routing("ecube")
@@ -435,40 +492,41 @@ def unregister_routing(name: str) -> None:
     ...
     ValueError: 'ecube' is a built-in routing and cannot be removed
     """
-    entry = routing_entry(name)
+    entry = routing_entry(name, registry=registry)
     if entry.builtin:
         raise ValueError(f"{name!r} is a built-in routing and cannot be removed")
-    del _REGISTRY[name]
+    del _registry(registry).entries[name]
 
 
-def routing_entry(name: str) -> RoutingEntry:
+def routing_entry(name: str, *, registry: RoutingRegistry | None = None) -> RoutingEntry:
     """The entry called ``name``; ValueError listing every registered name if there is none.
 
     >>> routing_entry("pfnf").source.split(" (")[0]
     'Upadhyay, Varavithya & Mohapatra, Section 4'
     """
-    return _entry(name, "name")
+    return _entry(name, "name", _registry(registry))
 
 
-def _entry(name: object, param: str) -> RoutingEntry:
+def _entry(name: object, param: str, registry: RoutingRegistry) -> RoutingEntry:
     """The entry called ``name``; the ValueError names the parameter ``param`` and every registered name."""
-    entry = _REGISTRY.get(name) if isinstance(name, str) else None
+    entries = registry.entries
+    entry = entries.get(name) if isinstance(name, str) else None
     if entry is None:
-        raise ValueError(f"{param}: unknown routing {name!r}{did_you_mean(name, _REGISTRY)}; registered routings: "
-                         f"{', '.join(sorted(_REGISTRY))}")
+        raise ValueError(f"{param}: unknown routing {name!r}{did_you_mean(name, entries)}; registered routings: "
+                         f"{', '.join(sorted(entries))}")
     return entry
 
 
-def routing_entries() -> list[RoutingEntry]:
+def routing_entries(*, registry: RoutingRegistry | None = None) -> list[RoutingEntry]:
     """Every registered entry, built-ins first, each group by name.
 
     >>> [e.name for e in routing_entries() if e.builtin]
     ['direction-first', 'duato', 'ecube', 'pfnf', 'turn-model', 'west-first']
     """
-    return sorted(_REGISTRY.values(), key=lambda e: (not e.builtin, e.name))
+    return sorted(_registry(registry).entries.values(), key=lambda e: (not e.builtin, e.name))
 
 
-def routing_table():
+def routing_table(*, registry: RoutingRegistry | None = None):
     """One row per (entry, option): name, source, option, default, allowed values, what it does (a DataFrame).
 
     >>> t = routing_table()
@@ -478,14 +536,14 @@ def routing_table():
     import pandas as pd
 
     rows = []
-    for e in routing_entries():
+    for e in routing_entries(registry=registry):
         for o in e.options or (Option("-", "", default=""),):
             rows.append(dict(routing=e.name, builtin=e.builtin, source=e.source, summary=e.summary, option=o.name,
                              default=o.default, allowed=o.allowed() if o.name != "-" else "", doc=o.doc))  # fmt: skip
     return pd.DataFrame(rows)
 
 
-def normalize_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
+def normalize_spec(spec: str | Mapping[str, Any], *, registry: RoutingRegistry | None = None) -> dict[str, Any]:
     """The complete spec ``{"name": ..., every option: value}`` of ``spec``, checked against its entry.
 
     Examples
@@ -506,7 +564,7 @@ def normalize_spec(spec: str | Mapping[str, Any]) -> dict[str, Any]:
         name = spec["name"]
     else:
         raise TypeError(f"a routing spec is a name or a mapping with 'name' and options, got {spec!r}")
-    entry = _entry(name, "spec")
+    entry = _entry(name, "spec", _registry(registry))
     out = {"name": entry.name, **entry.defaults()}
     for key, value in given.items():
         out[key] = entry.option(key).check(entry.name, value)
@@ -520,6 +578,7 @@ def make_routing(
     faults: Faults | None = None,
     validate: bool | None = None,
     validation_cpu_limit: float | None = VALIDATION_CPU_LIMIT,
+    registry: RoutingRegistry | None = None,
 ) -> RoutingFunction:
     """Build the routing function ``spec`` names on ``topology`` (minus ``faults``).
 
@@ -538,6 +597,8 @@ def make_routing(
         the call it did not return from (node, destination, arrival, header state, rand) instead of hanging this
         process.  None: validate in this process, unbounded.  Built-in routings are always validated in this
         process (their kernels are known to return).
+    registry : RoutingRegistry, optional
+        Where ``spec``'s name is looked up (default: the process's :data:`REGISTRY`).
 
     Returns
     -------
@@ -550,8 +611,8 @@ def make_routing(
     >>> make_routing({"name": "turn-model", "algorithm": "west-first"}, Torus(2, 4)).name
     'west-first'
     """
-    full = normalize_spec(spec)
-    entry = _REGISTRY[full["name"]]
+    full = normalize_spec(spec, registry=registry)
+    entry = _registry(registry).entries[full["name"]]
     if not isinstance(topology, Torus):
         raise TypeError(f"topology must be a Torus or Mesh, got {topology!r}")
     if faults is not None:
@@ -570,9 +631,9 @@ def make_routing(
     return rf
 
 
-def export_user_entries() -> bytes | None:
+def export_user_entries(*, registry: RoutingRegistry | None = None) -> bytes | None:
     """The user-registered entries, serialised for a worker process (None when there are none)."""
-    user = [e for e in _REGISTRY.values() if not e.builtin]
+    user = [e for e in _registry(registry).entries.values() if not e.builtin]
     if not user:
         return None
     import cloudpickle
@@ -580,7 +641,7 @@ def export_user_entries() -> bytes | None:
     return cloudpickle.dumps(user)
 
 
-def user_entries_digest() -> str | None:
+def user_entries_digest(*, registry: RoutingRegistry | None = None) -> str | None:
     """A digest of the user-registered entries that is stable across processes (None when there are none):
     their names, options and the code their builders depend on (``torus_lab._jit.dependency_digest``
     follows the kernel through the builder's closure).  Part of the sweep cache key.
@@ -594,7 +655,7 @@ def user_entries_digest() -> str | None:
 
     from torus_lab._jit import dependency_digest
 
-    user = sorted((e for e in _REGISTRY.values() if not e.builtin), key=lambda e: e.name)
+    user = sorted((e for e in _registry(registry).entries.values() if not e.builtin), key=lambda e: e.name)
     if not user:
         return None
     digest = hashlib.sha256()
@@ -604,7 +665,7 @@ def user_entries_digest() -> str | None:
     return digest.hexdigest()
 
 
-def import_user_entries(blob: bytes | None) -> None:
+def import_user_entries(blob: bytes | None, *, registry: RoutingRegistry | None = None) -> None:
     """Register in this process the entries of :func:`export_user_entries` that it does not have yet."""
     if blob is None:
         return
@@ -617,9 +678,10 @@ def import_user_entries(blob: bytes | None) -> None:
         raise ValueError(f"blob is not a blob of routing entries ({type(err).__name__}: {err})") from None
     if not isinstance(entries, list) or not all(isinstance(e, RoutingEntry) for e in entries):
         raise ValueError(f"blob does not hold a list of routing entries, got {type(entries).__name__}")
+    target = _registry(registry).entries
     for entry in entries:
-        if entry.name not in _REGISTRY:
-            _REGISTRY[entry.name] = entry
+        if entry.name not in target:
+            target[entry.name] = entry
 
 
 def _worker_setup() -> WorkerSetup | None:
