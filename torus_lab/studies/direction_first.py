@@ -18,14 +18,14 @@ and mapped over their grids with :func:`torus_lab.sweep.sweep`, which gives ever
 * :func:`ecube_lemma_rows`: Section 4.2's Lemma (double e-cube is e-cube) on every pair, against
   :func:`~torus_lab.routing.direction_first.double_ecube_route` written out from the text;
   :func:`west_first_route_rows`: Section 4.3's "all paths are minimal" for west-first (grids:
-  :func:`lemma_items`, from ``prop_cases``).
+  ``lemma_items``, from ``prop_cases``).
 * :func:`heavy_load_run`: simulation at heavy load looking for a real deadlock.
 * :func:`header_table`: Theorem 5.4's header size.
 
-Analysis helpers (:func:`growth_fits`, :func:`fault_effect_table`, :func:`latency_change_table`,
-:func:`load_curve_summary`,
-:func:`heavy_load_summary`,
-:func:`route_examples`) and the claims' verdict rules (``*_verdict``, :func:`claims_rows`) are small pure
+Analysis helpers (:func:`growth_fits`, ``fault_effect_table``, ``latency_change_table``,
+``load_curve_summary``,
+``heavy_load_summary``,
+``route_examples``) and the claims' verdict rules (``*_verdict``, :func:`claims_rows`) are small pure
 functions of those tables.
 
 Examples
@@ -608,7 +608,7 @@ def ecube_lemma_rows(dims: int, radix: int, rng: np.random.Generator | None = No
 def west_first_route_rows(dims: int, radix: int, rng: np.random.Generator | None = None) -> dict:
     """Section 4.3's west-first on the fault-free ``radix``-ary 2-cube: route lengths over every adaptive choice.
 
-    The columns of :func:`_route_statistics` (exhaustive, every (src, dst) pair).  ``rng`` is not used.
+    The columns of ``_route_statistics`` (exhaustive, every (src, dst) pair).  ``rng`` is not used.
 
     Examples
     --------
@@ -648,7 +648,7 @@ _FIT_COLUMNS = ["runs", "misroute", "faults", "log_slope", "log_intercept", "log
 
 
 def growth_fits(summaries: Mapping[str, pd.DataFrame], min_points: int = 3) -> pd.DataFrame:
-    """:func:`log_fit` of mean latency vs nodes per runs label, fault policy and fault count.
+    """``log_fit`` of mean latency vs nodes per runs label, fault policy and fault count.
 
     ``summaries`` maps a runs label (``"paper"``, ``"long"``) to a Fig. 4 summary (``latency_mean`` per
     misroute, nodes, faults); groups with fewer than ``min_points`` sizes with a latency are skipped.
@@ -699,7 +699,7 @@ def fault_effect(runs: pd.DataFrame, policy: str) -> pd.Series:
 
 
 def fault_effect_table(runs: Mapping[str, pd.DataFrame], policies: Sequence[str]) -> pd.DataFrame:
-    """:func:`fault_effect` of each runs label (``"paper"`` / ``"long"`` -> per-run frame) and policy.
+    """``fault_effect`` of each runs label (``"paper"`` / ``"long"`` -> per-run frame) and policy.
 
     Columns runs, misroute, nodes, max_faults (the fault count compared with none), relative_latency_change.
 

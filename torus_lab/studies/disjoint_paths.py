@@ -209,7 +209,7 @@ def random_instance(n: int, k: int, c: int, rng: np.random.Generator, kind: str 
 
 
 def _greedy_best(n: int, k: int, pairs) -> tuple[bool, float]:
-    """Greedy baseline over :data:`GREEDY_ORDERS`: (any order succeeded, best max length or NaN).
+    """Greedy baseline over ``GREEDY_ORDERS``: (any order succeeded, best max length or NaN).
 
     Greedy paths are verified too; only the paper's length bound (which is not greedy's) may be exceeded.
     """
@@ -344,7 +344,7 @@ def run_study(
 
 
 def summarize(per_instance: pd.DataFrame, variants: Sequence[str] | None = None) -> pd.DataFrame:
-    """One row per (n, variant) with :data:`SUMMARY_COLUMNS` then :data:`SUMMARY_TIMING_COLUMNS`; variant
+    """One row per (n, variant) with :data:`SUMMARY_COLUMNS` then ``SUMMARY_TIMING_COLUMNS``; variant
     ``"greedy"`` where it was run (its work and times are NaN: it is a baseline, not instrumented).
 
     ``max_len_*`` and ``work_*`` are over solved instances; ``failures`` counts instances whose paths the
@@ -440,7 +440,7 @@ def difficulty_by_c(n: int, c: int, count: int, rng: np.random.Generator) -> lis
     """One row: ``count`` uniform instances of ``c`` pairs in the paper's ``(n, max(5, n+1))``-torus solved by the
     REC algorithm: the mean and maximum of the per-instance longest path, the mean work and the instances that
     needed a fallback or failed.  Section 7 sets ``c = n`` "to maximize the routing difficulty"; comparing
-    ``c = 1..n`` tests that reading (:func:`_difficulty_summary`).
+    ``c = 1..n`` tests that reading (``_difficulty_summary``).
 
     Examples
     --------
@@ -471,7 +471,7 @@ def difficulty_by_c(n: int, c: int, count: int, rng: np.random.Generator) -> lis
 
 
 def _difficulty_summary(difficulty: pd.DataFrame) -> pd.DataFrame:
-    """Per ``n`` of :func:`difficulty_by_c` rows: the ``c`` with the largest mean longest path, the largest mean
+    """Per ``n`` of ``difficulty_by_c`` rows: the ``c`` with the largest mean longest path, the largest mean
     work, and whether both are ``c = n`` (``hardest_at_n``).
 
     Examples
@@ -491,13 +491,13 @@ def _difficulty_summary(difficulty: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-#: Per-step measurements of one traced run (:func:`step_lengths`): counts of the paths and levels checked, and
+#: Per-step measurements of one traced run (``step_lengths``): counts of the paths and levels checked, and
 #: the largest value seen (NaN where nothing was checked).  Bounds: Lemma 1 ``k + 1``, Lemma 2 ``k``, one
 #: general level ``2k`` per pair (Section 6's recurrence), the base case ``n' floor(k/2)`` (excess <= 0),
 #: the special case ``3k - 1`` (Section 6's ``L(2, 2)``).
 STEP_COUNTS = ("lemma1_paths", "lemma2_paths", "level_pairs", "base_levels", "special_levels", "special_through",
                "special_swaps", "lemma2_threats", "lemma2_swaps")  # fmt: skip
-#: Names of the per-step maxima of :func:`step_lengths` (bounds as for :data:`STEP_COUNTS`).
+#: Names of the per-step maxima of ``step_lengths`` (bounds as for ``STEP_COUNTS``).
 STEP_MAXIMA = ("lemma1_hops_max", "lemma2_hops_max", "level_pair_hops_max", "base_excess_max", "special_len_max")
 
 
@@ -565,14 +565,14 @@ def step_lengths(run: DisjointPathsRun, k: int) -> dict[str, float]:
 
 
 def _adversarial_tally(n: int, kind: str, count: int, rng: np.random.Generator) -> list[dict]:
-    """Fallbacks and failures of each of :data:`ADVERSARIAL_CONFIGS` on ``count`` instances of family ``kind``.
+    """Fallbacks and failures of each of ``ADVERSARIAL_CONFIGS`` on ``count`` instances of family ``kind``.
 
     Instances have ``c = n`` pairs in the paper's ``(n, max(5, n+1))``-torus.  One row per configuration with
     ``instances``, ``failures`` (verifier rejects or the algorithm raises), ``fallback_instances``,
     ``retry_fallbacks``, ``bfs_fallbacks``, ``max_len_max`` with ``max_len_example`` (the first instance that
     attains it), one ``example`` instance with a fallback, and for the REC configuration (``paper``, ``first``),
-    run with its trace, the per-step measurements of :func:`step_lengths` summed (:data:`STEP_COUNTS`) and
-    maximised (:data:`STEP_MAXIMA`) over the instances (NaN for the other configurations).
+    run with its trace, the per-step measurements of ``step_lengths`` summed (``STEP_COUNTS``) and
+    maximised (``STEP_MAXIMA``) over the instances (NaN for the other configurations).
 
     Examples
     --------
@@ -641,7 +641,7 @@ DRAWN_DIMS = (2, 3)
 
 
 def solve_fixed_instance(instance: str, lemma2: str, rng: np.random.Generator | None = None) -> dict[str, Any]:
-    """Solve one of :data:`FIXED_INSTANCES` with Lemma-2 rule ``lemma2`` (deterministic; ``rng`` is unused).
+    """Solve one of ``FIXED_INSTANCES`` with Lemma-2 rule ``lemma2`` (deterministic; ``rng`` is unused).
 
     Returns the shape, the bound, the path lengths, the counted fallbacks, the verifier's verdict (``""`` when
     it accepts) and ``trace``: the Table-2-style text of each recursion level (a list of strings).
@@ -720,7 +720,7 @@ TIME_MEASURES = ("cpu_mean_s", "time_mean_s", "cpu_p99_s")
 
 
 def time_growth(per_instance: pd.DataFrame, summary: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Fig. 10's data: times per ``n`` of the ``paper`` variant and power-law fits of :data:`TIME_MEASURES`.
+    """Fig. 10's data: times per ``n`` of the ``paper`` variant and power-law fits of ``TIME_MEASURES``.
 
     The first frame has per ``n`` the wall-clock and CPU mean/median from ``summary``, the 99th percentile of
     the CPU time (``cpu_p99_s``), ``worst_case_scaled_s`` (``n c^4 = n^5`` scaled to the CPU mean at the
@@ -766,7 +766,7 @@ WORK_MEASURES = ("work_mean", "work_p99")
 
 
 def work_growth(per_instance: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Work per instance of the ``paper`` variant per ``n`` and power-law fits of :data:`WORK_MEASURES`.
+    """Work per instance of the ``paper`` variant per ``n`` and power-law fits of ``WORK_MEASURES``.
 
     Work is ``work`` of :class:`~torus_lab.routing.disjoint_paths.DisjointPathsRun` (vertex operations), so both frames
     are the same on every machine.  The first frame has per ``n``: ``work_mean``, ``work_median``, ``work_p99``
@@ -811,7 +811,7 @@ def variant_gain(per_instance: pd.DataFrame) -> pd.DataFrame:
 
 
 def optimum_summary(optimum: pd.DataFrame) -> pd.DataFrame:
-    """Per ``(n, kind)`` of the MILP comparison (:func:`optimum_comparison`): the gap of each method to the optimum.
+    """Per ``(n, kind)`` of the MILP comparison (``optimum_comparison``): the gap of each method to the optimum.
 
     Columns: ``instances``, ``milp`` (instances the MILP had to solve: no heuristic attained the trivial lower
     bound), ``solved`` (status ``optimal``; the other columns are over solved instances only),
@@ -819,7 +819,7 @@ def optimum_summary(optimum: pd.DataFrame) -> pd.DataFrame:
     ``short_over_optimum`` (mean ratios), ``paper_gap`` and ``short_gap`` (mean excess in hops), shares
     ``paper_optimal``, ``short_optimal``, ``greedy_optimal`` (equal to the optimum) and ``optimum_above_lower``
     (the optimum exceeds the trivial lower bound: where the exact baseline says more than the Lee distance).
-    The solver's time is timing, not science: see :func:`_optimum_timing`.
+    The solver's time is timing, not science: see ``_optimum_timing``.
 
     Examples
     --------
@@ -902,7 +902,7 @@ def bound_attainment(per_instance: pd.DataFrame, adversarial: pd.DataFrame) -> p
     """Per ``n``: how close any instance came to Theorem 1's bound (is it attained? Section 8 asks).
 
     Over the random instances (``per_instance``, paper variant) and the adversarial ones (REC configuration of
-    :func:`_adversarial_tally`): ``bound``, ``random_max`` and the random instance attaining it (chunk, index),
+    ``_adversarial_tally``): ``bound``, ``random_max`` and the random instance attaining it (chunk, index),
     ``adversarial_max`` with its family and instance, and ``max_over_bound`` (the larger of the two / bound).
 
     Examples
@@ -937,7 +937,7 @@ def bound_attainment(per_instance: pd.DataFrame, adversarial: pd.DataFrame) -> p
 
 
 def step_bounds(adversarial: pd.DataFrame) -> pd.DataFrame:
-    """Per ``n``: the per-step measurements of :func:`step_lengths` over every family of the adversarial run (REC
+    """Per ``n``: the per-step measurements of ``step_lengths`` over every family of the adversarial run (REC
     configuration), against the lemmas' bounds.
 
     Columns: ``n``, ``k``, ``instances``, then per step ``<step>_checked`` (paths, pairs or levels checked),
@@ -1000,7 +1000,7 @@ TABLE2_ENTRIES: Mapping[tuple[int, str], Any] = {
 
 
 def _trace_entries(run: DisjointPathsRun) -> dict[tuple[int, str], Any]:
-    """The entries of :data:`TABLE2_ENTRIES`'s form read from a recursion trace."""
+    """The entries of ``TABLE2_ENTRIES``'s form read from a recursion trace."""
     out: dict[tuple[int, str], Any] = {}
     for t in run.trace:
         if t.case == "base":
@@ -1017,9 +1017,9 @@ def _trace_entries(run: DisjointPathsRun) -> dict[tuple[int, str], Any]:
 
 
 def table2_check(run: DisjointPathsRun | None = None) -> pd.DataFrame:
-    """Every entry of the paper's Table 2 (:data:`TABLE2_ENTRIES`) against our trace of the same instance.
+    """Every entry of the paper's Table 2 (``TABLE2_ENTRIES``) against our trace of the same instance.
 
-    ``run`` defaults to the REC run of :data:`TABLE2_PAIRS` in the ``(4, 5)``-torus.  One row per entry of the
+    ``run`` defaults to the REC run of ``TABLE2_PAIRS`` in the ``(4, 5)``-torus.  One row per entry of the
     paper and per entry only we produce: ``level``, ``entry``, ``paper``, ``ours`` (text; empty where absent) and
     ``agrees``.
 
@@ -1083,12 +1083,12 @@ def table1_torus(shapes: Sequence[tuple[int, int]] = TABLE1_SHAPES) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-#: Counters of :func:`_adversarial_tally` summed over families and ``n`` per configuration.
+#: Counters of ``_adversarial_tally`` summed over families and ``n`` per configuration.
 ADVERSARIAL_COUNTERS = ["instances", "failures", "fallback_instances", "retry_fallbacks", "bfs_fallbacks"]
 
 
 def adversarial_summary(adversarial: pd.DataFrame) -> pd.DataFrame:
-    """:data:`ADVERSARIAL_COUNTERS` summed per ``(choose_T, lemma2)`` configuration.
+    """``ADVERSARIAL_COUNTERS`` summed per ``(choose_T, lemma2)`` configuration.
 
     Examples
     --------
@@ -1119,8 +1119,8 @@ def fallback_examples(adversarial: pd.DataFrame) -> pd.DataFrame:
 
 def overview(summary: pd.DataFrame, optimum: pd.DataFrame, lower: pd.DataFrame) -> pd.DataFrame:
     """Per ``n``: the bound, the ``paper`` maximum, the mean per-instance maximum of every method, the mean ratio of
-    ``paper`` and ``short`` to the trivial lower bound (``lower``, a frame of :func:`_lower_bound_summary`), and on
-    the solved instances of the MILP comparison (``optimum``, rows of :func:`optimum_comparison`, every family
+    ``paper`` and ``short`` to the trivial lower bound (``lower``, a frame of ``_lower_bound_summary``), and on
+    the solved instances of the MILP comparison (``optimum``, rows of ``optimum_comparison``, every family
     together) their number and the mean optimum and ``paper``.
 
     Examples
@@ -1162,8 +1162,8 @@ TIGHT_RATIO = 0.9
 #: ... or at least this share ("holds approximately"); "some distance" means at most this share.
 PARTLY_TIGHT_RATIO = 0.75
 #: "Significantly better than the worst case": the fitted exponent in ``n`` of the mean work per instance (a
-#: deterministic measure of the running time, :func:`work_growth`) is at most this ("holds"; up to the worst
-#: case's own exponent :data:`WORST_CASE_EXPONENT`: "holds approximately").
+#: deterministic measure of the running time, ``work_growth``) is at most this ("holds"; up to the worst
+#: case's own exponent ``WORST_CASE_EXPONENT``: "holds approximately").
 SIGNIFICANTLY_BETTER_EXPONENT = 4
 _INSTANCES = ("random instances as in Section 7: an (n, max(5, n + 1))-torus, c = n pairs of distinct uniform "
               "vertices")
@@ -1200,9 +1200,9 @@ def _dp_evidence(*names: str) -> tuple[str, ...]:
 class Coverage:
     """The frames of :func:`run` behind the coverage rows of the claims table.
 
-    ``optimum`` (:func:`optimum_comparison` rows, without timing), ``lower`` (:func:`_lower_bound_summary`),
-    ``attainment`` (:func:`bound_attainment`), ``steps`` (:func:`step_bounds`), ``table2``
-    (:func:`table2_check`), ``table1`` (:func:`table1_torus`), ``difficulty`` (:func:`difficulty_by_c` rows).
+    ``optimum`` (``optimum_comparison`` rows, without timing), ``lower`` (``_lower_bound_summary``),
+    ``attainment`` (``bound_attainment``), ``steps`` (``step_bounds``), ``table2``
+    (``table2_check``), ``table1`` (:func:`table1_torus`), ``difficulty`` (``difficulty_by_c`` rows).
     """
 
     optimum: pd.DataFrame
@@ -1229,13 +1229,13 @@ def _per_n(table: pd.DataFrame, column: str, fmt: str = "{:g}") -> str:
 
 
 def _total(steps: pd.DataFrame, column: str) -> int:
-    """Sum of a count column of :func:`step_bounds` (0 when no instance ran)."""
+    """Sum of a count column of ``step_bounds`` (0 when no instance ran)."""
     return int(steps[column].sum()) if len(steps) else 0
 
 
 def _step_claim(claim_id: str, location: str, statement: str, steps: pd.DataFrame, step: str, what: str,
                 bound_text: str, seed: str, extra: str = "") -> Claim:  # fmt: skip
-    """A per-step bound checked per ``n`` of :func:`step_bounds` (only the ``n`` where the step ran count)."""
+    """A per-step bound checked per ``n`` of ``step_bounds`` (only the ``n`` where the step ran count)."""
     ran = steps[steps[f"{step}_checked"] > 0]
     within = int((ran[f"{step}_max"] <= ran[f"{step}_bound"]).sum())
     detail = "; ".join(f"n={int(r.n)} (k={int(r.k)}): {int(r[f'{step}_checked'])} {what}, max "
@@ -1442,9 +1442,9 @@ def claims_frame(summary: pd.DataFrame, adversarial: pd.DataFrame, fixed: pd.Dat
     """The claims table of the paper from the frames of :func:`run` (verdicts from each claim's rule).
 
     The two running-time claims (Fig. 10, Section 6) are judged on the algorithm's work per instance
-    (:func:`work_growth`), never on measured times, so the table is the same on every machine and backend.
+    (``work_growth``), never on measured times, so the table is the same on every machine and backend.
     ``coverage`` holds the frames of the rows that cover every numbered result (:data:`PAPER_RESULTS`) and the
-    exact-optimum baseline (:func:`_coverage_claims`).
+    exact-optimum baseline (``_coverage_claims``).
     """
     check_instance("coverage", coverage, Coverage)
     check_frame("summary", summary, ["variant", "n", "bound", "max_len_max", "max_len_mean", "failures",
@@ -1618,7 +1618,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     ``solved_instances`` (the drawn instances), ``overview`` and ``claims``.  Frames with random content carry
     the experiment ``seed``.  Every grid runs over :func:`torus_lab.sweep.sweep` (backend from the environment).
     Measured times are returned apart under timing keys (:mod:`torus_lab.timing`): ``disjoint_paths_timing``
-    (:data:`SUMMARY_TIMING_COLUMNS` per ``(n, variant)``), ``time_per_instance_timing`` and ``time_fit_timing``
+    (``SUMMARY_TIMING_COLUMNS`` per ``(n, variant)``), ``time_per_instance_timing`` and ``time_fit_timing``
     (Fig. 10's time panel), ``optimum_comparison_timing`` and ``optimum_summary_timing`` (MILP solver times).
 
     Examples

@@ -13,8 +13,8 @@ routings and valid outputs in every trial (``docs/conventions.md#square-terminat
 lists every numbered result of the paper; :func:`claims_frame` has a row for each.
 
 Entry point: :func:`run` (the experiment ``fault_tolerant``, parameters of ``experiments/fault_tolerant.yaml``).
-Every point ``(N, m, f)`` is one item of :func:`torus_lab.sweep.sweep` (:func:`point_item`); the search for the
-example trial drawn in the notebook is one more item (:func:`_example_item`).
+Every point ``(N, m, f)`` is one item of :func:`torus_lab.sweep.sweep` (``point_item``); the search for the
+example trial drawn in the notebook is one more item (``_example_item``).
 
 Randomness: the only source is the ``rng`` that ``sweep`` hands to each item (its seed derives from the
 experiment seed and the item).  It draws one 64-bit seed per trial (:func:`trial_seeds`), and
@@ -23,7 +23,7 @@ and the pair inside the numba kernel.  Results therefore do not depend on the sw
 processes or on the number of numba threads.
 
 Parallelism: points run in parallel over the sweep's workers; inside a worker process each point's trials run on
-one thread (the batch kernel compiled without ``prange``, see :func:`in_worker_process`), so ``P`` workers use
+one thread (the batch kernel compiled without ``prange``, see ``in_worker_process``), so ``P`` workers use
 ``P`` threads in all, not ``P x cores``, and workers forked from a process that already used numba's GNU OpenMP
 threading layer never touch it (that would abort them).  In the calling process (serial backend, or a single
 item) the trials of a point run in parallel over numba's threads as before.
@@ -113,7 +113,7 @@ PAPER_GROUPS = {
 }
 PAPER_FAULT_RATES = [0.05, 0.10, 0.15, 0.20, 0.25]
 #: Columns of the success table of :func:`run_points` (the CSV, then diagnostics of ours); the
-#: science CSV ``fault_tolerant.csv`` holds all but :data:`TABLE_TIMING_COLUMNS`.
+#: science CSV ``fault_tolerant.csv`` holds all but ``TABLE_TIMING_COLUMNS``.
 TABLE_COLUMNS = [
     "N", "m", "fault_rate", "algorithm", "trials", "successes", "success_rate", "ci_low", "ci_high",
     "path_plus_mean", "oracle_connected_rate",
@@ -168,7 +168,7 @@ def fault_count(radix: int, fault_rate: float) -> int:
 
 
 def _check_algorithms(algorithms: object) -> list[str]:
-    """``algorithms`` as a list of names from :data:`ALGORITHMS`."""
+    """``algorithms`` as a list of names from ``ALGORITHMS``."""
     return [check_str("algorithms", name, ALGORITHMS) for name in check_sequence("algorithms", algorithms)]
 
 
@@ -383,7 +383,7 @@ def _pairs(records: Sequence[Mapping[str, int]]) -> list[tuple[int, int]]:
 def run_points(pairs: Sequence[tuple[int, int]], fault_rates: Sequence[float], trials: int, seed: int, *,
                after_fallback_pairs: Sequence[tuple[int, int]] = (), backend: str = "auto"
                ) -> tuple[pd.DataFrame, pd.DataFrame] | tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Run every ``(N, m)`` of ``pairs`` at every fault rate, one :func:`point_item` per point over
+    """Run every ``(N, m)`` of ``pairs`` at every fault rate, one ``point_item`` per point over
     :func:`torus_lab.sweep.sweep`; returns (success table, improvement ratios), plus the REC/ALT comparison of
     Heuristic-Square when ``after_fallback_pairs`` is not empty.
 
@@ -623,7 +623,7 @@ def _failure_reasons(table: pd.DataFrame) -> pd.DataFrame:
 def _summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: float) -> pd.DataFrame:
     """One row per local algorithm at ``fault_rate``: success range over ``(N, m)``, mean success among
     connected pairs, mean local routings per trial, mean hops travelled / Lee distance; the Backtracking-Square
-    row also has the range and mean of the share of Heuristic-Square's gap it closes (from :func:`_oracle_gap`).
+    row also has the range and mean of the share of Heuristic-Square's gap it closes (from ``_oracle_gap``).
 
     Examples
     --------
@@ -656,15 +656,15 @@ def _summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: fl
 # ---------------------------------------------------------------------------------------------- theorems 1-4
 #: The theorem each paper algorithm's termination claim comes from.
 TERMINATION_THEOREM = {"chain": "Theorem 2", "adaptive_square": "Theorem 3", "heuristic_square": "Theorem 4"}
-#: Columns of the ``termination`` table (:func:`termination_item`), before ``seed``.
+#: Columns of the ``termination`` table (``termination_item``), before ``seed``.
 TERMINATION_COLUMNS = ["N", "m", "fault_rate", "algorithm", "trials", "successes", "valid_outputs", "within_bound",
                        "checked", "max_local_routings", "max_routings_per_radix", "exit_steps",
                        "steps_below_m_minus_2", "min_step_progress"]
-#: Columns of the ``local_safety`` table (:func:`local_safety_item`), before ``seed``.
+#: Columns of the ``local_safety`` table (``local_safety_item``), before ``seed``.
 SAFETY_COLUMNS = ["N", "m", "instances", "locally_safe", "connected", "fault_rate_min", "fault_rate_mean",
                   "fault_rate_max", "pairs", "chain_successes", "adaptive_square_successes",
                   "heuristic_square_successes"]
-#: Columns of the ``adaptive_worst_step`` table (:func:`adaptive_worst_step`).
+#: Columns of the ``adaptive_worst_step`` table (``adaptive_worst_step``).
 WORST_STEP_COLUMNS = ["N", "m", "source", "target", "faults", "first_step_progress", "paper_worst_case", "success"]
 _CAP_REASON = REASONS[3]  # the safety cap (status 3 of torus_lab.routing.square.REASONS): never a stated failure
 
@@ -797,9 +797,9 @@ def theorem_checks(termination_points: Sequence[tuple[int, int]], fault_rates: S
                    safety_points: Sequence[tuple[int, int]], instances: int, pairs: int, seed: int, *,
                    backend: str = "auto") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The tables of the Theorem 1-4 checks over :func:`torus_lab.sweep.sweep`: ``termination`` (one row per
-    ``(N, m, f)`` of ``termination_points x fault_rates`` and paper algorithm, :func:`termination_item`),
-    ``local_safety`` (one row per ``(N, m)`` of ``safety_points``, :func:`local_safety_item`), both with a
-    ``seed`` column, and ``adaptive_worst_step`` (:func:`adaptive_worst_step` for every termination point with
+    ``(N, m, f)`` of ``termination_points x fault_rates`` and paper algorithm, ``termination_item``),
+    ``local_safety`` (one row per ``(N, m)`` of ``safety_points``, ``local_safety_item``), both with a
+    ``seed`` column, and ``adaptive_worst_step`` (``adaptive_worst_step`` for every termination point with
     ``N >= 2m``; deterministic).
 
     Examples
@@ -829,9 +829,9 @@ def theorem_checks(termination_points: Sequence[tuple[int, int]], fault_rates: S
 
 # ---------------------------------------------------------------------------------------------- claims
 #: Tolerance of the paper's "about X" ratios: on the improvement X - 1 (relative), not on the ratio; "holds" within
-#: :data:`RATIO_TOLERANCE` (or X inside the 95% CI), "holds approximately" within :data:`RATIO_APPROX`.
+#: ``RATIO_TOLERANCE`` (or X inside the 95% CI), "holds approximately" within ``RATIO_APPROX``.
 RATIO_TOLERANCE = 0.10
-RATIO_APPROX = 0.25  #: see :data:`RATIO_TOLERANCE`
+RATIO_APPROX = 0.25  #: see ``RATIO_TOLERANCE``
 #: Largest improvement (ratio - 1) we read as "not much better" (the paper gives no number).
 NOT_MUCH_BETTER = 0.10
 _RATIO_CI = "delta method on the log of the paired ratio, 95%"
@@ -887,7 +887,7 @@ def trend_counts(table: pd.DataFrame, kind: str, algorithms: Sequence[str] = ALG
 
 def improvement_trend_counts(ratios: pd.DataFrame, kind: str, numerator: str, denominator: str
                              ) -> tuple[int, int, int, int]:  # fmt: skip
-    """:func:`trend_counts` of the improvement ratio ``numerator / denominator`` (the ratios table of
+    """``trend_counts`` of the improvement ratio ``numerator / denominator`` (the ratios table of
     :func:`run_points`), expecting it to **grow** as ``m`` shrinks (``kind="m"``), as ``N`` doubles (``"N"``)
     or as the fault rate rises (``"f"``); the paired 95% CIs of the ratios decide "within noise".
 
@@ -1164,7 +1164,7 @@ def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame, termination: pd.Data
 
     Verdicts come from :func:`torus_lab.claims.evaluate`: the "about X" ratios with a tolerance on the
     improvement X - 1 (``RATIO_TOLERANCE``, ``RATIO_APPROX``) or X inside the 95% CI; trends counted
-    strictly (:func:`trend_counts`).  A claim whose points are not in the run is "not testable here".
+    strictly (``trend_counts``).  A claim whose points are not in the run is "not testable here".
 
     Examples
     --------
@@ -1275,7 +1275,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     ``termination``, ``local_safety`` and ``adaptive_worst_step`` (:func:`theorem_checks` on ``termination_radices
     x termination_m`` at ``fault_rates`` and ``safety_radices x safety_m``, pairs with ``m`` too large for ``N``
     left out) and ``claims``; the success
-    table's :data:`TABLE_TIMING_COLUMNS` (kernel seconds per point) go to the timing frame
+    table's ``TABLE_TIMING_COLUMNS`` (kernel seconds per point) go to the timing frame
     ``fault_tolerant_timing`` (written as ``timing/fault_tolerant.csv``, see :mod:`torus_lab.timing`).
     """
     check_mapping("params", params, [

@@ -255,7 +255,7 @@ def _at_max(values: np.ndarray) -> np.ndarray:
 
 
 def _first_at_max(values: np.ndarray) -> int:
-    """Position of the first maximal value (:func:`_at_max`): a tie is broken by order, not by rounding.
+    """Position of the first maximal value (``_at_max``): a tie is broken by order, not by rounding.
 
     >>> _first_at_max(np.array([1.0, 3.0 - 1e-15, 3.0]))
     1

@@ -100,7 +100,7 @@ Spec = str | Mapping[str, Any]
 
 
 def make_topology(kind: str, k: int) -> Torus:
-    """The k x k network of ``kind`` (:func:`torus_lab.topology.make_network`), k at most :data:`MAX_K`.
+    """The k x k network of ``kind`` (:func:`torus_lab.topology.make_network`), k at most ``MAX_K``.
 
     >>> make_topology("unidirectional", 4)
     Torus(2, 4, bidirectional=False)
@@ -235,7 +235,7 @@ def cdg_table(ks: Iterable[int], kinds: Sequence[str] = TOPOLOGY_KINDS, *, routi
               forced: bool = True, backend: str = "auto") -> pd.DataFrame:
     """CDG verdict of every routing of :func:`routing_specs` (or the labels ``routings``) for 2D ``kinds`` x ``ks``.
 
-    One :func:`~torus_lab.sweep.sweep` item (:func:`_cdg_row`) per (kind, k, routing).
+    One :func:`~torus_lab.sweep.sweep` item (``_cdg_row``) per (kind, k, routing).
     Columns: kind, k, routing (label), num_vcs (allocated), max_vcs / mean_vcs (distinct VCs used per physical
     channel), vertices, edges, acyclic, cycle_length, cycle (readable witness), cycle_channels (``c:vc``
     list), forced (every dependency of the witness is created by a message with no other permitted output;
@@ -420,7 +420,7 @@ def adaptivity_summary(ks: Iterable[int], kinds: Sequence[str] = ("mesh", "bidir
     """Per (kind, k, routing): fraction of pairs fully adaptive, mean realizable/minimal ratio, minimality.
 
     ``routings``: labels of :func:`routing_specs` (default: all of them); one
-    :func:`~torus_lab.sweep.sweep` item (:func:`_adaptivity_row`) per (kind, k, routing).
+    :func:`~torus_lab.sweep.sweep` item (``_adaptivity_row``) per (kind, k, routing).
 
     Examples
     --------
@@ -504,7 +504,7 @@ def simulation_table(k: int, routings: Sequence[Spec], traffics: Sequence[str], 
 
     ``routings`` / ``mesh_routings``: registry specs (:func:`torus_lab.routing.make_routing`), e.g.
     ``{"name": "pfnf", "scheme": "paper"}`` or ``{"name": "ecube", "datelines": True, "vcs": 2}``.  One
-    :func:`~torus_lab.sweep.sweep` item (:func:`_simulation_point`) per (routing, traffic, load, replica), its
+    :func:`~torus_lab.sweep.sweep` item (``_simulation_point``) per (routing, traffic, load, replica), its
     simulator seed drawn from the item's content-derived generator (:func:`torus_lab.sweep.item_seed`); no packet
     is ever dropped.  One row per run: the simulator's summary plus routing (the routing function's name),
     network (``torus`` / ``mesh``), traffic, k, replica (``0 .. replicas - 1``), scheme (the spec's VC-class
@@ -611,9 +611,9 @@ def _first_deadlock_loads(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame
 def saturation_summary(latency: pd.DataFrame, *, seed: int) -> pd.DataFrame:
     """Saturation of every curve of a :func:`simulation_table`, per (routing, network, traffic), in run order.
 
-    :func:`torus_lab.sim.saturation.saturation_table` with :data:`SATURATION` (``saturation_load``: highest
+    :func:`torus_lab.sim.saturation.saturation_table` with ``SATURATION`` (``saturation_load``: highest
     offered load of the grid such that it and every lighter load are sustained; ``saturation_throughput``:
-    largest accepted throughput of a load without deadlock), plus :func:`_first_deadlock_loads`, the number
+    largest accepted throughput of a load without deadlock), plus ``_first_deadlock_loads``, the number
     of loads and the experiment ``seed``.  Resolution: the sweep's grid.
     """
     by = ["routing", "network", "traffic"]
@@ -659,7 +659,7 @@ def provoke_deadlock_table(k: int, routings: Sequence[Spec], *, replicas: int, s
 
     ``routings`` (on the k x k torus) and ``mesh_routings`` (on the k x k mesh) are registry specs, as for
     :func:`simulation_table`.  ``replicas`` runs per routing, each a :func:`~torus_lab.sweep.sweep` item
-    (:func:`_provoke_point`).  One row per (routing, replica): ``routing`` (the routing function's name),
+    (``_provoke_point``).  One row per (routing, replica): ``routing`` (the routing function's name),
     ``deadlock`` (the whole network stalled for ``deadlock_cycles`` cycles; no packet is ever dropped),
     ``cdg_acyclic`` (the routing's CDG verdict), ``cycle_in_cdg`` (every dependency of the simulator's waiting
     cycle is an edge of the routing's CDG), the waiting cycle itself, ``scheme``, ``spec`` (JSON) and
@@ -716,7 +716,7 @@ DRAWN_ROUTINGS = (
 
 
 def drawn_routings(k: int) -> list[tuple[RoutingFunction, tuple[str, ...] | None]]:
-    """The routing functions of :data:`DRAWN_ROUTINGS` on k x k tori, with their VC names.
+    """The routing functions of ``DRAWN_ROUTINGS`` on k x k tori, with their VC names.
 
     >>> [rf.name for rf, _ in drawn_routings(4)]
     ['ecube+dateline', 'negative-first+paper', 'pfnf-reconstruction+paper-4vc']
@@ -726,7 +726,7 @@ def drawn_routings(k: int) -> list[tuple[RoutingFunction, tuple[str, ...] | None
 
 
 def channel_vcs_table(k: int) -> pd.DataFrame:
-    """:func:`~torus_lab.deadlock.channel_vc_listing` of every routing of :func:`drawn_routings` with its
+    """:func:`~torus_lab.deadlock.channel_vc_listing` of every routing of ``drawn_routings`` with its
     topology ``kind``."""
     k = check_int("k", k, minimum=3, maximum=MAX_DRAW_K)
     return pd.concat([channel_vc_listing(rf, names).assign(kind="bidirectional" if rf.topology.bidirectional
@@ -735,7 +735,7 @@ def channel_vcs_table(k: int) -> pd.DataFrame:
 
 
 def drawn_virtual_meshes(k: int) -> pd.DataFrame:
-    """What the virtual-mesh figure draws besides ``channel_vcs``: per routing of :data:`DRAWN_ROUTINGS` on the
+    """What the virtual-mesh figure draws besides ``channel_vcs``: per routing of ``DRAWN_ROUTINGS`` on the
     k x k network, its name (as in ``channel_vcs``), topology kind, VC names (JSON list; empty: ``VC1``,
     ``VC2``, ...) and datelines (JSON list of ``[vn, sign, node]``,
     :func:`~torus_lab.routing.turn_model.dateline_positions`).
@@ -861,7 +861,7 @@ PREMISE_DIMS = (1, 2, 3)
 #: Mapped PFNF constructions whose VC classes :func:`vc_budget_table` merges: the paper's mapping with its four
 #: classes kept apart, and the crossing-count scheme (six classes), both of the REC reading.
 BUDGET_ROUTINGS = ("pfnf-reconstruction+paper-4vc", "pfnf-reconstruction+count")
-#: Mesh routings whose mapping onto a torus :func:`mapping_coverage` judges: every routing of the registry that is
+#: Mesh routings whose mapping onto a torus ``mapping_coverage`` judges: every routing of the registry that is
 #: defined on a 2-D mesh (e-cube, the turn models, the PFNF readings); each mapped with the paper's datelines
 #: (``+paper``; e-cube: ``dor+dateline``) and with the crossing count (``+count``; e-cube: none).  PFNF ``switch``
 #: is left out: it changes VN hop by hop, has no torus mapping in the registry and its mesh CDG is already cyclic.
@@ -920,7 +920,7 @@ def dateline_premise_table(ks: Iterable[int], dims: Sequence[int] = PREMISE_DIMS
 
 
 def _vc_budget_rows(k: int, routing: str, rng=None) -> list[dict[str, Any]]:
-    """The rows of :func:`vc_budget_table` for one radix and one construction of :data:`BUDGET_ROUTINGS` (a
+    """The rows of :func:`vc_budget_table` for one radix and one construction of ``BUDGET_ROUTINGS`` (a
     deterministic :func:`~torus_lab.sweep.sweep` item function).
 
     >>> rows = _vc_budget_rows(4, "pfnf-reconstruction+paper-4vc")
@@ -951,7 +951,7 @@ def vc_budget_table(ks: Iterable[int], routings: Sequence[str] = BUDGET_ROUTINGS
                     backend: str = "auto") -> pd.DataFrame:
     """How few VCs the project's PFNF torus constructions can do with (the paper's "minimum extra hardware").
 
-    For each construction (:data:`BUDGET_ROUTINGS`, bidirectional k x k tori) and each number of VCs ``m``: every
+    For each construction (``BUDGET_ROUTINGS``, bidirectional k x k tori) and each number of VCs ``m``: every
     assignment of its VC classes to ``m`` VCs (each set partition of the classes into ``m`` blocks; routes and
     header states unchanged) and how many of them leave the CDG acyclic
     (:func:`~torus_lab.deadlock.merged_cdg_acyclic`).  Columns: k, routing, classes (VC classes of the
@@ -987,7 +987,7 @@ def min_acyclic_vcs(budget: pd.DataFrame) -> pd.DataFrame:
 
 
 def mapping_coverage(cdg: pd.DataFrame) -> pd.DataFrame:
-    """Every mesh routing of the registry (:data:`MESH_ALGORITHMS`) mapped onto the tori of a :func:`cdg_table`.
+    """Every mesh routing of the registry (``MESH_ALGORITHMS``) mapped onto the tori of a :func:`cdg_table`.
 
     One row per (torus kind, k, algorithm) whose mesh CDG at the same k is in the table: mesh_acyclic, paper
     (CDG of the paper's mapping acyclic: ``+paper``, e-cube ``dor+dateline``), count (the crossing-count mapping
@@ -1025,7 +1025,7 @@ def mapping_coverage(cdg: pd.DataFrame) -> pd.DataFrame:
 
 
 def dateline_offset_row(k: int, offset: int, rng=None) -> dict[str, Any]:
-    """One row of :func:`dateline_offset_table`: PFNF's paper mapping (REC, after-classes kept apart) on the
+    """One row of ``dateline_offset_table``: PFNF's paper mapping (REC, after-classes kept apart) on the
     bidirectional k x k torus with VN1's datelines ``offset`` nodes from VN0's (a deterministic
     :func:`~torus_lab.sweep.sweep` item function).
 
@@ -1067,7 +1067,7 @@ def dateline_offset_table(ks: Iterable[int], *, backend: str = "auto") -> pd.Dat
 
 
 # ====================================================================== claims
-#: Largest radix of the virtual-mesh pictures (:func:`drawn_routings`, :func:`channel_vcs_table`): their cost grows
+#: Largest radix of the virtual-mesh pictures (``drawn_routings``, ``channel_vcs_table``): their cost grows
 #: as k^4 (about 15 s at k = 32) and a larger picture is unreadable.
 MAX_DRAW_K = 16
 #: Largest radix the study's helpers accept (its tables enumerate every node pair of a k x k network).
@@ -1424,8 +1424,8 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     drawing marks), dateline_rules, witness_messages, adaptivity, latency (one row per run, ``sim_seeds``
     replicas per point), latency_summary (:func:`latency_summary`), saturation, provoke_deadlock,
     provoke_summary, dateline_premise (:func:`dateline_premise_table` at ``premise_ks``), vc_budget
-    (:func:`vc_budget_table` at ``ks``), mapping_coverage (:func:`mapping_coverage`), dateline_offsets
-    (:func:`dateline_offset_table` at ``vc_ks``), claims.  Every grid runs
+    (:func:`vc_budget_table` at ``ks``), mapping_coverage (``mapping_coverage``), dateline_offsets
+    (``dateline_offset_table`` at ``vc_ks``), claims.  Every grid runs
     over :func:`torus_lab.sweep.sweep`; the random parts (the
     latency sweep and the provoked-deadlock replicas) draw from the generators it derives from ``seed``.
     """
