@@ -213,7 +213,7 @@ def test_accepted_throughput_tracks_offered_load_below_saturation():
 
 @pytest.mark.parametrize("loads", [[5], [0.1, 4.5]])
 def test_load_sweep_refuses_a_load_above_the_packet_length_naming_loads(loads):
-    # found by the fuzz suite (issue 16): loads=[5] was blamed on SimConfig's "offered_load" after the runs began
+    # found by the fuzz suite: loads=[5] was blamed on SimConfig's "offered_load" after the runs began
     routing = ecube_routing(Torus(2, 4), datelines=True, vcs=2)
     with pytest.raises(ValueError, match=rf"loads\[{len(loads) - 1}\] must be in \[0, 4\], got {loads[-1]}"):
         load_sweep(routing, SimConfig(warmup=10, measure=20), loads)
