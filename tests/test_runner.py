@@ -8,6 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
+from throwaway_project import write_project
 
 from torus_lab import cli, runner
 from torus_lab.outputs import LOCK_NAME
@@ -38,23 +39,10 @@ SCHEMA = """schema:
 
 def make_project(root: Path) -> Path:
     """A minimal torus_lab-shaped project with one experiment, ``demo``."""
-    (root / "experiments").mkdir(parents=True)
-    (root / "notebooks").mkdir()
-    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
-    nb = new_notebook()
-    nb.metadata["kernelspec"] = {"name": "torus-lab", "display_name": "Python (torus_lab)", "language": "python"}
-    nb.cells = [
-        new_code_cell(PARAMETERS, metadata={"tags": ["parameters"]}),
-        new_code_cell(WORK),
-        new_code_cell('if fail:\n    raise RuntimeError("boom as asked")'),
-    ]
-    nbformat.write(nb, root / "notebooks" / "demo.ipynb")
-    (root / "experiments" / "demo.yaml").write_text(
-        "notebook: notebooks/demo.ipynb\ndescription: a demo\n" + SCHEMA + "presets:\n"
-        "  quick: {seed: 5, fail: false, n_rows: 2, scale: 1.0, label: x}\n"
-        "  paper: {seed: 6, fail: false, n_rows: 4, scale: 1.0, label: x}\n"
-    )
-    return root
+    return write_project(root, "demo", [PARAMETERS, WORK, 'if fail:\n    raise RuntimeError("boom as asked")'],
+                         {"demo": "description: a demo\n" + SCHEMA + "presets:\n"
+                                  "  quick: {seed: 5, fail: false, n_rows: 2, scale: 1.0, label: x}\n"
+                                  "  paper: {seed: 6, fail: false, n_rows: 4, scale: 1.0, label: x}\n"})
 
 
 def snapshot(out: Path) -> dict[str, bytes]:

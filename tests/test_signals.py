@@ -21,9 +21,8 @@ import time
 import uuid
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
+from throwaway_project import write_project
 
 from torus_lab.outputs import LOCK_NAME, lock_holder
 
@@ -63,20 +62,10 @@ SCHEMA = """schema:
 
 def make_project(root: Path) -> Path:
     """A throw-away project with two experiments, ``first`` and ``second``, of the notebook above."""
-    (root / "experiments").mkdir(parents=True)
-    (root / "notebooks").mkdir()
-    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
-    nb = new_notebook()
-    nb.metadata["kernelspec"] = {"name": "torus-lab", "display_name": "Python (torus_lab)", "language": "python"}
-    nb.cells = [new_code_cell(PARAMETERS, metadata={"tags": ["parameters"]}), new_code_cell(WRITE),
-                new_code_cell(HOLD)]  # fmt: skip
-    nbformat.write(nb, root / "notebooks" / "hold.ipynb")
-    for name in ("first", "second"):
-        (root / "experiments" / f"{name}.yaml").write_text(
-            "notebook: notebooks/hold.ipynb\ndescription: holds its sweep workers\n" + SCHEMA + "presets:\n"
-            "  quick: {seed: 1, hold: true}\n  paper: {seed: 2, hold: false}\n  brief: {seed: 3, hold: false}\n"
-        )
-    return root
+    presets = ("presets:\n  quick: {seed: 1, hold: true}\n  paper: {seed: 2, hold: false}\n"
+               "  brief: {seed: 3, hold: false}\n")
+    text = "description: holds its sweep workers\n" + SCHEMA + presets
+    return write_project(root, "hold", [PARAMETERS, WRITE, HOLD], {"first": text, "second": text})
 
 
 @pytest.fixture(scope="module")
