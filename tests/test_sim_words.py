@@ -19,13 +19,13 @@ from torus_lab.sim import booksim, packets, simple
 TABLES = [
     (simple, simple.CFG, simple.CFG_WORDS, "_"),
     (booksim, booksim.BCFG, booksim.BCFG_WORDS, "_"),
-    (packets, packets.CNT, packets.COUNTER_WORDS, "_CN_"),
+    (packets, packets.CNT, packets.COUNTER_WORDS, "CN_"),
 ]
 #: the tables each module's kernels index with (the counters are read by every router model)
 READS = {
-    simple: [(simple.CFG, "_"), (packets.CNT, "_CN_")],
-    booksim: [(booksim.BCFG, "_"), (packets.CNT, "_CN_")],
-    packets: [(packets.CNT, "_CN_")],
+    simple: [(simple.CFG, "_"), (packets.CNT, "CN_")],
+    booksim: [(booksim.BCFG, "_"), (packets.CNT, "CN_")],
+    packets: [(packets.CNT, "CN_")],
 }
 
 
@@ -49,12 +49,13 @@ def test_the_kernels_constants_are_the_tables_indices(module, table, words, pref
 
 
 def _subscript_constants(module: ModuleType) -> set[str]:
-    """Upper-case module constants (``_X``) used as an index anywhere in ``module``'s source."""
+    """Upper-case module constants (``_X``, or ``CN_X`` for the counters) used as an index anywhere in ``module``'s
+    source."""
     found = set()
     for node in ast.walk(ast.parse(inspect.getsource(module))):
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name):
             name = node.slice.id
-            if name.startswith("_") and name.upper() == name and name.strip("_"):
+            if name.startswith(("_", "CN_")) and name.upper() == name and name.strip("_"):
                 found.add(name)
     return found
 

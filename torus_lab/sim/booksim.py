@@ -138,7 +138,19 @@ from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.allocators import islip_match, wrap
 from torus_lab.sim.buffers import candidate_capacity, mark_occupied, pop_flit, repeats_stored, split_vc, vc_split_shift
 from torus_lab.sim.config import check_speculative_delays
-from torus_lab.sim.packets import CNT, dequeue, finish, generate, run_over, watch_progress
+from torus_lab.sim.packets import (
+    CN_FLITS_EJECTED,
+    CN_FLITS_INJECTED,
+    CN_NOW,
+    CN_ROUTING_ERROR,
+    CN_WINDOW_FLITS_EJECTED,
+    CNT,
+    dequeue,
+    finish,
+    generate,
+    run_over,
+    watch_progress,
+)
 from torus_lab.sim.rng import splitmix_next
 from torus_lab.topology import Torus
 
@@ -205,12 +217,6 @@ _PORTS = BCFG["ports"]
 _INJECTION = BCFG["injection"]
 _SPECULATIVE = BCFG["speculative"]
 
-# The run counters the stages update (:data:`torus_lab.sim.packets.CNT`): ``_CN_`` + the counter in capitals.
-_CN_NOW = CNT["now"]
-_CN_FLITS_INJECTED = CNT["flits_injected"]
-_CN_FLITS_EJECTED = CNT["flits_ejected"]
-_CN_WINDOW_FLITS_EJECTED = CNT["window_flits_ejected"]
-_CN_ROUTING_ERROR = CNT["routing_error"]
 
 #: Every array of one run of the BookSim-compatible model (see the module docstring for the numbering).
 BookSimState = namedtuple(
@@ -522,7 +528,7 @@ def inject_flits(st, now):
         credit[vc] -= 1
         _push(fpk, fidx, farr, fvis, fhead, count, occupied, vc, p, fi, now + 2)
         sent += 1
-        counters[_CN_FLITS_INJECTED] += 1
+        counters[CN_FLITS_INJECTED] += 1
         if fi == 0:
             pk_inj[p] = now
         if fi == length - 1:
@@ -635,7 +641,7 @@ def route_heads(route, tables, st, now):
             r = np.int64(splitmix_next(rng) >> np.uint64(2))
             m = route(tables, router, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
             if m < 0 or m > MAX_CANDIDATES:
-                counters[_CN_ROUTING_ERROR] += 1
+                counters[CN_ROUTING_ERROR] += 1
                 m = 0
             repeats = m > cand_vc.shape[1]  # more than the router's distinct outputs: keep the first of each
             kept = 0
@@ -643,7 +649,7 @@ def route_heads(route, tables, st, now):
                 out_ch = tmp_ch[c]
                 if out_ch < 0 or out_ch >= nch or ch_src_router[out_ch] != router or tmp_vc[c] < 0 \
                         or tmp_vc[c] >= vcs or ch_ok[out_ch] == 0:
-                    counters[_CN_ROUTING_ERROR] += 1
+                    counters[CN_ROUTING_ERROR] += 1
                     kept = 0
                     break
                 o = out_ch * vcs + tmp_vc[c]
@@ -950,9 +956,9 @@ def traverse_switch(st, now):
         else:
             ejected = sent_at + 2  # 1-cycle ejection channel, read by the sink the cycle after
             _queue_credit(cr_time, cr_head, cr_count, o, ejected + 2 + credit_delay)
-            counters[_CN_FLITS_EJECTED] += 1
+            counters[CN_FLITS_EJECTED] += 1
             if warmup <= ejected < measure_end:
-                counters[_CN_WINDOW_FLITS_EJECTED] += 1
+                counters[CN_WINDOW_FLITS_EJECTED] += 1
             if tail:
                 finish(st, p, ejected, False)
         if tail:
@@ -971,7 +977,7 @@ def run_booksim(route, tables, st, max_cycles):
     cfg, counters = st.cfg, st.counters
     measure_end, drain, deadlock_cycles = cfg[_MEASURE_END], cfg[_DRAIN], cfg[_DEADLOCK_CYCLES]
     for _ in range(max_cycles):
-        now = counters[_CN_NOW]
+        now = counters[CN_NOW]
         if run_over(st, now, measure_end, drain):
             return 1
         generate_packets(st, now)
@@ -982,7 +988,7 @@ def run_booksim(route, tables, st, max_cycles):
         moved += allocate_switch(st, now)
         traverse_switch(st, now)
         watch_progress(st, moved, deadlock_cycles)
-        counters[_CN_NOW] = now + 1
+        counters[CN_NOW] = now + 1
     return 0
 
 

@@ -44,26 +44,26 @@ COUNTER_WORDS = (
 )
 #: Index of each run counter in a state's ``counters`` array.
 CNT = {name: index for index, name in enumerate(COUNTER_WORDS)}
-# The indices the compiled functions read (numba freezes module globals as constants): ``_CN_`` + the counter in
-# capitals.
-_CN_NOW = CNT["now"]
-_CN_FLITS_INJECTED = CNT["flits_injected"]
-_CN_FLITS_EJECTED = CNT["flits_ejected"]
-_CN_FLITS_DROPPED = CNT["flits_dropped"]
-_CN_MEASURED_GENERATED = CNT["measured_generated"]
-_CN_MEASURED_DONE = CNT["measured_done"]
-_CN_WINDOW_FLITS_EJECTED = CNT["window_flits_ejected"]
-_CN_DEADLOCK = CNT["deadlock"]
-_CN_IDLE = CNT["idle"]
-_CN_QUEUE_OVERFLOW = CNT["queue_overflow"]
-_CN_PACKETS_GENERATED = CNT["packets_generated"]
-_CN_MEASURED_LOST = CNT["measured_lost"]
-_CN_RECORD_OVERFLOW = CNT["record_overflow"]
-_CN_PACKETS_DROPPED = CNT["packets_dropped"]
-_CN_ROUTING_ERROR = CNT["routing_error"]
-_CN_HOP_LIMIT_DROPS = CNT["hop_limit_drops"]
-_CN_PACKETS_DELIVERED = CNT["packets_delivered"]
-_CN_LATENCY_SUM = CNT["latency_sum"]
+# The indices the compiled functions of both router models read (numba freezes module globals as constants):
+# ``CN_`` + the counter in capitals.
+CN_NOW = CNT["now"]
+CN_FLITS_INJECTED = CNT["flits_injected"]
+CN_FLITS_EJECTED = CNT["flits_ejected"]
+CN_FLITS_DROPPED = CNT["flits_dropped"]
+CN_MEASURED_GENERATED = CNT["measured_generated"]
+CN_MEASURED_DONE = CNT["measured_done"]
+CN_WINDOW_FLITS_EJECTED = CNT["window_flits_ejected"]
+CN_DEADLOCK = CNT["deadlock"]
+CN_IDLE = CNT["idle"]
+CN_QUEUE_OVERFLOW = CNT["queue_overflow"]
+CN_PACKETS_GENERATED = CNT["packets_generated"]
+CN_MEASURED_LOST = CNT["measured_lost"]
+CN_RECORD_OVERFLOW = CNT["record_overflow"]
+CN_PACKETS_DROPPED = CNT["packets_dropped"]
+CN_ROUTING_ERROR = CNT["routing_error"]
+CN_HOP_LIMIT_DROPS = CNT["hop_limit_drops"]
+CN_PACKETS_DELIVERED = CNT["packets_delivered"]
+CN_LATENCY_SUM = CNT["latency_sum"]
 #: index of the hotspot fraction in a state's ``fcfg`` (after the three rates of ``starts_packet``)
 HOT_FRAC = 3
 
@@ -97,11 +97,11 @@ def generate(st, now, measuring, injection, pattern, hotspot, include_self, queu
         word = rng[0]
         if dst < 0:
             continue
-        counters[_CN_PACKETS_GENERATED] += 1
+        counters[CN_PACKETS_GENERATED] += 1
         if st.q_len[node] >= queue_cap or st.free_top[0] == 0:
-            counters[_CN_QUEUE_OVERFLOW] += 1
+            counters[CN_QUEUE_OVERFLOW] += 1
             if measuring:
-                counters[_CN_MEASURED_LOST] += 1
+                counters[CN_MEASURED_LOST] += 1
             continue
         st.free_top[0] -= 1
         p = st.free_stack[st.free_top[0]]
@@ -114,7 +114,7 @@ def generate(st, now, measuring, injection, pattern, hotspot, include_self, queu
         for w in range(st.pk_state.shape[1]):  # word by word: cheaper than a slice assignment in the loop
             st.pk_state[p, w] = 0
         if measuring:
-            counters[_CN_MEASURED_GENERATED] += 1
+            counters[CN_MEASURED_GENERATED] += 1
         st.q_buf[node, (st.q_head[node] + st.q_len[node]) % queue_cap] = p
         st.q_len[node] += 1
     if bernoulli:
@@ -135,12 +135,12 @@ def finish(st, p, done, dropped):
     """Packet ``p``'s tail left the network in cycle ``done`` (ejected, or ``dropped``): count it, record it if
     measured (a full record table counts ``record_overflow``) and return its id to the pool."""
     if dropped:
-        st.counters[_CN_PACKETS_DROPPED] += 1
+        st.counters[CN_PACKETS_DROPPED] += 1
     else:
-        st.counters[_CN_PACKETS_DELIVERED] += 1
-        st.counters[_CN_LATENCY_SUM] += done - st.pk_gen[p]
+        st.counters[CN_PACKETS_DELIVERED] += 1
+        st.counters[CN_LATENCY_SUM] += done - st.pk_gen[p]
     if st.pk_meas[p] != 0:
-        st.counters[_CN_MEASURED_DONE] += 1
+        st.counters[CN_MEASURED_DONE] += 1
         k = st.rec_count[0]
         if k < st.rec.shape[0]:
             st.rec[k, 0] = st.pk_src[p]
@@ -152,7 +152,7 @@ def finish(st, p, done, dropped):
             st.rec[k, 6] = 1 if dropped else 0
             st.rec_count[0] = k + 1
         else:
-            st.counters[_CN_RECORD_OVERFLOW] += 1
+            st.counters[CN_RECORD_OVERFLOW] += 1
     st.free_stack[st.free_top[0]] = p
     st.free_top[0] += 1
 
@@ -162,13 +162,13 @@ def watch_progress(st, moved, deadlock_cycles):
     """Deadlock watch: flits in the network (injected, not ejected or dropped) and none ``moved`` for
     ``deadlock_cycles`` consecutive cycles sets the ``deadlock`` counter; a cycle that moves one resets it."""
     c = st.counters
-    in_net = c[_CN_FLITS_INJECTED] - c[_CN_FLITS_EJECTED] - c[_CN_FLITS_DROPPED]
+    in_net = c[CN_FLITS_INJECTED] - c[CN_FLITS_EJECTED] - c[CN_FLITS_DROPPED]
     if moved == 0 and in_net > 0:
-        c[_CN_IDLE] += 1
-        if c[_CN_IDLE] >= deadlock_cycles:
-            c[_CN_DEADLOCK] = 1
+        c[CN_IDLE] += 1
+        if c[CN_IDLE] >= deadlock_cycles:
+            c[CN_DEADLOCK] = 1
     else:
-        c[_CN_IDLE] = 0
+        c[CN_IDLE] = 0
 
 
 @njit(inline="always")
@@ -176,10 +176,10 @@ def run_over(st, now, measure_end, drain):
     """Whether the run is over at the start of cycle ``now``: deadlocked, or past the measurement window with
     every measured packet finished or ``drain`` cycles spent draining."""
     c = st.counters
-    if c[_CN_DEADLOCK] != 0:
+    if c[CN_DEADLOCK] != 0:
         return True
     if now >= measure_end:
-        if c[_CN_MEASURED_DONE] >= c[_CN_MEASURED_GENERATED]:
+        if c[CN_MEASURED_DONE] >= c[CN_MEASURED_GENERATED]:
             return True
         if now >= measure_end + drain:
             return True

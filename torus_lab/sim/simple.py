@@ -71,7 +71,21 @@ from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.allocators import arbiter_request, first_idle_candidate, first_ready_vc, wrap
 from torus_lab.sim.buffers import candidate_capacity, mark_occupied, pop_flit, repeats_stored, split_vc, vc_split_shift
-from torus_lab.sim.packets import CNT, dequeue, finish, generate, run_over, watch_progress
+from torus_lab.sim.packets import (
+    CN_FLITS_DROPPED,
+    CN_FLITS_EJECTED,
+    CN_FLITS_INJECTED,
+    CN_HOP_LIMIT_DROPS,
+    CN_NOW,
+    CN_ROUTING_ERROR,
+    CN_WINDOW_FLITS_EJECTED,
+    CNT,
+    dequeue,
+    finish,
+    generate,
+    run_over,
+    watch_progress,
+)
 from torus_lab.sim.rng import splitmix_next
 from torus_lab.topology import Torus
 
@@ -126,14 +140,6 @@ _INCLUDE_SELF = CFG["include_self"]
 _NUM_CHANNELS = CFG["num_channels"]
 _NUM_NODES = CFG["num_nodes"]
 
-# The run counters the stages update (:data:`torus_lab.sim.packets.CNT`): ``_CN_`` + the counter in capitals.
-_CN_NOW = CNT["now"]
-_CN_FLITS_INJECTED = CNT["flits_injected"]
-_CN_FLITS_EJECTED = CNT["flits_ejected"]
-_CN_FLITS_DROPPED = CNT["flits_dropped"]
-_CN_WINDOW_FLITS_EJECTED = CNT["window_flits_ejected"]
-_CN_ROUTING_ERROR = CNT["routing_error"]
-_CN_HOP_LIMIT_DROPS = CNT["hop_limit_drops"]
 
 #: Every array of one run of the simple model.  Input VCs are numbered ``channel * vcs + vc`` for network
 #: channels and ``num_channels * vcs + node`` for the injection port of each node; router ports (the units of
@@ -352,13 +358,13 @@ def route_heads(route, tables, st, now):
             continue
         if hop_limit > 0 and pk_hops[p] >= hop_limit:
             out_ivc[iv] = DROP
-            counters[_CN_HOP_LIMIT_DROPS] += 1
+            counters[CN_HOP_LIMIT_DROPS] += 1
             continue
         in_ch, in_vc = split_vc(iv, vcs, vc_shift) if iv < cv else (-1, 0)
         r = np.int64(splitmix_next(st.rng) >> np.uint64(2))
         m = route(tables, node, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
         if m < 0 or m > MAX_CANDIDATES:
-            counters[_CN_ROUTING_ERROR] += 1
+            counters[CN_ROUTING_ERROR] += 1
             m = 0
         repeats = m > cand_ivc.shape[1]  # more than the router's distinct outputs: keep the first of each
         kept = 0
@@ -366,7 +372,7 @@ def route_heads(route, tables, st, now):
             ch = tmp_ch[c]
             bad_channel = ch < 0 or ch >= nch or tables.ch_src[ch] != node or tables.ch_ok[ch] == 0
             if bad_channel or tmp_vc[c] < 0 or tmp_vc[c] >= vcs:
-                counters[_CN_ROUTING_ERROR] += 1
+                counters[CN_ROUTING_ERROR] += 1
                 kept = 0
                 break
             tgt = ch * vcs + tmp_vc[c]
@@ -507,7 +513,7 @@ def traverse(st, now):
         o = out_ivc[iv]
         tail = fi == length - 1
         if iv >= cv:
-            counters[_CN_FLITS_INJECTED] += 1
+            counters[CN_FLITS_INJECTED] += 1
             if fi == 0:
                 st.pk_inj[p] = now
         if o >= 0:
@@ -525,13 +531,13 @@ def traverse(st, now):
             if measuring:
                 ch_flits[split_vc(o, vcs, vc_shift)[0]] += 1
         elif o == EJECT:
-            counters[_CN_FLITS_EJECTED] += 1
+            counters[CN_FLITS_EJECTED] += 1
             if measuring:
-                counters[_CN_WINDOW_FLITS_EJECTED] += 1
+                counters[CN_WINDOW_FLITS_EJECTED] += 1
             if tail:
                 finish(st, p, now, False)
         else:
-            counters[_CN_FLITS_DROPPED] += 1
+            counters[CN_FLITS_DROPPED] += 1
             if tail:
                 finish(st, p, now, True)
         if tail:  # the packet's tail left: the next packet in this buffer (if any) is routed afresh
@@ -556,7 +562,7 @@ def run_kernel(route, tables, st, max_cycles):
     """
     cfg = st.cfg
     for _ in range(max_cycles):
-        now = st.counters[_CN_NOW]
+        now = st.counters[CN_NOW]
         if run_over(st, now, cfg[_MEASURE_END], cfg[_DRAIN]):
             return 1
         generate_packets(st, now)
@@ -567,5 +573,5 @@ def run_kernel(route, tables, st, max_cycles):
         allocate_switch(st, now)
         moved = traverse(st, now)
         watch_progress(st, moved, cfg[_DEADLOCK_CYCLES])
-        st.counters[_CN_NOW] = now + 1
+        st.counters[CN_NOW] = now + 1
     return 0
