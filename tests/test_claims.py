@@ -4,6 +4,7 @@ through CSV, and every evidence path of the committed claims tables resolving to
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 from pathlib import Path
 
@@ -19,9 +20,11 @@ from torus_lab.claims import (
     Rule,
     check_claims_table,
     claims_table,
+    comparison_counts,
     evaluate,
     evidence_items,
     location_items,
+    not_testable_claim,
     uncovered_results,
 )
 
@@ -234,7 +237,9 @@ PAPER_STUDIES = ("direction_first", "disjoint_paths", "fault_tolerant", "loads",
 @pytest.mark.parametrize("study", PAPER_STUDIES)
 def test_committed_tables_cover_every_numbered_result_of_their_paper(study):
     """Each paper's committed claims table names every numbered result its study lists."""
-    module = importlib.import_module(f"torus_lab.studies.{study}")
+    claims_module = f"torus_lab.studies.{study}_claims"
+    has_claims_module = importlib.util.find_spec(claims_module) is not None
+    module = importlib.import_module(claims_module if has_claims_module else f"torus_lab.studies.{study}")
     table = pd.read_csv(ROOT / "data" / study / "claims.csv", dtype=str, keep_default_na=False)
     assert module.PAPER_RESULTS and uncovered_results(table, module.PAPER_RESULTS) == []
 
@@ -273,3 +278,54 @@ class TestCoverage:
             uncovered_results(pd.DataFrame({"verdict": ["holds"]}), ["Lemma 1"])
         with pytest.raises(TypeError, match="results"):
             uncovered_results(pd.DataFrame({"location": ["Lemma 1"]}), "Lemma 1")
+
+
+class TestComparisonCounts:
+    """`comparison_counts`: a trend counted over n comparisons, its sentence and its all_of rule."""
+
+    @staticmethod
+    def _verdict(strict, ties, noise, n):
+        value, _, rule = comparison_counts(strict, ties, noise, n, "overlapping 95% CIs")
+        return evaluate(rule, None, value)
+
+    def test_verdict_at_the_boundaries(self):
+        assert self._verdict(4, 0, 0, 4) == "holds"
+        assert self._verdict(3, 1, 0, 4) == "holds approximately"    # a tie is not the trend, but within noise
+        assert self._verdict(2, 1, 1, 4) == "holds approximately"    # the one reversal lies within noise
+        assert self._verdict(2, 1, 0, 4) == "does not hold"          # one reversal beyond noise
+        assert self._verdict(0, 0, 0, 0) == "not testable here"
+
+    def test_sentence(self):
+        value, text, rule = comparison_counts(2, 1, 1, 5, "overlapping paired 95% CIs")
+        assert value == 2 and rule.params["within_noise_k"] == 4
+        assert text == ("strictly true in 2 of 5 comparisons; 1 ties; 2 reversed, 1 of them within noise "
+                        "(overlapping paired 95% CIs)")
+        assert comparison_counts(0, 0, 0, 0, "x")[1] == "no comparison in this run"
+
+    @pytest.mark.parametrize(("args", "name"), [((5, 0, 0, 4), "strict"), ((3, 2, 0, 4), "ties"),
+                                                 ((2, 1, 2, 4), "within_noise"), ((0, 0, 0, -1), "n"),
+                                                 ((1.5, 0, 0, 4), "strict")])  # fmt: skip
+    def test_inconsistent_counts_are_named(self, args, name):
+        with pytest.raises((ValueError, TypeError), match=name):
+            comparison_counts(*args, "x")
+        with pytest.raises(TypeError, match="noise_test"):
+            comparison_counts(0, 0, 0, 1, None)
+
+
+class TestNotTestableClaim:
+    """`not_testable_claim`: a coverage row whose verdict no number decides."""
+
+    def test_row(self):
+        row = not_testable_claim("fig1", "Fig. 1", "Fig. 1 draws it", "a drawing", "drawing", "ours",
+                                 "nothing to measure", ("figures/a/b.png", "tests/test_a.py")).row()
+        assert (row["verdict"], row["rule"], row["rule_text"]) == ("not testable here", "manual",
+                                                                   "judged by hand: nothing to measure")
+        assert row["evidence"] == "figures/a/b.png, tests/test_a.py" and math.isnan(row["measured_value"])
+
+    def test_bad_arguments_are_named(self):
+        with pytest.raises(TypeError, match="reason"):
+            not_testable_claim("c", "Fig. 1", "s", "c", "p", "m", None, ("data/a/b.csv",))
+        with pytest.raises(ValueError, match="evidence"):
+            not_testable_claim("c", "Fig. 1", "s", "c", "p", "m", "r", ("/abs/b.csv",))
+        with pytest.raises(ValueError, match="statement"):
+            not_testable_claim("c", "Fig. 1", " ", "c", "p", "m", "r", ("data/a/b.csv",))

@@ -1,5 +1,6 @@
 """Tests of direction-first e-cube and west-first (torus_lab.routing.direction_first; docs/conventions.md#df-phase
-ff.), and of its study (torus_lab.studies.direction_first: grids, verdict rules, claims, seed determinism)."""
+ff.), of its study (torus_lab.studies.direction_first: grids, seed determinism) and of its claims
+(torus_lab.studies.direction_first_claims: verdict rules, coverage of the paper's numbered results)."""
 
 from __future__ import annotations
 
@@ -392,16 +393,24 @@ def test_latency_changes_span_every_fault_count_with_sign():
     assert latency_changes(runs[runs.faults > 0], "y").empty
 
 
+def _claim_rows(tables, params):
+    """The rows of the claims table (``direction_first_claims.claims``) by claim id, in table order."""
+    from torus_lab.studies.direction_first_claims import claims
+
+    return {row.claim_id: row for row in claims(tables, params).itertuples(index=False)}
+
+
 def test_fault_claims_weight_losses_by_messages_and_use_the_full_range(tiny_results):
-    from torus_lab.claims import claims_table
-    from torus_lab.studies.direction_first import FAULT_EFFECT_MAX, claims_rows
+    from torus_lab.studies.direction_first import latency_change_table
+    from torus_lab.studies.direction_first_claims import FAULT_EFFECT_MAX, claims
 
     # a 16-node run loses half of its 10 messages, a 64-node run none of its 990: 0.5% lost, not the mean 25%
     runs = _fig4([("y", 16, 0, 4.0, 10, 0, False), ("y", 16, 1, 4.0 * (1 + FAULT_EFFECT_MAX) + 0.01, 5, 5, False),
                   ("y", 16, 5, 4.0, 10, 0, False), ("y", 64, 0, 6.0, 990, 0, False),
                   ("y", 64, 5, 6.0, 990, 0, False)])  # fmt: skip
-    tables = dict(tiny_results[0], fig4_paper=runs, fig4_long=runs)
-    table = claims_table("direction_first", claims_rows(tables, {**TINY, "policies": ["y"]})).set_index("claim_id")
+    tables = dict(tiny_results[0], fig4_paper=runs, fig4_long=runs,
+                  latency_changes=latency_change_table({"paper": runs, "long": runs}, ["y"]))
+    table = claims(tables, {**TINY, "policies": ["y"]}).set_index("claim_id")
     row = table.loc["fault_effect_paper_y"]
     assert "0.5% of messages were not delivered" in row.measured_text
     # the largest change is at 1 fault, not at the most faults (5), and it exceeds the tolerance
@@ -411,13 +420,11 @@ def test_fault_claims_weight_losses_by_messages_and_use_the_full_range(tiny_resu
 
 
 def test_claims_with_missing_rows_are_not_testable(tiny_results):
-    from torus_lab.studies.direction_first import claims_rows
-
     tables = dict(tiny_results[0])
     for key in ("latency_growth_fits", "route_properties", "header_size", "heavy_load", "ecube_lemma",
                 "west_first_routes", "route_examples", "latency_changes"):  # fmt: skip
         tables[key] = tables[key].iloc[0:0]
-    rows = {row.claim_id: row for row in claims_rows(tables, TINY)}
+    rows = _claim_rows(tables, TINY)
     assert list(rows) == CLAIM_IDS
     for cid in ("log_latency_paper", "log_latency_long", "fully_minimal", "deadlock_free_k_gt_2",
                 "deadlock_free_hypercube", "livelock_free", "header_size", "fig1_ecube", "double_ecube_is_ecube",
@@ -427,23 +434,21 @@ def test_claims_with_missing_rows_are_not_testable(tiny_results):
 
 
 def test_fully_minimal_and_deadlock_rows_hold_only_under_their_conditions(tiny_results):
-    from torus_lab.studies.direction_first import claims_rows
-
     tables = dict(tiny_results[0])
     props = tables["route_properties"]
-    rows = {row.claim_id: row for row in claims_rows(tables, TINY)}
+    rows = _claim_rows(tables, TINY)
     rec = props[props.wraps == "phase"]
     expected = "holds" if (rec.some_route_minimal >= 1).all() else "holds under conditions"
     assert rows["fully_minimal"].verdict == expected  # TINY checks k <= 5 networks
     nonatomic = tables["heavy_load"].assign(vc_allocation="nonatomic")
     heavy = pd.concat([nonatomic, nonatomic.assign(vc_allocation="atomic")], ignore_index=True)
     heavy["deadlock"] = heavy.vc_allocation == "nonatomic"
-    rows = {row.claim_id: row for row in claims_rows(dict(tables, heavy_load=heavy), TINY)}
+    rows = _claim_rows(dict(tables, heavy_load=heavy), TINY)
     assert rows["deadlock_free_k_gt_2"].verdict == "holds under conditions"
     assert "non-atomic" in rows["deadlock_free_k_gt_2"].measured_text
     assert "wrap-rule reading" in rows["deadlock_free_k_gt_2"].conditions
     heavy["deadlock"] = True
-    rows = {row.claim_id: row for row in claims_rows(dict(tables, heavy_load=heavy), TINY)}
+    rows = _claim_rows(dict(tables, heavy_load=heavy), TINY)
     assert rows["deadlock_free_k_gt_2"].verdict == "does not hold"
 
 
@@ -490,7 +495,7 @@ def test_experiment_yaml_records_and_notebook_cell():
 # ---------------------------------------------------------------------- coverage of the paper's results
 def test_claims_cover_every_numbered_result_of_the_paper(tiny_results):
     from torus_lab.claims import location_items, uncovered_results
-    from torus_lab.studies.direction_first import PAPER_RESULTS
+    from torus_lab.studies.direction_first_claims import PAPER_RESULTS
 
     table = tiny_results[0]["claims"]
     assert uncovered_results(table, PAPER_RESULTS) == []
@@ -501,7 +506,7 @@ def test_claims_cover_every_numbered_result_of_the_paper(tiny_results):
 
 
 def test_paper_results_are_distinct_and_spelled_as_the_paper():
-    from torus_lab.studies.direction_first import PAPER_RESULTS
+    from torus_lab.studies.direction_first_claims import PAPER_RESULTS
 
     assert len(set(PAPER_RESULTS)) == len(PAPER_RESULTS) == 9
     pattern = re.compile(r"(Theorem|Lemma|Corollary|Proposition|Table|Fig\.)( \d+(\.\d+)?)?")
@@ -574,9 +579,7 @@ def test_latency_changes_simultaneous_intervals():
 
 
 def _coverage_claims(tiny_results, **tables):
-    from torus_lab.studies.direction_first import claims_rows
-
-    return {row.claim_id: row for row in claims_rows(dict(tiny_results[0], **tables), TINY)}
+    return _claim_rows(dict(tiny_results[0], **tables), TINY)
 
 
 def test_starvation_row_counts_runs_that_left_messages_waiting(tiny_results):

@@ -14,6 +14,7 @@ from pandas.testing import assert_frame_equal
 from torus_lab.claims import CLAIM_COLUMNS, check_claims_table, location_items, uncovered_results
 from torus_lab.routing.square import ALGORITHMS, PAPER_ALGORITHMS, evaluate_batch
 from torus_lab.studies import fault_tolerant as ft
+from torus_lab.studies import fault_tolerant_claims as ftc
 
 NAN = float("nan")
 CLAIM_IDS = ["heuristic_90pct", "sq_vs_chain_32_3", "sq_vs_chain_128_6", "heur_vs_sq_32_3", "heur_vs_sq_128_6",
@@ -44,13 +45,13 @@ def test_trend_counts_strict_ties_and_noise():
     table = pd.DataFrame({"N": [16, 16, 32, 32], "m": [3, 4, 3, 4], "fault_rate": 0.1, "algorithm": "chain",
                           "success_rate": [0.8, 0.8, 0.9, 0.7], "ci_low": [0.75, 0.75, 0.85, 0.6],
                           "ci_high": [0.85, 0.85, 0.95, 0.8]})
-    assert ft.trend_counts(table, "m", ["chain"]) == (0, 1, 0, 2)  # a tie is not "higher"; 0.9 -> 0.7 significant
-    assert ft.trend_counts(table, "N", ["chain"]) == (1, 0, 1, 2)  # 0.8 -> 0.9 bigger at 2N, CIs touch at 0.85
+    assert ftc.trend_counts(table, "m", ["chain"]) == (0, 1, 0, 2)  # a tie is not "higher"; 0.9 -> 0.7 significant
+    assert ftc.trend_counts(table, "N", ["chain"]) == (1, 0, 1, 2)  # 0.8 -> 0.9 bigger at 2N, CIs touch at 0.85
     wide = table.assign(ci_low=0.0, ci_high=1.0)
-    assert ft.trend_counts(wide, "m", ["chain"]) == (0, 1, 1, 2)   # the reversal lies within noise
-    assert ft.trend_counts(table[table.N == 16].iloc[:1], "m", ["chain"]) == (0, 0, 0, 0)
+    assert ftc.trend_counts(wide, "m", ["chain"]) == (0, 1, 1, 2)   # the reversal lies within noise
+    assert ftc.trend_counts(table[table.N == 16].iloc[:1], "m", ["chain"]) == (0, 0, 0, 0)
     with pytest.raises(ValueError, match="kind"):
-        ft.trend_counts(table, "k")
+        ftc.trend_counts(table, "k")
 
 
 def _tables(pairs, rates, successes):
@@ -69,10 +70,16 @@ def _tables(pairs, rates, successes):
     return pd.DataFrame(rows), pd.DataFrame(ratios)
 
 
-def test_claims_frame_missing_points_are_not_testable():
+def _claims(table, ratios):
+    """The claims table from a success table and ratios alone (no theorem checks: those rows not testable)."""
+    labels = pd.DataFrame({"algorithm": list(ft.LABEL), "label": list(ft.LABEL.values())})
+    return ftc.claims({"fault_tolerant": table, "improvement_ratios": ratios, "algorithms": labels}, {})
+
+
+def test_claims_missing_points_are_not_testable():
     table, ratios = _tables([(16, 3)], [0.2], {"chain": 0.5, "adaptive_square": 0.6, "heuristic_square": 0.7,
                                                "backtracking_square": 0.8, "oracle": 0.9})
-    claims = ft.claims_frame(table, ratios).set_index("claim_id")
+    claims = _claims(table, ratios).set_index("claim_id")
     assert list(claims.index) == CLAIM_IDS
     for cid in ("heuristic_90pct", "sq_vs_chain_32_3", "sq_vs_chain_128_6", "heur_vs_sq_32_3", "heur_vs_sq_128_6",
                 "sq_vs_chain_16_4", "larger_m_helps", "smaller_torus_better", "heuristic_significant",
@@ -82,16 +89,16 @@ def test_claims_frame_missing_points_are_not_testable():
         assert claims.loc[cid, "verdict"] == "not testable here", cid
         assert math.isnan(claims.loc[cid, "measured_value"]), cid
     assert (claims.loc[MANUAL_IDS, "rule"] == "manual").all()
-    assert uncovered_results(claims.reset_index(), ft.PAPER_RESULTS) == []  # every numbered result has a row
+    assert uncovered_results(claims.reset_index(), ftc.PAPER_RESULTS) == []  # every numbered result has a row
     assert claims.loc["sq_better_most", "verdict"] == "holds"  # 0.6 / 0.5 > 1 at the one point
     check_claims_table(claims.reset_index()[CLAIM_COLUMNS])
 
 
-def test_claims_frame_verdicts_on_exact_values():
+def test_claims_verdicts_on_exact_values():
     successes = {"chain": 0.5, "adaptive_square": 0.6, "heuristic_square": 0.96, "backtracking_square": 0.98,
                  "oracle": 1.0}
     table, ratios = _tables([(16, 4), (32, 3), (128, 6)], [0.15, 0.25], successes)
-    claims = ft.claims_frame(table, ratios).set_index("claim_id")
+    claims = _claims(table, ratios).set_index("claim_id")
     assert claims.loc["heuristic_90pct", "verdict"] == "holds"
     assert claims.loc["sq_vs_chain_32_3", "verdict"] == "holds"                 # 1.2 = the paper's 1.2
     # 1.2 vs "about 1.3": improvement 20% vs 30% is 33% off the paper's improvement (a 10% tolerance on the ratio
@@ -106,12 +113,12 @@ def test_claims_frame_verdicts_on_exact_values():
     assert claims.loc["heuristic_significant", "verdict"] == "holds"            # CI low 1.58 > 1 everywhere
 
 
-def test_claims_frame_ratio_tolerance_is_on_the_improvement():
+def test_claims_ratio_tolerance_is_on_the_improvement():
     # the issue's example: 1.238 [1.186, 1.292] against "about 1.3" is 21% off the improvement, CI misses 1.3
     successes = {"chain": 1 / 1.238, "adaptive_square": 1.0, "heuristic_square": 1.0, "backtracking_square": 1.0,
                  "oracle": 1.0}
     table, ratios = _tables([(128, 6)], [0.25], successes)
-    claims = ft.claims_frame(table, ratios).set_index("claim_id")
+    claims = _claims(table, ratios).set_index("claim_id")
     assert claims.loc["sq_vs_chain_128_6", "verdict"] == "holds approximately"
     assert claims.loc["sq_vs_chain_128_6", "rule"] == "ratio_excess_within"
 
@@ -238,7 +245,7 @@ def test_presets_define_every_claim_point():
     for preset, params in experiment.presets.items():
         pairs = {(p["radix"], p["m"]) for p in params["group1"] + params["group2"]}
         assert {(16, 4), (32, 3), (128, 6)} <= pairs, preset
-        assert any(math.isclose(f, ft.CLAIM_FAULT_RATE) for f in params["fault_rates"]), preset
+        assert any(math.isclose(f, ftc.CLAIM_FAULT_RATE) for f in params["fault_rates"]), preset
         assert {(p["radix"], p["m"]) for p in params["focus"]} <= pairs, preset
 
 
@@ -254,17 +261,17 @@ PAPER_SPELLING = re.compile(r"^(Theorem|Lemma|Corollary|Proposition|Table|Fig\.)
 
 
 def test_paper_results_are_unique_and_spelled_as_locations():
-    assert len(set(ft.PAPER_RESULTS)) == len(ft.PAPER_RESULTS)
-    assert all(PAPER_SPELLING.match(item) for item in ft.PAPER_RESULTS), ft.PAPER_RESULTS
-    assert {"Theorem 1", "Theorem 4", "Fig. 1", "Fig. 15"} <= set(ft.PAPER_RESULTS)
+    assert len(set(ftc.PAPER_RESULTS)) == len(ftc.PAPER_RESULTS)
+    assert all(PAPER_SPELLING.match(item) for item in ftc.PAPER_RESULTS), ftc.PAPER_RESULTS
+    assert {"Theorem 1", "Theorem 4", "Fig. 1", "Fig. 15"} <= set(ftc.PAPER_RESULTS)
 
 
 def test_claims_cover_every_numbered_result(tiny_results):
     claims = tiny_results[0]["claims"]
-    assert uncovered_results(claims, ft.PAPER_RESULTS) == []
+    assert uncovered_results(claims, ftc.PAPER_RESULTS) == []
     for cell in claims["location"]:  # every item is a numbered result, a section or the abstract
         for item in location_items(cell):
-            assert item in ft.PAPER_RESULTS or re.match(r"^(Section \d+|Abstract)$", item), item
+            assert item in ftc.PAPER_RESULTS or re.match(r"^(Section \d+|Abstract)$", item), item
     by_id = claims.set_index("claim_id")
     measured = ["theorem1_connected", "chain_on_locally_safe", "termination_chain", "termination_adaptive_square",
                 "termination_heuristic_square", "theorem3_proof_worst_step"]
@@ -305,10 +312,10 @@ def test_trend_counts_fault_rate_and_reverse():
     table = pd.DataFrame({"N": 16, "m": 3, "fault_rate": [0.1, 0.2, 0.3], "algorithm": "chain",
                           "success_rate": [0.9, 0.8, 0.8], "ci_low": [0.86, 0.75, 0.75],
                           "ci_high": [0.94, 0.85, 0.85]})
-    assert ft.trend_counts(table, "f", ["chain"]) == (1, 1, 0, 2)
-    assert ft.trend_counts(table, "f", ["chain"], reverse=True) == (0, 1, 0, 2)  # 0.9 -> 0.8 significant drop
+    assert ftc.trend_counts(table, "f", ["chain"]) == (1, 1, 0, 2)
+    assert ftc.trend_counts(table, "f", ["chain"], reverse=True) == (0, 1, 0, 2)  # 0.9 -> 0.8 significant drop
     with pytest.raises(TypeError, match="reverse"):
-        ft.trend_counts(table, "f", ["chain"], reverse="yes")
+        ftc.trend_counts(table, "f", ["chain"], reverse="yes")
 
 
 def test_improvement_trend_counts_directions():
@@ -316,6 +323,6 @@ def test_improvement_trend_counts_directions():
                            "numerator": "adaptive_square", "denominator": "chain",
                            "ratio": [1.2, 1.1, 1.1, 1.1], "ci_low": [1.16, 1.05, 1.05, 1.05],
                            "ci_high": [1.24, 1.15, 1.15, 1.15]})
-    assert ft.improvement_trend_counts(ratios, "m", "adaptive_square", "chain") == (1, 1, 0, 2)
-    assert ft.improvement_trend_counts(ratios, "N", "adaptive_square", "chain") == (0, 1, 0, 2)  # 1.2 -> 1.1 drop
-    assert ft.improvement_trend_counts(ratios, "m", "heuristic_square", "adaptive_square") == (0, 0, 0, 0)
+    assert ftc.improvement_trend_counts(ratios, "m", "adaptive_square", "chain") == (1, 1, 0, 2)
+    assert ftc.improvement_trend_counts(ratios, "N", "adaptive_square", "chain") == (0, 1, 0, 2)  # 1.2 -> 1.1 drop
+    assert ftc.improvement_trend_counts(ratios, "m", "heuristic_square", "adaptive_square") == (0, 0, 0, 0)

@@ -39,7 +39,15 @@ from typing import Any
 
 import pandas as pd
 
-from torus_lab._validate import check_frame, check_instance, check_real, check_sequence, check_str, is_int
+from torus_lab._validate import (
+    check_frame,
+    check_instance,
+    check_int,
+    check_real,
+    check_sequence,
+    check_str,
+    is_int,
+)
 from torus_lab.precision import round_significant, to_science_csv
 
 __all__ = [
@@ -57,6 +65,8 @@ __all__ = [
     "write_claims",
     "location_items",
     "uncovered_results",
+    "comparison_counts",
+    "not_testable_claim",
 ]
 
 #: The verdict vocabulary, from best to worst, then "not testable here".
@@ -528,3 +538,64 @@ def uncovered_results(table: pd.DataFrame, results: Sequence[str]) -> list[str]:
     check_frame("table", table, ["location"])
     named = {item for cell in table["location"] for item in location_items(cell)}
     return [result for result in check_sequence("results", results) if check_str("results[i]", result) not in named]
+
+
+def comparison_counts(strict: int, ties: int, within_noise: int, n: int, noise_test: str) -> tuple[float, str, Rule]:
+    """The measured value, measured text and rule of a trend claim counted over ``n`` comparisons.
+
+    The trend holds strictly in ``strict`` comparisons, ``ties`` are equal, and the others are reversed,
+    ``within_noise`` of them only within noise (``noise_test`` says how noise is told, e.g. "overlapping 95% Wilson
+    CIs").  The rule is ``all_of`` over the ``n`` comparisons; every comparison true, tied or reversed within
+    noise gives "holds approximately".  Without comparisons the value is NaN ("not testable here").
+
+    Parameters
+    ----------
+    strict, ties, within_noise, n : int
+        The counts (``strict + ties <= n``, ``within_noise <= n - strict - ties``).
+    noise_test : str
+        How a reversal within noise is recognised, for the text.
+
+    Returns
+    -------
+    (float, str, Rule)
+        ``measured_value`` (``strict``, NaN when ``n`` is 0), ``measured_text`` and ``rule`` of the claim.
+
+    Examples
+    --------
+    >>> value, text, rule = comparison_counts(5, 1, 2, 8, "overlapping 95% CIs")
+    >>> value, text
+    (5, 'strictly true in 5 of 8 comparisons; 1 ties; 2 reversed, 2 of them within noise (overlapping 95% CIs)')
+    >>> evaluate(rule, None, value)
+    'holds approximately'
+    >>> comparison_counts(0, 0, 0, 0, "overlapping 95% CIs")[:2]
+    (nan, 'no comparison in this run')
+    """
+    n = check_int("n", n, minimum=0)
+    strict = check_int("strict", strict, minimum=0, maximum=n)
+    ties = check_int("ties", ties, minimum=0, maximum=n - strict)
+    within_noise = check_int("within_noise", within_noise, minimum=0, maximum=n - strict - ties)
+    check_str("noise_test", noise_test)
+    rule = Rule("all_of", {"n": n, "within_noise_k": strict + ties + within_noise})
+    if not n:
+        return math.nan, "no comparison in this run", rule
+    text = (f"strictly true in {strict} of {n} comparisons; {ties} ties; {n - strict - ties} reversed, {within_noise} "
+            f"of them within noise ({noise_test})")
+    return strict, text, rule
+
+
+def not_testable_claim(claim_id: str, location: str, statement: str, conditions: str, paper_text: str,
+                       measured_text: str, reason: str, evidence: Sequence[str]) -> Claim:  # fmt: skip
+    """A coverage row: a numbered result of the paper that no number decides (a drawing, curves without values, a
+    statement of cost), with the ``manual`` rule "not testable here" and its ``reason``.
+
+    Examples
+    --------
+    >>> c = not_testable_claim("fig1", "Fig. 1", "Fig. 1 draws the network", "a drawing", "drawing",
+    ...                        "our drawing", "nothing to measure", ["figures/loads/loads.png"])
+    >>> c.verdict, c.rule.sentence()
+    ('not testable here', 'judged by hand: nothing to measure')
+    """
+    return Claim(claim_id=claim_id, location=location, statement=statement, conditions=conditions,
+                 paper_text=paper_text, measured_text=measured_text,
+                 rule=Rule("manual", {"verdict": "not testable here", "reason": check_str("reason", reason)}),
+                 evidence=tuple(check_sequence("evidence", evidence)))  # fmt: skip

@@ -9,8 +9,8 @@ faulty torus: connected? shortest fault-free distance) run on the **same** trial
 
 Theorems 1-4 (Sections 2-5) are checked apart (:func:`theorem_checks`): Theorem 1 on maximal random
 locally-safe fault sets (``docs/conventions.md#square-local-safety``), Theorems 2-4 as linear bounds on the local
-routings and valid outputs in every trial (``docs/conventions.md#square-termination``).  :data:`PAPER_RESULTS`
-lists every numbered result of the paper; :func:`claims_frame` has a row for each.
+routings and valid outputs in every trial (``docs/conventions.md#square-termination``).  The claims table, the
+last step of :func:`run`, is built by :func:`torus_lab.studies.fault_tolerant_claims.claims`.
 
 Entry point: :func:`run` (the experiment ``fault_tolerant``, parameters of ``experiments/fault_tolerant.yaml``).
 Every point ``(N, m, f)`` is one item of :func:`torus_lab.sweep.sweep` (``point_item``); the search for the
@@ -40,7 +40,6 @@ True
 from __future__ import annotations
 
 import json
-import math
 import multiprocessing
 import time
 from collections.abc import Mapping, Sequence
@@ -59,7 +58,6 @@ from torus_lab._validate import (
     check_sequence,
     check_str,
 )
-from torus_lab.claims import Claim, Rule, claims_table, data_file, figure_file
 from torus_lab.routing.square import (
     ALGORITHMS,
     PAPER_ALGORITHMS,
@@ -78,14 +76,13 @@ from torus_lab.routing.square import (
     walk_is_fault_free,
 )
 from torus_lab.stats import paired_ratio_interval, wilson_interval
+from torus_lab.studies.fault_tolerant_claims import claims
 from torus_lab.sweep import sweep
 from torus_lab.timing import split_timing, timing_key
 from torus_lab.topology import Torus
 
 __all__ = [
     "run",
-    "claims_frame",
-    "PAPER_RESULTS",
     "PAPER_GROUPS",
     "PAPER_FAULT_RATES",
     "TABLE_COLUMNS",
@@ -99,13 +96,6 @@ __all__ = [
     "example_walks",
 ]
 
-#: Every numbered result of the paper, in paper order, spelled as the claims' ``location`` spells them: Theorem 1
-#: with Fig. 1 (its proof's chain), Figs. 2-3 (the square of Algorithms 1-2), Theorems 2-4 (termination), Figs.
-#: 4-15 (Section 6).  The claims table has a row for each (``tests/test_fault_tolerant.py`` checks it).
-PAPER_RESULTS: tuple[str, ...] = (
-    "Theorem 1", "Fig. 1", "Fig. 2", "Theorem 2", "Fig. 3", "Theorem 3", "Theorem 4",
-    *(f"Fig. {number}" for number in range(4, 16)),
-)
 #: (N, m) pairs of the paper's two groups.
 PAPER_GROUPS = {
     1: [(16, 3), (16, 4), (16, 5), (32, 3), (32, 4), (32, 5)],
@@ -137,8 +127,6 @@ RATIOS = [
 #: Display names of the algorithms and the oracle (figure titles and legends).
 LABEL = {"chain": "Chain", "adaptive_square": "Adaptive-Square", "heuristic_square": "Heuristic-Square",
          "backtracking_square": "Backtracking-Square (ours)", "oracle": "oracle (connected)"}
-#: The fault rate of the paper's numeric claims (its text quotes ratios at 25% faults).
-CLAIM_FAULT_RATE = 0.25
 
 
 def fault_count(radix: int, fault_rate: float) -> int:
@@ -654,8 +642,6 @@ def _summary_by_algorithm(table: pd.DataFrame, gap: pd.DataFrame, fault_rate: fl
 
 
 # ---------------------------------------------------------------------------------------------- theorems 1-4
-#: The theorem each paper algorithm's termination claim comes from.
-TERMINATION_THEOREM = {"chain": "Theorem 2", "adaptive_square": "Theorem 3", "heuristic_square": "Theorem 4"}
 #: Columns of the ``termination`` table (``termination_item``), before ``seed``.
 TERMINATION_COLUMNS = ["N", "m", "fault_rate", "algorithm", "trials", "successes", "valid_outputs", "within_bound",
                        "checked", "max_local_routings", "max_routings_per_radix", "exit_steps",
@@ -827,444 +813,6 @@ def theorem_checks(termination_points: Sequence[tuple[int, int]], fault_rates: S
     return termination.assign(seed=seed), safety.assign(seed=seed), worst
 
 
-# ---------------------------------------------------------------------------------------------- claims
-#: Tolerance of the paper's "about X" ratios: on the improvement X - 1 (relative), not on the ratio; "holds" within
-#: ``RATIO_TOLERANCE`` (or X inside the 95% CI), "holds approximately" within ``RATIO_APPROX``.
-RATIO_TOLERANCE = 0.10
-RATIO_APPROX = 0.25  #: see ``RATIO_TOLERANCE``
-#: Largest improvement (ratio - 1) we read as "not much better" (the paper gives no number).
-NOT_MUCH_BETTER = 0.10
-_RATIO_CI = "delta method on the log of the paired ratio, 95%"
-
-
-def trend_counts(table: pd.DataFrame, kind: str, algorithms: Sequence[str] = ALGORITHMS[:3], *,
-                 reverse: bool = False) -> tuple[int, int, int, int]:  # fmt: skip
-    """Comparisons in which a trend holds strictly, ties, reversals within noise (the two 95% CIs overlap) and
-    the number of comparisons.
-
-    ``kind="m"``: success at ``(N, m + 1, f)`` > at ``(N, m, f)``; ``kind="N"``: success at ``(2N, m, f)`` <
-    at ``(N, m, f)``; ``kind="f"``: success at the next larger fault rate of the table < at ``f``; for each
-    algorithm of ``algorithms``.  ``reverse`` expects the opposite direction (e.g. an improvement ratio that
-    grows as ``m`` shrinks).  A tie (equal success rates, e.g. both 1.0) does not count as the trend; ties
-    count as within noise.
-
-    Examples
-    --------
-    >>> table = pd.DataFrame({"N": [16, 16, 32], "m": [3, 4, 3], "fault_rate": 0.1, "algorithm": "chain",
-    ...                       "success_rate": [0.8, 0.9, 0.8], "ci_low": [0.7, 0.8, 0.7], "ci_high": 0.95})
-    >>> trend_counts(table, "m", ["chain"]), trend_counts(table, "N", ["chain"])
-    ((1, 0, 0, 1), (0, 1, 0, 1))
-    >>> trend_counts(table, "m", ["chain"], reverse=True)  # 0.8 -> 0.9 is not a decrease (CIs overlap)
-    (0, 0, 1, 1)
-    """
-    check_str("kind", kind, ("m", "N", "f"))
-    algorithms = _check_algorithms(algorithms)
-    check_instance("reverse", reverse, (bool, np.bool_), "a bool")
-    check_frame("table", table, ["algorithm", "N", "m", "fault_rate", "success_rate", "ci_low", "ci_high"])
-    rates = sorted(set(table["fault_rate"]))
-    next_rate = dict(zip(rates[:-1], rates[1:], strict=True))
-    higher = (kind == "m") != reverse  # the neighbour is expected to be higher
-    strict = ties = noise = total = 0
-    for algorithm in algorithms:
-        sub = table[table["algorithm"] == algorithm].set_index(["N", "m", "fault_rate"])
-        for key, row in sub.iterrows():
-            radix, m, f = key
-            if kind == "f" and f not in next_rate:
-                continue
-            other_key = {"m": (radix, m + 1, f), "N": (2 * radix, m, f), "f": (radix, m, next_rate.get(f))}[kind]
-            if other_key not in sub.index:
-                continue
-            other = sub.loc[other_key]
-            total += 1
-            if other.success_rate == row.success_rate:
-                ties += 1
-            elif (other.success_rate > row.success_rate) == higher:
-                strict += 1
-            else:
-                noise += int(other.ci_low <= row.ci_high and row.ci_low <= other.ci_high)
-    return strict, ties, noise, total
-
-
-def improvement_trend_counts(ratios: pd.DataFrame, kind: str, numerator: str, denominator: str
-                             ) -> tuple[int, int, int, int]:  # fmt: skip
-    """``trend_counts`` of the improvement ratio ``numerator / denominator`` (the ratios table of
-    :func:`run_points`), expecting it to **grow** as ``m`` shrinks (``kind="m"``), as ``N`` doubles (``"N"``)
-    or as the fault rate rises (``"f"``); the paired 95% CIs of the ratios decide "within noise".
-
-    Examples
-    --------
-    >>> ratios = pd.DataFrame({"N": [16, 16, 32], "m": [3, 4, 3], "fault_rate": 0.25, "numerator": "adaptive_square",
-    ...                        "denominator": "chain", "ratio": [1.2, 1.1, 1.3], "ci_low": [1.1, 1.0, 1.2],
-    ...                        "ci_high": [1.3, 1.2, 1.4]})
-    >>> improvement_trend_counts(ratios, "m", "adaptive_square", "chain")
-    (1, 0, 0, 1)
-    >>> improvement_trend_counts(ratios, "N", "adaptive_square", "chain")
-    (1, 0, 0, 1)
-    """
-    check_frame("ratios", ratios, ["numerator", "denominator", "N", "m", "fault_rate", "ratio", "ci_low", "ci_high"])
-    check_str("numerator", numerator, ALGORITHMS)
-    check_str("denominator", denominator, (*ALGORITHMS, "oracle"))
-    pick = ratios[(ratios["numerator"] == numerator) & (ratios["denominator"] == denominator)]
-    table = pick.assign(algorithm=numerator, success_rate=pick["ratio"])
-    return trend_counts(table, kind, [numerator], reverse=True)
-
-
-def _ratio_row(ratios: pd.DataFrame, radix: int, m: int, fault_rate: float, numerator: str, denominator: str):
-    row = ratios[(ratios["N"] == radix) & (ratios["m"] == m) & _rows_at(ratios, [fault_rate])
-                 & (ratios["numerator"] == numerator) & (ratios["denominator"] == denominator)]
-    return row.iloc[0] if len(row) else None
-
-
-#: The paper's "about X" ratios at 25% faults: (claim id, (N, m), numerator, denominator, X, location).
-PAPER_RATIOS = [
-    ("sq_vs_chain_32_3", (32, 3), "adaptive_square", "chain", 1.2, "Section 6; Fig. 8"),
-    ("sq_vs_chain_128_6", (128, 6), "adaptive_square", "chain", 1.3, "Section 6; Fig. 9"),
-    ("heur_vs_sq_32_3", (32, 3), "heuristic_square", "adaptive_square", 1.7, "Section 6; Fig. 14"),
-    ("heur_vs_sq_128_6", (128, 6), "heuristic_square", "adaptive_square", 1.85, "Section 6; Fig. 15"),
-]
-
-
-#: Where the paper states its success-rate trends (Section 6 on Figs. 4-5; the same curves for the other algorithms).
-_SUCCESS_FIGURES = "Section 6; Fig. 4; Fig. 5; Fig. 6; Fig. 7; Fig. 12; Fig. 13"
-
-
-def _conditions(table: pd.DataFrame, scope: str) -> str:
-    """The measurement conditions shared by every claim, with ``scope`` (the points the claim uses) first."""
-    trials = sorted(set(table["trials"])) if "trials" in table and len(table) else []
-    seeds = sorted(set(table["seed"])) if "seed" in table and len(table) else []
-    return (f"{scope}; {', '.join(map(str, trials)) or '?'} trials per point (exactly round(f N^2) faulty nodes, "
-            "uniform, then a uniform pair of distinct non-faulty nodes; every algorithm on the same fault set and "
-            f"pair); experiment seed {', '.join(map(str, seeds)) or '?'}; local routing BFS; readings of the "
-            "pseudo-code as on the conventions page (Li, Peng & Chu section)")
-
-
-def _evidence(*names: str) -> tuple[str, ...]:
-    return tuple(data_file("fault_tolerant", name) for name in names)
-
-
-def _theorem_conditions(frame: pd.DataFrame, scope: str) -> str:
-    """Conditions of the Theorem 1-4 rows: ``scope`` first, then the seed of the check's table."""
-    seeds = sorted(set(frame["seed"])) if "seed" in frame and len(frame) else []
-    return (f"{scope}; experiment seed {', '.join(map(str, seeds)) or '?'}; local routing BFS; readings of the "
-            "pseudo-code as on the conventions page (Li, Peng & Chu section); bounds as in "
-            "docs/conventions.md#square-termination")
-
-
-def _points_text(frame: pd.DataFrame) -> str:
-    pairs = sorted({(int(r.N), int(r.m)) for r in frame.itertuples()})
-    return ", ".join(f"({radix}, {m})" for radix, m in pairs) or "none"
-
-
-def _theorem_claims(termination: pd.DataFrame, safety: pd.DataFrame, worst: pd.DataFrame) -> list[Claim]:
-    """The rows of Theorems 1-4 (and the worst case in the proof of Theorem 3) from the tables of
-    :func:`theorem_checks`; empty tables give "not testable here".
-
-    Examples
-    --------
-    >>> rows = _theorem_claims(*theorem_checks([(12, 3)], [0.2], 5, [(8, 3)], 1, 4, seed=1, backend="serial"))
-    >>> [(c.claim_id, c.verdict) for c in rows][:2]
-    [('theorem1_connected', 'holds'), ('chain_on_locally_safe', 'holds')]
-    """
-    for name, frame, columns in (("termination", termination, TERMINATION_COLUMNS), ("safety", safety, SAFETY_COLUMNS),
-                                 ("worst", worst, WORST_STEP_COLUMNS)):
-        check_frame(name, frame, columns if len(check_frame(name, frame)) else [])
-    rows = []
-    instances = int(safety["instances"].sum()) if len(safety) else 0
-    safe_text = (f"maximal random locally-m-safe fault sets (nodes made faulty in random order unless that breaks "
-                 f"local m-safety), (N, m) in {_points_text(safety)}, {instances} instances, fault rates "
-                 f"{safety['fault_rate_min'].min():.2f}-{safety['fault_rate_max'].max():.2f}" if len(safety)
-                 else "no locally-safe instance in this run")  # fmt: skip
-    connected = int(safety["connected"].sum()) if len(safety) else 0
-    rows.append(Claim(
-        claim_id="theorem1_connected", location="Theorem 1",
-        statement="A locally-safe 2D torus (every m-square's non-faulty nodes connected, every boundary segment of "
-                  "an m-square with a non-faulty node) is connected",
-        conditions=_theorem_conditions(safety, safe_text),
-        paper_text="every locally-safe torus (a theorem)",
-        measured_value=connected if instances else math.nan,
-        measured_text=(f"{connected} of {instances} instances connected (all {int(safety['locally_safe'].sum())} "
-                       "re-checked locally safe)" if instances else "no instance in this run"),
-        rule=Rule("all_of", {"n": instances}), evidence=_evidence("local_safety.csv")))
-    pairs = int(safety["pairs"].sum()) if len(safety) else 0
-    per_instance = pairs // instances if instances else 0
-    chain = int(safety["chain_successes"].sum()) if len(safety) else 0
-    square = safety[safety["m"] >= 3] if len(safety) else safety
-    others = "; ".join(f"{LABEL[name]} {int(square[f'{name}_successes'].sum())} of {int(square['pairs'].sum())} "
-                       "(m >= 3)" for name in PAPER_ALGORITHMS[1:]) if len(square) else ""
-    rows.append(Claim(
-        claim_id="chain_on_locally_safe", location="Theorem 1; Section 3",
-        statement="On a locally-m-safe torus Chain_Routing with the same m finds a fault-free path between any two "
-                  "non-faulty nodes (the constructive proof of Theorem 1)",
-        conditions=_theorem_conditions(safety, f"{safe_text}; {per_instance} random pairs of distinct non-faulty "
-                                               "nodes per instance"),
-        paper_text="every pair (a theorem)", measured_value=chain if pairs else math.nan,
-        measured_text=(f"Chain routed {chain} of {pairs} pairs; {others}" if pairs else "no pair in this run"),
-        rule=Rule("all_of", {"n": pairs}), evidence=_evidence("local_safety.csv")))
-    for name in PAPER_ALGORITHMS:
-        sub = termination[termination["algorithm"] == name] if len(termination) else termination
-        trials = int(sub["trials"].sum()) if len(sub) else 0
-        checked = int(sub["checked"].sum()) if len(sub) else 0
-        if trials:
-            growth = sub.groupby("N")["max_local_routings"].max()
-            measured = (f"{checked} of {trials} trials end in a fault-free walk s -> t or a stated failure (valid "
-                        f"{int(sub['valid_outputs'].sum())}, within the bound {int(sub['within_bound'].sum())}); most "
-                        "local routings per N: " + ", ".join(f"N={n}: {v}" for n, v in growth.items()))
-        else:
-            measured = "no trial in this run"
-        rates = ", ".join(f"{f:.2f}" for f in sorted(set(sub["fault_rate"]))) if len(sub) else "none"
-        bound = {"chain": "ceil(d_0/(m-1)) + ceil((d_1+1)/(m-1))", "adaptive_square": "d(s, t)",
-                 "heuristic_square": "2 (2 d(s, t) + 1)"}[name]
-        rows.append(Claim(
-            claim_id=f"termination_{name}", location=f"{TERMINATION_THEOREM[name]}; Section 7",
-            statement=f"{LABEL[name]} terminates in O(N) local routings and outputs a fault-free path from s to t or "
-                      "reports a failure",
-            conditions=_theorem_conditions(sub, f"(N, m) in {_points_text(sub)} at fault rates {rates}" +
-                                                (f", {int(sub['trials'].iloc[0])} trials per point drawn as in the "
-                                                 "success table" if len(sub) else "") +
-                                                f"; O(N) checked as local routings <= {bound} (linear in N) in "
-                                                "every trial; the safety cap counts as no termination"),
-            paper_text="every trial (a theorem)", measured_value=checked if trials else math.nan,
-            measured_text=measured, rule=Rule("all_of", {"n": trials}), evidence=_evidence("termination.csv")))
-    sub = termination[termination["algorithm"] == "adaptive_square"] if len(termination) else termination
-    steps = int(sub["exit_steps"].sum()) if len(sub) else 0
-    good = steps - int(sub["steps_below_m_minus_2"].sum()) if len(sub) else 0
-    built = worst[worst["first_step_progress"] >= worst["paper_worst_case"]] if len(worst) else worst
-    n = steps + len(worst)
-    rows.append(Claim(
-        claim_id="theorem3_proof_worst_step", location="Theorem 3",
-        statement="Proof of Theorem 3: every Adaptive-Square local routing that ends at an exit brings the message "
-                  "at least m - 2 closer to t (worst case r' = (r_i + (m-1) dir_i, r_j - dir_j))",
-        conditions=_theorem_conditions(sub, f"every exit step of the random trials of the Theorem 3 row, plus one "
-                                            f"constructed step per (N, m) with N >= 2m ({_points_text(worst)}; "
-                                            "s = (0, 0), t = (m, 0), the exit column faulty but its far row)"),
-        paper_text="every step (the proof's worst case)", measured_value=good + len(built) if n else math.nan,
-        measured_text=(f"{good} of {steps} random exit steps gain >= m - 2; constructed steps: " +
-                       ", ".join(f"N={r.N}, m={r.m}: gain {r.first_step_progress} (m - 2 = {r.paper_worst_case})"
-                                 for r in worst.itertuples()) +
-                       "; every step still gains >= 1, so the O(N) bound of Theorem 3 stands" if n
-                       else "no step in this run"),
-        rule=Rule("all_of", {"n": n}), evidence=_evidence("termination.csv", "adaptive_worst_step.csv")))
-    return rows
-
-
-#: Reasons of the rows that no number decides (drawings, curves without numbers, statements of cost).
-_DRAWING = ("a drawing of the method, nothing to measure; ours: the squares each algorithm evaluated and its walk "
-            "on one faulty torus (faulty_torus_example.png); the square boundaries b, B are unit-tested "
-            "(tests/test_square.py)")
-_CURVES = ("the paper prints this figure as curves only and its text states no value for it; the curves are not "
-           "available to us as numbers, so there is nothing to compare ours with (ours are in the evidence)")
-
-
-def _figure_claims(table: pd.DataFrame, ratios: pd.DataFrame) -> list[Claim]:
-    """Rows for the paper's drawings (Figs. 1-3), its figures without numbers (Figs. 4-7, 10-11), its cost
-    statement, its conclusion, and its trend claims on the improvement ratios (Section 6).
-
-    Examples
-    --------
-    >>> table, ratios = run_points([(16, 3), (16, 4)], [0.2, 0.25], trials=100, seed=1, backend="serial")
-    >>> {c.claim_id: c.verdict for c in _figure_claims(table, ratios)}["fig1_chain_drawing"]
-    'not testable here'
-    """
-    check_frame("table", table, ["algorithm", "fault_rate", "N", "m", "success_rate", "path_plus_mean"])
-    check_frame("ratios", ratios, ["numerator", "denominator", "N", "m", "fault_rate", "ratio", "ci_low", "ci_high"])
-    example = (figure_file("fault_tolerant", "faulty_torus_example.png"), "tests/test_square.py")
-    rows = [
-        Claim(claim_id="fig1_chain_drawing", location="Fig. 1",
-              statement="Fig. 1 draws the L-shaped chain of m-squares of the proof of Theorem 1",
-              conditions="a drawing; Chain_Routing uses the band of Algorithm 1, not the proof's symmetric chain "
-                         "(docs/conventions.md#chain); Theorem 1 itself is checked in the theorem1 rows",
-              paper_text="drawing", measured_text="our drawing of the squares Chain evaluated: faulty_torus_example",
-              rule=Rule("manual", {"verdict": "not testable here", "reason": _DRAWING}), evidence=example),
-        Claim(claim_id="fig2_3_square_drawings", location="Fig. 2; Fig. 3",
-              statement="Figs. 2-3 draw the boundary b, B of the square of Algorithms 1 and 2 (m = 5)",
-              conditions="drawings; our square geometry: docs/conventions.md#square-geometry",
-              paper_text="drawing", measured_text="our drawing of the squares each algorithm evaluated: "
-                                                  "faulty_torus_example",
-              rule=Rule("manual", {"verdict": "not testable here", "reason": _DRAWING}), evidence=example)]
-    for cid, name, location, figure in (
-            ("success_chain_curves", "chain", "Fig. 4; Fig. 5", "success_chain_figs_4_5.png"),
-            ("success_adaptive_curves", "adaptive_square", "Fig. 6; Fig. 7", "success_adaptive_square_figs_6_7.png")):
-        sub = table[table["algorithm"] == name]
-        text = "; ".join(f"f = {f:.2f}: {g['success_rate'].min():.3f}-{g['success_rate'].max():.3f}"
-                         for f, g in sub.groupby("fault_rate")) or "no point in this run"
-        rows.append(Claim(
-            claim_id=cid, location=location,
-            statement=f"Success rate of {LABEL[name]} against the fraction of faulty nodes, per (N, m)",
-            conditions=_conditions(table, f"(N, m) in {_points_text(sub)}"),
-            paper_text="curves only (no number in the text)", measured_text=f"success over (N, m): {text}",
-            rule=Rule("manual", {"verdict": "not testable here", "reason": _CURVES}),
-            evidence=(*_evidence("fault_tolerant.csv"), figure_file("fault_tolerant", figure))))
-    sub = table[table["algorithm"] == "adaptive_square"]
-    text = "; ".join(f"f = {f:.2f}: {g['path_plus_mean'].min():.3f}-{g['path_plus_mean'].max():.3f}"
-                     for f, g in sub.groupby("fault_rate")) or "no point in this run"
-    rows.append(Claim(
-        claim_id="path_plus_curves", location="Fig. 10; Fig. 11",
-        statement="Path plus of Adaptive-Square (|P| / Lee distance of s, t, mean over successes) against the "
-                  "fraction of faulty nodes",
-        conditions=_conditions(table, f"(N, m) in {_points_text(sub)}; |P| = hops of the concatenated walk "
-                                      "(docs/conventions.md#square-path-length)"),
-        paper_text="curves only (no number in the text)", measured_text=f"path plus over (N, m): {text}",
-        rule=Rule("manual", {"verdict": "not testable here", "reason": _CURVES}),
-        evidence=(*_evidence("fault_tolerant.csv"), figure_file("fault_tolerant",
-                                                                "path_plus_adaptive_square_figs_10_11.png"))))
-    for cid, kind, numerator, denominator, text, location in (
-            ("improvement_grows_small_m", "m", "adaptive_square", "chain",
-             "The improvement of Adaptive-Square over Chain grows as m shrinks (at equal N and fault rate)",
-             "Section 6; Fig. 8; Fig. 9"),
-            ("improvement_grows_large_N", "N", "adaptive_square", "chain",
-             "The improvement of Adaptive-Square over Chain grows as N increases (N vs 2N at equal m and fault rate)",
-             "Section 6; Fig. 8; Fig. 9"),
-            ("heuristic_worth_high_f", "f", "heuristic_square", "adaptive_square",
-             "The improvement of Heuristic-Square over Adaptive-Square grows with the fraction of faulty nodes "
-             "('worth adopting when the probability of faulty nodes is high')", "Section 6; Fig. 14; Fig. 15")):
-        strict, ties, noise, n = improvement_trend_counts(ratios, kind, numerator, denominator)
-        neighbour = {"m": "m vs m + 1", "N": "N vs 2N", "f": "neighbouring fault rates"}[kind]
-        rows.append(Claim(
-            claim_id=cid, location=location, statement=text,
-            conditions=_conditions(table, f"{n} comparisons of the paired ratio {LABEL[numerator]} / "
-                                          f"{LABEL[denominator]} at {neighbour}, over every point of the run; a "
-                                          "tie is not growth"),
-            paper_text="qualitative (every comparison)", measured_value=strict if n else math.nan,
-            measured_text=(f"strictly true in {strict} of {n} comparisons; {ties} ties; {n - strict - ties} reversed, "
-                           f"{noise} of them within noise (overlapping paired 95% CIs)" if n
-                           else "no comparison in this run"),
-            rule=Rule("all_of", {"n": n, "within_noise_k": strict + ties + noise}),
-            evidence=_evidence("improvement_ratios.csv")))
-    rows.append(Claim(
-        claim_id="square_cost_m2", location="Section 6",
-        statement="A larger square costs time at a rate proportional to m^2",
-        conditions="a statement about the cost of one local routing (BFS over the m x m square)",
-        paper_text="time proportional to m^2", measured_text="not measured (the kernels count local routings, "
-                                                            "local_routings_mean, not node visits)",
-        rule=Rule("manual", {"verdict": "not testable here",
-                             "reason": "wall time on this shared machine is no benchmark, and the BFS touches at "
-                                       "most m^2 nodes by construction; the number of local routings per trial is in "
-                                       "the evidence"}),
-        evidence=_evidence("fault_tolerant.csv")))
-    rows.append(Claim(
-        claim_id="conclusion_quite_high", location="Abstract; Section 7",
-        statement="The success rates of the algorithms are quite high (abstract: 'impressive') for a 2D torus with "
-                  "only four links per node",
-        conditions=_conditions(table, "every point of the run"),
-        paper_text="quite high (no threshold)",
-        measured_text="per algorithm at the summary fault rate: summary_by_algorithm.csv; the only threshold the "
-                      "paper states (>= 90%, Heuristic-Square, f <= 15%) is the heuristic_90pct row",
-        rule=Rule("manual", {"verdict": "not testable here",
-                             "reason": "a judgement without a threshold or a reference; the numbers behind it are "
-                                       "in the evidence"}),
-        evidence=_evidence("summary_by_algorithm.csv")))
-    return rows
-
-
-def claims_frame(table: pd.DataFrame, ratios: pd.DataFrame, termination: pd.DataFrame | None = None,
-                 local_safety: pd.DataFrame | None = None, worst_step: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The claims table of the paper from the success table and the improvement ratios of :func:`run_points`
-    and the tables of :func:`theorem_checks` (``termination``, ``local_safety``, ``worst_step``; None: those
-    rows are "not testable here").  Every item of :data:`PAPER_RESULTS` has a row.
-
-    Verdicts come from :func:`torus_lab.claims.evaluate`: the "about X" ratios with a tolerance on the
-    improvement X - 1 (``RATIO_TOLERANCE``, ``RATIO_APPROX``) or X inside the 95% CI; trends counted
-    strictly (``trend_counts``).  A claim whose points are not in the run is "not testable here".
-
-    Examples
-    --------
-    >>> table, ratios = run_points([(16, 3), (16, 4)], [0.25], trials=100, seed=1, backend="serial")
-    >>> claims = claims_frame(table, ratios)
-    >>> claims.set_index("claim_id").loc["sq_vs_chain_32_3", "verdict"]
-    'not testable here'
-    """
-    check_frame("table", table, ["algorithm", "fault_rate", "N", "m", "success_rate"])
-    check_frame("ratios", ratios, ["numerator", "denominator", "N", "m", "fault_rate", "ratio", "ci_low", "ci_high"])
-    rows = []
-    scope = table[(table["algorithm"] == "heuristic_square") & (table["fault_rate"] <= 0.15 + 1e-9)]
-    met = int((scope["success_rate"] >= 0.9).sum())
-    if len(scope):
-        worst = scope.loc[scope["success_rate"].idxmin()]
-        measured = (f"{met} of {len(scope)} points >= 0.90; lowest {worst.success_rate:.3f} at (N={worst.N}, "
-                    f"m={worst.m}, f={worst.fault_rate:.2f})")
-    else:
-        measured = "no point with f <= 0.15 in this run"
-    points = sorted({(int(r.N), int(r.m)) for r in scope.itertuples()})
-    rows.append(Claim(
-        claim_id="heuristic_90pct", location="Abstract; Fig. 12; Fig. 13",
-        statement="Heuristic-Square finds a fault-free path with probability >= 90% in tori up to 128x128 with up "
-                  "to 15% faulty nodes",
-        conditions=_conditions(table, f"(N, m) in {points}, fault rates <= 0.15"),
-        paper_value=0.9, paper_text=">= 0.90 at every point", measured_value=met if len(scope) else math.nan,
-        measured_text=measured, rule=Rule("all_of", {"n": len(scope)}), evidence=_evidence("fault_tolerant.csv")))
-    for cid, (radix, m), num, den, paper, location in PAPER_RATIOS:
-        r = _ratio_row(ratios, radix, m, CLAIM_FAULT_RATE, num, den)
-        rows.append(Claim(
-            claim_id=cid, location=location,
-            statement=f"{LABEL[num]} / {LABEL[den]} success ratio at 25% faults, N={radix}, m={m} is about {paper}",
-            conditions=_conditions(table, f"N={radix}, m={m}, 25% faulty nodes"),
-            paper_value=paper, paper_text=f"about {paper} (improvement {paper - 1:.0%})",
-            measured_value=r.ratio if r is not None else math.nan,
-            measured_text=(f"{r.ratio:.3f} (improvement {r.ratio - 1:.1%})" if r is not None
-                           else "point not in this run"),
-            ci_low=r.ci_low if r is not None else math.nan, ci_high=r.ci_high if r is not None else math.nan,
-            ci_method=_RATIO_CI if r is not None else "",
-            rule=Rule("ratio_excess_within", {"tolerance": RATIO_TOLERANCE, "approx": RATIO_APPROX}),
-            evidence=_evidence("improvement_ratios.csv")))
-    r = _ratio_row(ratios, 16, 4, CLAIM_FAULT_RATE, "adaptive_square", "chain")
-    rows.append(Claim(
-        claim_id="sq_vs_chain_16_4", location="Section 6; Fig. 8",
-        statement="Adaptive-Square is not much better than Chain for N=16, m=4",
-        conditions=_conditions(table, "N=16, m=4, 25% faulty nodes (the paper names no fault rate; 25% is the rate "
-                                      "of its other numbers)"),
-        paper_text=f"not much better (no number; we read it as an improvement <= {NOT_MUCH_BETTER:.0%})",
-        measured_value=r.ratio - 1 if r is not None else math.nan,
-        measured_text=(f"ratio {r.ratio:.3f}, improvement {r.ratio - 1:.1%}" if r is not None
-                       else "point not in this run"),
-        ci_low=r.ci_low - 1 if r is not None else math.nan, ci_high=r.ci_high - 1 if r is not None else math.nan,
-        ci_method=_RATIO_CI + " (of ratio - 1)" if r is not None else "",
-        rule=Rule("at_most", {"bound": NOT_MUCH_BETTER}), evidence=_evidence("improvement_ratios.csv")))
-    better = ratios[(ratios["numerator"] == "adaptive_square") & (ratios["denominator"] == "chain")]
-    share = float((better["ratio"] > 1).mean()) if len(better) else math.nan
-    rows.append(Claim(
-        claim_id="sq_better_most", location="Section 6; Fig. 8; Fig. 9",
-        statement="Adaptive-Square is better than Chain in most cases",
-        conditions=_conditions(table, f"all {len(better)} (N, m, f) points of the run"),
-        paper_text="most points (we test: ratio > 1 at half of the points or more)",
-        measured_value=share,
-        measured_text=(f"ratio > 1 at {int((better['ratio'] > 1).sum())} of {len(better)} points" if len(better)
-                       else "no point in this run"),
-        rule=Rule("at_least", {"bound": 0.5}), evidence=_evidence("improvement_ratios.csv")))
-    for cid, kind, text, location in (
-            ("larger_m_helps", "m", "For a given N, a larger m gives a higher success rate (all three algorithms)",
-             _SUCCESS_FIGURES),
-            ("smaller_torus_better", "N", "For a given m, a smaller torus gives a higher success rate (all three "
-             "algorithms)", _SUCCESS_FIGURES)):  # fmt: skip
-        strict, ties, noise, n = trend_counts(table, kind)
-        rows.append(Claim(
-            claim_id=cid, location=location, statement=text,
-            conditions=_conditions(table, f"{n} comparisons of neighbouring {'m' if kind == 'm' else 'N (N vs 2N)'}"
-                                          " at equal fault rate and algorithm; a tie is not a higher rate"),
-            paper_text="qualitative (every comparison)", measured_value=strict if n else math.nan,
-            measured_text=(f"strictly true in {strict} of {n} comparisons; {ties} ties; {n - strict - ties} reversed"
-                           f", {noise} of them within noise (overlapping 95% Wilson CIs)" if n
-                           else "no comparison in this run"),
-            rule=Rule("all_of", {"n": n, "within_noise_k": strict + ties + noise}),
-            evidence=_evidence("fault_tolerant.csv")))
-    heur = ratios[(ratios["numerator"] == "heuristic_square") & (ratios["denominator"] == "adaptive_square")
-                  & _rows_at(ratios, [CLAIM_FAULT_RATE])]
-    above = int((heur["ci_low"] > 1).sum())
-    rows.append(Claim(
-        claim_id="heuristic_significant", location="Section 6; Fig. 14; Fig. 15",
-        statement="The improvement of Heuristic-Square over Adaptive-Square is significant (at 25% faults)",
-        conditions=_conditions(table, f"{len(heur)} (N, m) points at 25% faulty nodes; 'significant' read as the "
-                                      f"95% CI of the ratio above 1 ({_RATIO_CI})"),
-        paper_text="significant (qualitative)", measured_value=above if len(heur) else math.nan,
-        measured_text=(f"95% CI above 1 at {above} of {len(heur)} points; ratios {heur.ratio.min():.2f}-"
-                       f"{heur.ratio.max():.2f}" if len(heur) else "no point at 25% faults in this run"),
-        rule=Rule("all_of", {"n": len(heur)}), evidence=_evidence("improvement_ratios.csv")))
-    empty = pd.DataFrame()
-    rows += _theorem_claims(empty if termination is None else termination, empty if local_safety is None
-                           else local_safety, empty if worst_step is None else worst_step)
-    rows += _figure_claims(table, ratios)
-    return claims_table("fault_tolerant", rows)
-
-
 # ---------------------------------------------------------------------------------------------- entry point
 def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Everything the notebook shows, from the parameters of ``experiments/fault_tolerant.yaml``.
@@ -1300,7 +848,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         [(radix, m) for radix in params["safety_radices"] for m in params["safety_m"] if m < radix],
         params["safety_instances"], params["safety_pairs"], seed)
     science, timing = split_timing(table, TABLE_TIMING_COLUMNS, POINT_KEYS)
-    return {
+    tables = {
         "fault_tolerant": science,
         "improvement_ratios": ratios,
         "heuristic_after_fallback": alt,
@@ -1316,6 +864,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "termination": termination,
         "local_safety": safety,
         "adaptive_worst_step": worst,
-        "claims": claims_frame(table, ratios, termination, safety, worst),
-        timing_key("fault_tolerant"): timing.drop_duplicates(POINT_KEYS).reset_index(drop=True).assign(seed=seed),
     }
+    tables["claims"] = claims(tables, params)
+    tables[timing_key("fault_tolerant")] = timing.drop_duplicates(POINT_KEYS).reset_index(drop=True).assign(seed=seed)
+    return tables
