@@ -157,3 +157,26 @@ def test_a_saved_figure_is_laid_out_once_for_all_its_formats_and_keeps_its_layou
     fig.canvas.draw()
     assert len(calls) == 2
     plt.close(fig)
+
+
+def test_latency_load_figure_one_convention_panels_and_deadlock_crosses():
+    from torus_lab.plotting import latency_load_figure
+
+    curves = pd.DataFrame({"routing": ["a", "a", "b", "b"], "offered_load": [0.1, 0.3] * 2,
+                           "mean_latency_mean": [8.0, 12.0, 9.0, 40.0], "mean_latency_low": [7.0, 10.0, 8.0, 30.0],
+                           "mean_latency_high": [9.0, 14.0, 10.0, 50.0], "deadlocks": [0, 0, 0, 1],
+                           "accepted_throughput_mean": 0.1, "accepted_throughput_low": 0.09,
+                           "accepted_throughput_high": 0.11})
+    fig = latency_load_figure(curves, hue="routing", mark_deadlocks=True)
+    assert sorted(_band_limits(fig.axes[0])) == [(7.0, 14.0), (8.0, 10.0)]     # the deadlocked point left off
+    crosses = [c for c in fig.axes[0].collections if isinstance(c, PathCollection)]
+    assert [list(c.get_offsets()[:, 0]) for c in crosses] == [[0.3]]
+    plt.close(fig)
+    panels = (("mean_latency", "Latency", "cycles"), ("accepted_throughput", "Throughput", "flits"))
+    fig = latency_load_figure(curves, hue="routing", metrics=panels)
+    assert [ax.get_ylabel() for ax in fig.axes[:2]] == ["cycles", "flits"]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="col"):
+        latency_load_figure(curves, hue="routing", metrics=panels, col="routing")
+    with pytest.raises(ValueError, match="mean_latency_low"):
+        latency_load_figure(curves.drop(columns="mean_latency_low"), hue="routing")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numba
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -12,7 +13,7 @@ import yaml
 from torus_lab import runner
 from torus_lab.plots import bring_your_own_routing as plots_byo
 from torus_lab.routing import register_routing, unregister_routing
-from torus_lab.sim.saturation import Saturation
+from torus_lab.sim.saturation import Saturation, saturation_table
 from torus_lab.studies import bring_your_own_routing as byo
 from torus_lab.studies import routing_bench as rb
 
@@ -136,3 +137,54 @@ def test_cdg_check_reports_the_witness_of_a_cyclic_routing():
     check = byo.cdg_check({"name": "ecube"}, 4, [0])
     assert not check.cdg_acyclic.iloc[0] and check.cycle_length.iloc[0] == 4
     assert len(plots_byo.witness_channels(check)) == 4 and not check.deadlock_free.iloc[0]
+
+
+# ---------------------------------------------------------------------- the one latency-load pipeline
+def _items(**keys):
+    base = {"routing": "ecube", "dims": 1, "radix": 4, "load": 0.1, "config": {"warmup": 20, "measure": 60}}
+    return [{**base, **keys, "replica": r} for r in range(2)]
+
+
+def test_pipeline_seeds_follow_item_content_not_order():
+    first = rb.latency_runs(_items(), seed=5, backend="serial")
+    again = rb.latency_runs(list(reversed(_items())), seed=5, backend="serial").iloc[::-1].reset_index(drop=True)
+    other = rb.latency_runs(_items(), seed=6, backend="serial")
+    assert first.sim_seed.tolist() == again.sim_seed.tolist()
+    assert first.sim_seed.nunique() == 2 and set(first.sim_seed).isdisjoint(other.sim_seed)
+    assert (first.seed == 5).all() and "wall_seconds" not in first
+
+
+def test_pipeline_items_of_every_study_shape():
+    torus = rb.latency_point("ecube", 0.1, np.random.default_rng(0), dims=2, radix=4,
+                             warmup=20, measure=40, replicate=1, algorithm="e")
+    assert (torus["network"], torus["label"], torus["replicate"], torus["drain"]) == ("4-ary 2-cube", "e", 1,
+                                                                                      rb.CURVE_CONFIG["drain"])
+    mesh = rb.latency_point({"name": "pfnf"}, 0.1, np.random.default_rng(0), k=4, network="mesh",
+                            traffic="transpose", config={"warmup": 20, "measure": 40}, replica=0)
+    assert (mesh["network"], mesh["traffic"], mesh["k"]) == ("mesh", "transpose", 4)
+    with pytest.raises(ValueError, match="network"):
+        rb.latency_point("ecube", 0.1, np.random.default_rng(0), k=4, network="ring")
+    with pytest.raises(ValueError, match="dims"):
+        rb.latency_point("ecube", 0.1, np.random.default_rng(0))
+
+
+def test_point_summary_intervals_and_deadlocked_runs():
+    runs = pd.DataFrame({"routing": ["b", "b", "a", "a", "a"], "offered_load": [0.1, 0.1, 0.2, 0.1, 0.1],
+                         "mean_latency": [5.0, 7.0, 30.0, 10.0, 14.0], "accepted_throughput": 0.1,
+                         "deadlock": [False, False, False, False, True], "seed": 2})
+    out = rb.point_summary(runs, ["routing"])
+    assert out[["routing", "offered_load"]].values.tolist() == [["b", 0.1], ["a", 0.1], ["a", 0.2]]
+    assert (out.mean_latency_low[:2] <= out.mean_latency_mean[:2]).all()
+    assert math.isclose(out.mean_latency_high[0] - out.mean_latency_mean[0], out.mean_latency_ci[0])
+    assert math.isnan(out.mean_latency_low[2])                       # one run: no interval
+    alive = rb.point_summary(runs, ["routing"], exclude_deadlocked=True, sort=True)
+    assert alive[["routing", "mean_latency_mean", "deadlocks", "runs"]].values.tolist()[0] == ["a", 10.0, 1, 2]
+
+
+def test_curve_saturation_uses_the_one_definition():
+    runs = _runs([0.1, 0.2, 0.2], [0.1, 0.2, 0.3], deadlock=[False, False, True])
+    sat = rb.curve_saturation(runs, ["routing"], rb.SATURATION)
+    assert sat.saturation_load.item() == pytest.approx(0.2) and sat.deadlocked_runs.item() == 1
+    assert sat.first_deadlock_load.item() == pytest.approx(0.3)
+    assert sat.saturation_load.item() == pytest.approx(
+        saturation_table(runs, ["routing"], rb.SATURATION).saturation_load.item())

@@ -38,6 +38,7 @@ from torus_lab.settings import current_settings
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
     "draw_torus_2d", "draw_torus_3d", "THEME", "interval_lineplot",
+    "LATENCY_PANEL", "latency_load_figure",
 ]  # fmt: skip
 
 #: Okabe & Ito colour-blind-safe palette (black last).
@@ -332,6 +333,108 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
         handles = {str(value): Line2D([0], [0], color=palette[value], marker=markers[value]) for value in hues}
         grid.add_legend(legend_data=handles, title=legend_title, label_order=list(handles))
     return grid
+
+#: The default panel of :func:`latency_load_figure`: (column stem, panel title, y label).
+LATENCY_PANEL = ("mean_latency", "Latency", "mean latency (cycles)")
+
+
+def latency_load_figure(curves: pd.DataFrame, *, hue: str, metrics=(LATENCY_PANEL,), col: str | None = None,
+                        hue_order=None, col_order=None, log_y: bool = False, mark_deadlocks: bool = False,
+                        col_title: str = "{col_name}", ylabel: str | None = None,
+                        legend_title: str = "routing\n(band: 95% CI)"):
+    """Latency-load curves: each metric's mean against offered load with its interval as a band.
+
+    The one latency figure of the project: reads ``<stem>_mean``, ``<stem>_low`` and ``<stem>_high`` of every
+    metric from one row per (curve, offered load) and draws them with :func:`interval_lineplot`.
+
+    Parameters
+    ----------
+    curves : DataFrame
+        Columns ``offered_load``, ``hue``, ``col`` (when given), the metrics' ``_mean``/``_low``/``_high`` and,
+        with ``mark_deadlocks``, ``deadlocks`` (runs that deadlocked at the point).
+    hue : str
+        Column naming the curves (one line each).
+    metrics : sequence of (stem, title, ylabel)
+        Quantities drawn; more than one gives one panel each (then ``col`` must be None).
+    col : str, optional
+        Column giving one panel per value (one metric only).
+    hue_order, col_order : sequence, optional
+        Order of lines and panels (default: first appearance).
+    log_y : bool
+        Logarithmic y axis.
+    mark_deadlocks : bool
+        Leave points where a run deadlocked off their curve and mark them by a cross along the top of the panel,
+        one row of crosses per curve.
+    col_title, ylabel, legend_title : str, optional
+        Panel-title template (``{col_name}``), y label (default: the metric's), legend title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> curves = pd.DataFrame({"routing": "a", "offered_load": [0.1, 0.2], "mean_latency_mean": [10.0, 20.0],
+    ...                        "mean_latency_low": [9.0, 18.0], "mean_latency_high": [11.0, 22.0]})
+    >>> fig = latency_load_figure(curves, hue="routing")
+    >>> fig.axes[0].get_ylabel()
+    'mean latency (cycles)'
+    """
+    check_instance("curves", curves, pd.DataFrame, "a pandas DataFrame")
+    check_str("hue", hue)
+    metrics = [tuple(check_sequence("metrics", m, min_length=3)[:3]) for m in check_sequence("metrics", metrics,
+                                                                                              min_length=1)]
+    for stem, title, label in metrics:
+        check_str("metrics", stem), check_str("metrics", title), check_str("metrics", label)
+    if col is not None:
+        check_str("col", col)
+        if len(metrics) > 1:
+            raise ValueError(f"col must be None with more than one metric, got {col!r}")
+    check_instance("log_y", log_y, bool, "a bool")
+    check_instance("mark_deadlocks", mark_deadlocks, bool, "a bool")
+    check_str("col_title", col_title)
+    check_str("legend_title", legend_title)
+    if ylabel is not None:
+        check_str("ylabel", ylabel)
+    needed = ["offered_load", hue, *([col] if col else []), *(["deadlocks"] if mark_deadlocks else []),
+              *(f"{stem}_{s}" for stem, _, _ in metrics for s in ("mean", "low", "high"))]
+    missing = [c for c in needed if c not in curves.columns]
+    if missing:
+        raise ValueError(f"curves lacks column(s) {missing} (it has {list(curves.columns)})")
+    if len(metrics) > 1:
+        frame = pd.concat([curves.assign(_panel=title, _mean=curves[f"{stem}_mean"], _low=curves[f"{stem}_low"],
+                                         _high=curves[f"{stem}_high"]) for stem, title, _ in metrics],
+                          ignore_index=True)
+        col, sharey, label = "_panel", False, ""
+    else:
+        stem, _, label = metrics[0]
+        frame = curves.assign(_mean=curves[f"{stem}_mean"], _low=curves[f"{stem}_low"], _high=curves[f"{stem}_high"])
+        sharey, label = True, label if ylabel is None else ylabel
+    dead = frame.deadlocks > 0 if mark_deadlocks else pd.Series(False, index=frame.index)
+    if hue_order is None:
+        hue_order = list(dict.fromkeys(frame[hue]))
+    grid = interval_lineplot(frame[~dead], x="offered_load", y="_mean", low="_low", high="_high", hue=hue,
+                             hue_order=hue_order, col=col, col_order=col_order, log_y=log_y,
+                             xlabel="offered load (flits/node/cycle)", ylabel=label, col_title=col_title,
+                             legend_title=legend_title, sharey=sharey)
+    if len(metrics) > 1:
+        for _, title, axis_label in metrics:
+            grid.axes_dict[title].set_ylabel(axis_label)
+            grid.axes_dict[title].yaxis.set_tick_params(labelleft=True)
+    if mark_deadlocks:
+        panels = grid.axes_dict.items() if col is not None else [(None, grid.ax)]
+        for value, ax in panels:
+            for i, name in enumerate(hue_order):
+                at = dead & (frame[hue] == name) & ((frame[col] == value) if col is not None else True)
+                crosses = frame[at]
+                if len(crosses):  # deadlocked loads: crosses along the top of the panel, one row per curve
+                    ax.scatter(crosses.offered_load, np.full(len(crosses), 0.97 - 0.04 * i), marker="x", s=60,
+                               color=PALETTE[i % len(PALETTE)], transform=ax.get_xaxis_transform(), zorder=5,
+                               clip_on=False)
+    return grid.figure
+
 
 
 # ---------------------------------------------------------------------- drawing tori

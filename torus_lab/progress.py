@@ -312,7 +312,7 @@ def runner_progress_bar(name: str, total: int, initial: int = 0) -> ProgressRepo
 def install_runner_progress() -> None:
     """Add :func:`runner_progress_bar` to the process's hooks, so that every sweep reports to the runner.
 
-    The runner's kernels run this at start-up (:class:`torus_lab._kernel.KernelRun`), before the first cell.
+    The runner's kernels run this at start-up (``torus_lab._kernel.KernelRun``), before the first cell.
     """
     from torus_lab.hooks import HOOKS
 

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from torus_lab._validate import check_frame, check_mapping, check_results
-from torus_lab.plotting import apply_style, draw_torus_2d, interval_lineplot, new_figure
+from torus_lab.plotting import apply_style, draw_torus_2d, latency_load_figure, new_figure
 from torus_lab.topology import Torus
 
 __all__ = ["fig_cdg_witness_cycle", "fig_latency_load", "witness_channels"]
@@ -42,24 +42,14 @@ def fig_cdg_witness_cycle(results: Results, params: Mapping[str, Any]):
     return fig
 
 
-#: Panels of :func:`fig_latency_load`: (metric column stem, panel title and y label).
+#: Panels of :func:`fig_latency_load`: (metric column stem, panel title, y label).
 LATENCY_LOAD_PANELS = (("mean_latency", "Latency", "mean latency (cycles)"),
                        ("accepted_throughput", "Throughput", "accepted (flits/node/cycle)"))
 
 
 def fig_latency_load(results: Results, params: Mapping[str, Any]):
     """Mean latency and accepted throughput against offered load, per routing, with their 95% t-intervals as
-    bands (the ``_low``/``_high`` columns of ``latency_load``; :func:`torus_lab.plotting.interval_lineplot`)."""
+    bands (the ``_low``/``_high`` columns of ``latency_load``; :func:`torus_lab.plotting.latency_load_figure`)."""
     check_results("results", results, {"latency_load": ()})
     check_mapping("params", params, [])
-    curves = results["latency_load"]
-    frame = pd.concat([curves.assign(panel=title, mean=curves[f"{stem}_mean"], low=curves[f"{stem}_low"],
-                                     high=curves[f"{stem}_high"]) for stem, title, _ in LATENCY_LOAD_PANELS],
-                      ignore_index=True)
-    grid = interval_lineplot(frame, x="offered_load", y="mean", low="low", high="high", hue="routing", col="panel",
-                             xlabel="offered load (flits/node/cycle)", ylabel="", sharey=False,
-                             legend_title="routing\n(band: 95% CI)")
-    for _, title, ylabel in LATENCY_LOAD_PANELS:
-        grid.axes_dict[title].set_ylabel(ylabel)
-        grid.axes_dict[title].yaxis.set_tick_params(labelleft=True)
-    return grid.figure
+    return latency_load_figure(results["latency_load"], hue="routing", metrics=LATENCY_LOAD_PANELS)

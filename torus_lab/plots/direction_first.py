@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from torus_lab._validate import check_mapping, check_results
-from torus_lab.plotting import apply_style, color_cycle, interval_lineplot, new_figure
+from torus_lab.plotting import apply_style, color_cycle, latency_load_figure, new_figure
 
 __all__ = ["fig_fig4_paper", "fig_fig4_long", "fig_latency_vs_load"]
 
@@ -69,15 +69,15 @@ def fig_fig4_long(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]
 
 def fig_latency_vs_load(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]):
     """Mean packet latency vs offered load (95% t-interval over seeds as a band, ``load_curve_summary``), one
-    panel per network, one line per routing (:func:`torus_lab.plotting.interval_lineplot`)."""
+    panel per network, one line per routing (:func:`torus_lab.plotting.latency_load_figure`; the table's
+    ``mean_latency_ci`` half-width gives the ``_low``/``_high`` bounds)."""
     check_results("results", results, {"load_curve_summary": ()})
     check_mapping("params", params, ["curve_routings"])
     summary = results["load_curve_summary"]
     half = summary.mean_latency_ci
-    frame = summary.assign(low=summary.mean_latency_mean - half, high=summary.mean_latency_mean + half)
+    frame = summary.assign(mean_latency_low=summary.mean_latency_mean - half,
+                           mean_latency_high=summary.mean_latency_mean + half)
     labels = [entry["label"] for entry in params["curve_routings"]]
-    grid = interval_lineplot(frame, x="offered_load", y="mean_latency_mean", low="low", high="high", hue="algorithm",
-                             hue_order=[label for label in labels if label in set(frame.algorithm)], col="network",
-                             log_y=True, xlabel="offered load (flits/node/cycle)",
-                             ylabel="mean packet latency (cycles)", legend_title="routing\n(band: 95% CI)")
-    return grid.figure
+    return latency_load_figure(frame, hue="algorithm", col="network", log_y=True,
+                               hue_order=[label for label in labels if label in set(frame.algorithm)],
+                               metrics=[("mean_latency", "Latency", "mean packet latency (cycles)")])

@@ -36,7 +36,7 @@ from torus_lab._validate import (
     check_sequence,
     check_str,
 )
-from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, grid_axes, interval_lineplot, new_figure
+from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, grid_axes, latency_load_figure, new_figure
 from torus_lab.topology import Torus, make_network
 
 __all__ = ["draw_virtual_mesh", "draw_cdg_cycle", "draw_datelines", "vc_combos", "witness_cycle", "fig_vc_counts",
@@ -81,7 +81,7 @@ def draw_virtual_mesh(ax, topology, combos: Mapping[int, tuple[int, ...]], vc_na
                       title: str | None = None, datelines: Sequence[tuple[int, int, int]] = ()):
     """Draw a 2D torus with every channel coloured by the set of VCs it carries (the virtual mesh).
 
-    ``combos``: channel -> indices of its VCs (:func:`torus_lab.studies.virtual_mesh.vc_combos`); ``vc_names``:
+    ``combos``: channel -> indices of its VCs (:func:`vc_combos`); ``vc_names``:
     legend names of the VCs; ``datelines``: ``(vn, sign, node)`` drawn by :func:`draw_datelines`.  Each direction
     of a link is drawn offset to its right; wraparound channels are stubs at the border.  The legend (VC sets,
     then datelines) sits under the panel.
@@ -315,7 +315,7 @@ def fig_adaptivity(results: Results, params: Mapping[str, Any]):
 def fig_latency_vs_load(results: Results, params: Mapping[str, Any]):
     """Mean latency against offered load per traffic pattern, mean over ``sim_seeds`` runs with its 95% t-interval
     as a band (``latency_summary``); a load where any run deadlocked is left off its curve and marked by a cross
-    along the top of the panel (one row of crosses per routing)."""
+    along the top of the panel (one row of crosses per routing; :func:`torus_lab.plotting.latency_load_figure`)."""
     check_results("results", results, {"latency_summary": ()})
     check_mapping("params", params, ["sim_k", "sim_traffics"])
     summary = results["latency_summary"]
@@ -323,21 +323,9 @@ def fig_latency_vs_load(results: Results, params: Mapping[str, Any]):
     curves = list(summary[["routing", "network"]].drop_duplicates().itertuples(index=False, name=None))  # run order
     label = {curve: curve[0] if curve[1] == "torus" else f"{curve[0]} ({curve[1]})" for curve in curves}
     frame = summary.assign(curve=[label[c] for c in zip(summary.routing, summary.network, strict=True)])
-    hue_order = [label[c] for c in curves]
-    dead = frame.deadlocks > 0
     runs = int(summary.runs.min()) if len(summary) else 0
-    grid = interval_lineplot(frame[~dead], x="offered_load", y="mean_latency_mean", low="mean_latency_low",
-                             high="mean_latency_high", hue="curve", hue_order=hue_order, col="traffic",
-                             col_order=list(params["sim_traffics"]), log_y=True,
-                             xlabel="offered load (flits/node/cycle)", ylabel="mean latency (cycles)",
-                             col_title=f"{{col_name}} traffic, {k}x{k}",
-                             legend_title=f"routing\n(mean of {runs} runs,\nband: 95% t-interval;\n"
-                                          "x: a run deadlocked)")  # fmt: skip
-    for traffic, ax in grid.axes_dict.items():
-        for i, name in enumerate(hue_order):
-            crosses = frame[dead & (frame.curve == name) & (frame.traffic == traffic)]
-            if len(crosses):  # deadlocked loads: crosses along the top of the panel, one row per routing
-                ax.scatter(crosses.offered_load, np.full(len(crosses), 0.97 - 0.04 * i), marker="x", s=60,
-                           color=PALETTE[i % len(PALETTE)], transform=ax.get_xaxis_transform(), zorder=5,
-                           clip_on=False)
-    return grid.figure
+    return latency_load_figure(frame, hue="curve", hue_order=[label[c] for c in curves], col="traffic",
+                               col_order=list(params["sim_traffics"]), log_y=True, mark_deadlocks=True,
+                               col_title=f"{{col_name}} traffic, {k}x{k}",
+                               legend_title=f"routing\n(mean of {runs} runs,\nband: 95% t-interval;\n"
+                                            "x: a run deadlocked)")  # fmt: skip

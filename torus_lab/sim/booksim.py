@@ -41,8 +41,7 @@ Timing (one cycle = one BookSim2 ``_Step``)
       flits follow at that pace); with the defaults ``7 + 6H + L - 1`` on a torus (2-cycle channels) and
       ``7 + 5H + L - 1`` with 1-cycle channels, BookSim2's measured fits; BookSim2's minimal pipeline
       (lookahead routing, speculation, 1-cycle allocations, traversal and channels) gives ``5 + 3H + L - 1``.
-Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's default ``islip``;
-:func:`torus_lab.sim.allocators.islip_match`)
+Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's default ``islip``)
     * VC allocation: a routed head requests every candidate output VC that is free (not held by another
       packet; credits are not checked, ``vc_busy_when_full = 0``).  Each output VC grants the requesting
       input VC first at or after its grant pointer (router-local order: input port x V + VC); each input VC

@@ -9,10 +9,12 @@ and mapped over their grids with :func:`torus_lab.sweep.sweep`, which gives ever
   30 steps, then the network drains (cap 10,000 steps); one hop per link per step (1 VC, buffer depth 1);
   a message with no permitted output is dropped after ``drop_after = 1`` step, one with ``8 n`` hops too.
   ``mode="long"``: warm-up, thousands of measured cycles with continuous injection.
-* :func:`load_curve_run`: latency vs offered load on a torus for one routing named by a registry spec
-  (:func:`torus_lab.routing.make_routing`); the ``curve_routings`` parameter lists e-cube (datelines),
-  west-first and direction-first e-cube as ``{label, routing}`` records (:func:`routing_applies` skips
-  west-first on tori that are not 2D).
+* :func:`curve_items`: latency vs offered load on a torus, the items of the one latency-load pipeline
+  (:func:`torus_lab.studies.routing_bench.latency_point`: ``dims``, ``radix``, ``routing`` (registry spec),
+  ``algorithm`` (label), ``load``, ``warmup``, ``measure``, ``replicate``; packets of 4 flits, buffers of 4,
+  drain 4000 cycles: :data:`~torus_lab.studies.routing_bench.CURVE_CONFIG`); the ``curve_routings`` parameter
+  lists e-cube (datelines), west-first and direction-first e-cube as ``{label, routing}`` records
+  (:func:`routing_applies` skips west-first on tori that are not 2D).
 * :func:`route_property_rows`: per topology and wrap rule, the CDG verdict and route-length statistics
   over every adaptive choice (exhaustive, path form), and the preferred route's minimality.
 * :func:`ecube_lemma_rows`: Section 4.2's Lemma (double e-cube is e-cube) on every pair, against
@@ -23,8 +25,9 @@ and mapped over their grids with :func:`torus_lab.sweep.sweep`, which gives ever
 * :func:`header_table`: Theorem 5.4's header size.
 
 Analysis helpers (:func:`growth_fits`, ``fault_effect_table``, ``latency_change_table``, ``load_curve_summary``,
-``heavy_load_summary``, ``route_examples``) are small pure functions of those tables; the claims table is built
-from them by :func:`torus_lab.studies.direction_first_claims.claims`, the last step of :func:`run`.
+``load_curve_saturation``, ``heavy_load_summary``, ``route_examples``) are small pure functions of those tables;
+the claims table is built from them by :func:`torus_lab.studies.direction_first_claims.claims`, the last step of
+:func:`run`.
 
 Examples
 --------
@@ -57,9 +60,10 @@ from torus_lab.deadlock import channel_dependency_graph, find_dependency_cycle, 
 from torus_lab.routing import RoutingFunction, make_routing
 from torus_lab.routing.direction_first import _double_ecube_path, header_size_bits  # the path on checked tuples
 from torus_lab.sim import SimConfig, simulate
-from torus_lab.sim.saturation import Saturation, saturation_table
+from torus_lab.sim.saturation import Saturation
 from torus_lab.stats import log_fit, summarize
 from torus_lab.studies.direction_first_claims import claims
+from torus_lab.studies.routing_bench import curve_saturation, latency_runs, point_summary
 from torus_lab.sweep import sweep
 from torus_lab.topology import Torus, connected_link_faults
 
@@ -68,7 +72,9 @@ __all__ = [
     "METRICS",
     "SUMMARY_COLUMNS",
     "fig4_run",
-    "load_curve_run",
+    "curve_items",
+    "load_curve_summary",
+    "load_curve_saturation",
     "routing_applies",
     "route_property_rows",
     "ecube_lemma_rows",
@@ -258,54 +264,6 @@ def fig4_items(params: Mapping[str, Any], mode: str) -> list[dict[str, Any]]:
          "replicate": r}
         for policy in params["policies"] for n in ns for f in faults for r in range(seeds)
     ]  # fmt: skip
-
-
-def load_curve_run(
-    dims: int,
-    radix: int,
-    routing: str | Mapping[str, Any],
-    load: float,
-    rng: np.random.Generator,
-    *,
-    algorithm: str | None = None,
-    packet_length: int = 4,
-    buffer_depth: int = 4,
-    warmup: int = 1000,
-    measure: int = 4000,
-    drain: int = 4000,
-    replicate: int = 0,
-) -> dict:
-    """One point of latency vs offered load (uniform traffic) on the ``radix``-ary ``dims``-cube.
-
-    ``routing`` is a registry spec (``{"name": "ecube", "datelines": True, "vcs": 2}``, see
-    :func:`torus_lab.routing.make_routing`); ``algorithm`` is the label recorded in the row (default: the
-    routing function's name).  ``replicate`` is only recorded; the randomness comes from ``rng``.  The row is
-    :meth:`torus_lab.sim.SimResult.summary` with the simulator's seed as ``sim_seed`` and without the
-    wall-clock time (rows are seed-deterministic).
-
-    Examples
-    --------
-    >>> row = load_curve_run(2, 4, {"name": "direction-first", "vcs": 2}, 0.05, np.random.default_rng(0),
-    ...                      algorithm="direction-first", warmup=50, measure=100, drain=200)
-    >>> row["algorithm"], row["network"], row["deadlock"], "wall_seconds" in row
-    ('direction-first', '4-ary 2-cube', False, False)
-    """
-    check_int("dims", dims, minimum=1)
-    check_int("radix", radix, minimum=2)
-    load = check_real("load", load, minimum=0)
-    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
-    check_int("replicate", replicate, minimum=0)
-    config = SimConfig(  # checks packet_length, buffer_depth, warmup, measure and drain, naming them
-        offered_load=load, packet_length=packet_length, buffer_depth=buffer_depth, warmup=warmup,
-        measure=measure, drain=drain, deadlock_cycles=500,
-    )  # fmt: skip
-    rf = make_routing(routing, Torus(dims, radix))
-    row = simulate(rf, config, seed=_sim_seed(rng)).summary()
-    row["sim_seed"] = row.pop("seed")
-    row.pop("wall_seconds", None)
-    row.update(dims=dims, radix=radix, algorithm=rf.name if algorithm is None else algorithm,
-               network=f"{radix}-ary {dims}-cube", replicate=replicate)
-    return row
 
 
 def routing_applies(spec: str | Mapping[str, Any], dims: int) -> bool:
@@ -705,24 +663,42 @@ def fault_effect_table(runs: Mapping[str, pd.DataFrame], policies: Sequence[str]
 
 
 def load_curve_summary(curves: pd.DataFrame) -> pd.DataFrame:
-    """Mean packet latency with its 95% CI half-width over seeds per network, algorithm and offered load.
+    """Mean packet latency with its 95% CI half-width over seeds per network, algorithm and offered load
+    (:func:`torus_lab.studies.routing_bench.point_summary`, the study's columns).
 
     Networks and algorithms keep their order of appearance in ``curves`` (the figure's panels and lines).
 
     Examples
     --------
     >>> c = pd.DataFrame({"network": ["n"] * 3, "algorithm": ["a"] * 3, "offered_load": [0.2, 0.1, 0.1],
-    ...                   "mean_latency": [30.0, 10.0, 12.0]})
+    ...                   "mean_latency": [30.0, 10.0, 12.0], "deadlock": False, "seed": 1})
     >>> load_curve_summary(c)[["offered_load", "mean_latency_mean", "mean_latency_n"]].values.tolist()
     [[0.1, 11.0, 2.0], [0.2, 30.0, 1.0]]
     """
     check_frame("curves", curves, ["network", "algorithm"])
-    parts = [
-        summarize(group, ["offered_load"], ["mean_latency"]).assign(network=network, algorithm=algorithm)
-        for (network, algorithm), group in curves.groupby(["network", "algorithm"], sort=False)
-    ]
     columns = ["network", "algorithm", "offered_load", "mean_latency_mean", "mean_latency_ci", "mean_latency_n"]
-    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
+    if not len(curves):
+        return pd.DataFrame(columns=columns)
+    return point_summary(curves, ["network", "algorithm"], metrics=["mean_latency"])[columns]
+
+
+def load_curve_saturation(curves: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """Saturation of every latency-load curve under ``SATURATION``, per network and algorithm in order of
+    appearance (:func:`torus_lab.studies.routing_bench.curve_saturation`), with the deadlocked runs and ``seed``.
+
+    Examples
+    --------
+    >>> c = pd.DataFrame({"network": "n", "algorithm": "a", "offered_load": [0.1, 0.2],
+    ...                   "accepted_throughput": [0.1, 0.1], "generated_throughput": [0.1, 0.2],
+    ...                   "mean_latency": [10.0, 90.0], "deadlock": False})
+    >>> load_curve_saturation(c, 3)[["algorithm", "saturation_load", "deadlocked_runs", "seed"]].values.tolist()
+    [['a', 0.1, 0, 3]]
+    """
+    check_frame("curves", curves, ["network", "algorithm"])
+    seed = check_int("seed", seed, minimum=0)
+    sat = curve_saturation(curves, ["network", "algorithm"], SATURATION)
+    sat = sat[["network", "algorithm", "saturation_load", "saturation_throughput", "loads", "deadlocked_runs"]]
+    return sat.assign(seed=seed)
 
 
 def heavy_load_summary(heavy: pd.DataFrame) -> pd.DataFrame:
@@ -893,13 +869,10 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     effects["seed"] = seed
     changes = latency_change_table({"paper": fig4, "long": long}, params["policies"]).assign(seed=seed)
 
-    curves = _with_seed(sweep(load_curve_run, curve_items(params), seed=seed, desc="load curves"), seed)
+    curves = latency_runs(curve_items(params), seed=seed, desc="load curves",
+                          extras=["dims", "radix", "algorithm", "network", "replicate"])
     curve_summary = load_curve_summary(curves).assign(seed=seed)
-    deadlocked = curves.groupby(["network", "algorithm"], sort=False).deadlock.sum().astype(int)
-    saturation = saturation_table(curves, ["network", "algorithm"], SATURATION)
-    saturation = deadlocked.rename("deadlocked_runs").reset_index().merge(saturation, on=["network", "algorithm"])
-    saturation = saturation[[c for c in saturation.columns if c != "deadlocked_runs"] + ["deadlocked_runs"]]
-    saturation["seed"] = seed
+    saturation = load_curve_saturation(curves, seed)
 
     props = pd.DataFrame(sweep(route_property_rows, property_items(params), seed=seed, desc="route properties"))
     lemma_cases, west_cases = lemma_items(params)

@@ -68,8 +68,8 @@ from torus_lab.routing import RoutingFunction, make_routing
 from torus_lab.routing.explore import adaptivity_table
 from torus_lab.routing.turn_model import dateline_node, dateline_positions
 from torus_lab.sim import SimConfig, simulate
-from torus_lab.sim.saturation import RUN_COLUMNS, Saturation, saturation_table
-from torus_lab.stats import summarize
+from torus_lab.sim.saturation import RUN_COLUMNS, Saturation
+from torus_lab.studies.routing_bench import curve_saturation, latency_runs, point_summary
 from torus_lab.sweep import sweep
 from torus_lab.topology import NETWORK_KINDS, Mesh, Torus, make_network  # noqa: F401 (Mesh: the doctests use it)
 
@@ -465,33 +465,6 @@ def _build(network: str, k: int, routing: Spec) -> RoutingFunction:
     return make_routing(routing, make_topology(_NETWORKS[network], k))
 
 
-def _simulation_point(k: int, network: str, routing: Spec, traffic: str, load: float, config: Mapping[str, Any],
-                     rng: np.random.Generator, replica: int = 0) -> dict[str, Any]:
-    """One simulation of :func:`simulation_table` (a :func:`~torus_lab.sweep.sweep` item function).
-
-    ``config``: :class:`torus_lab.sim.SimConfig` fields besides traffic and offered load; the simulator's seed
-    is drawn from ``rng`` (``replica`` only tells the runs of one point apart: it is part of the item, so each
-    replica gets its own content-derived generator).  Returns the simulator's summary (without the wall time and
-    the simulator seed) plus routing (the routing function's name), network, traffic, k, replica, scheme and
-    spec (JSON).
-    """
-    k = check_int("k", k, minimum=2, maximum=MAX_K)
-    check_str("network", network)
-    check_str("traffic", traffic)
-    load = check_real("load", load, minimum=0)
-    replica = check_int("replica", replica, minimum=0)
-    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
-    check_mapping("config", config, [])
-    rf = _build(network, k, routing)
-    cfg = SimConfig.from_mapping({**config, "traffic": traffic, "offered_load": float(load)})
-    row = simulate(rf, cfg, seed=int(rng.integers(2**62))).summary()
-    row.pop("wall_seconds", None)
-    row.pop("seed", None)
-    row.update({"routing": rf.name, "network": rf.topology.kind, "traffic": traffic, "k": k, "replica": replica,
-                "scheme": rf.spec.get("scheme"), "spec": _spec_json(rf)})
-    return row
-
-
 #: Most replicas (independent runs) per simulated point.
 MAX_REPLICAS = 1000
 
@@ -504,12 +477,13 @@ def simulation_table(k: int, routings: Sequence[Spec], traffics: Sequence[str], 
 
     ``routings`` / ``mesh_routings``: registry specs (:func:`torus_lab.routing.make_routing`), e.g.
     ``{"name": "pfnf", "scheme": "paper"}`` or ``{"name": "ecube", "datelines": True, "vcs": 2}``.  One
-    :func:`~torus_lab.sweep.sweep` item (``_simulation_point``) per (routing, traffic, load, replica), its
-    simulator seed drawn from the item's content-derived generator (:func:`torus_lab.sweep.item_seed`); no packet
-    is ever dropped.  One row per run: the simulator's summary plus routing (the routing function's name),
-    network (``torus`` / ``mesh``), traffic, k, replica (``0 .. replicas - 1``), scheme (the spec's VC-class
-    scheme, None for entries without one), spec (the complete spec, JSON) and seed (the experiment seed
-    ``seed``).  :func:`latency_summary` aggregates the replicas.
+    item of the one latency-load pipeline (:func:`torus_lab.studies.routing_bench.latency_runs`, items ``k``,
+    ``network``, ``routing``, ``traffic``, ``load``, ``replica``, ``config``) per (routing, traffic, load,
+    replica), its simulator seed drawn from the item's content-derived generator
+    (:func:`torus_lab.sweep.item_seed`); no packet is ever dropped.  One row per run: the simulator's summary
+    plus routing (the routing function's name), network (the topology's kind), traffic, k, replica
+    (``0 .. replicas - 1``), scheme (the spec's VC-class scheme, None for entries without one), spec (the
+    complete spec, JSON) and seed (the experiment seed ``seed``).  :func:`latency_summary` aggregates the replicas.
 
     Examples
     --------
@@ -534,9 +508,9 @@ def simulation_table(k: int, routings: Sequence[Spec], traffics: Sequence[str], 
     items = [{"k": k, **target, "traffic": traffic, "load": float(load), "replica": replica, "config": config}
              for target in _sim_targets(routings, mesh_routings) for traffic in traffics for load in loads
              for replica in range(replicas)]
-    table = _rows(_simulation_point, items, seed=seed, backend=backend, desc="latency")
-    table["seed"] = int(seed)
-    return table
+    table = latency_runs(items, seed=seed, backend=backend, desc="latency",
+                         extras=["network", "k", "replica", "scheme", "spec"])
+    return table.drop(columns="sim_seed", errors="ignore")
 
 
 #: Curve keys of a :func:`simulation_table` (one latency-load curve per value).
@@ -572,40 +546,9 @@ def latency_summary(latency: pd.DataFrame, *, level: float = 0.95) -> pd.DataFra
     check_frame("latency", latency, [*CURVE_COLUMNS, "offered_load", "mean_latency", "accepted_throughput",
                                      "deadlock", "seed"])
     level = check_real("level", level, minimum=0)
-    keys = [*CURVE_COLUMNS, "offered_load"]
-    dead = latency.deadlock.astype(bool)
-    counts = (latency.assign(deadlock=dead).groupby(keys, sort=False)
-              .agg(runs=("deadlock", "size"), deadlocks=("deadlock", "sum"), seed=("seed", "first")).reset_index())
-    alive = latency[~dead]
-    metrics = ["mean_latency", "accepted_throughput"]
-    if len(alive):
-        stats = summarize(alive, keys, metrics, level)
-    else:
-        stats = pd.DataFrame(columns=[*keys, *(f"{m}_{s}" for m in metrics for s in ("mean", "ci", "n"))])
-    out = counts.merge(stats, on=keys, how="left")
-    for metric in metrics:
-        out[f"{metric}_low"] = out[f"{metric}_mean"] - out[f"{metric}_ci"]
-        out[f"{metric}_high"] = out[f"{metric}_mean"] + out[f"{metric}_ci"]
+    out = point_summary(latency, CURVE_COLUMNS, exclude_deadlocked=True, level=level)
     out["mean_latency_n"] = out["mean_latency_n"].fillna(0).astype(int)
-    out["deadlocks"] = out["deadlocks"].astype(int)
-    order = {curve: i for i, curve in enumerate(dict.fromkeys(zip(*(out[c] for c in CURVE_COLUMNS), strict=True)))}
-    out["_curve"] = [order[curve] for curve in zip(*(out[c] for c in CURVE_COLUMNS), strict=True)]
-    out = out.sort_values(["_curve", "offered_load"], kind="stable").reset_index(drop=True)
     return out[list(LATENCY_SUMMARY_COLUMNS)]
-
-
-def _first_deadlock_loads(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    """Per ``by`` group: ``first_deadlock_load``, the lowest offered load at which a run deadlocked (NaN if none).
-
-    >>> runs = pd.DataFrame({"routing": ["a", "a", "b"], "offered_load": [0.1, 0.3, 0.1],
-    ...                      "deadlock": [False, True, False]})
-    >>> _first_deadlock_loads(runs, ["routing"]).values.tolist()
-    [['a', 0.3], ['b', nan]]
-    """
-    check_frame("runs", runs, ["offered_load", "deadlock"])
-    dead = runs.offered_load.where(runs.deadlock.astype(bool))
-    out = dead.groupby([runs[c] for c in by], sort=False).min().rename("first_deadlock_load").reset_index()
-    return out.astype({"first_deadlock_load": float})
 
 
 def saturation_summary(latency: pd.DataFrame, *, seed: int) -> pd.DataFrame:
@@ -613,15 +556,22 @@ def saturation_summary(latency: pd.DataFrame, *, seed: int) -> pd.DataFrame:
 
     :func:`torus_lab.sim.saturation.saturation_table` with ``SATURATION`` (``saturation_load``: highest
     offered load of the grid such that it and every lighter load are sustained; ``saturation_throughput``:
-    largest accepted throughput of a load without deadlock), plus ``_first_deadlock_loads``, the number
-    of loads and the experiment ``seed``.  Resolution: the sweep's grid.
+    largest accepted throughput of a load without deadlock), plus ``first_deadlock_load`` (the lightest offered
+    load at which a run deadlocked, NaN if none), the number of loads and the experiment ``seed``
+    (:func:`torus_lab.studies.routing_bench.curve_saturation`).  Resolution: the sweep's grid.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"routing": "r", "network": "torus", "traffic": "uniform", "offered_load": [0.1, 0.3],
+    ...                      "accepted_throughput": [0.1, 0.2], "generated_throughput": [0.1, 0.3],
+    ...                      "mean_latency": [10.0, 20.0], "deadlock": [False, True]})
+    >>> saturation_summary(runs, seed=2)[["saturation_load", "first_deadlock_load", "seed"]].values.tolist()
+    [[0.1, 0.3, 2.0]]
     """
     by = ["routing", "network", "traffic"]
     check_frame("latency", latency, [*by, *RUN_COLUMNS])
     check_int("seed", seed)
-    sat = saturation_table(latency, by, SATURATION)
-    out = (latency[by].drop_duplicates().merge(sat, on=by, how="left")
-           .merge(_first_deadlock_loads(latency, by), on=by, how="left"))
+    out = curve_saturation(latency, by, SATURATION)
     out["seed"] = int(seed)
     return out[["routing", "traffic", "network", "saturation_throughput", "saturation_load", "first_deadlock_load",
                 "loads", "seed"]]
