@@ -363,10 +363,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
                                                                  summary=_bv("summary")),
     "torus_lab.studies.booksim_validation.saturation_comparison": dict(points=_bv("points"), summary=_bv("summary"),
                                                                        latency_cap=500, accept_ratio=0.97),
-    "torus_lab.studies.booksim_validation.validation_claims": dict(points=_bv("points"), zero=_bv("zero_load"),
-                                                                   saturation=_bv("saturation"),
-                                                                   tolerances=_BV_PARAMS["tolerances"]),
-    "torus_lab.studies.booksim_validation.run_conditions": dict(config=_BV_CONFIG, params=_BV_PARAMS),
+    "torus_lab.studies.booksim_validation_claims.run_conditions": dict(config=_BV_CONFIG, params=_BV_PARAMS),
     "torus_lab.studies.booksim_validation.check_params": dict(params=_BV_PARAMS),
     "torus_lab.studies.booksim_validation.run": dict(params=_BV_PARAMS, root=Lazy(
         lambda: __import__("torus_lab.experiment").experiment.project_root())),
