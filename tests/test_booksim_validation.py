@@ -13,6 +13,7 @@ from torus_lab.experiment import project_root
 from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.booksim import booksim_zero_load_latency
 from torus_lab.studies import booksim_validation as bv
+from torus_lab.studies import booksim_validation_claims as bvc
 
 ROOT = project_root()
 REFERENCE = ROOT / "reference" / "booksim2"
@@ -79,11 +80,11 @@ def test_items_cover_zero_load_every_sweep_load_and_overload_for_each_replica():
                                 zero_load_run_length={"measure": 500}, overload_run_length={"measure": 50})
     sweep_loads = runs[(runs.config == "torus88_dor_vc2_p1") & (runs.sim_type == "latency")].offered_flit_rate
     loads = sorted({i["load"] for i in items})
-    assert loads == sorted({*sweep_loads.round(6), bv.OVERLOAD})
+    assert loads == sorted({*sweep_loads.round(6), bvc.OVERLOAD})
     assert len(items) == 2 * len(loads)
-    expected = {bv.ZERO_LOAD: 500, bv.OVERLOAD: 50}
+    expected = {bvc.ZERO_LOAD: 500, bvc.OVERLOAD: 50}
     assert all(i["run_length"]["measure"] == expected.get(i["load"], 100) for i in items)
-    assert [i["mode"] for i in items if i["load"] == bv.OVERLOAD] == ["throughput"] * 2
+    assert [i["mode"] for i in items if i["load"] == bvc.OVERLOAD] == ["throughput"] * 2
 
 
 @given(count=st.integers(2, 12))
@@ -92,7 +93,7 @@ def test_a_subset_of_loads_keeps_the_lightest_and_the_heaviest(count):
     runs = pd.DataFrame({"config": "c", "sim_type": "latency", "offered_flit_rate": [0.001, *np.arange(1, 11) / 20]})
     items = bv.validation_items([{"name": "c"}], runs, seeds=1, run_length={}, zero_load_run_length={},
                                 overload_run_length={}, loads_per_config=count)  # fmt: skip
-    swept = [i["load"] for i in items if i["mode"] == "latency" and i["load"] != bv.ZERO_LOAD]
+    swept = [i["load"] for i in items if i["mode"] == "latency" and i["load"] != bvc.ZERO_LOAD]
     assert swept[0] == 0.05 and swept[-1] == 0.5
     assert len(swept) == min(count, 10) and swept == sorted(set(swept))
 
@@ -166,7 +167,10 @@ def _claims(diff_zero, diff_latency, diff_knee, diff_accepted):
                                "accepted_at_1": [0.2 + diff_accepted], "accepted_at_1_diff": [diff_accepted]})
     zero = zero.assign(latency_ci=0.1)
     saturation = saturation.assign(accepted_at_1_ci=0.001)
-    table = bv.validation_claims(points, zero, saturation, TOLERANCES, {"c": "c: not modelled: speculation"})
+    params = {"tolerances": TOLERANCES, "seeds": 1, "run_length": {}, "zero_load_run_length": {},
+              "overload_run_length": {}, "configs": [{"name": "c", "router": {}, "channel_latency": 1,
+                                                      "not_modelled": "speculation"}]}  # fmt: skip
+    table = bvc.claims({"points": points, "zero_load": zero, "saturation": saturation}, params)
     return dict(zip(table.claim_id, table.verdict, strict=True)), table
 
 

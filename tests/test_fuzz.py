@@ -327,9 +327,9 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.fault_tolerant.theorem_checks": dict(
         termination_points=[(8, 3)], fault_rates=[0.1], trials=1, safety_points=[(5, 2)], instances=1, pairs=1, seed=1,
         backend="serial"),
-    "torus_lab.studies.loads.fit_leading_constant": dict(radices=[5, 9, 17], ratios=[0.4, 0.44, 0.47]),
+    "torus_lab.studies.loads_claims.fit_leading_constant": dict(radices=[5, 9, 17], ratios=[0.4, 0.44, 0.47]),
     "torus_lab.studies.loads.fit_exponent": dict(processors=[16, 64, 256], e_max=[2, 8, 32]),
-    "torus_lab.studies.loads.constant_matches": dict(measured=0.1875, claimed=0.125, tolerance=0.5),
+    "torus_lab.studies.loads_claims.constant_matches": dict(measured=0.1875, claimed=0.125, tolerance=0.5),
     "torus_lab.studies.loads.upper_bound_verdict": dict(measured=[1.0, 2.0], bound=[1.0, 4.0]),
     "torus_lab.studies.loads.lower_bound_verdict": dict(measured=[2.0, 3.0], bound=[2.0, 1.0]),
     "torus_lab.studies.loads.spread_verdict": dict(values=[1.0, 0.75], tolerance=0.25),
@@ -363,10 +363,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
                                                                  summary=_bv("summary")),
     "torus_lab.studies.booksim_validation.saturation_comparison": dict(points=_bv("points"), summary=_bv("summary"),
                                                                        latency_cap=500, accept_ratio=0.97),
-    "torus_lab.studies.booksim_validation.validation_claims": dict(points=_bv("points"), zero=_bv("zero_load"),
-                                                                   saturation=_bv("saturation"),
-                                                                   tolerances=_BV_PARAMS["tolerances"]),
-    "torus_lab.studies.booksim_validation.run_conditions": dict(config=_BV_CONFIG, params=_BV_PARAMS),
+    "torus_lab.studies.booksim_validation_claims.run_conditions": dict(config=_BV_CONFIG, params=_BV_PARAMS),
     "torus_lab.studies.booksim_validation.check_params": dict(params=_BV_PARAMS),
     "torus_lab.studies.booksim_validation.run": dict(params=_BV_PARAMS, root=Lazy(
         lambda: __import__("torus_lab.experiment").experiment.project_root())),

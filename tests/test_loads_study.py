@@ -17,7 +17,10 @@ from torus_lab import runner
 from torus_lab.claims import CLAIM_COLUMNS, VERDICTS, uncovered_results
 from torus_lab.loads import link_loads, multiple_linear_placement, residue_placement
 from torus_lab.studies import loads as study
+from torus_lab.studies import loads_claims as lc
 from torus_lab.topology import Torus
+
+NAN = float("nan")
 
 matplotlib.use("Agg")
 
@@ -162,7 +165,7 @@ def test_run_returns_every_table(results):
 
 def test_claims_cover_every_numbered_result_of_the_paper(results):
     claims = results["claims"]
-    assert uncovered_results(claims, study.PAPER_RESULTS) == []
+    assert uncovered_results(claims, lc.PAPER_RESULTS) == []
     by_id = claims.set_index("claim_id")
     assert by_id.loc["placement_sizes", "verdict"] == "holds"
     assert by_id.loc["full_bisection_width", "verdict"] == "holds"   # 4 x 4 torus: natural cut 16 = 4k
@@ -170,10 +173,10 @@ def test_claims_cover_every_numbered_result_of_the_paper(results):
 
 
 def test_paper_results_are_unique_and_spelled_as_the_paper_numbers_them():
-    assert len(set(study.PAPER_RESULTS)) == len(study.PAPER_RESULTS) == 8
+    assert len(set(lc.PAPER_RESULTS)) == len(lc.PAPER_RESULTS) == 8
     assert all(re.fullmatch(r"(Theorem|Lemma|Corollary|Proposition|Table) \d+(\.\d+)?|Fig\. \d+", item)
-               for item in study.PAPER_RESULTS)
-    theorems = [int(item.split()[1]) for item in study.PAPER_RESULTS if item.startswith("Theorem")]
+               for item in lc.PAPER_RESULTS)
+    theorems = [int(item.split()[1]) for item in lc.PAPER_RESULTS if item.startswith("Theorem")]
     assert theorems == list(range(1, 7))
 
 
@@ -185,9 +188,9 @@ def test_placement_size_check_against_the_placements_themselves():
 
     rows = [{"d": d, "k": k, "t": t, "placement": "linear" if t == 1 else "multiple_linear", "routing": "odr",
              "processors": built(d, k, t).size} for d in (1, 2, 3) for k in (3, 4, 5) for t in (1, 2)]
-    check = study.placement_size_check(pd.DataFrame(rows))
+    check = lc.placement_size_check(pd.DataFrame(rows))
     assert check["equal"].all() and len(check) == 18
-    wrong = study.placement_size_check(pd.DataFrame(rows).assign(processors=lambda f: f["processors"] + 1))
+    wrong = lc.placement_size_check(pd.DataFrame(rows).assign(processors=lambda f: f["processors"] + 1))
     assert not wrong["equal"].any()
 
 
@@ -195,7 +198,7 @@ def test_load_per_processor_growth_rule_boundaries():
     def grows(values, ts=(1, 2, 3)):
         frame = pd.DataFrame({"d": 2, "k": 8, "t": list(ts), "routing": "odr", "processors": [8 * t for t in ts],
                               "e_max": [v * 8 * t for v, t in zip(values, ts, strict=True)]})
-        row = study.load_per_processor_by_t(frame).iloc[0]
+        row = lc.load_per_processor_by_t(frame).iloc[0]
         return bool(row["grows"]), bool(row["increasing"])
 
     assert grows([0.5, 0.75, 1.0]) == (True, True)
@@ -203,7 +206,7 @@ def test_load_per_processor_growth_rule_boundaries():
     assert grows([0.5, 0.5, 0.5]) == (False, False)        # flat: linear load, no growth
     assert grows([0.5, 0.8, 0.7]) == (False, False)        # a drop
     single = pd.DataFrame({"d": [2], "k": [8], "t": [1], "routing": ["odr"], "processors": [8], "e_max": [4.0]})
-    assert study.load_per_processor_by_t(single).empty
+    assert lc.load_per_processor_by_t(single).empty
 
 
 def test_linear_optimal_bound_2_rule_boundary():
@@ -211,7 +214,8 @@ def test_linear_optimal_bound_2_rule_boundary():
         frame = pd.DataFrame({"d": [2, 3], "k": [9, 5], "t": 1, "placement": "linear", "routing": "odr",
                               "processors": [9, 25], "e_max": [4.0, 4.0 * ratio_d3], "lb_cut": [1.0, 4.0],
                               "lb_single": [2.0, 4.0]})
-        return {r.claim_id: r.verdict for r in study.coverage_rows(frame)}["linear_optimal_bound_2"]
+        return _verdicts(frame.assign(e_mean=1.0, claimed_bound=NAN, lb_natural=1.0, bisection_natural=NAN,
+                                      bisection_bound=NAN))["linear_optimal_bound_2"]
 
     assert verdict(4.39) == "holds"
     assert verdict(4.45) == "does not hold"
@@ -313,22 +317,22 @@ def test_tables_the_notebook_shows(results):
 
 # ---------------------------------------------------------------------- verdict rules, at their boundaries
 def test_constant_matches_boundary():
-    assert study.constant_matches(0.1875, 0.125, 0.5)  # exactly at the tolerance
-    assert study.constant_matches(0.0625, 0.125, 0.5)
-    assert study.constant_matches(np.nextafter(0.1875, 0), 0.125, 0.5)
-    assert not study.constant_matches(np.nextafter(0.1875, 1), 0.125, 0.5)
-    assert not study.constant_matches(math.nan, 0.125, 0.5)
+    assert lc.constant_matches(0.1875, 0.125, 0.5)  # exactly at the tolerance
+    assert lc.constant_matches(0.0625, 0.125, 0.5)
+    assert lc.constant_matches(np.nextafter(0.1875, 0), 0.125, 0.5)
+    assert not lc.constant_matches(np.nextafter(0.1875, 1), 0.125, 0.5)
+    assert not lc.constant_matches(math.nan, 0.125, 0.5)
 
 
 def test_bound_claims_allow_round_off_only():
     # upper bound (Theorem 5 with UDR): exactly at the bound and round-off above it hold, 1e-9 above does not
     for scale, verdict in ((1.0, "holds"), (1 + 1e-13, "holds"), (1 + 1e-9, "does not hold"), (0.9, "holds")):
         summary = _summary(e_max=[1.0, 2.0, 16.0 * scale, 32.0])
-        assert {r.claim_id: r.verdict for r in study.claims_rows(summary)}["udr_linear_bound"] == verdict, scale
+        assert _verdicts(summary)["udr_linear_bound"] == verdict, scale
     # lower bound (1): E_max 1e-10 below it is round-off, 1e-6 below is a violation
     for below, verdict in ((0.0, "holds"), (1e-10, "holds"), (1e-6, "does not hold")):
         summary = _summary(lb_single=[1.0 + below, 2.0, 1.0, 2.0], e_max=[1.0, 2.0, 50.0, 100.0])
-        assert {r.claim_id: r.verdict for r in study.claims_rows(summary)}["bound_1"] == verdict, below
+        assert _verdicts(summary)["bound_1"] == verdict, below
 
 
 def test_improved_bound_spread_boundary():
@@ -336,7 +340,7 @@ def test_improved_bound_spread_boundary():
     def verdict(c3):
         rows = _summary()
         extra = rows.iloc[:2].assign(d=3, lb_natural=[c3 * 64, c3 * 256])
-        return {r.claim_id: r.verdict for r in study.claims_rows(pd.concat([rows, extra]))}["improved_bound"]
+        return _verdicts(pd.concat([rows, extra]))["improved_bound"]
 
     assert verdict(0.125 * 0.95) == "holds"             # spread 5% <= 10%
     assert verdict(0.125 * 0.85) == "does not hold"     # spread 15%
@@ -345,16 +349,16 @@ def test_improved_bound_spread_boundary():
 def test_blaum_optimal_holds_under_conditions_for_d2_only():
     rows = _summary(e_max=[1.0, 20.0, 1.75, 3.75])          # UDR meets (1) at d = 2, ODR does not
     extra = rows.iloc[2:].assign(d=3, e_max=[10.0, 30.0])    # ... but not at d = 3
-    claims = {r.claim_id: r for r in study.claims_rows(pd.concat([rows, extra]))}
-    assert claims["blaum_optimal_udr"].verdict == "holds under conditions"
-    assert "d = 2" in claims["blaum_optimal_udr"].rule.sentence()
-    assert claims["blaum_optimal_odr"].verdict == "does not hold"
+    claims = _claims(pd.concat([rows, extra]))
+    assert claims.loc["blaum_optimal_udr", "verdict"] == "holds under conditions"
+    assert "d = 2" in claims.loc["blaum_optimal_udr", "rule_text"]
+    assert claims.loc["blaum_optimal_odr", "verdict"] == "does not hold"
 
 
 def test_bruteforce_claim_boundary():
     def verdict(widths, bounds):
-        return study.bruteforce_claim(pd.DataFrame({"bisection_width": widths, "corollary_1_bound": bounds},
-                                                   dtype=float))
+        tiny = pd.DataFrame({"bisection_width": widths, "corollary_1_bound": bounds}, dtype=float)
+        return _claims(_summary(), tiny).loc["corollary_1_bruteforce"]
 
     assert verdict([36.0], [36.0]).verdict == "holds"
     assert verdict([35.0], [36.0]).verdict == "holds"
@@ -362,8 +366,19 @@ def test_bruteforce_claim_boundary():
     assert verdict([], []).verdict == "not testable here"
     assert verdict([math.nan], [36.0]).verdict == "not testable here"
     row = verdict([18.0, 36.0], [36.0, 36.0])
-    assert row.claim_id == "corollary_1_bruteforce" and row.evidence == ("data/loads/bisection_tiny.csv",)
+    assert row.evidence == "data/loads/bisection_tiny.csv"
     assert row.measured_text == "max exact |d_b P| / 6dk^(d-1) = 1 over 2 placements"
+
+
+def _claims(summary, tiny=None):
+    """The claims table (indexed by claim id) from a ``loads_details``-like summary and brute-force trials."""
+    if tiny is None:
+        tiny = pd.DataFrame({"bisection_width": [], "corollary_1_bound": []}, dtype=float)
+    return lc.claims({"loads_details": summary, "bisection_tiny": tiny}, {}).set_index("claim_id")
+
+
+def _verdicts(summary):
+    return _claims(summary)["verdict"].to_dict()
 
 
 def _summary(**overrides):
@@ -381,7 +396,7 @@ def _summary(**overrides):
 
 def test_claims_verdicts_follow_the_data() -> None:
     summary = _summary()
-    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
+    verdicts = _verdicts(summary)
     assert set(verdicts.values()) <= set(VERDICTS)
     assert verdicts["odr_linear_constant"] == "holds"  # E_max/k = 1/8 exactly
     assert verdicts["udr_linear_bound"] == "does not hold"  # 50 > 16
@@ -389,10 +404,10 @@ def test_claims_verdicts_follow_the_data() -> None:
     assert verdicts["odr_linear_linear"] == "holds"
     assert verdicts["odr_multiple_bound"] == "not testable here"  # no multiple linear rows
     assert verdicts["placement_alone"] == "not testable here"  # no shortest-path rows
-    assert study.fit_leading_constant([5, 9], [0.4, 0.4 + 0.5 / 5 - 0.5 / 9])[0] == pytest.approx(0.5)
-    assert study.asymptotic_exponent(summary[summary["routing"] == "udr"])[0][1] == pytest.approx(1.0)
+    assert lc.fit_leading_constant([5, 9], [0.4, 0.4 + 0.5 / 5 - 0.5 / 9])[0] == pytest.approx(0.5)
+    assert lc.asymptotic_exponent(summary[summary["routing"] == "udr"])[0][1] == pytest.approx(1.0)
     superlinear = pd.DataFrame({"k": [4, 6, 8, 10], "processors": [16, 36, 64, 100], "e_max": [8, 27, 64, 125]})
-    assert study.asymptotic_exponent(superlinear)[0][1] == pytest.approx(1.5)
+    assert lc.asymptotic_exponent(superlinear)[0][1] == pytest.approx(1.5)
 
 
 @pytest.mark.parametrize(
@@ -401,13 +416,13 @@ def test_claims_verdicts_follow_the_data() -> None:
 )
 def test_upper_bound_claim_at_the_bound(udr_e_max, verdict):
     summary = _summary(e_max=[1.0, 2.0, *udr_e_max])
-    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
+    verdicts = _verdicts(summary)
     assert verdicts["udr_linear_bound"] == verdict
 
 
 def test_upper_bound_claim_with_nan_bounds_is_not_tested():
     summary = _summary(claimed_bound=[1.0, 2.0, math.nan, math.nan])
-    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
+    verdicts = _verdicts(summary)
     assert verdicts["udr_linear_bound"] == "not testable here"
 
 
@@ -419,7 +434,7 @@ def test_odr_constant_claim_tolerance(scale, verdict):
     # E_max / k = scale/8 at both radices: the fitted constant is scale/8, the claim 1/8, tolerance 10 % (either
     # side of it here; exactly at it: test_constant_matches_boundary, the fit is not exact in floating point)
     summary = _summary(e_max=[scale, 2 * scale, 50.0, 100.0])
-    verdicts = {row.claim_id: row.verdict for row in study.claims_rows(summary)}
+    verdicts = _verdicts(summary)
     assert verdicts["odr_linear_constant"] == verdict
 
 
@@ -432,4 +447,4 @@ def test_odr_constant_claim_tolerance(scale, verdict):
 def test_fit_leading_constant_refuses_radices_below_two_and_non_finite_values(radices, ratios, message):
     # found by the fuzz suite: radices=[0, 0, 1] ended in numpy's "SVD did not converge" (1 / 0)
     with pytest.raises(ValueError, match=message):
-        study.fit_leading_constant(radices, ratios)
+        lc.fit_leading_constant(radices, ratios)

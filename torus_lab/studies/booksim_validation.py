@@ -52,23 +52,20 @@ from torus_lab._validate import (
     check_str,
     naming,
 )
-from torus_lab.claims import Claim, Rule, claims_table, data_file
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.booksim import booksim_zero_load_latency
 from torus_lab.sim.saturation import Saturation, saturation_table
 from torus_lab.stats import summarize
+from torus_lab.studies.booksim_validation_claims import OVERLOAD, RUN_LENGTHS, ZERO_LOAD, claims
 from torus_lab.sweep import sweep
 from torus_lab.topology import Mesh, Torus
 
-__all__ = ["ZERO_LOAD", "OVERLOAD", "REFERENCE_FILES", "read_reference", "check_configs", "network_routing",
+__all__ = ["REFERENCE_FILES", "read_reference", "check_configs", "network_routing",
            "unbounded_queue_capacity", "simulate_point", "validation_items", "point_table", "stability",
-           "zero_load_table", "saturation_comparison", "validation_claims", "run_conditions", "run",
+           "zero_load_table", "saturation_comparison", "run",
            "check_params"]  # fmt: skip
 
-#: BookSim2's zero-load point and overload (throughput-mode) point of the reference runs, flits/node/cycle.
-ZERO_LOAD = 0.001
-OVERLOAD = 1.0
 #: The reference files (``reference/booksim2/``) the study reads.
 REFERENCE_FILES = ("booksim2_runs.csv", "booksim2_summary.csv")
 _RUN_COLUMNS = ("config", "offered_flit_rate", "sim_type", "status", "packet_latency_avg", "accepted_flit_rate",
@@ -76,7 +73,6 @@ _RUN_COLUMNS = ("config", "offered_flit_rate", "sim_type", "status", "packet_lat
 _SUMMARY_COLUMNS = ("config", "topology", "k", "n", "num_vcs", "packet_size", "zero_load_packet_latency",
                     "max_stable_offered", "overload_accepted_at_offered_1")  # fmt: skip
 _CONFIG_KEYS = ("name", "network", "dims", "radix", "vcs", "packet_length", "channel_latency", "router")
-_RUN_LENGTHS = ("run_length", "zero_load_run_length", "overload_run_length")  # SimConfig run-length blocks
 _RECORD_ONLY = ("not_modelled",)  # configuration keys that describe, not configure
 #: A run's status from the rule that ended it (:data:`torus_lab.sim.runlength.END_RULES`).
 _STATUS = {"deadlocked": "deadlocked", "unstable": "unstable"}
@@ -373,80 +369,6 @@ def saturation_comparison(points: pd.DataFrame, summary: pd.DataFrame, *, latenc
     return out
 
 
-def _below_knee(points: pd.DataFrame, saturation: pd.DataFrame, below_fraction: float) -> pd.DataFrame:
-    knee = saturation.set_index("config").bs_max_stable
-    limit = points.config.map(knee) * below_fraction + 1e-9
-    return points[(points["mode"] == "latency") & (points.load > ZERO_LOAD) & (points.load <= limit)]
-
-
-def validation_claims(points: pd.DataFrame, zero: pd.DataFrame, saturation: pd.DataFrame,
-                      tolerances: Mapping[str, float], conditions: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """The claims table: per configuration, four checks with ``at_most`` rules on the absolute difference from
-    BookSim2 (zero-load latency, relative; the largest relative latency difference at loads up to
-    ``below_fraction`` of BookSim2's highest stable load; highest stable load and accepted rate at offered 1.0,
-    flit/node/cycle).  ``conditions`` maps a configuration to what its runs assumed (:func:`run_conditions`)."""
-    check_frame("points", points, ["config", "load", "mode", "latency_diff"])
-    check_frame("zero", zero, ["config", "bs_latency", "latency_mean", "latency_ci", "diff"])
-    check_frame("saturation", saturation, ["config", "bs_max_stable", "max_stable", "max_stable_diff",
-                                           "bs_accepted_at_1", "accepted_at_1", "accepted_at_1_ci",
-                                           "accepted_at_1_diff"])
-    tol = check_mapping("tolerances", tolerances, ["zero_load_rel", "latency_rel", "saturation_abs", "below_fraction"])
-    conditions = dict(check_mapping("conditions", conditions or {}, []))
-    below = _below_knee(points, saturation, tol["below_fraction"])
-    evidence = {key: (data_file("booksim_validation", f"{key}.csv"),) for key in ("points", "zero_load", "saturation")}
-    where = ("BookSim2 reference runs (reference/booksim2), the acceptance rule of "
-             "docs/conventions.md#sim-booksim-validation")
-    claims = []
-    for name in saturation.config:
-        z, s = zero.set_index("config").loc[name], saturation.set_index("config").loc[name]
-        part = below[below.config == name]
-        worst = float(part.latency_diff.abs().max()) if len(part) else math.nan
-        common = dict(location=where, conditions=conditions.get(name, name))
-        claims += [
-            Claim(claim_id=f"{name}_zero_load", statement=f"{name}: zero-load latency (offered {ZERO_LOAD}) within "
-                  f"{tol['zero_load_rel']:.0%} of BookSim2's", paper_value=float(z.bs_latency),
-                  paper_text=f"BookSim2 {z.bs_latency:.2f} cycles", measured_value=abs(float(z["diff"])),
-                  measured_text=f"{z.latency_mean:.2f} +- {z.latency_ci:.2f} cycles ({z['diff']:+.2%})",
-                  rule=Rule("at_most", {"bound": tol["zero_load_rel"]}), evidence=evidence["zero_load"], **common),
-            Claim(claim_id=f"{name}_latency", statement=f"{name}: mean packet latency within "
-                  f"{tol['latency_rel']:.0%} of BookSim2's at every offered load up to "
-                  f"{tol['below_fraction']:.0%} of BookSim2's highest stable load",
-                  paper_text=f"BookSim2 at {len(part)} loads", measured_value=worst,
-                  measured_text=f"largest |relative difference| {worst:.2%} over {len(part)} loads",
-                  rule=Rule("at_most", {"bound": tol["latency_rel"]}), evidence=evidence["points"], **common),
-            Claim(claim_id=f"{name}_max_stable", statement=f"{name}: highest stable offered load within "
-                  f"{tol['saturation_abs']} flit/node/cycle of BookSim2's", paper_value=float(s.bs_max_stable),
-                  paper_text=f"BookSim2 {s.bs_max_stable:.2f}", measured_value=round(abs(float(s.max_stable_diff)), 9),
-                  measured_text=f"{s.max_stable:.2f} ({s.max_stable_diff:+.3f})",
-                  rule=Rule("at_most", {"bound": tol["saturation_abs"]}), evidence=evidence["saturation"], **common),
-            Claim(claim_id=f"{name}_accepted_at_1", statement=f"{name}: accepted rate at offered 1.0 within "
-                  f"{tol['saturation_abs']} flit/node/cycle of BookSim2's", paper_value=float(s.bs_accepted_at_1),
-                  paper_text=f"BookSim2 {s.bs_accepted_at_1:.4f}", measured_value=abs(float(s.accepted_at_1_diff)),
-                  measured_text=f"{s.accepted_at_1:.4f} +- {s.accepted_at_1_ci:.4f} ({s.accepted_at_1_diff:+.4f})",
-                  rule=Rule("at_most", {"bound": tol["saturation_abs"]}), evidence=evidence["saturation"], **common),
-        ]  # fmt: skip
-    return claims_table("booksim_validation", claims)
-
-
-def run_conditions(config: Mapping[str, Any], params: Mapping[str, Any]) -> str:
-    """What the runs of one configuration assumed, in words (the ``conditions`` of its claims).
-
-    >>> run_conditions({"name": "c", "router": {}, "channel_latency": 2}, {"seeds": 2, "run_length": {"measure": 9},
-    ...                 "zero_load_run_length": {"measure": 90}, "overload_run_length": {"measure": 8}})
-    "c: booksim preset, channel latency 2, 2 replicas, run length {'measure': 9} (offered 0.001: {'measure': 90}; \
-offered 1.0: {'measure': 8})"
-    """
-    check_mapping("config", config, ["name", "router", "channel_latency"])
-    check_mapping("config['router']", config["router"], [])
-    check_mapping("params", params, ["seeds", *_RUN_LENGTHS])
-    router = ", ".join(f"{k}={v}" for k, v in config["router"].items())
-    text = (f"{config['name']}: booksim preset{', ' + router if router else ''}, channel latency "
-            f"{config['channel_latency']}, {params['seeds']} replicas, run length {dict(params['run_length'])} "
-            f"(offered {ZERO_LOAD}: {dict(params['zero_load_run_length'])}; offered {OVERLOAD}: "
-            f"{dict(params['overload_run_length'])})")  # fmt: skip
-    return text + (f"; not modelled: {config['not_modelled']}" if config.get("not_modelled") else "")
-
-
 def check_params(params: Mapping[str, Any]) -> None:
     """Rules the schema cannot express: configuration names are unique; each run-length block holds only
     :class:`~torus_lab.sim.SimConfig` run-length fields; the overload point runs fixed windows (at offered 1.0 every
@@ -459,13 +381,13 @@ def check_params(params: Mapping[str, Any]) -> None:
     ValueError: params['overload_run_length']: run_control must be 'fixed' at offered 1.0 (every source queue \
 overflows there by design), got 'adaptive'
     """
-    check_mapping("params", params, ["configs", *_RUN_LENGTHS])
+    check_mapping("params", params, ["configs", *RUN_LENGTHS])
     configs = check_sequence("params['configs']", params["configs"])
     names = [check_mapping(f"configs[{i}]", c, ["name"])["name"] for i, c in enumerate(configs)]
     duplicated = sorted({n for n in names if names.count(n) > 1})
     if duplicated:
         raise ValueError(f"configs: name(s) {duplicated} appear more than once")
-    for key in _RUN_LENGTHS:
+    for key in RUN_LENGTHS:
         with naming(f"params[{key!r}]"):
             SimConfig.preset("booksim", **check_mapping(key, params[key], []))
     control = params["overload_run_length"].get("run_control", "fixed")
@@ -479,10 +401,10 @@ def run(params: Mapping[str, Any], root: str | Path) -> dict[str, pd.DataFrame]:
     the folder the parameter ``reference`` is relative to (the project root).
 
     Keys (CSV stems): ``runs`` (one row per simulation), ``points`` (:func:`point_table`), ``zero_load``
-    (:func:`zero_load_table`), ``saturation`` (:func:`saturation_comparison`), ``claims``
-    (:func:`validation_claims`).
+    (:func:`zero_load_table`), ``saturation`` (:func:`saturation_comparison`), ``claims`` (last, from those tables
+    by :func:`torus_lab.studies.booksim_validation_claims.claims`).
     """
-    p = check_mapping("params", params, ["seed", "reference", "configs", "seeds", "loads_per_config", *_RUN_LENGTHS,
+    p = check_mapping("params", params, ["seed", "reference", "configs", "seeds", "loads_per_config", *RUN_LENGTHS,
                                          "latency_cap", "accept_ratio", "tolerances"])
     root = Path(check_instance("root", root, (str, Path), "a folder path"))
     check_params(p)
@@ -501,6 +423,5 @@ def run(params: Mapping[str, Any], root: str | Path) -> dict[str, pd.DataFrame]:
     saturation = saturation_comparison(points, ref_summary, latency_cap=p["latency_cap"],
                                        accept_ratio=p["accept_ratio"])
     zero = zero_load_table(points, runs, ref_summary)
-    return {"runs": runs, "points": points, "zero_load": zero, "saturation": saturation,
-            "claims": validation_claims(points, zero, saturation, p["tolerances"],
-                                        {c["name"]: run_conditions(c, p) for c in configs})}
+    tables = {"runs": runs, "points": points, "zero_load": zero, "saturation": saturation}
+    return {**tables, "claims": claims(tables, p)}
