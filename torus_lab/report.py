@@ -313,6 +313,12 @@ def build_report(out_root: str | Path | None = None, root: str | Path | None = N
         raise TypeError(f"archive must be a bool, got {archive!r}")
     if zip_path is not None and not archive:
         raise ParameterError("a zip path was given together with archive=False (--no-zip)")
+    if zip_path is not None:  # its folder exists or can be made, and it is no folder itself: before any work
+        if not isinstance(zip_path, (str, os.PathLike)) or not str(zip_path).strip():
+            raise ParameterError(f"--zip must be a file path, got {zip_path!r}")
+        check_output_root(Path(zip_path).expanduser().parent, option=f"--zip {str(zip_path)!r}: its folder")
+        if Path(zip_path).expanduser().is_dir():
+            raise ParameterError(f"--zip {str(zip_path)!r} is a folder, not a file")
     entries = collect(out, project)
     if not any(entry.manifest for entry in entries):
         raise ParameterError(f"no experiment outputs under {str(out)!r} (expected reports/<experiment>/manifest.json;"
