@@ -38,6 +38,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.metadata
@@ -489,12 +490,21 @@ def _run_processes(jobs, results, workers, advance) -> None:
             results[futures[future]] = _result_and_warnings(future.result())
             advance()
     except KeyboardInterrupt:  # Ctrl-C, a kernel interrupt, SIGTERM/SIGHUP under the CLI: stop the running items
-        pool.shutdown(wait=False, kill_workers=True)
-        _POOL_CODE.clear()
+        _kill_pool(pool)
         raise
     finally:  # on an error or an interrupt, drop the items not started yet
         for future in futures:
             future.cancel()
+
+
+def _kill_pool(pool) -> None:
+    """End the pool's workers at once (SIGKILL; their items are abandoned) and the pool with them, so that neither
+    the interrupted caller nor its exit waits for running items; the next sweep starts fresh workers."""
+    for process in list(getattr(pool, "_processes", {}).values()):  # loky's worker table
+        with contextlib.suppress(OSError, AttributeError, ValueError):
+            process.kill()
+    pool.shutdown(wait=False, kill_workers=True)
+    _POOL_CODE.clear()
 
 
 def _run_dask(jobs, results, scheduler, workers, advance) -> None:
