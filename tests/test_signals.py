@@ -257,9 +257,13 @@ def test_a_second_run_into_the_same_root_is_refused_naming_the_first(project, tm
 
 
 SWEEP_SCRIPT = textwrap.dedent("""
-    import os, sys, time
+    import os, signal, sys, time
     from pathlib import Path
     from torus_lab.sweep import sweep
+
+    # as from a terminal: a process started in the background of a non-interactive shell (a CI script, `make &`)
+    # inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler of its own
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def nap(i, rng):
         Path(os.environ["TEST_MARKERS"], f"worker-{i}-{os.getpid()}").write_text("")
