@@ -395,6 +395,10 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.claims.claims_table": dict(paper="p", claims=[]),
     "torus_lab.claims.check_claims_table": dict(table=Lazy(lambda: _claims().claims_table("p", []))),
     "torus_lab.claims.write_claims": dict(table=Lazy(lambda: _claims().claims_table("p", [])), data_dir="data"),
+    "torus_lab.claims.paper_value_claim": dict(
+        claim_id="C1", location="Section 5", statement="s", conditions="c", paper_value=1.3, paper_text="about 1.3",
+        measured=(1.29, 1.25, 1.33), measured_text="1.29", ci_method="bootstrap 95%",
+        rule=Lazy(lambda: _claims().Rule("inside_ci")), evidence=("data/p/a.csv",)),
 }
 
 
