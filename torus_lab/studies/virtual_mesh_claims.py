@@ -78,7 +78,7 @@ def _vc_count_claims(second: pd.DataFrame, vc: pd.DataFrame, vc_ks: list[int]) -
     bi = vc[vc.kind == "bidirectional"]
     uni = vc[(vc.kind == "unidirectional") & (vc.routing == "dor+dateline")]
     rows: list[Claim] = []
-    # 1. unidirectional: two VCs at every node
+    # unidirectional: two VCs at every node
     uni_second = second[(second.kind == "unidirectional") & second.measured_equal.eq(True)]
     paper_nodes = [f"k={r.k}:row {row}" for r in uni_second.itertuples() for row in range(int(r.k))]
     measured_nodes = [f"k={r.k}:row {row}" for r in uni_second.itertuples() for row in _rows_of(r.vc2_receivers)]
@@ -95,7 +95,7 @@ def _vc_count_claims(second: pd.DataFrame, vc: pd.DataFrame, vc_ks: list[int]) -
                        + "; VCs in use per channel " + ", ".join(f"{v:.2f}" for v in uni.vns_equiv)),
         rule=Rule("subset", {"paper_set": paper_nodes, "measured_set": measured_nodes}),
         evidence=_vm_evidence("second_vc_channels.csv", "vc_counts.csv")))
-    # 2. bidirectional: half the nodes, 3/2 VNs
+    # bidirectional: half the nodes, 3/2 VNs
     b1 = bi[bi.routing == "dor+dateline"]
     frac = second[(second.kind == "bidirectional") & (second.dateline.notna())].vc2_fraction
     met = int(len(frac) > 0 and frac.max() <= 0.5 + 1e-9) + int(len(b1) > 0 and b1.vns_equiv.max() <= 1.5 + 1e-9)
@@ -230,7 +230,7 @@ def _pfnf_claims(cdg: pd.DataFrame, adapt: pd.DataFrame, params: Mapping[str, An
         rule=Rule("all_of", {"n": cases, "condition": "our reconstruction of the PFNF rules",
                              "conditional_k": rec_full, "conditional_n": len(rec_rows)}),
         evidence=_vm_evidence("adaptivity.csv")))
-    # 8. PFNF on a mesh deadlock-free
+    # PFNF on a mesh deadlock-free
     mesh_pf = cdg[(cdg.kind == "mesh") & cdg.routing.isin(["pfnf-reconstruction", "pfnf-mirror", "pfnf-literal"])]
     switch = cdg[(cdg.kind == "mesh") & (cdg.routing == "pfnf-switch")]
     acyclic = int(mesh_pf.acyclic.astype(bool).sum())
