@@ -87,9 +87,9 @@ Not modelled
 
 State: one :class:`BookSimState` (a NamedTuple of numpy arrays, so numba compiles and caches every stage
 against one type); :func:`state_for` builds it.  VC, packet and request ids and cycle numbers are 32-bit words
-(:data:`WORD_LIMIT`; header states, packets' records and counters stay 64-bit), and the three words of a buffer
-slot sit side by side: a flit's move then reads half as many cache lines, which matters once the state outgrows
-the caches.  The stages are compiled with ``inline="always"``, so each stays a
+(:data:`torus_lab.sim.packets.WORD_LIMIT`; header states, packets' records and counters stay 64-bit), and the
+three words of a buffer slot sit side by side: a flit's move then reads half as many cache lines, which matters
+once the state outgrows the caches.  The stages are compiled with ``inline="always"``, so each stays a
 small function of its own, callable and tested alone.  numba counts references to every array: passing the
 state to a stage (inlined or not) increments and decrements the count of each of its arrays, and reading an
 array through the tuple inside a loop does so at every read.  So the stages bind the arrays they use to local
@@ -144,9 +144,11 @@ from torus_lab.sim.packets import (
     CN_ROUTING_ERROR,
     CN_WINDOW_FLITS_EJECTED,
     CNT,
+    WORD_LIMIT,
     dequeue,
     finish,
     generate,
+    packet_pool_size,
     run_over,
     watch_progress,
 )
@@ -177,10 +179,6 @@ __all__ = [
     "WORD_LIMIT",
 ]
 
-#: The BookSim model keeps VC, packet and request ids and cycle numbers in 32-bit words, so the arrays a flit's move
-#: reads take half the cache (large networks, whose state outgrows the caches, gain the most).  A run or a network
-#: beyond that range is refused (:func:`state_for`, :func:`run`).
-WORD_LIMIT = 2**31 - 1
 #: Input-VC states (BookSim2's ``VC::idle``; ``routing`` is folded into ``VC_ALLOC`` with a ready time).
 IDLE, VC_ALLOC, ACTIVE = 0, 1, 2
 #: The integer settings of ``BookSimState.cfg``, in word order: the one list their indices come from
@@ -317,13 +315,13 @@ def _port_tables(topology: Torus, channel_latency: int):
 
 def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int) -> int:
     """Bytes :func:`state_for` allocates (estimated before allocating, house rule): 32-bit words per VC and per
-    channel (:data:`WORD_LIMIT`), 64-bit header states, packets, sources and records."""
+    channel (:data:`torus_lab.sim.packets.WORD_LIMIT`), 64-bit header states, packets, sources and records."""
     nn = topology.num_nodes
     total = topology.num_channels + 2 * nn
     nvc = total * vcs
     ports = 2 * topology.n + 1
     kmax = candidate_capacity(topology, vcs)
-    packets = nn * (queue_cap + 1) + nvc + 16
+    packets = packet_pool_size(nn, nvc + nn, queue_cap)
     words32 = nvc * (23 + 4 * depth + 7 * kmax) + total * (7 + 4 * ports)
     words64 = (nvc * kmax * STATE_SIZE + packets * (7 + STATE_SIZE) + nn * (queue_cap + 12) + rec_cap * 7
                + total * 5 + nvc // 64 + 2 * ports + 64 + 3 * MAX_CANDIDATES * STATE_SIZE)  # fmt: skip
@@ -347,7 +345,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     n_in = (nch + nn) * vcs  # input VCs of the routers (network and injection): the only ones holding flits
     cfg = cfg.astype(np.int64).copy()
     cfg[_VCS], cfg[_NUM_CHANNELS], cfg[_NUM_NODES], cfg[_PORTS] = vcs, nch, nn, ports
-    npk = nn * (queue_cap + 1) + nvc + 16
+    npk = packet_pool_size(nn, nvc + nn, queue_cap)  # one more per node: the packet being injected
     sa_cap = total * ports  # switch requests per cycle: at most one per input channel and output port
     kmax = candidate_capacity(topology, vcs)  # candidates kept per routed head
     if max(npk, nvc * kmax) > WORD_LIMIT:
@@ -1100,7 +1098,7 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
 
 def _check_cycles(last_cycle: int, cfg: np.ndarray, channel_latency: int) -> None:
     """Refuse a run whose cycle numbers, plus the furthest a flit, credit or wait reaches past the current cycle,
-    would pass :data:`WORD_LIMIT` (the state keeps cycles in 32-bit words)."""
+    would pass :data:`torus_lab.sim.packets.WORD_LIMIT` (the state keeps cycles in 32-bit words)."""
     delays = (_ROUTING_DELAY, _VC_ALLOC_DELAY, _SW_ALLOC_DELAY, _ST_FINAL_DELAY, _CREDIT_DELAY)
     reach = sum(int(cfg[i]) for i in delays) + channel_latency + 8
     if last_cycle + reach > WORD_LIMIT:

@@ -48,6 +48,7 @@ from torus_lab.sim.runlength import (
     AdaptiveOutcome,
     RunWindow,
     SimulationDeadlock,
+    check_run_bounds,
     fixed_end_rule,
     run_adaptive,
 )
@@ -56,7 +57,8 @@ from torus_lab.sim.simple import CFG
 from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
 
-__all__ = ["SimState", "SimResult", "simulate", "zero_load_latency", "load_sweep", "find_saturation"]
+__all__ = ["SimState", "SimResult", "simulate", "zero_load_latency", "load_sweep", "find_saturation", "chunk_cycles",
+           "CHUNK_WORK"]
 
 #: The configuration :func:`simulate` uses when none is given.
 DEFAULT_CONFIG = SimConfig()
@@ -275,6 +277,7 @@ def _check_simulate_args(routing: RoutingFunction, config: SimConfig, seed: int,
     faults = routing.faults
     if config.router == "booksim" and faults is not None and (faults.links or faults.nodes):
         raise ValueError(f"router='booksim' does not model faults yet; routing {routing.name!r} has {faults!r}")
+    check_run_bounds(config, routing.topology, routing.num_vcs)
     return seed
 
 
@@ -426,19 +429,39 @@ def _batch_half_width(batch_means: list[float]) -> float:
     return confidence_interval(finite)[1] if len(finite) >= 2 else float("nan")
 
 
+#: Work one call of the compiled loop does at most, in router-cycles (routers x cycles): 0.02-0.4 s in either
+#: model (0.1-1.5 microseconds per router-cycle from light load to saturation), so a signal is answered well within
+#: a second while the calls' overhead (0.1-0.2 ms each) stays below 1% of a run.
+CHUNK_WORK = 2**18
+
+
+def chunk_cycles(topology: Torus) -> int:
+    """Cycles per call of the compiled loop on ``topology``: :data:`CHUNK_WORK` router-cycles, at least one cycle.
+
+    Examples
+    --------
+    >>> chunk_cycles(Torus(2, 4)), chunk_cycles(Torus(3, 16)), chunk_cycles(Torus(4, 32))
+    (16384, 64, 1)
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    return max(1, CHUNK_WORK // topology.num_nodes)
+
+
 @dataclass
 class _Runner:
     """One run's compiled loop seen by :func:`simulate` and the run-length controller, whatever the router.
 
     ``state`` is a :class:`SimState` or a :class:`torus_lab.sim.booksim.BookSimRun`; ``arrays`` holds the packet
     and record arrays (the same names in both models); ``loop(max_cycles)`` runs the compiled loop;
-    ``window`` writes a ``RunWindow`` into its settings.
+    ``window`` writes a ``RunWindow`` into its settings; ``chunk`` is the most cycles one call of the loop runs.
     """
 
     state: object
     arrays: object
     loop: Callable[[int], None]
     window: Callable[[RunWindow], None]
+    #: cycles per call of the compiled loop (:func:`chunk_cycles`)
+    chunk: int = 1
     wall: float = 0.0
     chunks: list = field(default_factory=list)
 
@@ -447,10 +470,22 @@ class _Runner:
         return self.state.counters
 
     def advance(self, cycles: int) -> bool:
-        """Run up to ``cycles`` cycles and collect the records; True when the loop stopped early (run over)."""
+        """Run up to ``cycles`` cycles and collect the records; True when the loop stopped early (run over).
+
+        The compiled loop runs in chunks of ``chunk`` cycles (:func:`chunk_cycles`): it resumes from its state, so
+        the run is the same whatever the chunks, and between two chunks Python runs its signal handlers, so Ctrl-C
+        (or a SIGTERM handler that raises) stops a run of any size within one chunk (numba code sees no signal).
+        """
         before = int(self.counters[CNT["now"]])
         start = time.perf_counter()
-        self.loop(int(cycles))
+        left = int(cycles)
+        while left > 0:
+            step = min(left, self.chunk)
+            at = int(self.counters[CNT["now"]])
+            self.loop(step)
+            if int(self.counters[CNT["now"]]) - at < step:
+                break
+            left -= step
         self.wall += time.perf_counter() - start
         count = int(self.arrays.rec_count[0])
         self.chunks.append(self.arrays.rec[:count].copy())
@@ -528,7 +563,7 @@ def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, word
         args = (kernel_handle(routing.kernel), routing.tables, state.arrays, int(cycles))
         compile_for_kernel(simple.run_kernel, args)(*args)
 
-    return _Runner(state, state, loop, window)
+    return _Runner(state, state, loop, window, chunk_cycles(routing.topology))
 
 
 def _generation_end(config: SimConfig) -> int:
@@ -551,7 +586,7 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
     def loop(cycles: int) -> None:
         booksim.run(routing, state, cycles)
 
-    return _Runner(booksim.BookSimRun(state), state, loop, window)
+    return _Runner(booksim.BookSimRun(state), state, loop, window, chunk_cycles(routing.topology))
 
 
 def _min_hops(topology: Torus, src: np.ndarray, dst: np.ndarray) -> np.ndarray:

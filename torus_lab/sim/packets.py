@@ -27,10 +27,12 @@ Examples
 from __future__ import annotations
 
 from torus_lab._jit import njit
+from torus_lab._validate import check_int
 from torus_lab.sim.rng import GAMMA, splitmix_mix, unit_float
 from torus_lab.sim.traffic import draw_destination, starts_packet
 
-__all__ = ["CNT", "COUNTER_WORDS", "generate", "dequeue", "finish", "watch_progress", "run_over"]
+__all__ = ["CNT", "COUNTER_WORDS", "WORD_LIMIT", "packet_pool_size", "generate", "dequeue", "finish", "watch_progress",
+           "run_over"]
 
 #: The run counters of a state's ``counters`` array, in word order (the same in both router models): the one list
 #: their indices come from (:data:`CNT` and the constants the compiled functions read are both derived from it).
@@ -64,6 +66,30 @@ CN_ROUTING_ERROR = CNT["routing_error"]
 CN_HOP_LIMIT_DROPS = CNT["hop_limit_drops"]
 CN_PACKETS_DELIVERED = CNT["packets_delivered"]
 CN_LATENCY_SUM = CNT["latency_sum"]
+#: Both router models keep cycle numbers and packet ids in 32-bit words (the FIFOs' slots, the BookSim model's
+#: timers), so the arrays a flit's move reads take half the cache.  A run that could reach a cycle, or a packet
+#: pool that would number a packet, past this is refused before any work
+#: (:func:`torus_lab.sim.runlength.check_run_bounds`).  The 64-bit counters then cannot overflow either: the
+#: largest, ``latency_sum``, grows by at most the pool size per cycle, below ``WORD_LIMIT ** 2 < 2 ** 63``.
+WORD_LIMIT = 2**31 - 1
+
+
+def packet_pool_size(num_nodes: int, input_vcs: int, queue_cap: int) -> int:
+    """Packet ids a run's pool holds: a full source queue of ``queue_cap`` packets per node, one packet per input
+    VC of the network (``input_vcs``, every VC a packet can sit in besides a queue) and 16 spare, so the pool
+    never runs dry before a queue overflows.
+
+    Examples
+    --------
+    >>> packet_pool_size(16, 144, 512)
+    8352
+    """
+    num_nodes = check_int("num_nodes", num_nodes, minimum=1)
+    input_vcs = check_int("input_vcs", input_vcs, minimum=0)
+    queue_cap = check_int("queue_cap", queue_cap, minimum=1)
+    return num_nodes * queue_cap + input_vcs + 16
+
+
 #: index of the hotspot fraction in a state's ``fcfg`` (after the three rates of ``starts_packet``)
 HOT_FRAC = 3
 

@@ -83,6 +83,7 @@ from torus_lab.sim.packets import (
     dequeue,
     finish,
     generate,
+    packet_pool_size,
     run_over,
     watch_progress,
 )
@@ -181,9 +182,10 @@ def state_memory_bytes(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_
     """
     nch, nn = topology.num_channels, topology.num_nodes
     niv, ports = nch * vcs + nn, nch + nn
-    per_ivc = 3 * cap + 16 + candidate_capacity(topology, vcs) * (1 + STATE_SIZE)  # FIFOs, VC state, candidates
-    packets = nn * queue_cap + niv + 16
-    return 8 * (niv * per_ivc + packets * (8 + STATE_SIZE) + nn * (queue_cap + 6) + rec_cap * 7 + 10 * ports)
+    per_ivc = 16 + candidate_capacity(topology, vcs) * (1 + STATE_SIZE)  # VC state, candidates (64-bit)
+    packets = packet_pool_size(nn, niv, queue_cap)
+    fifos = 4 * 3 * cap * niv  # packet, flit index, arrival: 32-bit
+    return fifos + 8 * (niv * per_ivc + packets * (8 + STATE_SIZE) + nn * (queue_cap + 6) + rec_cap * 7 + 10 * ports)
 
 
 def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word: int, *, depth: int, length: int,
@@ -216,7 +218,7 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
     nch, nn = topology.num_channels, topology.num_nodes
     niv, ports = nch * vcs + nn, nch + nn
     cap = max(depth, length)
-    npk = nn * queue_cap + niv + 16
+    npk = packet_pool_size(nn, niv, queue_cap)
     kmax = candidate_capacity(topology, vcs)
 
     def zeros(*shape):
@@ -224,6 +226,9 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
 
     def full(value, *shape):
         return np.full(shape, value, dtype=np.int64)
+
+    def narrow(*shape):  # 32-bit: the FIFO slots' packet ids, flit indices and arrival cycles (WORD_LIMIT)
+        return np.zeros(shape, dtype=np.int32)
 
     cfg = zeros(len(CFG))
     for name, value in dict(vcs=vcs, depth=depth, length=length, queue_cap=queue_cap, atomic=int(atomic),
@@ -234,7 +239,7 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
         cfg=cfg, fcfg=np.zeros(4), burst_on=np.zeros(nn, dtype=np.uint8),
         active=np.arange(nn, dtype=np.int64) if active is None else np.asarray(active, dtype=np.int64).copy(),
         dest_map=full(-1, nn), ivc_node=ivc_node, rng=np.array([seed_word], dtype=np.uint64), counters=zeros(len(CNT)),
-        count=zeros(niv), fhead=zeros(niv), fpk=zeros(niv, cap), fidx=zeros(niv, cap), farr=zeros(niv, cap),
+        count=zeros(niv), fhead=zeros(niv), fpk=narrow(niv, cap), fidx=narrow(niv, cap), farr=narrow(niv, cap),
         writer=full(-1, niv), routed=zeros(niv), ncand=zeros(niv), cand_ivc=zeros(niv, kmax),
         cand_st=zeros(niv, kmax, STATE_SIZE), out_ivc=full(-1, niv), waitc=zeros(niv),
         occupied=np.zeros((niv + 63) // 64, dtype=np.uint64), live=zeros(niv), nlive=zeros(1),
