@@ -8,7 +8,7 @@ import pytest
 
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.sim import SimConfig, engine, simulate
-from torus_lab.sim.packets import WORD_LIMIT
+from torus_lab.sim.packets import WORD_LIMIT, initial_pool_size, packet_pool_size
 from torus_lab.sim.runlength import check_run_bounds, run_horizon
 from torus_lab.topology import Torus
 
@@ -111,3 +111,58 @@ def test_chunks_shrink_with_the_network():
     chunks = [engine.chunk_cycles(t) for t in sizes]
     assert chunks == sorted(chunks, reverse=True) and chunks[-1] == 1
     assert all(c * t.num_nodes <= max(engine.CHUNK_WORK, t.num_nodes) for c, t in zip(chunks, sizes, strict=True))
+
+
+# ------------------------------------------------------------------------------------------------ packet pool
+
+
+@pytest.mark.parametrize("base", [SIMPLE, BOOKSIM], ids=["simple", "booksim"])
+def test_a_pool_grown_in_time_gives_the_run_of_a_full_pool(base, monkeypatch):
+    """Past saturation packets pile up in the source queues: the pool starts with POOL_HEADROOM cycles of ids
+    and grows several times, yet the run is the one of a pool as large as the queues from the start."""
+    config = base.replace(offered_load=0.9, queue_capacity=64)
+    grown = simulate(DOR, config, seed=3, keep_state=True)
+    pool = grown.state.free_stack.shape[0]
+    first = initial_pool_size(16, pool_input_vcs(base), 64)
+    assert first < pool <= packet_pool_size(16, pool_input_vcs(base), 64)
+    monkeypatch.setattr(engine, "initial_pool_size", packet_pool_size)
+    full = simulate(DOR, config, seed=3, keep_state=True)
+    assert full.state.free_stack.shape[0] == packet_pool_size(16, pool_input_vcs(base), 64)
+    pd.testing.assert_frame_equal(grown.packets, full.packets)
+    assert grown.counters == full.counters and grown.in_flight == full.in_flight
+
+
+def pool_input_vcs(config: SimConfig) -> int:
+    topology, vcs = DOR.topology, DOR.num_vcs
+    if config.router == "simple":
+        return topology.num_channels * vcs + topology.num_nodes
+    return (topology.num_channels + 2 * topology.num_nodes) * vcs + topology.num_nodes
+
+
+# ------------------------------------------------------------------------------------------------ memory
+
+
+def _allocated(state) -> int:
+    """Bytes held by a state's arrays (a view counted once, with its base)."""
+    bases = {}
+    for name in state._fields:
+        array = getattr(state, name)
+        base = array.base if array.base is not None else array
+        bases[id(base)] = base.nbytes
+    return sum(bases.values())
+
+
+@pytest.mark.parametrize("topology, vcs", [(Torus(2, 4), 2), (Torus(3, 4), 3)])
+def test_the_memory_estimates_match_the_allocation(topology, vcs):
+    """What the memory check adds up before a run is what the state holds, byte for byte, in both models."""
+    from torus_lab.sim import booksim, simple
+
+    st = simple.new_state(topology, vcs, 16, 100, 1, depth=8, length=4, atomic=True, pool=500)
+    assert _allocated(st) == simple.state_memory_bytes(topology, vcs, 8, 16, 100, 500)
+    routing = ecube_routing(topology, datelines=True, vcs=vcs)
+    bs = booksim.state_for(routing, BOOKSIM.replace(queue_capacity=16), rec_cap=100, pool=500)
+    assert _allocated(bs) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, 500)
+    layout = booksim.state_layout(topology, vcs, 8, 16, 100, 500)
+    assert {name for name, size in layout.items() if size} <= set(booksim.BookSimState._fields)
+    assert all(getattr(st, name).nbytes == size for name, size in simple.state_layout(
+        topology, vcs, 8, 16, 100, 500).items())  # fmt: skip
