@@ -327,8 +327,8 @@ def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap:
     Examples
     --------
     >>> layout = state_layout(Torus(2, 4), 2, 8, 16, 100)
-    >>> layout["fpk"], layout["fidx"], layout["rec"]       # 224 VCs x 8 slots x 3 words of 4 bytes; a view; 100 x 7
-    (21504, 0, 5600)
+    >>> layout["fpk"], layout["fidx"], layout["rec"]       # 192 VCs x 8 slots x 3 words of 4 bytes; a view; 100 x 7
+    (18432, 0, 5600)
     """
     check_instance("topology", topology, Torus, "a Torus or Mesh")
     vcs, depth, queue_cap = (check_int(name, value, minimum=1) for name, value in

@@ -131,6 +131,9 @@ def grow_pool(st, size: int):
     >>> big.free_stack[: big.free_top[0]].tolist(), big.pk_state.shape
     ([4, 3, 2, 1], (5, 2))
     """
+    if not (isinstance(st, tuple) and all(name in getattr(st, "_fields", ()) for name in
+                                          (*POOL_FIELDS, "free_stack", "free_top"))):  # fmt: skip
+        raise TypeError(f"st must be a simulator state (a NamedTuple holding a packet pool), got {type(st).__name__}")
     pool = int(st.free_stack.shape[0])
     size = check_int("size", size, minimum=pool, maximum=WORD_LIMIT)
     extra = size - pool

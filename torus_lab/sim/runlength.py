@@ -179,7 +179,7 @@ def check_run_bounds(config: SimConfig, topology: Torus, vcs: int) -> None:
     """
     check_instance("config", config, SimConfig)
     check_instance("topology", topology, Torus, "a Torus or Mesh")
-    vcs = check_int("vcs", vcs, minimum=1)
+    vcs = check_int("vcs", vcs, minimum=1, maximum=WORD_LIMIT)
     horizon, fields = run_horizon(config)
     longest = WORD_LIMIT - _cycle_reach(config)
     if horizon > longest:
@@ -192,7 +192,7 @@ def check_run_bounds(config: SimConfig, topology: Torus, vcs: int) -> None:
     input_vcs = nch * vcs + nn if config.router == "simple" else (nch + 2 * nn) * vcs + nn
     pool = packet_pool_size(nn, input_vcs, config.queue_capacity)
     if pool > WORD_LIMIT:
-        raise ValueError(f"queue_capacity={config.queue_capacity} on {topology!r} with {vcs} VCs needs a pool of "
+        raise ValueError(f"queue_capacity={config.queue_capacity} on {topology!r} with vcs={vcs} needs a pool of "
                          f"{pool} packet ids, more than the simulator can count: packet ids are 32-bit words "
                          f"(WORD_LIMIT = {WORD_LIMIT})")  # fmt: skip
 
