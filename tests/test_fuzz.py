@@ -290,6 +290,17 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.sim.engine.load_sweep": dict(routing=ROUTING, config=_sim_config(), loads=[0.1]),
     "torus_lab.sim.engine.find_saturation": dict(routing=ROUTING, config=_sim_config(), tolerance=1.0),
     "torus_lab.sim.traffic.destination_map": dict(topology=T24, traffic="uniform"),
+    "torus_lab.sim.engine.chunk_cycles": dict(topology=T24),
+    "torus_lab.sim.runlength.run_horizon": dict(config=_sim_config()),
+    "torus_lab.sim.runlength.check_run_bounds": dict(config=_sim_config(), topology=T24, vcs=2),
+    "torus_lab.sim.packets.packet_pool_size": dict(num_nodes=16, input_vcs=144, queue_cap=8),
+    "torus_lab.sim.packets.initial_pool_size": dict(num_nodes=16, input_vcs=144, queue_cap=8),
+    "torus_lab.sim.packets.grow_pool": dict(st=Lazy(lambda: __import__("torus_lab.sim.simple").sim.simple.new_state(
+        T24.build(), 2, 4, 8, 1, depth=4, length=4, atomic=True, pool=200)), size=300),  # fmt: skip
+    "torus_lab.sim.simple.state_layout": dict(topology=T24, vcs=2, cap=4, queue_cap=8, rec_cap=10),
+    "torus_lab.sim.simple.state_memory_bytes": dict(topology=T24, vcs=2, cap=4, queue_cap=8, rec_cap=10),
+    "torus_lab.sim.booksim.state_layout": dict(topology=T24, vcs=2, depth=8, queue_cap=8, rec_cap=10),
+    "torus_lab.sim.booksim.state_memory_bytes": dict(topology=T24, vcs=2, depth=8, queue_cap=8, rec_cap=10),
     "torus_lab.stats.summarize": dict(frame=_frame(a=[1, 1], x=[1.0, 2.0]), by=["a"], columns=["x"]),
     # plotting
     "torus_lab.plotting.save_figure": dict(fig=Lazy(lambda: _figure_ax().build().figure), figures_dir="figs",

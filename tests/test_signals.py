@@ -296,3 +296,63 @@ def test_a_script_s_sweep_workers_end_with_it(tmp_path, signum):
     status, err = run.stop(signum)
     assert status == (130 if signum == signal.SIGINT else -signal.SIGTERM), err
     run.assert_no_process_left()
+
+
+SIM_SCRIPT = textwrap.dedent("""
+    import contextlib, os, signal, sys, time
+    from pathlib import Path
+    from torus_lab.interrupt import catching_signals
+    from torus_lab.routing.ecube import ecube_routing
+    from torus_lab.sim import SimConfig, simulate
+    from torus_lab.topology import Torus
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as from a terminal (see SWEEP_SCRIPT)
+    router, handler = sys.argv[1], sys.argv[2]
+    routing = ecube_routing(Torus(3, 16), datelines=True, vcs=2)
+    base = SimConfig.preset(router)
+    simulate(routing, base.replace(warmup=2, measure=2, drain=4), seed=1)  # compiles the loop (or loads its cache)
+    endless = base.replace(offered_load=0.3, warmup=10**8, measure=10, drain=0)  # hours of work on 4096 routers
+    try:
+        with catching_signals() if handler == "handler" else contextlib.nullcontext():
+            Path(os.environ["TEST_MARKERS"], "simulating").write_text("")
+            simulate(routing, endless, seed=2)
+    except KeyboardInterrupt as stop:
+        print(f"stopped {type(stop).__name__} {time.monotonic()!r}", file=sys.stderr)
+        sys.exit(130)
+""")
+
+
+@pytest.mark.parametrize("router", ["simple", "booksim"])
+@pytest.mark.parametrize("signum, handler", [(signal.SIGINT, "default"), (signal.SIGTERM, "handler"),
+                                             (signal.SIGTERM, "default")], ids=["SIGINT", "SIGTERM-handled",
+                                                                                "SIGTERM-default"])  # fmt: skip
+def test_a_long_simulation_answers_a_signal_between_chunks(tmp_path, router, signum, handler):
+    """A simulation of hours on a 4096-router torus, stopped in its compiled loop: Ctrl-C (Python's default
+    handler) and a SIGTERM under a handler that raises (``catching_signals``) become a KeyboardInterrupt at the
+    end of the running chunk (``torus_lab.sim.engine.chunk_cycles``); a SIGTERM with no handler ends the process.
+    The latency from the signal to the interrupt is printed; the bound asserted is generous (a busy machine),
+    what must hold is that the run does not go on to its end."""
+    script = tmp_path / "script.py"
+    script.write_text(SIM_SCRIPT)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    tag = uuid.uuid4().hex
+    run = Run.__new__(Run)
+    run.tag, run.markers = tag, markers
+    run.process = subprocess.Popen([sys.executable, str(script), router, handler], cwd=tmp_path,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                   env={**os.environ, "TEST_MARKERS": str(markers), "TORUS_LAB_TEST_TAG": tag})
+    run.wait_for("simulating")
+    time.sleep(1.0)  # well inside the compiled loop
+    sent = time.monotonic()
+    status, err = run.stop(signum)
+    if handler == "default" and signum == signal.SIGTERM:
+        assert status == -signal.SIGTERM, err
+        return
+    assert status == 130, err
+    stopped = [line.split() for line in err.splitlines() if line.startswith("stopped ")]
+    assert stopped and stopped[-1][1] == ("Interrupted" if handler == "handler" else "KeyboardInterrupt"), err
+    latency = float(stopped[-1][2]) - sent
+    print(f"{router}: {signal.Signals(signum).name} answered after {latency:.3f} s")
+    assert 0 <= latency < 30, err  # unchunked, the loop would run for hours before Python saw the signal
+    run.assert_no_process_left()

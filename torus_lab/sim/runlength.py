@@ -57,11 +57,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from torus_lab._validate import check_real, check_real_array
-from torus_lab.sim.packets import CNT
+from torus_lab._validate import check_instance, check_int, check_real, check_real_array
+from torus_lab.sim.config import SimConfig
+from torus_lab.sim.packets import CNT, WORD_LIMIT, packet_pool_size
 from torus_lab.stats import confidence_interval
+from torus_lab.topology import Torus
 
-__all__ = ["END_RULES", "MIN_BATCHES", "SimulationDeadlock", "relative_change", "ci_width_met"]
+__all__ = ["END_RULES", "MIN_BATCHES", "SimulationDeadlock", "relative_change", "ci_width_met", "run_horizon",
+           "check_run_bounds"]
 
 #: What ended a run (``SimResult.end_rule``):
 #:
@@ -126,6 +129,72 @@ class _PeriodSample:
         """Mean age of the period's delivered packets (their latency) and of the packets still alive (0 if none)."""
         count = self.delivered + self.alive
         return (self.latency_sum + self.alive_age_sum) / count if count else 0.0
+
+
+def run_horizon(config: SimConfig) -> tuple[int, str]:
+    """The most cycles a run under ``config`` can last, and the fields that set it: ``warmup + measure + drain +
+    1`` with fixed windows, ``max_periods * sample_period + drain + 1`` with adaptive control (the compiled loop
+    stops itself ``drain`` cycles after measurement ends, and checks it once more in the cycle after).
+
+    Examples
+    --------
+    >>> run_horizon(SimConfig(warmup=10, measure=20, drain=5))
+    (36, 'warmup + measure + drain')
+    >>> run_horizon(SimConfig(run_control="adaptive", sample_period=100, max_periods=4, drain=50))
+    (451, 'max_periods * sample_period + drain')
+    """
+    check_instance("config", config, SimConfig)
+    if config.run_control == "fixed":
+        return config.warmup + config.measure + config.drain + 1, "warmup + measure + drain"
+    return config.max_periods * config.sample_period + config.drain + 1, "max_periods * sample_period + drain"
+
+
+def _cycle_reach(config: SimConfig) -> int:
+    """Cycles past the current one that a model writes into its cycle words (a flit's or credit's arrival, a
+    timer): the simple router's ``router_delay``; the BookSim model's delays, channel and margin."""
+    if config.router == "simple":
+        return config.router_delay
+    return (config.routing_delay + config.vc_alloc_delay + config.sw_alloc_delay + config.st_final_delay
+            + config.credit_delay + config.channel_latency + 8)  # fmt: skip
+
+
+def check_run_bounds(config: SimConfig, topology: Torus, vcs: int) -> None:
+    """Refuse a run its state cannot count, before any work, naming the fields and the limit.
+
+    Both router models keep cycle numbers and packet ids in 32-bit words
+    (:data:`torus_lab.sim.packets.WORD_LIMIT`): the run's length (:func:`run_horizon`) plus the cycles a model
+    writes ahead of the current one must stay within it, and so must the packet pool of ``topology`` with
+    ``vcs`` VCs and ``config.queue_capacity`` packets per source queue
+    (:func:`torus_lab.sim.packets.packet_pool_size`).  The 64-bit counters then cannot overflow.
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> check_run_bounds(SimConfig(), Torus(2, 4), 2)
+    >>> try:
+    ...     check_run_bounds(SimConfig(warmup=10**15), Torus(2, 4), 2)
+    ... except ValueError as error:
+    ...     print(str(error)[:64])
+    warmup + measure + drain = 1000000000022000 cycles (warmup=10000
+    """
+    check_instance("config", config, SimConfig)
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    vcs = check_int("vcs", vcs, minimum=1, maximum=WORD_LIMIT)
+    horizon, fields = run_horizon(config)
+    longest = WORD_LIMIT - _cycle_reach(config)
+    if horizon > longest:
+        names = [name for name in ("warmup", "measure", "max_periods", "sample_period", "drain") if name in fields]
+        values = ", ".join(f"{name}={getattr(config, name)}" for name in names)
+        raise ValueError(f"{fields} = {horizon - 1} cycles ({values}) is more than the simulator can count: cycle "
+                         f"numbers are 32-bit words (WORD_LIMIT = {WORD_LIMIT}), so a run of router="
+                         f"{config.router!r} lasts at most {longest - 1} cycles")  # fmt: skip
+    nn, nch = topology.num_nodes, topology.num_channels
+    input_vcs = nch * vcs + nn if config.router == "simple" else (nch + 2 * nn) * vcs + nn
+    pool = packet_pool_size(nn, input_vcs, config.queue_capacity)
+    if pool > WORD_LIMIT:
+        raise ValueError(f"queue_capacity={config.queue_capacity} on {topology!r} with vcs={vcs} needs a pool of "
+                         f"{pool} packet ids, more than the simulator can count: packet ids are 32-bit words "
+                         f"(WORD_LIMIT = {WORD_LIMIT})")  # fmt: skip
 
 
 def relative_change(previous: float, current: float) -> float:
