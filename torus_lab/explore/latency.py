@@ -18,8 +18,10 @@ Three layers, each usable without the next:
   buttons, a progress bar, a status line that shows a refused input's message, and the figure
   (:func:`torus_lab.plotting.latency_load_figure` with a dotted line at each curve's saturation load).
 
-The run's thread waits on the sweep's worker processes, so the kernel stays free for other cells; it is a
-daemon thread, and a process that exits (Ctrl-C in a script, a kernel shut down) cancels it first.
+The run's thread waits on the sweep's worker processes, so the kernel stays free for other cells.  It is a
+daemon thread: a process that exits (Ctrl-C in a script, a kernel shut down) cancels it on its way out, and a
+process ended without cleanup (SIGTERM, a kernel killed) takes it along, its workers following their parent
+(:mod:`torus_lab.sweep`).  A kernel's *Interrupt* stops the cell running, not the explorer: *Cancel* does.
 
 Examples
 --------
