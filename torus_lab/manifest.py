@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from torus_lab._validate import check_instance, check_mapping, check_real, check_str
 from torus_lab.lockfile import lock_state
 from torus_lab.settings import ENVIRONMENT, Settings, current_settings
 from torus_lab.timing import is_timing_file
@@ -57,6 +58,7 @@ def git_state(root: Path) -> dict[str, Any]:
     ``dirty`` is True when a tracked file other than the generated outputs (:data:`GENERATED_PATHS`, which a
     ``reproduce`` rewrites one experiment after another) differs from the commit; ``dirty_files`` lists them.
     """
+    root = Path(check_instance("root", root, (str, os.PathLike), "a folder path"))
     commit = _git(root, "rev-parse", "HEAD")
     excludes = [f":(exclude){path}" for path in GENERATED_PATHS]
     status = _git(root, "status", "--porcelain", "--untracked-files=no", "--", ".", *excludes)
@@ -79,8 +81,11 @@ def package_versions() -> dict[str, str | None]:
 
 def sha256(path: Path) -> str:
     """The sha256 of the file ``path``, as hex digits."""
+    path = Path(check_instance("path", path, (str, os.PathLike), "a file path"))
+    if not path.is_file():
+        raise ValueError(f"path {str(path)!r} is not a file")
     digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
+    with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -100,8 +105,9 @@ def output_role(kind: str, inside: str | Path) -> str:
     >>> output_role("reports", "loads.html")
     'report'
     """
-    if kind not in OUTPUT_ROLES:
+    if not isinstance(kind, str) or kind not in OUTPUT_ROLES:
         raise ValueError(f"kind must be one of {', '.join(OUTPUT_ROLES)}, got {kind!r}")
+    check_instance("inside", inside, (str, os.PathLike), "a relative path")
     return "timing" if kind == "data" and is_timing_file(Path(inside)) else OUTPUT_ROLES[kind]
 
 
@@ -153,9 +159,19 @@ def build_manifest(*, name: str, description: str, notebook: str, root: Path, pr
     >>> m["seed"], [(o["path"], o["role"]) for o in m["outputs"]]
     (1, [('data/demo/table.csv', 'science')])
     """
-    for kind in folders:
+    for key, value in (("name", name), ("description", description), ("notebook", notebook), ("started", started)):
+        check_str(key, value)
+    if preset is not None:
+        check_str("preset", preset)
+    root = Path(check_instance("root", root, (str, os.PathLike), "a folder path"))
+    check_mapping("params", params)
+    check_real("duration", duration, minimum=0)
+    for kind, folder in check_mapping("folders", folders).items():
         if kind not in OUTPUT_ROLES:
             raise ValueError(f"folders must map output kinds ({', '.join(OUTPUT_ROLES)}) to folders, got {kind!r}")
+        check_instance("folders", folder, (str, os.PathLike), "a folder path")
+    if sweep_environment is not None:
+        check_mapping("sweep_environment", sweep_environment)
     return {
         "experiment": name,
         "description": description,

@@ -64,8 +64,9 @@ from torus_lab.topology import Torus
 __all__ = ["FigureData", "LatencyExplorer", "LatencyQuery", "LatencyRun", "figure_data", "latency_explorer",
            "latency_figure"]  # fmt: skip
 
-#: Largest n and k the explorer offers (a bigger network is a study, not an exploration).
-MAX_N, MAX_K = 6, 64
+#: Largest n and k the explorer offers, and the most nodes of ``Torus(n, k)`` (a bigger network is a study, not
+#: an exploration).
+MAX_N, MAX_K, MAX_NODES = 6, 64, 4096
 #: Run states of :class:`LatencyRun`.
 STATES = ("idle", "running", "done", "cancelled", "failed")
 
@@ -139,6 +140,9 @@ class LatencyQuery:
         check_int("seeds", self.seeds, minimum=1, maximum=100)
         check_int("n", self.n, minimum=1, maximum=MAX_N)
         check_int("k", self.k, minimum=2, maximum=MAX_K)
+        if int(self.k) ** int(self.n) > MAX_NODES:
+            raise ValueError(f"n, k: Torus({self.n}, {self.k}) has {int(self.k) ** int(self.n)} nodes; the explorer "
+                             f"takes at most {MAX_NODES}")  # fmt: skip
         check_int("seed", self.seed, minimum=0)
         check_int("warmup", self.warmup, minimum=0, maximum=10**6)
         check_int("measure", self.measure, minimum=1, maximum=10**6)
