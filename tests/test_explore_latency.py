@@ -155,3 +155,39 @@ def test_a_failing_run_is_reported_in_the_status_line(monkeypatch):
     run = explorer.run()
     assert run.wait(60) and run.state == "failed" and "simulator exploded" in run.error
     assert "simulator exploded" in explorer.status.value and explorer.run_button.disabled is False
+
+
+@pytest.mark.notebook
+def test_in_a_kernel_cells_run_while_the_explorer_sweeps_and_its_figure_arrives():
+    """A real kernel: a cell started while the explorer runs is answered before the run ends, and the run's
+    widgets (progress, figure) are filled from its thread."""
+    import os
+
+    from jupyter_client.manager import start_new_kernel
+
+    from torus_lab.runner import ensure_kernel
+
+    km, kc = start_new_kernel(kernel_name=ensure_kernel(), env={**os.environ, "TORUS_LAB_CACHE": "off"})
+    printed: list[str] = []
+
+    def execute(code: str) -> str:
+        printed.clear()
+        reply = kc.execute_interactive(code, timeout=600, output_hook=lambda msg: printed.append(
+            msg["content"].get("text", "")))  # fmt: skip
+        assert reply["content"]["status"] == "ok", reply["content"]
+        return "".join(printed).strip()
+
+    try:
+        execute("from torus_lab.explore import latency_explorer\n"
+                "ex = latency_explorer(['duato'], n=2, k=4, loads=[0.1, 0.2, 0.3, 0.4], seeds=3, warmup=100,"
+                " measure=3000, backend='serial')\n"
+                "ex.controls['seeds'].value = 1\n"  # warm: compile once before timing anything
+                "ex.controls['points'].value = 1\n"
+                "ex.run().wait()")
+        execute("ex.controls['seeds'].value = 3\nex.controls['points'].value = 4\nrun = ex.run()")
+        assert execute("print(run.state, 6 * 7)") in ("running 42", "done 42")
+        assert execute("print(run.wait(600), run.state, ex.progress.value, len(ex.image.value) > 0)") == (
+            "True done 12 True")  # fmt: skip
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
