@@ -378,8 +378,10 @@ class LatencyExplorer:
     """The ipywidgets front end of :class:`LatencyQuery` and :class:`LatencyRun` (made by
     :func:`latency_explorer`); displaying it shows its ``widget``.
 
-    ``controls`` maps each query field to its widget; :meth:`query` reads them, :meth:`run` and :meth:`cancel`
-    are what the buttons do.
+    ``controls`` maps each query field to its widget (the load range and the number of loads, evenly spaced,
+    stand for ``loads``; routings are registry entries at their default options, while the query itself takes
+    any spec); :meth:`query` reads them, :meth:`run` and :meth:`cancel` are what the buttons do.  Only one run
+    goes at a time.
     """
 
     def __init__(self, query: LatencyQuery | None = None, *, backend: str = "auto") -> None:
