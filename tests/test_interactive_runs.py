@@ -126,6 +126,29 @@ def test_a_run_by_hand_never_writes_the_committed_outputs(project, monkeypatch):
     assert not start("demo", {"seed": 6, "n_rows": 3}).interactive
 
 
+def test_a_run_by_hand_replaces_what_the_previous_run_listed(project, monkeypatch):
+    """Like the runner's swap, a new interactive run leaves no output of the previous one (a figure it no longer
+    draws), while a file no manifest lists is not touched."""
+    monkeypatch.delenv(ENVIRONMENT["under_runner"], raising=False)
+    monkeypatch.chdir(project)
+    data, figures = project / "scratch/quick/data/demo", project / "scratch/quick/figures/demo"
+    for folder, kind in ((data, "data"), (figures, "figures")):
+        folder.mkdir(parents=True)
+        (folder / "old.txt").write_text("from the previous run")
+        (folder / "mine.txt").write_text("the user's own")
+        (folder / "manifest.json").write_text(json.dumps({"outputs": [{"path": f"{kind}/demo/old.txt"},
+                                                                      {"path": f"{kind}/demo/../../escape.txt"}]}))
+    (project / "scratch/quick/escape.txt").write_text("outside the folder")
+    run = start("demo", {"seed": 5, "n_rows": 2})
+    assert run.data_dir == data and run.preset == "quick"
+    for folder in (data, figures):
+        assert sorted(p.name for p in folder.iterdir()) == ["mine.txt"]
+    assert (project / "scratch/quick/escape.txt").exists()
+    run.save({"table": pd.DataFrame({"a": [1]})})
+    listed = [o["path"] for o in json.loads((data / "manifest.json").read_text())["outputs"]]
+    assert listed == ["data/demo/mine.txt", "data/demo/table.csv", "figures/demo/mine.txt"]
+
+
 def test_save_returns_a_short_path_free_value(tmp_path):
     run = ExperimentRun("demo", {}, tmp_path, tmp_path, tmp_path)
     saved = run.save({"a": pd.DataFrame({"x": [1]}), "b": pd.DataFrame({"x": [2]})})

@@ -580,6 +580,22 @@ def _outside_committed(value: str | os.PathLike, root: Path, key: str) -> None:
                                  "reproduce)")  # fmt: skip
 
 
+def _forget_previous_run(folders: Mapping[str, Path]) -> None:
+    """Remove the outputs a previous run listed in the manifests of ``folders`` (output kind -> folder), so that
+    an interactive run, like the runner's swap, leaves only its own files (nothing a manifest does not list)."""
+    for kind, folder in folders.items():
+        manifest = folder / MANIFEST_NAME
+        try:
+            listed = json.loads(manifest.read_text())["outputs"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for entry in listed if isinstance(listed, list) else []:
+            parts = Path(str(entry.get("path", "") if isinstance(entry, Mapping) else "")).parts
+            if len(parts) > 2 and parts[0] == kind and ".." not in parts:
+                (folder / Path(*parts[2:])).unlink(missing_ok=True)
+        manifest.unlink(missing_ok=True)
+
+
 def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
     """Collect experiment ``name``'s parameters from a notebook's ``namespace`` (``globals()``), validate them
     against the experiment's schema, and prepare the output folders.
@@ -590,7 +606,8 @@ def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
     results in :func:`default_cache_dir`.
 
     A notebook run by hand (not under the runner: ``under_runner`` of :class:`torus_lab.settings.Settings`) is
-    *interactive*: its folders may not lie in the committed ``data/``, ``figures/`` or ``reports/``, and every
+    *interactive*: its folders may not lie in the committed ``data/``, ``figures/`` or ``reports/``, the files
+    a previous run listed in their manifests are removed (as the runner replaces its folders), and every
     :meth:`~ExperimentRun.save` and :meth:`~ExperimentRun.show` rewrites ``manifest.json`` in both folders with
     the fields ``torus-lab run`` records (the preset is the one whose values the parameters are:
     :func:`matching_preset`).
@@ -621,6 +638,8 @@ def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
         if interactive and isinstance(value, (str, os.PathLike)) and str(value):
             _outside_committed(value, root, key)
         folders[key] = _output_dir(value, root, key)
+    if interactive:
+        _forget_previous_run({"data": folders["data_dir"], "figures": folders["figures_dir"]})
     os.environ.setdefault(CACHE_ENVIRONMENT, str(default_cache_dir(root)))
     return ExperimentRun(name, params, folders["data_dir"], folders["figures_dir"], root,
                          preset=matching_preset(experiment, params), interactive=interactive,
