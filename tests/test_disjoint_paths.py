@@ -603,8 +603,8 @@ def test_experiment_schema_presets_and_parameters_cell():
     for preset in ("quick", "paper"):
         assert check_against_schema(experiment.presets[preset], schema, experiment="disjoint_paths")
     defaults = runner.notebook_parameters(experiment.root / experiment.notebook)
-    assert defaults == {**experiment.presets["quick"], "data_dir": "scratch/quick/disjoint_paths/data",
-                        "figures_dir": "scratch/quick/disjoint_paths/figures"}  # fmt: skip
+    assert defaults == {**experiment.presets["quick"], "data_dir": "scratch/quick/data/disjoint_paths",
+                        "figures_dir": "scratch/quick/figures/disjoint_paths"}  # fmt: skip
     assert set(TINY) == set(schema["properties"])
 
 

@@ -106,8 +106,8 @@ def test_schema_refuses_unknown_and_missing_keys():
 
 def test_notebook_parameters_cell_is_the_quick_preset():
     cell = runner.notebook_parameters(ROOT / SPEC["notebook"])
-    assert cell.pop("data_dir") == "scratch/quick/loads/data"
-    assert cell.pop("figures_dir") == "scratch/quick/loads/figures"
+    assert cell.pop("data_dir") == "scratch/quick/data/loads"
+    assert cell.pop("figures_dir") == "scratch/quick/figures/loads"
     assert cell == SPEC["presets"]["quick"]
 
 

@@ -356,3 +356,49 @@ def test_a_long_simulation_answers_a_signal_between_chunks(tmp_path, router, sig
     print(f"{router}: {signal.Signals(signum).name} answered after {latency:.3f} s")
     assert 0 <= latency < 30, err  # unchunked, the loop would run for hours before Python saw the signal
     run.assert_no_process_left()
+
+
+EXPLORER_SCRIPT = textwrap.dedent("""
+    import os, signal, sys, time
+    from pathlib import Path
+    from torus_lab.explore.latency import LatencyQuery, LatencyRun
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as from a terminal (see SWEEP_SCRIPT)
+
+    def on_update(run):
+        Path(os.environ["TEST_MARKERS"], f"points-{run.done}").write_text("")
+
+    if __name__ == "__main__":
+        loads = tuple(round(0.01 * i, 2) for i in range(1, 61))
+        query = LatencyQuery(routings=("duato",), n=2, k=4, loads=loads, seeds=4, warmup=200, measure=3000)
+        run = LatencyRun(query, backend="processes", batch=2, on_update=on_update).start()
+        try:
+            while True:  # the main thread stays free, as a kernel's does
+                time.sleep(0.1)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            sys.exit(130)
+""")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_an_explorer_s_background_run_ends_with_its_process(tmp_path, signum):
+    """The latency explorer's background run (a thread waiting on sweep workers): Ctrl-C ends the process, which
+    cancels the run on its way out; SIGTERM ends it without cleanup and the workers follow their parent.  No
+    traceback either way, and no process left."""
+    script = tmp_path / "explore.py"
+    script.write_text(EXPLORER_SCRIPT)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    run = Run.__new__(Run)  # the same bookkeeping, another command
+    run.tag, run.markers = uuid.uuid4().hex, markers
+    run.process = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                   env={**os.environ, "TEST_MARKERS": str(markers), "TORUS_LAB_TEST_TAG": run.tag,
+                                        "TORUS_LAB_CACHE": "off"})  # fmt: skip
+    run.wait_for("points-")
+    status, err = run.stop(signum)
+    assert status == (130 if signum == signal.SIGINT else -signal.SIGTERM), err
+    assert "Traceback" not in err, err
+    run.assert_no_process_left()
+    assert len(list(markers.glob("points-*"))) < 120  # it stopped well before the 240 points asked for

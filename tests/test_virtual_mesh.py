@@ -321,8 +321,8 @@ def test_presets_validate_against_the_schema_and_match_the_notebook():
         jsonschema.Draft202012Validator(schema).validate(preset)
         assert set(preset) == set(schema["required"]) == set(schema["properties"])
     defaults = runner.notebook_parameters(root / spec["notebook"])
-    assert defaults.pop("data_dir") == "scratch/quick/virtual_mesh/data"
-    assert defaults.pop("figures_dir") == "scratch/quick/virtual_mesh/figures"
+    assert defaults.pop("data_dir") == "scratch/quick/data/virtual_mesh"
+    assert defaults.pop("figures_dir") == "scratch/quick/figures/virtual_mesh"
     assert defaults == spec["presets"]["quick"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**spec["presets"]["quick"], "sim_traffics": ["nope"]}, schema)

@@ -24,15 +24,10 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import datetime as dt
-import hashlib
-import importlib.metadata
 import json
 import logging
 import os
-import platform
 import shutil
-import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -64,12 +59,18 @@ from torus_lab.experiment import (
     project_root,
 )
 from torus_lab.interrupt import STOP
-from torus_lab.lockfile import lock_state
+from torus_lab.manifest import GENERATED_PATHS as GENERATED_PATHS
+from torus_lab.manifest import OUTPUT_ROLES as OUTPUT_ROLES
+from torus_lab.manifest import RECORDED_PACKAGES as RECORDED_PACKAGES
+from torus_lab.manifest import build_manifest, sweep_settings, utc_now
+from torus_lab.manifest import git_state as git_state
+from torus_lab.manifest import output_role as output_role
+from torus_lab.manifest import package_versions as package_versions
+from torus_lab.manifest import sha256 as sha256
 from torus_lab.outputs import output_lock, staging_folder, swap_into_place
 from torus_lab.progress import RUNNER_ENVIRONMENT, ProgressPrinter
 from torus_lab.report_html import ReportInfo, export_report_html, prepare_report_exporter
 from torus_lab.settings import ENVIRONMENT, Settings, current_settings
-from torus_lab.timing import is_timing_file
 
 __all__ = [
     "Experiment",
@@ -106,11 +107,6 @@ SWEEP_ENVIRONMENT = (ENVIRONMENT["backend_text"], ENVIRONMENT["scheduler"], ENVI
 DEFAULT_JOBS = 2
 #: Default kernel name, registered by ``make kernel`` (and by :func:`ensure_kernel` if missing).
 KERNEL_NAME = "torus-lab"
-#: Packages whose versions go into every manifest.
-RECORDED_PACKAGES = (
-    "torus-lab", "numpy", "pandas", "scipy", "networkx", "numba", "matplotlib", "seaborn",
-    "papermill", "nbconvert", "ipykernel", "dask", "distributed",
-)  # fmt: skip
 
 
 RunnerError = ExperimentError  # the runner's user-facing errors (the CLI prints the message, no traceback)
@@ -195,57 +191,6 @@ def resolve_parameters(
     params = {**experiment.presets[preset], **dict(overrides or {})}
     checked = check_against_schema(params, experiment.schema, experiment=experiment.name)
     return check_study_rules(experiment.name, checked)
-
-
-# ---------------------------------------------------------------------- provenance
-def _git(root: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
-#: Generated files: regenerating them does not make the code differ from the commit.
-GENERATED_PATHS = ("data", "figures", "reports", "README.md")
-
-
-def git_state(root: Path) -> dict[str, Any]:
-    """Commit hash and dirty flag of the project (None when not a git checkout).
-
-    ``dirty`` is True when a tracked file other than the generated outputs (:data:`GENERATED_PATHS`, which a
-    ``reproduce`` rewrites one experiment after another) differs from the commit; ``dirty_files`` lists them.
-    """
-    commit = _git(root, "rev-parse", "HEAD")
-    excludes = [f":(exclude){path}" for path in GENERATED_PATHS]
-    status = _git(root, "status", "--porcelain", "--untracked-files=no", "--", ".", *excludes)
-    if status is None:
-        return {"commit": commit, "dirty": None, "dirty_files": []}
-    changed = [line.split(maxsplit=1)[1] for line in status.splitlines() if line.strip()]
-    return {"commit": commit, "dirty": bool(changed), "dirty_files": changed[:20]}
-
-
-def package_versions() -> dict[str, str | None]:
-    """Versions of Python and the packages that shape results."""
-    versions: dict[str, str | None] = {"python": platform.python_version()}
-    for name in RECORDED_PACKAGES:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _utc_now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 # ---------------------------------------------------------------------- kernel and notebook execution
@@ -514,7 +459,7 @@ def _run_locked(experiment: Experiment, preset: str, params: dict[str, Any], out
     injected["data_dir"] = _as_notebook_path(staged["data"], project)
     injected["figures_dir"] = _as_notebook_path(staged["figures"], project)
 
-    started, clock = _utc_now(), time.perf_counter()
+    started, clock = utc_now(), time.perf_counter()
     try:
         try:
             for folder in staged.values():
@@ -528,7 +473,7 @@ def _run_locked(experiment: Experiment, preset: str, params: dict[str, Any], out
         _clean_executed_notebook(executed, root=project, staging=staging, experiment=experiment)
         _export_html(executed, staged["reports"] / f"{name}.html", report_info(experiment, preset, params))
         duration = time.perf_counter() - clock
-        manifest = _manifest(experiment, preset, params, staged, started, duration, out_root, sweep_environment)
+        manifest = _manifest(experiment, preset, params, staged, started, duration, sweep_environment)
         for folder in staged.values():
             (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
         targets = {kind: out_root / kind / name for kind in OUTPUT_KINDS}
@@ -558,51 +503,12 @@ def _keep_failed_notebook(executed: Path, project: Path, name: str) -> None:
         shutil.copy2(executed, failed / f"{name}.ipynb")
 
 
-#: Role of an output file in the manifest, by output kind: science data, figure, executed notebook/report.
-OUTPUT_ROLES = {"data": "science", "figures": "figure", "reports": "report"}
-
-
-def output_role(kind: str, inside: str | Path) -> str:
-    """Manifest role of the file ``inside`` (relative to ``<kind>/<name>``): ``"timing"`` for the timing files
-    of :mod:`torus_lab.timing` (not compared by ``torus-lab verify``), else :data:`OUTPUT_ROLES` of ``kind``.
-
-    Examples
-    --------
-    >>> output_role("data", "loads.csv"), output_role("data", "timing/loads.csv"), output_role("figures", "a.png")
-    ('science', 'timing', 'figure')
-    """
-    if kind not in OUTPUT_ROLES:
-        raise ValueError(f"kind must be one of {', '.join(OUTPUT_ROLES)}, got {kind!r}")
-    return "timing" if kind == "data" and is_timing_file(Path(inside)) else OUTPUT_ROLES[kind]
-
-
 def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], staged: dict[str, Path],
-              started: str, duration: float, out_root: Path,
-              sweep_environment: Mapping[str, str]) -> dict[str, Any]:  # fmt: skip
-    outputs = []
-    for kind, folder in staged.items():
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            inside = path.relative_to(folder)
-            relative = Path(kind) / experiment.name / inside
-            outputs.append({"path": relative.as_posix(), "role": output_role(kind, inside),
-                            "bytes": path.stat().st_size, "sha256": sha256(path)})  # fmt: skip
-    return {
-        "experiment": experiment.name,
-        "description": experiment.description,
-        "notebook": experiment.notebook.as_posix(),
-        "preset": preset,
-        "seed": params.get("seed"),
-        "parameters": params,
-        "git": git_state(experiment.root),
-        "versions": package_versions(),
-        "environment_lock": lock_state(experiment.root),  # sha256 of requirements.lock, and whether it was used
-        "platform": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
-        "sweep_backend": {**_sweep_settings(current_settings()), **sweep_environment},
-        "started_utc": started,
-        "finished_utc": _utc_now(),
-        "duration_s": round(duration, 3),
-        "outputs": outputs,
-    }
+              started: str, duration: float, sweep_environment: Mapping[str, str]) -> dict[str, Any]:  # fmt: skip
+    return build_manifest(name=experiment.name, description=experiment.description,
+                          notebook=experiment.notebook.as_posix(), root=experiment.root, preset=preset, params=params,
+                          folders=staged, started=started, duration=duration,
+                          sweep_environment=sweep_environment)  # fmt: skip
 
 
 def run_all(
@@ -708,17 +614,10 @@ def shared_sweep_environment(jobs: int, cpus: int | None = None,
     jobs = check_int("jobs", jobs, minimum=1)
     cpus = check_int("cpus", (os.cpu_count() or 1) if cpus is None else cpus, minimum=1)
     settings = Settings.from_environment(environ)
-    if jobs == 1 or _sweep_settings(settings):
+    if jobs == 1 or sweep_settings(settings):
         return {}
     share = max(1, cpus // jobs)
     return {ENVIRONMENT["backend_text"]: "serial"} if share == 1 else {ENVIRONMENT["workers_text"]: str(share)}
-
-
-def _sweep_settings(settings: Settings) -> dict[str, str]:
-    """The sweep settings chosen in ``settings``, as the environment variables that carry them."""
-    chosen = {"backend_text": settings.backend_text, "scheduler": settings.scheduler,
-              "workers_text": settings.workers_text}
-    return {ENVIRONMENT[field]: str(value) for field, value in chosen.items() if value is not None}
 
 
 def start_order(names: Sequence[str], records: Sequence[Path]) -> list[str]:

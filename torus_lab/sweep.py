@@ -65,7 +65,7 @@ from torus_lab.hooks import HOOKS, Hooks
 from torus_lab.settings import ENVIRONMENT, current_settings
 
 __all__ = ["BACKENDS", "CACHE_OFF", "WORKERS_ENVIRONMENT", "cache_location", "clear_cache", "code_digest", "grid",
-           "item_key", "item_seed", "sweep", "sweep_frame"]
+           "item_key", "item_seed", "shows_progress", "sweep", "sweep_frame"]
 
 BACKENDS = ("auto", "serial", "processes", "dask")
 
@@ -324,6 +324,47 @@ def _resolve_backend(backend: str, scheduler: Any) -> tuple[str, Any]:
     return backend, None
 
 
+def _running_kernel() -> Any:
+    """The IPython kernel this process runs as (None in a script, a test or a plain IPython shell)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None)
+
+
+def shows_progress(*, under_runner: bool | None = None, kernel: Any = "current") -> bool:
+    """Whether a sweep shows a progress bar by default: the one place that decides it.
+
+    True only when a person watches a notebook: the process is a Jupyter kernel whose current cell was sent by a
+    front end that accepts input (JupyterLab, Notebook, VS Code), and not the runner's.  A notebook executed by
+    papermill (its client, nbclient, sends every cell with ``allow_stdin=False``) or by ``torus-lab run`` /
+    ``reproduce`` (``under_runner`` of :class:`torus_lab.settings.Settings`; the runner shows progress on the terminal
+    instead) stays quiet, and so do scripts and tests.
+
+    Parameters
+    ----------
+    under_runner : bool, optional
+        Default: this process's setting.
+    kernel : object, optional
+        The IPython kernel (None: not in a kernel); default: the one this process runs as.
+
+    Examples
+    --------
+    >>> class Kernel:  # what ipykernel keeps of the cell being executed
+    ...     def __init__(self, allow_stdin):
+    ...         self._allow_stdin = allow_stdin
+    >>> shows_progress(under_runner=False, kernel=Kernel(True)), shows_progress(under_runner=False, kernel=None)
+    (True, False)
+    >>> shows_progress(under_runner=False, kernel=Kernel(False)), shows_progress(under_runner=True, kernel=Kernel(True))
+    (False, False)
+    """
+    if under_runner is None:
+        under_runner = current_settings().under_runner
+    check_instance("under_runner", under_runner, (bool, np.bool_), "a bool or None")
+    if isinstance(kernel, str) and kernel == "current":
+        kernel = _running_kernel()
+    return not under_runner and kernel is not None and getattr(kernel, "_allow_stdin", False) is True
+
+
 def sweep(
     func: Callable[..., Any],
     items: Sequence[Mapping[str, Any]],
@@ -332,7 +373,7 @@ def sweep(
     backend: str = "auto",
     scheduler: Any = None,
     workers: int | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     desc: str | None = None,
     cache: bool | str | os.PathLike | None = None,
     hooks: Hooks | None = None,
@@ -356,9 +397,11 @@ def sweep(
         dask backend and no scheduler, a ``LocalCluster`` of ``workers`` processes is started and closed.
     workers : int, optional
         Local processes (default: ``TORUS_LAB_WORKERS``, else ``os.cpu_count()``).
-    progress : bool
-        Show a tqdm progress bar over items.  Independently of it, inside a notebook run by ``torus-lab run`` or
-        ``reproduce`` the sweep's progress is shown on the terminal (see :mod:`torus_lab.progress`).
+    progress : bool, optional
+        Show a tqdm progress bar over items (``tqdm.auto``: a widget in a notebook).  Default: when a person
+        watches a notebook, not under papermill or the runner (:func:`shows_progress`).  Independently of it,
+        inside a notebook run by ``torus-lab run`` or ``reproduce`` the sweep's progress is shown on the terminal
+        (see :mod:`torus_lab.progress`).
     cache : folder, bool or None
         Result cache folder (see the module docstring); None: ``TORUS_LAB_CACHE``; False: no cache.
     hooks : Hooks, optional
@@ -366,7 +409,8 @@ def sweep(
         :data:`~torus_lab.hooks.HOOKS`, where the routing registry ships the routings registered at run time
         and :func:`torus_lab.experiment.start` adds the runner's progress reporter).
     """
-    check_instance("progress", progress, (bool, np.bool_), "a bool")
+    if progress is not None:
+        check_instance("progress", progress, (bool, np.bool_), "a bool or None")
     if desc is not None:
         check_str("desc", desc)
     if not callable(func):
@@ -399,6 +443,8 @@ def sweep(
         for i in sorted(hits):
             results[i] = _stored(memorized, cache_args[i])
         todo = [i for i in todo if i not in hits]
+    if progress is None:
+        progress = shows_progress()
     if progress:
         from tqdm.auto import tqdm
     else:  # a disabled notebook bar still warns "IProgress not found" into executed notebooks

@@ -164,13 +164,14 @@ def latency_point(routing: Mapping[str, Any] | str, load: float, rng: np.random.
 
 
 def latency_runs(items: Sequence[Mapping[str, Any]], *, seed: int, columns: Sequence[str] | None = None,
-                 extras: Sequence[str] | None = None, backend: str = "auto",
-                 desc: str = "latency-load") -> pd.DataFrame:  # fmt: skip
+                 extras: Sequence[str] | None = None, backend: str = "auto", desc: str = "latency-load",
+                 progress: bool | None = None) -> pd.DataFrame:  # fmt: skip
     """One row per item: :func:`latency_point` of every item over :func:`~torus_lab.sweep.sweep` with root
     ``seed``, then the experiment seed as a ``seed`` column.
 
     ``columns`` picks and orders the rows' columns; ``extras`` instead keeps every column of the simulator's
     summary followed by these of :data:`POINT_EXTRAS`; default: every column.  A study's table keeps its layout so.
+    ``progress``: the sweep's progress bar (default: :func:`torus_lab.sweep.shows_progress`).
 
     Examples
     --------
@@ -190,7 +191,9 @@ def latency_runs(items: Sequence[Mapping[str, Any]], *, seed: int, columns: Sequ
             raise ValueError("columns and extras cannot both be given")
     check_str("backend", backend)
     check_str("desc", desc)
-    rows = sweep(latency_point, items, seed=seed, backend=backend, desc=desc)
+    if progress is not None:
+        check_instance("progress", progress, bool, "a bool or None")
+    rows = sweep(latency_point, items, seed=seed, backend=backend, desc=desc, progress=progress)
     if extras is not None:
         columns = [*(c for c in (rows[0] if rows else {}) if c not in POINT_EXTRAS), *extras]
     runs = pd.DataFrame(rows) if columns is None else pd.DataFrame(rows, columns=columns)
