@@ -254,6 +254,8 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.routing.disjoint_paths.verify_disjoint_paths": dict(
         torus=(2, 5), pairs=[((0, 0), (0, 2))], paths=[[(0, 0), (0, 1), (0, 2)]]),
     "torus_lab.routing.disjoint_paths.length_bound": dict(n=2, k=5, c=1),
+    "torus_lab.routing.disjoint_paths.check_pairs": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))]),
+    "torus_lab.routing.disjoint_paths.check_problem": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))]),
     "torus_lab.routing.baselines.greedy_disjoint_paths": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))]),
     "torus_lab.routing.baselines.optimal_disjoint_paths": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))],
                                                                time_limit=5.0),

@@ -1039,8 +1039,7 @@ def minimal_path_count(topology: Torus, a, b, *, tie: str = "both") -> int:
 
 
 def _minimal_path_count(topology: Torus, a: tuple[int, ...], b: tuple[int, ...], tie: str) -> int:
-    """:func:`minimal_path_count` on checked arguments (the inner loop of
-    :func:`torus_lab.routing.explore.adaptivity_table`)."""
+    """:func:`minimal_path_count` on checked arguments."""
     dists, ways = [], 1
     for dim in range(topology.n):
         k = topology.radices[dim]

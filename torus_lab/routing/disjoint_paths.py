@@ -70,6 +70,8 @@ __all__ = [
     "Fallback",
     "TraceLevel",
     "Violation",
+    "check_pairs",
+    "check_problem",
     "disjoint_paths_run",
     "format_trace",
     "length_bound",
@@ -257,7 +259,43 @@ def _check_pairs(n: int, k: int, pairs: object) -> list[tuple[Node, Node]]:
     return out
 
 
-def _check_instance(torus: Torus | tuple[int, int], pairs: object) -> tuple[int, int, list[tuple[Node, Node]]]:
+def check_pairs(torus: Torus | tuple[int, int], pairs: object) -> tuple[int, int, list[tuple[Node, Node]]]:
+    """``(n, k, pairs)``: the torus's shape and ``pairs`` as a list of ``(source, destination)`` tuples of ints.
+
+    The input check every solver and verifier of pairwise disjoint paths shares (this module's and the baselines
+    of :mod:`torus_lab.routing.baselines`): ``torus`` as for :func:`torus_shape`, every pair two nodes of the
+    torus; ValueError or TypeError naming the bad pair otherwise.  Puts no condition on the pairs beyond that
+    (see :func:`check_problem` for the algorithm's preconditions).
+
+    Examples
+    --------
+    >>> check_pairs((2, 5), [([0, 0], (4, 4))])
+    (2, 5, [((0, 0), (4, 4))])
+    >>> check_pairs((2, 5), [((0, 0), (4, 5))])
+    Traceback (most recent call last):
+    ...
+    ValueError: pairs[0] dest (4, 5): coordinate 5 out of range 0..4
+    """
+    n, k = torus_shape(torus)
+    return n, k, _check_pairs(n, k, pairs)
+
+
+def check_problem(torus: Torus | tuple[int, int], pairs: object) -> tuple[int, int, list[tuple[Node, Node]]]:
+    """``(n, k, pairs)`` of an instance of Bossard & Kaneko's problem, its preconditions checked.
+
+    :func:`check_pairs`, then the preconditions of :func:`pairwise_disjoint_paths`, which its baselines share:
+    ``k >= 5``, ``n < k``, ``1 <= c <= n`` pairs and ``2c`` distinct pair vertices; ValueError naming the violated
+    condition otherwise.
+
+    Examples
+    --------
+    >>> check_problem((2, 5), [((0, 0), (2, 2)), ((1, 0), (1, 4))])[2]
+    [((0, 0), (2, 2)), ((1, 0), (1, 4))]
+    >>> check_problem((2, 5), [((0, 0), (2, 2)), ((2, 2), (1, 4))])
+    Traceback (most recent call last):
+    ...
+    ValueError: vertex (2, 2) belongs to pairs 0 and 1; the 2c pair vertices must be distinct
+    """
     n, k = torus_shape(torus)
     if k < 5:
         raise ValueError(f"the algorithm needs a torus with k >= 5, got k = {k}")
@@ -823,7 +861,7 @@ def disjoint_paths_run(
     check_str("detour_order", detour_order, DETOUR_ORDERS)
     check_str("lemma2", lemma2, LEMMA2_RULES)
     check_instance("trace", trace, (bool, np.bool_), "a bool")
-    n, k, checked = _check_instance(torus, pairs)
+    n, k, checked = check_problem(torus, pairs)
     c = len(checked)
     check_memory(_paths_memory_estimate(n, k, c),
                  f"disjoint paths in the ({n}, {k})-torus ({c} pairs, paths of up to {_length_bound(n, k, c):,} hops)")
@@ -912,8 +950,7 @@ def verify_disjoint_paths(
     >>> print(verify_disjoint_paths((2, 5), pairs, [[(0, 0), (0, 1), (0, 2)], [(0, 1), (4, 1)]]))
     shared_vertex (pair 1): vertex (0, 1) lies on the paths of pairs 0 and 1
     """
-    n, k = torus_shape(torus)
-    pairs = _check_pairs(n, k, pairs)
+    n, k, pairs = check_pairs(torus, pairs)
     paths = [check_sequence(f"paths[{i}]", _as_sequence(path, f"paths[{i}]"))
              for i, path in enumerate(check_sequence("paths", _as_sequence(paths, "paths")))]  # fmt: skip
     if len(paths) != len(pairs):
