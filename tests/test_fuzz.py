@@ -329,7 +329,8 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.fault_tolerant.theorem_checks": dict(
         termination_points=[(8, 3)], fault_rates=[0.1], trials=1, safety_points=[(5, 2)], instances=1, pairs=1, seed=1,
         backend="serial"),
-    "torus_lab.studies.loads_claims.fit_leading_constant": dict(radices=[5, 9, 17], ratios=[0.4, 0.44, 0.47]),
+    "torus_lab.stats.leading_constant_fit": dict(radices=[5, 9, 17], ratios=[0.4, 0.44, 0.47]),
+    "torus_lab.stats.corrected_power_law_exponent": dict(x=[4, 16, 36], y=[2.0, 9.0, 20.0], k=[2, 4, 6]),
     "torus_lab.studies.loads.fit_exponent": dict(processors=[16, 64, 256], e_max=[2, 8, 32]),
     "torus_lab.studies.loads_claims.constant_matches": dict(measured=0.1875, claimed=0.125, tolerance=0.5),
     "torus_lab.studies.loads.upper_bound_verdict": dict(measured=[1.0, 2.0], bound=[1.0, 4.0]),
