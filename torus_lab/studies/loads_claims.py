@@ -517,8 +517,8 @@ def claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> pd.
     ``loads_details`` (the exact link loads per (d, k, t, placement, routing)) and ``bisection_tiny`` (the
     brute-force bisections) are required.  Rules (fixed before looking at the data):
 
-    * Theorem 3's constant 1/8: every (d, parity of k) fit :func:`fit_leading_constant` on ``k >= MIN_K_FIT``
-      within ``TOLERANCE`` (relative) of 1/8 (``all_of``);
+    * Theorem 3's constant 1/8: every (d, parity of k) fit :func:`~torus_lab.stats.leading_constant_fit` on
+      ``k >= MIN_K_FIT`` within ``TOLERANCE`` (relative) of 1/8 (``all_of``);
     * upper bounds (Theorems 4, 5; Corollary 1, also by brute force on tiny tori): the largest
       ``measured / bound`` at most 1 (``at_most``; float round-off slack ``UPPER_SLACK`` only);
     * "linear load" (Theorems 3-6): every ``(d, t, parity)`` exponent of :func:`asymptotic_exponent` over
