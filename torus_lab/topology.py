@@ -56,6 +56,7 @@ __all__ = [
     "avoids_faults",
     "bfs_distances",
     "minimal_path_count",
+    "minimal_path_counts",
     "lee_ball",
     "definition_torus_properties",
 ]
@@ -1036,6 +1037,18 @@ def minimal_path_count(topology: Torus, a, b, *, tie: str = "both") -> int:
     a, b = topology.check_node(a, "a"), topology.check_node(b, "b")
     check_str("tie", tie, ("+", "-", "both"))
     return _minimal_path_count(topology, a, b, tie)
+
+
+def minimal_path_counts(topology: Torus, b, *, tie: str = "both") -> list[int]:
+    """:func:`minimal_path_count` from every node to ``b``, indexed by node id (one check for all of them).
+
+    >>> minimal_path_counts(Torus(1, 4), (2,)), minimal_path_counts(Torus(1, 4), (2,), tie="+")
+    ([2, 1, 1, 1], [1, 1, 1, 1])
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    b = topology.check_node(b, "b")
+    check_str("tie", tie, ("+", "-", "both"))
+    return [_minimal_path_count(topology, a, b, tie) for a in topology.nodes()]
 
 
 def _minimal_path_count(topology: Torus, a: tuple[int, ...], b: tuple[int, ...], tie: str) -> int:

@@ -50,7 +50,7 @@ from torus_lab.routing.interface import (
     compile_for_kernel,
     kernel_handle,
 )
-from torus_lab.topology import minimal_path_count
+from torus_lab.topology import minimal_path_counts
 
 __all__ = [
     "StateGraph",
@@ -715,12 +715,14 @@ def adaptivity_table(rf: RoutingFunction) -> pd.DataFrame:
         nonmin = int((dist[topo.channel_dst[tr[:, 2]]] != dist[g.state_node[tr[:, 0]]] - 1).sum())
         count = _path_counter(tr, order, starts, dist, topo.channel_dst, d)
         injections = np.flatnonzero(g.state_channel < 0)
+        minimal = minimal_path_counts(topo, coords[d], tie="both")
+        minimal_tie = minimal_path_counts(topo, coords[d], tie=tie)
         for s in injections:
             src = int(g.state_node[s])
             rows.append({
                 "src": src, "dst": d, "realizable": count(frozenset([int(s)]), src),
-                "minimal": minimal_path_count(topo, coords[src], coords[d], tie="both"),
-                "minimal_tie": minimal_path_count(topo, coords[src], coords[d], tie=tie),
+                "minimal": minimal[src],
+                "minimal_tie": minimal_tie[src],
                 "nonminimal_hops": nonmin,
             })
         count.cache_clear()
