@@ -195,6 +195,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.topology.avoids_faults": dict(topology=T24, path=[(0, 0), (1, 0)], faults=FAULTS),
     "torus_lab.topology.bfs_distances": dict(topology=T24, source=(0, 0)),
     "torus_lab.topology.minimal_path_count": dict(topology=T24, a=(0, 0), b=(2, 1)),
+    "torus_lab.topology.minimal_path_counts": dict(topology=T24, b=(2, 1)),
     "torus_lab.topology.lee_ball": dict(centre=(0, 0), k=5),
     "torus_lab.topology.definition_torus_properties": dict(n=2, k=5),
     # loads

@@ -31,6 +31,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.colors import Normalize
 
 from torus_lab._validate import check_instance, check_int, check_real, check_real_array, check_sequence, check_str
 from torus_lab.report_html import FIGURE_METADATA_KEY
@@ -631,10 +632,9 @@ def _wrap_stub_end(topology, cid: int, start: tuple[float, float]) -> tuple[floa
     return start[0] + 0.45 * sign * (dim == 0), start[1] + 0.45 * sign * (dim == 1)
 
 
-def _draw_channels(ax, topology, faulty_links: set, link_loads: np.ndarray | None):
+def _draw_channels(ax, topology, faulty_links: set, link_loads: np.ndarray | None) -> Normalize | None:
     """Every channel of a 2D topology: light grey (faulty: dashed), or coloured by ``link_loads`` with the two
     directions of a link drawn side by side; wraparound channels as stubs.  The colour scale, or None."""
-    from matplotlib.colors import Normalize
 
     norm = None
     if link_loads is not None:
