@@ -195,6 +195,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.topology.avoids_faults": dict(topology=T24, path=[(0, 0), (1, 0)], faults=FAULTS),
     "torus_lab.topology.bfs_distances": dict(topology=T24, source=(0, 0)),
     "torus_lab.topology.minimal_path_count": dict(topology=T24, a=(0, 0), b=(2, 1)),
+    "torus_lab.topology.minimal_path_counts": dict(topology=T24, b=(2, 1)),
     "torus_lab.topology.lee_ball": dict(centre=(0, 0), k=5),
     "torus_lab.topology.definition_torus_properties": dict(n=2, k=5),
     # loads
@@ -254,6 +255,8 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.routing.disjoint_paths.verify_disjoint_paths": dict(
         torus=(2, 5), pairs=[((0, 0), (0, 2))], paths=[[(0, 0), (0, 1), (0, 2)]]),
     "torus_lab.routing.disjoint_paths.length_bound": dict(n=2, k=5, c=1),
+    "torus_lab.routing.disjoint_paths.check_pairs": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))]),
+    "torus_lab.routing.disjoint_paths.check_problem": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))]),
     "torus_lab.routing.baselines.greedy_disjoint_paths": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))]),
     "torus_lab.routing.baselines.optimal_disjoint_paths": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))],
                                                                time_limit=5.0),
@@ -338,7 +341,8 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.fault_tolerant.theorem_checks": dict(
         termination_points=[(8, 3)], fault_rates=[0.1], trials=1, safety_points=[(5, 2)], instances=1, pairs=1, seed=1,
         backend="serial"),
-    "torus_lab.studies.loads_claims.fit_leading_constant": dict(radices=[5, 9, 17], ratios=[0.4, 0.44, 0.47]),
+    "torus_lab.stats.leading_constant_fit": dict(radices=[5, 9, 17], ratios=[0.4, 0.44, 0.47]),
+    "torus_lab.stats.corrected_power_law_exponent": dict(x=[4, 16, 36], y=[2.0, 9.0, 20.0], k=[2, 4, 6]),
     "torus_lab.studies.loads.fit_exponent": dict(processors=[16, 64, 256], e_max=[2, 8, 32]),
     "torus_lab.studies.loads_claims.constant_matches": dict(measured=0.1875, claimed=0.125, tolerance=0.5),
     "torus_lab.studies.loads.upper_bound_verdict": dict(measured=[1.0, 2.0], bound=[1.0, 4.0]),

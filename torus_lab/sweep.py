@@ -312,6 +312,22 @@ def _default_workers() -> int:
     return current_settings().workers or os.cpu_count() or 1
 
 
+def _local_workers(workers: object, backend: str, scheduler: Any) -> int | None:
+    """``workers`` checked (a positive int or None); None becomes :func:`_default_workers` where local processes
+    will run (read here, before any item runs).
+
+    Examples
+    --------
+    >>> _local_workers(3, "processes", None), _local_workers(None, "serial", None)
+    (3, None)
+    """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if workers is None and backend != "serial" and scheduler is None:
+        return _default_workers()
+    return workers
+
+
 def _resolve_backend(backend: str, scheduler: Any) -> tuple[str, Any]:
     check_str("backend", backend, BACKENDS)
     if scheduler is not None:
@@ -423,26 +439,16 @@ def sweep(
     items = [json.loads(key) for key in keys]
     entropies = [_seed_from_key(root, key).entropy for key in keys]
     backend, scheduler = _resolve_backend(backend, scheduler)
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
-    if workers is None and backend != "serial" and scheduler is None:
-        workers = _default_workers()  # checked here, before any item runs
+    workers = _local_workers(workers, backend, scheduler)
     location = cache_location(cache)
     code = code_digest(func) if location is not None else None
     hooks = HOOKS if hooks is None else check_instance("hooks", hooks, Hooks, "a torus_lab.hooks.Hooks")
     setups = tuple(hooks.worker_setups())
-    results: list[Any] = [None] * len(items)
-    todo = list(range(len(items)))
     sweep_key = None
     if location is not None and code is not None:
         setups_digest = "+".join(setup.digest for setup in setups) or None
         sweep_key = (f"{func.__module__}.{func.__qualname__}", code, setups_digest)
-        memorized = _memorized(str(location))
-        cache_args = [_cache_args(func, key, entropy, sweep_key) for key, entropy in zip(keys, entropies, strict=True)]
-        hits = {i for i in todo if memorized.check_call_in_cache(*cache_args[i])}
-        for i in sorted(hits):
-            results[i] = _stored(memorized, cache_args[i])
-        todo = [i for i in todo if i not in hits]
+    results, todo = _cached_results(func, keys, entropies, location, sweep_key)
     if progress is None:
         progress = shows_progress()
     if progress:
@@ -461,17 +467,40 @@ def sweep(
 
     jobs = [(i, (func, items[i], entropies[i], setups, location, keys[i], sweep_key)) for i in todo]
     try:
-        if backend == "serial" or len(jobs) <= 1:
-            for i, args in jobs:
-                results[i] = _call(*args)
-                advance()
-        elif backend == "processes":
-            _run_processes(jobs, results, workers, advance)
-        else:
-            _run_dask(jobs, results, scheduler, workers, advance)
+        _run_jobs(jobs, results, backend, scheduler, workers, advance)
         return results
     finally:
         bar.close()
+
+
+def _cached_results(func: Callable[..., Any], keys: list[str], entropies: list[int], location: Path | None,
+                    sweep_key: tuple | None) -> tuple[list[Any], list[int]]:  # fmt: skip
+    """The results of a sweep's items found in the cache at ``location`` (None elsewhere) and the indices of
+    the items still to run; without a cache (``sweep_key`` None) every item is still to run."""
+    results: list[Any] = [None] * len(keys)
+    todo = list(range(len(keys)))
+    if location is None or sweep_key is None:
+        return results, todo
+    memorized = _memorized(str(location))
+    cache_args = [_cache_args(func, key, entropy, sweep_key) for key, entropy in zip(keys, entropies, strict=True)]
+    hits = {i for i in todo if memorized.check_call_in_cache(*cache_args[i])}
+    for i in sorted(hits):
+        results[i] = _stored(memorized, cache_args[i])
+    return results, [i for i in todo if i not in hits]
+
+
+def _run_jobs(jobs: list[tuple[int, tuple]], results: list[Any], backend: str, scheduler: Any, workers: int | None,
+              advance: Callable[[], None]) -> None:  # fmt: skip
+    """Run ``jobs`` (item index, arguments of ``_call``) on ``backend``, each result into ``results`` at its
+    index, calling ``advance`` after each; one job or fewer runs here, serially, whatever the backend."""
+    if backend == "serial" or len(jobs) <= 1:
+        for i, args in jobs:
+            results[i] = _call(*args)
+            advance()
+    elif backend == "processes":
+        _run_processes(jobs, results, workers, advance)
+    else:
+        _run_dask(jobs, results, scheduler, workers, advance)
 
 
 #: Seconds an idle worker of the process pool waits for the next sweep before it exits.
