@@ -9,9 +9,6 @@ Read from the package's syntax trees (``ast``), so nothing is imported or run:
   is an imported package module): a name shared between modules is public and documented where it lives.
   Private *modules* (``torus_lab._jit``, ``torus_lab._validate``, ...) may be imported; their own private names
   may not.
-
-``ALLOWED_LONG`` lists the functions still over the limit, each waiting for its split; an entry that no longer
-exceeds the limit (or no longer exists) fails the test, so the list only ever shrinks.
 """
 
 from __future__ import annotations
@@ -27,13 +24,6 @@ import torus_lab
 PACKAGE = Path(torus_lab.__file__).parent
 #: Most lines a function's body may have (from its first statement after the docstring to its last line).
 MAX_BODY_LINES = 80
-#: Functions over the limit, by (module, qualified name), until they are split.
-ALLOWED_LONG = {
-    ("torus_lab.studies.virtual_mesh", "virtual_mesh_claims"),
-    ("torus_lab.studies.virtual_mesh", "_coverage_claims"),
-    ("torus_lab.studies.disjoint_paths", "claims_frame"),
-    ("torus_lab.studies.disjoint_paths", "_coverage_claims"),
-}
 
 
 def module_name(path: Path) -> str:
@@ -132,18 +122,10 @@ def private_imports(module: str, tree: ast.Module) -> list[str]:
 
 
 def test_functions_are_at_most_max_body_lines_long():
-    too_long = {key: lines for key, lines in long_functions().items() if key not in ALLOWED_LONG}
+    too_long = {key: lines for key, lines in long_functions().items()}
     assert not too_long, (
         f"functions with more than {MAX_BODY_LINES} lines of body (docstring excluded; numba kernels exempt); split "
         "them into small functions: " + "; ".join(f"{m}.{f} ({n} lines)" for (m, f), n in sorted(too_long.items())))
-
-
-def test_allowed_long_functions_are_still_long():
-    long = long_functions()
-    stale = sorted(key for key in ALLOWED_LONG if key not in long)
-    assert not stale, (
-        f"no longer over {MAX_BODY_LINES} body lines (or gone): delete from ALLOWED_LONG: "
-        + "; ".join(f"{m}.{f}" for m, f in stale))
 
 
 def test_no_private_names_imported_across_modules():
