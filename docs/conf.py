@@ -10,6 +10,7 @@ from pathlib import Path
 import matplotlib
 from docutils import nodes
 from sphinx import addnodes
+from sphinx.domains.math import MathDomain
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
@@ -48,6 +49,7 @@ numpydoc_xref_param_type = False
 
 myst_enable_extensions = ["colon_fence", "dollarmath"]
 myst_heading_anchors = 3
+myst_dmath_double_inline = True  # $$...$$ inside a paragraph of a notebook is display math too
 
 # The notebooks are rendered from their committed outputs, never executed while the site is built.
 nb_execution_mode = "off"
@@ -67,22 +69,24 @@ html_theme_options = {
 html_show_sourcelink = False
 html_copy_source = False
 
-# MathJax from local files (jupyter-server-mathjax ships MathJax 2 as package data): the site renders math
-# offline. SVG output needs no web fonts; the files are copied into _static/mathjax/ after the build.
-mathjax_path = "mathjax/MathJax.js"
+# MathJax from local files (jupyter-server-mathjax ships MathJax 2 as package data: its combined configuration
+# and the STIX web fonts): the site renders math offline. The files are copied into _static/mathjax/ after the build.
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
 mathjax2_config = {
-    "extensions": ["tex2jax.js"],
-    "jax": ["input/TeX", "output/SVG"],
-    "TeX": {"extensions": ["AMSmath.js", "AMSsymbols.js", "noErrors.js", "noUndefined.js"]},
+    "jax": ["input/TeX", "output/HTML-CSS"],
     "tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]], "processEscapes": True,
                 "processClass": "math|output_latex", "ignoreClass": "tex2jax_ignore|mathjax_ignore|document"},
-    "SVG": {"font": "TeX"},
+    "HTML-CSS": {"availableFonts": [], "preferredFont": None, "webFont": "STIX-Web", "imageFont": None},
     "showMathMenu": False,
     "messageStyle": "none",
 }
 
 # Nitpicky: every cross-reference must resolve. Third-party libraries have no inventory in an offline build
 # (no intersphinx), so references into them are the only ones allowed to stay unresolved.
+# A name a module re-exports is documented on that module's page: its source link stays with that module (following
+# it to the defining module would link back to an anchor of the wrong page).
+viewcode_follow_imported_members = False
+
 nitpicky = True
 nitpick_ignore_regex = [(r"py:.*", r"(networkx|matplotlib|joblib|fractions|numpy|pandas|numba|dask)\..*")]
 
@@ -163,11 +167,17 @@ class _ConventionLinks(SphinxPostTransform):
             node.replace_self(link)
 
 
-_MATHJAX_SKIP = shutil.ignore_patterns("fonts", "HTML-CSS", "localization", "*.md", "LICENSE")
+_MATHJAX_SKIP = shutil.ignore_patterns("localization", "SVG", "*.md")
+
+
+# MathJax on every page, not only on those with math of their own: the navigation shows the notebooks' titles,
+# which hold math, on every page.
+MathDomain.has_equations = lambda self, docname=None: True
 
 
 def _copy_mathjax(app, exception):
-    """Copy MathJax (SVG output, no web fonts) from jupyter-server-mathjax into ``_static/mathjax/``."""
+    """Copy MathJax (HTML-CSS output with the STIX web fonts) from jupyter-server-mathjax into
+    ``_static/mathjax/``."""
     if exception is not None or app.builder.format != "html":
         return
     import jupyter_server_mathjax

@@ -161,8 +161,8 @@ def results_markdown(entries: Iterable[ExperimentOutputs]) -> str:
         )
     lines.append("")
     lines.append("Every claim with where the paper states it, the conditions of our measurement, the paper's value, "
-                 "ours, the verdict rule and the evidence files: `data/claims.csv`; the full report: "
-                 "`reports/index.html`.")  # fmt: skip
+                 "ours, the verdict rule and the evidence files: `data/claims.csv`; the executed notebooks, claims "
+                 "and provenance as a site: `make site`, then `site/index.html`.")  # fmt: skip
     return "\n".join(lines)
 
 

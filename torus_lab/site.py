@@ -229,8 +229,8 @@ def _provenance_cell(name: str, manifest: Mapping[str, Any] | None) -> dict[str,
     else:
         words = " · ".join(f"{label} **{value}**" for label, value in _provenance_words(manifest))
         text = (f"```{{admonition}} Provenance of this run\n{words}. All of it, with the versions and the sha256 of "
-                f"every output: [the provenance page](../../results/provenance.md#run-{name}); the claims this "
-                f"notebook checks: [claims](../../results/claims.md#claims-{name}).\n```\n")  # fmt: skip
+                f"every output: [the provenance page](../../results/provenance.md#{_anchor('run', name)}); the "
+                f"claims this notebook checks: [claims](../../results/claims.md#{_anchor('claims', name)}).\n```\n")
     return {"cell_type": "markdown", "metadata": {}, "source": text, "id": "torus-lab-provenance"}
 
 
@@ -279,11 +279,16 @@ def _esc(value: Any) -> str:
     return html.escape(str(value))
 
 
-def _claims_rows(claims: pd.DataFrame, depth: str) -> list[str]:
+def _anchor(kind: str, name: str) -> str:
+    """The id of a generated section (Sphinx writes a label's underscores as hyphens)."""
+    return f"{kind}-{name}".replace("_", "-")
+
+
+def _claims_rows(claims: pd.DataFrame, depth: str, available: frozenset[str]) -> list[str]:
     rows = []
     for row in claims.itertuples(index=False):
-        evidence = ", ".join(f"<a href='{depth}{_esc(item)}'>{_esc(Path(item).name)}</a>"
-                             for item in evidence_items(row.evidence))  # fmt: skip
+        evidence = ", ".join(f"<a href='{depth}{_esc(item)}'>{_esc(Path(item).name)}</a>" if item in available
+                             else f"<code>{_esc(item)}</code>" for item in evidence_items(row.evidence))  # fmt: skip
         measured = _esc(row.measured_text)
         if row.ci_method:
             measured += f"<br><small>95% CI [{float(row.ci_low):.4g}, {float(row.ci_high):.4g}], " \
@@ -297,10 +302,10 @@ def _claims_rows(claims: pd.DataFrame, depth: str) -> list[str]:
     return rows
 
 
-def _claims_table(claims: pd.DataFrame, depth: str) -> str:
+def _claims_table(claims: pd.DataFrame, depth: str, available: frozenset[str]) -> str:
     head = ("<thead><tr><th>verdict</th><th>claim</th><th>conditions</th><th>paper</th><th>measured</th>"
             "<th>rule</th><th>evidence</th></tr></thead>")  # fmt: skip
-    rows = _claims_rows(claims, depth)
+    rows = _claims_rows(claims, depth, available)
     table = f"<table class='table tl-claims'>{head}<tbody>{''.join(rows[:TABLE_HEAD_ROWS])}</tbody></table>"
     if len(rows) > TABLE_HEAD_ROWS:
         table += (f"<details class='tl-more'><summary>{len(rows) - TABLE_HEAD_ROWS} more claims</summary>"
@@ -309,18 +314,20 @@ def _claims_table(claims: pd.DataFrame, depth: str) -> str:
     return table
 
 
-def _claims_page(entries: Sequence[SiteEntry]) -> str:
+def _claims_page(entries: Sequence[SiteEntry], available: frozenset[str]) -> str:
     parts = ["# Claims\n\n", "Every claim of every paper against our measurement: where the paper states it, the "
              "conditions of our measurement, the paper's value, ours, the verdict rule and the evidence files. "
              "All of them in one file: <a href='../data/claims.csv'>data/claims.csv</a>. Verdicts: "
              + ", ".join(f"<span class='tl-{_VERDICT_CLASS[v]}'>{_esc(v)}</span>" for v in VERDICTS) + ".\n\n"]
     for entry in entries:
         name, claims = entry.name, entry.claims
-        parts.append(f"({'claims-' + name})=\n## {entry.description}\n\n")
-        parts.append(f"{entry.verdicts}. The executed notebook: [{name}](../reports/{name}/"
-                     f"{name}.ipynb); its claims file: <a href='../data/{name}/claims.csv'>data/{name}/claims.csv"
-                     "</a>.\n\n")  # fmt: skip
-        parts.append(_claims_table(claims, "../") + "\n\n" if not claims.empty else "No claims table yet.\n\n")
+        parts.append(f"({_anchor('claims', name)})=\n## {name}\n\n{entry.description}.\n\n")
+        parts.append(f"**{entry.verdicts}**. The executed notebook: [{name}](../reports/{name}/{name}.ipynb)")
+        if claims.empty:
+            parts.append(".\n\nNo claims table.\n\n")
+            continue
+        parts.append(f"; its claims file: <a href='../data/{name}/claims.csv'>data/{name}/claims.csv</a>.\n\n")
+        parts.append(_claims_table(claims, "../", available) + "\n\n")
     return "".join(parts)
 
 
@@ -330,7 +337,7 @@ def _provenance_page(entries: Sequence[SiteEntry]) -> str:
              "`reports/<experiment>/manifest.json`).\n\n"]
     for entry in entries:
         name, manifest = entry.name, entry.manifest
-        parts.append(f"(run-{name})=\n## {name}\n\n{entry.description}. [The executed notebook]"
+        parts.append(f"({_anchor('run', name)})=\n## {name}\n\n{entry.description}. [The executed notebook]"
                      f"(../reports/{name}/{name}.ipynb).\n\n")  # fmt: skip
         if manifest is None:
             parts.append("Not run yet in this output folder.\n\n")
@@ -366,7 +373,7 @@ def _glance_page(entries: Sequence[SiteEntry]) -> str:
         )
         cards.append(
             f"<div class='tl-card'><h3><a href='reports/{name}/{name}.html'>{_esc(entry.description)}</a></h3>"
-            f"<p><a href='results/claims.html#claims-{name}'>{_esc(entry.verdicts)}"
+            f"<p><a href='results/claims.html#{_anchor('claims', name)}'>{_esc(entry.verdicts)}"
             f"</a></p><div class='tl-thumbs'>{thumbs}</div></div>"
         )
     return "<div class='tl-cards'>" + "".join(cards) + "</div>\n"
@@ -405,7 +412,6 @@ def prepare_site_source(source: str | Path, entries: Sequence[SiteEntry], out_ro
     for name in ("LICENSE", "CITATION.cff", "README.md"):
         shutil.copyfile(docs.parent / name, target / "_files" / name)
     (target / "results").mkdir()
-    (target / "results" / "claims.md").write_text(_claims_page(entries), encoding="utf-8")
     (target / "results" / "provenance.md").write_text(_provenance_page(entries), encoding="utf-8")
     (target / "results" / "_glance.md").write_text(_glance_page(entries), encoding="utf-8")
     toc = "\n".join(f"../reports/{e.name}/{e.name}" for e in entries if e.notebook.is_file())
@@ -429,6 +435,8 @@ def prepare_site_source(source: str | Path, entries: Sequence[SiteEntry], out_ro
     if (out / "data" / "claims.csv").is_file():
         (extra / "data").mkdir(parents=True, exist_ok=True)
         shutil.copyfile(out / "data" / "claims.csv", extra / "data" / "claims.csv")
+    available = frozenset(p.relative_to(extra).as_posix() for p in extra.glob("**/*") if p.is_file())
+    (target / "results" / "claims.md").write_text(_claims_page(entries, available), encoding="utf-8")
     return target
 
 
