@@ -44,6 +44,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from torus_lab._validate import check_instance, check_int, check_mapping, check_sequence, check_str
+from torus_lab.settings import FIGURE_METADATA_KEY
 
 __all__ = [
     "FIGURE_METADATA_KEY",
@@ -69,11 +70,6 @@ MATH_KINDS = ("text", "inline", "display")
 PARAMETER_TAGS = ("parameters", "injected-parameters")
 #: File name of :func:`write_report_zip`'s archive in the output root (git-ignored in the project folder).
 ZIP_NAME = "torus-lab-report.zip"
-#: Key of the display metadata in which :func:`torus_lab.plotting.show_figure` records a figure's name, file and
-#: caption (:func:`notebook_figures` reads them).  Defined here, not in :mod:`torus_lab.plotting`, so that
-#: ``torus-lab report`` and ``reproduce`` build the index without importing the plotting stack (matplotlib,
-#: seaborn, scipy.stats: about 1.9 s).
-FIGURE_METADATA_KEY = "torus_lab_figure"
 #: Timestamp of every zip member (the earliest a zip can hold), so that the archive is deterministic.
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 

@@ -47,6 +47,7 @@ import pandas as pd
 
 from torus_lab._validate import check_instance, check_str
 from torus_lab.claims import VERDICTS, evidence_items
+from torus_lab.notebook_warnings import summary_text, warning_subject
 
 __all__ = ["SITE_DIR", "ZIP_NAME", "TABLE_HEAD_ROWS", "SiteEntry", "conditions_in_words", "summarize_warnings",
            "collapse_long_tables", "site_notebook", "prepare_site_source", "build_site", "write_site_zip"]  # fmt: skip
@@ -136,9 +137,11 @@ _WARNING_LINE = re.compile(r"^(?P<file>\S[^:\n]*):(?P<line>\d+): (?P<category>[A
 
 def summarize_warnings(text: str) -> str:
     """A short summary of the Python warnings in ``text`` (a notebook's stderr): their count, the count per
-    category and subject (the message up to its first word "in" or "at" or its first colon, e.g. the routing and
-    the network a deadlock happened on), and the first warning in full.  Lines that are no warning (nor the source
-    line Python prints under one) are kept after the summary.  Text without warnings is returned unchanged.
+    category and subject (:func:`torus_lab.notebook_warnings.warning_subject`, e.g. the routing and the network a
+    deadlock happened on), and the first warning in full; the words of
+    :func:`torus_lab.notebook_warnings.summary_text`, which summarises the warnings of a running notebook.
+    Lines that are no warning (nor the source line Python prints under one) are kept after the summary.  Text
+    without warnings is returned unchanged.
 
     Examples
     --------
@@ -153,8 +156,7 @@ def summarize_warnings(text: str) -> str:
     for line in text.splitlines():
         found = _WARNING_LINE.match(line)
         if found:
-            subject = re.split(r" (?:in|at) |: ", found["message"], maxsplit=1)[0]
-            counts[(found["category"], subject)] += 1
+            counts[(found["category"], warning_subject(found["message"]))] += 1
             first = first or line
             after_warning = True
         elif after_warning and line.startswith("  "):
@@ -164,9 +166,7 @@ def summarize_warnings(text: str) -> str:
             others.append(line)
     if first is None:
         return text
-    total = sum(counts.values())
-    parts = "; ".join(f"{category}: {count} {subject}" for (category, subject), count in counts.most_common())
-    summary = f"{total} warning{'s' if total != 1 else ''} ({parts}); for example:\n{first}\n"
+    summary = summary_text(counts, first)
     rest = "\n".join(others).strip("\n")
     return summary + (f"{rest}\n" if rest else "")
 
