@@ -52,7 +52,7 @@ def summary_text(counts: Mapping[tuple[str, str], int], example: str) -> str:
 
 
 class WarningCapture:
-    """Collects warnings (use :meth:`showwarning` as :func:`warnings.showwarning`) until :meth:`flush` prints
+    """Collects warnings (use :meth:`showwarning` as ``warnings.showwarning``) until :meth:`flush` prints
     their summary.
 
     Examples
@@ -72,7 +72,7 @@ class WarningCapture:
 
     def showwarning(self, message: Warning | str, category: type[Warning], filename: str, lineno: int,
                     file: TextIO | None = None, line: str | None = None) -> None:  # fmt: skip
-        """Record one warning (the signature of :func:`warnings.showwarning`)."""
+        """Record one warning (the signature of ``warnings.showwarning``)."""
         text = str(message)
         self.counts[(category.__name__, warning_subject(text.split("\n", 1)[0]))] += 1
         if self.example is None:
