@@ -72,7 +72,7 @@ site: $(VENV)/.installed-docs
 
 docs: site
 
-# The report test renders reports/index.html in headless Chromium (Debian's package, driven by Playwright).
+# The site test opens the site's zip in headless Chromium (Debian's package, driven by Playwright).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

@@ -302,13 +302,6 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     # self-contained reports
     "torus_lab.notebook_warnings.summary_text": dict(counts={("UserWarning", "x"): 2}, example="a.py:1: x"),
     "torus_lab.notebook_warnings.warning_subject": dict(message="x at 1"),
-    "torus_lab.report_html.split_math": dict(text="a $x$"),
-    "torus_lab.report_html.tex_to_mathml": dict(tex="x^2", display=False),
-    "torus_lab.report_html.markdown_math_to_mathml": dict(source="a $x$"),
-    "torus_lab.report_html.check_self_contained": dict(page="<p>x</p>"),
-    "torus_lab.report_html.embed_images": dict(page="<p>x</p>", folder="."),
-    "torus_lab.report_html.report_zip_members": dict(out_root=".", names=["x"]),
-    "torus_lab.report_html.ReportInfo": dict(experiment="x", title="X", preset="quick", parameters={"seed": 1}),
     "torus_lab.plotting.draw_torus_2d": dict(ax=_figure_ax(), topology=T24),
     "torus_lab.plotting.draw_torus_3d": dict(ax=Lazy(lambda: __import__("matplotlib.pyplot", fromlist=["x"]).figure()
                                                  .add_subplot(projection="3d")), topology=_torus(3, 3)),

@@ -8,6 +8,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import urllib.parse
 import zipfile
 from pathlib import Path
@@ -103,6 +105,24 @@ def test_the_committed_direction_first_notebook_no_longer_dumps_its_warnings():
     counted = sum(int(m) for text in stderr for m in re.findall(r"^(\d+) warnings? \(", text, re.M))
     assert counted == sum(1 for c in nb["cells"] for o in c.get("outputs", [])
                           for line in "".join(o.get("text", "")).splitlines() if ": SimulationDeadlock: " in line)
+
+
+def test_reading_the_figures_of_a_notebook_needs_no_plotting_stack(tmp_path):
+    """``torus-lab report`` lists each notebook's figures without importing matplotlib, seaborn or scipy.stats
+    (about 1.9 s); the key is the one ``show_figure`` writes."""
+    from torus_lab import plotting
+
+    record = {"name": "a", "file": "figures/demo/a.png", "caption": "What a shows"}
+    notebook = tmp_path / "demo.ipynb"
+    notebook.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "", "metadata": {}, "outputs": [
+        {"output_type": "display_data", "data": {"text/html": plotting.figure_html("demo", "a", "What a shows")},
+         "metadata": {plotting.FIGURE_METADATA_KEY: record}}]}]}))  # fmt: skip
+    code = ("import sys\nfrom torus_lab import report\nfrom torus_lab.site import notebook_figures\n"
+            f"print(notebook_figures({str(notebook)!r}))\n"
+            "print(sorted({'matplotlib', 'seaborn', 'scipy.stats'} & set(sys.modules)))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    figures, stack = done.stdout.strip().splitlines()
+    assert stack == "[]" and figures == repr([record])
 
 
 def test_the_site_refuses_bad_arguments_before_any_work(tmp_path):

@@ -116,8 +116,8 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler for sweeps (implies --backend dask)")
     check.add_argument("--kernel", default=runner.KERNEL_NAME, help="Jupyter kernel (default: %(default)s)")
     _add_jobs_option(check)
-    report = _subcommand(sub, "report", summary="rebuild reports/index.html, data/claims.csv, the README table, the "
-                                           "site and its zip")  # fmt: skip
+    report = _subcommand(sub, "report", summary="rebuild data/claims.csv, the README table, the site and its "
+                                           "zip")  # fmt: skip
     report.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
     packing = report.add_mutually_exclusive_group()
     packing.add_argument("--zip", metavar="FILE", dest="zip_path",
@@ -300,7 +300,6 @@ def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from torus_lab.report import build_report
 
         built = run_stoppable(build_report, args.out, archive=args.archive, zip_path=args.zip_path, wait=args.wait)
-        print(f"report: {built.index}")
         print(f"site: {built.site / 'index.html'}")
         if built.archive is not None:
             print(f"zip of the site (documentation, executed notebooks, claims, data, figures): {built.archive}")

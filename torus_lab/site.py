@@ -48,10 +48,15 @@ import pandas as pd
 from torus_lab._validate import check_instance, check_str
 from torus_lab.claims import VERDICTS, evidence_items
 from torus_lab.notebook_warnings import summary_text, warning_subject
+from torus_lab.settings import FIGURE_METADATA_KEY
 
-__all__ = ["SITE_DIR", "ZIP_NAME", "TABLE_HEAD_ROWS", "SiteEntry", "conditions_in_words", "summarize_warnings",
-           "collapse_long_tables", "site_notebook", "prepare_site_source", "build_site", "write_site_zip"]  # fmt: skip
+__all__ = ["REPOSITORY", "SITE_DIR", "ZIP_NAME", "TABLE_HEAD_ROWS", "SiteEntry", "conditions_in_words",
+           "summarize_warnings", "collapse_long_tables", "notebook_figures", "site_notebook", "prepare_site_source",
+           "build_site", "write_site_zip"]  # fmt: skip
 
+#: The repository of the package: its ``docs/`` (pages and ``conf.py``), README, LICENSE and CITATION.cff are the
+#: site's documentation, whatever output root the results come from.
+REPOSITORY = Path(__file__).resolve().parents[1]
 #: Folder of the built site under an output root (git-ignored in the project folder).
 SITE_DIR = "site"
 #: File name of :func:`write_site_zip`'s archive in the output root (git-ignored in the project folder).
@@ -201,6 +206,21 @@ def collapse_long_tables(page: str, head: int = TABLE_HEAD_ROWS) -> str:
 
 
 # ---------------------------------------------------------------------- notebooks
+def notebook_figures(notebook: str | Path) -> list[dict[str, Any]]:
+    """The figures an executed notebook shows through :func:`torus_lab.plotting.show_figure`, in order: the
+    records ``{"name", "file", "caption"}`` of its display metadata (``caption`` None when none was given)."""
+    path = Path(check_instance("notebook", notebook, (str, os.PathLike), "a path"))
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:  # ValueError: bad JSON, or a path the OS refuses (NUL)
+        raise ValueError(f"cannot read notebook {str(path)!r}: {err}") from None
+    if not isinstance(nb, dict):
+        raise ValueError(f"notebook {str(path)!r} is not a notebook (a JSON object)")
+    return [output["metadata"][FIGURE_METADATA_KEY]
+            for cell in nb.get("cells", []) for output in cell.get("outputs", [])
+            if FIGURE_METADATA_KEY in output.get("metadata", {})]  # fmt: skip
+
+
 def _lines(source: Any) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
@@ -368,7 +388,7 @@ def _glance_page(entries: Sequence[SiteEntry]) -> str:
         thumbs = "".join(
             f"<a href='reports/{name}/{name}.html#figure-{_esc(f['name'])}'><img class='tl-thumb' "
             f"src='figures/{name}/{_esc(f['name'])}.png' alt='{_esc(f.get('caption') or f['name'])}' "
-            f"title='{_esc(f.get('caption') or f['name'])}' loading='lazy'></a>"
+            f"title='{_esc(f.get('caption') or f['name'])}'></a>"
             for f in entry.figures[:4]
         )
         cards.append(
@@ -453,6 +473,8 @@ def build_site(entries: Sequence[SiteEntry], out_root: str | Path, project: str 
     check_instance("strict", strict, bool)
     out = Path(check_instance("out_root", out_root, (str, os.PathLike), "a path"))
     project = Path(check_instance("project", project, (str, os.PathLike), "a path"))
+    if not (project / "docs" / "conf.py").is_file():
+        raise ValueError(f"project {str(project)!r} has no docs/conf.py: the site needs the repository's docs/")
     target = Path(check_instance("html_dir", html_dir, (str, os.PathLike), "a path")) if html_dir is not None \
         else out / SITE_DIR
     if target.exists() and not target.is_dir():
