@@ -32,10 +32,10 @@ shell.run_cell("print('no warning here')")
 def test_the_kernel_start_code_summarises_each_cell_s_warnings():
     done = subprocess.run([sys.executable, "-c", SHELL], capture_output=True, text=True, timeout=300, check=True)
     first, second = done.stderr.split("--- next cell")
-    assert first.count("\n") == 2, first  # one summary line and one example, not 51 warnings
-    assert first.startswith("51 warnings (RuntimeWarning: 25 ecube on Torus(")
-    assert "RuntimeWarning: 25 ecube on Torus(4, 2) deadlocked" in first
-    assert "RuntimeWarning: 25 ecube on Torus(5, 2) deadlocked" in first and "UserWarning: 1 something else" in first
+    assert first.count("\n") == 4, first  # the total, a line per category and one example, not 51 warnings
+    assert first.startswith("51 warnings:\n  RuntimeWarning: 25 ecube on Torus(")
+    assert "25 ecube on Torus(4, 2) deadlocked" in first and "25 ecube on Torus(5, 2) deadlocked" in first
+    assert "\n  UserWarning: 1 something else\n" in first
     assert "deadlocked in drain at cycle 0" in first  # the first warning in full
     assert second.strip() == "" and "no warning here" in done.stdout
 

@@ -102,7 +102,7 @@ def test_the_committed_direction_first_notebook_no_longer_dumps_its_warnings():
               for o in c.get("outputs", []) if o.get("name") == "stderr"]  # fmt: skip
     shown = sum(text.count("SimulationDeadlock") for text in stderr)
     assert raw > 100 and shown <= 2 * len(stderr)
-    counted = sum(int(m) for text in stderr for m in re.findall(r"^(\d+) warnings? \(", text, re.M))
+    counted = sum(int(m) for text in stderr for m in re.findall(r"^(\d+) warnings?:$", text, re.M))
     assert counted == sum(1 for c in nb["cells"] for o in c.get("outputs", [])
                           for line in "".join(o.get("text", "")).splitlines() if ": SimulationDeadlock: " in line)
 

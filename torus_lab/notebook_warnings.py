@@ -12,7 +12,7 @@ Examples
 >>> warning_subject("ecube on Torus(4, 2) deadlocked in drain at cycle 235 (seed 1)")
 'ecube on Torus(4, 2) deadlocked'
 >>> summary_text({("UserWarning", "x"): 3}, "a.py:1: UserWarning: x at 1")
-'3 warnings (UserWarning: 3 x); for example:\\na.py:1: UserWarning: x at 1\\n'
+'3 warnings:\\n  UserWarning: 3 x\\nfor example: a.py:1: UserWarning: x at 1\\n'
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def warning_subject(message: str) -> str:
 
 
 def summary_text(counts: Mapping[tuple[str, str], int], example: str) -> str:
-    """The summary of ``counts`` (``{(category, subject): count}``, most frequent first) with ``example`` (one
-    warning's line) in full."""
+    """The summary of ``counts`` (``{(category, subject): count}``): the total, then a line per category with
+    the count of each subject (most frequent first), then ``example`` (one warning's line) in full."""
     check_instance("counts", counts, Mapping)
     for key, count in counts.items():
         if not (isinstance(key, tuple) and len(key) == 2 and all(isinstance(part, str) for part in key)):
@@ -47,8 +47,11 @@ def summary_text(counts: Mapping[tuple[str, str], int], example: str) -> str:
             raise ValueError(f"counts values must be positive ints, got {count!r} for {key!r}")
     check_str("example", example)
     total = sum(counts.values())
-    parts = "; ".join(f"{category}: {count} {subject}" for (category, subject), count in Counter(counts).most_common())
-    return f"{total} warning{'s' if total != 1 else ''} ({parts}); for example:\n{example}\n"
+    by_category: dict[str, list[str]] = {}
+    for (category, subject), count in Counter(counts).most_common():
+        by_category.setdefault(category, []).append(f"{count} {subject}")
+    lines = [f"  {category}: {', '.join(subjects)}" for category, subjects in by_category.items()]
+    return "\n".join([f"{total} warning{'s' if total != 1 else ''}:", *lines, f"for example: {example}"]) + "\n"
 
 
 class WarningCapture:
@@ -63,7 +66,7 @@ class WarningCapture:
     ...     capture.showwarning(UserWarning(f"x on T(4) at cycle {cycle}"), UserWarning, "a.py", 3)
     >>> capture.flush(out)
     >>> out.getvalue()
-    '2 warnings (UserWarning: 2 x on T(4)); for example:\\na.py:3: UserWarning: x on T(4) at cycle 5\\n'
+    '2 warnings:\\n  UserWarning: 2 x on T(4)\\nfor example: a.py:3: UserWarning: x on T(4) at cycle 5\\n'
     """
 
     def __init__(self) -> None:

@@ -21,7 +21,7 @@ Examples
 '8 x 8 torus, run length (warmup 3000, drain none)'
 >>> stderr = "a.py:3: UserWarning: x on T(4) at cycle 5\\n  line\\na.py:3: UserWarning: x on T(4) at cycle 9\\n"
 >>> summarize_warnings(stderr)
-'2 warnings (UserWarning: 2 x on T(4)); for example:\\na.py:3: UserWarning: x on T(4) at cycle 5\\n'
+'2 warnings:\\n  UserWarning: 2 x on T(4)\\nfor example: a.py:3: UserWarning: x on T(4) at cycle 5\\n'
 """
 
 from __future__ import annotations
@@ -254,10 +254,22 @@ def _provenance_cell(name: str, manifest: Mapping[str, Any] | None) -> dict[str,
     return {"cell_type": "markdown", "metadata": {}, "source": text, "id": "torus-lab-provenance"}
 
 
+def _one_stderr(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``outputs`` with every stderr stream of the cell joined into one, at the first one's place, its warnings
+    summarised (:func:`summarize_warnings`): a sweep writes its stderr in many pieces."""
+    stderr = [o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr"]
+    if not stderr:
+        return outputs
+    text = summarize_warnings("".join(_lines(o.get("text", "")) for o in stderr))
+    joined = {**stderr[0], "text": text}
+    return [joined if o is stderr[0] else o for o in outputs if o is stderr[0] or o not in stderr]
+
+
 def site_notebook(notebook: Mapping[str, Any], name: str, manifest: Mapping[str, Any] | None) -> dict[str, Any]:
     """A copy of the executed ``notebook`` (its JSON) prepared for the site: the provenance after the title
-    cell, the defaults cell removed (the injected parameters stay), code inputs collapsed, warnings on stderr
-    summarised (:func:`summarize_warnings`) and long tables collapsed (:func:`collapse_long_tables`).
+    cell, the defaults cell removed (the injected parameters stay), code inputs collapsed, a cell's stderr
+    joined into one output with its warnings summarised (:func:`summarize_warnings`) and long tables collapsed
+    (:func:`collapse_long_tables`).
 
     Examples
     --------
@@ -265,7 +277,7 @@ def site_notebook(notebook: Mapping[str, Any], name: str, manifest: Mapping[str,
     ...     {"output_type": "stream", "name": "stderr", "text": "f.py:1: UserWarning: w\\n"}]}],
     ...     "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     >>> site_notebook(nb, "demo", None)["cells"][1]["outputs"][0]["text"]
-    '1 warning (UserWarning: 1 w); for example:\\nf.py:1: UserWarning: w\\n'
+    '1 warning:\\n  UserWarning: 1 w\\nfor example: f.py:1: UserWarning: w\\n'
     """
     check_instance("notebook", notebook, Mapping)
     check_str("name", name)
@@ -280,9 +292,8 @@ def site_notebook(notebook: Mapping[str, Any], name: str, manifest: Mapping[str,
             continue
         if cell.get("cell_type") == "code":
             metadata["tags"] = [*tags, "hide-input"]
-            for output in cell.get("outputs", []):
-                if output.get("output_type") == "stream" and output.get("name") == "stderr":
-                    output["text"] = summarize_warnings(_lines(output.get("text", "")))
+            cell["outputs"] = _one_stderr(cell.get("outputs", []))
+            for output in cell["outputs"]:
                 data = output.get("data") or {}
                 if "text/html" in data:
                     data["text/html"] = collapse_long_tables(_lines(data["text/html"]))
