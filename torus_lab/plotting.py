@@ -198,8 +198,8 @@ def figure_html(experiment: str, name: str, caption: str | None) -> str:
 def show_figure(fig, figures_dir: str | Path, name: str, *, caption: str | None = None) -> list[Path]:
     """Save ``fig`` (PNG + SVG) and show it: inline when exploring, as a captioned image link under the runner.
 
-    Under the runner the executed notebook (and its HTML) refer to ``../../figures/<experiment>/<name>.png``
-    (:func:`figure_html`), so the ``.ipynb`` stays small; the HTML report embeds the PNG.  ``caption`` says what
+    Under the runner the executed notebook (and its page on the site) refer to ``../../figures/<experiment>/<name>.png``
+    (:func:`figure_html`), so the ``.ipynb`` stays small; the site shows the PNG beside it.  ``caption`` says what
     the figure shows (one or two sentences, plain text); it is the figure's ``<figcaption>`` and is recorded in
     the display metadata under :data:`~torus_lab.settings.FIGURE_METADATA_KEY` (``{"name", "file",
     "caption"}``), where ``torus-lab report`` finds it.
