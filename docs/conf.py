@@ -68,6 +68,8 @@ html_theme_options = {
 }
 html_show_sourcelink = False
 html_copy_source = False
+# No summaries under the search results: they are fetched from the pages, which a browser refuses under file://.
+html_show_search_summary = False
 
 # MathJax from local files (jupyter-server-mathjax ships MathJax 2 as package data: its combined configuration
 # and the STIX web fonts): the site renders math offline. The files are copied into _static/mathjax/ after the build.
