@@ -242,16 +242,19 @@ def test_committed_tables_cover_every_numbered_result_of_their_paper(study):
     assert module.PAPER_RESULTS and uncovered_results(table, module.PAPER_RESULTS) == []
 
 # ------------------------------------------------------------------------------------------ the report's claims parts
-def test_report_claims_html_shows_conditions_and_filters_by_verdict(tmp_path):
-    from torus_lab import report
+def test_site_claims_page_shows_conditions_verdicts_and_evidence():
+    from pathlib import Path
 
-    (tmp_path / "data" / "loads").mkdir(parents=True)
-    (tmp_path / "data" / "loads" / "loads.csv").write_text("x\n1\n")
-    table = claims_table("loads", [_claim(conditions="d = 2, seeds 1-3"), _claim(claim_id="c2", measured_value=2.0)])
-    page = report._claims_html(table, tmp_path)
-    assert page.count("data-verdict='holds'") == 1 and page.count("data-verdict='does not hold'") == 1
-    assert "d = 2, seeds 1-3" in page and "href='../data/loads/loads.csv'" in page
-    assert all(f"value='{v}'" in report._FILTER_HTML for v in VERDICTS)
+    from torus_lab import report, site
+
+    table = claims_table("loads", [_claim(conditions="d = 2, run length {'warmup': 3000, 'drain': None}"),
+                                   _claim(claim_id="c2", measured_value=2.0)])  # fmt: skip
+    entry = site.SiteEntry("loads", "Loads", Path("loads.ipynb"), None, table, report.verdict_counts(table.verdict))
+    page = site._claims_page([entry], frozenset({"data/loads/loads.csv"}))
+    assert page.count("<tr class='tl-ok'>") == 1 and page.count("<tr class='tl-no'>") == 1
+    assert "d = 2, run length (warmup 3000, drain none)" in page and "{'" not in page
+    assert "href='../data/loads/loads.csv'" in page and "href='../data/loads/claims.csv'" in page
+    assert all(v in page for v in VERDICTS)
     assert report.verdict_counts(table.verdict) == "1 holds, 1 does not hold"
     assert report.verdict_counts(["holds approximately"] * 2) == "2 hold approximately"
 

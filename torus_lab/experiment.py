@@ -518,7 +518,7 @@ class ExperimentRun:
 
     def show(self, fig, name: str, caption: str | None = None) -> None:
         """Save ``fig`` as ``figures_dir/<name>.png`` and ``.svg`` and display it with ``caption`` (what the
-        figure shows; the caption of the figure in the HTML report, see :func:`torus_lab.plotting.show_figure`).
+        figure shows; the caption of the figure on the site, see :func:`torus_lab.plotting.show_figure`).
 
         Returns None, so that a notebook cell ending in ``run.show(...)`` displays the figure only (the files
         are ``figures_dir/<name>.png`` and ``.svg``)."""

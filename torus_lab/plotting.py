@@ -34,8 +34,7 @@ import seaborn as sns
 from matplotlib.colors import Normalize
 
 from torus_lab._validate import check_instance, check_int, check_real, check_real_array, check_sequence, check_str
-from torus_lab.report_html import FIGURE_METADATA_KEY
-from torus_lab.settings import current_settings
+from torus_lab.settings import FIGURE_METADATA_KEY, current_settings
 
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
@@ -169,7 +168,7 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
 
 # ---------------------------------------------------------------------- figures inside executed notebooks
 # FIGURE_METADATA_KEY: key of the display metadata in which show_figure records a figure's name, file and caption;
-# defined in torus_lab.report_html (which reads it back) so that building a report needs no plotting stack.
+# defined in torus_lab.settings (the site reads it back without the plotting stack).
 __all__ += ["FIGURE_METADATA_KEY", "figure_html"]  # the figures of executed notebooks
 
 
@@ -177,7 +176,7 @@ def figure_html(experiment: str, name: str, caption: str | None) -> str:
     """The HTML an executed notebook shows for figure ``name`` of ``experiment``: the PNG by its path relative to
     ``reports/<experiment>/`` in a ``<figure>`` (id ``figure-<name>``) with ``caption`` as its ``<figcaption>``.
 
-    :func:`torus_lab.report_html.export_report_html` embeds the PNG and makes it full width, click to enlarge.
+    The site (:mod:`torus_lab.site`) copies ``figures/`` beside the executed notebook's page, so the path resolves.
 
     Examples
     --------
@@ -201,10 +200,10 @@ def figure_html(experiment: str, name: str, caption: str | None) -> str:
 def show_figure(fig, figures_dir: str | Path, name: str, *, caption: str | None = None) -> list[Path]:
     """Save ``fig`` (PNG + SVG) and show it: inline when exploring, as a captioned image link under the runner.
 
-    Under the runner the executed notebook (and its HTML) refer to ``../../figures/<experiment>/<name>.png``
-    (:func:`figure_html`), so the ``.ipynb`` stays small; the HTML report embeds the PNG.  ``caption`` says what
+    Under the runner the executed notebook (and its page on the site) refer to ``../../figures/<experiment>/<name>.png``
+    (:func:`figure_html`), so the ``.ipynb`` stays small; the site shows the PNG beside it.  ``caption`` says what
     the figure shows (one or two sentences, plain text); it is the figure's ``<figcaption>`` and is recorded in
-    the display metadata under :data:`~torus_lab.report_html.FIGURE_METADATA_KEY` (``{"name", "file",
+    the display metadata under :data:`~torus_lab.settings.FIGURE_METADATA_KEY` (``{"name", "file",
     "caption"}``), where ``torus-lab report`` finds it.
     """
     if caption is not None and not check_str("caption", caption).strip():

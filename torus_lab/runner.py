@@ -4,8 +4,8 @@ An *experiment* is ``experiments/<name>.yaml`` (notebook, description, parameter
 :mod:`torus_lab.experiment`).
 
 :func:`run_experiment` validates the parameters against the experiment's schema, executes the notebook
-with papermill (explicit kernel, working directory = project root) into a staging folder, exports the
-self-contained HTML report (:mod:`torus_lab.report_html`), writes ``manifest.json`` (parameters, preset,
+with papermill (explicit kernel, working directory = project root) into a staging folder, writes
+``manifest.json`` (parameters, preset,
 seed, git commit, versions, times, sha256 and role of every output) and only then swaps the staging folders
 into ``data/<name>``, ``figures/<name>`` and ``reports/<name>`` of the output root.  A failing or
 interrupted run leaves earlier outputs untouched.
@@ -69,7 +69,6 @@ from torus_lab.manifest import package_versions as package_versions
 from torus_lab.manifest import sha256 as sha256
 from torus_lab.outputs import output_lock, staging_folder, swap_into_place
 from torus_lab.progress import RUNNER_ENVIRONMENT, ProgressPrinter
-from torus_lab.report_html import ReportInfo, export_report_html, prepare_report_exporter
 from torus_lab.settings import ENVIRONMENT, Settings, current_settings
 
 __all__ = [
@@ -79,7 +78,6 @@ __all__ = [
     "UnknownExperimentError",
     "ParameterError",
     "NotebookFailedError",
-    "ReportExportError",
     "OutputWriteError",
     "OUTPUT_KINDS",
     "RESERVED_PARAMETERS",
@@ -120,12 +118,6 @@ class NotebookFailedError(RunnerError):
 
 class OutputWriteError(RunnerError):
     """An output file could not be written (disk full, permissions); the message names the file or folder."""
-
-    exit_code = 1
-
-
-class ReportExportError(RunnerError):
-    """The executed notebook cannot be exported as a self-contained HTML report (:mod:`torus_lab.report_html`)."""
 
     exit_code = 1
 
@@ -225,32 +217,6 @@ def _clean_executed_notebook(path: Path, *, root: Path, staging: Path, experimen
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def report_info(experiment: Experiment, preset: str, params: Mapping[str, Any]) -> ReportInfo:
-    """What the HTML report shows above the notebook: title, preset, parameters and their schema meanings."""
-    properties = experiment.schema.get("properties", {})
-    descriptions = {key: str(properties.get(key, {}).get("description", "")) for key in params}
-    return ReportInfo(experiment=experiment.name, title=experiment.description, preset=preset,
-                      parameters=dict(params), notebook=experiment.notebook.as_posix(),
-                      descriptions=descriptions)  # fmt: skip
-
-
-def _export_html(notebook: Path, html_path: Path, info: ReportInfo) -> None:
-    """The self-contained report (:func:`torus_lab.report_html.export_report_html`); figures are read from the
-    staged ``figures/<name>/`` next to the staged ``reports/<name>/``.  A report that cannot be made
-    self-contained (a figure file missing, TeX that does not convert, an external resource) fails the run with
-    one line (:class:`ReportExportError`); earlier outputs stay as they were."""
-    try:
-        export_report_html(notebook, html_path, info)
-    except ValueError as err:
-        raise ReportExportError(f"{info.experiment}: the HTML report cannot be written: {err}") from err
-
-
-def _prepare_exporter() -> None:
-    """:func:`torus_lab.report_html.prepare_report_exporter`, any error left for the export itself to report."""
-    with contextlib.suppress(Exception):
-        prepare_report_exporter()
-
-
 def _not_while_stopping(record: logging.LogRecord) -> bool:  # noqa: ARG001 (a logging filter's signature)
     """Logging filter: nothing while the run stops (its kernel was ended on purpose: "Kernel died ...")."""
     return not STOP.requested
@@ -285,8 +251,6 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
             progress.update(ProgressEvent(CELLS_BAR, done, total, elapsed_s=elapsed_s, bar_id=str(executed)))
 
     _silence_papermill_when_stopping()
-    # the report's exporter is made while the kernel works (this process mostly waits for it), not after it
-    threading.Thread(target=_prepare_exporter, name="torus-lab-report-exporter", daemon=True).start()
     with tempfile.TemporaryDirectory(prefix="torus-lab-progress-") as folder:
         events = Path(folder) / "progress.jsonl"
         kernel_env = {
@@ -471,7 +435,6 @@ def _run_locked(experiment: Experiment, preset: str, params: dict[str, Any], out
             raise
         STOP.check()
         _clean_executed_notebook(executed, root=project, staging=staging, experiment=experiment)
-        _export_html(executed, staged["reports"] / f"{name}.html", report_info(experiment, preset, params))
         duration = time.perf_counter() - clock
         manifest = _manifest(experiment, preset, params, staged, started, duration, sweep_environment)
         for folder in staged.values():
