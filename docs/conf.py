@@ -50,7 +50,7 @@ html_static_path: list[str] = []
 # Nitpicky: every cross-reference must resolve. Third-party libraries have no inventory in an offline build
 # (no intersphinx), so references into them are the only ones allowed to stay unresolved.
 nitpicky = True
-nitpick_ignore_regex = [(r"py:.*", r"(networkx|matplotlib|joblib|fractions|numpy|pandas|numba|dask)\..*")]
+nitpick_ignore_regex = [(r"py:.*", r"(networkx|matplotlib|joblib|fractions|numpy|pandas|numba|dask|ipywidgets)\..*")]
 
 
 def _resolve_reexport(app, env, node, contnode):

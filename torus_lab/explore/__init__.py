@@ -6,7 +6,7 @@ on a model that is plain Python (a query in, an outcome out) so that it is teste
 * :func:`routing_explorer` (:mod:`torus_lab.explore.routing`, model :mod:`torus_lab.explore.routing_model`): a
   routing of the registry on a network: preferred and allowed routes, the CDG verdict and its witness cycle,
   Duato's check;
-* the latency explorer (``latency_explorer``, :mod:`torus_lab.explore.latency`) joins here.
+* the latency explorer (``latency_explorer``, ``torus_lab.explore.latency``) joins here.
 
 ``notebooks/explore.ipynb`` calls each explorer once; ``torus-lab explore`` serves that notebook as a web app
 (:mod:`torus_lab.explore.app`).

@@ -37,10 +37,12 @@ from typing import Any
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-from torus_lab._validate import check_instance
+from torus_lab._validate import check_instance, is_int
 from torus_lab.explore.controls import OptionsBox
 from torus_lab.explore.routing_model import (
+    _MAX_DIMS,
     FAULT_KINDS,
+    MAX_EXPLORER_NODES,
     NETWORKS,
     RoutingOutcome,
     RoutingQuery,
@@ -298,7 +300,7 @@ class RoutingExplorer(widgets.VBox):
             self._quietly(lambda: setattr(self.k, "value", 2))
         self.k.disabled = self.network.value == "hypercube"
         n, k = self.n.value, self.k.value
-        if isinstance(n, int) and isinstance(k, int) and 1 <= n <= 10 and k >= 2:  # else the query names the error
+        if 1 <= n <= _MAX_DIMS and 2 <= k <= MAX_EXPLORER_NODES:  # else the query names the error
             self.toggled.clear()
             self._quietly(lambda: self._set_nodes((0,) * n, _default_destination(n, k)))
         self.refresh()
@@ -345,7 +347,9 @@ class RoutingExplorer(widgets.VBox):
 
     def close(self) -> None:
         """Close the widget and its figure's canvas."""
-        self.canvas.close()
+        canvas = getattr(self, "canvas", None)  # None when building it failed
+        if canvas is not None:
+            canvas.close()
         super().close()
 
 
@@ -385,8 +389,9 @@ def routing_explorer(
     (4, 4)
     >>> explorer.close()
     """
-    if destination is None and isinstance(n, int) and isinstance(k, int) and not isinstance(n, bool):
-        destination = _default_destination(n, k) if n >= 1 and k >= 2 else (1, 1)
+    if destination is None:  # (k // 2, 1, 0, ...) of a network the query accepts; it names a bad n or k itself
+        sizes_ok = is_int(n) and is_int(k) and 1 <= n <= _MAX_DIMS and 2 <= k <= MAX_EXPLORER_NODES
+        destination = _default_destination(int(n), int(k)) if sizes_ok else (1, 1)
     query = RoutingQuery(network=network, n=n, k=k, routing=routing, options={} if options is None else options,
                          source=tuple(source) if isinstance(source, (list, tuple)) else source,
                          destination=tuple(destination) if isinstance(destination, (list, tuple)) else destination,

@@ -70,6 +70,8 @@ NETWORKS = ("torus", "unidirectional torus", "mesh", "hypercube")
 FAULT_KINDS = ("links", "nodes")
 #: Largest network the explorer analyses (the CDG of the whole network is rebuilt on every change of routing).
 MAX_EXPLORER_NODES = 1024
+#: Most dimensions (every radix is at least 2).
+_MAX_DIMS = MAX_EXPLORER_NODES.bit_length() - 1
 #: Routes longer than this many hops are not followed (a routing whose preferred route loops is refused earlier).
 _MAX_ROUTE_HOPS = 4 * MAX_EXPLORER_NODES
 
@@ -85,11 +87,8 @@ def network(kind: str, n: int, k: int) -> Torus:
     (Torus(3, 2), Mesh(2, 3))
     """
     check_str("kind", kind, NETWORKS)
-    n = check_int("n", n, minimum=1)
-    if kind == "hypercube":
-        k = check_int("k", k, minimum=2, maximum=2)
-    else:
-        k = check_int("k", k, minimum=2)
+    n = check_int("n", n, minimum=1, maximum=_MAX_DIMS)
+    k = check_int("k", k, minimum=2, maximum=2 if kind == "hypercube" else MAX_EXPLORER_NODES)
     if k**n > MAX_EXPLORER_NODES:
         raise ValueError(f"n, k: the explorer analyses networks of up to {MAX_EXPLORER_NODES} nodes, got k**n = "
                          f"{k}**{n} = {k**n}")  # fmt: skip
@@ -160,7 +159,7 @@ class RoutingQuery:
     faults: Faults = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        topology = network(self.network, self.n, self.k)
+        topology = network(check_str("network", self.network, NETWORKS), self.n, self.k)
         if self.registry is not None:
             check_instance("registry", self.registry, RoutingRegistry, "a RoutingRegistry or None")
         check_str("routing", self.routing)
