@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 KERNEL := torus-lab
 PYTEST_WORKERS ?= 2
 
-.PHONY: reproduce verify lock test docs quick bench fuzz lab lint kernel browser clean-venv
+.PHONY: reproduce verify lock test test-browser docs quick bench fuzz lab explore lint kernel browser clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,10 @@ test: $(VENV)/.installed-test kernel browser docs
 	$(BIN)/ruff check torus_lab tests benchmarks fuzz
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -q
 
+# Only the tests that drive a served app in Chromium (slow; `make test` runs them too, with everything else).
+test-browser: $(VENV)/.installed-test kernel browser
+	$(BIN)/python -m pytest -m browser -n 0 -q
+
 # API reference (numpydoc docstrings) + the Markdown pages of docs/ into docs/_build/html (git-ignored).
 # Warnings are errors and every cross-reference must resolve (nitpicky, see docs/conf.py).
 docs: $(VENV)/.installed-docs
@@ -98,6 +102,11 @@ fuzz: $(VENV)/.installed-test
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: kernel
 	$(BIN)/jupyter lab --notebook-dir=. $(LAB_ARGS)
+
+# The interactive explorers (notebooks/explore.ipynb) as a web app on 127.0.0.1 (Voila); EXPLORE_PORT=N for another port.
+EXPLORE_PORT ?= 8866
+explore: kernel
+	$(BIN)/torus-lab explore --port $(EXPLORE_PORT)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check torus_lab tests benchmarks fuzz

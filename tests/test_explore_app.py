@@ -4,7 +4,7 @@ The command runs in its own session, its processes (the command, Voilà, the not
 environment as in ``test_signals.py``.  The page is loaded, the routing and one of its options are changed, a
 value the registry refuses is typed, and a node is clicked on the figure's canvas; after each step the verdict text
 and the figure (a screenshot of the canvas) must change.  Screenshots are kept in ``test-artifacts/`` (git-ignored).
-SIGTERM then stops the command with status 143 and leaves no process.
+SIGTERM then stops the command with status 143 and leaves no process (SIGINT and SIGHUP: ``test_signals.py``).
 """
 
 from __future__ import annotations
@@ -15,42 +15,16 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 import uuid
 
 import pytest
 from test_reproduce_quick import ARTIFACTS, _browser, _require_chromium
-from test_signals import EXIT_WAIT_S, READY_WAIT_S, Run, assert_clean_stop
-
-from torus_lab import runner
+from test_signals import EXIT_WAIT_S, READY_WAIT_S, assert_clean_stop, free_port, start_explore_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 #: Milliseconds the page may take for its kernel to run the notebook (start, imports, compiled kernels).
 PAGE_WAIT_MS = READY_WAIT_S * 1000
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.settimeout(0.5)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
-
-
-def start_app(tmp_path, port: int) -> Run:
-    """``torus-lab explore --port PORT`` in its own session, once it listens."""
-    run = Run(runner.project_root(), tmp_path / "markers", ["explore", "--port", str(port)])
-    deadline = time.monotonic() + READY_WAIT_S
-    while not _listening(port):
-        assert run.process.poll() is None, f"the app ended early: {run.process.communicate()}"
-        assert time.monotonic() < deadline, f"the app did not listen on port {port} within {READY_WAIT_S} s"
-        time.sleep(0.2)
-    return run
 
 
 def _canvas_png(page) -> str:
@@ -95,8 +69,8 @@ def test_the_served_explorer_works_in_chromium_and_stops_on_sigterm(tmp_path):
     _require_chromium()
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    run = start_app(tmp_path, port)
+    port = free_port()
+    run = start_explore_app(tmp_path, port)
     errors: list[str] = []
     shots = ARTIFACTS / "explore"
     shots.mkdir(parents=True, exist_ok=True)
@@ -152,19 +126,6 @@ def test_the_served_explorer_works_in_chromium_and_stops_on_sigterm(tmp_path):
     run.assert_no_process_left()
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP], ids=lambda s: s.name)
-def test_a_signal_stops_the_app_and_its_kernel(tmp_path, signum):
-    """A visitor's page has started a kernel; the signal ends the command, Voilà and the kernel."""
-    port = _free_port()
-    run = start_app(tmp_path, port)
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=READY_WAIT_S) as response:  # runs the notebook
-        page = response.read().decode()
-    assert "widget-view" in page
-    assert len(run.processes()) >= 3, "the command, Voila and the notebook's kernel"
-    assert_clean_stop(*run.stop(signum), signum)
-    run.assert_no_process_left()
-
-
 def test_bad_port_and_notebook_are_refused_with_exit_2(tmp_path):
     from torus_lab import cli
 
@@ -181,4 +142,4 @@ def test_bad_port_and_notebook_are_refused_with_exit_2(tmp_path):
         cli.main(["explore", "--port", "70000"])
     assert refused.value.code == 2
     missing = tmp_path / "nope.ipynb"
-    assert cli.main(["explore", "--notebook", str(missing), "--port", str(_free_port())]) == 2
+    assert cli.main(["explore", "--notebook", str(missing), "--port", str(free_port())]) == 2

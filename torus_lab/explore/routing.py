@@ -60,6 +60,9 @@ CLICK_MODES = ("source", "destination", "fault")
 _CLICK_RADIUS = 0.45
 #: Size of the explorer's figure (inches at 100 dpi).
 _FIGSIZE = (6.0, 6.0)
+#: Where the 2-D drawing sits in the figure (left, bottom, width, height): fixed, so that a redraw computes no
+#: layout (constrained layout took as long as drawing the network) and a node stays where it was clicked.
+_AXES_RECT = (0.1, 0.16, 0.86, 0.78)
 
 
 def _channel_segment(topology: Torus, cid: int) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -99,7 +102,7 @@ def draw_outcome(fig: Figure, outcome: RoutingOutcome) -> None:
     faults = q.faults if q.faults.nodes or q.faults.links else None
     with figure_style():
         if topo.n == 2:
-            ax = fig.add_subplot()
+            ax = fig.add_axes(_AXES_RECT)
             for number, cid in enumerate(outcome.allowed_channels):
                 (x0, y0), (x1, y1) = _channel_segment(topo, cid)
                 ax.plot([x0, x1], [y0, y1], color=PALETTE[5], lw=7, alpha=0.45, solid_capstyle="round", zorder=3,
@@ -108,7 +111,8 @@ def draw_outcome(fig: Figure, outcome: RoutingOutcome) -> None:
                           cycle=outcome.cycle_channels or None, highlight=[q.source, q.destination], title=title)
             if outcome.cycle_channels:
                 ax.plot([], [], color=PALETTE[3], lw=2.2, label="CDG witness cycle")
-            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize="small")
+            ax.legend(loc="lower center", bbox_to_anchor=(0.5, 0.0), bbox_transform=fig.transFigure, ncol=3,
+                      fontsize="small")
         elif topo.n == 3:
             ax = fig.add_subplot(projection="3d")
             draw_torus_3d(ax, topo, paths=paths, path_labels=labels, faults=faults, title=title)
@@ -174,6 +178,7 @@ class RoutingExplorer(widgets.VBox):
         self._quiet = False
         self.outcome: RoutingOutcome | None = None
         self.error = ""
+        self._drawn: Torus | None = None  # the network the figure shows
         self.toggled: set[tuple[int, ...]] = set(query.toggled)
         style = {"description_width": "9em"}
         wide = widgets.Layout(width="18em")
@@ -204,7 +209,7 @@ class RoutingExplorer(widgets.VBox):
         self.message.add_class("torus-lab-message")
         self.summary = widgets.HTML("")
         self.summary.add_class("torus-lab-verdict")
-        self.figure = Figure(figsize=_FIGSIZE, dpi=100, layout="constrained")
+        self.figure = Figure(figsize=_FIGSIZE, dpi=100, layout="none")
         self.canvas = _new_canvas(self.figure)
         self.canvas.add_class("torus-lab-figure")
         self.canvas.mpl_connect("button_press_event", self._clicked)
@@ -283,6 +288,7 @@ class RoutingExplorer(widgets.VBox):
         self.message.value = ""
         self.summary.value = "<br>".join(html.escape(line) for line in outcome.lines())
         draw_outcome(self.figure, outcome)
+        self._drawn = outcome.query.topology
         self.figure.canvas.draw_idle()
 
     def _refused(self, text: str) -> None:
@@ -335,9 +341,9 @@ class RoutingExplorer(widgets.VBox):
         self.refresh()
 
     def _clicked(self, event: Any) -> None:
-        if self.outcome is None or event.inaxes is None:
+        if self._drawn is None or event.inaxes is None:
             return
-        node = _node_at(self.outcome.query.topology, event.xdata, event.ydata)
+        node = _node_at(self._drawn, event.xdata, event.ydata)  # a node of the network drawn, refused input or not
         if node is not None:
             self.click_node(node)
 
@@ -359,7 +365,7 @@ def routing_explorer(
     k: int = 4,
     routing: str = "ecube",
     options: Mapping[str, Any] | None = None,
-    source: Sequence[int] = (0, 0),
+    source: Sequence[int] | None = None,
     destination: Sequence[int] | None = None,
     fault_kind: str = "links",
     fault_rate: float = 0.0,
@@ -377,7 +383,7 @@ def routing_explorer(
     options : mapping, optional
         Options of that routing (the others take their defaults).
     source, destination : tuple of int
-        Default destination: ``(k // 2, 1, 0, ...)``.
+        Default source: the origin; default destination: ``(k // 2, 1, 0, ...)``.
     fault_kind, fault_rate, fault_seed : random faults (none by default)
     registry : RoutingRegistry, optional
         Where routings are looked up (default: the process's registry).
@@ -392,6 +398,8 @@ def routing_explorer(
     if destination is None:  # (k // 2, 1, 0, ...) of a network the query accepts; it names a bad n or k itself
         sizes_ok = is_int(n) and is_int(k) and 1 <= n <= _MAX_DIMS and 2 <= k <= MAX_EXPLORER_NODES
         destination = _default_destination(int(n), int(k)) if sizes_ok else (1, 1)
+    if source is None:
+        source = (0,) * int(n) if is_int(n) and 1 <= n <= _MAX_DIMS else (0, 0)
     query = RoutingQuery(network=network, n=n, k=k, routing=routing, options={} if options is None else options,
                          source=tuple(source) if isinstance(source, (list, tuple)) else source,
                          destination=tuple(destination) if isinstance(destination, (list, tuple)) else destination,

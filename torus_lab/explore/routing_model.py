@@ -87,9 +87,11 @@ def network(kind: str, n: int, k: int) -> Torus:
     (Torus(3, 2), Mesh(2, 3))
     """
     check_str("kind", kind, NETWORKS)
-    n = check_int("n", n, minimum=1, maximum=_MAX_DIMS)
-    k = check_int("k", k, minimum=2, maximum=2 if kind == "hypercube" else MAX_EXPLORER_NODES)
-    if k**n > MAX_EXPLORER_NODES:
+    n = check_int("n", n, minimum=1)
+    k = check_int("k", k, minimum=2)
+    if kind == "hypercube" and k != 2:
+        raise ValueError(f"k: a hypercube has radix 2, got k = {k}")
+    if n > _MAX_DIMS or k**n > MAX_EXPLORER_NODES:  # n first: k**n of a huge n is never computed
         raise ValueError(f"n, k: the explorer analyses networks of up to {MAX_EXPLORER_NODES} nodes, got k**n = "
                          f"{k}**{n} = {k**n}")  # fmt: skip
     kinds = {"torus": "bidirectional", "unidirectional torus": "unidirectional", "mesh": "mesh",
