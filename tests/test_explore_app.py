@@ -85,7 +85,9 @@ def test_the_served_explorer_works_in_chromium_and_stops_on_sigterm(tmp_path):
                 page.wait_for_selector(".torus-lab-verdict", state="visible")
                 page.wait_for_function("(document.querySelector('.torus-lab-verdict') || {}).innerText"
                                        "?.includes('channel dependency graph')")  # fmt: skip
-                blank = _canvas_png(page)
+                blank = page.evaluate("(() => { const shown = document.querySelector('.torus-lab-figure canvas');"
+                                      " const c = document.createElement('canvas'); c.width = shown.width;"
+                                      " c.height = shown.height; return c.toDataURL(); })()")  # fmt: skip
                 text0 = page.inner_text(".torus-lab-verdict")
                 _, png0 = _changed(page, "", blank, "channel dependency graph")  # the canvas's first image
                 page.screenshot(path=str(shots / "1-loaded.png"))
