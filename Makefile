@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 KERNEL := torus-lab
 PYTEST_WORKERS ?= 2
 
-.PHONY: reproduce verify lock test docs site quick bench fuzz lab lint kernel browser clean-venv
+.PHONY: reproduce verify lock test test-browser docs site quick bench fuzz lab explore lint kernel browser clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,10 @@ test: $(VENV)/.installed-test kernel browser docs
 	$(BIN)/ruff check torus_lab tests benchmarks fuzz
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -q
 
+# Only the tests that drive a served app in Chromium (slow; `make test` runs them too, with everything else).
+test-browser: $(VENV)/.installed-test kernel browser
+	$(BIN)/python -m pytest -m browser -n 0 -q
+
 # The site into site/ (git-ignored): the pages of docs/, the API reference (numpydoc docstrings), and the
 # committed executed notebooks, claims and provenance of reports/ and data/ (never re-executed).
 # Warnings are errors and every cross-reference must resolve (nitpicky, see docs/conf.py).
@@ -102,6 +106,11 @@ fuzz: $(VENV)/.installed-test
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: kernel
 	$(BIN)/jupyter lab --notebook-dir=. $(LAB_ARGS)
+
+# The interactive explorers (notebooks/explore.ipynb) as a web app on 127.0.0.1 (Voila); EXPLORE_PORT=N for another port.
+EXPLORE_PORT ?= 8866
+explore: kernel
+	$(BIN)/torus-lab explore --port $(EXPLORE_PORT)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check torus_lab tests benchmarks fuzz

@@ -90,7 +90,7 @@ mathjax2_config = {
 viewcode_follow_imported_members = False
 
 nitpicky = True
-nitpick_ignore_regex = [(r"py:.*", r"(networkx|matplotlib|joblib|fractions|numpy|pandas|numba|dask)\..*")]
+nitpick_ignore_regex = [(r"py:.*", r"(networkx|matplotlib|joblib|fractions|numpy|pandas|numba|dask|ipywidgets)\..*")]
 
 
 def _resolve_reexport(app, env, node, contnode):

@@ -7,9 +7,9 @@ Run with ``make fuzz`` (a fixed budget; not part of ``make test``)::
 
 Every input must end in a result or in the project's own user-facing errors (``ExperimentError`` and its
 subclasses, ``TypeError``/``ValueError`` naming a parameter, argparse's exit status 2): any other exception
-is a finding and atheris stops with the input that caused it.  Nothing is executed: the runner, the report
-and the cache commands are replaced by stubs, so no notebook runs and no file is written outside a temporary
-folder.
+is a finding and atheris stops with the input that caused it.  Nothing is executed: the runner, the report,
+the cache commands and the explorer app are replaced by stubs, so no notebook runs, no server starts and no file
+is written outside a temporary folder.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ with atheris.instrument_imports():
     import yaml
 
     from torus_lab import cli, experiment, report, runner
+    from torus_lab.explore import app as explore_app
 
 EXPERIMENTS = experiment.load_experiments()
 SCHEMAS = [e.schema for e in EXPERIMENTS.values() if e.schema is not None]
@@ -35,7 +36,8 @@ SCRATCH = Path(tempfile.mkdtemp(prefix="torus-lab-fuzz-"))
 COMMANDS = ["list", "params", "run", "reproduce", "report", "site", "--html", "--strict", "routings", "cache",
             "--preset", "-p", "--out", "--backend", "--no-cache", "--only", "quick", "paper", *EXPERIMENTS, "seed=1",
             "info", "clear", "--wait",
-            "--version", "--publish", "--jobs", "curve_loads=[0.5,0.1]", "ks=[4,4]"]
+            "--version", "--publish", "--jobs", "curve_loads=[0.5,0.1]", "ks=[4,4]", "explore", "--port",
+            "--notebook", "8866", "0", "65536"]
 
 
 def _no_run(*args, **kwargs):
@@ -46,6 +48,7 @@ runner.run_experiment = _no_run  # type: ignore[assignment]
 report.reproduce = _no_run  # type: ignore[assignment]
 report.build_report = _no_run  # type: ignore[assignment]
 report.build_project_site = _no_run  # type: ignore[assignment]
+explore_app.serve = _no_run  # type: ignore[assignment]
 cli._cache = lambda action: None  # type: ignore[assignment]
 
 

@@ -63,6 +63,7 @@ def test_a_closed_pipe_ends_quietly_with_status_0():
         (["run", "virtual_mesh", "-p", "ks=[4, 4]"], "'ks' = [4, 4] is invalid: [4, 4] has non-unique elements"),
         (["run", "loads", "--out", "x" * 300], "--out '" + "x" * 300 + "' cannot be used: File name too long"),
         (["report", "--zip", f"{__file__}/report.zip"], f"its folder '{__file__}' is a file, not a folder"),
+        (["explore", "--notebook", __file__], f"--notebook {__file__!r}: no such notebook (an .ipynb file)"),
     ],
 )
 def test_bad_usage_is_one_line_exit_2_before_any_work(args, message, capsys, monkeypatch):

@@ -53,9 +53,10 @@ pytestmark = pytest.mark.fuzz
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0")) or None
 MAX_EXAMPLES = EXAMPLES or 10
 
-# They run notebooks, or build the site (Sphinx in a child process; the site's text helpers are property-tested in
-# tests/test_site.py).
-SKIP_MODULES = {"torus_lab.cli", "torus_lab.runner", "torus_lab.report", "torus_lab.verify", "torus_lab.site"}
+# They run notebooks, build the site (Sphinx in a child process; the site's text helpers are property-tested in
+# tests/test_site.py) or serve notebooks (torus_lab.explore.app: its checks are tested in tests/test_explore_app.py).
+SKIP_MODULES = {"torus_lab.cli", "torus_lab.runner", "torus_lab.report", "torus_lab.verify", "torus_lab.site",
+                "torus_lab.explore.app"}
 
 # Compiled numba functions (routing kernels, the simulator kernel, ``minimal_sign``, ``splitmix_next``) take the
 # typed arrays and ints their Python entry points build (``make_routing``, ``simulate``); they have no Python
@@ -394,6 +395,16 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.precision.round_significant": dict(value=0.5),
     "torus_lab.precision.science_frame": dict(frame=pd.DataFrame({"x": [0.5], "n": [1]})),
     "torus_lab.precision.to_science_csv": dict(frame=pd.DataFrame({"x": [0.5], "n": [1]}), path="out.csv"),
+    # explorers
+    "torus_lab.explore.controls.OptionControl": dict(option=Lazy(lambda: _entry("pfnf").option("dateline_offset"))),
+    "torus_lab.explore.controls.option_widget": dict(option=Lazy(lambda: _entry("ecube").option("vcs"))),
+    "torus_lab.explore.controls.OptionsBox": dict(entry=Lazy(lambda: _entry("ecube"))),
+    "torus_lab.explore.routing_model.network": dict(kind="torus", n=2, k=4),
+    "torus_lab.explore.routing_model.explore_routing": dict(query=Lazy(lambda: _explore().RoutingQuery())),
+    "torus_lab.explore.routing.RoutingExplorer": dict(query=Lazy(lambda: _explore().RoutingQuery())),
+    "torus_lab.explore.routing.draw_outcome": dict(
+        fig=Lazy(lambda: __import__("matplotlib.figure", fromlist=["Figure"]).Figure()),
+        outcome=Lazy(lambda: _explore().explore_routing(_explore().RoutingQuery()))),
     # claims
     "torus_lab.claims.Rule": dict(kind="at_most", params={"bound": 1.0}),
     "torus_lab.claims.Claim": dict(claim_id="C1", location="Theorem 1", statement="s", conditions="c",
@@ -412,6 +423,18 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
         measured=(1.29, 1.25, 1.33), measured_text="1.29", ci_method="bootstrap 95%",
         rule=Lazy(lambda: _claims().Rule("inside_ci")), evidence=("data/p/a.csv",)),
 }
+
+
+def _entry(name: str):
+    from torus_lab.routing import routing_entry
+
+    return routing_entry(name)
+
+
+def _explore():
+    import torus_lab.explore.routing_model
+
+    return torus_lab.explore.routing_model
 
 
 def _claims():

@@ -11,13 +11,42 @@ from torus_lab import runner
 
 ROOT = runner.project_root()
 EXPERIMENTS = runner.load_experiments(ROOT)
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+#: Notebooks that are no experiment: interactive explorers (no YAML, no parameters cell, never run by the runner).
+EXPLORER_NOTEBOOKS = {"explore"}
+ALL_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = [nb for nb in ALL_NOTEBOOKS if nb.stem not in EXPLORER_NOTEBOOKS]
 PAPERS = {"disjoint_paths", "virtual_mesh", "fault_tolerant", "loads", "direction_first"}
 
 
 def test_one_experiment_per_paper():
     assert PAPERS <= set(EXPERIMENTS)
     assert {nb.stem for nb in NOTEBOOKS} == {e.notebook.stem for e in EXPERIMENTS.values()}
+    assert EXPLORER_NOTEBOOKS <= {nb.stem for nb in ALL_NOTEBOOKS}
+    assert not EXPLORER_NOTEBOOKS & set(EXPERIMENTS), "an explorer notebook is no experiment"
+
+
+@pytest.mark.parametrize("name", sorted(EXPLORER_NOTEBOOKS))
+def test_explorer_notebook_is_clean_and_thin(name):
+    """Committed without outputs, imports and one call per explorer of torus_lab.explore, no parameters cell."""
+    from torus_lab import explore
+
+    path = ROOT / "notebooks" / f"{name}.ipynb"
+    nb = json.loads(path.read_text())
+    assert nb["metadata"]["kernelspec"]["name"] == runner.KERNEL_NAME
+    calls = []
+    for index, cell in enumerate(nb["cells"]):
+        assert cell.get("id"), f"{path.name}: cell {index} has no id"
+        if cell["cell_type"] != "code":
+            continue
+        assert not cell.get("outputs") and cell.get("execution_count") is None, f"{path.name}: cell {index} ran"
+        assert "parameters" not in cell["metadata"].get("tags", []), f"{path.name}: an explorer takes no parameters"
+        for statement in ast.parse("".join(cell["source"])).body:
+            if isinstance(statement, ast.ImportFrom):
+                assert statement.module == "torus_lab.explore", ast.unparse(statement)
+            else:
+                assert isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call), ast.unparse(statement)
+                calls.append(statement.value.func.id)
+    assert sorted(calls) == sorted(explore.__all__), "one call per explorer"
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)

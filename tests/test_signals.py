@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -25,6 +27,9 @@ import pytest
 from throwaway_project import write_project
 
 from torus_lab.outputs import LOCK_NAME, lock_holder
+from torus_lab.runner import project_root
+
+ROOT = project_root()
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
@@ -402,3 +407,39 @@ def test_an_explorer_s_background_run_ends_with_its_process(tmp_path, signum):
     assert "Traceback" not in err, err
     run.assert_no_process_left()
     assert len(list(markers.glob("points-*"))) < 120  # it stopped well before the 240 points asked for
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def start_explore_app(tmp_path, port: int) -> Run:
+    """``torus-lab explore --port PORT`` in its own session, once it listens."""
+    run = Run(ROOT, tmp_path / "markers", ["explore", "--port", str(port)])
+    deadline = time.monotonic() + READY_WAIT_S
+    while not _listening(port):
+        assert run.process.poll() is None, f"the app ended early: {run.process.communicate()}"
+        assert time.monotonic() < deadline, f"the app did not listen on port {port} within {READY_WAIT_S} s"
+        time.sleep(0.2)
+    return run
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_stops_the_app_and_its_kernel(tmp_path, signum):
+    """A visitor's page has started a kernel; the signal ends the command, Voilà and the kernel."""
+    port = free_port()
+    run = start_explore_app(tmp_path, port)
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=READY_WAIT_S) as response:  # runs the notebook
+        page = response.read().decode()
+    assert "widget-view" in page
+    assert len(run.processes()) >= 3, "the command, Voila and the notebook's kernel"
+    assert_clean_stop(*run.stop(signum), signum)
+    run.assert_no_process_left()

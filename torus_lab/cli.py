@@ -1,9 +1,10 @@
-"""Command line: ``torus-lab list | params | run | reproduce | verify | report | site | routings | cache``.
+"""Command line: ``torus-lab list | params | run | reproduce | verify | report | site | routings | explore |
+cache``.
 
 Exit status: 0 success (also when the reader of standard output went away, as in ``torus-lab params loads |
 head``), 1 a run failed (a notebook raised, a file could not be written: disk full, permissions; another run
 writes into the output root) or ``verify`` found a science output that differs from the reference, 2 bad usage
-(unknown experiment, preset, parameter or routing; a bad path; ``verify`` without reference outputs), 128 + N
+(unknown experiment, preset, parameter or routing; a bad path or port; ``verify`` without reference outputs), 128 + N
 when stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP: see :mod:`torus_lab.interrupt`).
 Every error is one line on stderr; a failed or stopped run leaves earlier outputs as they were.
 
@@ -133,6 +134,12 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="every Sphinx warning is an error and every cross-reference must resolve (make test)")
     _add_wait_option(site)
     _subcommand(sub, "routings", summary="list the routing algorithms of the registry: options, defaults, sources")
+    explore = _subcommand(sub, "explore", summary="serve the interactive explorers (notebooks/explore.ipynb) as a web "
+                                                  "app on 127.0.0.1 until stopped (Ctrl-C)")  # fmt: skip
+    explore.add_argument("--port", type=_port, default=8866, metavar="N",
+                         help="port to listen on, 1-65535 (default: %(default)s); one in use is refused")
+    explore.add_argument("--notebook", metavar="PATH",
+                         help="notebook to serve (default: notebooks/explore.ipynb of the project)")
     cache = _subcommand(sub, "cache", summary="the result cache of sweeps (scratch/cache)")
     cache.add_argument("action", choices=("info", "clear"), help="show its size, or delete it")
     return parser
@@ -197,6 +204,16 @@ def _positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number in 1..65535, got {text!r}")
     return value
 
 
@@ -311,6 +328,10 @@ def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(f"site: {site / 'index.html'}")
     elif args.command == "routings":
         _routings()
+    elif args.command == "explore":
+        from torus_lab.explore import app as explore_app
+
+        return run_stoppable(explore_app.serve, args.notebook, args.port)
     elif args.command == "cache":
         _cache(args.action)
     return 0

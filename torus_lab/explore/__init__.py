@@ -1,11 +1,19 @@
-"""Interactive explorers: ipywidgets front ends over the studies' pipelines, running in the background.
+"""Interactive explorers of torus_lab, for JupyterLab and for the web app of ``torus-lab explore``.
 
-Examples
---------
->>> callable(latency_explorer)
-True
+Each explorer is a function returning a displayable widget (ipywidgets, with an ipympl canvas for figures), built
+on a model that is plain Python (a query in, an outcome out) so that it is tested without a browser:
+
+* :func:`routing_explorer` (:mod:`torus_lab.explore.routing`, model :mod:`torus_lab.explore.routing_model`): a
+  routing of the registry on a network: preferred and allowed routes, the CDG verdict and its witness cycle,
+  Duato's check;
+* :func:`latency_explorer` (:mod:`torus_lab.explore.latency`): latency-load curves of several routings,
+  measured in the background as points arrive, with a Cancel button.
+
+``notebooks/explore.ipynb`` calls each explorer once; ``torus-lab explore`` serves that notebook as a web app
+(:mod:`torus_lab.explore.app`).
 """
 
 from torus_lab.explore.latency import latency_explorer
+from torus_lab.explore.routing import routing_explorer
 
-__all__ = ["latency_explorer"]
+__all__ = ["routing_explorer", "latency_explorer"]
