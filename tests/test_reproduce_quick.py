@@ -124,16 +124,28 @@ def _require_chromium() -> str:
     return executable
 
 
-def _browser(playwright):
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for the module's page tests: each test opens its page in a fresh browser context (its
+    own cache, storage and cookies, as in a new browser), so sharing the process changes nothing a page sees and
+    saves a browser start-up (about a CPU second) per test."""
     executable = _require_chromium()
+    from playwright.sync_api import sync_playwright
+
     args = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
             "--disable-component-update", "--disable-sync"]  # fmt: skip
-    return playwright.chromium.launch(executable_path=executable, args=args)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=args)
+        try:
+            yield launched
+        finally:
+            launched.close()
 
 
 def _open(browser, path: Path) -> tuple[object, list[str], list[str]]:
-    """A page showing ``path``; every request it makes and every console error or page error is recorded."""
-    page = browser.new_page(viewport={"width": 1280, "height": 1600})
+    """A page showing ``path``, in a new browser context; every request it makes and every console error or page
+    error is recorded."""
+    page = browser.new_context(viewport={"width": 1280, "height": 1600}).new_page()
     page.set_default_timeout(60_000)
     requests, errors = [], []
     page.on("request", lambda request: requests.append(request.url))
@@ -144,28 +156,23 @@ def _open(browser, path: Path) -> tuple[object, list[str], list[str]]:
     return page, requests, errors
 
 
-def test_index_renders_in_headless_chromium(quick_out):
-    _require_chromium()
-    from playwright.sync_api import sync_playwright
-
+def test_index_renders_in_headless_chromium(quick_out, browser):
     index = quick_out / "reports" / "index.html"
-    with sync_playwright() as playwright:
-        browser = _browser(playwright)
-        try:
-            page, requests, errors = _open(browser, index)
-            links = page.evaluate("Array.from(document.querySelectorAll('a[href*=\"#figure-\"]')).length")
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "report-index.png"), full_page=False)
-            visible = ("v => Array.from(document.querySelectorAll(`tr[data-verdict='${v}']`))"
-                       ".filter(r => r.offsetParent)")
-            holds_before = page.evaluate(f"({visible})('holds').length")
-            page.uncheck("#verdict-filter input[value='holds']")      # the verdict filter hides those rows ...
-            holds_hidden = page.evaluate(f"({visible})('holds').length")
-            others = page.evaluate(f"({visible})('does not hold').length")
-            page.check("#verdict-filter input[value='holds']")        # ... and shows them again
-            holds_after = page.evaluate(f"({visible})('holds').length")
-        finally:
-            browser.close()
+    page, requests, errors = _open(browser, index)
+    try:
+        links = page.evaluate("Array.from(document.querySelectorAll('a[href*=\"#figure-\"]')).length")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "report-index.png"), full_page=False)
+        visible = ("v => Array.from(document.querySelectorAll(`tr[data-verdict='${v}']`))"
+                   ".filter(r => r.offsetParent)")
+        holds_before = page.evaluate(f"({visible})('holds').length")
+        page.uncheck("#verdict-filter input[value='holds']")      # the verdict filter hides those rows ...
+        holds_hidden = page.evaluate(f"({visible})('holds').length")
+        others = page.evaluate(f"({visible})('does not hold').length")
+        page.check("#verdict-filter input[value='holds']")        # ... and shows them again
+        holds_after = page.evaluate(f"({visible})('holds').length")
+    finally:
+        page.context.close()
     assert requests == [index.as_uri()], f"the index loaded something besides itself: {requests}"
     assert not errors, f"console errors: {errors}"
     assert links >= len(EXPERIMENTS), "the index should list the figures of every paper"
@@ -175,31 +182,26 @@ def test_index_renders_in_headless_chromium(quick_out):
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
-def test_paper_report_works_alone_in_headless_chromium(quick_out, tmp_path, name):
+def test_paper_report_works_alone_in_headless_chromium(quick_out, browser, tmp_path, name):
     """The per-paper report copied alone into an empty folder: images, math, no console error, no request."""
-    _require_chromium()
-    from playwright.sync_api import sync_playwright
-
     alone = tmp_path / f"{name}.html"
     shutil.copyfile(quick_out / "reports" / name / f"{name}.html", alone)
     assert [p.name for p in tmp_path.iterdir()] == [alone.name]
-    with sync_playwright() as playwright:
-        browser = _browser(playwright)
-        try:
-            page, requests, errors = _open(browser, alone)
-            images = page.evaluate("Array.from(document.images).map(i => [i.alt, i.complete && i.naturalWidth > 0,"
-                                   " i.getBoundingClientRect().width])")  # fmt: skip
-            text = page.evaluate("document.body.innerText")
-            math = page.evaluate("document.querySelectorAll('math').length")
-            captions = page.evaluate("Array.from(document.querySelectorAll('figure.torus-lab-figure'))"
-                                     ".map(f => (f.querySelector('figcaption') || {}).innerText || '')")  # fmt: skip
-            code_hidden = page.evaluate("Array.from(document.querySelectorAll('details.tl-code')).every(d => !d.open)")
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / f"report-{name}.png"), full_page=False)
-            page.click("figure.torus-lab-figure img")  # click to enlarge: an overlay with the same image, wider
-            zoomed = page.evaluate("(document.querySelector('#tl-zoom img') || {}).clientWidth || 0")
-        finally:
-            browser.close()
+    page, requests, errors = _open(browser, alone)
+    try:
+        images = page.evaluate("Array.from(document.images).map(i => [i.alt, i.complete && i.naturalWidth > 0,"
+                               " i.getBoundingClientRect().width])")  # fmt: skip
+        text = page.evaluate("document.body.innerText")
+        math = page.evaluate("document.querySelectorAll('math').length")
+        captions = page.evaluate("Array.from(document.querySelectorAll('figure.torus-lab-figure'))"
+                                 ".map(f => (f.querySelector('figcaption') || {}).innerText || '')")  # fmt: skip
+        code_hidden = page.evaluate("Array.from(document.querySelectorAll('details.tl-code')).every(d => !d.open)")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"report-{name}.png"), full_page=False)
+        page.click("figure.torus-lab-figure img")  # click to enlarge: an overlay with the same image, wider
+        zoomed = page.evaluate("(document.querySelector('#tl-zoom img') || {}).clientWidth || 0")
+    finally:
+        page.context.close()
     assert requests == [alone.as_uri()], f"{name}: the report loaded something besides itself: {requests}"
     assert not errors, f"{name}: console errors: {errors}"
     assert images and all(ok for _, ok, _ in images), f"{name}: images that did not load: {images}"
