@@ -18,7 +18,7 @@ import time
 import uuid
 
 import pytest
-from test_reproduce_quick import ARTIFACTS, _browser, _require_chromium
+from chromium import ARTIFACTS, launch, require_chromium
 from test_signals import EXIT_WAIT_S, READY_WAIT_S, assert_clean_stop, free_port, start_explore_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -66,7 +66,7 @@ def _node_pixel(node: tuple[int, int], routing: str, options: dict) -> tuple[flo
 
 
 def test_the_served_explorer_works_in_chromium_and_stops_on_sigterm(tmp_path):
-    _require_chromium()
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     port = free_port()
@@ -76,7 +76,7 @@ def test_the_served_explorer_works_in_chromium_and_stops_on_sigterm(tmp_path):
     shots.mkdir(parents=True, exist_ok=True)
     try:
         with sync_playwright() as playwright:
-            browser = _browser(playwright)
+            browser = launch(playwright)
             try:
                 page = browser.new_page(viewport={"width": 1400, "height": 1100})
                 page.set_default_timeout(PAGE_WAIT_MS)

@@ -83,7 +83,7 @@ def test_a_run_by_hand_and_torus_lab_run_write_the_same_layout_and_manifest(proj
     runner.run_experiment("demo", preset="quick", root=project, progress=False)
     cli_layout = layout(out)
     cli_manifest = json.loads((out / "data/demo/manifest.json").read_text())
-    assert (out / "reports/demo/demo.html").exists()
+    assert (out / "reports/demo/demo.ipynb").exists()  # the executed notebook, a page of the site
     shutil.rmtree(out)
 
     nb = run_by_hand(project)

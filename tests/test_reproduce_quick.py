@@ -15,7 +15,6 @@ from torus_lab.claims import CLAIM_COLUMNS
 
 ROOT = runner.project_root()
 EXPERIMENTS = runner.load_experiments(ROOT)
-ARTIFACTS = ROOT / "test-artifacts"
 pytestmark = pytest.mark.notebook
 
 

@@ -40,8 +40,8 @@ from matplotlib.figure import Figure
 from torus_lab._validate import check_instance, is_int
 from torus_lab.explore.controls import OptionsBox
 from torus_lab.explore.routing_model import (
-    _MAX_DIMS,
     FAULT_KINDS,
+    MAX_EXPLORER_DIMS,
     MAX_EXPLORER_NODES,
     NETWORKS,
     RoutingOutcome,
@@ -306,7 +306,7 @@ class RoutingExplorer(widgets.VBox):
             self._quietly(lambda: setattr(self.k, "value", 2))
         self.k.disabled = self.network.value == "hypercube"
         n, k = self.n.value, self.k.value
-        if 1 <= n <= _MAX_DIMS and 2 <= k <= MAX_EXPLORER_NODES:  # else the query names the error
+        if 1 <= n <= MAX_EXPLORER_DIMS and 2 <= k <= MAX_EXPLORER_NODES:  # else the query names the error
             self.toggled.clear()
             self._quietly(lambda: self._set_nodes((0,) * n, _default_destination(n, k)))
         self.refresh()
@@ -396,10 +396,10 @@ def routing_explorer(
     >>> explorer.close()
     """
     if destination is None:  # (k // 2, 1, 0, ...) of a network the query accepts; it names a bad n or k itself
-        sizes_ok = is_int(n) and is_int(k) and 1 <= n <= _MAX_DIMS and 2 <= k <= MAX_EXPLORER_NODES
+        sizes_ok = is_int(n) and is_int(k) and 1 <= n <= MAX_EXPLORER_DIMS and 2 <= k <= MAX_EXPLORER_NODES
         destination = _default_destination(int(n), int(k)) if sizes_ok else (1, 1)
     if source is None:
-        source = (0,) * int(n) if is_int(n) and 1 <= n <= _MAX_DIMS else (0, 0)
+        source = (0,) * int(n) if is_int(n) and 1 <= n <= MAX_EXPLORER_DIMS else (0, 0)
     query = RoutingQuery(network=network, n=n, k=k, routing=routing, options={} if options is None else options,
                          source=tuple(source) if isinstance(source, (list, tuple)) else source,
                          destination=tuple(destination) if isinstance(destination, (list, tuple)) else destination,

@@ -58,6 +58,7 @@ __all__ = [
     "NETWORKS",
     "FAULT_KINDS",
     "MAX_EXPLORER_NODES",
+    "MAX_EXPLORER_DIMS",
     "RoutingQuery",
     "RoutingOutcome",
     "network",
@@ -70,8 +71,8 @@ NETWORKS = ("torus", "unidirectional torus", "mesh", "hypercube")
 FAULT_KINDS = ("links", "nodes")
 #: Largest network the explorer analyses (the CDG of the whole network is rebuilt on every change of routing).
 MAX_EXPLORER_NODES = 1024
-#: Most dimensions (every radix is at least 2).
-_MAX_DIMS = MAX_EXPLORER_NODES.bit_length() - 1
+#: Most dimensions the explorer accepts (every radix is at least 2, so more would exceed ``MAX_EXPLORER_NODES``).
+MAX_EXPLORER_DIMS = MAX_EXPLORER_NODES.bit_length() - 1
 #: Routes longer than this many hops are not followed (a routing whose preferred route loops is refused earlier).
 _MAX_ROUTE_HOPS = 4 * MAX_EXPLORER_NODES
 
@@ -91,8 +92,8 @@ def network(kind: str, n: int, k: int) -> Torus:
     k = check_int("k", k, minimum=2)
     if kind == "hypercube" and k != 2:
         raise ValueError(f"k: a hypercube has radix 2, got k = {k}")
-    if n > _MAX_DIMS or k**n > MAX_EXPLORER_NODES:  # n first: k**n of a huge n is never computed
-        size = f" = {k**n}" if n <= _MAX_DIMS else ""
+    if n > MAX_EXPLORER_DIMS or k**n > MAX_EXPLORER_NODES:  # n first: k**n of a huge n is never computed
+        size = f" = {k**n}" if n <= MAX_EXPLORER_DIMS else ""
         raise ValueError(f"n, k: the explorer analyses networks of up to {MAX_EXPLORER_NODES} nodes, got k**n = "
                          f"{k}**{n}{size}")  # fmt: skip
     kinds = {"torus": "bidirectional", "unidirectional torus": "unidirectional", "mesh": "mesh",
