@@ -395,6 +395,20 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.claims.claims_table": dict(paper="p", claims=[]),
     "torus_lab.claims.check_claims_table": dict(table=Lazy(lambda: _claims().claims_table("p", []))),
     "torus_lab.claims.write_claims": dict(table=Lazy(lambda: _claims().claims_table("p", [])), data_dir="data"),
+    "torus_lab.claims.rate_upper_bound": dict(events=0, n=120),
+    "torus_lab.claims.minimal_detectable_effect": dict(half_width=1.0),
+    "torus_lab.claims.derive_evidence_kind": dict(rule=Lazy(lambda: _claims().Rule("all_of", {"n": 3})),
+                                                  measured_value=3, ci_method="", conditions="k = 4"),
+    "torus_lab.claims.evidence_sentence": dict(evidence_kind="statistical",
+                                               rule=Lazy(lambda: _claims().Rule("all_of", {"n": 3})),
+                                               measured_value=3),
+    "torus_lab.claims.conditions_text": dict(conditions={"k": 8}),
+    "torus_lab.claims.upgrade_claims_table": dict(table=Lazy(lambda: _claims().claims_table("p", []))),
+    "torus_lab.claims.PaperSummary": dict(papers=("p",), claims=1, reproduced=1, verdicts={"holds": 1},
+                                          evidence_kinds={"exhaustive": 1}, findings=()),
+    "torus_lab.claims.referee_summary": dict(table=Lazy(lambda: _claims().claims_table("p", []))),
+    "torus_lab.claims.claims_changes": dict(old=Lazy(lambda: _claims().claims_table("p", [])),
+                                            new=Lazy(lambda: _claims().claims_table("p", []))),
 }
 
 

@@ -85,6 +85,9 @@ __all__ = [
     "PaperSummary",
     "referee_summary",
     "claims_changes",
+    "LEGACY_CLAIM_COLUMNS",
+    "FINDING_VERDICTS",
+    "CHANGE_COLUMNS",
 ]
 
 #: The verdict vocabulary, from best to worst, then the two verdicts that are no finding of ours
@@ -566,6 +569,9 @@ def evidence_sentence(evidence_kind: str, rule: Rule, measured_value: float | No
     if n is not None:
         n = check_int("n", n, minimum=0)
     p = rule.params
+    if rule.kind == "all_of" and not math.isnan(measured) and (
+            measured != int(measured) or not 0 <= measured <= p["n"]):
+        raise ValueError(f"measured_value of an all_of rule must be a count in [0, {p['n']}], got {measured_value!r}")
     if evidence_kind == "by definition":
         return "true by definition or by construction: not a reproduction"
     if evidence_kind == "not testable":
@@ -1054,6 +1060,22 @@ class PaperSummary:
     verdicts: Mapping[str, int]
     evidence_kinds: Mapping[str, int]
     findings: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "papers", tuple(check_str("papers[i]", p) for p in check_sequence("papers",
+                                                                                                   self.papers)))
+        claims = check_int("claims", self.claims, minimum=0)
+        if check_int("reproduced", self.reproduced, minimum=0) > claims:
+            raise ValueError(f"reproduced ({self.reproduced}) must not exceed claims ({claims})")
+        for name, keys in (("verdicts", VERDICTS), ("evidence_kinds", (*EVIDENCE_KINDS, "not recorded"))):
+            counts = check_instance(name, getattr(self, name), Mapping, "a mapping")
+            for key, count in counts.items():
+                check_str(f"{name} key", key, keys)
+                if check_int(f"{name}[{key!r}]", count, minimum=0) > claims:
+                    raise ValueError(f"{name}[{key!r}] ({count}) must not exceed claims ({claims})")
+            object.__setattr__(self, name, MappingProxyType(dict(counts)))
+        object.__setattr__(self, "findings", tuple(check_str("findings[i]", f)
+                                                   for f in check_sequence("findings", self.findings)))
 
     def text(self) -> str:
         """The summary as a short paragraph plus one line per finding."""
