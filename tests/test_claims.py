@@ -67,6 +67,7 @@ def test_ratio_tolerance_is_not_on_the_ratio():
     rule = Rule("ratio_excess_within", {"tolerance": 0.1})
     assert evaluate(rule, 1.3, 1.238, (1.186, 1.25)) == "does not hold"
     assert evaluate(rule, 1.3, 1.238, (1.186, 1.292)) == "inconclusive"   # the CI reaches 1.27, inside the band
+    assert evaluate(rule, 1.3, 1.238, None, "statistical") == "does not hold"  # no CI: the value as observed
     assert evaluate(rule, 1.3, 1.275, None) == "holds"      # 27.5% vs 30%: within 10% of the improvement
     assert evaluate(rule, 1.3, 1.265, None) == "does not hold"
 
@@ -420,7 +421,7 @@ class TestStatisticalVerdicts:
         ((0.25, 0.75), "statistical", "inconclusive"),      # the CI reaches the bound 0.5
         ((0.5, 0.75), "statistical", "inconclusive"),       # boundary: inclusive
         ((0.5001, 0.75), "statistical", "does not hold"),   # the whole CI above the bound
-        (None, "statistical", "inconclusive"),               # a sample without a CI cannot show a miss
+        (None, "statistical", "does not hold"),              # without a CI: an observed case beyond the bound
         (None, "exhaustive", "does not hold"),
     ])  # fmt: skip
     def test_a_bound_missed(self, ci, kind, verdict):
@@ -429,8 +430,14 @@ class TestStatisticalVerdicts:
 
     def test_absence_of_evidence_is_not_a_contradiction(self):
         # "in some cases latency is lower": no significant case found among a sample
-        assert evaluate(Rule("at_least", {"bound": 1}), None, 0, None, "statistical") == "inconclusive"
-        assert evaluate(Rule("at_least", {"bound": 1}), None, 0, None, "exhaustive") == "does not hold"
+        exists = Rule("at_least", {"bound": 1, "exists": True})
+        assert evaluate(exists, None, 0, None, "statistical") == "inconclusive"
+        assert evaluate(exists, None, 1, None, "statistical") == "holds"
+        assert evaluate(exists, None, 0, None, "exhaustive") == "does not hold"     # every case was looked at
+        assert evaluate(Rule("at_least", {"bound": 1}), None, 0, None, "statistical") == "does not hold"
+        assert "existence claim" in exists.sentence()
+        with pytest.raises(TypeError, match="exists"):
+            Rule("at_least", {"exists": "yes"})
 
     @pytest.mark.parametrize(("measured", "ci", "verdict"), [
         (0.0, (-0.75, 0.75), "inconclusive"),  # inside +-1, but detects only 1.07 > 1 at power 0.8
@@ -472,7 +479,8 @@ def test_the_tolerance_alone_decides_holds(paper, measured, tolerance, width, ki
     scale = abs(paper - 1) if kind == "ratio_excess_within" else 1.0
     ci = (measured - width, measured + width)
     verdict = evaluate(Rule(kind, {"tolerance": tolerance}), paper, measured, ci)
-    within = abs(measured - paper) <= tolerance * scale
+    distance = abs((measured - 1) - (paper - 1)) if kind == "ratio_excess_within" else abs(measured - paper)
+    within = distance <= tolerance * scale
     reaches = ci[0] - tolerance * scale <= paper <= ci[1] + tolerance * scale
     assert (verdict == "holds") == within
     if not within:

@@ -144,7 +144,7 @@ RULE_KINDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = MappingProxy
     "inside_ci": ((), ("approx",)),
     "ratio_excess_within": (("tolerance",), ("approx",)),
     "at_most": ((), ("bound", "approx_bound")),
-    "at_least": ((), ("bound", "approx_bound")),
+    "at_least": ((), ("bound", "approx_bound", "exists")),
     "exact": ((), ("tolerance",)),
     "all_of": (("n",), ("within_noise_k", "approx_share", "condition", "conditional_k", "conditional_n",
                         "max_rate")),
@@ -178,21 +178,21 @@ class Rule:
     kind : str
         ``inside_ci`` (the paper's value inside the measured CI; ``approx``: relative distance to the paper's value
         for "holds approximately"), ``ratio_excess_within`` (a ratio's excess over 1 within ``tolerance`` of the
-        paper's excess, relative; ``approx``: wider tolerance for "holds approximately" with the same sign; the
-        CI only tells "inconclusive" from "does not hold", ``docs/conventions.md#claims-tolerance``), ``at_most``
-        / ``at_least`` (a bound: ``bound``, default the paper's value; ``approx_bound``: a looser bound for "holds
-        approximately"), ``exact`` (equal within ``tolerance``, default 0), ``all_of`` (the measured value is a
-        count k of ``n`` cases: all strictly; ``conditional_k`` of ``conditional_n`` cases inside ``condition``
-        all true gives "holds under conditions"; ``within_noise_k`` (the cases that satisfy it or miss it only
-        within noise, e.g. overlapping 95% CIs) equal to ``n``, or a share of at least ``approx_share``, gives
-        "holds approximately"; on statistical evidence the cases that all hold must also bound the rate of a miss
-        by ``max_rate``, default :data:`DEFAULT_MAX_RATE`, at 95%), ``fit_exponent_within`` (a fitted exponent
-        within ``tolerance`` of the paper's, absolute), ``no_difference`` (the measured value is a difference with
-        its CI; the claim "no difference" is about differences of at least ``effect``; ``alpha`` (default 0.05)
-        and ``power`` (default 0.8) give the smallest difference the comparison could detect,
-        :func:`minimal_detectable_effect`), ``subset`` (the measured set equal to the paper's set: holds; a strict
-        subset: holds approximately), ``manual`` (``verdict`` and the ``reason`` it cannot be computed from
-        numbers).
+        paper's excess, relative; ``approx``: wider tolerance for "holds approximately" with the same sign; the CI
+        only tells "inconclusive" from "does not hold", ``docs/conventions.md#claims-tolerance``), ``at_most`` /
+        ``at_least`` (a bound: ``bound``, default the paper's value; ``approx_bound``: a looser bound for "holds
+        approximately"; ``exists`` (a bool, ``at_least`` only): the claim says some cases exist and the measured value
+        counts those found), ``exact`` (equal within ``tolerance``, default 0), ``all_of`` (the measured value is a
+        count k of ``n`` cases: all strictly; ``conditional_k`` of ``conditional_n`` cases inside ``condition`` all
+        true gives "holds under conditions"; ``within_noise_k`` (the cases that satisfy it or miss it only within
+        noise, e.g. overlapping 95% CIs) equal to ``n``, or a share of at least ``approx_share``, gives "holds
+        approximately"; on statistical evidence the cases that all hold must also bound the rate of a miss by
+        ``max_rate``, default :data:`DEFAULT_MAX_RATE`, at 95%), ``fit_exponent_within`` (a fitted exponent within
+        ``tolerance`` of the paper's, absolute), ``no_difference`` (the measured value is a difference with its CI;
+        the claim "no difference" is about differences of at least ``effect``; ``alpha`` (default 0.05) and ``power``
+        (default 0.8) give the smallest difference the comparison could detect, :func:`minimal_detectable_effect`),
+        ``subset`` (the measured set equal to the paper's set: holds; a strict subset: holds approximately),
+        ``manual`` (``verdict`` and the ``reason`` it cannot be computed from numbers).
     params : Mapping
         The parameters listed in :data:`RULE_KINDS` for ``kind``.
 
@@ -226,6 +226,8 @@ class Rule:
                 check_sequence(name, value)
             elif name == "verdict":
                 check_str("verdict", value, VERDICTS)
+            elif name == "exists":
+                check_instance("exists", value, bool, "a bool")
             else:
                 check_str(name, value)
         if ("conditional_k" in params) != ("conditional_n" in params) or (
@@ -262,7 +264,8 @@ class Rule:
             bound = f"{p['bound']:g}" if "bound" in p else "the paper's value"
             sign = "<=" if self.kind == "at_most" else ">="
             looser = f"; {sign} {p['approx_bound']:g}: holds approximately" if "approx_bound" in p else ""
-            return f"measured {sign} {bound}{looser}"
+            exists = "; an existence claim: too few found in a sample is inconclusive" if p.get("exists") else ""
+            return f"measured {sign} {bound}{looser}{exists}"
         if self.kind == "exact":
             return "measured equals the paper's value" + (f" within {p['tolerance']:g}" if p.get("tolerance") else "")
         if self.kind == "all_of":
@@ -372,9 +375,11 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
     missing (None or NaN); ``inside_ci`` and ``no_difference`` also need the CI, ``ratio_excess_within``,
     ``exact`` and ``fit_exponent_within`` also the paper's value.  Boundaries are inclusive (``at_most`` holds at
     the bound).  Evidence ``by definition`` gives "true by definition" and ``not testable`` "not testable here"
-    whatever the numbers.  On ``statistical`` evidence "holds" needs the stated power and a miss is "does not
-    hold" only when the CI lies entirely outside the accepted region, else "inconclusive" (without a CI: always
-    "inconclusive"); the tolerance rule is ``docs/conventions.md#claims-tolerance``.
+    whatever the numbers.  On ``statistical`` evidence "holds" needs the stated power, and a miss is "does not
+    hold" only when the CI lies entirely outside the accepted region, else "inconclusive"; a miss without a CI is
+    an observed instance (a sampled case beyond the bound) and does not hold, except for an existence claim
+    (``at_least`` with ``exists``: finding too few cases in a sample is absence of evidence, "inconclusive").  The
+    tolerance rule is ``docs/conventions.md#claims-tolerance``.
 
     Parameters
     ----------
@@ -436,8 +441,10 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
             return "holds"
         if "approx_bound" in p and within(float(p["approx_bound"])):
             return "holds approximately"
+        if sampled and p.get("exists", False):
+            return "inconclusive"          # too few cases found in a sample: absence of evidence
         reaches = low <= bound if kind == "at_most" else high >= bound
-        return "inconclusive" if sampled and (not has_ci or reaches) else "does not hold"
+        return "inconclusive" if sampled and has_ci and reaches else "does not hold"
     if kind == "all_of":
         return _all_of(p, measured, sampled)
     if kind == "subset":
@@ -461,17 +468,19 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
         if abs(measured - paper) <= tolerance:
             return "holds"
         reaches = has_ci and low - tolerance <= paper <= high + tolerance
-        return "inconclusive" if sampled and (not has_ci or reaches) else "does not hold"
+        return "inconclusive" if sampled and reaches else "does not hold"
     # ratio_excess_within and fit_exponent_within: the tolerance rule of docs/conventions.md#claims-tolerance
-    scale = abs(paper - 1.0) if kind == "ratio_excess_within" else 1.0
+    ratio = kind == "ratio_excess_within"
+    scale = abs(paper - 1.0) if ratio else 1.0
     tolerance = p["tolerance"] * scale
-    if abs(measured - paper) <= tolerance:
+    distance = abs((measured - 1.0) - (paper - 1.0)) if ratio else abs(measured - paper)   # on the excess
+    if distance <= tolerance:
         return "holds"
-    same_sign = kind != "ratio_excess_within" or (measured - 1.0) * (paper - 1.0) > 0
-    if "approx" in p and same_sign and abs(measured - paper) <= p["approx"] * scale:
+    same_sign = not ratio or (measured - 1.0) * (paper - 1.0) > 0
+    if "approx" in p and same_sign and distance <= p["approx"] * scale:
         return "holds approximately"
     reaches = has_ci and low - tolerance <= paper <= high + tolerance
-    return "inconclusive" if sampled and (not has_ci or reaches) else "does not hold"
+    return "inconclusive" if sampled and reaches else "does not hold"
 
 
 def _no_difference(params: Mapping[str, Any], difference: float, low: float, high: float) -> str:
