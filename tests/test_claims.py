@@ -610,6 +610,16 @@ class TestRefereeSummary:
         assert len(referee_summary(self._table(), max_findings=1).findings) == 1
         assert "1 reproduced" in summary.text() and "\n- Theorem 1" in summary.text()
 
+    def test_verdict_counts_cover_every_verdict(self):
+        from torus_lab.claims import VERDICT_PLURALS, verdict_counts
+
+        assert set(VERDICT_PLURALS) == set(VERDICTS)
+        every = [v for v in VERDICTS for _ in range(2)]
+        assert verdict_counts(every) == ", ".join(f"2 {VERDICT_PLURALS[v]}" for v in VERDICTS)
+        assert verdict_counts(pd.Series(["inconclusive", "holds"])) == "1 holds, 1 inconclusive"
+        with pytest.raises(ValueError, match="verdicts"):
+            verdict_counts(["partly holds"])
+
     def test_no_findings(self):
         summary = referee_summary(claims_table("loads", [_claim()]))
         assert summary.findings == () and "No claim fails" in summary.text()

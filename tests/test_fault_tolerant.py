@@ -99,7 +99,8 @@ def test_claims_verdicts_on_exact_values():
                  "oracle": 1.0}
     table, ratios = _tables([(16, 4), (32, 3), (128, 6)], [0.15, 0.25], successes)
     claims = _claims(table, ratios).set_index("claim_id")
-    assert claims.loc["heuristic_90pct", "verdict"] == "holds"
+    # sampled evidence: all of a handful of points cannot bound the miss rate at 1% (conventions, claims-evidence)
+    assert claims.loc["heuristic_90pct", "verdict"] == "inconclusive"
     assert claims.loc["sq_vs_chain_32_3", "verdict"] == "holds"                 # 1.2 = the paper's 1.2
     # 1.2 vs "about 1.3": improvement 20% vs 30% is 33% off the paper's improvement (a 10% tolerance on the ratio
     # would have accepted it)
@@ -110,7 +111,8 @@ def test_claims_verdicts_on_exact_values():
     assert claims.loc["larger_m_helps", "verdict"] == "not testable here"       # no (N, m) and (N, m + 1) pair
     assert claims.loc["smaller_torus_better", "verdict"] == "not testable here"  # no (N, m) and (2N, m) pair
     assert claims.loc["sq_vs_chain_16_4", "verdict"] == "does not hold"         # improvement 20% > 10%
-    assert claims.loc["heuristic_significant", "verdict"] == "holds"            # CI low 1.58 > 1 everywhere
+    # CI low 1.58 > 1 everywhere, but at a handful of sampled points (the 1% rate bound of claims-evidence)
+    assert claims.loc["heuristic_significant", "verdict"] == "inconclusive"
 
 
 def test_claims_ratio_tolerance_is_on_the_improvement():

@@ -406,6 +406,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.claims.upgrade_claims_table": dict(table=Lazy(lambda: _claims().claims_table("p", []))),
     "torus_lab.claims.PaperSummary": dict(papers=("p",), claims=1, reproduced=1, verdicts={"holds": 1},
                                           evidence_kinds={"exhaustive": 1}, findings=()),
+    "torus_lab.claims.verdict_counts": dict(verdicts=["holds"]),
     "torus_lab.claims.referee_summary": dict(table=Lazy(lambda: _claims().claims_table("p", []))),
     "torus_lab.claims.claims_changes": dict(old=Lazy(lambda: _claims().claims_table("p", [])),
                                             new=Lazy(lambda: _claims().claims_table("p", []))),

@@ -82,6 +82,7 @@ __all__ = [
     "evidence_sentence",
     "conditions_text",
     "upgrade_claims_table",
+    "verdict_counts",
     "PaperSummary",
     "referee_summary",
     "claims_changes",
@@ -1044,6 +1045,22 @@ def _finding(row: Mapping[str, Any]) -> str:
             f"{row['paper_text']} ({row['evidence_text']})")
 
 
+def verdict_counts(verdicts: Sequence[str] | pd.Series) -> str:
+    """A short summary such as ``'3 hold, 2 inconclusive'``: verdicts in the order of :data:`VERDICTS`, a count of
+    1 read as the verdict itself, others by :data:`VERDICT_PLURALS`.
+
+    Examples
+    --------
+    >>> verdict_counts(["holds", "inconclusive", "holds", "inconclusive", "true by definition"])
+    '2 hold, 2 inconclusive, 1 true by definition'
+    >>> verdict_counts([])
+    'no claims yet'
+    """
+    items = [check_str("verdicts[i]", v, VERDICTS) for v in check_sequence("verdicts", verdicts)]
+    counts = {v: items.count(v) for v in VERDICTS}
+    return ", ".join(f"{k} {v if k == 1 else VERDICT_PLURALS[v]}" for v, k in counts.items() if k) or "no claims yet"
+
+
 @dataclass(frozen=True)
 class PaperSummary:
     """A referee's summary of one claims table (:func:`referee_summary`).
@@ -1088,10 +1105,10 @@ class PaperSummary:
 
     def text(self) -> str:
         """The summary as a short paragraph plus one line per finding."""
-        verdicts = ", ".join(f"{k} {v if k == 1 else VERDICT_PLURALS[v]}" for v, k in self.verdicts.items())
+        verdicts = verdict_counts([v for v, k in self.verdicts.items() for _ in range(k)])
         kinds = ", ".join(f"{k} {v}" for v, k in self.evidence_kinds.items())
         lines = [f"{', '.join(self.papers) or 'no paper'}: {self.claims} claims, {self.reproduced} reproduced; "
-                 f"verdicts: {verdicts or 'none'}; evidence: {kinds or 'none'}."]
+                 f"verdicts: {verdicts}; evidence: {kinds or 'none'}."]
         lines += [f"- {finding}" for finding in self.findings] or ["- No claim fails or is left undecided."]
         return "\n".join(lines)
 
