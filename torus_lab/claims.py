@@ -4,8 +4,12 @@ Every study ends with a claims table (``data/<experiment>/claims.csv``, one row 
 :data:`CLAIM_COLUMNS` in this order); ``torus-lab report`` concatenates them into ``data/claims.csv``.  The
 verdict is never typed by hand: each claim carries its verdict rule as data (a :class:`Rule`: one of
 :data:`RULE_KINDS` with its parameters), and :func:`evaluate` turns the rule, the paper's value, the measured
-value and its confidence interval into one of :data:`VERDICTS`.  A claim that cannot be judged from numbers
-uses the ``manual`` rule, which states its verdict and the reason.
+value, its confidence interval and the kind of evidence (:data:`EVIDENCE_KINDS`: exhaustive, counterexample,
+statistical, by definition, not testable) into one of :data:`VERDICTS`, "inconclusive" and "true by definition"
+included (``docs/conventions.md#claims-evidence``, ``docs/conventions.md#claims-tolerance``).  A claim that cannot
+be judged from numbers uses the ``manual`` rule, which states its verdict and the reason.  :func:`referee_summary`
+and :func:`claims_changes` summarise a table and compare it with the committed one
+(``docs/conventions.md#claims-summary``).
 
 Evidence paths are relative to the output root (the project folder for the committed tables):
 ``data/<experiment>/<file>.csv``, ``figures/<experiment>/<file>.png`` or ``tests/<file>.py``, the same in the
