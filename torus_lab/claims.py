@@ -46,7 +46,6 @@ from types import MappingProxyType
 from typing import Any
 
 import pandas as pd
-from scipy import stats
 
 from torus_lab._validate import (
     check_frame,
@@ -343,6 +342,10 @@ def rate_upper_bound(events: int, n: int, confidence: float = 0.95) -> float:
     confidence = _number("confidence", confidence)
     if events == n:
         return 1.0
+    if events == 0:     # the closed form: checking a table's "none observed" rows needs no scipy.stats
+        return 1.0 - (1.0 - confidence) ** (1.0 / n)
+    from scipy import stats  # imported on use: reading claims tables (the report) stays free of scipy.stats
+
     return float(stats.beta.ppf(confidence, events + 1, n - events))
 
 
@@ -367,6 +370,8 @@ def minimal_detectable_effect(half_width: float, alpha: float = 0.05, power: flo
     """
     half_width = check_real("half_width", half_width, minimum=0.0)
     alpha, power = _number("alpha", alpha), _number("power", power)
+    from scipy import stats  # imported on use, as in rate_upper_bound
+
     z_alpha = float(stats.norm.ppf(1 - alpha / 2))
     return half_width / z_alpha * (z_alpha + float(stats.norm.ppf(power)))
 
