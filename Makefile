@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 KERNEL := torus-lab
 PYTEST_WORKERS ?= 2
 
-.PHONY: reproduce verify lock test docs quick bench fuzz lab lint kernel browser clean-venv
+.PHONY: reproduce verify lock test docs site quick bench fuzz lab lint kernel browser clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,7 @@ $(VENV)/.installed-lock: $(LOCK) pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
+# Ends with `torus-lab report`, which builds the site (site/index.html) and its zip.
 reproduce: $(VENV)/.installed-lock
 	$(INSTALL_KERNEL)
 	$(BIN)/torus-lab reproduce --preset paper
@@ -63,12 +64,15 @@ test: $(VENV)/.installed-test kernel browser docs
 	$(BIN)/ruff check torus_lab tests benchmarks fuzz
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -q
 
-# API reference (numpydoc docstrings) + the Markdown pages of docs/ into docs/_build/html (git-ignored).
+# The site into site/ (git-ignored): the pages of docs/, the API reference (numpydoc docstrings), and the
+# committed executed notebooks, claims and provenance of reports/ and data/ (never re-executed).
 # Warnings are errors and every cross-reference must resolve (nitpicky, see docs/conf.py).
-docs: $(VENV)/.installed-docs
-	$(BIN)/python -m sphinx -b html -W --keep-going -n -q docs docs/_build/html
+site: $(VENV)/.installed-docs
+	$(BIN)/torus-lab site --strict
 
-# The report test renders reports/index.html in headless Chromium (Debian's package, driven by Playwright).
+docs: site
+
+# The site test opens the site's zip in headless Chromium (Debian's package, driven by Playwright).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

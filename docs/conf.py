@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from pathlib import Path
 
 import matplotlib
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.domains.math import MathDomain
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
 matplotlib.use("Agg")  # importing torus_lab.plotting must not need a display
@@ -26,12 +31,14 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
     "numpydoc",
-    "myst_parser",
+    "myst_nb",  # Markdown pages (myst-parser) and the executed notebooks of reports/
 ]
-source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
-exclude_patterns = ["_build"]
+# _extra: data and figures copied beside the pages; results/_*.md: generated pieces included by other pages.
+exclude_patterns = ["_build", "_extra", "_files", "results/_*.md", "**.ipynb_checkpoints"]
 
 # The API pages document what each module lists in ``__all__`` (autodoc's default with ``:members:``).
 autodoc_default_options = {"members": True, "member-order": "bysource", "show-inheritance": True}
@@ -42,13 +49,46 @@ numpydoc_xref_param_type = False
 
 myst_enable_extensions = ["colon_fence", "dollarmath"]
 myst_heading_anchors = 3
+myst_dmath_double_inline = True  # $$...$$ inside a paragraph of a notebook is display math too
 
-html_theme = "alabaster"
+# The notebooks are rendered from their committed outputs, never executed while the site is built.
+nb_execution_mode = "off"
+nb_merge_streams = True
+
+html_theme = "pydata_sphinx_theme"
 html_title = f"torus_lab {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["torus_lab.css"]
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc", "sourcelink"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_show_sourcelink = False
+html_copy_source = False
+# No summaries under the search results: they are fetched from the pages, which a browser refuses under file://.
+html_show_search_summary = False
+
+# MathJax from local files (jupyter-server-mathjax ships MathJax 2 as package data: its combined configuration
+# and the STIX web fonts): the site renders math offline. The files are copied into _static/mathjax/ after the build.
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
+mathjax2_config = {
+    "jax": ["input/TeX", "output/HTML-CSS"],
+    "tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]], "processEscapes": True,
+                "processClass": "math|output_latex", "ignoreClass": "tex2jax_ignore|mathjax_ignore|document"},
+    "HTML-CSS": {"availableFonts": [], "preferredFont": None, "webFont": "STIX-Web", "imageFont": None},
+    "showMathMenu": False,
+    "messageStyle": "none",
+}
 
 # Nitpicky: every cross-reference must resolve. Third-party libraries have no inventory in an offline build
 # (no intersphinx), so references into them are the only ones allowed to stay unresolved.
+# A name a module re-exports is documented on that module's page: its source link stays with that module (following
+# it to the defining module would link back to an anchor of the wrong page).
+viewcode_follow_imported_members = False
+
 nitpicky = True
 nitpick_ignore_regex = [(r"py:.*", r"(networkx|matplotlib|joblib|fractions|numpy|pandas|numba|dask)\..*")]
 
@@ -89,20 +129,75 @@ def _resolve_reexport(app, env, node, contnode):
 
 
 _CONVENTION_REF = re.compile(r"``docs/conventions\.md#([a-z0-9-]+)``")
+#: A link to an entry of the conventions page as notebooks and docstrings write it, from wherever they live.
+_CONVENTION_LINK = re.compile(r"^(?:\.\./)*(?:docs/)?conventions\.md#([a-z0-9-]+)$")
 _CONVENTIONS_PAGE = ROOT / "docs" / "conventions.md"
 _CONVENTION_ANCHORS = frozenset(re.findall(r'<a id="([a-z0-9-]+)"></a>', _CONVENTIONS_PAGE.read_text(encoding="utf-8")))
 
 
 def _link_conventions(app, what, name, obj, options, lines):
-    """Turn ````docs/conventions.md#<anchor>```` in a docstring into a link to that entry of the conventions page;
-    an anchor the page does not define is a build warning (an error under ``-W``)."""
+    """Turn ````docs/conventions.md#<anchor>```` in a docstring into a link to that entry of the conventions page
+    (resolved by ``_ConventionLinks``, like the links of the notebooks and Markdown pages)."""
     for index, line in enumerate(lines):
-        for anchor in _CONVENTION_REF.findall(line):
+        lines[index] = _CONVENTION_REF.sub(r"`conventions: \1 <docs/conventions.md#\1>`__", line)
+
+
+class _ConventionLinks(SphinxPostTransform):
+    """The one place where a link to ``docs/conventions.md#<anchor>`` (``../docs/conventions.md#...`` from a
+    notebook, ``conventions.md#...`` from a page, ``docs/conventions.md#...`` from a docstring) becomes a link to
+    that entry of the conventions page of the site.  An anchor the page does not define is a build warning (an
+    error under ``-W``).  It runs before myst's own resolver, which would not find the file from a notebook."""
+
+    default_priority = 5
+
+    def run(self, **kwargs):
+        for node in list(self.document.findall(lambda n: isinstance(n, (nodes.reference, addnodes.pending_xref)))):
+            if isinstance(node, addnodes.pending_xref):
+                target = node.get("reftarget", "")
+                if node.get("reftargetid"):
+                    target = f"{target}#{node['reftargetid']}"
+            else:
+                target = node.get("refuri", "")
+            found = _CONVENTION_LINK.match(target)
+            if not found:
+                continue
+            anchor = found.group(1)
             if anchor not in _CONVENTION_ANCHORS:
-                logger.warning("%s: docs/conventions.md has no anchor %r", name, anchor)
-        lines[index] = _CONVENTION_REF.sub(r"`conventions: \1 <../conventions.html#\1>`__", line)
+                logger.warning("docs/conventions.md has no anchor %r", anchor, location=node)
+            uri = self.app.builder.get_relative_uri(self.env.docname, "conventions") + f"#{anchor}"
+            link = nodes.reference("", "", *node.children, refuri=uri, internal=True)
+            node.replace_self(link)
+
+
+_MATHJAX_SKIP = shutil.ignore_patterns("localization", "SVG", "*.md")
+
+
+# MathJax on every page, not only on those with math of their own: the navigation shows the notebooks' titles,
+# which hold math, on every page.
+MathDomain.has_equations = lambda self, docname=None: True
+
+
+def _copy_mathjax(app, exception):
+    """Copy MathJax (HTML-CSS output with the STIX web fonts) from jupyter-server-mathjax into
+    ``_static/mathjax/``."""
+    if exception is not None or app.builder.format != "html":
+        return
+    import jupyter_server_mathjax
+
+    source = Path(jupyter_server_mathjax.__file__).parent / "static"
+    shutil.copytree(source, Path(app.outdir) / "_static" / "mathjax", ignore=_MATHJAX_SKIP, dirs_exist_ok=True)
+
+
+def _extra_files(app, config):
+    """The data and figures the site's pages link to, copied by ``torus_lab.site`` into ``<source>/_extra``."""
+    extra = Path(app.srcdir) / "_extra"
+    if extra.is_dir():
+        config.html_extra_path = [*config.html_extra_path, str(extra)]
 
 
 def setup(app):
+    app.connect("config-inited", _extra_files)
     app.connect("missing-reference", _resolve_reexport)
     app.connect("autodoc-process-docstring", _link_conventions)
+    app.connect("build-finished", _copy_mathjax)
+    app.add_post_transform(_ConventionLinks)

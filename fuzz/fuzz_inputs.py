@@ -32,8 +32,9 @@ SCHEMAS = [e.schema for e in EXPERIMENTS.values() if e.schema is not None]
 SCRATCH = Path(tempfile.mkdtemp(prefix="torus-lab-fuzz-"))
 (SCRATCH / "experiments").mkdir()
 (SCRATCH / "pyproject.toml").write_text("[project]\nname = 'fuzz'\n")
-COMMANDS = ["list", "params", "run", "reproduce", "report", "routings", "cache", "--preset", "-p", "--out",
-            "--backend", "--no-cache", "--only", "quick", "paper", *EXPERIMENTS, "seed=1", "info", "clear", "--wait",
+COMMANDS = ["list", "params", "run", "reproduce", "report", "site", "--html", "--strict", "routings", "cache",
+            "--preset", "-p", "--out", "--backend", "--no-cache", "--only", "quick", "paper", *EXPERIMENTS, "seed=1",
+            "info", "clear", "--wait",
             "--version", "--publish", "--jobs", "curve_loads=[0.5,0.1]", "ks=[4,4]"]
 
 
@@ -44,6 +45,7 @@ def _no_run(*args, **kwargs):
 runner.run_experiment = _no_run  # type: ignore[assignment]
 report.reproduce = _no_run  # type: ignore[assignment]
 report.build_report = _no_run  # type: ignore[assignment]
+report.build_project_site = _no_run  # type: ignore[assignment]
 cli._cache = lambda action: None  # type: ignore[assignment]
 
 

@@ -4,7 +4,6 @@ through CSV, and every evidence path of the committed claims tables resolving to
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import math
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from torus_lab.claims import (
     evidence_items,
     location_items,
     not_testable_claim,
+    paper_value_claim,
     uncovered_results,
 )
 
@@ -241,23 +241,24 @@ PAPER_STUDIES = ("direction_first", "disjoint_paths", "fault_tolerant", "loads",
 @pytest.mark.parametrize("study", PAPER_STUDIES)
 def test_committed_tables_cover_every_numbered_result_of_their_paper(study):
     """Each paper's committed claims table names every numbered result its study lists."""
-    claims_module = f"torus_lab.studies.{study}_claims"
-    has_claims_module = importlib.util.find_spec(claims_module) is not None
-    module = importlib.import_module(claims_module if has_claims_module else f"torus_lab.studies.{study}")
+    module = importlib.import_module(f"torus_lab.studies.{study}_claims")
     table = pd.read_csv(ROOT / "data" / study / "claims.csv", dtype=str, keep_default_na=False)
     assert module.PAPER_RESULTS and uncovered_results(table, module.PAPER_RESULTS) == []
 
 # ------------------------------------------------------------------------------------------ the report's claims parts
-def test_report_claims_html_shows_conditions_and_filters_by_verdict(tmp_path):
-    from torus_lab import report
+def test_site_claims_page_shows_conditions_verdicts_and_evidence():
+    from pathlib import Path
 
-    (tmp_path / "data" / "loads").mkdir(parents=True)
-    (tmp_path / "data" / "loads" / "loads.csv").write_text("x\n1\n")
-    table = claims_table("loads", [_claim(conditions="d = 2, seeds 1-3"), _claim(claim_id="c2", measured_value=2.0)])
-    page = report._claims_html(table, tmp_path)
-    assert page.count("data-verdict='holds'") == 1 and page.count("data-verdict='does not hold'") == 1
-    assert "d = 2, seeds 1-3" in page and "href='../data/loads/loads.csv'" in page
-    assert all(f"value='{v}'" in report._FILTER_HTML for v in VERDICTS)
+    from torus_lab import report, site
+
+    table = claims_table("loads", [_claim(conditions="d = 2, run length {'warmup': 3000, 'drain': None}"),
+                                   _claim(claim_id="c2", measured_value=2.0)])  # fmt: skip
+    entry = site.SiteEntry("loads", "Loads", Path("loads.ipynb"), None, table, report.verdict_counts(table.verdict))
+    page = site._claims_page([entry], frozenset({"data/loads/loads.csv"}))
+    assert page.count("<tr class='tl-ok'>") == 1 and page.count("<tr class='tl-no'>") == 1
+    assert "d = 2, run length (warmup 3000, drain none)" in page and "{'" not in page
+    assert "href='../data/loads/loads.csv'" in page and "href='../data/loads/claims.csv'" in page
+    assert all(v in page for v in VERDICTS)
     assert report.verdict_counts(table.verdict) == "1 holds, 1 does not hold"
     assert report.verdict_counts(["holds approximately"] * 2) == "2 hold approximately"
 
@@ -648,3 +649,33 @@ class TestClaimsChanges:
             == [["holds", "holds", "exhaustive", "statistical"]]
         legacy = claims_changes(old[LEGACY_CLAIM_COLUMNS], old)
         assert legacy.old_evidence_kind.tolist() == [""] and legacy.new_evidence_kind.tolist() == ["exhaustive"]
+
+
+class TestPaperValueClaim:
+    """`paper_value_claim`: a measured value with its confidence interval against the paper's printed value."""
+
+    @staticmethod
+    def _claim(measured, paper_value=1.3, rule=None, ci_method="delta method, 95%"):
+        return paper_value_claim("ratio", "Section 5", "A / B is about 1.3", "N=128", paper_value, "about 1.3",
+                                 measured, "measured", ci_method, rule or Rule("inside_ci"), ["data/a/r.csv"])
+
+    def test_the_interval_decides_and_lands_in_the_row(self):
+        row = self._claim((1.25, 1.2, 1.31)).row()
+        assert (row["measured_value"], row["ci_low"], row["ci_high"]) == (1.25, 1.2, 1.31)
+        assert row["ci_method"] == "delta method, 95%" and row["verdict"] == "holds"
+        assert self._claim((1.25, 1.2, 1.29)).verdict == "does not hold"      # 1.3 just outside the interval
+        # no printed number: the rule's own bound decides, the interval is still reported
+        claim = self._claim((0.05, 0.01, 0.09), paper_value=None, rule=Rule("at_most", {"bound": 0.1}))
+        assert math.isnan(claim.paper_value) and claim.ci == (0.01, 0.09) and claim.verdict == "holds"
+
+    def test_a_missing_point_has_no_value_no_interval_and_no_method(self):
+        claim = self._claim(None)
+        assert math.isnan(claim.measured_value) and claim.ci is None and claim.ci_method == ""
+        assert claim.verdict == "not testable here"
+
+    @pytest.mark.parametrize(("measured", "ci_method", "name"), [
+        ((1.2, 1.1), "m", "measured"), ((1.2, "x", 1.3), "m", r"measured\[1\]"), ((1.2, 1.1, 1.3), " ", "ci_method"),
+        ((1.2, 1.3, 1.1), "m", "ci_low"), (1.2, "m", "measured")])  # fmt: skip
+    def test_bad_arguments_are_named(self, measured, ci_method, name):
+        with pytest.raises((ValueError, TypeError), match=name):
+            self._claim(measured, ci_method=ci_method)

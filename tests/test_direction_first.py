@@ -482,8 +482,8 @@ def test_experiment_yaml_records_and_notebook_cell():
     bad = {**spec["presets"]["quick"], "heavy_cases": [[2, 4]]}
     assert not validator.is_valid(bad)
     nb_params = runner.notebook_parameters(root / "notebooks" / "direction_first.ipynb")
-    assert nb_params.pop("data_dir") == "scratch/quick/direction_first/data"
-    assert nb_params.pop("figures_dir") == "scratch/quick/direction_first/figures"
+    assert nb_params.pop("data_dir") == "scratch/quick/data/direction_first"
+    assert nb_params.pop("figures_dir") == "scratch/quick/figures/direction_first"
     assert nb_params == spec["presets"]["quick"]
     nb = json.loads((root / "notebooks" / "direction_first.ipynb").read_text())
     code = [line for c in nb["cells"] if c["cell_type"] == "code" for line in "".join(c["source"]).splitlines()]

@@ -29,6 +29,7 @@ from torus_lab.routing.disjoint_paths import (
     verify_disjoint_paths,
 )
 from torus_lab.studies import disjoint_paths as study
+from torus_lab.studies import disjoint_paths_claims as dp_claims
 from torus_lab.studies.disjoint_paths import (
     INSTANCE_KINDS,
     evaluate_chunk,
@@ -602,21 +603,15 @@ def test_experiment_schema_presets_and_parameters_cell():
     for preset in ("quick", "paper"):
         assert check_against_schema(experiment.presets[preset], schema, experiment="disjoint_paths")
     defaults = runner.notebook_parameters(experiment.root / experiment.notebook)
-    assert defaults == {**experiment.presets["quick"], "data_dir": "scratch/quick/disjoint_paths/data",
-                        "figures_dir": "scratch/quick/disjoint_paths/figures"}  # fmt: skip
+    assert defaults == {**experiment.presets["quick"], "data_dir": "scratch/quick/data/disjoint_paths",
+                        "figures_dir": "scratch/quick/figures/disjoint_paths"}  # fmt: skip
     assert set(TINY) == set(schema["properties"])
 
 
 # ------------------------------------------------------------------------------------------ claims
-def _claims(results, coverage=None, **frames):
-    tables = {"summary": results["disjoint_paths"], "adversarial": results["adversarial"],
-              "fixed": results["fixed_instances"], "work": results["work_per_instance"],
-              "work_fits": results["work_fit"], **frames}  # fmt: skip
-    parts = {"optimum": results["optimum_comparison"], "lower": results["lower_bound"],
-             "attainment": results["bound_attainment"], "steps": results["step_bounds"],
-             "table2": results["table2_check"], "table1": results["table1_torus"],
-             "difficulty": results["difficulty_by_c"], **(coverage or {})}  # fmt: skip
-    return study.claims_frame(**tables, coverage=study.Coverage(**parts)).set_index("claim_id")
+def _claims(results, **tables):
+    """The claims of ``results`` (the tables of ``run``) with some tables replaced, indexed by claim id."""
+    return dp_claims.claims({**results, **tables}, {}).set_index("claim_id")
 
 
 def test_claims_rules_on_perturbed_tables(tiny_results):
@@ -627,24 +622,24 @@ def test_claims_rules_on_perturbed_tables(tiny_results):
     summary = tiny_results["disjoint_paths"].copy()
     over = (summary.variant == "paper") & (summary.n == summary.n.min())
     summary.loc[over, "max_len_max"] = summary.loc[over, "bound"] + 1     # one hop over Theorem 1's bound
-    assert _claims(tiny_results, summary=summary).loc["length_bound", "verdict"] == "does not hold"
+    assert _claims(tiny_results, disjoint_paths=summary).loc["length_bound", "verdict"] == "does not hold"
     summary = tiny_results["disjoint_paths"].copy()
     summary.loc[summary.variant == "paper", "fallback_instances"] = 0
     summary.loc[over, "fallback_instances"] = 1                          # solved, but with a counted fallback
-    claims = _claims(tiny_results, summary=summary)
+    claims = _claims(tiny_results, disjoint_paths=summary)
     # all random instances solved within the condition, but too few to bound the miss rate at 1% (the rule of
     # docs/conventions.md#claims-evidence): inconclusive at this scale, "holds under conditions" at the paper's
     assert claims.loc["correctness", "verdict"] == "inconclusive"
     summary.loc[over, "failures"] = 1                                    # a failure decides
-    assert _claims(tiny_results, summary=summary).loc["correctness", "verdict"] == "does not hold"
+    assert _claims(tiny_results, disjoint_paths=summary).loc["correctness", "verdict"] == "does not hold"
     summary = tiny_results["disjoint_paths"].copy()
-    summary.loc[over, "max_len_max"] = summary.loc[over, "bound"] * study.TIGHT_RATIO
-    assert _claims(tiny_results, summary=summary).loc["bound_tight_small_n", "verdict"] == "holds"
-    summary.loc[over, "max_len_max"] = summary.loc[over, "bound"] * study.PARTLY_TIGHT_RATIO
-    assert _claims(tiny_results, summary=summary).loc["bound_tight_small_n", "verdict"] == "holds approximately"
+    summary.loc[over, "max_len_max"] = summary.loc[over, "bound"] * dp_claims.TIGHT_RATIO
+    assert _claims(tiny_results, disjoint_paths=summary).loc["bound_tight_small_n", "verdict"] == "holds"
+    summary.loc[over, "max_len_max"] = summary.loc[over, "bound"] * dp_claims.PARTLY_TIGHT_RATIO
+    assert _claims(tiny_results, disjoint_paths=summary).loc["bound_tight_small_n", "verdict"] == "holds approximately"
     fits = tiny_results["work_fit"].copy()
-    fits.loc[fits.measure == "work_mean", "exponent"] = study.WORST_CASE_EXPONENT + 0.01
-    assert _claims(tiny_results, work_fits=fits).loc["average_time", "verdict"] == "does not hold"
+    fits.loc[fits.measure == "work_mean", "exponent"] = dp_claims.WORST_CASE_EXPONENT + 0.01
+    assert _claims(tiny_results, work_fit=fits).loc["average_time", "verdict"] == "does not hold"
 
 
 def test_work_instances_are_per_instance_and_deterministic(tiny_results):
@@ -688,12 +683,12 @@ def test_work_growth_fits_the_work_not_the_clock():
 
 # ------------------------------------------------------------------------------------------ coverage
 def test_claims_cover_every_numbered_result_of_the_paper(tiny_results):
-    assert uncovered_results(tiny_results["claims"], study.PAPER_RESULTS) == []
+    assert uncovered_results(tiny_results["claims"], dp_claims.PAPER_RESULTS) == []
     check_claims_table(tiny_results["claims"])
 
 
 def test_paper_results_are_unique_and_spelled_as_locations():
-    results = study.PAPER_RESULTS
+    results = dp_claims.PAPER_RESULTS
     assert len(set(results)) == len(results)
     assert all(re.fullmatch(r"(Theorem|Lemma|Corollary|Proposition|Table|Fig\.|Algorithm) [1-9][0-9]*", r)
                for r in results)  # fmt: skip
@@ -761,21 +756,22 @@ def test_coverage_claims_rules_on_perturbed_tables(tiny_results):
     assert claims.loc["bound_attained", "verdict"] == "not testable here"
     table2 = tiny_results["table2_check"].copy()
     table2.loc[0, "agrees"] = False
-    assert _claims(tiny_results, {"table2": table2}).loc["table2_trace", "verdict"] == "does not hold"
+    assert _claims(tiny_results, table2_check=table2).loc["table2_trace", "verdict"] == "does not hold"
     steps = tiny_results["step_bounds"].copy()
     steps.loc[0, "lemma1_max"] = steps.loc[0, "lemma1_bound"] + 1
-    assert _claims(tiny_results, {"steps": steps}).loc["lemma1_step_bound", "verdict"] == "does not hold"
+    assert _claims(tiny_results, step_bounds=steps).loc["lemma1_step_bound", "verdict"] == "does not hold"
     optimum = tiny_results["optimum_comparison"].copy()
     optimum["short"] = optimum["paper"] + 1  # short farther from the optimum than paper
-    assert _claims(tiny_results, {"optimum": optimum}).loc["optimum_short_closer", "verdict"] == "does not hold"
+    claims = _claims(tiny_results, optimum_comparison=optimum, optimum_summary=study.optimum_summary(optimum))
+    assert claims.loc["optimum_short_closer", "verdict"] == "does not hold"
     lower = tiny_results["lower_bound"]
     assert (lower["paper_over_lower"] >= 1).all() and (tiny_results["work_instances"]["lower_bound"] >= 1).all()
     difficulty = tiny_results["difficulty_by_c"].copy()
     assert len(difficulty) == 2 + 3 and (difficulty["failures"] == 0).all()
     difficulty.loc[difficulty["c"] == 1, "max_len_mean"] = 1e9  # c = 1 the "hardest"
-    assert _claims(tiny_results, {"difficulty": difficulty}).loc["c_equals_n_hardest", "verdict"] == "does not hold"
+    assert _claims(tiny_results, difficulty_by_c=difficulty).loc["c_equals_n_hardest", "verdict"] == "does not hold"
     lower = tiny_results["lower_bound"].assign(paper_over_lower=3.0)
-    row = _claims(tiny_results, {"lower": lower}).loc["efficiency_vs_lower_bound"]
+    row = _claims(tiny_results, lower_bound=lower).loc["efficiency_vs_lower_bound"]
     # no threshold of ours: the ratio is reported, the verdict says why it is not judged
     assert row["verdict"] == "not testable here" and row["measured_value"] == 3.0
 

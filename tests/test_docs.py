@@ -133,7 +133,7 @@ def test_license_and_citation_exist_and_are_linked():
     docs_index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
     for name in ("LICENSE", "CITATION.cff"):
         assert f"]({name})" in readme, f"README links {name}"
-        assert f"../{name}>`" in docs_index, f"docs/index.md links {name}"
+        assert f"<_files/{name}>`" in docs_index, f"docs/index.md links {name} (the site copies it into _files/)"
 
 
 def test_api_reference_covers_every_public_module():

@@ -53,7 +53,9 @@ pytestmark = pytest.mark.fuzz
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0")) or None
 MAX_EXAMPLES = EXAMPLES or 10
 
-SKIP_MODULES = {"torus_lab.cli", "torus_lab.runner", "torus_lab.report", "torus_lab.verify"}  # they run notebooks
+# They run notebooks, or build the site (Sphinx in a child process; the site's text helpers are property-tested in
+# tests/test_site.py).
+SKIP_MODULES = {"torus_lab.cli", "torus_lab.runner", "torus_lab.report", "torus_lab.verify", "torus_lab.site"}
 
 # Compiled numba functions (routing kernels, the simulator kernel, ``minimal_sign``, ``splitmix_next``) take the
 # typed arrays and ints their Python entry points build (``make_routing``, ``simulate``); they have no Python
@@ -195,6 +197,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.topology.avoids_faults": dict(topology=T24, path=[(0, 0), (1, 0)], faults=FAULTS),
     "torus_lab.topology.bfs_distances": dict(topology=T24, source=(0, 0)),
     "torus_lab.topology.minimal_path_count": dict(topology=T24, a=(0, 0), b=(2, 1)),
+    "torus_lab.topology.minimal_path_counts": dict(topology=T24, b=(2, 1)),
     "torus_lab.topology.lee_ball": dict(centre=(0, 0), k=5),
     "torus_lab.topology.definition_torus_properties": dict(n=2, k=5),
     # loads
@@ -254,6 +257,8 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.routing.disjoint_paths.verify_disjoint_paths": dict(
         torus=(2, 5), pairs=[((0, 0), (0, 2))], paths=[[(0, 0), (0, 1), (0, 2)]]),
     "torus_lab.routing.disjoint_paths.length_bound": dict(n=2, k=5, c=1),
+    "torus_lab.routing.disjoint_paths.check_pairs": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))]),
+    "torus_lab.routing.disjoint_paths.check_problem": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))]),
     "torus_lab.routing.baselines.greedy_disjoint_paths": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))]),
     "torus_lab.routing.baselines.optimal_disjoint_paths": dict(torus=(2, 5), pairs=[((0, 0), (2, 2))],
                                                                time_limit=5.0),
@@ -290,6 +295,17 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.sim.engine.load_sweep": dict(routing=ROUTING, config=_sim_config(), loads=[0.1]),
     "torus_lab.sim.engine.find_saturation": dict(routing=ROUTING, config=_sim_config(), tolerance=1.0),
     "torus_lab.sim.traffic.destination_map": dict(topology=T24, traffic="uniform"),
+    "torus_lab.sim.engine.chunk_cycles": dict(topology=T24),
+    "torus_lab.sim.runlength.run_horizon": dict(config=_sim_config()),
+    "torus_lab.sim.runlength.check_run_bounds": dict(config=_sim_config(), topology=T24, vcs=2),
+    "torus_lab.sim.packets.packet_pool_size": dict(num_nodes=16, input_vcs=144, queue_cap=8),
+    "torus_lab.sim.packets.initial_pool_size": dict(num_nodes=16, input_vcs=144, queue_cap=8),
+    "torus_lab.sim.packets.grow_pool": dict(st=Lazy(lambda: __import__("torus_lab.sim.simple").sim.simple.new_state(
+        T24.build(), 2, 4, 8, 1, depth=4, length=4, atomic=True, pool=200)), size=300),  # fmt: skip
+    "torus_lab.sim.simple.state_layout": dict(topology=T24, vcs=2, cap=4, queue_cap=8, rec_cap=10),
+    "torus_lab.sim.simple.state_memory_bytes": dict(topology=T24, vcs=2, cap=4, queue_cap=8, rec_cap=10),
+    "torus_lab.sim.booksim.state_layout": dict(topology=T24, vcs=2, depth=8, queue_cap=8, rec_cap=10),
+    "torus_lab.sim.booksim.state_memory_bytes": dict(topology=T24, vcs=2, depth=8, queue_cap=8, rec_cap=10),
     "torus_lab.stats.summarize": dict(frame=_frame(a=[1, 1], x=[1.0, 2.0]), by=["a"], columns=["x"]),
     # plotting
     "torus_lab.plotting.save_figure": dict(fig=Lazy(lambda: _figure_ax().build().figure), figures_dir="figs",
@@ -298,13 +314,8 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
                                            name="f"),
     "torus_lab.plotting.figure_html": dict(experiment="loads", name="a", caption="what a shows"),
     # self-contained reports
-    "torus_lab.report_html.split_math": dict(text="a $x$"),
-    "torus_lab.report_html.tex_to_mathml": dict(tex="x^2", display=False),
-    "torus_lab.report_html.markdown_math_to_mathml": dict(source="a $x$"),
-    "torus_lab.report_html.check_self_contained": dict(page="<p>x</p>"),
-    "torus_lab.report_html.embed_images": dict(page="<p>x</p>", folder="."),
-    "torus_lab.report_html.report_zip_members": dict(out_root=".", names=["x"]),
-    "torus_lab.report_html.ReportInfo": dict(experiment="x", title="X", preset="quick", parameters={"seed": 1}),
+    "torus_lab.notebook_warnings.summary_text": dict(counts={("UserWarning", "x"): 2}, example="a.py:1: x"),
+    "torus_lab.notebook_warnings.warning_subject": dict(message="x at 1"),
     "torus_lab.plotting.draw_torus_2d": dict(ax=_figure_ax(), topology=T24),
     "torus_lab.plotting.draw_torus_3d": dict(ax=Lazy(lambda: __import__("matplotlib.pyplot", fromlist=["x"]).figure()
                                                  .add_subplot(projection="3d")), topology=_torus(3, 3)),
@@ -327,7 +338,8 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.studies.fault_tolerant.theorem_checks": dict(
         termination_points=[(8, 3)], fault_rates=[0.1], trials=1, safety_points=[(5, 2)], instances=1, pairs=1, seed=1,
         backend="serial"),
-    "torus_lab.studies.loads_claims.fit_leading_constant": dict(radices=[5, 9, 17], ratios=[0.4, 0.44, 0.47]),
+    "torus_lab.stats.leading_constant_fit": dict(radices=[5, 9, 17], ratios=[0.4, 0.44, 0.47]),
+    "torus_lab.stats.corrected_power_law_exponent": dict(x=[4, 16, 36], y=[2.0, 9.0, 20.0], k=[2, 4, 6]),
     "torus_lab.studies.loads.fit_exponent": dict(processors=[16, 64, 256], e_max=[2, 8, 32]),
     "torus_lab.studies.loads_claims.constant_matches": dict(measured=0.1875, claimed=0.125, tolerance=0.5),
     "torus_lab.studies.loads.upper_bound_verdict": dict(measured=[1.0, 2.0], bound=[1.0, 4.0]),
@@ -410,6 +422,10 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.claims.referee_summary": dict(table=Lazy(lambda: _claims().claims_table("p", []))),
     "torus_lab.claims.claims_changes": dict(old=Lazy(lambda: _claims().claims_table("p", [])),
                                             new=Lazy(lambda: _claims().claims_table("p", []))),
+    "torus_lab.claims.paper_value_claim": dict(
+        claim_id="C1", location="Section 5", statement="s", conditions="c", paper_value=1.3, paper_text="about 1.3",
+        measured=(1.29, 1.25, 1.33), measured_text="1.29", ci_method="bootstrap 95%",
+        rule=Lazy(lambda: _claims().Rule("inside_ci")), evidence=("data/p/a.csv",)),
 }
 
 

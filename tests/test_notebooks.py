@@ -73,8 +73,8 @@ def test_parameters_cell_equals_the_quick_preset(name):
     defaults = runner.notebook_parameters(experiment.notebook_path)
     cell = {key: value for key, value in defaults.items() if key not in runner.RESERVED_PARAMETERS}
     assert cell == experiment.presets["quick"]
-    assert defaults["data_dir"] == f"scratch/quick/{name}/data"
-    assert defaults["figures_dir"] == f"scratch/quick/{name}/figures"
+    assert defaults["data_dir"] == f"scratch/quick/data/{name}"  # the layout of `torus-lab run NAME`
+    assert defaults["figures_dir"] == f"scratch/quick/figures/{name}"
 
 
 def _positional_pairs(value, where):

@@ -128,8 +128,8 @@ def test_bring_your_own_routing_presets_validate_and_match_the_notebook():
         jsonschema.Draft202012Validator(spec["schema"]).validate(preset)
         assert set(preset) == set(spec["schema"]["required"]) == set(spec["schema"]["properties"])
     defaults = runner.notebook_parameters(root / spec["notebook"])
-    assert defaults.pop("data_dir") == "scratch/quick/bring_your_own_routing/data"
-    assert defaults.pop("figures_dir") == "scratch/quick/bring_your_own_routing/figures"
+    assert defaults.pop("data_dir") == "scratch/quick/data/bring_your_own_routing"
+    assert defaults.pop("figures_dir") == "scratch/quick/figures/bring_your_own_routing"
     assert defaults == spec["presets"]["quick"]
 
 

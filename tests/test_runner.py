@@ -69,7 +69,7 @@ def test_successful_run_writes_outputs_and_manifest(finished_run):
     out, result = finished_run
     assert (out / "data/demo/table.csv").read_text() == "0,0.0,x\n1,2.0,x\n"
     assert (out / "figures/demo/figure.svg").exists()
-    assert (out / "reports/demo/demo.ipynb").exists() and (out / "reports/demo/demo.html").exists()
+    assert (out / "reports/demo/demo.ipynb").exists()
     manifest = json.loads((out / "data/demo/manifest.json").read_text())
     assert manifest == json.loads((out / "reports/demo/manifest.json").read_text())
     assert manifest["preset"] == "quick" and manifest["seed"] == 5
@@ -77,7 +77,7 @@ def test_successful_run_writes_outputs_and_manifest(finished_run):
     assert {"commit", "dirty"} <= set(manifest["git"])
     assert manifest["versions"]["numpy"] and manifest["duration_s"] > 0
     listed = {entry["path"]: entry["sha256"] for entry in manifest["outputs"]}
-    assert "data/demo/table.csv" in listed and "reports/demo/demo.html" in listed
+    assert "data/demo/table.csv" in listed and "reports/demo/demo.ipynb" in listed
     for path, digest in listed.items():
         assert runner.sha256(out / path) == digest
     assert not list(out.glob(".staging-*"))
@@ -287,10 +287,10 @@ def test_a_full_disk_is_one_line_and_keeps_earlier_outputs(project, tmp_path, mo
     assert cli.main(["run", "demo", "--out", str(out)]) == 0
     before = snapshot(out)
 
-    def full_disk(notebook, html_path, info):
-        raise OSError(errno.ENOSPC, "No space left on device", str(html_path))
+    def full_disk(executed, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(executed))
 
-    monkeypatch.setattr(runner, "_export_html", full_disk)
+    monkeypatch.setattr(runner, "_clean_executed_notebook", full_disk)
     capsys.readouterr()
     assert cli.main(["run", "demo", "--out", str(out), "-p", "n_rows=4"]) == 1
     err = capsys.readouterr().err
@@ -316,28 +316,6 @@ def test_a_failed_write_without_a_file_name_names_the_run_s_folder(project, tmp_
     assert len(errors) == 1
     assert f"cannot write {out.resolve()}/.staging-demo-" in errors[0] and "No space left on device" in errors[0]
     assert not list(out.glob(".staging-*")) and not (out / "data").exists()
-
-
-@pytest.mark.notebook
-def test_a_report_that_cannot_be_self_contained_fails_the_run_in_one_line(project, tmp_path, monkeypatch, capsys):
-    """The exporter's refusal (here: a figure file missing) is one error line, exit status 1, no partial outputs."""
-    from torus_lab import report_html
-
-    monkeypatch.chdir(project)
-    out = tmp_path / "out"
-    assert cli.main(["run", "demo", "--out", str(out)]) == 0
-    before = snapshot(out)
-
-    def missing_figure(notebook, html_path, info):  # the page shows a figure the notebook never saved
-        report_html.embed_images('<img src="../../figures/demo/gone.png">', Path(html_path).parent)
-
-    monkeypatch.setattr(runner, "export_report_html", missing_figure)
-    capsys.readouterr()
-    assert cli.main(["run", "demo", "--out", str(out), "-p", "n_rows=4"]) == 1
-    err = capsys.readouterr().err
-    errors = [line for line in err.replace("\r", "\n").splitlines() if line.startswith("torus-lab:")]
-    assert len(errors) == 1 and "HTML report cannot be written" in errors[0] and "gone.png" in errors[0]
-    assert "Traceback" not in err and snapshot(out) == before
 
 
 # ---------------------------------------------------------------------- safe default outputs
@@ -394,7 +372,7 @@ def test_reproduce_quick_writes_run_and_report_under_scratch(tmp_path, monkeypat
     report.reproduce(preset="quick", root=project, progress=False)
     assert _committed_outputs(project) == {}
     out = project / "scratch" / "quick"
-    assert (out / "data/demo/table.csv").exists() and (out / "reports/index.html").exists()
+    assert (out / "data/demo/table.csv").exists() and (out / "site/index.html").exists()
     assert (out / "data/claims.csv").exists()
 
 

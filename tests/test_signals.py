@@ -296,3 +296,109 @@ def test_a_script_s_sweep_workers_end_with_it(tmp_path, signum):
     status, err = run.stop(signum)
     assert status == (130 if signum == signal.SIGINT else -signal.SIGTERM), err
     run.assert_no_process_left()
+
+
+SIM_SCRIPT = textwrap.dedent("""
+    import contextlib, os, signal, sys, time
+    from pathlib import Path
+    from torus_lab.interrupt import catching_signals
+    from torus_lab.routing.ecube import ecube_routing
+    from torus_lab.sim import SimConfig, simulate
+    from torus_lab.topology import Torus
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as from a terminal (see SWEEP_SCRIPT)
+    router, handler = sys.argv[1], sys.argv[2]
+    routing = ecube_routing(Torus(3, 16), datelines=True, vcs=2)
+    base = SimConfig.preset(router)
+    simulate(routing, base.replace(warmup=2, measure=2, drain=4), seed=1)  # compiles the loop (or loads its cache)
+    endless = base.replace(offered_load=0.3, warmup=10**8, measure=10, drain=0)  # hours of work on 4096 routers
+    try:
+        with catching_signals() if handler == "handler" else contextlib.nullcontext():
+            Path(os.environ["TEST_MARKERS"], "simulating").write_text("")
+            simulate(routing, endless, seed=2)
+    except KeyboardInterrupt as stop:
+        print(f"stopped {type(stop).__name__} {time.monotonic()!r}", file=sys.stderr)
+        sys.exit(130)
+""")
+
+
+@pytest.mark.parametrize("router", ["simple", "booksim"])
+@pytest.mark.parametrize("signum, handler", [(signal.SIGINT, "default"), (signal.SIGTERM, "handler"),
+                                             (signal.SIGTERM, "default")], ids=["SIGINT", "SIGTERM-handled",
+                                                                                "SIGTERM-default"])  # fmt: skip
+def test_a_long_simulation_answers_a_signal_between_chunks(tmp_path, router, signum, handler):
+    """A simulation of hours on a 4096-router torus, stopped in its compiled loop: Ctrl-C (Python's default
+    handler) and a SIGTERM under a handler that raises (``catching_signals``) become a KeyboardInterrupt at the
+    end of the running chunk (``torus_lab.sim.engine.chunk_cycles``); a SIGTERM with no handler ends the process.
+    The latency from the signal to the interrupt is printed; the bound asserted is generous (a busy machine),
+    what must hold is that the run does not go on to its end."""
+    script = tmp_path / "script.py"
+    script.write_text(SIM_SCRIPT)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    tag = uuid.uuid4().hex
+    run = Run.__new__(Run)
+    run.tag, run.markers = tag, markers
+    run.process = subprocess.Popen([sys.executable, str(script), router, handler], cwd=tmp_path,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                   env={**os.environ, "TEST_MARKERS": str(markers), "TORUS_LAB_TEST_TAG": tag})
+    run.wait_for("simulating")
+    time.sleep(1.0)  # well inside the compiled loop
+    sent = time.monotonic()
+    status, err = run.stop(signum)
+    if handler == "default" and signum == signal.SIGTERM:
+        assert status == -signal.SIGTERM, err
+        return
+    assert status == 130, err
+    stopped = [line.split() for line in err.splitlines() if line.startswith("stopped ")]
+    assert stopped and stopped[-1][1] == ("Interrupted" if handler == "handler" else "KeyboardInterrupt"), err
+    latency = float(stopped[-1][2]) - sent
+    print(f"{router}: {signal.Signals(signum).name} answered after {latency:.3f} s")
+    assert 0 <= latency < 30, err  # unchunked, the loop would run for hours before Python saw the signal
+    run.assert_no_process_left()
+
+
+EXPLORER_SCRIPT = textwrap.dedent("""
+    import os, signal, sys, time
+    from pathlib import Path
+    from torus_lab.explore.latency import LatencyQuery, LatencyRun
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as from a terminal (see SWEEP_SCRIPT)
+
+    def on_update(run):
+        Path(os.environ["TEST_MARKERS"], f"points-{run.done}").write_text("")
+
+    if __name__ == "__main__":
+        loads = tuple(round(0.01 * i, 2) for i in range(1, 61))
+        query = LatencyQuery(routings=("duato",), n=2, k=4, loads=loads, seeds=4, warmup=200, measure=3000)
+        run = LatencyRun(query, backend="processes", batch=2, on_update=on_update).start()
+        try:
+            while True:  # the main thread stays free, as a kernel's does
+                time.sleep(0.1)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            sys.exit(130)
+""")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_an_explorer_s_background_run_ends_with_its_process(tmp_path, signum):
+    """The latency explorer's background run (a thread waiting on sweep workers): Ctrl-C ends the process, which
+    cancels the run on its way out; SIGTERM ends it without cleanup and the workers follow their parent.  No
+    traceback either way, and no process left."""
+    script = tmp_path / "explore.py"
+    script.write_text(EXPLORER_SCRIPT)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    run = Run.__new__(Run)  # the same bookkeeping, another command
+    run.tag, run.markers = uuid.uuid4().hex, markers
+    run.process = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                   env={**os.environ, "TEST_MARKERS": str(markers), "TORUS_LAB_TEST_TAG": run.tag,
+                                        "TORUS_LAB_CACHE": "off"})  # fmt: skip
+    run.wait_for("points-")
+    status, err = run.stop(signum)
+    assert status == (130 if signum == signal.SIGINT else -signal.SIGTERM), err
+    assert "Traceback" not in err, err
+    run.assert_no_process_left()
+    assert len(list(markers.glob("points-*"))) < 120  # it stopped well before the 240 points asked for

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from torus_lab.stats import (
     confidence_interval,
+    corrected_power_law_exponent,
+    leading_constant_fit,
     log_fit,
     paired_ratio_interval,
     power_law_fit,
@@ -148,3 +150,42 @@ def test_log_fit_tells_logarithmic_from_linear_growth():
     fit = log_fit(nodes, [math.log2(n) for n in nodes])
     assert fit["log_r2"] == pytest.approx(1.0) and fit["linear_r2"] < 0.99
     assert math.isnan(log_fit(nodes, [3.0] * 4)["log_r2"])  # constant values: R^2 undefined
+
+
+def test_leading_constant_fit_recovers_the_limit():
+    a, b = leading_constant_fit([5, 9], [0.4, 0.4 + 0.5 / 5 - 0.5 / 9])
+    assert (a, b) == (pytest.approx(0.5), pytest.approx(-0.5))  # two radices: the line through both points
+    assert leading_constant_fit([7, 7], [0.2, 0.4]) == (pytest.approx(0.3), 0.0)  # one radix: the mean, no slope
+
+
+@pytest.mark.parametrize(
+    ("radices", "ratios", "message"),
+    [([0, 0, 1], [0.1, 0.2, 0.3], "radices must be finite numbers >= 2"),
+     ([5, float("inf")], [0.1, 0.2], "radices must be finite numbers >= 2"),
+     ([5, 9], [0.1, float("nan")], "ratios must be finite")],
+)  # fmt: skip
+def test_leading_constant_fit_refuses_radices_below_two_and_non_finite_values(radices, ratios, message):
+    # found by the fuzz suite: radices=[0, 0, 1] ended in numpy's "SVD did not converge" (1 / 0)
+    with pytest.raises(ValueError, match=message):
+        leading_constant_fit(radices, ratios)
+
+
+def test_corrected_power_law_exponent_absorbs_the_one_over_k_term():
+    k = np.array([6.0, 8.0, 10.0, 14.0, 20.0])
+    y = 3.0 * k**1.5 * np.exp(0.7 / k)  # exponent 1.5 against x = k, a 1/k correction in log y
+    assert corrected_power_law_exponent(k, y, k) == pytest.approx(1.5)
+    assert power_law_fit(k, y)[0] != pytest.approx(1.5, abs=1e-3)  # the plain fit is biased by the correction
+    assert corrected_power_law_exponent([2, 8], [3, 48], [2, 8]) == pytest.approx(2.0)  # two points: their slope
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "k", "message"),
+    [([2, 4, 8], [1.0, 2.0], [2, 4, 8], "equal lengths"),
+     ([2, 0, 8], [1.0, 2.0, 3.0], [2, 4, 8], "x must be finite and positive"),
+     ([2, 4, 8], [1.0, math.nan, 3.0], [2, 4, 8], "y must be finite and positive"),
+     ([2, 4, 8], [1.0, 2.0, 3.0], [0, 4, 8], "k must be finite numbers >= 1"),
+     ([4, 4, 4], [1.0, 2.0, 3.0], [2, 4, 8], "x: need two different values")],
+)  # fmt: skip
+def test_corrected_power_law_exponent_refuses_naming_the_parameter(x, y, k, message):
+    with pytest.raises(ValueError, match=message):
+        corrected_power_law_exponent(x, y, k)

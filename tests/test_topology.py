@@ -410,6 +410,19 @@ def test_minimal_path_count_by_network_kind():
         minimal_path_count(Torus(2, 4), (0, 0), (5, 1))
 
 
+@pytest.mark.parametrize("topology", [Torus(2, 4), Torus(2, 5, bidirectional=False), Mesh(2, 3), Torus(3, 4)],
+                         ids=repr)  # fmt: skip
+@pytest.mark.parametrize("tie", ["+", "-", "both"])
+def test_minimal_path_counts_from_every_node_agree_with_the_pairwise_count(topology, tie):
+    from torus_lab.topology import minimal_path_count, minimal_path_counts
+
+    nodes = topology.nodes()
+    for b in (nodes[0], nodes[-1]):
+        assert minimal_path_counts(topology, b, tie=tie) == [minimal_path_count(topology, a, b, tie=tie) for a in nodes]
+    with pytest.raises(ValueError, match="b"):
+        minimal_path_counts(topology, (9,) * topology.n)
+
+
 def _lee_distance(u, v, k):
     return sum(min((a - b) % k, (b - a) % k) for a, b in zip(u, v, strict=True))
 

@@ -1,4 +1,5 @@
-"""The virtual-mesh study (torus_lab.studies.virtual_mesh): sweeps, seeds, analysis helpers, verdict rules."""
+"""The virtual-mesh study (torus_lab.studies.virtual_mesh) and its claims (torus_lab.studies.virtual_mesh_claims):
+sweeps, seeds, analysis helpers, verdict rules."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from torus_lab.claims import VERDICTS, check_claims_table, uncovered_results
 from torus_lab.plots import virtual_mesh as vm_plots
 from torus_lab.routing.turn_model import dateline_positions
 from torus_lab.studies import virtual_mesh as vm
+from torus_lab.studies import virtual_mesh_claims as vm_claims
 
 NAN = float("nan")
 
@@ -44,7 +46,7 @@ SMALL = {"vc_ks": [4, 5], "sim_k": 4, "provoke_k": 4, "adaptivity_ks": [4], "pre
 
 
 def test_claims_on_small_tables(small_tables):
-    claims = vm.virtual_mesh_claims(small_tables, SMALL)
+    claims = vm_claims.claims(small_tables, SMALL)
     check_claims_table(claims)
     by_id = claims.set_index("claim_id")
     assert list(by_id.index) == CLAIM_IDS
@@ -64,8 +66,8 @@ def test_claims_on_small_tables(small_tables):
 
 
 def test_claims_cover_every_numbered_result_of_the_paper(small_tables):
-    claims = vm.virtual_mesh_claims(small_tables, SMALL)
-    assert uncovered_results(claims, vm.PAPER_RESULTS) == []
+    claims = vm_claims.claims(small_tables, SMALL)
+    assert uncovered_results(claims, vm_claims.PAPER_RESULTS) == []
     by_id = claims.set_index("claim_id")
     # the premise holds: every cyclic one-VC ring / torus becomes acyclic with a dateline
     assert by_id.loc["dateline_breaks_ring_cycles", "verdict"] == "holds"
@@ -79,10 +81,10 @@ def test_claims_cover_every_numbered_result_of_the_paper(small_tables):
 
 
 def test_paper_results_are_unique_and_spelled_as_the_paper_numbers_them():
-    assert len(set(vm.PAPER_RESULTS)) == len(vm.PAPER_RESULTS)
+    assert len(set(vm_claims.PAPER_RESULTS)) == len(vm_claims.PAPER_RESULTS)
     assert all(re.fullmatch(r"(Theorem|Lemma|Corollary|Proposition|Table) \d+(\.\d+)?|Fig\. \d+", item)
-               for item in vm.PAPER_RESULTS)
-    assert [int(item.split()[1]) for item in vm.PAPER_RESULTS] == list(range(1, 8))   # Figs. 1-7, paper order
+               for item in vm_claims.PAPER_RESULTS)
+    assert [int(item.split()[1]) for item in vm_claims.PAPER_RESULTS] == list(range(1, 8))   # Figs. 1-7, paper order
 
 
 def test_vc_budget_the_finest_assignment_is_the_constructions_own_cdg(serial):
@@ -96,7 +98,7 @@ def test_vc_budget_the_finest_assignment_is_the_constructions_own_cdg(serial):
     for (_, _), group in budget.groupby(["routing", "k"]):
         ok = group.sort_values("vcs").acyclic_assignments.to_numpy() > 0
         assert not (ok[:-1] & ~ok[1:]).any()
-    least = vm.min_acyclic_vcs(budget).set_index(["routing", "k"]).min_vcs
+    least = vm_claims.min_acyclic_vcs(budget).set_index(["routing", "k"]).min_vcs
     assert least.loc["pfnf-reconstruction+paper-4vc"].isna().all()
     assert (least.loc["pfnf-reconstruction+count"] == 5).all()
 
@@ -117,7 +119,7 @@ def test_dateline_offsets_halfway_keeps_the_after_classes_apart(small_tables):
     assert (half.after_overlap == 0).all() and (half.max_vcs == 3).all()
     # coinciding datelines put both after-classes on the same channels: 4 classes on the busiest channel
     assert (offsets[offsets.offset == 0].max_vcs == 4).all()
-    by_id = vm.virtual_mesh_claims(small_tables, SMALL).set_index("claim_id")
+    by_id = vm_claims.claims(small_tables, SMALL).set_index("claim_id")
     assert by_id.loc["halfway_datelines", "verdict"] == "holds"
     with pytest.raises(ValueError, match="offset"):
         vm.dateline_offset_row(4, 4)
@@ -132,7 +134,7 @@ def test_mapping_coverage_lists_every_mesh_algorithm_once_per_torus(small_tables
 
 def test_k5_rows_without_k5_are_not_testable(small_tables):
     tables = dict(small_tables, second_vc_channels=small_tables["second_vc_channels"].query("k != 5"))
-    by_id = vm.virtual_mesh_claims(tables, {**SMALL, "vc_ks": [4]}).set_index("claim_id")
+    by_id = vm_claims.claims(tables, {**SMALL, "vc_ks": [4]}).set_index("claim_id")
     assert by_id.loc["k5_dateline_row4", "verdict"] == "not testable here"
     assert by_id.loc["k5_dateline_row1", "verdict"] == "not testable here"
 
@@ -319,8 +321,8 @@ def test_presets_validate_against_the_schema_and_match_the_notebook():
         jsonschema.Draft202012Validator(schema).validate(preset)
         assert set(preset) == set(schema["required"]) == set(schema["properties"])
     defaults = runner.notebook_parameters(root / spec["notebook"])
-    assert defaults.pop("data_dir") == "scratch/quick/virtual_mesh/data"
-    assert defaults.pop("figures_dir") == "scratch/quick/virtual_mesh/figures"
+    assert defaults.pop("data_dir") == "scratch/quick/data/virtual_mesh"
+    assert defaults.pop("figures_dir") == "scratch/quick/figures/virtual_mesh"
     assert defaults == spec["presets"]["quick"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**spec["presets"]["quick"], "sim_traffics": ["nope"]}, schema)

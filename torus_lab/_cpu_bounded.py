@@ -35,12 +35,41 @@ from typing import Any
 
 import numpy as np
 
+from torus_lab._validate import check_real
+
 try:
     import resource
 except ImportError:  # not on Windows
     resource = None
 
-__all__ = ["BoundedRun", "fork_available", "run_cpu_bounded"]
+__all__ = ["MAX_CPU_LIMIT", "BoundedRun", "check_cpu_limit", "fork_available", "run_cpu_bounded"]
+
+#: Largest CPU-time limit accepted (seconds; about 11 days).
+MAX_CPU_LIMIT = 1e6
+
+
+def check_cpu_limit(name: str, value: object) -> float:
+    """``value`` as a CPU-time limit in seconds: a finite number in ``(0, MAX_CPU_LIMIT]``, else ValueError or
+    TypeError naming the parameter ``name``.
+
+    The one check of every ``cpu_limit``-like argument that ends up in :func:`run_cpu_bounded` (the routing
+    validation's ``cpu_limit``, the registry's ``validation_cpu_limit``).
+
+    Examples
+    --------
+    >>> check_cpu_limit("cpu_limit", 2)
+    2.0
+    >>> check_cpu_limit("cpu_limit", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: cpu_limit must be > 0 seconds, got 0
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the parameter's name), got {name!r}")
+    seconds = check_real(name, value, maximum=MAX_CPU_LIMIT)
+    if seconds <= 0:
+        raise ValueError(f"{name} must be > 0 seconds, got {value!r}")
+    return seconds
 
 
 def fork_available() -> bool:

@@ -48,8 +48,10 @@ __all__ = ["CELLS_BAR", "ENGINE_NAME", "KernelRun", "register_engine"]
 #: Name of the cell-progress bar.
 CELLS_BAR = "cells"
 #: Run by the runner's kernels before the first cell (IPython's ``exec_lines``, binding no name): the kernel's
-#: sweeps report their progress to the runner (:func:`torus_lab.progress.install_runner_progress`).
-KERNEL_START_CODE = "__import__('torus_lab.progress').progress.install_runner_progress()"
+#: sweeps report their progress to the runner (:func:`torus_lab.progress.install_runner_progress`), and the
+#: warnings of each cell are summarised when it ends (:func:`torus_lab.notebook_warnings.install_warning_capture`).
+KERNEL_START_CODE = ("__import__('torus_lab.progress').progress.install_runner_progress(); "
+                     "__import__('torus_lab.notebook_warnings').notebook_warnings.install_warning_capture()")
 #: Name under which :func:`register_engine` registers the runner's papermill engine.
 ENGINE_NAME = "torus-lab"
 

@@ -92,6 +92,7 @@ __all__ = [
     "LEGACY_CLAIM_COLUMNS",
     "FINDING_VERDICTS",
     "CHANGE_COLUMNS",
+    "paper_value_claim",
 ]
 
 #: The verdict vocabulary, from best to worst, then the two verdicts that are no finding of ours
@@ -1195,3 +1196,56 @@ def claims_changes(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
         was, now = was or empty, now or empty
         rows.append([*key, change, *(side[c] for c in _COMPARED for side in (was, now))])
     return pd.DataFrame(rows, columns=CHANGE_COLUMNS)
+
+
+def paper_value_claim(claim_id: str, location: str, statement: str, conditions: str, paper_value: float | None,
+                      paper_text: str, measured: Sequence[float] | None, measured_text: str, ci_method: str,
+                      rule: Rule, evidence: Sequence[str]) -> Claim:  # fmt: skip
+    """A measured value with its confidence interval against the paper's printed value (NaN or None: the paper
+    prints none, only a statement its ``paper_text`` words).
+
+    ``measured`` is ``(value, ci_low, ci_high)``, with the interval computed by ``ci_method``; None when the run
+    lacks the point, and the claim then has no measured value, no interval and no method (every rule but
+    ``manual`` gives "not testable here"), with ``measured_text`` saying so.
+
+    Parameters
+    ----------
+    claim_id, location, statement, conditions, paper_text, measured_text : str
+        As in :class:`Claim`.
+    paper_value : float or None
+        The paper's number.
+    measured : (float, float, float) or None
+        The measured value and its confidence interval (low, high).
+    ci_method : str
+        How the interval was computed (e.g. "bootstrap 95%"); not empty.
+    rule : Rule
+        The verdict rule (e.g. ``inside_ci``, ``ratio_excess_within``, ``at_most``).
+    evidence : sequence of str
+        The evidence paths.
+
+    Examples
+    --------
+    >>> rule = Rule("ratio_excess_within", {"tolerance": 0.1})
+    >>> c = paper_value_claim("ratio", "Section 5", "A / B is about 1.3", "N=128", 1.3, "about 1.3",
+    ...                       (1.29, 1.25, 1.33), "1.29", "bootstrap 95%", rule, ["data/a/ratios.csv"])
+    >>> c.verdict, c.ci, c.ci_method
+    ('holds', (1.25, 1.33), 'bootstrap 95%')
+    >>> missing = paper_value_claim("ratio", "Section 5", "A / B is about 1.3", "N=128", 1.3, "about 1.3", None,
+    ...                             "point not in this run", "bootstrap 95%", rule, ["data/a/ratios.csv"])
+    >>> missing.verdict, missing.ci, missing.ci_method
+    ('not testable here', None, '')
+    """
+    if not check_str("ci_method", ci_method).strip():
+        raise ValueError(f"ci_method of claim {claim_id!r} must name how the interval was computed, got {ci_method!r}")
+    if measured is None:
+        value = low = high = math.nan
+        ci_method = ""
+    else:
+        triple = check_sequence("measured", measured)
+        if len(triple) != 3:
+            raise ValueError(f"measured must be (value, ci_low, ci_high) or None, got {measured!r:.200}")
+        value, low, high = (check_real(f"measured[{i}]", v, finite=False) for i, v in enumerate(triple))
+    return Claim(claim_id=claim_id, location=location, statement=statement, conditions=conditions,
+                 paper_value=paper_value, paper_text=paper_text, measured_value=value, measured_text=measured_text,
+                 ci_low=low, ci_high=high, ci_method=ci_method, rule=rule,
+                 evidence=tuple(check_sequence("evidence", evidence)))  # fmt: skip

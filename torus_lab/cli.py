@@ -1,4 +1,4 @@
-"""Command line: ``torus-lab list | params | run | reproduce | verify | report | routings | cache``.
+"""Command line: ``torus-lab list | params | run | reproduce | verify | report | site | routings | cache``.
 
 Exit status: 0 success (also when the reader of standard output went away, as in ``torus-lab params loads |
 head``), 1 a run failed (a notebook raised, a file could not be written: disk full, permissions; another run
@@ -116,14 +116,22 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler for sweeps (implies --backend dask)")
     check.add_argument("--kernel", default=runner.KERNEL_NAME, help="Jupyter kernel (default: %(default)s)")
     _add_jobs_option(check)
-    report = _subcommand(sub, "report", summary="rebuild reports/index.html, data/claims.csv, the README table and the "
-                                           "zip of the whole report")  # fmt: skip
+    report = _subcommand(sub, "report", summary="rebuild data/claims.csv, the README table, the site and its "
+                                           "zip")  # fmt: skip
     report.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
     packing = report.add_mutually_exclusive_group()
     packing.add_argument("--zip", metavar="FILE", dest="zip_path",
-                         help="where to write the zip of the report (default: <output root>/torus-lab-report.zip)")
+                         help="where to write the zip of the site (default: <output root>/torus-lab-report.zip)")
     packing.add_argument("--no-zip", dest="archive", action="store_false", help="do not write the zip")
     _add_wait_option(report)
+    site = _subcommand(sub, "site", summary="build the site (documentation and results) from the outputs of an "
+                                           "output root, without running anything")  # fmt: skip
+    site.add_argument("--out", metavar="DIR", help="output root (default: the project folder)")
+    site.add_argument("--html", metavar="DIR", dest="html_dir",
+                      help="where to write the site (default: <output root>/site)")
+    site.add_argument("--strict", action="store_true",
+                      help="every Sphinx warning is an error and every cross-reference must resolve (make test)")
+    _add_wait_option(site)
     _subcommand(sub, "routings", summary="list the routing algorithms of the registry: options, defaults, sources")
     cache = _subcommand(sub, "cache", summary="the result cache of sweeps (scratch/cache)")
     cache.add_argument("action", choices=("info", "clear"), help="show its size, or delete it")
@@ -292,9 +300,15 @@ def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from torus_lab.report import build_report
 
         built = run_stoppable(build_report, args.out, archive=args.archive, zip_path=args.zip_path, wait=args.wait)
-        print(f"report: {built.index}")
+        print(f"site: {built.site / 'index.html'}")
         if built.archive is not None:
-            print(f"zip of the whole report (index, per-paper reports, data, figures): {built.archive}")
+            print(f"zip of the site (documentation, executed notebooks, claims, data, figures): {built.archive}")
+    elif args.command == "site":
+        from torus_lab.report import build_project_site
+
+        site = run_stoppable(build_project_site, args.out, html_dir=args.html_dir, strict=args.strict,
+                             wait=args.wait)  # fmt: skip
+        print(f"site: {site / 'index.html'}")
     elif args.command == "routings":
         _routings()
     elif args.command == "cache":

@@ -39,8 +39,10 @@ torus_lab.experiment.ParameterError: demo: parameter 'seed' = -1 is invalid: -1 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +51,8 @@ from typing import Any
 import yaml
 
 from torus_lab._validate import did_you_mean
-from torus_lab.settings import ENVIRONMENT
+from torus_lab.manifest import MANIFEST_NAME, build_manifest, utc_now
+from torus_lab.settings import ENVIRONMENT, current_settings
 
 __all__ = [
     "CACHE_ENVIRONMENT",
@@ -58,6 +61,7 @@ __all__ = [
     "ExperimentError",
     "ParameterError",
     "RESERVED_PARAMETERS",
+    "SavedFiles",
     "UnknownExperimentError",
     "check_against_schema",
     "check_study_rules",
@@ -66,6 +70,7 @@ __all__ = [
     "load_experiment",
     "load_experiments",
     "project_root",
+    "matching_preset",
     "start",
     "validate_parameters",
 ]
@@ -424,28 +429,54 @@ def default_cache_dir(root: str | Path | None = None) -> Path:
     return project_root(_check_folder("root", root)) / "scratch" / "cache"
 
 
+class SavedFiles(list):
+    """The files :meth:`ExperimentRun.save` wrote (a list of paths) with a short, path-free repr, so that a
+    notebook cell ending in ``run.save(...)`` shows one line instead of the machine's absolute paths.
+
+    Examples
+    --------
+    >>> SavedFiles([Path("data/a.csv"), Path("data/timing/a.csv")])
+    <2 files saved>
+    """
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} file{'' if len(self) == 1 else 's'} saved>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # noqa: ARG002 (IPython's signature)
+        printer.text(repr(self))
+
+
 @dataclass(frozen=True)
 class ExperimentRun:
-    """A notebook's run of an experiment: validated parameters and output folders (see :func:`start`)."""
+    """A notebook's run of an experiment: validated parameters and output folders (see :func:`start`).
+
+    ``preset`` is the preset whose values the parameters are (None: none of them); ``interactive`` runs (a
+    notebook run by hand, not by the runner) keep a manifest in their output folders (:meth:`write_manifest`).
+    """
 
     name: str
     params: dict[str, Any]
     data_dir: Path
     figures_dir: Path
     root: Path
+    preset: str | None = None
+    interactive: bool = False
+    started_utc: str = ""
+    clock: float = field(default_factory=time.perf_counter, repr=False)
 
     @property
     def seed(self) -> int:
         return int(self.params["seed"])
 
-    def save(self, results: Mapping[str, Any]) -> list[Path]:
-        """Write every DataFrame of ``results`` to ``data_dir/<key>.csv`` (no index); returns the paths.
+    def save(self, results: Mapping[str, Any]) -> SavedFiles:
+        """Write every DataFrame of ``results`` to ``data_dir/<key>.csv`` (no index); returns the paths as
+        :class:`SavedFiles` (whose repr names no path).
 
         Science files are written by :func:`torus_lab.precision.to_science_csv`: floats at
         :data:`~torus_lab.precision.SCIENCE_SIGNIFICANT_DIGITS` significant digits, so that they are byte-identical
         across machines (``docs/conventions.md#science-precision``).  A key ending in ``_timing`` (wall-clock/CPU
         measurements) goes to ``data_dir/timing/<stem>.csv`` instead (:func:`torus_lab.timing.result_path`), apart
-        from the science files and at full precision.
+        from the science files and at full precision.  An interactive run then rewrites its manifest.
         """
         import pandas as pd
 
@@ -457,7 +488,7 @@ class ExperimentRun:
                 raise TypeError(f"results[{key!r}] must be a DataFrame, got {type(frame).__name__}")
             if not isinstance(key, str) or not key or Path(key).name != key:
                 raise ValueError(f"results key {key!r} is not a plain file name")
-        paths = []
+        paths = SavedFiles()
         for key, frame in results.items():
             path = result_path(self.data_dir, key)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -466,17 +497,35 @@ class ExperimentRun:
             else:
                 to_science_csv(frame, path)
             paths.append(path)
+        self.write_manifest()
         return paths
+
+    def write_manifest(self) -> Path | None:
+        """Interactive runs: write ``manifest.json`` (:func:`torus_lab.manifest.build_manifest`, the fields
+        ``torus-lab run`` writes) into ``data_dir`` and ``figures_dir``, listing the files written so far; returns
+        the data folder's manifest.  Runs under the runner write nothing here (the runner writes the manifest)."""
+        if not self.interactive:
+            return None
+        experiment = load_experiment(self.name, self.root)
+        manifest = build_manifest(name=self.name, description=experiment.description,
+                                  notebook=experiment.notebook.as_posix(), root=self.root, preset=self.preset,
+                                  params=self.params, folders={"data": self.data_dir, "figures": self.figures_dir},
+                                  started=self.started_utc, duration=time.perf_counter() - self.clock)  # fmt: skip
+        text = json.dumps(manifest, indent=2, sort_keys=False) + "\n"
+        for folder in (self.data_dir, self.figures_dir):
+            (folder / MANIFEST_NAME).write_text(text)
+        return self.data_dir / MANIFEST_NAME
 
     def show(self, fig, name: str, caption: str | None = None) -> None:
         """Save ``fig`` as ``figures_dir/<name>.png`` and ``.svg`` and display it with ``caption`` (what the
-        figure shows; the caption of the figure in the HTML report, see :func:`torus_lab.plotting.show_figure`).
+        figure shows; the caption of the figure on the site, see :func:`torus_lab.plotting.show_figure`).
 
         Returns None, so that a notebook cell ending in ``run.show(...)`` displays the figure only (the files
         are ``figures_dir/<name>.png`` and ``.svg``)."""
         from torus_lab.plotting import show_figure
 
         show_figure(fig, self.figures_dir, name, caption=caption)
+        self.write_manifest()
 
     def show_all(self, figures: Mapping[str, Any], caption: str | None = None) -> None:
         """:meth:`show` every figure of ``figures`` (file stem -> figure), in order, each captioned by
@@ -500,13 +549,68 @@ def _output_dir(value: Any, root: Path, key: str) -> Path:
     return path
 
 
+#: The project's committed output folders: an interactive run may not write into them (only ``torus-lab
+#: reproduce`` or ``run --publish`` do).
+COMMITTED_FOLDERS = ("data", "figures", "reports")
+
+
+def matching_preset(experiment: Experiment, params: Mapping[str, Any]) -> str | None:
+    """The name of the first preset of ``experiment`` whose values are ``params`` (None: no preset is).
+
+    Examples
+    --------
+    >>> loads = load_experiment("loads")
+    >>> matching_preset(loads, loads.presets["quick"]), matching_preset(loads, {**loads.presets["quick"], "seed": 99})
+    ('quick', None)
+    """
+    if not isinstance(experiment, Experiment):
+        raise TypeError(f"experiment must be an Experiment, got {experiment!r}")
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping, got {params!r}")
+    return next((name for name, values in experiment.presets.items() if dict(values) == dict(params)), None)
+
+
+def _outside_committed(value: str | os.PathLike, root: Path, key: str) -> None:
+    """Refuse an interactive run's output folder ``value`` inside the project's committed outputs."""
+    path = Path(value) if Path(value).is_absolute() else root / value
+    for name in COMMITTED_FOLDERS:
+        if path.resolve().is_relative_to((root / name).resolve()):
+            raise ParameterError(f"{key} {str(value)!r} is inside the committed {name}/ folder; a notebook run by "
+                                 "hand writes under scratch/ (the committed outputs are written by torus-lab "
+                                 "reproduce)")  # fmt: skip
+
+
+def _forget_previous_run(folders: Mapping[str, Path]) -> None:
+    """Remove the outputs a previous run listed in the manifests of ``folders`` (output kind -> folder), so that
+    an interactive run, like the runner's swap, leaves only its own files (nothing a manifest does not list)."""
+    for kind, folder in folders.items():
+        manifest = folder / MANIFEST_NAME
+        try:
+            listed = json.loads(manifest.read_text())["outputs"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for entry in listed if isinstance(listed, list) else []:
+            parts = Path(str(entry.get("path", "") if isinstance(entry, Mapping) else "")).parts
+            if len(parts) > 2 and parts[0] == kind and ".." not in parts:
+                (folder / Path(*parts[2:])).unlink(missing_ok=True)
+        manifest.unlink(missing_ok=True)
+
+
 def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
     """Collect experiment ``name``'s parameters from a notebook's ``namespace`` (``globals()``), validate them
     against the experiment's schema, and prepare the output folders.
 
-    Relative ``data_dir`` / ``figures_dir`` are resolved against the project root (default:
-    ``scratch/<preset-less run>/<name>/...`` as written in the notebook).  Unless :data:`CACHE_ENVIRONMENT` is
-    set, sweeps of this process cache their results in :func:`default_cache_dir`.
+    Relative ``data_dir`` / ``figures_dir`` are resolved against the project root (the notebooks' defaults are
+    ``scratch/quick/data/<name>`` and ``scratch/quick/figures/<name>``: the layout ``torus-lab run <name>
+    --preset quick`` writes).  Unless :data:`CACHE_ENVIRONMENT` is set, sweeps of this process cache their
+    results in :func:`default_cache_dir`.
+
+    A notebook run by hand (not under the runner: ``under_runner`` of :class:`torus_lab.settings.Settings`) is
+    *interactive*: its folders may not lie in the committed ``data/``, ``figures/`` or ``reports/``, the files
+    a previous run listed in their manifests are removed (as the runner replaces its folders), and every
+    :meth:`~ExperimentRun.save` and :meth:`~ExperimentRun.show` rewrites ``manifest.json`` in both folders with
+    the fields ``torus-lab run`` records (the preset is the one whose values the parameters are:
+    :func:`matching_preset`).
 
     Examples
     --------
@@ -514,8 +618,8 @@ def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
     >>> cell = dict(load_experiment("loads").presets["quick"], data_dir=tempfile.mkdtemp(),
     ...             figures_dir=tempfile.mkdtemp())  # what a notebook's parameters cell defines
     >>> run = start("loads", cell)
-    >>> run.params == load_experiment("loads").presets["quick"], run.data_dir.is_dir()
-    (True, True)
+    >>> run.params == load_experiment("loads").presets["quick"], run.data_dir.is_dir(), run.preset
+    (True, True, 'quick')
     """
     experiment = load_experiment(name)
     if not isinstance(namespace, Mapping):
@@ -527,7 +631,16 @@ def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
         {key: namespace[key] for key in experiment.parameter_names}, experiment.schema, experiment=name
     )
     root = experiment.root
-    data_dir = _output_dir(namespace.get("data_dir", f"scratch/{name}/data"), root, "data_dir")
-    figures_dir = _output_dir(namespace.get("figures_dir", f"scratch/{name}/figures"), root, "figures_dir")
+    interactive = not current_settings().under_runner
+    folders = {}
+    for key, default in (("data_dir", f"scratch/quick/data/{name}"), ("figures_dir", f"scratch/quick/figures/{name}")):
+        value = namespace.get(key, default)
+        if interactive and isinstance(value, (str, os.PathLike)) and str(value):
+            _outside_committed(value, root, key)
+        folders[key] = _output_dir(value, root, key)
+    if interactive:
+        _forget_previous_run({"data": folders["data_dir"], "figures": folders["figures_dir"]})
     os.environ.setdefault(CACHE_ENVIRONMENT, str(default_cache_dir(root)))
-    return ExperimentRun(name, params, data_dir, figures_dir, root)
+    return ExperimentRun(name, params, folders["data_dir"], folders["figures_dir"], root,
+                         preset=matching_preset(experiment, params), interactive=interactive,
+                         started_utc=utc_now())  # fmt: skip

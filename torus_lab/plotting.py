@@ -24,16 +24,17 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.colors import Normalize
 
 from torus_lab._validate import check_instance, check_int, check_real, check_real_array, check_sequence, check_str
-from torus_lab.report_html import FIGURE_METADATA_KEY
-from torus_lab.settings import current_settings
+from torus_lab.settings import FIGURE_METADATA_KEY, current_settings
 
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
@@ -167,7 +168,7 @@ def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, 
 
 # ---------------------------------------------------------------------- figures inside executed notebooks
 # FIGURE_METADATA_KEY: key of the display metadata in which show_figure records a figure's name, file and caption;
-# defined in torus_lab.report_html (which reads it back) so that building a report needs no plotting stack.
+# defined in torus_lab.settings (the site reads it back without the plotting stack).
 __all__ += ["FIGURE_METADATA_KEY", "figure_html"]  # the figures of executed notebooks
 
 
@@ -175,7 +176,7 @@ def figure_html(experiment: str, name: str, caption: str | None) -> str:
     """The HTML an executed notebook shows for figure ``name`` of ``experiment``: the PNG by its path relative to
     ``reports/<experiment>/`` in a ``<figure>`` (id ``figure-<name>``) with ``caption`` as its ``<figcaption>``.
 
-    :func:`torus_lab.report_html.export_report_html` embeds the PNG and makes it full width, click to enlarge.
+    The site (:mod:`torus_lab.site`) copies ``figures/`` beside the executed notebook's page, so the path resolves.
 
     Examples
     --------
@@ -199,10 +200,10 @@ def figure_html(experiment: str, name: str, caption: str | None) -> str:
 def show_figure(fig, figures_dir: str | Path, name: str, *, caption: str | None = None) -> list[Path]:
     """Save ``fig`` (PNG + SVG) and show it: inline when exploring, as a captioned image link under the runner.
 
-    Under the runner the executed notebook (and its HTML) refer to ``../../figures/<experiment>/<name>.png``
-    (:func:`figure_html`), so the ``.ipynb`` stays small; the HTML report embeds the PNG.  ``caption`` says what
+    Under the runner the executed notebook (and its page on the site) refer to ``../../figures/<experiment>/<name>.png``
+    (:func:`figure_html`), so the ``.ipynb`` stays small; the site shows the PNG beside it.  ``caption`` says what
     the figure shows (one or two sentences, plain text); it is the figure's ``<figcaption>`` and is recorded in
-    the display metadata under :data:`~torus_lab.report_html.FIGURE_METADATA_KEY` (``{"name", "file",
+    the display metadata under :data:`~torus_lab.settings.FIGURE_METADATA_KEY` (``{"name", "file",
     "caption"}``), where ``torus-lab report`` finds it.
     """
     if caption is not None and not check_str("caption", caption).strip():
@@ -305,8 +306,8 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
     check_str("col_title", col_title)
     hues = _levels(data, hue, hue_order, "hue_order")
     cols = _levels(data, col, col_order, "col_order") if col is not None else None
-    palette = dict(zip(hues, color_cycle(len(hues)), strict=True))
-    markers = {value: MARKERS[i % len(MARKERS)] for i, value in enumerate(hues)}
+    style = _LineStyle(dict(zip(hues, color_cycle(len(hues)), strict=True)),
+                       {value: MARKERS[i % len(MARKERS)] for i, value in enumerate(hues)}, band_alpha)  # fmt: skip
     apply_style()
     with plt.rc_context({"figure.constrained_layout.use": False}):  # the FacetGrid lays itself out
         grid = sns.FacetGrid(data, col=col, col_order=cols, height=height, aspect=aspect, sharex=True, sharey=sharey,
@@ -314,25 +315,44 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
         floor = _log_floor(data, [y, low, high]) if log_y else None
         for key, ax in (grid.axes_dict.items() if col is not None else [(None, grid.ax)]):
             panel = data if col is None else data[data[col] == key]
-            for value in hues:
-                line = panel[panel[hue] == value].sort_values(x)
-                lows = line[low] if floor is None else line[low].clip(lower=floor)
-                ax.fill_between(line[x], lows, line[high], color=palette[value], alpha=band_alpha, lw=0)
-            if panel[y].notna().any():  # a panel without a point (e.g. every run deadlocked) stays empty
-                sns.lineplot(data=panel, x=x, y=y, hue=hue, hue_order=hues, style=hue, style_order=hues,
-                             palette=palette, markers=markers, dashes=False, errorbar=None, estimator=None, sort=True,
-                             legend=False, ax=ax)
-            if floor is not None:  # log_y and something positive to show
-                ax.set_yscale("log")
-                ax.set_ylim(bottom=floor)
+            _draw_interval_panel(ax, panel, (x, y, low, high, hue), hues, style, floor)
         if col is not None:
             grid.set_titles(col_template=col_title)
         grid.set_axis_labels(xlabel if xlabel is not None else x, ylabel if ylabel is not None else y)
         from matplotlib.lines import Line2D
 
-        handles = {str(value): Line2D([0], [0], color=palette[value], marker=markers[value]) for value in hues}
+        handles = {str(value): Line2D([0], [0], color=style.palette[value], marker=style.markers[value])
+                   for value in hues}  # fmt: skip
         grid.add_legend(legend_data=handles, title=legend_title, label_order=list(handles))
     return grid
+
+
+@dataclass(frozen=True)
+class _LineStyle:
+    """Colour and marker of each ``hue`` value of :func:`interval_lineplot`, and the opacity of its bands."""
+
+    palette: dict
+    markers: dict
+    band_alpha: float
+
+
+def _draw_interval_panel(ax, panel: pd.DataFrame, columns: tuple[str, str, str, str, str], hues: list,
+                         style: _LineStyle, floor: float | None) -> None:  # fmt: skip
+    """One panel of :func:`interval_lineplot`: a band per ``hue`` value, then the mean lines (none when the panel
+    has no point); with ``floor`` (log y), bands clipped at it and a log axis starting there."""
+    x, y, low, high, hue = columns
+    for value in hues:
+        line = panel[panel[hue] == value].sort_values(x)
+        lows = line[low] if floor is None else line[low].clip(lower=floor)
+        ax.fill_between(line[x], lows, line[high], color=style.palette[value], alpha=style.band_alpha, lw=0)
+    if panel[y].notna().any():  # a panel without a point (e.g. every run deadlocked) stays empty
+        sns.lineplot(data=panel, x=x, y=y, hue=hue, hue_order=hues, style=hue, style_order=hues,
+                     palette=style.palette, markers=style.markers, dashes=False, errorbar=None, estimator=None,
+                     sort=True, legend=False, ax=ax)  # fmt: skip
+    if floor is not None:  # log_y and something positive to show
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=floor)
+
 
 #: The default panel of :func:`latency_load_figure`: (column stem, panel title, y label).
 LATENCY_PANEL = ("mean_latency", "Latency", "mean latency (cycles)")
@@ -384,14 +404,7 @@ def latency_load_figure(curves: pd.DataFrame, *, hue: str, metrics=(LATENCY_PANE
     """
     check_instance("curves", curves, pd.DataFrame, "a pandas DataFrame")
     check_str("hue", hue)
-    metrics = [tuple(check_sequence("metrics", m, min_length=3)[:3]) for m in check_sequence("metrics", metrics,
-                                                                                              min_length=1)]
-    for stem, title, label in metrics:
-        check_str("metrics", stem), check_str("metrics", title), check_str("metrics", label)
-    if col is not None:
-        check_str("col", col)
-        if len(metrics) > 1:
-            raise ValueError(f"col must be None with more than one metric, got {col!r}")
+    metrics = _check_metrics(metrics, col)
     check_instance("log_y", log_y, bool, "a bool")
     check_instance("mark_deadlocks", mark_deadlocks, bool, "a bool")
     check_str("col_title", col_title)
@@ -424,17 +437,42 @@ def latency_load_figure(curves: pd.DataFrame, *, hue: str, metrics=(LATENCY_PANE
             grid.axes_dict[title].set_ylabel(axis_label)
             grid.axes_dict[title].yaxis.set_tick_params(labelleft=True)
     if mark_deadlocks:
-        panels = grid.axes_dict.items() if col is not None else [(None, grid.ax)]
-        for value, ax in panels:
-            for i, name in enumerate(hue_order):
-                at = dead & (frame[hue] == name) & ((frame[col] == value) if col is not None else True)
-                crosses = frame[at]
-                if len(crosses):  # deadlocked loads: crosses along the top of the panel, one row per curve
-                    ax.scatter(crosses.offered_load, np.full(len(crosses), 0.97 - 0.04 * i), marker="x", s=60,
-                               color=PALETTE[i % len(PALETTE)], transform=ax.get_xaxis_transform(), zorder=5,
-                               clip_on=False)
+        _mark_deadlocked_loads(grid, frame, dead, hue, hue_order, col)
     return grid.figure
 
+
+def _check_metrics(metrics, col: str | None) -> list[tuple[str, str, str]]:
+    """``metrics`` of :func:`latency_load_figure` as ``(stem, title, ylabel)`` triples of str; with more than one,
+    ``col`` must be None.
+
+    Examples
+    --------
+    >>> _check_metrics([("mean_latency", "Latency", "cycles", "ignored")], None)
+    [('mean_latency', 'Latency', 'cycles')]
+    """
+    metrics = [tuple(check_sequence("metrics", m, min_length=3)[:3]) for m in check_sequence("metrics", metrics,
+                                                                                              min_length=1)]
+    for stem, title, label in metrics:
+        check_str("metrics", stem), check_str("metrics", title), check_str("metrics", label)
+    if col is not None:
+        check_str("col", col)
+        if len(metrics) > 1:
+            raise ValueError(f"col must be None with more than one metric, got {col!r}")
+    return metrics
+
+
+def _mark_deadlocked_loads(grid, frame: pd.DataFrame, dead: pd.Series, hue: str, hue_order: list,
+                           col: str | None) -> None:  # fmt: skip
+    """Crosses along the top of each panel at the loads where a run deadlocked, one row per curve."""
+    panels = grid.axes_dict.items() if col is not None else [(None, grid.ax)]
+    for value, ax in panels:
+        for i, name in enumerate(hue_order):
+            at = dead & (frame[hue] == name) & ((frame[col] == value) if col is not None else True)
+            crosses = frame[at]
+            if len(crosses):
+                ax.scatter(crosses.offered_load, np.full(len(crosses), 0.97 - 0.04 * i), marker="x", s=60,
+                           color=PALETTE[i % len(PALETTE)], transform=ax.get_xaxis_transform(), zorder=5,
+                           clip_on=False)
 
 
 # ---------------------------------------------------------------------- drawing tori
@@ -524,9 +562,6 @@ def draw_torus_2d(
     >>> _ = draw_torus_2d(ax, Torus(2, 4), paths=[[(0, 0), (1, 0), (1, 1)]])
     >>> plt.close(fig)
     """
-    from matplotlib.colors import Normalize
-    from matplotlib.patches import FancyArrowPatch, Rectangle
-
     from torus_lab.topology import Torus
 
     _check_axes(ax)
@@ -535,33 +570,81 @@ def draw_torus_2d(
         raise ValueError(f"topology must be 2-dimensional, got {topology!r}")
     paths, path_labels = _check_paths(topology, paths, path_labels)
     _check_overlays(topology, faults, title)
+    squares = _check_squares(squares)
+    link_loads = _check_link_loads(topology, link_loads)
+    if cycle is not None:
+        cycle = [check_int("cycle", cid, 0, topology.num_channels - 1) for cid in check_sequence("cycle", cycle)]
+    highlight = [topology.check_node(v, "highlight node") for v in check_sequence("highlight", highlight)]
+    faulty_nodes = set(faults.nodes) if faults is not None else set()
+    faulty_links = set(faults.links) if faults is not None else set()
+    norm = _draw_channels(ax, topology, faulty_links, link_loads)
+    _draw_nodes(ax, topology, faulty_nodes)
+    _draw_squares(ax, squares)
+    _draw_paths_2d(ax, topology, paths, path_labels)
+    for node in highlight:
+        ax.scatter(*_node_xy(tuple(node)), s=90, facecolors="none", edgecolors="black", zorder=6)
+    if cycle is not None:
+        _draw_cycle(ax, topology, cycle)
+    if norm is not None:
+        mappable = plt.cm.ScalarMappable(norm=norm, cmap="viridis")
+        ax.figure.colorbar(mappable, ax=ax, label="link load (messages)")
+    return grid_axes(ax, tuple(topology.radices), title=title)
+
+
+def _check_squares(squares) -> list[tuple[float, ...]]:
+    """``squares`` of :func:`draw_torus_2d` as a list of ``(x0, y0, width, height)`` float quadruples.
+
+    Examples
+    --------
+    >>> _check_squares([(0, 0, 2, 3)])
+    [(0.0, 0.0, 2.0, 3.0)]
+    """
     squares = [tuple(check_real("squares", x) for x in check_sequence("squares", square, min_length=4))
                for square in check_sequence("squares", squares)]  # fmt: skip
     if any(len(square) != 4 for square in squares):
         raise ValueError("squares must hold (x0, y0, width, height) quadruples")
-    if link_loads is not None:
-        link_loads = check_real_array("link_loads", link_loads, ndim=1)
-        if link_loads.shape != (topology.num_channels,):
-            raise ValueError(f"link_loads must have shape ({topology.num_channels},), got {link_loads.shape}")
-    if cycle is not None:
-        cycle = [check_int("cycle", cid, 0, topology.num_channels - 1) for cid in check_sequence("cycle", cycle)]
-    highlight = [topology.check_node(v, "highlight node") for v in check_sequence("highlight", highlight)]
-    kx, ky = topology.radices
-    faulty_nodes = set(faults.nodes) if faults is not None else set()
-    faulty_links = set(faults.links) if faults is not None else set()
+    return squares
+
+
+def _check_link_loads(topology, link_loads) -> np.ndarray | None:
+    """``link_loads`` of :func:`draw_torus_2d` as a float array with one entry per channel of ``topology``, or
+    None."""
+    if link_loads is None:
+        return None
+    link_loads = check_real_array("link_loads", link_loads, ndim=1)
+    if link_loads.shape != (topology.num_channels,):
+        raise ValueError(f"link_loads must have shape ({topology.num_channels},), got {link_loads.shape}")
+    return np.asarray(link_loads, dtype=float)
+
+
+def _wrap_stub_end(topology, cid: int, start: tuple[float, float]) -> tuple[float, float]:
+    """Where the short stub drawn for wraparound channel ``cid`` from ``start`` ends (0.45 out of the grid).
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> t = Torus(2, 4)
+    >>> _wrap_stub_end(t, next(c for c in range(t.num_channels) if t.is_wraparound(c)), (0.0, 0.0))
+    (-0.45, 0.0)
+    """
+    dim, sign = int(topology.channel_dim[cid]), int(topology.channel_sign[cid])
+    return start[0] + 0.45 * sign * (dim == 0), start[1] + 0.45 * sign * (dim == 1)
+
+
+def _draw_channels(ax, topology, faulty_links: set, link_loads: np.ndarray | None) -> Normalize | None:
+    """Every channel of a 2D topology: light grey (faulty: dashed), or coloured by ``link_loads`` with the two
+    directions of a link drawn side by side; wraparound channels as stubs.  The colour scale, or None."""
+
     norm = None
     if link_loads is not None:
-        link_loads = np.asarray(link_loads, dtype=float)
         norm = Normalize(vmin=0.0, vmax=max(float(link_loads.max()), 1e-12))
         cmap = plt.get_cmap("viridis")
     for cid in range(topology.num_channels):
         src = topology.coords(int(topology.channel_src[cid]))
         dst = topology.coords(int(topology.channel_dst[cid]))
-        wrap = topology.is_wraparound(cid)
         (x0, y0), (x1, y1) = _node_xy(src), _node_xy(dst)
-        if wrap:  # a stub leaving the grid
-            dim, sign = int(topology.channel_dim[cid]), int(topology.channel_sign[cid])
-            x1, y1 = x0 + 0.45 * sign * (dim == 0), y0 + 0.45 * sign * (dim == 1)
+        if topology.is_wraparound(cid):  # a stub leaving the grid
+            x1, y1 = _wrap_stub_end(topology, cid, (x0, y0))
         # offset the two directions of a link so both channels are visible
         dx, dy = x1 - x0, y1 - y0
         shift = 0.07 * int(topology.channel_sign[cid])
@@ -571,45 +654,70 @@ def draw_torus_2d(
         else:
             style = {"color": "0.6", "lw": 0.8, "ls": "--"} if cid in faulty_links else {"color": "0.85", "lw": 0.8}
             ax.plot([x0, x1], [y0, y1], zorder=0, **style)
+    return norm
+
+
+def _draw_nodes(ax, topology, faulty_nodes: set) -> None:
+    """The healthy nodes as grey dots, the faulty ones as black crosses."""
     coords = topology.all_coords()
     healthy = [tuple(c) for c in coords if tuple(c) not in faulty_nodes]
     ax.scatter([c[0] for c in healthy], [c[1] for c in healthy], s=12, color="0.55", zorder=2)
     if faulty_nodes:
         ax.scatter([c[0] for c in faulty_nodes], [c[1] for c in faulty_nodes], marker="x", s=30, color="black",
                    zorder=3, label="faulty node")  # fmt: skip
+
+
+def _draw_squares(ax, squares: list[tuple[float, ...]]) -> None:
+    """Each ``(x0, y0, width, height)`` rectangle as a dotted outline around its nodes."""
+    from matplotlib.patches import Rectangle
+
     for x0, y0, width, height in squares:
         ax.add_patch(Rectangle((x0 - 0.4, y0 - 0.4), width - 0.2, height - 0.2, fill=False, lw=1.0,
                                ec=PALETTE[4], ls=":", zorder=2))  # fmt: skip
+
+
+def _path_segments(topology, path) -> list[list[tuple]]:
+    """``path`` cut at its wraparound hops, each side of a wraparound hop ending half a hop out of the grid.
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> [[tuple(float(x) for x in v) for v in seg] for seg in _path_segments(Torus(2, 4), [(0, 0), (3, 0)])]
+    [[(0.0, 0.0), (-0.5, 0.0)], [(3.5, 0.0), (3.0, 0.0)]]
+    """
+    segments = [[path[0]]]
+    for a, b in zip(path[:-1], path[1:], strict=True):
+        if topology.lee_distance(a, b) == 1 and (abs(a[0] - b[0]) + abs(a[1] - b[1])) > 1:  # wraparound hop
+            segments[-1].append(tuple(np.add(a, np.sign(np.subtract(a, b)) * 0.5)))
+            segments.append([tuple(np.add(b, np.sign(np.subtract(b, a)) * 0.5)), b])
+        else:
+            segments[-1].append(b)
+    return segments
+
+
+def _draw_paths_2d(ax, topology, paths, path_labels) -> None:
+    """Each path as a coloured polyline (cut at wraparound hops), its source a dot and its destination a square."""
     labels = list(path_labels) if path_labels is not None else [None] * len(paths)
     for index, (path, label) in enumerate(zip(paths, labels, strict=True)):
         color = PALETTE[index % len(PALETTE)]
-        segments = [[path[0]]]
-        for a, b in zip(path[:-1], path[1:], strict=True):
-            if topology.lee_distance(a, b) == 1 and (abs(a[0] - b[0]) + abs(a[1] - b[1])) > 1:  # wraparound hop
-                segments[-1].append(tuple(np.add(a, np.sign(np.subtract(a, b)) * 0.5)))
-                segments.append([tuple(np.add(b, np.sign(np.subtract(b, a)) * 0.5)), b])
-            else:
-                segments[-1].append(b)
-        for number, segment in enumerate(segments):
+        for number, segment in enumerate(_path_segments(topology, path)):
             xs, ys = zip(*[_node_xy(tuple(v)) for v in segment], strict=True)
             ax.plot(xs, ys, color=color, lw=2.0, zorder=4, label=label if number == 0 else None)
         ax.scatter(*_node_xy(tuple(path[0])), marker="o", s=40, color=color, zorder=5)
         ax.scatter(*_node_xy(tuple(path[-1])), marker="s", s=40, color=color, zorder=5)
-    for node in highlight:
-        ax.scatter(*_node_xy(tuple(node)), s=90, facecolors="none", edgecolors="black", zorder=6)
-    if cycle is not None:
-        for cid in cycle:
-            src = _node_xy(topology.coords(int(topology.channel_src[cid])))
-            dst = _node_xy(topology.coords(int(topology.channel_dst[cid])))
-            if topology.is_wraparound(int(cid)):
-                dim, sign = int(topology.channel_dim[cid]), int(topology.channel_sign[cid])
-                dst = (src[0] + 0.45 * sign * (dim == 0), src[1] + 0.45 * sign * (dim == 1))
-            ax.add_patch(FancyArrowPatch(src, dst, arrowstyle="-|>", mutation_scale=12, color=PALETTE[3], lw=2.2,
-                                         zorder=7))  # fmt: skip
-    if norm is not None:
-        mappable = plt.cm.ScalarMappable(norm=norm, cmap="viridis")
-        ax.figure.colorbar(mappable, ax=ax, label="link load (messages)")
-    return grid_axes(ax, (kx, ky), title=title)
+
+
+def _draw_cycle(ax, topology, cycle: list[int]) -> None:
+    """The channels of ``cycle`` as thick arrows (wraparound channels as stubs)."""
+    from matplotlib.patches import FancyArrowPatch
+
+    for cid in cycle:
+        src = _node_xy(topology.coords(int(topology.channel_src[cid])))
+        dst = _node_xy(topology.coords(int(topology.channel_dst[cid])))
+        if topology.is_wraparound(int(cid)):
+            dst = _wrap_stub_end(topology, cid, src)
+        ax.add_patch(FancyArrowPatch(src, dst, arrowstyle="-|>", mutation_scale=12, color=PALETTE[3], lw=2.2,
+                                     zorder=7))  # fmt: skip
 
 
 def draw_torus_3d(ax, topology, *, paths=(), path_labels=None, faults=None, title: str | None = None):

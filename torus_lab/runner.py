@@ -4,8 +4,8 @@ An *experiment* is ``experiments/<name>.yaml`` (notebook, description, parameter
 :mod:`torus_lab.experiment`).
 
 :func:`run_experiment` validates the parameters against the experiment's schema, executes the notebook
-with papermill (explicit kernel, working directory = project root) into a staging folder, exports the
-self-contained HTML report (:mod:`torus_lab.report_html`), writes ``manifest.json`` (parameters, preset,
+with papermill (explicit kernel, working directory = project root) into a staging folder, writes
+``manifest.json`` (parameters, preset,
 seed, git commit, versions, times, sha256 and role of every output) and only then swaps the staging folders
 into ``data/<name>``, ``figures/<name>`` and ``reports/<name>`` of the output root.  A failing or
 interrupted run leaves earlier outputs untouched.
@@ -24,15 +24,10 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import datetime as dt
-import hashlib
-import importlib.metadata
 import json
 import logging
 import os
-import platform
 import shutil
-import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -64,12 +59,17 @@ from torus_lab.experiment import (
     project_root,
 )
 from torus_lab.interrupt import STOP
-from torus_lab.lockfile import lock_state
+from torus_lab.manifest import GENERATED_PATHS as GENERATED_PATHS
+from torus_lab.manifest import OUTPUT_ROLES as OUTPUT_ROLES
+from torus_lab.manifest import RECORDED_PACKAGES as RECORDED_PACKAGES
+from torus_lab.manifest import build_manifest, sweep_settings, utc_now
+from torus_lab.manifest import git_state as git_state
+from torus_lab.manifest import output_role as output_role
+from torus_lab.manifest import package_versions as package_versions
+from torus_lab.manifest import sha256 as sha256
 from torus_lab.outputs import output_lock, staging_folder, swap_into_place
 from torus_lab.progress import RUNNER_ENVIRONMENT, ProgressPrinter
-from torus_lab.report_html import ReportInfo, export_report_html, prepare_report_exporter
 from torus_lab.settings import ENVIRONMENT, Settings, current_settings
-from torus_lab.timing import is_timing_file
 
 __all__ = [
     "Experiment",
@@ -78,7 +78,6 @@ __all__ = [
     "UnknownExperimentError",
     "ParameterError",
     "NotebookFailedError",
-    "ReportExportError",
     "OutputWriteError",
     "OUTPUT_KINDS",
     "RESERVED_PARAMETERS",
@@ -106,11 +105,6 @@ SWEEP_ENVIRONMENT = (ENVIRONMENT["backend_text"], ENVIRONMENT["scheduler"], ENVI
 DEFAULT_JOBS = 2
 #: Default kernel name, registered by ``make kernel`` (and by :func:`ensure_kernel` if missing).
 KERNEL_NAME = "torus-lab"
-#: Packages whose versions go into every manifest.
-RECORDED_PACKAGES = (
-    "torus-lab", "numpy", "pandas", "scipy", "networkx", "numba", "matplotlib", "seaborn",
-    "papermill", "nbconvert", "ipykernel", "dask", "distributed",
-)  # fmt: skip
 
 
 RunnerError = ExperimentError  # the runner's user-facing errors (the CLI prints the message, no traceback)
@@ -124,12 +118,6 @@ class NotebookFailedError(RunnerError):
 
 class OutputWriteError(RunnerError):
     """An output file could not be written (disk full, permissions); the message names the file or folder."""
-
-    exit_code = 1
-
-
-class ReportExportError(RunnerError):
-    """The executed notebook cannot be exported as a self-contained HTML report (:mod:`torus_lab.report_html`)."""
 
     exit_code = 1
 
@@ -197,57 +185,6 @@ def resolve_parameters(
     return check_study_rules(experiment.name, checked)
 
 
-# ---------------------------------------------------------------------- provenance
-def _git(root: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
-#: Generated files: regenerating them does not make the code differ from the commit.
-GENERATED_PATHS = ("data", "figures", "reports", "README.md")
-
-
-def git_state(root: Path) -> dict[str, Any]:
-    """Commit hash and dirty flag of the project (None when not a git checkout).
-
-    ``dirty`` is True when a tracked file other than the generated outputs (:data:`GENERATED_PATHS`, which a
-    ``reproduce`` rewrites one experiment after another) differs from the commit; ``dirty_files`` lists them.
-    """
-    commit = _git(root, "rev-parse", "HEAD")
-    excludes = [f":(exclude){path}" for path in GENERATED_PATHS]
-    status = _git(root, "status", "--porcelain", "--untracked-files=no", "--", ".", *excludes)
-    if status is None:
-        return {"commit": commit, "dirty": None, "dirty_files": []}
-    changed = [line.split(maxsplit=1)[1] for line in status.splitlines() if line.strip()]
-    return {"commit": commit, "dirty": bool(changed), "dirty_files": changed[:20]}
-
-
-def package_versions() -> dict[str, str | None]:
-    """Versions of Python and the packages that shape results."""
-    versions: dict[str, str | None] = {"python": platform.python_version()}
-    for name in RECORDED_PACKAGES:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _utc_now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
 # ---------------------------------------------------------------------- kernel and notebook execution
 def ensure_kernel(kernel_name: str = KERNEL_NAME) -> str:
     """Make sure ``kernel_name`` exists; the project kernel is registered into this environment if missing."""
@@ -278,32 +215,6 @@ def _clean_executed_notebook(path: Path, *, root: Path, staging: Path, experimen
     meta["input_path"] = experiment.notebook.as_posix()
     meta["output_path"] = f"reports/{experiment.name}/{experiment.name}.ipynb"
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def report_info(experiment: Experiment, preset: str, params: Mapping[str, Any]) -> ReportInfo:
-    """What the HTML report shows above the notebook: title, preset, parameters and their schema meanings."""
-    properties = experiment.schema.get("properties", {})
-    descriptions = {key: str(properties.get(key, {}).get("description", "")) for key in params}
-    return ReportInfo(experiment=experiment.name, title=experiment.description, preset=preset,
-                      parameters=dict(params), notebook=experiment.notebook.as_posix(),
-                      descriptions=descriptions)  # fmt: skip
-
-
-def _export_html(notebook: Path, html_path: Path, info: ReportInfo) -> None:
-    """The self-contained report (:func:`torus_lab.report_html.export_report_html`); figures are read from the
-    staged ``figures/<name>/`` next to the staged ``reports/<name>/``.  A report that cannot be made
-    self-contained (a figure file missing, TeX that does not convert, an external resource) fails the run with
-    one line (:class:`ReportExportError`); earlier outputs stay as they were."""
-    try:
-        export_report_html(notebook, html_path, info)
-    except ValueError as err:
-        raise ReportExportError(f"{info.experiment}: the HTML report cannot be written: {err}") from err
-
-
-def _prepare_exporter() -> None:
-    """:func:`torus_lab.report_html.prepare_report_exporter`, any error left for the export itself to report."""
-    with contextlib.suppress(Exception):
-        prepare_report_exporter()
 
 
 def _not_while_stopping(record: logging.LogRecord) -> bool:  # noqa: ARG001 (a logging filter's signature)
@@ -340,8 +251,6 @@ def _execute(experiment: Experiment, params: dict[str, Any], executed: Path, *, 
             progress.update(ProgressEvent(CELLS_BAR, done, total, elapsed_s=elapsed_s, bar_id=str(executed)))
 
     _silence_papermill_when_stopping()
-    # the report's exporter is made while the kernel works (this process mostly waits for it), not after it
-    threading.Thread(target=_prepare_exporter, name="torus-lab-report-exporter", daemon=True).start()
     with tempfile.TemporaryDirectory(prefix="torus-lab-progress-") as folder:
         events = Path(folder) / "progress.jsonl"
         kernel_env = {
@@ -514,7 +423,7 @@ def _run_locked(experiment: Experiment, preset: str, params: dict[str, Any], out
     injected["data_dir"] = _as_notebook_path(staged["data"], project)
     injected["figures_dir"] = _as_notebook_path(staged["figures"], project)
 
-    started, clock = _utc_now(), time.perf_counter()
+    started, clock = utc_now(), time.perf_counter()
     try:
         try:
             for folder in staged.values():
@@ -526,9 +435,8 @@ def _run_locked(experiment: Experiment, preset: str, params: dict[str, Any], out
             raise
         STOP.check()
         _clean_executed_notebook(executed, root=project, staging=staging, experiment=experiment)
-        _export_html(executed, staged["reports"] / f"{name}.html", report_info(experiment, preset, params))
         duration = time.perf_counter() - clock
-        manifest = _manifest(experiment, preset, params, staged, started, duration, out_root, sweep_environment)
+        manifest = _manifest(experiment, preset, params, staged, started, duration, sweep_environment)
         for folder in staged.values():
             (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
         targets = {kind: out_root / kind / name for kind in OUTPUT_KINDS}
@@ -558,51 +466,12 @@ def _keep_failed_notebook(executed: Path, project: Path, name: str) -> None:
         shutil.copy2(executed, failed / f"{name}.ipynb")
 
 
-#: Role of an output file in the manifest, by output kind: science data, figure, executed notebook/report.
-OUTPUT_ROLES = {"data": "science", "figures": "figure", "reports": "report"}
-
-
-def output_role(kind: str, inside: str | Path) -> str:
-    """Manifest role of the file ``inside`` (relative to ``<kind>/<name>``): ``"timing"`` for the timing files
-    of :mod:`torus_lab.timing` (not compared by ``torus-lab verify``), else :data:`OUTPUT_ROLES` of ``kind``.
-
-    Examples
-    --------
-    >>> output_role("data", "loads.csv"), output_role("data", "timing/loads.csv"), output_role("figures", "a.png")
-    ('science', 'timing', 'figure')
-    """
-    if kind not in OUTPUT_ROLES:
-        raise ValueError(f"kind must be one of {', '.join(OUTPUT_ROLES)}, got {kind!r}")
-    return "timing" if kind == "data" and is_timing_file(Path(inside)) else OUTPUT_ROLES[kind]
-
-
 def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], staged: dict[str, Path],
-              started: str, duration: float, out_root: Path,
-              sweep_environment: Mapping[str, str]) -> dict[str, Any]:  # fmt: skip
-    outputs = []
-    for kind, folder in staged.items():
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            inside = path.relative_to(folder)
-            relative = Path(kind) / experiment.name / inside
-            outputs.append({"path": relative.as_posix(), "role": output_role(kind, inside),
-                            "bytes": path.stat().st_size, "sha256": sha256(path)})  # fmt: skip
-    return {
-        "experiment": experiment.name,
-        "description": experiment.description,
-        "notebook": experiment.notebook.as_posix(),
-        "preset": preset,
-        "seed": params.get("seed"),
-        "parameters": params,
-        "git": git_state(experiment.root),
-        "versions": package_versions(),
-        "environment_lock": lock_state(experiment.root),  # sha256 of requirements.lock, and whether it was used
-        "platform": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
-        "sweep_backend": {**_sweep_settings(current_settings()), **sweep_environment},
-        "started_utc": started,
-        "finished_utc": _utc_now(),
-        "duration_s": round(duration, 3),
-        "outputs": outputs,
-    }
+              started: str, duration: float, sweep_environment: Mapping[str, str]) -> dict[str, Any]:  # fmt: skip
+    return build_manifest(name=experiment.name, description=experiment.description,
+                          notebook=experiment.notebook.as_posix(), root=experiment.root, preset=preset, params=params,
+                          folders=staged, started=started, duration=duration,
+                          sweep_environment=sweep_environment)  # fmt: skip
 
 
 def run_all(
@@ -708,17 +577,10 @@ def shared_sweep_environment(jobs: int, cpus: int | None = None,
     jobs = check_int("jobs", jobs, minimum=1)
     cpus = check_int("cpus", (os.cpu_count() or 1) if cpus is None else cpus, minimum=1)
     settings = Settings.from_environment(environ)
-    if jobs == 1 or _sweep_settings(settings):
+    if jobs == 1 or sweep_settings(settings):
         return {}
     share = max(1, cpus // jobs)
     return {ENVIRONMENT["backend_text"]: "serial"} if share == 1 else {ENVIRONMENT["workers_text"]: str(share)}
-
-
-def _sweep_settings(settings: Settings) -> dict[str, str]:
-    """The sweep settings chosen in ``settings``, as the environment variables that carry them."""
-    chosen = {"backend_text": settings.backend_text, "scheduler": settings.scheduler,
-              "workers_text": settings.workers_text}
-    return {ENVIRONMENT[field]: str(value) for field, value in chosen.items() if value is not None}
 
 
 def start_order(names: Sequence[str], records: Sequence[Path]) -> list[str]:

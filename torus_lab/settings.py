@@ -41,7 +41,12 @@ from dataclasses import dataclass
 
 from torus_lab._validate import check_instance
 
-__all__ = ["BACKENDS", "ENVIRONMENT", "Settings", "current_settings"]
+__all__ = ["BACKENDS", "ENVIRONMENT", "FIGURE_METADATA_KEY", "Settings", "current_settings"]
+
+#: Key of the display metadata in which :func:`torus_lab.plotting.show_figure` records a figure's name, file and
+#: caption when a notebook runs under the runner (``torus_lab.site.notebook_figures`` reads them back).  Here, in
+#: the foundation, so that the plotting part and the running part share it without importing each other.
+FIGURE_METADATA_KEY = "torus_lab_figure"
 
 #: The environment variable behind each field of :class:`Settings`.
 ENVIRONMENT = {

@@ -8,7 +8,10 @@
 * :func:`power_law_fit`: ``log y = exponent * log x + log_prefactor`` (Bossard & Kaneko's running time, Sensors
   2018, Section 7, Fig. 10);
 * :func:`log_fit`: ``v = a + b log2 N`` against ``v = a + b N`` (Demaine & Srinivas' latency growth, IJHSC 1996,
-  Section 6).
+  Section 6);
+* :func:`leading_constant_fit`: ``ratio = a + b / k``, the constant as ``k -> oo``, and
+  :func:`corrected_power_law_exponent`: ``log y = alpha log x + beta + gamma / k`` (Azizoglu & Eğecioğlu's
+  leading constants and linear loads, Theorems 3-6).
 
 Examples
 --------
@@ -27,7 +30,10 @@ from scipy import stats as _st
 
 from torus_lab._validate import check_frame, check_real, check_real_array, check_sequence, check_str
 
-__all__ = ["confidence_interval", "summarize", "wilson_interval", "paired_ratio_interval", "power_law_fit", "log_fit"]
+__all__ = [
+    "confidence_interval", "summarize", "wilson_interval", "paired_ratio_interval", "power_law_fit", "log_fit",
+    "leading_constant_fit", "corrected_power_law_exponent",
+]  # fmt: skip
 
 
 def confidence_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
@@ -292,3 +298,64 @@ def log_fit(nodes: Sequence[float], values: Sequence[float]) -> dict:
         out[f"{name}_intercept"] = float(intercept)
         out[f"{name}_r2"] = float(1 - (resid**2).sum() / total) if total > 0 else math.nan
     return out
+
+
+def leading_constant_fit(radices: Sequence[int], ratios: Sequence[float]) -> tuple[float, float]:
+    """Least-squares fit ``ratio = a + b / k``; returns ``(a, b)`` (``a`` = the constant as ``k -> oo``).
+
+    With a single radix, ``a`` is that ratio and ``b = 0``.  Azizoglu & Eğecioğlu (Theorem 3) state a leading
+    constant, ``E_max = k^(d-1)/8 + o(k^(d-1))``: ``a`` of ``E_max / k^(d-1)`` is what the claim reads.
+
+    Examples
+    --------
+    >>> a, b = leading_constant_fit([5, 9, 17], [0.5 - 0.5 / 5, 0.5 - 0.5 / 9, 0.5 - 0.5 / 17])
+    >>> round(a, 6), round(b, 6)
+    (0.5, -0.5)
+    """
+    k = check_real_array("radices", radices, ndim=1)
+    y = check_real_array("ratios", ratios, ndim=1)
+    if k.size == 0 or k.size != y.size:
+        raise ValueError(f"need equally many radices and ratios (at least one), got {k.size} and {y.size}")
+    if not (np.isfinite(k) & (k >= 2)).all():  # 1 / k must be finite for the fit
+        raise ValueError(f"radices must be finite numbers >= 2, got {k.tolist()!r:.80}")
+    if not np.isfinite(y).all():
+        raise ValueError(f"ratios must be finite, got {y.tolist()!r:.80}")
+    if np.unique(k).size == 1:
+        return float(y.mean()), 0.0
+    design = np.column_stack([np.ones_like(k), 1 / k])
+    (a, b), *_ = np.linalg.lstsq(design, y, rcond=None)
+    return float(a), float(b)
+
+
+def corrected_power_law_exponent(x: Sequence[float], y: Sequence[float], k: Sequence[float]) -> float:
+    """Exponent ``alpha`` of ``y ~ x**alpha``, with a ``1/k`` correction term.
+
+    With three or more points, the least-squares fit ``log y = alpha log x + beta + gamma / k``: the ``gamma / k``
+    term absorbs an ``O(1/k)`` convergence of ``y / x**alpha`` (Azizoglu & Eğecioğlu's ``E_max / |P|`` at small
+    radix ``k``, Theorems 3-6); with two points, the slope of ``log y`` against ``log x`` between them.
+
+    Examples
+    --------
+    >>> k = np.array([8.0, 12.0, 16.0, 24.0])
+    >>> round(corrected_power_law_exponent(k**2, 0.5 * np.exp(-2 / k) * k**2, k), 6)
+    1.0
+    >>> round(corrected_power_law_exponent([4, 16], [2, 32], [2, 4]), 6)
+    2.0
+    """
+    x = check_real_array("x", x, ndim=1)
+    y = check_real_array("y", y, ndim=1)
+    k = check_real_array("k", k, ndim=1)
+    if not x.shape == y.shape == k.shape or x.size < 2:
+        raise ValueError(f"x, y and k must have equal lengths >= 2, got {x.size}, {y.size} and {k.size}")
+    for name, values in (("x", x), ("y", y)):
+        if not (np.isfinite(values) & (values > 0)).all():
+            raise ValueError(f"{name} must be finite and positive (it is logged), got {values.tolist()!r:.80}")
+    if not (np.isfinite(k) & (k >= 1)).all():
+        raise ValueError(f"k must be finite numbers >= 1, got {k.tolist()!r:.80}")
+    if np.unique(x).size < 2:
+        raise ValueError(f"x: need two different values to fit an exponent, got {x.tolist()!r:.80}")
+    log_x, log_y = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    if x.size >= 3:
+        design = np.column_stack([log_x, np.ones_like(log_x), 1.0 / np.asarray(k, dtype=float)])
+        return float(np.linalg.lstsq(design, log_y, rcond=None)[0][0])
+    return float((log_y[1] - log_y[0]) / (log_x[1] - log_x[0]))

@@ -65,7 +65,7 @@ from torus_lab.hooks import HOOKS, Hooks
 from torus_lab.settings import ENVIRONMENT, current_settings
 
 __all__ = ["BACKENDS", "CACHE_OFF", "WORKERS_ENVIRONMENT", "cache_location", "clear_cache", "code_digest", "grid",
-           "item_key", "item_seed", "sweep", "sweep_frame"]
+           "item_key", "item_seed", "shows_progress", "sweep", "sweep_frame"]
 
 BACKENDS = ("auto", "serial", "processes", "dask")
 
@@ -312,6 +312,22 @@ def _default_workers() -> int:
     return current_settings().workers or os.cpu_count() or 1
 
 
+def _local_workers(workers: object, backend: str, scheduler: Any) -> int | None:
+    """``workers`` checked (a positive int or None); None becomes :func:`_default_workers` where local processes
+    will run (read here, before any item runs).
+
+    Examples
+    --------
+    >>> _local_workers(3, "processes", None), _local_workers(None, "serial", None)
+    (3, None)
+    """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if workers is None and backend != "serial" and scheduler is None:
+        return _default_workers()
+    return workers
+
+
 def _resolve_backend(backend: str, scheduler: Any) -> tuple[str, Any]:
     check_str("backend", backend, BACKENDS)
     if scheduler is not None:
@@ -324,6 +340,47 @@ def _resolve_backend(backend: str, scheduler: Any) -> tuple[str, Any]:
     return backend, None
 
 
+def _running_kernel() -> Any:
+    """The IPython kernel this process runs as (None in a script, a test or a plain IPython shell)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None)
+
+
+def shows_progress(*, under_runner: bool | None = None, kernel: Any = "current") -> bool:
+    """Whether a sweep shows a progress bar by default: the one place that decides it.
+
+    True only when a person watches a notebook: the process is a Jupyter kernel whose current cell was sent by a
+    front end that accepts input (JupyterLab, Notebook, VS Code), and not the runner's.  A notebook executed by
+    papermill (its client, nbclient, sends every cell with ``allow_stdin=False``) or by ``torus-lab run`` /
+    ``reproduce`` (``under_runner`` of :class:`torus_lab.settings.Settings`; the runner shows progress on the terminal
+    instead) stays quiet, and so do scripts and tests.
+
+    Parameters
+    ----------
+    under_runner : bool, optional
+        Default: this process's setting.
+    kernel : object, optional
+        The IPython kernel (None: not in a kernel); default: the one this process runs as.
+
+    Examples
+    --------
+    >>> class Kernel:  # what ipykernel keeps of the cell being executed
+    ...     def __init__(self, allow_stdin):
+    ...         self._allow_stdin = allow_stdin
+    >>> shows_progress(under_runner=False, kernel=Kernel(True)), shows_progress(under_runner=False, kernel=None)
+    (True, False)
+    >>> shows_progress(under_runner=False, kernel=Kernel(False)), shows_progress(under_runner=True, kernel=Kernel(True))
+    (False, False)
+    """
+    if under_runner is None:
+        under_runner = current_settings().under_runner
+    check_instance("under_runner", under_runner, (bool, np.bool_), "a bool or None")
+    if isinstance(kernel, str) and kernel == "current":
+        kernel = _running_kernel()
+    return not under_runner and kernel is not None and getattr(kernel, "_allow_stdin", False) is True
+
+
 def sweep(
     func: Callable[..., Any],
     items: Sequence[Mapping[str, Any]],
@@ -332,7 +389,7 @@ def sweep(
     backend: str = "auto",
     scheduler: Any = None,
     workers: int | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     desc: str | None = None,
     cache: bool | str | os.PathLike | None = None,
     hooks: Hooks | None = None,
@@ -356,9 +413,11 @@ def sweep(
         dask backend and no scheduler, a ``LocalCluster`` of ``workers`` processes is started and closed.
     workers : int, optional
         Local processes (default: ``TORUS_LAB_WORKERS``, else ``os.cpu_count()``).
-    progress : bool
-        Show a tqdm progress bar over items.  Independently of it, inside a notebook run by ``torus-lab run`` or
-        ``reproduce`` the sweep's progress is shown on the terminal (see :mod:`torus_lab.progress`).
+    progress : bool, optional
+        Show a tqdm progress bar over items (``tqdm.auto``: a widget in a notebook).  Default: when a person
+        watches a notebook, not under papermill or the runner (:func:`shows_progress`).  Independently of it,
+        inside a notebook run by ``torus-lab run`` or ``reproduce`` the sweep's progress is shown on the terminal
+        (see :mod:`torus_lab.progress`).
     cache : folder, bool or None
         Result cache folder (see the module docstring); None: ``TORUS_LAB_CACHE``; False: no cache.
     hooks : Hooks, optional
@@ -366,7 +425,8 @@ def sweep(
         :data:`~torus_lab.hooks.HOOKS`, where the routing registry ships the routings registered at run time
         and :func:`torus_lab.experiment.start` adds the runner's progress reporter).
     """
-    check_instance("progress", progress, (bool, np.bool_), "a bool")
+    if progress is not None:
+        check_instance("progress", progress, (bool, np.bool_), "a bool or None")
     if desc is not None:
         check_str("desc", desc)
     if not callable(func):
@@ -379,26 +439,18 @@ def sweep(
     items = [json.loads(key) for key in keys]
     entropies = [_seed_from_key(root, key).entropy for key in keys]
     backend, scheduler = _resolve_backend(backend, scheduler)
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
-    if workers is None and backend != "serial" and scheduler is None:
-        workers = _default_workers()  # checked here, before any item runs
+    workers = _local_workers(workers, backend, scheduler)
     location = cache_location(cache)
     code = code_digest(func) if location is not None else None
     hooks = HOOKS if hooks is None else check_instance("hooks", hooks, Hooks, "a torus_lab.hooks.Hooks")
     setups = tuple(hooks.worker_setups())
-    results: list[Any] = [None] * len(items)
-    todo = list(range(len(items)))
     sweep_key = None
     if location is not None and code is not None:
         setups_digest = "+".join(setup.digest for setup in setups) or None
         sweep_key = (f"{func.__module__}.{func.__qualname__}", code, setups_digest)
-        memorized = _memorized(str(location))
-        cache_args = [_cache_args(func, key, entropy, sweep_key) for key, entropy in zip(keys, entropies, strict=True)]
-        hits = {i for i in todo if memorized.check_call_in_cache(*cache_args[i])}
-        for i in sorted(hits):
-            results[i] = _stored(memorized, cache_args[i])
-        todo = [i for i in todo if i not in hits]
+    results, todo = _cached_results(func, keys, entropies, location, sweep_key)
+    if progress is None:
+        progress = shows_progress()
     if progress:
         from tqdm.auto import tqdm
     else:  # a disabled notebook bar still warns "IProgress not found" into executed notebooks
@@ -415,17 +467,40 @@ def sweep(
 
     jobs = [(i, (func, items[i], entropies[i], setups, location, keys[i], sweep_key)) for i in todo]
     try:
-        if backend == "serial" or len(jobs) <= 1:
-            for i, args in jobs:
-                results[i] = _call(*args)
-                advance()
-        elif backend == "processes":
-            _run_processes(jobs, results, workers, advance)
-        else:
-            _run_dask(jobs, results, scheduler, workers, advance)
+        _run_jobs(jobs, results, backend, scheduler, workers, advance)
         return results
     finally:
         bar.close()
+
+
+def _cached_results(func: Callable[..., Any], keys: list[str], entropies: list[int], location: Path | None,
+                    sweep_key: tuple | None) -> tuple[list[Any], list[int]]:  # fmt: skip
+    """The results of a sweep's items found in the cache at ``location`` (None elsewhere) and the indices of
+    the items still to run; without a cache (``sweep_key`` None) every item is still to run."""
+    results: list[Any] = [None] * len(keys)
+    todo = list(range(len(keys)))
+    if location is None or sweep_key is None:
+        return results, todo
+    memorized = _memorized(str(location))
+    cache_args = [_cache_args(func, key, entropy, sweep_key) for key, entropy in zip(keys, entropies, strict=True)]
+    hits = {i for i in todo if memorized.check_call_in_cache(*cache_args[i])}
+    for i in sorted(hits):
+        results[i] = _stored(memorized, cache_args[i])
+    return results, [i for i in todo if i not in hits]
+
+
+def _run_jobs(jobs: list[tuple[int, tuple]], results: list[Any], backend: str, scheduler: Any, workers: int | None,
+              advance: Callable[[], None]) -> None:  # fmt: skip
+    """Run ``jobs`` (item index, arguments of ``_call``) on ``backend``, each result into ``results`` at its
+    index, calling ``advance`` after each; one job or fewer runs here, serially, whatever the backend."""
+    if backend == "serial" or len(jobs) <= 1:
+        for i, args in jobs:
+            results[i] = _call(*args)
+            advance()
+    elif backend == "processes":
+        _run_processes(jobs, results, workers, advance)
+    else:
+        _run_dask(jobs, results, scheduler, workers, advance)
 
 
 #: Seconds an idle worker of the process pool waits for the next sweep before it exits.

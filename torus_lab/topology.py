@@ -56,6 +56,7 @@ __all__ = [
     "avoids_faults",
     "bfs_distances",
     "minimal_path_count",
+    "minimal_path_counts",
     "lee_ball",
     "definition_torus_properties",
 ]
@@ -1038,9 +1039,20 @@ def minimal_path_count(topology: Torus, a, b, *, tie: str = "both") -> int:
     return _minimal_path_count(topology, a, b, tie)
 
 
+def minimal_path_counts(topology: Torus, b, *, tie: str = "both") -> list[int]:
+    """:func:`minimal_path_count` from every node to ``b``, indexed by node id (one check for all of them).
+
+    >>> minimal_path_counts(Torus(1, 4), (2,)), minimal_path_counts(Torus(1, 4), (2,), tie="+")
+    ([2, 1, 1, 1], [1, 1, 1, 1])
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    b = topology.check_node(b, "b")
+    check_str("tie", tie, ("+", "-", "both"))
+    return [_minimal_path_count(topology, a, b, tie) for a in topology.nodes()]
+
+
 def _minimal_path_count(topology: Torus, a: tuple[int, ...], b: tuple[int, ...], tie: str) -> int:
-    """:func:`minimal_path_count` on checked arguments (the inner loop of
-    :func:`torus_lab.routing.explore.adaptivity_table`)."""
+    """:func:`minimal_path_count` on checked arguments."""
     dists, ways = [], 1
     for dim in range(topology.n):
         k = topology.radices[dim]

@@ -31,7 +31,7 @@ import numpy as np
 
 from torus_lab._memory import check_memory
 from torus_lab._validate import check_int, check_real, check_str
-from torus_lab.routing.disjoint_paths import Node, _check_instance, _check_pairs, torus_shape
+from torus_lab.routing.disjoint_paths import Node, check_pairs, check_problem
 from torus_lab.topology import Torus
 
 __all__ = [
@@ -143,7 +143,7 @@ def greedy_disjoint_paths(
     """
     check_str("order", order, GREEDY_ORDERS)
     max_expansions = check_int("max_expansions", max_expansions, minimum=0)
-    n, k, checked = _check_instance(torus, pairs)
+    n, k, checked = check_problem(torus, pairs)
     grid = _Grid(n, k)
     ids = [(grid.to_id(s), grid.to_id(d)) for s, d in checked]
     sequence = list(range(len(ids)))
@@ -197,8 +197,7 @@ def lee_lower_bound(torus: Torus | tuple[int, int], pairs: Sequence[tuple[Sequen
     >>> lee_lower_bound((2, 5), [((0, 0), (2, 4)), ((1, 1), (1, 1))])
     3
     """
-    n, k = torus_shape(torus)
-    checked = _check_pairs(n, k, pairs)
+    _, k, checked = check_pairs(torus, pairs)
     return max((sum(min((a - b) % k, (b - a) % k) for a, b in zip(s, d, strict=True)) for s, d in checked),
                default=0)  # fmt: skip
 
@@ -233,29 +232,104 @@ def solve_min_max_milp(
     >>> result.status, result.optimum, result.lower
     ('optimal', 3, 3)
     """
+    limits = _check_milp_limits(node_limit, time_limit, upper_bound)
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    n, k, checked = check_problem(torus, pairs)
+    check_memory(_MILP_BYTES_PER_VARIABLE * len(checked) * 2 * n * k**n,
+                 f"the integer programme of optimal_disjoint_paths on the ({n}, {k})-torus ({len(checked)} pairs x "
+                 f"{2 * n * k**n:,} directed links)")
+    lee = lee_lower_bound((n, k), checked)
+    grid = _Grid(n, k)
+    ids = [(grid.to_id(s), grid.to_id(d)) for s, d in checked]
+    tails, heads = _directed_links(grid)
+    routed = [i for i, (s, d) in enumerate(ids) if s != d]
+    if not routed:
+        return MilpResult("optimal", [[s] for s, _ in checked], 0, 0, 0)
+    matrix, lo, hi, upper = _flow_constraints(ids, routed, tails, heads, k**n)
+    lower = np.zeros(len(upper))
+    if limits.upper_bound is not None and limits.upper_bound < lee:
+        raise ValueError(f"upper_bound = {limits.upper_bound} is below the largest Lee distance of a pair ({lee}): "
+                         "no solution is that short")
+    lower[-1], upper[-1] = lee, np.inf if limits.upper_bound is None else limits.upper_bound
+    cost = np.zeros(len(upper))
+    cost[-1] = 1.0
+    integrality = np.ones(len(upper))
+    integrality[-1] = 0
+    result = milp(cost, constraints=LinearConstraint(matrix, lo, hi), integrality=integrality,
+                  bounds=Bounds(lower, upper), options=limits.solver_options())  # fmt: skip
+    return _milp_result(result, grid, ids, routed, tails, heads, lee)
+
+
+@dataclass(frozen=True)
+class _MilpLimits:
+    """The checked limits of :func:`solve_min_max_milp` (None: no limit)."""
+
+    node_limit: int | None
+    time_limit: float | None
+    upper_bound: int | None
+
+    def solver_options(self) -> dict[str, float | int]:
+        """The ``options`` of ``scipy.optimize.milp`` that impose the node and time limits."""
+        options: dict[str, float | int] = {}
+        if self.node_limit is not None:
+            options["node_limit"] = self.node_limit
+        if self.time_limit is not None:
+            options["time_limit"] = float(self.time_limit)
+        return options
+
+
+def _check_milp_limits(node_limit: object, time_limit: object, upper_bound: object) -> _MilpLimits:
+    """The limits of :func:`solve_min_max_milp`, checked (ValueError/TypeError naming the parameter).
+
+    Examples
+    --------
+    >>> _check_milp_limits(10, None, 4).solver_options()
+    {'node_limit': 10}
+    """
     if node_limit is not None:
         node_limit = check_int("node_limit", node_limit, minimum=1, maximum=2**31 - 1)  # HiGHS takes a C int
     if time_limit is not None:
         time_limit = check_real("time_limit", time_limit, minimum=0)
     if upper_bound is not None:
         upper_bound = check_int("upper_bound", upper_bound, minimum=0)
-    from scipy.optimize import Bounds, LinearConstraint, milp
+    return _MilpLimits(node_limit, time_limit, upper_bound)  # type: ignore[arg-type]
+
+
+def _directed_links(grid: _Grid) -> tuple[np.ndarray, np.ndarray]:
+    """Tail and head vertex ids of every directed link, ``2n`` per vertex in :meth:`_Grid.neighbors` order.
+
+    Examples
+    --------
+    >>> tails, heads = _directed_links(_Grid(1, 5))
+    >>> tails.tolist(), heads.tolist()
+    ([0, 0, 1, 1, 2, 2, 3, 3, 4, 4], [4, 1, 0, 2, 1, 3, 2, 4, 3, 0])
+    """
+    num_nodes = grid.k**grid.n
+    tails = np.repeat(np.arange(num_nodes), 2 * grid.n)
+    heads = np.array([w for v in range(num_nodes) for w in grid.neighbors(v)])
+    return tails, heads
+
+
+def _flow_constraints(
+    ids: list[tuple[int, int]], routed: list[int], tails: np.ndarray, heads: np.ndarray, num_nodes: int
+) -> tuple[object, list[float], list[float], np.ndarray]:
+    """The constraint matrix, its row bounds and the variables' upper bounds of the min-max programme.
+
+    Variables: one flow per (routed pair, directed link), then ``L``.  Rows: flow conservation per routed pair
+    and vertex, at most one unit entering each vertex, each routed pair's number of links ``<= L``.  A flow is
+    fixed to 0 on a link touching another pair's endpoint, entering its own source or leaving its destination.
+
+    Examples
+    --------
+    >>> tails, heads = _directed_links(_Grid(1, 5))
+    >>> matrix, lo, hi, upper = _flow_constraints([(0, 2)], [0], tails, heads, 5)
+    >>> matrix.shape, [float(v) for v in lo[:5]], hi[5:10], int(upper.sum())  # 6 of 10 links usable, and L
+    ((11, 11), [1.0, 0.0, -1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0], 7)
+    """
     from scipy.sparse import coo_matrix
 
-    n, k, checked = _check_instance(torus, pairs)
-    num_nodes = k**n
-    check_memory(_MILP_BYTES_PER_VARIABLE * len(checked) * 2 * n * num_nodes,
-                 f"the integer programme of optimal_disjoint_paths on the ({n}, {k})-torus ({len(checked)} pairs x "
-                 f"{2 * n * num_nodes:,} directed links)")
-    lee = lee_lower_bound((n, k), checked)
-    grid = _Grid(n, k)
-    ids = [(grid.to_id(s), grid.to_id(d)) for s, d in checked]
-    tails = np.repeat(np.arange(num_nodes), 2 * n)
-    heads = np.array([w for v in range(num_nodes) for w in grid.neighbors(v)])
     arcs = len(tails)
-    routed = [i for i, (s, d) in enumerate(ids) if s != d]
-    if not routed:
-        return MilpResult("optimal", [[s] for s, _ in checked], 0, 0, 0)
     num_vars = len(routed) * arcs + 1
     owner = np.full(num_nodes, -1)
     for i, (s, d) in enumerate(ids):
@@ -292,23 +366,18 @@ def solve_min_max_milp(
         lo.append(-np.inf)
         hi.append(0.0)
         row += 1
-    lower = np.zeros(num_vars)
-    if upper_bound is not None and upper_bound < lee:
-        raise ValueError(f"upper_bound = {upper_bound} is below the largest Lee distance of a pair ({lee}): no "
-                         "solution is that short")
-    lower[-1], upper[-1] = lee, np.inf if upper_bound is None else upper_bound
     matrix = coo_matrix((vals, (rows, cols)), shape=(row, num_vars)).tocsr()
-    cost = np.zeros(num_vars)
-    cost[-1] = 1.0
-    integrality = np.ones(num_vars)
-    integrality[-1] = 0
-    options: dict[str, float | int] = {}
-    if node_limit is not None:
-        options["node_limit"] = node_limit
-    if time_limit is not None:
-        options["time_limit"] = float(time_limit)
-    result = milp(cost, constraints=LinearConstraint(matrix, lo, hi), integrality=integrality,
-                  bounds=Bounds(lower, upper), options=options)  # fmt: skip
+    return matrix, lo, hi, upper
+
+
+def _milp_result(result: object, grid: _Grid, ids: list[tuple[int, int]], routed: list[int], tails: np.ndarray,
+                 heads: np.ndarray, lee: int) -> MilpResult:  # fmt: skip
+    """:class:`MilpResult` of a ``scipy.optimize.milp`` result: status, proved bound, the paths read off the flow.
+
+    The proved lower bound is the solver's dual bound rounded up, at least ``lee``; each path follows its pair's
+    flow from the source (flow on cycles away from the path is ignored); an optimal solution proves its own
+    longest path.
+    """
     status = _milp_status(result.status, str(result.message))
     dual = getattr(result, "mip_dual_bound", None)
     proved = lee if dual is None or not np.isfinite(dual) else max(lee, int(np.ceil(dual - 1e-6)))
@@ -316,14 +385,14 @@ def solve_min_max_milp(
     if result.x is None:
         return MilpResult(status, None, None, proved, nodes)
     x = np.round(result.x[:-1]).astype(int)
+    arcs = len(tails)
     paths: list[list[Node]] = []
     for i, (s, d) in enumerate(ids):
         if s == d:
             paths.append([grid.to_node(s)])
             continue
         slot = routed.index(i)
-        chosen = np.flatnonzero(x[slot * arcs : (slot + 1) * arcs])
-        succ = {int(tails[a]): int(heads[a]) for a in chosen}
+        succ = {int(tails[a]): int(heads[a]) for a in np.flatnonzero(x[slot * arcs : (slot + 1) * arcs])}
         path = [s]
         while path[-1] != d:
             path.append(succ[path[-1]])

@@ -70,6 +70,8 @@ __all__ = [
     "Fallback",
     "TraceLevel",
     "Violation",
+    "check_pairs",
+    "check_problem",
     "disjoint_paths_run",
     "format_trace",
     "length_bound",
@@ -257,7 +259,43 @@ def _check_pairs(n: int, k: int, pairs: object) -> list[tuple[Node, Node]]:
     return out
 
 
-def _check_instance(torus: Torus | tuple[int, int], pairs: object) -> tuple[int, int, list[tuple[Node, Node]]]:
+def check_pairs(torus: Torus | tuple[int, int], pairs: object) -> tuple[int, int, list[tuple[Node, Node]]]:
+    """``(n, k, pairs)``: the torus's shape and ``pairs`` as a list of ``(source, destination)`` tuples of ints.
+
+    The input check every solver and verifier of pairwise disjoint paths shares (this module's and the baselines
+    of :mod:`torus_lab.routing.baselines`): ``torus`` as for :func:`torus_shape`, every pair two nodes of the
+    torus; ValueError or TypeError naming the bad pair otherwise.  Puts no condition on the pairs beyond that
+    (see :func:`check_problem` for the algorithm's preconditions).
+
+    Examples
+    --------
+    >>> check_pairs((2, 5), [([0, 0], (4, 4))])
+    (2, 5, [((0, 0), (4, 4))])
+    >>> check_pairs((2, 5), [((0, 0), (4, 5))])
+    Traceback (most recent call last):
+    ...
+    ValueError: pairs[0] dest (4, 5): coordinate 5 out of range 0..4
+    """
+    n, k = torus_shape(torus)
+    return n, k, _check_pairs(n, k, pairs)
+
+
+def check_problem(torus: Torus | tuple[int, int], pairs: object) -> tuple[int, int, list[tuple[Node, Node]]]:
+    """``(n, k, pairs)`` of an instance of Bossard & Kaneko's problem, its preconditions checked.
+
+    :func:`check_pairs`, then the preconditions of :func:`pairwise_disjoint_paths`, which its baselines share:
+    ``k >= 5``, ``n < k``, ``1 <= c <= n`` pairs and ``2c`` distinct pair vertices; ValueError naming the violated
+    condition otherwise.
+
+    Examples
+    --------
+    >>> check_problem((2, 5), [((0, 0), (2, 2)), ((1, 0), (1, 4))])[2]
+    [((0, 0), (2, 2)), ((1, 0), (1, 4))]
+    >>> check_problem((2, 5), [((0, 0), (2, 2)), ((2, 2), (1, 4))])
+    Traceback (most recent call last):
+    ...
+    ValueError: vertex (2, 2) belongs to pairs 0 and 1; the 2c pair vertices must be distinct
+    """
     n, k = torus_shape(torus)
     if k < 5:
         raise ValueError(f"the algorithm needs a torus with k >= 5, got k = {k}")
@@ -314,6 +352,22 @@ def _paths_memory_estimate(n: int, k: int, c: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------- the algorithm
+@dataclass
+class _GeneralAttempt:
+    """The state of one attempt of Steps 3-6 (Section 3.2): the subproblem (``pairs`` of vertex ids, ``free``
+    dimensions), the chosen delta (``d``), T' and T (``gamma_tp``, ``gamma_t``), each pair's ends, which pair
+    owns each vertex so far and the paths routed into T' and T, keyed by (pair, ``"s"``/``"d"``)."""
+
+    pairs: list[tuple[int, int, int]]
+    free: tuple[int, ...]
+    d: int
+    gamma_tp: int
+    gamma_t: int
+    ends: dict[int, tuple[int, int]]
+    owner: dict[int, int]
+    routes: dict[tuple[int, str], list[int]] = field(default_factory=dict)
+
+
 class _Solver:
     """One instance: vertices are mixed-radix ids (dimension 0 least significant) for speed."""
 
@@ -567,93 +621,126 @@ class _Solver:
 
     def attempt_general(self, free, pairs, level, d, gamma_tp, rho, gamma_t):
         """Steps 3-6 of Section 3.2 for a fixed delta, T', rho and T."""
-        ends = {p: (s, t) for p, s, t in pairs}
-        owner = self._owner(pairs)
-        routes: dict[tuple[int, str], list[int]] = {}
+        att = _GeneralAttempt(pairs, free, d, gamma_tp, gamma_t, {p: (s, t) for p, s, t in pairs}, self._owner(pairs))
         tr = self._trace_level(level, "general", free, pairs, d, gamma_tp, gamma_t, rho)
+        rho, order = self._route_to_subtori(att, rho, tr)
+        paths: dict[int, list[int]] = {rho: self._complete_rho(att, rho, level, tr)}
+        recurse = self._merge_en_route(att, order, paths, tr)
+        trace = []
+        if tr is not None:
+            tr.to_t_prime = {key: self.nodes(v) for key, v in att.routes.items() if key[0] == rho}
+            tr.to_t = {key: self.nodes(v) for key, v in att.routes.items() if key[0] != rho}
+            trace.append(tr)
+        if recurse:  # Step 6: recursion in T on the pairs not merged
+            recurse.sort()
+            sub_paths, sub_trace = self.solve(tuple(i for i in free if i != d), recurse, level + 1)
+            trace.extend(sub_trace)
+            for p, _, _ in recurse:
+                paths[p] = self.join(att.routes[(p, "s")], sub_paths[p], att.routes[(p, "d")])
+        return paths, trace
 
-        def route(p, role, target, avoid, straight_only=False):
-            u = ends[p][0 if role == "s" else 1]
-            path = self.route_vertex(u, p, d, target, avoid, free, owner, straight_only)
-            if path is None:
-                where = "T'" if target == gamma_tp else "T"
-                raise _StepFailed(f"vertex {self.to_node(u)} of pair {p} blocked towards {where}")
-            if straight_only and self.coord(u, d) == gamma_t:
-                raise _StepFailed(f"new rho vertex {self.to_node(u)} lies in T")
-            self._commit(path, p, owner)
-            routes[(p, role)] = path
+    def _route_end(self, att: _GeneralAttempt, p: int, role: str, target: int, avoid: int,
+                   straight_only: bool = False) -> None:  # fmt: skip
+        """Route end ``role`` (``"s"``/``"d"``) of pair ``p`` along delta into the subtorus at ``target``."""
+        u = att.ends[p][0 if role == "s" else 1]
+        path = self.route_vertex(u, p, att.d, target, avoid, att.free, att.owner, straight_only)
+        if path is None:
+            where = "T'" if target == att.gamma_tp else "T"
+            raise _StepFailed(f"vertex {self.to_node(u)} of pair {p} blocked towards {where}")
+        if straight_only and self.coord(u, att.d) == att.gamma_t:
+            raise _StepFailed(f"new rho vertex {self.to_node(u)} lies in T")
+        self._commit(path, p, att.owner)
+        att.routes[(p, role)] = path
 
-        # Step 3 / Lemma 2: rho to T', then the threat check.
-        route(rho, "s", gamma_tp, gamma_t)
-        route(rho, "d", gamma_tp, gamma_t)
-        others = [p for p, _, _ in pairs if p != rho]
+    def _route_to_subtori(self, att: _GeneralAttempt, rho: int, tr: TraceLevel | None) -> tuple[int, list[int]]:
+        """Step 3 with Lemma 2: rho's ends to T', the threat check (and swap), every other pair's ends to T.
+
+        Returns rho (another pair after a swap) and the order in which the other pairs were routed.
+        """
+        gamma_tp, gamma_t = att.gamma_tp, att.gamma_t
+        self._route_end(att, rho, "s", gamma_tp, gamma_t)
+        self._route_end(att, rho, "d", gamma_tp, gamma_t)
+        others = [p for p, _, _ in att.pairs if p != rho]
         threats = [
             (p, role, u)
             for p in others
-            for role, u in zip("sd", ends[p], strict=True)
-            if self.threatened(u, p, d, gamma_t, gamma_tp, owner, rho)
+            for role, u in zip("sd", att.ends[p], strict=True)
+            if self.threatened(u, p, att.d, gamma_t, gamma_tp, att.owner, rho)
         ]
         if self.lemma2 == "first":
             threats = threats[:1]
-        blocked = [t for t in threats if self.route_vertex(t[2], t[0], d, gamma_t, gamma_tp, free, owner) is None]
+        blocked = [t for t in threats
+                   if self.route_vertex(t[2], t[0], att.d, gamma_t, gamma_tp, att.free, att.owner) is None]  # fmt: skip
         threat = blocked[0] if blocked else (threats[0] if threats else None)
         order = others
         if threat is not None:
-            j, role_j, u = threat
+            j, role_j, _ = threat
             if tr is not None:
                 tr.threatened = (j, role_j)
             if not blocked:
                 order = [j] + [p for p in others if p != j]
-            else:  # swap: discard rho's paths, send another pair to T' with straight paths
-                owner = self._owner(pairs)
-                del routes[(rho, "s")], routes[(rho, "d")]
-                options = [p for p in others if p != j][:1] + [j]
-                for t in options:
-                    try:
-                        route(t, "s", gamma_tp, gamma_t, straight_only=True)
-                        route(t, "d", gamma_tp, gamma_t, straight_only=True)
-                    except _StepFailed:
-                        owner = self._owner(pairs)
-                        routes.pop((t, "s"), None)
-                        continue
-                    rho = t
-                    break
-                else:
-                    raise _StepFailed("Lemma-2 swap: no pair routable straight to T'")
-                rest = [p for p, _, _ in pairs if p != rho]
-                order = ([j] if j != rho else []) + [p for p in rest if p != j]
-                if tr is not None:
-                    tr.swapped, tr.rho = True, rho
+            else:
+                rho, order = self._lemma2_swap(att, rho, others, j, tr)
         for p in order:
-            route(p, "s", gamma_t, gamma_tp)
-            route(p, "d", gamma_t, gamma_tp)
+            self._route_end(att, p, "s", gamma_t, gamma_tp)
+            self._route_end(att, p, "d", gamma_t, gamma_tp)
+        return rho, order
 
-        # Step 4: rho merged en route or completed inside T' (c = 1 rule, BFS if obstructed).
-        paths: dict[int, list[int]] = {}
-        ps, pd = routes[(rho, "s")], routes[(rho, "d")]
-        strides_d, k = self.strides[d], self.k
+    def _lemma2_swap(self, att: _GeneralAttempt, rho: int, others: list[int], j: int,
+                     tr: TraceLevel | None) -> tuple[int, list[int]]:  # fmt: skip
+        """Lemma 2's swap when the threatened pair ``j`` is blocked: discard rho's paths and send another pair
+        (``j`` last) to T' on straight paths; the new rho and the order of the pairs bound for T."""
+        att.owner = self._owner(att.pairs)
+        del att.routes[(rho, "s")], att.routes[(rho, "d")]
+        options = [p for p in others if p != j][:1] + [j]
+        for t in options:
+            try:
+                self._route_end(att, t, "s", att.gamma_tp, att.gamma_t, straight_only=True)
+                self._route_end(att, t, "d", att.gamma_tp, att.gamma_t, straight_only=True)
+            except _StepFailed:
+                att.owner = self._owner(att.pairs)
+                att.routes.pop((t, "s"), None)
+                continue
+            rho = t
+            break
+        else:
+            raise _StepFailed("Lemma-2 swap: no pair routable straight to T'")
+        rest = [p for p, _, _ in att.pairs if p != rho]
+        order = ([j] if j != rho else []) + [p for p in rest if p != j]
+        if tr is not None:
+            tr.swapped, tr.rho = True, rho
+        return rho, order
+
+    def _complete_rho(self, att: _GeneralAttempt, rho: int, level: int, tr: TraceLevel | None) -> list[int]:
+        """Step 4: rho's path, merged en route or completed inside T' (c = 1 rule, BFS if obstructed)."""
+        ps, pd = att.routes[(rho, "s")], att.routes[(rho, "d")]
+        strides_d, k, gamma_tp = self.strides[att.d], self.k, att.gamma_tp
         idx = self.merge_point(ps, pd, lambda v: (v // strides_d) % k != gamma_tp)
         if idx is not None:
             u = ps[idx]
-            paths[rho] = ps[: idx + 1] + pd[: pd.index(u)][::-1]
+            path = ps[: idx + 1] + pd[: pd.index(u)][::-1]
             if tr is not None:
-                tr.merged[rho] = self.nodes(paths[rho])
-        else:
-            sub_free = tuple(i for i in free if i != d)
-            inner = self.dor(ps[-1], pd[-1], sub_free)
-            if not self._free_of(inner, rho, owner):
-                inner = self.bfs(ps[-1], pd[-1], sub_free, rho, owner)
-                self.fallbacks.append(Fallback(level, "bfs_in_T_prime", f"DOR in T'={gamma_tp} obstructed"))
-                if inner is None:
-                    raise _StepFailed("no path inside T' for rho")
-            paths[rho] = self.join(ps, inner, pd)
-            if tr is not None:
-                tr.completions[rho] = self.nodes(inner)
+                tr.merged[rho] = self.nodes(path)
+            return path
+        sub_free = tuple(i for i in att.free if i != att.d)
+        inner = self.dor(ps[-1], pd[-1], sub_free)
+        if not self._free_of(inner, rho, att.owner):
+            inner = self.bfs(ps[-1], pd[-1], sub_free, rho, att.owner)
+            self.fallbacks.append(Fallback(level, "bfs_in_T_prime", f"DOR in T'={gamma_tp} obstructed"))
+            if inner is None:
+                raise _StepFailed("no path inside T' for rho")
+        if tr is not None:
+            tr.completions[rho] = self.nodes(inner)
+        return self.join(ps, inner, pd)
 
-        # Step 5: en-route merges of T-bound pairs (set E); Step 6: recursion in T on the rest.
+    def _merge_en_route(self, att: _GeneralAttempt, order: list[int], paths: dict[int, list[int]],
+                        tr: TraceLevel | None) -> list[tuple[int, int, int]]:  # fmt: skip
+        """Step 5: the T-bound pairs whose two paths meet before T (set E) get their path in ``paths``; the
+        others are returned as ``(pair, entry of s, entry of d)`` in T for Step 6."""
+        strides_d, k, gamma_t = self.strides[att.d], self.k, att.gamma_t
         recurse = []
         for p in order:
-            ps, pd = routes[(p, "s")], routes[(p, "d")]
+            ps, pd = att.routes[(p, "s")], att.routes[(p, "d")]
             idx = self.merge_point(ps, pd, lambda v: (v // strides_d) % k != gamma_t)
             if idx is not None:
                 u = ps[idx]
@@ -662,18 +749,7 @@ class _Solver:
                     tr.merged[p] = self.nodes(paths[p])
             else:
                 recurse.append((p, ps[-1], pd[-1]))
-        trace = []
-        if tr is not None:
-            tr.to_t_prime = {key: self.nodes(v) for key, v in routes.items() if key[0] == rho}
-            tr.to_t = {key: self.nodes(v) for key, v in routes.items() if key[0] != rho}
-            trace.append(tr)
-        if recurse:
-            recurse.sort()
-            sub_paths, sub_trace = self.solve(tuple(i for i in free if i != d), recurse, level + 1)
-            trace.extend(sub_trace)
-            for p, _, _ in recurse:
-                paths[p] = self.join(routes[(p, "s")], sub_paths[p], routes[(p, "d")])
-        return paths, trace
+        return recurse
 
     def attempt_special(self, free, pairs, level, d, gamma_tp, rho, gamma_t):
         """Section 3.3 (n = 2, c = 2) with the correctness proof's handling of fully blocked vertices (Fig. 8)."""
@@ -823,7 +899,7 @@ def disjoint_paths_run(
     check_str("detour_order", detour_order, DETOUR_ORDERS)
     check_str("lemma2", lemma2, LEMMA2_RULES)
     check_instance("trace", trace, (bool, np.bool_), "a bool")
-    n, k, checked = _check_instance(torus, pairs)
+    n, k, checked = check_problem(torus, pairs)
     c = len(checked)
     check_memory(_paths_memory_estimate(n, k, c),
                  f"disjoint paths in the ({n}, {k})-torus ({c} pairs, paths of up to {_length_bound(n, k, c):,} hops)")
@@ -912,8 +988,7 @@ def verify_disjoint_paths(
     >>> print(verify_disjoint_paths((2, 5), pairs, [[(0, 0), (0, 1), (0, 2)], [(0, 1), (4, 1)]]))
     shared_vertex (pair 1): vertex (0, 1) lies on the paths of pairs 0 and 1
     """
-    n, k = torus_shape(torus)
-    pairs = _check_pairs(n, k, pairs)
+    n, k, pairs = check_pairs(torus, pairs)
     paths = [check_sequence(f"paths[{i}]", _as_sequence(path, f"paths[{i}]"))
              for i, path in enumerate(check_sequence("paths", _as_sequence(paths, "paths")))]  # fmt: skip
     if len(paths) != len(pairs):

@@ -39,9 +39,9 @@ import numpy as np
 import pandas as pd
 from numba import types
 
-from torus_lab._cpu_bounded import fork_available, run_cpu_bounded
+from torus_lab._cpu_bounded import MAX_CPU_LIMIT, check_cpu_limit, fork_available, run_cpu_bounded
 from torus_lab._jit import njit
-from torus_lab._validate import check_instance, check_real, is_int, naming
+from torus_lab._validate import check_instance, is_int, naming
 from torus_lab.routing.interface import (
     KERNEL_SIG,
     MAX_CANDIDATES,
@@ -50,7 +50,7 @@ from torus_lab.routing.interface import (
     compile_for_kernel,
     kernel_handle,
 )
-from torus_lab.topology import _minimal_path_count  # the checked public form is topology.minimal_path_count
+from torus_lab.topology import minimal_path_counts
 
 __all__ = [
     "StateGraph",
@@ -78,8 +78,6 @@ EXHAUSTIVE_NODES = 256
 #: sampled destinations).  20 s is fifty times that: a hang, not slow work, and CPU time does not stretch with the
 #: machine's load as wall time does.
 VALIDATION_CPU_LIMIT = 20.0
-#: Largest CPU-time limit accepted (seconds; about 11 days).
-MAX_CPU_LIMIT = 1e6
 
 
 # problem codes of the compiled search
@@ -559,34 +557,13 @@ def validate_routing(
     if not is_int(seed) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
     if cpu_limit is not None:
-        cpu_limit = _check_cpu_limit("cpu_limit", cpu_limit)
+        cpu_limit = check_cpu_limit("cpu_limit", cpu_limit)
     mode, dests = _destinations(rf, mode, sample, seed)
     if cpu_limit is None or not fork_available():
         counts = _check_destinations(rf, dests, max_states)
     else:
         counts = _check_destinations_bounded(rf, dests, max_states, cpu_limit)
     return ValidationReport(rf.name, mode, len(dests), *counts)
-
-
-def _check_cpu_limit(name: str, value: object) -> float:
-    """``value`` as a CPU-time limit in seconds: a finite number in ``(0, MAX_CPU_LIMIT]``, else ValueError or
-    TypeError naming the parameter ``name``.
-
-    Examples
-    --------
-    >>> _check_cpu_limit("cpu_limit", 2)
-    2.0
-    >>> _check_cpu_limit("cpu_limit", 0)
-    Traceback (most recent call last):
-    ...
-    ValueError: cpu_limit must be > 0 seconds, got 0
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str (the parameter's name), got {name!r}")
-    seconds = check_real(name, value, maximum=MAX_CPU_LIMIT)
-    if seconds <= 0:
-        raise ValueError(f"{name} must be > 0 seconds, got {value!r}")
-    return seconds
 
 
 def _destinations(rf: RoutingFunction, mode: str, sample: int, seed: int) -> tuple[str, np.ndarray]:
@@ -738,12 +715,14 @@ def adaptivity_table(rf: RoutingFunction) -> pd.DataFrame:
         nonmin = int((dist[topo.channel_dst[tr[:, 2]]] != dist[g.state_node[tr[:, 0]]] - 1).sum())
         count = _path_counter(tr, order, starts, dist, topo.channel_dst, d)
         injections = np.flatnonzero(g.state_channel < 0)
+        minimal = minimal_path_counts(topo, coords[d], tie="both")
+        minimal_tie = minimal_path_counts(topo, coords[d], tie=tie)
         for s in injections:
             src = int(g.state_node[s])
             rows.append({
                 "src": src, "dst": d, "realizable": count(frozenset([int(s)]), src),
-                "minimal": _minimal_path_count(topo, coords[src], coords[d], "both"),
-                "minimal_tie": _minimal_path_count(topo, coords[src], coords[d], tie),
+                "minimal": minimal[src],
+                "minimal_tie": minimal_tie[src],
                 "nonminimal_hops": nonmin,
             })
         count.cache_clear()

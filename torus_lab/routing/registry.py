@@ -59,10 +59,11 @@ from typing import Any
 
 import numpy as np
 
+from torus_lab._cpu_bounded import check_cpu_limit
 from torus_lab._jit import fresh_cache_dispatcher, is_dispatcher
 from torus_lab._validate import check_instance, did_you_mean, is_int
 from torus_lab.hooks import HOOKS, WorkerSetup
-from torus_lab.routing.explore import VALIDATION_CPU_LIMIT, _check_cpu_limit, validate_routing
+from torus_lab.routing.explore import VALIDATION_CPU_LIMIT, validate_routing
 from torus_lab.routing.interface import NUM_IPARAMS, RoutingFunction, build_tables, compile_kernel
 from torus_lab.topology import Faults, Torus
 
@@ -620,7 +621,7 @@ def make_routing(
     if validate is not None:
         check_instance("validate", validate, (bool, np.bool_), "a bool or None")
     if validation_cpu_limit is not None:
-        validation_cpu_limit = _check_cpu_limit("validation_cpu_limit", validation_cpu_limit)
+        validation_cpu_limit = check_cpu_limit("validation_cpu_limit", validation_cpu_limit)
     options = {k: v for k, v in full.items() if k != "name"}
     rf = entry.build(topology, faults=faults, **options)
     if not isinstance(rf, RoutingFunction):

@@ -1141,6 +1141,25 @@ def draw_trial(k: int, fault_count: int, seed: int) -> tuple[np.ndarray, tuple[i
     return mask, (int(s % k), int(s // k)), (int(t % k), int(t // k))
 
 
+def _check_algorithms(algorithms: object, m: object, k: int) -> tuple[str, ...]:
+    """``algorithms`` of :func:`evaluate_batch` as a tuple of names from :data:`ALGORITHMS`, ``m`` checked for
+    each (:func:`route`'s range of the square width).
+
+    Examples
+    --------
+    >>> _check_algorithms(["chain", "adaptive_square"], 3, 16)
+    ('chain', 'adaptive_square')
+    """
+    if isinstance(algorithms, (str, bytes)):
+        raise TypeError(f"algorithms must be a sequence of names from {ALGORITHMS}, got {algorithms!r}")
+    algorithms = tuple(check_sequence("algorithms", algorithms))
+    for name in algorithms:
+        if not isinstance(name, str) or name not in _ALG_CODE:
+            raise ValueError(f"unknown algorithm {name!r} in algorithms; choose from {ALGORITHMS}")
+        _check_m(m, k, name)
+    return algorithms
+
+
 def evaluate_batch(
     k: int,
     m: int,
@@ -1194,13 +1213,7 @@ def evaluate_batch(
     ((4, 2), True)
     """
     k = check_int("k", k, 2)
-    if isinstance(algorithms, (str, bytes)):
-        raise TypeError(f"algorithms must be a sequence of names from {ALGORITHMS}, got {algorithms!r}")
-    algorithms = tuple(check_sequence("algorithms", algorithms))
-    for name in algorithms:
-        if not isinstance(name, str) or name not in _ALG_CODE:
-            raise ValueError(f"unknown algorithm {name!r} in algorithms; choose from {ALGORITHMS}")
-        _check_m(m, k, name)
+    algorithms = _check_algorithms(algorithms, m, k)
     m = check_int("m", m, 2, k)
     fault_count = _check_fault_count(fault_count, k)
     check_str("after_fallback", after_fallback, ("max", "previous"))

@@ -87,9 +87,9 @@ Not modelled
 
 State: one :class:`BookSimState` (a NamedTuple of numpy arrays, so numba compiles and caches every stage
 against one type); :func:`state_for` builds it.  VC, packet and request ids and cycle numbers are 32-bit words
-(:data:`WORD_LIMIT`; header states, packets' records and counters stay 64-bit), and the three words of a buffer
-slot sit side by side: a flit's move then reads half as many cache lines, which matters once the state outgrows
-the caches.  The stages are compiled with ``inline="always"``, so each stays a
+(:data:`torus_lab.sim.packets.WORD_LIMIT`; header states, packets' records and counters stay 64-bit), and the
+three words of a buffer slot sit side by side: a flit's move then reads half as many cache lines, which matters
+once the state outgrows the caches.  The stages are compiled with ``inline="always"``, so each stays a
 small function of its own, callable and tested alone.  numba counts references to every array: passing the
 state to a stage (inlined or not) increments and decrements the count of each of its arrays, and reading an
 array through the tuple inside a loop does so at every read.  So the stages bind the arrays they use to local
@@ -144,9 +144,12 @@ from torus_lab.sim.packets import (
     CN_ROUTING_ERROR,
     CN_WINDOW_FLITS_EJECTED,
     CNT,
+    POOL_FIELDS,
+    WORD_LIMIT,
     dequeue,
     finish,
     generate,
+    packet_pool_size,
     run_over,
     watch_progress,
 )
@@ -169,6 +172,8 @@ __all__ = [
     "send_credit",
     "run_booksim",
     "state_for",
+    "state_layout",
+    "state_memory_bytes",
     "run",
     "BookSimRun",
     "IDLE",
@@ -177,10 +182,6 @@ __all__ = [
     "WORD_LIMIT",
 ]
 
-#: The BookSim model keeps VC, packet and request ids and cycle numbers in 32-bit words, so the arrays a flit's move
-#: reads take half the cache (large networks, whose state outgrows the caches, gain the most).  A run or a network
-#: beyond that range is refused (:func:`state_for`, :func:`run`).
-WORD_LIMIT = 2**31 - 1
 #: Input-VC states (BookSim2's ``VC::idle``; ``routing`` is folded into ``VC_ALLOC`` with a ready time).
 IDLE, VC_ALLOC, ACTIVE = 0, 1, 2
 #: The integer settings of ``BookSimState.cfg``, in word order: the one list their indices come from
@@ -315,30 +316,79 @@ def _port_tables(topology: Torus, channel_latency: int):
     return ch_src, ch_dst, latency, in_port, out_port, ports
 
 
-def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int) -> int:
-    """Bytes :func:`state_for` allocates (estimated before allocating, house rule): 32-bit words per VC and per
-    channel (:data:`WORD_LIMIT`), 64-bit header states, packets, sources and records."""
-    nn = topology.num_nodes
-    total = topology.num_channels + 2 * nn
+def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int,
+                 pool: int | None = None) -> dict[str, int]:
+    """Bytes of each array :func:`state_for` allocates (a pool of ``pool`` packets, by default the largest,
+    :func:`torus_lab.sim.packets.packet_pool_size`), by field of :class:`BookSimState` (``fpk`` holds the three
+    words of every FIFO slot, ``fidx`` and ``farr`` are views of it); every node active.  32-bit words per VC
+    and per channel (:data:`torus_lab.sim.packets.WORD_LIMIT`), 64-bit header states, packets, sources and
+    records.  What the memory check adds up before allocating and the breakdown of ``benchmarks/bench_scale.py``.
+
+    Examples
+    --------
+    >>> layout = state_layout(Torus(2, 4), 2, 8, 16, 100)
+    >>> layout["fpk"], layout["fidx"], layout["rec"]       # 192 VCs x 8 slots x 3 words of 4 bytes; a view; 100 x 7
+    (18432, 0, 5600)
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    vcs, depth, queue_cap = (check_int(name, value, minimum=1) for name, value in
+                             (("vcs", vcs), ("depth", depth), ("queue_cap", queue_cap)))  # fmt: skip
+    rec_cap = check_int("rec_cap", rec_cap, minimum=0)
+    nn, nch = topology.num_nodes, topology.num_channels
+    total = nch + 2 * nn
     nvc = total * vcs
+    n_in = (nch + nn) * vcs
     ports = 2 * topology.n + 1
     kmax = candidate_capacity(topology, vcs)
-    packets = nn * (queue_cap + 1) + nvc + 16
-    words32 = nvc * (23 + 4 * depth + 7 * kmax) + total * (7 + 4 * ports)
-    words64 = (nvc * kmax * STATE_SIZE + packets * (7 + STATE_SIZE) + nn * (queue_cap + 12) + rec_cap * 7
-               + total * 5 + nvc // 64 + 2 * ports + 64 + 3 * MAX_CANDIDATES * STATE_SIZE)  # fmt: skip
-    return 4 * words32 + 8 * words64
+    sa_cap = total * ports
+    npk = packet_pool_size(nn, nvc + nn, queue_cap) if pool is None else check_int("pool", pool, minimum=1)
+    words = {  # (elements, bytes per element)
+        "cfg": (len(BCFG), 8), "fcfg": (4, 8), "burst_on": (nn, 1), "active": (nn, 8), "dest_map": (nn, 8),
+        "rng": (1, 8), "counters": (len(CNT), 8),
+        **{name: (total, 8) for name in ("ch_src_router", "ch_dst_router", "ch_latency", "ch_in_port",
+                                         "ch_out_port")},
+        "count": (nvc, 4), "fhead": (nvc, 4), "fpk": (nvc * depth * 3, 4), "fidx": (0, 4), "farr": (0, 4),
+        "fvis": (nvc, 4), "occupied": ((n_in + 63) // 64, 8),
+        **{name: (n_in, 4) for name in ("live", "to_route", "to_allocate", "to_switch")}, "nlive": (4, 8),
+        "vstate": (nvc, 4), "vready": (nvc, 4), "ncand": (nvc, 4), "cand_vc": (nvc * kmax, 4),
+        "cand_st": (nvc * kmax * STATE_SIZE, 8), "out_vc": (nvc, 4), "va_aptr": (nvc, 4),
+        "busy": (nvc, 4), "credit": (nvc, 4), "cr_time": (nvc * depth, 4), "cr_head": (nvc, 4),
+        "cr_count": (nvc, 4), "va_gptr": (nvc, 4),
+        "sa_rr": (total, 4), "sa_aptr": (total, 4), "sa_gptr": (total, 4),
+        **{name: (nvc * kmax, 4) for name in ("req_in", "req_out", "req_c", "req_in_key", "req_out_key", "matched")},
+        "g_stamp": (nvc, 4), "g_best": (nvc, 4), "g_bestd": (nvc, 4),
+        "port_stamp": (ports, 8), "sa_req_in": (sa_cap, 4), "sa_req_out": (sa_cap, 4), "sa_req_iv": (sa_cap, 4),
+        "sg_stamp": (total, 4), "sg_best": (total, 4), "sg_bestd": (total, 4), "grants": (total, 4),
+        "ngrants": (1, 8),
+        "va_tried": (nvc, 4), "vc_taken": (nvc, 4), "sa_void": (nvc, 4), "sa_req_spec": (sa_cap, 4),
+        "port_req": (ports, 8),
+        "tmp_ch": (MAX_CANDIDATES, 8), "tmp_vc": (MAX_CANDIDATES, 8), "tmp_st": (MAX_CANDIDATES * STATE_SIZE, 8),
+        **{name: (npk, 8) for name in POOL_FIELDS if name != "pk_state"}, "pk_state": (npk * STATE_SIZE, 8),
+        "free_stack": (npk, 8), "free_top": (1, 8),
+        "q_buf": (nn * queue_cap, 4),
+        **{name: (nn, 8) for name in ("q_head", "q_len", "inj_pk", "inj_flit", "inj_vc", "inj_last_vc")},
+        "rec": (rec_cap * 7, 8), "rec_count": (1, 8), "ch_flits": (nch, 8),
+    }  # fmt: skip
+    return {name: count * size for name, (count, size) in words.items()}
+
+
+def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int,
+                       pool: int | None = None) -> int:
+    """Bytes :func:`state_for` allocates (the sum of :func:`state_layout`), estimated before allocating."""
+    return sum(state_layout(topology, vcs, depth, queue_cap, rec_cap, pool).values())
 
 
 def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, burst_on: np.ndarray,
                active: np.ndarray, dest_map: np.ndarray, seed_word: int, rec_cap: int,
-               channel_latency: int) -> BookSimState:
+               channel_latency: int, pool: int | None = None) -> BookSimState:
     """A fresh :class:`BookSimState`: empty buffers, full credits, free VCs (``cfg`` indexed by :data:`BCFG`;
     arguments checked by :func:`state_for`)."""
     from torus_lab._memory import check_memory, network_size
 
     depth, queue_cap = int(cfg[_DEPTH]), int(cfg[_QUEUE_CAP])
-    check_memory(state_memory_bytes(topology, vcs, depth, queue_cap, rec_cap),
+    nvc_all = (topology.num_channels + 2 * topology.num_nodes) * vcs
+    npk = packet_pool_size(topology.num_nodes, nvc_all + topology.num_nodes, queue_cap) if pool is None else pool
+    check_memory(state_memory_bytes(topology, vcs, depth, queue_cap, rec_cap, npk),
                  f"BookSim-model state ({vcs} VCs, buffer {depth} flits) on {network_size(topology)}")  # fmt: skip
     ch_src, ch_dst, latency, in_port, out_port, ports = _port_tables(topology, channel_latency)
     nn, nch = topology.num_nodes, topology.num_channels
@@ -347,7 +397,6 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     n_in = (nch + nn) * vcs  # input VCs of the routers (network and injection): the only ones holding flits
     cfg = cfg.astype(np.int64).copy()
     cfg[_VCS], cfg[_NUM_CHANNELS], cfg[_NUM_NODES], cfg[_PORTS] = vcs, nch, nn, ports
-    npk = nn * (queue_cap + 1) + nvc + 16
     sa_cap = total * ports  # switch requests per cycle: at most one per input channel and output port
     kmax = candidate_capacity(topology, vcs)  # candidates kept per routed head
     if max(npk, nvc * kmax) > WORD_LIMIT:
@@ -389,7 +438,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         pk_src=wide(npk), pk_dst=wide(npk), pk_gen=wide(npk), pk_inj=wide(npk), pk_hops=wide(npk),
         pk_meas=wide(npk), pk_state=wide(npk, STATE_SIZE), free_stack=np.arange(npk, dtype=np.int64)[::-1].copy(),
         free_top=np.array([npk], dtype=np.int64),
-        q_buf=wide(nn, queue_cap), q_head=wide(nn), q_len=wide(nn), inj_pk=wide(nn, value=-1), inj_flit=wide(nn),
+        q_buf=narrow(nn, queue_cap), q_head=wide(nn), q_len=wide(nn), inj_pk=wide(nn, value=-1), inj_flit=wide(nn),
         inj_vc=wide(nn, value=-1), inj_last_vc=wide(nn, value=vcs - 1),
         rec=wide(rec_cap, 7), rec_count=wide(1), ch_flits=wide(nch),
     )  # fmt: skip
@@ -996,7 +1045,8 @@ class BookSimRun:
 
     Offers the attributes the engine's shared result code uses (``counters``, ``rec``, ``rec_count``,
     ``ch_flits``, ``vcs``, :meth:`waiting_graph`), so results, packet tables and deadlock cycles are built
-    by the same code for both router models.
+    by the same code for both router models; every field of the state is readable under its own name (the
+    engine replaces ``state`` when it grows the packet pool).
     """
 
     def __init__(self, state: BookSimState) -> None:
@@ -1006,6 +1056,12 @@ class BookSimRun:
         self.rec = state.rec
         self.rec_count = state.rec_count
         self.ch_flits = state.ch_flits
+
+    def __getattr__(self, name: str):
+        state = self.__dict__.get("state")
+        if state is not None and name in state._fields:
+            return getattr(state, name)
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 
     def counter(self, name: str) -> int:
         """Value of one counter (names of :data:`torus_lab.sim.packets.CNT`)."""
@@ -1035,12 +1091,13 @@ class BookSimRun:
 
 def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np.ndarray | None = None,
               hotspot: int = 0, seed_word: int = 1, rec_cap: int = 1024,
-              burst_on: np.ndarray | None = None) -> BookSimState:
+              burst_on: np.ndarray | None = None, pool: int | None = None) -> BookSimState:
     """A fresh :class:`BookSimState` for ``routing``'s network under ``config`` (a ``router="booksim"`` SimConfig).
 
     ``active`` (default every node), ``dest_map`` (default none: random patterns), ``hotspot`` (node id) and
     ``burst_on`` (on-off injection: which nodes start in a burst; default none) are the engine's traffic set-up;
-    tests pass their own to hand-place packets.
+    tests pass their own to hand-place packets.  ``pool``: packet ids (default: the largest pool a run can use,
+    :func:`torus_lab.sim.packets.packet_pool_size`; the engine starts smaller and grows it).
 
     Examples
     --------
@@ -1072,6 +1129,8 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
     hotspot = check_int("hotspot", hotspot, 0, nn - 1)
     seed_word = check_int("seed_word", seed_word, 0, 2**64 - 1)
     rec_cap = check_int("rec_cap", rec_cap, 1)
+    if pool is not None:
+        pool = check_int("pool", pool, 1, WORD_LIMIT)
     if burst_on is None:
         burst_on = np.zeros(nn, dtype=np.uint8)
     burst_on = check_int_array("burst_on", burst_on, 0, 1, ndim=1).astype(np.uint8)
@@ -1095,12 +1154,12 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
     _check_cycles(longest, cfg, config.channel_latency)
     fcfg = np.append(config.injection_rates(), config.hotspot_fraction)
     return _new_state(topology, routing.num_vcs, cfg, fcfg, burst_on, active, dest_map, seed_word, rec_cap,
-                      config.channel_latency)  # fmt: skip
+                      config.channel_latency, pool)  # fmt: skip
 
 
 def _check_cycles(last_cycle: int, cfg: np.ndarray, channel_latency: int) -> None:
     """Refuse a run whose cycle numbers, plus the furthest a flit, credit or wait reaches past the current cycle,
-    would pass :data:`WORD_LIMIT` (the state keeps cycles in 32-bit words)."""
+    would pass :data:`torus_lab.sim.packets.WORD_LIMIT` (the state keeps cycles in 32-bit words)."""
     delays = (_ROUTING_DELAY, _VC_ALLOC_DELAY, _SW_ALLOC_DELAY, _ST_FINAL_DELAY, _CREDIT_DELAY)
     reach = sum(int(cfg[i]) for i in delays) + channel_latency + 8
     if last_cycle + reach > WORD_LIMIT:

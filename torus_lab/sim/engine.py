@@ -43,11 +43,12 @@ from torus_lab._validate import (
 from torus_lab.routing.interface import RoutingFunction, compile_for_kernel, kernel_handle
 from torus_lab.sim import simple
 from torus_lab.sim.config import SimConfig
-from torus_lab.sim.packets import CNT
+from torus_lab.sim.packets import CNT, POOL_HEADROOM, grow_pool, initial_pool_size, packet_pool_size
 from torus_lab.sim.runlength import (
     AdaptiveOutcome,
     RunWindow,
     SimulationDeadlock,
+    check_run_bounds,
     fixed_end_rule,
     run_adaptive,
 )
@@ -56,7 +57,8 @@ from torus_lab.sim.simple import CFG
 from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
 
-__all__ = ["SimState", "SimResult", "simulate", "zero_load_latency", "load_sweep", "find_saturation"]
+__all__ = ["SimState", "SimResult", "simulate", "zero_load_latency", "load_sweep", "find_saturation", "chunk_cycles",
+           "CHUNK_WORK"]
 
 #: The configuration :func:`simulate` uses when none is given.
 DEFAULT_CONFIG = SimConfig()
@@ -100,6 +102,7 @@ class SimState:
         length: int = 4,
         atomic: bool = True,
         active: np.ndarray | None = None,
+        pool: int | None = None,
     ) -> None:
         seed_words = check_int_array("seed_words", seed_words, ndim=1)
         if len(seed_words) == 0:
@@ -107,7 +110,7 @@ class SimState:
         seed_word = int(np.asarray(seed_words[:1], dtype=np.uint64)[0])
         # new_state checks the other arguments and the memory before it allocates anything
         self.arrays = simple.new_state(topology, vcs, queue_cap, rec_cap, seed_word, depth=depth, length=length,
-                                        atomic=atomic, active=active)  # fmt: skip
+                                        atomic=atomic, active=active, pool=pool)  # fmt: skip
         self.vcs = int(vcs)
         self.depth = int(depth)
         self.atomic = bool(atomic)
@@ -275,6 +278,7 @@ def _check_simulate_args(routing: RoutingFunction, config: SimConfig, seed: int,
     faults = routing.faults
     if config.router == "booksim" and faults is not None and (faults.links or faults.nodes):
         raise ValueError(f"router='booksim' does not model faults yet; routing {routing.name!r} has {faults!r}")
+    check_run_bounds(config, routing.topology, routing.num_vcs)
     return seed
 
 
@@ -426,19 +430,45 @@ def _batch_half_width(batch_means: list[float]) -> float:
     return confidence_interval(finite)[1] if len(finite) >= 2 else float("nan")
 
 
+#: Work one call of the compiled loop does at most, in router-cycles (routers x cycles): 0.02-0.4 s in either
+#: model (0.1-1.5 microseconds per router-cycle from light load to saturation), so a signal is answered well within
+#: a second while the calls' overhead (0.1-0.2 ms each) stays below 1% of a run.
+CHUNK_WORK = 2**18
+
+
+def chunk_cycles(topology: Torus) -> int:
+    """Cycles per call of the compiled loop on ``topology``: :data:`CHUNK_WORK` router-cycles, at least one cycle.
+
+    Examples
+    --------
+    >>> chunk_cycles(Torus(2, 4)), chunk_cycles(Torus(3, 16)), chunk_cycles(Torus(4, 32))
+    (16384, 64, 1)
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    return max(1, CHUNK_WORK // topology.num_nodes)
+
+
 @dataclass
 class _Runner:
     """One run's compiled loop seen by :func:`simulate` and the run-length controller, whatever the router.
 
     ``state`` is a :class:`SimState` or a :class:`torus_lab.sim.booksim.BookSimRun`; ``arrays`` holds the packet
     and record arrays (the same names in both models); ``loop(max_cycles)`` runs the compiled loop;
-    ``window`` writes a ``RunWindow`` into its settings.
+    ``window`` writes a ``RunWindow`` into its settings; ``chunk`` is the most cycles one call of the loop runs.
     """
 
     state: object
     arrays: object
     loop: Callable[[int], None]
     window: Callable[[RunWindow], None]
+    #: cycles per call of the compiled loop (:func:`chunk_cycles`)
+    chunk: int = 1
+    #: nodes that generate packets (each at most one per cycle), the largest packet pool the run may need
+    #: (:func:`torus_lab.sim.packets.packet_pool_size`) and ``grow(size)``, which gives the state a pool of
+    #: ``size`` ids (:func:`torus_lab.sim.packets.grow_pool`; None: the pool is already the largest)
+    nodes: int = 1
+    max_pool: int = 0
+    grow: Callable[[int], None] | None = None
     wall: float = 0.0
     chunks: list = field(default_factory=list)
 
@@ -447,15 +477,46 @@ class _Runner:
         return self.state.counters
 
     def advance(self, cycles: int) -> bool:
-        """Run up to ``cycles`` cycles and collect the records; True when the loop stopped early (run over)."""
+        """Run up to ``cycles`` cycles and collect the records; True when the loop stopped early (run over).
+
+        The compiled loop runs in chunks of ``chunk`` cycles (:func:`chunk_cycles`): it resumes from its state, so
+        the run is the same whatever the chunks, and between two chunks Python runs its signal handlers, so Ctrl-C
+        (or a SIGTERM handler that raises) stops a run of any size within one chunk (numba code sees no signal).
+        """
         before = int(self.counters[CNT["now"]])
         start = time.perf_counter()
-        self.loop(int(cycles))
+        left = int(cycles)
+        while left > 0:
+            step = self.reserve(min(left, self.chunk))
+            at = int(self.counters[CNT["now"]])
+            self.loop(step)
+            if int(self.counters[CNT["now"]]) - at < step:
+                break
+            left -= step
         self.wall += time.perf_counter() - start
         count = int(self.arrays.rec_count[0])
         self.chunks.append(self.arrays.rec[:count].copy())
         self.arrays.rec_count[0] = 0
         return int(self.counters[CNT["now"]]) - before < cycles
+
+    def reserve(self, cycles: int) -> int:
+        """Cycles the next call of the loop may run so that its packet pool cannot run dry: a node creates at most
+        one packet per cycle, so ``free ids // nodes`` cycles (at most ``cycles``, at least one).  When fewer than
+        :data:`torus_lab.sim.packets.POOL_HEADROOM` cycles' worth of ids are free, the pool first grows by half
+        (and at least to that headroom), up to ``max_pool``; a pool of ``max_pool`` ids cannot run dry before a
+        source queue overflows, so it runs ``cycles``.  The ids and so the run are those of a full pool from the
+        start (:func:`torus_lab.sim.packets.grow_pool`)."""
+        a = self.arrays
+        pool, free = int(a.free_stack.shape[0]), int(a.free_top[0])
+        if pool >= self.max_pool or self.grow is None:
+            return cycles
+        if free < self.nodes * POOL_HEADROOM:
+            wanted = max(pool + pool // 2, pool + self.nodes * POOL_HEADROOM - free)
+            self.grow(min(self.max_pool, wanted))
+            pool, free = int(a.free_stack.shape[0]), int(a.free_top[0])
+            if pool >= self.max_pool:
+                return cycles
+        return max(1, min(cycles, free // self.nodes))
 
     def set_window(self, window: RunWindow) -> None:
         self.window(window)
@@ -498,9 +559,12 @@ def _first_free_stack(pool: int) -> np.ndarray:
 
 def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, words, rec_cap) -> _Runner:
     """The simple router model (:mod:`torus_lab.sim.simple`): its state and loop, ready to run."""
-    state = SimState(routing.topology, routing.num_vcs, config.queue_capacity, rec_cap, words,
+    topology = routing.topology
+    input_vcs = topology.num_channels * routing.num_vcs + topology.num_nodes
+    state = SimState(topology, routing.num_vcs, config.queue_capacity, rec_cap, words,
                      depth=config.buffer_depth, length=config.packet_length,
-                     atomic=config.vc_allocation == "atomic", active=active)  # fmt: skip
+                     atomic=config.vc_allocation == "atomic", active=active,
+                     pool=initial_pool_size(topology.num_nodes, input_vcs, config.queue_capacity))  # fmt: skip
     cfg = state.cfg
     for name, value in dict(
         router_delay=config.router_delay,
@@ -528,7 +592,11 @@ def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, word
         args = (kernel_handle(routing.kernel), routing.tables, state.arrays, int(cycles))
         compile_for_kernel(simple.run_kernel, args)(*args)
 
-    return _Runner(state, state, loop, window)
+    def grow(size: int) -> None:
+        state.arrays = grow_pool(state.arrays, size)
+
+    return _Runner(state, state, loop, window, chunk_cycles(topology), len(active),
+                   packet_pool_size(topology.num_nodes, input_vcs, config.queue_capacity), grow)  # fmt: skip
 
 
 def _generation_end(config: SimConfig) -> int:
@@ -540,8 +608,12 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
     """The BookSim-compatible model (:mod:`torus_lab.sim.booksim`): its state and loop, ready to run."""
     from torus_lab.sim import booksim
 
+    topology = routing.topology
+    input_vcs = (topology.num_channels + 2 * topology.num_nodes) * routing.num_vcs + topology.num_nodes
     state = booksim.state_for(routing, config, active=active, dest_map=dest_map, hotspot=hot, seed_word=int(words[0]),
-                              rec_cap=rec_cap, burst_on=burst_on)  # fmt: skip
+                              rec_cap=rec_cap, burst_on=burst_on,
+                              pool=initial_pool_size(topology.num_nodes, input_vcs, config.queue_capacity))  # fmt: skip
+    run = booksim.BookSimRun(state)
     cfg = state.cfg
 
     def window(w: RunWindow) -> None:
@@ -549,9 +621,13 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
         cfg[booksim.BCFG["gen_end"]] = w.gen_end
 
     def loop(cycles: int) -> None:
-        booksim.run(routing, state, cycles)
+        booksim.run(routing, run.state, cycles)
 
-    return _Runner(booksim.BookSimRun(state), state, loop, window)
+    def grow(size: int) -> None:
+        run.state = grow_pool(run.state, size)
+
+    return _Runner(run, run, loop, window, chunk_cycles(topology), len(active),
+                   packet_pool_size(topology.num_nodes, input_vcs, config.queue_capacity), grow)  # fmt: skip
 
 
 def _min_hops(topology: Torus, src: np.ndarray, dst: np.ndarray) -> np.ndarray:

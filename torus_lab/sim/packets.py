@@ -26,11 +26,16 @@ Examples
 
 from __future__ import annotations
 
+import numpy as np
+
 from torus_lab._jit import njit
+from torus_lab._validate import check_int
 from torus_lab.sim.rng import GAMMA, splitmix_mix, unit_float
 from torus_lab.sim.traffic import draw_destination, starts_packet
 
-__all__ = ["CNT", "COUNTER_WORDS", "generate", "dequeue", "finish", "watch_progress", "run_over"]
+__all__ = ["CNT", "COUNTER_WORDS", "WORD_LIMIT", "POOL_FIELDS", "POOL_HEADROOM", "packet_pool_size",
+           "initial_pool_size", "grow_pool", "generate", "dequeue", "finish", "watch_progress",
+           "run_over"]
 
 #: The run counters of a state's ``counters`` array, in word order (the same in both router models): the one list
 #: their indices come from (:data:`CNT` and the constants the compiled functions read are both derived from it).
@@ -64,6 +69,95 @@ CN_ROUTING_ERROR = CNT["routing_error"]
 CN_HOP_LIMIT_DROPS = CNT["hop_limit_drops"]
 CN_PACKETS_DELIVERED = CNT["packets_delivered"]
 CN_LATENCY_SUM = CNT["latency_sum"]
+#: Both router models keep cycle numbers and packet ids in 32-bit words (the FIFOs' slots, the BookSim model's
+#: timers), so the arrays a flit's move reads take half the cache.  A run that could reach a cycle, or a packet
+#: pool that would number a packet, past this is refused before any work
+#: (:func:`torus_lab.sim.runlength.check_run_bounds`).  The 64-bit counters then cannot overflow either: the
+#: largest, ``latency_sum``, grows by at most the pool size per cycle, below ``WORD_LIMIT ** 2 < 2 ** 63``.
+WORD_LIMIT = 2**31 - 1
+
+
+def packet_pool_size(num_nodes: int, input_vcs: int, queue_cap: int) -> int:
+    """Packet ids a run's pool holds: a full source queue of ``queue_cap`` packets per node, one packet per input
+    VC of the network (``input_vcs``, every VC a packet can sit in besides a queue) and 16 spare, so the pool
+    never runs dry before a queue overflows.
+
+    Examples
+    --------
+    >>> packet_pool_size(16, 144, 512)
+    8352
+    """
+    num_nodes = check_int("num_nodes", num_nodes, minimum=1)
+    input_vcs = check_int("input_vcs", input_vcs, minimum=0)
+    queue_cap = check_int("queue_cap", queue_cap, minimum=1)
+    return num_nodes * queue_cap + input_vcs + 16
+
+
+#: The packet pool's fields with one row per packet id (besides the stack of free ids, ``free_stack``).
+POOL_FIELDS = ("pk_src", "pk_dst", "pk_gen", "pk_inj", "pk_hops", "pk_meas", "pk_state")
+#: Cycles of generation (one packet per node per cycle at most) a run's first pool holds besides one packet per
+#: input VC; the engine grows the pool as packets stay alive (:func:`grow_pool`), up to
+#: :func:`packet_pool_size`, so the pool follows the packets a run keeps alive, not its source queues' capacity.
+POOL_HEADROOM = 8
+
+
+def initial_pool_size(num_nodes: int, input_vcs: int, queue_cap: int) -> int:
+    """The pool a run starts with: :data:`POOL_HEADROOM` packets per node, one per input VC and 16 spare (at most
+    :func:`packet_pool_size`).
+
+    Examples
+    --------
+    >>> initial_pool_size(16, 144, 512), initial_pool_size(16, 144, 2)
+    (288, 192)
+    """
+    full = packet_pool_size(num_nodes, input_vcs, queue_cap)
+    return min(full, packet_pool_size(num_nodes, input_vcs, POOL_HEADROOM))
+
+
+def grow_pool(st, size: int):
+    """State ``st`` (either model's NamedTuple) with a packet pool of ``size`` ids: the new ids go to the bottom of
+    the free stack, so the stack is the one a pool of ``size`` ids would have had from the start (ids are taken
+    from the top), and a run whose pool grows in time takes the same ids, and so makes the same moves, as a
+    run with the larger pool.  The pool's arrays are copied (the old state must not be used after); the other
+    arrays are shared.
+
+    Examples
+    --------
+    >>> from collections import namedtuple
+    >>> S = namedtuple("S", [*POOL_FIELDS, "free_stack", "free_top"])
+    >>> st = S(*(np.zeros(3, np.int64) for _ in POOL_FIELDS[:-1]), np.zeros((3, 2), np.int64),
+    ...        np.array([2, 1, 0]), np.array([2]))   # ids 2 and 1 free, id 0 taken
+    >>> big = grow_pool(st, 5)
+    >>> big.free_stack[: big.free_top[0]].tolist(), big.pk_state.shape
+    ([4, 3, 2, 1], (5, 2))
+    """
+    if not (isinstance(st, tuple) and all(name in getattr(st, "_fields", ()) for name in
+                                          (*POOL_FIELDS, "free_stack", "free_top"))):  # fmt: skip
+        raise TypeError(f"st must be a simulator state (a NamedTuple holding a packet pool), got {type(st).__name__}")
+    pool = int(st.free_stack.shape[0])
+    size = check_int("size", size, minimum=pool, maximum=WORD_LIMIT)
+    extra = size - pool
+    if extra == 0:
+        return st
+    from torus_lab._memory import check_memory  # refuse before allocating
+
+    per_id = sum(getattr(st, name)[:1].nbytes for name in POOL_FIELDS) + st.free_stack.itemsize
+    check_memory(per_id * size, f"a packet pool of {size} ids")
+    fields = {}
+    for name in POOL_FIELDS:
+        old = getattr(st, name)
+        new = np.zeros((size, *old.shape[1:]), dtype=old.dtype)
+        new[:pool] = old
+        fields[name] = new
+    top = int(st.free_top[0])
+    stack = np.zeros(size, dtype=st.free_stack.dtype)
+    stack[:extra] = np.arange(size - 1, pool - 1, -1)
+    stack[extra : extra + top] = st.free_stack[:top]
+    fields["free_stack"] = stack
+    fields["free_top"] = np.array([top + extra], dtype=st.free_top.dtype)
+    return st._replace(**fields)
+
+
 #: index of the hotspot fraction in a state's ``fcfg`` (after the three rates of ``starts_packet``)
 HOT_FRAC = 3
 

@@ -53,15 +53,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from torus_lab._validate import check_real, check_real_array
-from torus_lab.sim.packets import CNT
+from torus_lab._validate import check_instance, check_int, check_real, check_real_array
+from torus_lab.sim.config import SimConfig
+from torus_lab.sim.packets import CNT, WORD_LIMIT, packet_pool_size
 from torus_lab.stats import confidence_interval
+from torus_lab.topology import Torus
 
-__all__ = ["END_RULES", "MIN_BATCHES", "SimulationDeadlock", "relative_change", "ci_width_met"]
+__all__ = ["END_RULES", "MIN_BATCHES", "SimulationDeadlock", "relative_change", "ci_width_met", "run_horizon",
+           "check_run_bounds"]
 
 #: What ended a run (``SimResult.end_rule``):
 #:
@@ -126,6 +129,72 @@ class _PeriodSample:
         """Mean age of the period's delivered packets (their latency) and of the packets still alive (0 if none)."""
         count = self.delivered + self.alive
         return (self.latency_sum + self.alive_age_sum) / count if count else 0.0
+
+
+def run_horizon(config: SimConfig) -> tuple[int, str]:
+    """The most cycles a run under ``config`` can last, and the fields that set it: ``warmup + measure + drain +
+    1`` with fixed windows, ``max_periods * sample_period + drain + 1`` with adaptive control (the compiled loop
+    stops itself ``drain`` cycles after measurement ends, and checks it once more in the cycle after).
+
+    Examples
+    --------
+    >>> run_horizon(SimConfig(warmup=10, measure=20, drain=5))
+    (36, 'warmup + measure + drain')
+    >>> run_horizon(SimConfig(run_control="adaptive", sample_period=100, max_periods=4, drain=50))
+    (451, 'max_periods * sample_period + drain')
+    """
+    check_instance("config", config, SimConfig)
+    if config.run_control == "fixed":
+        return config.warmup + config.measure + config.drain + 1, "warmup + measure + drain"
+    return config.max_periods * config.sample_period + config.drain + 1, "max_periods * sample_period + drain"
+
+
+def _cycle_reach(config: SimConfig) -> int:
+    """Cycles past the current one that a model writes into its cycle words (a flit's or credit's arrival, a
+    timer): the simple router's ``router_delay``; the BookSim model's delays, channel and margin."""
+    if config.router == "simple":
+        return config.router_delay
+    return (config.routing_delay + config.vc_alloc_delay + config.sw_alloc_delay + config.st_final_delay
+            + config.credit_delay + config.channel_latency + 8)  # fmt: skip
+
+
+def check_run_bounds(config: SimConfig, topology: Torus, vcs: int) -> None:
+    """Refuse a run its state cannot count, before any work, naming the fields and the limit.
+
+    Both router models keep cycle numbers and packet ids in 32-bit words
+    (:data:`torus_lab.sim.packets.WORD_LIMIT`): the run's length (:func:`run_horizon`) plus the cycles a model
+    writes ahead of the current one must stay within it, and so must the packet pool of ``topology`` with
+    ``vcs`` VCs and ``config.queue_capacity`` packets per source queue
+    (:func:`torus_lab.sim.packets.packet_pool_size`).  The 64-bit counters then cannot overflow.
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> check_run_bounds(SimConfig(), Torus(2, 4), 2)
+    >>> try:
+    ...     check_run_bounds(SimConfig(warmup=10**15), Torus(2, 4), 2)
+    ... except ValueError as error:
+    ...     print(str(error)[:64])
+    warmup + measure + drain = 1000000000022000 cycles (warmup=10000
+    """
+    check_instance("config", config, SimConfig)
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    vcs = check_int("vcs", vcs, minimum=1, maximum=WORD_LIMIT)
+    horizon, fields = run_horizon(config)
+    longest = WORD_LIMIT - _cycle_reach(config)
+    if horizon > longest:
+        names = [name for name in ("warmup", "measure", "max_periods", "sample_period", "drain") if name in fields]
+        values = ", ".join(f"{name}={getattr(config, name)}" for name in names)
+        raise ValueError(f"{fields} = {horizon - 1} cycles ({values}) is more than the simulator can count: cycle "
+                         f"numbers are 32-bit words (WORD_LIMIT = {WORD_LIMIT}), so a run of router="
+                         f"{config.router!r} lasts at most {longest - 1} cycles")  # fmt: skip
+    nn, nch = topology.num_nodes, topology.num_channels
+    input_vcs = nch * vcs + nn if config.router == "simple" else (nch + 2 * nn) * vcs + nn
+    pool = packet_pool_size(nn, input_vcs, config.queue_capacity)
+    if pool > WORD_LIMIT:
+        raise ValueError(f"queue_capacity={config.queue_capacity} on {topology!r} with vcs={vcs} needs a pool of "
+                         f"{pool} packet ids, more than the simulator can count: packet ids are 32-bit words "
+                         f"(WORD_LIMIT = {WORD_LIMIT})")  # fmt: skip
 
 
 def relative_change(previous: float, current: float) -> float:
@@ -246,81 +315,133 @@ def run_adaptive(advance: Callable[[int], bool], set_window: Callable[[RunWindow
     nodes : int
         Active (non-faulty) nodes.
     """
-    period_cycles = config.sample_period
+    run = _AdaptiveRun(advance, set_window, counters, alive_gen, config, nodes)
     set_window(RunWindow(NEVER, NEVER, NEVER))
-    rows: list[dict] = []
-    batch_means: list[float] = []
-    warmup_end = measure_end = -1
-    previous: _PeriodSample | None = None
-    cumulative_prev: tuple[float, float] | None = None
-    streak = 0
-    measured = np.zeros(3, dtype=np.int64)  # delivered, latency sum, flits ejected since warm-up ended
-    end_rule = "max-periods"
+    end_rule, over = _warm_up_and_measure(run)
+    if over or run.warmup_end < 0:  # deadlocked or unstable; or warm-up never ended: nothing measured, stop at once
+        return run.outcome(end_rule)
+    return run.outcome(_drain(run, end_rule))
 
-    def take_sample(before: np.ndarray, phase: str) -> _PeriodSample:
-        sample = _sample_period(before, counters, alive_gen(), nodes)
-        rows.append(dict(period=len(rows) + 1, phase=phase, end_cycle=int(counters[CNT["now"]]),
-                         delivered=sample.delivered, latency=sample.latency, accepted=sample.accepted,
-                         mean_age=sample.mean_age, queue_overflow=sample.queue_overflow))  # fmt: skip
-        return sample
 
-    def unstable(sample: _PeriodSample) -> bool:
-        over_cap = config.latency_cap is not None and sample.mean_age > config.latency_cap
+@dataclass
+class _AdaptiveRun:
+    """One adaptive run in progress: the loop's handles (as :func:`run_adaptive` takes them), one row per
+    period so far, the measurement periods' mean latencies and the window's ends (-1: not yet)."""
+
+    advance: Callable[[int], bool]
+    set_window: Callable[[RunWindow], None]
+    counters: np.ndarray
+    alive_gen: Callable[[], np.ndarray]
+    config: object
+    nodes: int
+    rows: list[dict] = field(default_factory=list)
+    batch_means: list[float] = field(default_factory=list)
+    warmup_end: int = -1
+    measure_end: int = -1
+
+    @property
+    def now(self) -> int:
+        return int(self.counters[CNT["now"]])
+
+    @property
+    def deadlocked(self) -> bool:
+        return bool(self.counters[CNT["deadlock"]])
+
+    def next_period(self, phase: str) -> tuple[bool, _PeriodSample]:
+        """Run one sample period, record its row (``phase``); whether the loop says the run is over, the sample."""
+        before = self.counters.copy()
+        finished = self.advance(self.config.sample_period)
+        sample = _sample_period(before, self.counters, self.alive_gen(), self.nodes)
+        self.rows.append(dict(period=len(self.rows) + 1, phase=phase, end_cycle=self.now,
+                              delivered=sample.delivered, latency=sample.latency, accepted=sample.accepted,
+                              mean_age=sample.mean_age, queue_overflow=sample.queue_overflow))  # fmt: skip
+        return finished, sample
+
+    def unstable(self, sample: _PeriodSample) -> bool:
+        """A source queue overflowed, or the packets alive are older on average than the latency cap."""
+        over_cap = self.config.latency_cap is not None and sample.mean_age > self.config.latency_cap
         return sample.queue_overflow > 0 or over_cap
 
-    for period in range(1, config.max_periods + 1):
-        before = counters.copy()
-        advance(period_cycles)
-        phase = "warm-up" if warmup_end < 0 else "measurement"
-        sample = take_sample(before, phase)
-        if counters[CNT["deadlock"]]:
-            return AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
-        if unstable(sample):
-            return AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
-        now = int(counters[CNT["now"]])
-        if warmup_end < 0:
-            if config.warmup_periods > 0:
-                done = period >= config.warmup_periods
-            else:
-                done = previous is not None and max(relative_change(previous.latency, sample.latency),
-                                                    relative_change(previous.accepted, sample.accepted)
-                                                    ) < config.warmup_threshold  # fmt: skip
-            previous = sample
-            if done and period < config.max_periods:  # at least one measurement period must follow
-                warmup_end = now
-                set_window(RunWindow(now, NEVER, NEVER))
-                cumulative_prev = (sample.latency, sample.accepted)  # as BookSim2: the first measurement period
-                # is compared with the last warm-up period
-            continue
-        batch_means.append(sample.latency)
+    def outcome(self, end_rule: str) -> AdaptiveOutcome:
+        return AdaptiveOutcome(end_rule, self.warmup_end, self.measure_end, self.rows, self.batch_means)
+
+
+class _Convergence:
+    """The ``"converged"`` stop test: the cumulative mean latency and accepted rate since warm-up ended, and how
+    many periods in a row both changed by less than the stop threshold."""
+
+    def __init__(self, nodes: int, last_warmup: _PeriodSample) -> None:
+        self.nodes, self.streak = nodes, 0
+        self.measured = np.zeros(3, dtype=np.int64)  # delivered, latency sum, flits ejected since warm-up ended
+        # as BookSim2: the first measurement period is compared with the last warm-up period
+        self.previous: tuple[float, float] = (last_warmup.latency, last_warmup.accepted)
+
+    def update(self, sample: _PeriodSample, cycles: int, threshold: float) -> int:
+        """Add a measurement period (``cycles`` measured so far); the streak of periods below ``threshold``."""
+        measured = self.measured
         measured += (sample.delivered, sample.latency_sum, sample.flits_ejected)
         cumulative = (measured[1] / measured[0] if measured[0] else math.nan,
-                      measured[2] / (nodes * (now - warmup_end)))  # fmt: skip
-        if cumulative_prev is not None:
-            changes = [relative_change(a, b) for a, b in zip(cumulative_prev, cumulative, strict=True)]
-            streak = streak + 1 if max(changes) < config.stop_threshold else 0
-        cumulative_prev = cumulative
+                      measured[2] / (self.nodes * cycles))  # fmt: skip
+        changes = [relative_change(a, b) for a, b in zip(self.previous, cumulative, strict=True)]
+        self.streak = self.streak + 1 if max(changes) < threshold else 0
+        self.previous = cumulative
+        return self.streak
+
+
+def _warmed_up(config, period: int, previous: _PeriodSample | None, sample: _PeriodSample) -> bool:
+    """Whether warm-up ends after ``period``: a fixed number of periods, else latency and accepted rate both
+    changed by less than the warm-up threshold since the ``previous`` period."""
+    if config.warmup_periods > 0:
+        return period >= config.warmup_periods
+    return previous is not None and max(relative_change(previous.latency, sample.latency),
+                                        relative_change(previous.accepted, sample.accepted)
+                                        ) < config.warmup_threshold  # fmt: skip
+
+
+def _warm_up_and_measure(run: _AdaptiveRun) -> tuple[str, bool]:
+    """Warm-up, then measurement periods until the stop rule holds or ``max_periods``; the end rule and whether
+    the run is over (deadlocked or unstable: no drain)."""
+    config = run.config
+    previous: _PeriodSample | None = None
+    convergence: _Convergence | None = None
+    for period in range(1, config.max_periods + 1):
+        _, sample = run.next_period("warm-up" if run.warmup_end < 0 else "measurement")
+        if run.deadlocked:
+            return "deadlocked", True
+        if run.unstable(sample):
+            return "unstable", True
+        now = run.now
+        if run.warmup_end < 0:
+            done = _warmed_up(config, period, previous, sample)
+            previous = sample
+            if done and period < config.max_periods:  # at least one measurement period must follow
+                run.warmup_end = now
+                run.set_window(RunWindow(now, NEVER, NEVER))
+                convergence = _Convergence(run.nodes, sample)
+            continue
+        run.batch_means.append(sample.latency)
+        streak = convergence.update(sample, now - run.warmup_end, config.stop_threshold)
         if config.stop_rule == "converged" and streak >= config.converged_periods:
-            end_rule = "converged"
-            break
-        if config.stop_rule == "ci-width" and ci_width_met(batch_means, config.ci_target):
-            end_rule = "ci-width"
-            break
-    now = int(counters[CNT["now"]])
-    if warmup_end < 0:  # warm-up never ended: nothing measured; stop at once
-        return AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)
-    measure_end = now
-    set_window(RunWindow(warmup_end, now, now + config.drain if config.inject_during_drain else now))
+            return "converged", False
+        if config.stop_rule == "ci-width" and ci_width_met(run.batch_means, config.ci_target):
+            return "ci-width", False
+    return "max-periods", False
+
+
+def _drain(run: _AdaptiveRun, end_rule: str) -> str:
+    """End the measurement window now and drain; the end rule (``end_rule`` unless the drain deadlocks, turns
+    unstable or times out)."""
+    config, now = run.config, run.now
+    run.measure_end = now
+    run.set_window(RunWindow(run.warmup_end, now, now + config.drain if config.inject_during_drain else now))
     while True:
-        before = counters.copy()
-        finished = advance(period_cycles)
-        sample = take_sample(before, "drain")
-        if counters[CNT["deadlock"]]:
-            return AdaptiveOutcome("deadlocked", warmup_end, measure_end, rows, batch_means)
+        finished, sample = run.next_period("drain")
+        if run.deadlocked:
+            return "deadlocked"
         if finished:  # drained (or drain cap) within this period: the run is over, as in BookSim2
             break
-        if unstable(sample):
-            return AdaptiveOutcome("unstable", warmup_end, measure_end, rows, batch_means)
-    if counters[CNT["measured_done"]] < counters[CNT["measured_generated"]]:
-        end_rule = "drain-timeout"
-    return AdaptiveOutcome(end_rule, warmup_end, measure_end, rows, batch_means)
+        if run.unstable(sample):
+            return "unstable"
+    if run.counters[CNT["measured_done"]] < run.counters[CNT["measured_generated"]]:
+        return "drain-timeout"
+    return end_rule

@@ -80,9 +80,12 @@ from torus_lab.sim.packets import (
     CN_ROUTING_ERROR,
     CN_WINDOW_FLITS_EJECTED,
     CNT,
+    POOL_FIELDS,
+    WORD_LIMIT,
     dequeue,
     finish,
     generate,
+    packet_pool_size,
     run_over,
     watch_progress,
 )
@@ -92,6 +95,8 @@ from torus_lab.topology import Torus
 __all__ = [
     "SimpleState",
     "new_state",
+    "state_layout",
+    "state_memory_bytes",
     "generate_packets",
     "inject_packets",
     "list_occupied",
@@ -171,24 +176,66 @@ SimpleState = namedtuple(
 )  # fmt: skip
 
 
-def state_memory_bytes(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: int) -> int:
-    """Bytes :func:`new_state` allocates for FIFOs of ``cap`` flits (estimated before allocating, house rule).
+def state_layout(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: int,
+                 pool: int | None = None) -> dict[str, int]:
+    """Bytes of each array :func:`new_state` allocates (FIFOs of ``cap`` flits, a pool of ``pool`` packets, by
+    default the largest, :func:`torus_lab.sim.packets.packet_pool_size`), by field of :class:`SimpleState`;
+    every node active.  What the memory check adds up before allocating (house rule) and the breakdown of
+    ``benchmarks/bench_scale.py``.
+
+    Examples
+    --------
+    >>> layout = state_layout(Torus(2, 4), 2, 4, 16, 100)
+    >>> layout["fpk"], layout["q_buf"], layout["rec"]      # 144 input VCs x 4 slots, 16 nodes x 16, 100 x 7 words
+    (2304, 1024, 5600)
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    vcs, cap, queue_cap = (check_int(name, value, minimum=1) for name, value in
+                           (("vcs", vcs), ("cap", cap), ("queue_cap", queue_cap)))  # fmt: skip
+    rec_cap = check_int("rec_cap", rec_cap, minimum=0)
+    nch, nn = topology.num_channels, topology.num_nodes
+    niv, ports = nch * vcs + nn, nch + nn
+    npk = packet_pool_size(nn, niv, queue_cap) if pool is None else check_int("pool", pool, minimum=1)
+    kmax = candidate_capacity(topology, vcs)
+    words = {  # (elements, bytes per element)
+        "cfg": (len(CFG), 8), "fcfg": (4, 8), "burst_on": (nn, 1), "active": (nn, 8), "dest_map": (nn, 8),
+        "ivc_node": (niv, 8), "rng": (1, 8), "counters": (len(CNT), 8),
+        "count": (niv, 8), "fhead": (niv, 8), "fpk": (niv * cap, 4), "fidx": (niv * cap, 4), "farr": (niv * cap, 4),
+        "writer": (niv, 8), "routed": (niv, 8), "ncand": (niv, 8), "cand_ivc": (niv * kmax, 8),
+        "cand_st": (niv * kmax * STATE_SIZE, 8), "out_ivc": (niv, 8), "waitc": (niv, 8),
+        "occupied": ((niv + 63) // 64, 8), "live": (niv, 8), "nlive": (1, 8),
+        "rr_in": (ports, 8), "rr_out": (ports, 8), "rr_va": (niv, 8),
+        "tmp_ch": (MAX_CANDIDATES, 8), "tmp_vc": (MAX_CANDIDATES, 8), "tmp_st": (MAX_CANDIDATES * STATE_SIZE, 8),
+        "va_mark": (niv, 8), "va_best": (niv, 8), "va_bestd": (niv, 8), "req_iv": (niv, 8), "req_tgt": (niv, 8),
+        "req_c": (niv, 8), "nreq": (1, 8),
+        "sa_mark": (ports, 8), "sa_best": (ports, 8), "sa_bestd": (ports, 8), "port_iv": (ports, 8),
+        "port_out": (ports, 8), "req_ports": (ports, 8), "nports_req": (1, 8), "grants": (ports, 8),
+        "ngrants": (1, 8),
+        **{name: (npk, 8) for name in POOL_FIELDS if name != "pk_state"}, "pk_state": (npk * STATE_SIZE, 8),
+        "free_stack": (npk, 8), "free_top": (1, 8),
+        "q_buf": (nn * queue_cap, 4), "q_head": (nn, 8), "q_len": (nn, 8), "inj_free": (nn, 8),
+        "rec": (rec_cap * 7, 8), "rec_count": (1, 8), "ch_flits": (nch, 8),
+    }  # fmt: skip
+    return {name: count * size for name, (count, size) in words.items()}
+
+
+def state_memory_bytes(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: int,
+                       pool: int | None = None) -> int:
+    """Bytes :func:`new_state` allocates (the sum of :func:`state_layout`), estimated before allocating.
 
     Examples
     --------
     >>> state_memory_bytes(Torus(2, 4), 2, 4, 16, 100) > 0
     True
     """
-    nch, nn = topology.num_channels, topology.num_nodes
-    niv, ports = nch * vcs + nn, nch + nn
-    per_ivc = 3 * cap + 16 + candidate_capacity(topology, vcs) * (1 + STATE_SIZE)  # FIFOs, VC state, candidates
-    packets = nn * queue_cap + niv + 16
-    return 8 * (niv * per_ivc + packets * (8 + STATE_SIZE) + nn * (queue_cap + 6) + rec_cap * 7 + 10 * ports)
+    return sum(state_layout(topology, vcs, cap, queue_cap, rec_cap, pool).values())
 
 
 def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word: int, *, depth: int, length: int,
-              atomic: bool, active: np.ndarray | None = None) -> SimpleState:
-    """A fresh :class:`SimpleState`: empty buffers, free VCs, a full packet pool.
+              atomic: bool, active: np.ndarray | None = None, pool: int | None = None) -> SimpleState:
+    """A fresh :class:`SimpleState`: empty buffers, free VCs, a packet pool of ``pool`` free ids (default the
+    largest a run can use, :func:`torus_lab.sim.packets.packet_pool_size`; the engine starts smaller and grows
+    it, :func:`torus_lab.sim.packets.grow_pool`).
 
     ``cfg`` holds the network's settings (``vcs``, ``depth``, ``length``, ``queue_cap``, ``atomic``,
     ``num_channels``, ``num_nodes``); the caller writes the traffic and run-length ones, ``fcfg``, ``dest_map``
@@ -211,12 +258,14 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
     check_instance("atomic", atomic, (bool, np.bool_), "a bool")
     if active is not None:
         active = check_int_array("active", active, 0, topology.num_nodes - 1, ndim=1)
-    check_memory(state_memory_bytes(topology, vcs, max(depth, length), queue_cap, rec_cap),
-                 f"simulator state ({vcs} VCs, buffer {max(depth, length)} flits) on {network_size(topology)}")
     nch, nn = topology.num_channels, topology.num_nodes
-    niv, ports = nch * vcs + nn, nch + nn
+    niv = nch * vcs + nn
+    npk = packet_pool_size(nn, niv, queue_cap) if pool is None else check_int("pool", pool, minimum=1,
+                                                                              maximum=WORD_LIMIT)  # fmt: skip
+    check_memory(state_memory_bytes(topology, vcs, max(depth, length), queue_cap, rec_cap, npk),
+                 f"simulator state ({vcs} VCs, buffer {max(depth, length)} flits) on {network_size(topology)}")
+    ports = nch + nn
     cap = max(depth, length)
-    npk = nn * queue_cap + niv + 16
     kmax = candidate_capacity(topology, vcs)
 
     def zeros(*shape):
@@ -224,6 +273,9 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
 
     def full(value, *shape):
         return np.full(shape, value, dtype=np.int64)
+
+    def narrow(*shape):  # 32-bit: the FIFO slots' packet ids, flit indices and arrival cycles (WORD_LIMIT)
+        return np.zeros(shape, dtype=np.int32)
 
     cfg = zeros(len(CFG))
     for name, value in dict(vcs=vcs, depth=depth, length=length, queue_cap=queue_cap, atomic=int(atomic),
@@ -234,7 +286,7 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
         cfg=cfg, fcfg=np.zeros(4), burst_on=np.zeros(nn, dtype=np.uint8),
         active=np.arange(nn, dtype=np.int64) if active is None else np.asarray(active, dtype=np.int64).copy(),
         dest_map=full(-1, nn), ivc_node=ivc_node, rng=np.array([seed_word], dtype=np.uint64), counters=zeros(len(CNT)),
-        count=zeros(niv), fhead=zeros(niv), fpk=zeros(niv, cap), fidx=zeros(niv, cap), farr=zeros(niv, cap),
+        count=zeros(niv), fhead=zeros(niv), fpk=narrow(niv, cap), fidx=narrow(niv, cap), farr=narrow(niv, cap),
         writer=full(-1, niv), routed=zeros(niv), ncand=zeros(niv), cand_ivc=zeros(niv, kmax),
         cand_st=zeros(niv, kmax, STATE_SIZE), out_ivc=full(-1, niv), waitc=zeros(niv),
         occupied=np.zeros((niv + 63) // 64, dtype=np.uint64), live=zeros(niv), nlive=zeros(1),
@@ -247,7 +299,7 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
         pk_src=zeros(npk), pk_dst=zeros(npk), pk_gen=zeros(npk), pk_inj=zeros(npk), pk_hops=zeros(npk),
         pk_meas=zeros(npk), pk_state=zeros(npk, STATE_SIZE), free_stack=np.arange(npk, dtype=np.int64)[::-1].copy(),
         free_top=np.array([npk], dtype=np.int64),
-        q_buf=zeros(nn, queue_cap), q_head=zeros(nn), q_len=zeros(nn), inj_free=full(-(10**9), nn),
+        q_buf=np.zeros((nn, queue_cap), dtype=np.int32), q_head=zeros(nn), q_len=zeros(nn), inj_free=full(-(10**9), nn),
         rec=zeros(rec_cap, 7), rec_count=zeros(1), ch_flits=zeros(nch),
     )  # fmt: skip
 

@@ -58,8 +58,8 @@ from torus_lab._validate import (
 )
 from torus_lab.deadlock import channel_dependency_graph, find_dependency_cycle, route_length_table
 from torus_lab.routing import RoutingFunction, make_routing
-from torus_lab.routing.direction_first import _double_ecube_path, header_size_bits  # the path on checked tuples
-from torus_lab.sim import SimConfig, simulate
+from torus_lab.routing.direction_first import double_ecube_route, header_size_bits
+from torus_lab.sim import SimConfig, SimResult, simulate
 from torus_lab.sim.saturation import Saturation
 from torus_lab.stats import log_fit, summarize
 from torus_lab.studies.direction_first_claims import claims
@@ -202,9 +202,6 @@ def fig4_run(
     else:
         config = config.replace(warmup=warmup, measure=measure)
     res = simulate(routing, config, seed=seed)
-    delivered = _RowsWhere(res.packets, res.packets["dropped"].to_numpy() == 0)
-    injected = _RowsWhere(res.packets, res.packets["inject"].to_numpy() >= 0)
-    waits = injected("inject") - injected("gen")
     return {
         "mode": mode,
         "misroute": misroute,
@@ -213,6 +210,17 @@ def fig4_run(
         "nodes": topo.num_nodes,
         "faults": faults,
         "sim_seed": seed,
+        **_fig4_measures(res),
+    }
+
+
+def _fig4_measures(res: SimResult) -> dict[str, Any]:
+    """The measured columns of a :func:`fig4_run` row: latency and hop statistics of the delivered messages,
+    delivery and drop counts, injection waits (Corollary 5.3), deadlock, throughput, cycles."""
+    delivered = _RowsWhere(res.packets, res.packets["dropped"].to_numpy() == 0)
+    injected = _RowsWhere(res.packets, res.packets["inject"].to_numpy() >= 0)
+    waits = injected("inject") - injected("gen")
+    return {
         "latency": res.mean_latency,
         "latency_median": float(delivered("latency").median()) if delivered.count else math.nan,
         "hops": res.mean_hops,
@@ -523,14 +531,14 @@ def ecube_lemma_rows(dims: int, radix: int, rng: np.random.Generator | None = No
     double = make_routing({"name": "ecube", "variant": "double"}, topo)
     nodes, coords = topo.nodes(), topo.all_coords()
     same = hop_same = minimal = 0
-    for src_id, src in enumerate(nodes):  # routes asked by node id, the written-out ones on checked tuples
+    for src_id, src in enumerate(nodes):  # routes asked by node id, the written-out ones by coordinates
         lee = topo.lee_distance(np.broadcast_to(coords[src_id], coords.shape), coords).tolist()
         for dst_id, dst in enumerate(nodes):
             if src_id == dst_id:
                 continue
             route = ecube.route(src_id, dst_id)
-            same += route == double.route(src_id, dst_id) == _double_ecube_path(topo.radices, src, dst, "dimension")
-            hop_same += route == _double_ecube_path(topo.radices, src, dst, "hop")
+            same += route == double.route(src_id, dst_id) == double_ecube_route(topo, src, dst)
+            hop_same += route == double_ecube_route(topo, src, dst, reading="hop")
             minimal += len(route) - 1 == lee[dst_id]
     cycle = find_dependency_cycle(channel_dependency_graph(double))
     return {

@@ -33,6 +33,7 @@ from torus_lab.claims import (
     data_file,
     figure_file,
     not_testable_claim,
+    paper_value_claim,
 )
 from torus_lab.routing.square import ALGORITHMS, PAPER_ALGORITHMS
 
@@ -214,18 +215,15 @@ def _paper_ratio_claims(table: pd.DataFrame, ratios: pd.DataFrame, label: Mappin
     rows = []
     for cid, (radix, m), num, den, paper, location in PAPER_RATIOS:
         r = _ratio_row(ratios, radix, m, CLAIM_FAULT_RATE, num, den)
-        rows.append(Claim(
-            claim_id=cid, location=location,
-            statement=f"{label[num]} / {label[den]} success ratio at 25% faults, N={radix}, m={m} is about {paper}",
-            conditions=_conditions(table, f"N={radix}, m={m}, 25% faulty nodes"),
-            paper_value=paper, paper_text=f"about {paper} (improvement {paper - 1:.0%})",
-            measured_value=r.ratio if r is not None else math.nan,
-            measured_text=(f"{r.ratio:.3f} (improvement {r.ratio - 1:.1%})" if r is not None
-                           else "point not in this run"),
-            ci_low=r.ci_low if r is not None else math.nan, ci_high=r.ci_high if r is not None else math.nan,
-            ci_method=_RATIO_CI if r is not None else "",
-            rule=Rule("ratio_excess_within", {"tolerance": RATIO_TOLERANCE, "approx": RATIO_APPROX}),
-            evidence=_evidence("improvement_ratios.csv")))
+        rows.append(paper_value_claim(
+            cid, location,
+            f"{label[num]} / {label[den]} success ratio at 25% faults, N={radix}, m={m} is about {paper}",
+            _conditions(table, f"N={radix}, m={m}, 25% faulty nodes"),
+            paper, f"about {paper} (improvement {paper - 1:.0%})",
+            None if r is None else (r.ratio, r.ci_low, r.ci_high),
+            f"{r.ratio:.3f} (improvement {r.ratio - 1:.1%})" if r is not None else "point not in this run",
+            _RATIO_CI, Rule("ratio_excess_within", {"tolerance": RATIO_TOLERANCE, "approx": RATIO_APPROX}),
+            _evidence("improvement_ratios.csv")))
     return rows
 
 
@@ -233,18 +231,15 @@ def _not_much_better_claim(table: pd.DataFrame, ratios: pd.DataFrame) -> list[Cl
     """Adaptive-Square is not much better than Chain for N=16, m=4."""
     rows = []
     r = _ratio_row(ratios, 16, 4, CLAIM_FAULT_RATE, "adaptive_square", "chain")
-    rows.append(Claim(
-        claim_id="sq_vs_chain_16_4", location="Section 6; Fig. 8",
-        statement="Adaptive-Square is not much better than Chain for N=16, m=4",
-        conditions=_conditions(table, "N=16, m=4, 25% faulty nodes (the paper names no fault rate; 25% is the rate "
-                                      "of its other numbers)"),
-        paper_text=f"not much better (no number; we read it as an improvement <= {NOT_MUCH_BETTER:.0%})",
-        measured_value=r.ratio - 1 if r is not None else math.nan,
-        measured_text=(f"ratio {r.ratio:.3f}, improvement {r.ratio - 1:.1%}" if r is not None
-                       else "point not in this run"),
-        ci_low=r.ci_low - 1 if r is not None else math.nan, ci_high=r.ci_high - 1 if r is not None else math.nan,
-        ci_method=_RATIO_CI + " (of ratio - 1)" if r is not None else "",
-        rule=Rule("at_most", {"bound": NOT_MUCH_BETTER}), evidence=_evidence("improvement_ratios.csv")))
+    rows.append(paper_value_claim(
+        "sq_vs_chain_16_4", "Section 6; Fig. 8", "Adaptive-Square is not much better than Chain for N=16, m=4",
+        _conditions(table, "N=16, m=4, 25% faulty nodes (the paper names no fault rate; 25% is the rate of its other "
+                           "numbers)"),
+        None, f"not much better (no number; we read it as an improvement <= {NOT_MUCH_BETTER:.0%})",
+        None if r is None else (r.ratio - 1, r.ci_low - 1, r.ci_high - 1),
+        f"ratio {r.ratio:.3f}, improvement {r.ratio - 1:.1%}" if r is not None else "point not in this run",
+        _RATIO_CI + " (of ratio - 1)", Rule("at_most", {"bound": NOT_MUCH_BETTER}),
+        _evidence("improvement_ratios.csv")))
     return rows
 
 

@@ -180,15 +180,8 @@ def evaluate_point(
     torus = Torus(d, k)
     chosen = _placement(torus, t, placement)
     seed = int(rng.integers(0, 2**32)) if rng is not None else 0
-    lb_single = single_node_bound(torus, chosen)
-    natural = natural_cut_bound(torus, chosen, widths="all")
-    searched = (
-        balanced_cut_search(torus, chosen, seed=seed, max_steps=cut_steps).value
-        if torus.num_nodes <= cut_search_max_nodes
-        else math.nan
-    )
-    lb_cut = float(np.nanmax([natural.value, searched]))
-    bisection = natural_bisection_width(torus, chosen)
+    bounds = _point_bounds(torus, chosen, seed, cut_search_max_nodes, cut_steps)
+    point = {"d": d, "k": k, "t": t, "placement": placement}
     summary, per_dimension = [], []
     for routing in routings:
         if routing == "shortest" and shortest_max_nodes is not None and torus.num_nodes > shortest_max_nodes:
@@ -197,27 +190,68 @@ def evaluate_point(
         loads = link_loads(torus, chosen, routing)
         seconds = time.perf_counter() - start
         frame = load_frame(torus, loads, chosen)
-        at_max = _at_max(loads)
-        top = frame.iloc[int(np.flatnonzero(at_max)[0])]  # the first maximal link (frame rows are channels)
-        summary.append({
-            "d": d, "k": k, "t": t, "placement": placement, "routing": routing, "processors": chosen.size,
-            "e_max": float(loads.max()), "e_mean": float(loads.mean()), "lb_single": lb_single, "lb_cut": lb_cut,
-            "claimed_bound": claimed_bound(d, k, t, placement, routing),
-            "lb_natural": natural.value, "lb_search": searched,
-            "bisection_natural": math.nan if bisection is None else bisection,
-            "bisection_bound": bisection_width_upper_bound(torus),
-            "e_max_dim": int(top["dim"]), "e_max_sign": int(top["sign"]), "e_max_residue": int(top["residue"]),
-            "links_at_e_max": int(at_max.sum()),
-            "seconds": seconds, "cut_seed": seed,
-        })  # fmt: skip
-        for (dim, sign), group in frame.groupby(["dim", "sign"]):
-            per_dimension.append({
-                "d": d, "k": k, "t": t, "placement": placement, "routing": routing, "dim": int(dim),
-                "sign": int(sign), "max": float(group["load"].max()), "mean": float(group["load"].mean()),
-                "min": float(group["load"].min()),
-                "max_residue": int(group["residue"].iloc[_first_at_max(group["load"].to_numpy())]),
-            })  # fmt: skip
+        summary.append({**_summary_row(point, routing, chosen, loads, frame, bounds), "seconds": seconds,
+                        "cut_seed": seed})  # fmt: skip
+        per_dimension += _per_dimension_rows(point, routing, frame)
     return {"summary": summary, "per_dimension": per_dimension}
+
+
+def _point_bounds(torus: Torus, chosen: np.ndarray, seed: int, cut_search_max_nodes: int,
+                  cut_steps: int) -> dict[str, float]:  # fmt: skip
+    """The lower bounds on the largest link load of a placement (single node, natural cuts, the greedy cut search
+    where the torus has at most ``cut_search_max_nodes`` nodes, the better cut) and the bisection widths.
+
+    Examples
+    --------
+    >>> torus = Torus(2, 6)
+    >>> bounds = _point_bounds(torus, _placement(torus, 1, "linear"), 0, 4096, 10)
+    >>> bounds["lb_cut"] == max(bounds["lb_natural"], bounds["lb_search"])
+    True
+    """
+    natural = natural_cut_bound(torus, chosen, widths="all")
+    searched = (
+        balanced_cut_search(torus, chosen, seed=seed, max_steps=cut_steps).value
+        if torus.num_nodes <= cut_search_max_nodes
+        else math.nan
+    )
+    bisection = natural_bisection_width(torus, chosen)
+    return {
+        "lb_single": single_node_bound(torus, chosen),
+        "lb_cut": float(np.nanmax([natural.value, searched])),
+        "lb_natural": natural.value,
+        "lb_search": searched,
+        "bisection_natural": math.nan if bisection is None else bisection,
+        "bisection_bound": bisection_width_upper_bound(torus),
+    }
+
+
+def _summary_row(point: dict, routing: str, chosen: np.ndarray, loads: np.ndarray, frame: pd.DataFrame,
+                 bounds: dict[str, float]) -> dict:  # fmt: skip
+    """The summary row of one routing at a point (``d``, ``k``, ``t``, ``placement``): loads, bounds, the paper's
+    claimed bound and where the first maximal link is (``frame``: :func:`~torus_lab.loads.load_frame`)."""
+    at_max = _at_max(loads)
+    top = frame.iloc[int(np.flatnonzero(at_max)[0])]  # the first maximal link (frame rows are channels)
+    return {
+        **point, "routing": routing, "processors": chosen.size,
+        "e_max": float(loads.max()), "e_mean": float(loads.mean()), "lb_single": bounds["lb_single"],
+        "lb_cut": bounds["lb_cut"],
+        "claimed_bound": claimed_bound(point["d"], point["k"], point["t"], point["placement"], routing),
+        "lb_natural": bounds["lb_natural"], "lb_search": bounds["lb_search"],
+        "bisection_natural": bounds["bisection_natural"], "bisection_bound": bounds["bisection_bound"],
+        "e_max_dim": int(top["dim"]), "e_max_sign": int(top["sign"]), "e_max_residue": int(top["residue"]),
+        "links_at_e_max": int(at_max.sum()),
+    }  # fmt: skip
+
+
+def _per_dimension_rows(point: dict, routing: str, frame: pd.DataFrame) -> list[dict]:
+    """One row per dimension and sign: the largest, mean and smallest link load, and the residue of the first
+    link at the largest."""
+    return [
+        {**point, "routing": routing, "dim": int(dim), "sign": int(sign), "max": float(group["load"].max()),
+         "mean": float(group["load"].mean()), "min": float(group["load"].min()),
+         "max_residue": int(group["residue"].iloc[_first_at_max(group["load"].to_numpy())])}
+        for (dim, sign), group in frame.groupby(["dim", "sign"])
+    ]  # fmt: skip
 
 
 #: Loads within this relative (and absolute) tolerance of the maximum count as maximal: flows are sums of

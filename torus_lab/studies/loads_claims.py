@@ -3,9 +3,10 @@
 The one entry point is :func:`claims` (the tables :func:`torus_lab.studies.loads.run` assembled and the
 experiment's parameters -> the claims table, :func:`torus_lab.claims.claims_table`).  One private function builds
 each claim group, with its verdict rule as data (:class:`torus_lab.claims.Rule`); the rules are fixed before looking
-at the data and written in the docstring of :func:`claims`.  The fits and tables the claims read
-(:func:`fit_leading_constant`, :func:`asymptotic_exponent`, :func:`placement_size_check`,
-:func:`load_per_processor_by_t`, :func:`optimality_by_dimension`) are public: the notebook shows some of them.
+at the data and written in the docstring of :func:`claims`.  The tables the claims read
+(:func:`asymptotic_exponent`, :func:`placement_size_check`, :func:`load_per_processor_by_t`,
+:func:`optimality_by_dimension`) are public: the notebook shows some of them; the fits they use are
+:func:`torus_lab.stats.leading_constant_fit` and :func:`torus_lab.stats.corrected_power_law_exponent`.
 :data:`PAPER_RESULTS` lists the paper's numbered results, which the claims table covers.
 
 Examples
@@ -28,8 +29,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from torus_lab._validate import check_frame, check_mapping, check_real, check_real_array, check_sequence, check_str
+from torus_lab._validate import check_frame, check_mapping, check_real, check_sequence, check_str
 from torus_lab.claims import Claim, Rule, claims_table
+from torus_lab.stats import corrected_power_law_exponent, leading_constant_fit
 
 __all__ = [
     "claims",
@@ -40,7 +42,6 @@ __all__ = [
     "TOLERANCE",
     "LINEAR_EXPONENT_MAX",
     "constant_matches",
-    "fit_leading_constant",
     "asymptotic_exponent",
     "placement_size_check",
     "load_per_processor_by_t",
@@ -53,38 +54,13 @@ PAPER_RESULTS: tuple[str, ...] = (
     "Lemma 1", "Theorem 1", "Corollary 1", "Theorem 2", "Theorem 3", "Theorem 4", "Theorem 5", "Theorem 6",
 )
 
-def fit_leading_constant(radices: Sequence[int], ratios: Sequence[float]) -> tuple[float, float]:
-    """Least-squares fit ``ratio = a + b / k``; returns ``(a, b)`` (``a`` = the constant as ``k -> oo``).
-
-    With a single radix, ``a`` is that ratio and ``b = 0``.
-
-    Examples
-    --------
-    >>> a, b = fit_leading_constant([5, 9, 17], [0.5 - 0.5 / 5, 0.5 - 0.5 / 9, 0.5 - 0.5 / 17])
-    >>> round(a, 6), round(b, 6)
-    (0.5, -0.5)
-    """
-    k = check_real_array("radices", radices, ndim=1)
-    y = check_real_array("ratios", ratios, ndim=1)
-    if k.size == 0 or k.size != y.size:
-        raise ValueError(f"need equally many radices and ratios (at least one), got {k.size} and {y.size}")
-    if not (np.isfinite(k) & (k >= 2)).all():  # 1 / k must be finite for the fit
-        raise ValueError(f"radices must be finite numbers >= 2, got {k.tolist()!r:.80}")
-    if not np.isfinite(y).all():
-        raise ValueError(f"ratios must be finite, got {y.tolist()!r:.80}")
-    if np.unique(k).size == 1:
-        return float(y.mean()), 0.0
-    design = np.column_stack([np.ones_like(k), 1 / k])
-    (a, b), *_ = np.linalg.lstsq(design, y, rcond=None)
-    return float(a), float(b)
-
-
 def asymptotic_exponent(group: pd.DataFrame) -> list[tuple[str, float, list[int]]]:
     """Exponent ``alpha`` of ``E_max ~ |P|^alpha`` per parity of ``k``: ``[(parity, alpha, radices), ...]``.
 
-    Odd and even ``k`` are fitted apart (for ODR ``E_max = floor(k/2) k^(d-2)``).  With three or more radices the
-    fit is ``log E_max = alpha log |P| + beta + gamma / k``, which absorbs the ``O(1/k)`` convergence of
-    ``E_max/|P|`` seen at small ``k``; with two it is the slope between them; a parity with one radix is skipped.
+    Odd and even ``k`` are fitted apart (for ODR ``E_max = floor(k/2) k^(d-2)``), each by
+    :func:`torus_lab.stats.corrected_power_law_exponent` (with three or more radices
+    ``log E_max = alpha log |P| + beta + gamma / k``, which absorbs the ``O(1/k)`` convergence of ``E_max/|P|``
+    seen at small ``k``; with two the slope between them); a parity with one radix is skipped.
 
     Examples
     --------
@@ -99,13 +75,8 @@ def asymptotic_exponent(group: pd.DataFrame) -> list[tuple[str, float, list[int]
         part = group[group["k"] % 2 == parity].drop_duplicates("k").sort_values("k")
         if len(part) < 2:
             continue
-        x = np.log(part["processors"].to_numpy(dtype=float))
-        y = np.log(part["e_max"].to_numpy(dtype=float))
-        if len(part) >= 3:
-            design = np.column_stack([x, np.ones_like(x), 1.0 / part["k"].to_numpy(dtype=float)])
-            alpha = float(np.linalg.lstsq(design, y, rcond=None)[0][0])
-        else:
-            alpha = float((y[1] - y[0]) / (x[1] - x[0]))
+        alpha = corrected_power_law_exponent(part["processors"].to_numpy(dtype=float),
+                                             part["e_max"].to_numpy(dtype=float), part["k"].to_numpy(dtype=float))
         out.append((name, alpha, [int(v) for v in part["k"]]))
     return out
 
@@ -199,8 +170,8 @@ def _odr_constant_claim(summary: pd.DataFrame) -> list[Claim]:
     per_dim, flags, mean_fits = [], [], []
     for d, group in odr_lin.groupby("d"):
         for parity, part in group.groupby(group["k"] % 2):
-            a, _ = fit_leading_constant(part["k"], part["e_max"] / part["k"] ** (d - 1))
-            m, _ = fit_leading_constant(part["k"], part["e_mean"] / part["k"] ** (d - 1))
+            a, _ = leading_constant_fit(part["k"], part["e_max"] / part["k"] ** (d - 1))
+            m, _ = leading_constant_fit(part["k"], part["e_mean"] / part["k"] ** (d - 1))
             per_dim.append(f"d={d} {'odd' if parity else 'even'} k: {_fmt(a)}")
             mean_fits.append(m)
             flags.append(constant_matches(a, 1 / 8, TOLERANCE))
@@ -546,8 +517,8 @@ def claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> pd.
     ``loads_details`` (the exact link loads per (d, k, t, placement, routing)) and ``bisection_tiny`` (the
     brute-force bisections) are required.  Rules (fixed before looking at the data):
 
-    * Theorem 3's constant 1/8: every (d, parity of k) fit :func:`fit_leading_constant` on ``k >= MIN_K_FIT``
-      within ``TOLERANCE`` (relative) of 1/8 (``all_of``);
+    * Theorem 3's constant 1/8: every (d, parity of k) fit :func:`~torus_lab.stats.leading_constant_fit` on
+      ``k >= MIN_K_FIT`` within ``TOLERANCE`` (relative) of 1/8 (``all_of``);
     * upper bounds (Theorems 4, 5; Corollary 1, also by brute force on tiny tori): the largest
       ``measured / bound`` at most 1 (``at_most``; float round-off slack ``UPPER_SLACK`` only);
     * "linear load" (Theorems 3-6): every ``(d, t, parity)`` exponent of :func:`asymptotic_exponent` over

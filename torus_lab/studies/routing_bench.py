@@ -126,18 +126,7 @@ def latency_point(routing: Mapping[str, Any] | str, load: float, rng: np.random.
         check_mapping("routing", routing, ["name"])
     load = check_real("load", load, minimum=0)
     check_instance("rng", rng, np.random.Generator, "a numpy Generator")
-    if network is None:
-        if dims is None or radix is None:
-            raise ValueError(f"dims and radix must be given without network, got dims={dims!r}, radix={radix!r}")
-        check_int("dims", dims, minimum=1)
-        check_int("radix", radix, minimum=2)
-        topology = Torus(dims, radix)
-        name = f"{radix}-ary {dims}-cube"
-    else:
-        check_str("network", network, tuple(NETWORKS))
-        k = check_int("k", k, minimum=2, maximum=MAX_K)
-        topology = make_network(NETWORKS[network], k)
-        name = None
+    topology, name, k = _point_network(dims, radix, k, network)
     if traffic is not None:
         check_str("traffic", traffic)
     if config is not None:
@@ -147,10 +136,10 @@ def latency_point(routing: Mapping[str, Any] | str, load: float, rng: np.random.
             check_int(key, value, minimum=0)
     if algorithm is not None:
         check_str("algorithm", algorithm)
-    fields = {**(CURVE_CONFIG if config is None else config),
-              **{key: value for key, value in (("warmup", warmup), ("measure", measure), ("traffic", traffic))
-                 if value is not None}, "offered_load": float(load)}
-    cfg = SimConfig.from_mapping(fields)  # checks every field, naming it
+    overrides = {"warmup": warmup, "measure": measure, "traffic": traffic}
+    cfg = SimConfig.from_mapping({**(CURVE_CONFIG if config is None else config),  # checks every field, naming it
+                                  **{key: value for key, value in overrides.items() if value is not None},
+                                  "offered_load": float(load)})  # fmt: skip
     rf = make_routing(routing, topology)
     row = simulate(rf, cfg, seed=int(rng.integers(2**62))).summary()
     row.pop("wall_seconds", None)
@@ -163,14 +152,36 @@ def latency_point(routing: Mapping[str, Any] | str, load: float, rng: np.random.
     return row
 
 
+def _point_network(dims: int | None, radix: int | None, k: int | None,
+                   network: str | None) -> tuple[Torus, str | None, int | None]:  # fmt: skip
+    """The network of a :func:`latency_point` item, checked: ``Torus(dims, radix)`` named ``"<radix>-ary
+    <dims>-cube"``, or the k x k ``network`` (no name: its topology kind names it); and ``k`` as an int.
+
+    Examples
+    --------
+    >>> _point_network(2, 4, None, None)[1:], _point_network(None, None, 4, "mesh")[1:]
+    (('4-ary 2-cube', None), (None, 4))
+    """
+    if network is None:
+        if dims is None or radix is None:
+            raise ValueError(f"dims and radix must be given without network, got dims={dims!r}, radix={radix!r}")
+        check_int("dims", dims, minimum=1)
+        check_int("radix", radix, minimum=2)
+        return Torus(dims, radix), f"{radix}-ary {dims}-cube", k
+    check_str("network", network, tuple(NETWORKS))
+    k = check_int("k", k, minimum=2, maximum=MAX_K)
+    return make_network(NETWORKS[network], k), None, k
+
+
 def latency_runs(items: Sequence[Mapping[str, Any]], *, seed: int, columns: Sequence[str] | None = None,
-                 extras: Sequence[str] | None = None, backend: str = "auto",
-                 desc: str = "latency-load") -> pd.DataFrame:  # fmt: skip
+                 extras: Sequence[str] | None = None, backend: str = "auto", desc: str = "latency-load",
+                 progress: bool | None = None) -> pd.DataFrame:  # fmt: skip
     """One row per item: :func:`latency_point` of every item over :func:`~torus_lab.sweep.sweep` with root
     ``seed``, then the experiment seed as a ``seed`` column.
 
     ``columns`` picks and orders the rows' columns; ``extras`` instead keeps every column of the simulator's
     summary followed by these of :data:`POINT_EXTRAS`; default: every column.  A study's table keeps its layout so.
+    ``progress``: the sweep's progress bar (default: :func:`torus_lab.sweep.shows_progress`).
 
     Examples
     --------
@@ -190,7 +201,9 @@ def latency_runs(items: Sequence[Mapping[str, Any]], *, seed: int, columns: Sequ
             raise ValueError("columns and extras cannot both be given")
     check_str("backend", backend)
     check_str("desc", desc)
-    rows = sweep(latency_point, items, seed=seed, backend=backend, desc=desc)
+    if progress is not None:
+        check_instance("progress", progress, bool, "a bool or None")
+    rows = sweep(latency_point, items, seed=seed, backend=backend, desc=desc, progress=progress)
     if extras is not None:
         columns = [*(c for c in (rows[0] if rows else {}) if c not in POINT_EXTRAS), *extras]
     runs = pd.DataFrame(rows) if columns is None else pd.DataFrame(rows, columns=columns)

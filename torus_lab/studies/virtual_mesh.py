@@ -19,6 +19,8 @@ there is randomness) -> table.
 * :func:`simulation_table` -- latency vs offered load and saturation throughput with the wormhole simulator;
   the simulated routings are given as registry specs and labelled with the built routing function's name;
   ``replicas`` independent runs per point, summarised with 95% t-intervals by :func:`latency_summary`.
+* :func:`run` -- every table of the notebook; the claims table, its last step, is built from them by
+  :func:`torus_lab.studies.virtual_mesh_claims.claims`.
 
 Examples
 --------
@@ -32,7 +34,6 @@ Examples
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -49,7 +50,6 @@ from torus_lab._validate import (
     check_str,
     is_int,
 )
-from torus_lab.claims import Claim, Rule, claims_table, data_file, figure_file
 from torus_lab.deadlock import (
     cdg_verdict,
     channel_vc_listing,
@@ -70,13 +70,12 @@ from torus_lab.routing.turn_model import dateline_node, dateline_positions
 from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.saturation import RUN_COLUMNS, Saturation
 from torus_lab.studies.routing_bench import curve_saturation, latency_runs, point_summary
+from torus_lab.studies.virtual_mesh_claims import claims
 from torus_lab.sweep import sweep
 from torus_lab.topology import NETWORK_KINDS, Mesh, Torus, make_network  # noqa: F401 (Mesh: the doctests use it)
 
 __all__ = [
     "run",
-    "virtual_mesh_claims",
-    "PAPER_RESULTS",
     "routing_specs",
     "catalog_routing",
     "make_topology",
@@ -97,6 +96,12 @@ _TURN = ("west-first", "north-last", "negative-first", "positive-first", "minima
 _PFNF = ("reconstruction", "mirror", "literal", "switch")
 #: A routing spec: a registry name or a mapping ``{"name": ..., option: value}`` (:mod:`torus_lab.routing.registry`).
 Spec = str | Mapping[str, Any]
+
+#: Largest radix of the virtual-mesh pictures (``drawn_routings``, ``channel_vcs_table``): their cost grows
+#: as k^4 (about 15 s at k = 32) and a larger picture is unreadable.
+MAX_DRAW_K = 16
+#: Largest radix the study's helpers accept (its tables enumerate every node pair of a k x k network).
+MAX_K = 4096
 
 
 def make_topology(kind: str, k: int) -> Torus:
@@ -800,11 +805,7 @@ def witness_messages(k: int, kind: str = "bidirectional",
                         columns=["holds", "message (src -> dst)"])
 
 
-# ====================================================================== coverage of the paper
-#: Every numbered result of the paper, in paper order, spelled as the claims' ``location`` column spells it: the
-#: paper has no theorem, lemma or table, only Figs. 1-7 (Fig. 1 and Fig. 2 are drawings of the networks and of the
-#: deadlock configurations; Figs. 3-7 draw the dateline construction).
-PAPER_RESULTS: tuple[str, ...] = ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4", "Fig. 5", "Fig. 6", "Fig. 7")
+# ====================================================================== the paper's premise and its scope
 #: Dimensions of the dateline-premise CDGs (:func:`dateline_premise_table`): rings (the paper's Fig. 3), 2-D and
 #: 3-D tori (the paper's "applicable to multi-dimensional networks").
 PREMISE_DIMS = (1, 2, 3)
@@ -922,20 +923,6 @@ def vc_budget_table(ks: Iterable[int], routings: Sequence[str] = BUDGET_ROUTINGS
     return _rows(_vc_budget_rows, items, backend=backend, desc="VC budget")
 
 
-def min_acyclic_vcs(budget: pd.DataFrame) -> pd.DataFrame:
-    """Per (routing, k) of a :func:`vc_budget_table`: the fewest VCs with an acyclic assignment (NaN if none).
-
-    >>> b = pd.DataFrame({"routing": ["r", "r"], "k": [4, 4], "vcs": [1, 2], "acyclic_assignments": [0, 3]})
-    >>> min_acyclic_vcs(b).values.tolist()
-    [['r', 4, 2.0]]
-    """
-    check_frame("budget", budget, ["routing", "k", "vcs", "acyclic_assignments"])
-    ok = budget[budget.acyclic_assignments > 0]
-    best = ok.groupby(["routing", "k"]).vcs.min()
-    index = budget[["routing", "k"]].drop_duplicates().set_index(["routing", "k"]).index
-    return best.reindex(index).astype(float).rename("min_vcs").reset_index()
-
-
 def mapping_coverage(cdg: pd.DataFrame) -> pd.DataFrame:
     """Every mesh routing of the registry (``MESH_ALGORITHMS``) mapped onto the tori of a :func:`cdg_table`.
 
@@ -1016,355 +1003,6 @@ def dateline_offset_table(ks: Iterable[int], *, backend: str = "auto") -> pd.Dat
     return _rows(dateline_offset_row, items, backend=backend, desc="dateline offsets")
 
 
-# ====================================================================== claims
-#: Largest radix of the virtual-mesh pictures (``drawn_routings``, ``channel_vcs_table``): their cost grows
-#: as k^4 (about 15 s at k = 32) and a larger picture is unreadable.
-MAX_DRAW_K = 16
-#: Largest radix the study's helpers accept (its tables enumerate every node pair of a k x k network).
-MAX_K = 4096
-
-
-def _fraction(frame: pd.DataFrame, routing: str, how: str) -> float:
-    values = frame[frame.routing == routing].fully_adaptive_pairs
-    return float(getattr(values, how)()) if len(values) else float("nan")
-
-
-def _vm_evidence(*names: str) -> tuple[str, ...]:
-    return tuple(data_file("virtual_mesh", name) for name in names)
-
-
-def _rows_of(text: object) -> list[int]:
-    return [int(v) for v in str(text).split()] if isinstance(text, str) or not pd.isna(text) else []
-
-
-def virtual_mesh_claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> pd.DataFrame:
-    """The claims table of the study from its tables (keys as in :func:`run`) and parameters; verdicts from each
-    claim's rule (:mod:`torus_lab.claims`)."""
-    check_mapping("tables", tables, [
-        "second_vc_channels", "vc_counts", "cdg_verdicts", "adaptivity", "latency", "provoke_summary",
-        "dateline_premise", "vc_budget", "mapping_coverage", "dateline_offsets",
-    ])
-    check_mapping("params", params, ["vc_ks", "sim_k", "provoke_k", "adaptivity_ks", "premise_ks", "draw_k"])
-    second, vc, cdg = tables["second_vc_channels"], tables["vc_counts"], tables["cdg_verdicts"]
-    adapt, sweep_, prov = tables["adaptivity"], tables["latency"], tables["provoke_summary"]
-    vc_ks = list(params["vc_ks"])
-    enumerated = "every source-destination pair enumerated; a channel 'needs' a VC when some route uses it"
-    rows = []
-    bi = vc[vc.kind == "bidirectional"]
-    uni = vc[(vc.kind == "unidirectional") & (vc.routing == "dor+dateline")]
-    # 1. unidirectional: two VCs at every node
-    uni_second = second[(second.kind == "unidirectional") & second.measured_equal.eq(True)]
-    paper_nodes = [f"k={r.k}:row {row}" for r in uni_second.itertuples() for row in range(int(r.k))]
-    measured_nodes = [f"k={r.k}:row {row}" for r in uni_second.itertuples() for row in _rows_of(r.vc2_receivers)]
-    rows.append(Claim(
-        claim_id="uni_two_vcs", location="Section 3.3; Fig. 6",
-        statement="unidirectional torus: every node needs two VCs per dimension (1 mesh VN -> 2 torus VNs)",
-        conditions=f"unidirectional k-ary 2-cubes, k in {vc_ks}; dimension-order routing with one dateline per "
-                   f"ring (VC1 before it, VC2 after); {enumerated}",
-        paper_value=len(paper_nodes), paper_text="every node of a ring (2 VCs on all channels)",
-        measured_value=len(measured_nodes) if len(uni_second) else math.nan,
-        measured_text=(f"nodes receiving VC2: {len(measured_nodes)} of {len(paper_nodes)} (all but one per ring); "
-                       f"max {uni.max_vcs.max() if len(uni) else '-'} VCs per channel; channels carrying both VCs: "
-                       + ", ".join(f"k={r.k}: {r.with_two}/{r.channels}" for r in uni.itertuples())
-                       + "; VCs in use per channel " + ", ".join(f"{v:.2f}" for v in uni.vns_equiv)),
-        rule=Rule("subset", {"paper_set": paper_nodes, "measured_set": measured_nodes}),
-        evidence=_vm_evidence("second_vc_channels.csv", "vc_counts.csv")))
-    # 2. bidirectional: half the nodes, 3/2 VNs
-    b1 = bi[bi.routing == "dor+dateline"]
-    frac = second[(second.kind == "bidirectional") & (second.dateline.notna())].vc2_fraction
-    met = int(len(frac) > 0 and frac.max() <= 0.5 + 1e-9) + int(len(b1) > 0 and b1.vns_equiv.max() <= 1.5 + 1e-9)
-    rows.append(Claim(
-        claim_id="bi_three_halves", location="Section 3.2",
-        statement="bidirectional torus, minimal routing: only half of the nodes need two VCs per direction (1 mesh "
-                  "VN -> 3/2 torus VNs)",
-        conditions=f"bidirectional k-ary 2-cubes, k in {vc_ks}; minimal dimension-order routing, one dateline per "
-                   f"direction; {enumerated}; two criteria: at most 1/2 of a ring direction carries VC2 and at most "
-                   "3/2 VCs in use per channel",
-        paper_value=1.5, paper_text="1/2 of the channels; 3/2 VNs",
-        measured_value=met if len(frac) and len(b1) else math.nan,
-        measured_text=(f"channels carrying VC2 per direction: {frac.min():.2f}-{frac.max():.2f} of the ring; VCs in "
-                       "use per channel " + ", ".join(f"k={r.k}: {r.vns_equiv:.3f}" for r in b1.itertuples())
-                       if len(frac) else "no bidirectional rows in this run"),
-        rule=Rule("all_of", {"n": 2 if len(frac) and len(b1) else 0}),
-        evidence=_vm_evidence("second_vc_channels.csv", "vc_counts.csv")))
-    # 3./4. the 5-ary examples: the paper's set of rows against the rows whose nodes receive VC2
-    s5 = second[(second.k == 5) & (second.kind == "bidirectional") & (second.direction == "+")].set_index("dateline")
-    for cid, figure, dateline, paper_rows, text in (
-            ("k5_dateline_row4", "Fig. 4", 4, [0, 1, 2], "only nodes at rows 0 to 2 need two VCs"),
-            ("k5_dateline_row1", "Fig. 5", 1, [2, 3, 4], "only nodes at row 2 and above need two VCs")):  # fmt: skip
-        measured_rows = (sorted(map(int, str(s5.loc[dateline, "vc2_receivers"]).split()))
-                         if dateline in s5.index else None)
-        if measured_rows is None:
-            measured_text = "k = 5 not in this run (vc_ks)"
-        else:
-            extra = sorted(set(paper_rows) - set(measured_rows))
-            measured_text = (f"VC2 delivered to rows {measured_rows} (channels leaving rows "
-                             f"{s5.loc[dateline, 'vc2_sources']}); "
-                             + (f"the paper's set also names rows {extra}, which never receive VC2 under minimal "
-                                "routing: our rows are a strict subset of the paper's" if extra
-                                else "the same rows as the paper"))
-        rows.append(Claim(
-            claim_id=cid, location=f"Section 3.2; {figure}",
-            statement=f"5-ary torus, +y direction, dateline at row {dateline}: {text}",
-            conditions="bidirectional 5-ary 2-cube, minimal dimension-order routing with a dateline per direction; a "
-                       "node 'needs two VCs' when some channel into it carries VC2; every source-destination pair "
-                       "enumerated",
-            paper_value=len(paper_rows), paper_text=f"rows {paper_rows}",
-            measured_value=len(measured_rows) if measured_rows is not None else math.nan,
-            measured_text=measured_text,
-            rule=Rule("subset", {"paper_set": paper_rows, "measured_set": measured_rows or []}),
-            evidence=(data_file("virtual_mesh", "second_vc_channels.csv"),)))
-    # 5. PFNF: 3 VCs
-    p4 = bi[bi.routing == "pfnf-reconstruction+paper-4vc"]
-    three = int(((p4.max_vcs == 3) & (p4.after_overlap == 0)).sum())
-    rows.append(Claim(
-        claim_id="pfnf_three_vcs", location="Section 4; Fig. 7",
-        statement="PFNF on a torus with the two VNs' datelines halfway apart needs 3 VCs per physical channel",
-        conditions=f"bidirectional k-ary 2-cubes, k in {list(p4.k)}; our reconstruction of PFNF (conventions pfnf) "
-                   f"with 4 VCs allocated, counting the VCs some route uses; {enumerated}",
-        paper_value=3, paper_text="3 VCs per channel",
-        measured_value=three if len(p4) else math.nan,
-        measured_text=(f"exactly 3 VCs on the busiest channel and no channel needing both after-dateline classes at "
-                       f"{three} of {len(p4)} radices (max VCs/channel {sorted(set(p4.max_vcs))})"),
-        rule=Rule("all_of", {"n": len(p4)}), evidence=_vm_evidence("vc_counts.csv")))
-    # 6. deadlock freedom of the mapping
-    bid = cdg[cdg.kind == "bidirectional"]
-    pm = bid[bid.routing == "pfnf-reconstruction+paper"]
-    pl = bid[bid.routing == "pfnf-literal+paper"]
-    tm = bid[bid.routing.isin(["negative-first+paper", "west-first+paper", "north-last+paper",
-                               "positive-first+paper"])]
-    cnt = bid[bid.routing == "pfnf-reconstruction+count"]
-    lay = cdg[cdg.kind.isin(["bidirectional", "unidirectional"]) & (cdg.scheme == "layer")]
-    paper_prov = prov[prov.scheme.isin(["paper", "layer"])]
-    mapping_acyclic = int(pm.acyclic.astype(bool).sum())
-    paper_dead = sweep_.deadlock.astype(bool) & (sweep_.scheme == "paper")
-    k_sim, k_prov = params["sim_k"], params["provoke_k"]
-    measured = (
-        f"paper mapping: CDG acyclic for PFNF-REC at {mapping_acyclic}/{len(pm)} radices "
-        f"(cycles with a forced witness: {int(pm.forced.eq(True).sum())}), "
-        f"PFNF-literal cyclic {int((~pl.acyclic.astype(bool)).sum())}/{len(pl)}, "
-        f"single-VN turn models cyclic {int((~tm.acyclic.astype(bool)).sum())}/{len(tm)}; "
-        + (f"simulator ({k_prov}x{k_prov}, saturating load): "
-           + ", ".join(f"{x.routing} deadlocked {int(x.deadlocks)}/{int(x.runs)}" for x in paper_prov.itertuples())
-           + "; " if len(paper_prov) else "")
-        + (f"latency sweep ({k_sim}x{k_sim}) deadlocked for "
-           + ", ".join(sorted(set(sweep_[paper_dead].routing))) + "; " if paper_dead.any() else "")
-        + f"'layer' reading cyclic {int((~lay.acyclic.astype(bool)).sum())}/{len(lay)}; "
-        f"crossing-count scheme (ours) acyclic {int(cnt.acyclic.astype(bool).sum())}/{len(cnt)}")
-    rows.append(Claim(
-        claim_id="mapping_deadlock_free", location="Section 3.1; Section 3.2; Section 4",
-        statement="mesh algorithms mapped onto the torus with per-direction datelines (virtual mesh) are "
-                  "deadlock-free",
-        conditions=f"bidirectional k-ary 2-cubes, k in {list(pm.k)}; the paper's mapping as we read it ('paper': "
-                   "one dateline per direction, VC class switched at the dateline; 'layer' the alternative reading; "
-                   "conventions virtual-mesh-schemes); channel dependency graphs over every pair, and wormhole "
-                   f"simulation at saturating load ({k_prov}x{k_prov}, 1-flit buffers)",
-        paper_text="deadlock-free (implied by the mapping)", measured_value=mapping_acyclic if len(pm) else math.nan,
-        measured_text=measured, rule=Rule("all_of", {"n": len(pm)}),
-        evidence=_vm_evidence("cdg_verdicts.csv", "witness_messages.csv", "provoke_deadlock.csv")))
-    # 7. PFNF fully adaptive: our reconstruction vs the literal reading of the text
-    mesh_ad = adapt[adapt.kind == "mesh"]
-    rec_rows = mesh_ad[mesh_ad.routing == "pfnf-reconstruction"]
-    lit_rows = mesh_ad[mesh_ad.routing == "pfnf-literal"]
-    rec_full = int((rec_rows.fully_adaptive_pairs == 1.0).sum())
-    lit_full = int((lit_rows.fully_adaptive_pairs == 1.0).sum())
-    cases = len(rec_rows) + len(lit_rows)
-    rows.append(Claim(
-        claim_id="pfnf_fully_adaptive", location="Section 4",
-        statement="PFNF is fully adaptive (every minimal path usable)",
-        conditions=f"k x k meshes, k in {list(params['adaptivity_ks'])}; every pair; two readings of the PFNF "
-                   "rules: our reconstruction (conventions pfnf) and the literal text",
-        paper_text="fully adaptive", measured_value=rec_full + lit_full if cases else math.nan,
-        measured_text=(f"every pair fully adaptive at {rec_full}/{len(rec_rows)} radices with the reconstruction "
-                       f"(min fraction {_fraction(mesh_ad, 'pfnf-reconstruction', 'min'):.3f}) and "
-                       f"{lit_full}/{len(lit_rows)} with the literal reading (max fraction "
-                       f"{_fraction(mesh_ad, 'pfnf-literal', 'max'):.3f})"),
-        rule=Rule("all_of", {"n": cases, "condition": "our reconstruction of the PFNF rules",
-                             "conditional_k": rec_full, "conditional_n": len(rec_rows)}),
-        evidence=_vm_evidence("adaptivity.csv")))
-    # 8. PFNF on a mesh deadlock-free
-    mesh_pf = cdg[(cdg.kind == "mesh") & cdg.routing.isin(["pfnf-reconstruction", "pfnf-mirror", "pfnf-literal"])]
-    switch = cdg[(cdg.kind == "mesh") & (cdg.routing == "pfnf-switch")]
-    acyclic = int(mesh_pf.acyclic.astype(bool).sum())
-    rows.append(Claim(
-        claim_id="pfnf_mesh_deadlock_free", location="Section 4",
-        statement="PFNF in a 2D mesh (two VNs, negative-first / positive-first turn rules per VN) is deadlock-free",
-        conditions=f"k x k meshes, k in {sorted(set(mesh_pf.k))}; three readings (reconstruction, mirror, literal); "
-                   "channel dependency graph over every pair; a message stays in its VN",
-        paper_text="deadlock-free", measured_value=acyclic if len(mesh_pf) else math.nan,
-        measured_text=(f"CDG acyclic for {acyclic}/{len(mesh_pf)} (reading x k); switching VN hop by hop instead: "
-                       + ("cyclic" if not switch.acyclic.astype(bool).any() else "acyclic")),
-        rule=Rule("all_of", {"n": len(mesh_pf)}), evidence=_vm_evidence("cdg_verdicts.csv")))
-    rows.extend(_coverage_claims(tables, params))
-    return claims_table("virtual_mesh", rows)
-
-
-def _coverage_claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> list[Claim]:
-    """The rows of :func:`virtual_mesh_claims` that cover the paper's figures and its remaining statements (issue
-    15, item 3): Fig. 1, Fig. 2, the dateline premise (Fig. 3), higher dimensions, "all mesh algorithms" and
-    "minimum extra hardware"."""
-    premise, budget, coverage = tables["dateline_premise"], tables["vc_budget"], tables["mapping_coverage"]
-    cdg = tables["cdg_verdicts"]
-    enumerated = "every source-destination pair enumerated; a channel 'needs' a VC when some route uses it"
-    premise_ks = list(params["premise_ks"])
-    every_pair = "channel dependency graph over every reachable routing state of every pair"
-    rows = []
-    rows.append(Claim(
-        claim_id="fig1_unidirectional_torus", location="Fig. 1",
-        statement="a 5 x 5 two-dimensional unidirectional torus (all nodes connected by positive channels) and the "
-                  "direction notation",
-        conditions=f"a drawing of the network, nothing to measure; our drawing of a {params['draw_k']} x "
-                   f"{params['draw_k']} unidirectional torus with its datelines is the left panel of the "
-                   "virtual-mesh figure",
-        paper_text="drawing", measured_text="our drawing (virtual_mesh figure, left panel)",
-        rule=Rule("manual", {"verdict": "not testable here",
-                             "reason": "a drawing of the topology and its notation states no property to check; "
-                                       "we show our drawing of the same torus instead"}),
-        evidence=(figure_file("virtual_mesh", "virtual_mesh.png"),)))
-    # Fig. 2: cycles in a mesh go through turns (two dimensions); a torus adds one-dimension (ring) cycles
-    mesh_cyclic = cdg[(cdg.kind == "mesh") & ~cdg.acyclic.astype(bool)]
-    mesh_dims = [cycle_dimensions(make_topology("mesh", int(r.k)), r.cycle_channels) for r in mesh_cyclic.itertuples()]
-    turn_cycles = sum(d == [0, 1] for d in mesh_dims)
-    ring = premise[(premise.n >= 2) & (premise.routing == "dor") & ~premise.acyclic.astype(bool)]
-    ring_cycles = int((ring.cycle_dims.astype(str).str.split().str.len() == 1).sum())
-    mesh_dor = cdg[(cdg.kind == "mesh") & (cdg.routing == "dor")]
-    dor_ok = int(mesh_dor.acyclic.astype(bool).sum())
-    rows.append(Claim(
-        claim_id="fig2_deadlock_configurations", location="Fig. 2",
-        statement="deadlock configurations: in a mesh, cycles formed by inter-dimensional turns; in a torus also "
-                  "cycles within one dimension (wrap-around)",
-        conditions=f"{every_pair}; (a) every cyclic routing on k x k meshes, k in {sorted(set(mesh_cyclic.k))}: its "
-                   f"witness cycle uses both dimensions (a turn cycle), and dimension-order routing (no turn cycle) "
-                   f"is acyclic; (b) dimension-order routing with one VC on uni- and bidirectional 2-D and 3-D "
-                   f"tori, k in {premise_ks}: its witness cycle lies in one dimension (a ring)",
-        paper_text="turn cycles (a); also ring cycles (b)", measured_value=turn_cycles + ring_cycles + dor_ok,
-        measured_text=(f"mesh witness cycles through both dimensions {turn_cycles}/{len(mesh_cyclic)}; mesh DOR "
-                       f"acyclic {dor_ok}/{len(mesh_dor)}; torus DOR witness cycles in one dimension "
-                       f"{ring_cycles}/{len(ring)} (bidirectional k = 3 has no DOR cycle: no route takes two hops "
-                       "in a ring)"),
-        rule=Rule("all_of", {"n": len(mesh_cyclic) + len(ring) + len(mesh_dor)}),
-        evidence=_vm_evidence("cdg_verdicts.csv", "dateline_premise.csv")))
-    # Section 3.1 / Fig. 3: two VCs and a dateline break the ring cycles (rings, 2-D and 3-D tori)
-    cases = premise.pivot_table(index=["n", "kind", "k"], columns="routing", values="acyclic", aggfunc="first")
-    cyclic = cases[~cases["dor"].astype(bool)] if len(cases) else cases
-    broken = int(cyclic["dor+dateline"].astype(bool).sum()) if len(cyclic) else 0
-    rows.append(Claim(
-        claim_id="dateline_breaks_ring_cycles", location="Section 3.1; Fig. 3",
-        statement="two VCs per physical channel and a dateline per ring direction (VC1 before it, VC2 after) leave "
-                  "no cyclic dependency through the wrap-around connection",
-        conditions=f"dimension-order routing (e-cube) with one VC vs two VCs switched at the dateline (the hop "
-                   f"leaving the dateline node uses VC2; conventions datelines), uni- and bidirectional k-ary "
-                   f"n-cubes, n in {list(PREMISE_DIMS)} (n = 1: the paper's ring), k in {premise_ks}; {every_pair}; "
-                   "cases: the networks whose one-VC CDG is cyclic",
-        paper_text="no cyclic dependency", measured_value=broken if len(cyclic) else math.nan,
-        measured_text=(f"one VC: cyclic on {len(cyclic)}/{len(cases)} networks (all but the bidirectional 3-ary "
-                       f"ones); with the dateline acyclic on {broken}/{len(cyclic)} of them and on "
-                       f"{int(cases['dor+dateline'].astype(bool).sum())}/{len(cases)} networks in all"
-                       if len(cases) else "no premise rows in this run"),
-        rule=Rule("all_of", {"n": len(cyclic)}), evidence=_vm_evidence("dateline_premise.csv")))
-    # Abstract / Sections 1, 5: higher dimensions
-    three = cases.loc[cases.index.get_level_values("n") >= 3] if len(cases) else cases
-    three_cyclic = three[~three["dor"].astype(bool)] if len(three) else three
-    three_ok = int(three_cyclic["dor+dateline"].astype(bool).sum()) if len(three_cyclic) else 0
-    rows.append(Claim(
-        claim_id="higher_dimensions_datelines", location="Section 1; Section 5",
-        statement="the virtual-mesh idea (datelines breaking the wrap-around dependencies) applies to higher "
-                  "dimensional k-ary n-cubes",
-        conditions=f"3-D uni- and bidirectional tori, k in {premise_ks}; dimension-order routing, the only mesh "
-                   "algorithm of the registry defined on 3-D networks, with one VC vs two VCs and a dateline per "
-                   f"ring direction; {every_pair}; cases: the 3-D networks whose one-VC CDG is cyclic",
-        paper_text="applicable to higher dimensions (no construction given)",
-        measured_value=three_ok if len(three_cyclic) else math.nan,
-        measured_text=(f"3-D: one VC cyclic on {len(three_cyclic)}/{len(three)} tori; with datelines acyclic on "
-                       f"{three_ok}/{len(three_cyclic)} of them" if len(three) else "no 3-D rows in this run"),
-        rule=Rule("all_of", {"n": len(three_cyclic)}), evidence=_vm_evidence("dateline_premise.csv")))
-    rows.append(Claim(
-        claim_id="higher_dimensions_adaptive", location="Section 1; Section 5",
-        statement="mapped adaptive mesh algorithms (PFNF, turn models) work on higher dimensional tori",
-        conditions="3-D tori; no construction of a 3-D PFNF or turn-model mapping in the paper",
-        paper_text="the same methodology can be used for higher dimensional k-ary n-cubes",
-        measured_text="not built: the registry's turn-model and PFNF kernels are 2-D (row mapping_deadlock_free: "
-                      "the 2-D mapping is already cyclic)",
-        rule=Rule("manual", {"verdict": "not testable here",
-                             "reason": "the paper gives no 3-D PFNF or turn-model rules (PFNF's virtual-network rule "
-                                       "is a 2-D quadrant rule) and the workbench's turn-model/PFNF routings are "
-                                       "defined on 2-D networks only; the 2-D mapping of these algorithms is "
-                                       "already cyclic (rows mapping_deadlock_free, all_mesh_algorithms)"}),
-        evidence=_vm_evidence("cdg_verdicts.csv")))
-    # Sections 4, 5: "all the algorithms for mesh can be mapped to torus"
-    free = coverage[coverage.mesh_acyclic.astype(bool)]
-    paper_ok = int(free.paper.astype(bool).sum())
-    with_count = free[free["count"].notna()]
-    count_ok = int(with_count["count"].astype(bool).sum())
-    mapped = ", ".join(sorted({f"{r.algorithm} ({r.kind})" for r in free[free.paper.astype(bool)].itertuples()}))
-    rows.append(Claim(
-        claim_id="all_mesh_algorithms", location="Section 4; Section 5",
-        statement="with a proper choice of datelines all the algorithms for mesh can be mapped to the torus "
-                  "(deadlock-free)",
-        conditions=f"every routing of the registry defined on a 2-D mesh ({', '.join(MESH_ALGORITHMS)}) whose mesh "
-                   f"CDG is acyclic, mapped onto uni- and bidirectional k x k tori, k in {sorted(set(coverage.k))}, "
-                   "with the paper's datelines (one per ring direction and VN, VN1's halfway; conventions "
-                   f"virtual-mesh-schemes); {every_pair}; other dateline positions not searched; 'all' beyond the "
-                   "registry's algorithms is not testable",
-        paper_text="all mesh algorithms", measured_value=paper_ok if len(free) else math.nan,
-        measured_text=(f"paper mapping acyclic for {paper_ok}/{len(free)} (algorithm, torus) cases: "
-                       f"{mapped or 'none'}; the crossing-count mapping (ours, more VCs) acyclic for "
-                       f"{count_ok}/{len(with_count)}" if len(free) else "no mesh rows in this run"),
-        rule=Rule("all_of", {"n": len(free)}), evidence=_vm_evidence("mapping_coverage.csv", "cdg_verdicts.csv")))
-    # Section 4: datelines of the two VNs halfway apart minimize the VCs
-    offsets = tables["dateline_offsets"]
-    per_k = []
-    for k, group in offsets.groupby("k"):
-        half = group[group["halfway"].astype(bool)].iloc[0]
-        per_k.append((int(k), bool(half.after_overlap == 0 and half.max_vcs == group.max_vcs.min()),
-                      sorted(int(o) for o in group[group.after_overlap == 0].offset),
-                      sorted(int(o) for o in group[group.max_vcs == group.max_vcs.min()].offset),
-                      group.total_vcs.nunique() == 1))
-    rows.append(Claim(
-        claim_id="halfway_datelines", location="Section 4",
-        statement="the overall VCs are minimized by choosing the datelines of PFNF's two virtual networks halfway "
-                  "across from each other",
-        conditions=f"bidirectional k x k tori, k in {[k for k, *_ in per_k]}; PFNF (REC) with the paper's mapping, "
-                   "VN1's datelines shifted by every offset 0..k-1 (halfway = k // 2), the four classes (VN x before/"
-                   "after) kept apart; minimized read as: at the halfway offset no channel needs both VNs' after "
-                   "classes (so they can share one VC: 3 VCs) and the most classes any channel needs is the least "
-                   f"over the offsets; {enumerated}",
-        paper_text="halfway datelines minimize the VCs (3 per channel)",
-        measured_value=sum(ok for _, ok, *_ in per_k) if per_k else math.nan,
-        measured_text=("; ".join(f"k={k}: offsets with no shared channel {zero}, with the fewest classes per channel "
-                                 f"{least}" for k, _, zero, least, _ in per_k)
-                       + ("; the total (channel, class) pairs in use is the same for every offset"
-                          if all(same for *_, same in per_k) else "") if per_k else "no radices in this run"),
-        rule=Rule("all_of", {"n": len(per_k)}), evidence=_vm_evidence("dateline_offsets.csv")))
-    # Abstract / Section 5: minimum extra hardware
-    least = min_acyclic_vcs(budget)
-    paper_least = least[least.routing == "pfnf-reconstruction+paper-4vc"]
-    count_least = least[least.routing == "pfnf-reconstruction+count"]
-    duato = cdg[(cdg.routing == "duato") & (cdg.kind == "bidirectional")]
-    measured_min = float(count_least.min_vcs.max()) if len(count_least) else math.nan
-    rows.append(Claim(
-        claim_id="minimum_extra_hardware", location="Section 4; Section 5",
-        statement="the virtual mesh maps mesh algorithms onto tori with the minimum extra hardware: PFNF on a torus "
-                  "with 3 VCs per physical channel",
-        conditions=f"bidirectional k x k tori, k in {sorted(set(budget.k))}; the PFNF reconstruction's routes; every "
-                   "assignment of a construction's VC classes to m VCs (each set partition of the classes: the "
-                   "paper mapping's 4 classes, VN x before/after the dateline; the crossing count's 6, VN x "
-                   f"datelines crossed), judged by the CDG over every pair; 'minimum' = fewest VCs among "
-                   "assignments that are functions of these classes (not over all routings: not testable)",
-        paper_value=3, paper_text="3 VCs per channel, minimum extra hardware",
-        measured_value=measured_min,
-        measured_text=(f"paper mapping: no acyclic assignment with 1-4 VCs at any k "
-                       f"({int(paper_least.min_vcs.notna().sum())}/{len(paper_least)} radices with one); "
-                       f"crossing count: fewest VCs with an acyclic CDG "
-                       + ", ".join(f"k={int(r.k)}: {r.min_vcs:g}" for r in count_least.itertuples())
-                       + f" (1-{int(measured_min) - 1 if measured_min == measured_min else '?'} VCs: every "
-                       "assignment cyclic); for comparison the Duato-style design (not a virtual mesh) is fully "
-                       "adaptive with 3 VCs and meets Duato's condition at "
-                       f"{int(duato.duato.eq(True).sum())}/{len(duato)} radices"),
-        rule=Rule("at_most", {"bound": 3}), evidence=_vm_evidence("vc_budget.csv", "cdg_verdicts.csv")))
-    return rows
-
-
 # ====================================================================== the study
 def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Every table of ``notebooks/virtual_mesh.ipynb`` from the parameters of ``experiments/virtual_mesh.yaml``.
@@ -1375,9 +1013,10 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     replicas per point), latency_summary (:func:`latency_summary`), saturation, provoke_deadlock,
     provoke_summary, dateline_premise (:func:`dateline_premise_table` at ``premise_ks``), vc_budget
     (:func:`vc_budget_table` at ``ks``), mapping_coverage (``mapping_coverage``), dateline_offsets
-    (``dateline_offset_table`` at ``vc_ks``), claims.  Every grid runs
-    over :func:`torus_lab.sweep.sweep`; the random parts (the
-    latency sweep and the provoked-deadlock replicas) draw from the generators it derives from ``seed``.
+    (``dateline_offset_table`` at ``vc_ks``), claims (last, from those tables by
+    :func:`torus_lab.studies.virtual_mesh_claims.claims`).  Every grid runs over :func:`torus_lab.sweep.sweep`;
+    the random parts (the latency sweep and the provoked-deadlock replicas) draw from the generators it derives
+    from ``seed``.
     """
     p = check_mapping("params", params, [
         "seed", "ks", "kinds", "vc_ks", "adaptivity_ks", "draw_k", "sim_k", "sim_routings", "sim_mesh_routings",
@@ -1410,5 +1049,5 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     out["vc_budget"] = vc_budget_table(p["ks"])
     out["mapping_coverage"] = mapping_coverage(out["cdg_verdicts"])
     out["dateline_offsets"] = dateline_offset_table(p["vc_ks"])
-    out["claims"] = virtual_mesh_claims(out, p)
+    out["claims"] = claims(out, p)
     return out

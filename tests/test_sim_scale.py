@@ -1,0 +1,168 @@
+"""Tests of the simulator at scale: run lengths the state can count, chunked runs, memory estimates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from torus_lab.routing.ecube import ecube_routing
+from torus_lab.sim import SimConfig, engine, simulate
+from torus_lab.sim.packets import WORD_LIMIT, initial_pool_size, packet_pool_size
+from torus_lab.sim.runlength import check_run_bounds, run_horizon
+from torus_lab.topology import Torus
+
+DOR = ecube_routing(Torus(2, 4), datelines=True, vcs=2)
+SIMPLE = SimConfig(offered_load=0.2, warmup=50, measure=200, drain=2000)
+BOOKSIM = SimConfig.preset("booksim", offered_load=0.2, warmup=50, measure=200, drain=2000)
+
+
+def _reach(config: SimConfig) -> int:
+    """Cycles past the current one a model writes (the margin the bound leaves below WORD_LIMIT)."""
+    if config.router == "simple":
+        return config.router_delay
+    return (config.routing_delay + config.vc_alloc_delay + config.sw_alloc_delay + config.st_final_delay
+            + config.credit_delay + config.channel_latency + 8)  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ bounded runs
+
+
+@pytest.mark.parametrize("base", [SIMPLE, BOOKSIM], ids=["simple", "booksim"])
+@pytest.mark.parametrize("field", ["warmup", "measure", "drain"])
+def test_a_run_longer_than_the_cycle_words_is_refused_at_the_boundary(base, field):
+    """The longest fixed run the 32-bit cycle words allow passes the check; one cycle more is refused, naming
+    the fields, their values and the limit."""
+    others = run_horizon(base)[0] - getattr(base, field)
+    longest = WORD_LIMIT - _reach(base) - others
+    check_run_bounds(base.replace(**{field: longest}), DOR.topology, DOR.num_vcs)
+    with pytest.raises(ValueError, match=rf"warmup \+ measure \+ drain = .*{field}={longest + 1}.*{WORD_LIMIT}"):
+        check_run_bounds(base.replace(**{field: longest + 1}), DOR.topology, DOR.num_vcs)
+
+
+@pytest.mark.parametrize("base", [SIMPLE, BOOKSIM], ids=["simple", "booksim"])
+def test_an_adaptive_run_longer_than_the_cycle_words_is_refused(base):
+    adaptive = base.replace(run_control="adaptive", max_periods=4, drain=0)
+    period = (WORD_LIMIT - _reach(base) - 1) // 4
+    check_run_bounds(adaptive.replace(sample_period=period), DOR.topology, DOR.num_vcs)
+    with pytest.raises(ValueError, match=r"max_periods \* sample_period \+ drain .*max_periods=4"):
+        check_run_bounds(adaptive.replace(sample_period=period + 1), DOR.topology, DOR.num_vcs)
+
+
+@pytest.mark.parametrize("base", [SIMPLE, BOOKSIM], ids=["simple", "booksim"])
+def test_simulate_refuses_an_endless_run_before_any_work(base, monkeypatch):
+    """``warmup=10**15`` used to be accepted (and ran for ever): now refused before the state is built."""
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("work started")
+
+    monkeypatch.setattr(engine, "_new_runner", no_work)
+    monkeypatch.setattr(engine, "_traffic_nodes", no_work)
+    with pytest.raises(ValueError, match=r"warmup=1000000000000000.*32-bit words"):
+        simulate(DOR, base.replace(warmup=10**15), seed=1)
+
+
+@pytest.mark.parametrize("base", [SIMPLE, BOOKSIM], ids=["simple", "booksim"])
+def test_a_packet_pool_past_the_id_words_is_refused_at_the_boundary(base):
+    """The packet pool (a full source queue per node plus one packet per input VC and 16) must number its
+    packets in 32-bit words: the largest queue capacity that fits passes, one more is refused naming it."""
+    topology = Torus(3, 64)  # 262,144 nodes: the pool passes 2**31 at a queue of about 8,000 packets
+    nn, nch, vcs = topology.num_nodes, topology.num_channels, 2
+    input_vcs = nch * vcs + nn if base.router == "simple" else (nch + 2 * nn) * vcs + nn
+    largest = (WORD_LIMIT - input_vcs - 16) // nn
+    check_run_bounds(base.replace(queue_capacity=largest), topology, vcs)
+    with pytest.raises(ValueError, match=f"queue_capacity={largest + 1} .*packet ids are 32-bit words"):
+        check_run_bounds(base.replace(queue_capacity=largest + 1), topology, vcs)
+
+
+def test_the_64_bit_counters_cannot_overflow_within_the_bounds():
+    """The largest counter, latency_sum, grows by at most one per live packet per cycle: within the bounds
+    (cycles and pool both below WORD_LIMIT) it stays below 2**63."""
+    assert WORD_LIMIT * WORD_LIMIT < np.iinfo(np.int64).max
+
+
+# ------------------------------------------------------------------------------------------------ chunked runs
+
+
+def _frames(result) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
+    return result.packets, result.counters, result.period_table
+
+
+@pytest.mark.parametrize("base", [SIMPLE, BOOKSIM], ids=["simple", "booksim"])
+@pytest.mark.parametrize("control", ["fixed", "adaptive"])
+def test_a_run_in_chunks_equals_a_run_in_one_call(base, control, monkeypatch):
+    """The compiled loop resumes from its state: chunks of 7 cycles (not dividing any window) give the run of
+    one call, packet for packet."""
+    config = base if control == "fixed" else base.replace(run_control="adaptive", sample_period=100, max_periods=6)
+    monkeypatch.setattr(engine, "CHUNK_WORK", 10**12)
+    whole = simulate(DOR, config, seed=5)
+    monkeypatch.setattr(engine, "CHUNK_WORK", 7 * DOR.topology.num_nodes)
+    assert engine.chunk_cycles(DOR.topology) == 7
+    chunked = simulate(DOR, config, seed=5)
+    assert len(whole.packets) > 50
+    pd.testing.assert_frame_equal(chunked.packets, whole.packets)
+    assert chunked.counters == whole.counters
+    pd.testing.assert_frame_equal(chunked.period_table, whole.period_table)
+    assert (chunked.end_rule, chunked.cycles) == (whole.end_rule, whole.cycles)
+
+
+def test_chunks_shrink_with_the_network():
+    sizes = [Torus(2, 4), Torus(3, 16), Torus(3, 32), Torus(4, 32)]
+    chunks = [engine.chunk_cycles(t) for t in sizes]
+    assert chunks == sorted(chunks, reverse=True) and chunks[-1] == 1
+    assert all(c * t.num_nodes <= max(engine.CHUNK_WORK, t.num_nodes) for c, t in zip(chunks, sizes, strict=True))
+
+
+# ------------------------------------------------------------------------------------------------ packet pool
+
+
+@pytest.mark.parametrize("base", [SIMPLE, BOOKSIM], ids=["simple", "booksim"])
+def test_a_pool_grown_in_time_gives_the_run_of_a_full_pool(base, monkeypatch):
+    """Past saturation packets pile up in the source queues: the pool starts with POOL_HEADROOM cycles of ids
+    and grows several times, yet the run is the one of a pool as large as the queues from the start."""
+    config = base.replace(offered_load=0.9, queue_capacity=64)
+    grown = simulate(DOR, config, seed=3, keep_state=True)
+    pool = grown.state.free_stack.shape[0]
+    first = initial_pool_size(16, pool_input_vcs(base), 64)
+    assert first < pool <= packet_pool_size(16, pool_input_vcs(base), 64)
+    monkeypatch.setattr(engine, "initial_pool_size", packet_pool_size)
+    full = simulate(DOR, config, seed=3, keep_state=True)
+    assert full.state.free_stack.shape[0] == packet_pool_size(16, pool_input_vcs(base), 64)
+    pd.testing.assert_frame_equal(grown.packets, full.packets)
+    assert grown.counters == full.counters and grown.in_flight == full.in_flight
+
+
+def pool_input_vcs(config: SimConfig) -> int:
+    topology, vcs = DOR.topology, DOR.num_vcs
+    if config.router == "simple":
+        return topology.num_channels * vcs + topology.num_nodes
+    return (topology.num_channels + 2 * topology.num_nodes) * vcs + topology.num_nodes
+
+
+# ------------------------------------------------------------------------------------------------ memory
+
+
+def _allocated(state) -> int:
+    """Bytes held by a state's arrays (a view counted once, with its base)."""
+    bases = {}
+    for name in state._fields:
+        array = getattr(state, name)
+        base = array.base if array.base is not None else array
+        bases[id(base)] = base.nbytes
+    return sum(bases.values())
+
+
+@pytest.mark.parametrize("topology, vcs", [(Torus(2, 4), 2), (Torus(3, 4), 3)])
+def test_the_memory_estimates_match_the_allocation(topology, vcs):
+    """What the memory check adds up before a run is what the state holds, byte for byte, in both models."""
+    from torus_lab.sim import booksim, simple
+
+    st = simple.new_state(topology, vcs, 16, 100, 1, depth=8, length=4, atomic=True, pool=500)
+    assert _allocated(st) == simple.state_memory_bytes(topology, vcs, 8, 16, 100, 500)
+    routing = ecube_routing(topology, datelines=True, vcs=vcs)
+    bs = booksim.state_for(routing, BOOKSIM.replace(queue_capacity=16), rec_cap=100, pool=500)
+    assert _allocated(bs) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, 500)
+    layout = booksim.state_layout(topology, vcs, 8, 16, 100, 500)
+    assert {name for name, size in layout.items() if size} <= set(booksim.BookSimState._fields)
+    assert all(getattr(st, name).nbytes == size for name, size in simple.state_layout(
+        topology, vcs, 8, 16, 100, 500).items())  # fmt: skip
