@@ -26,6 +26,7 @@ from torus_lab.claims import (
     not_testable_claim,
     paper_value_claim,
     uncovered_results,
+    verdict_counts,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -252,15 +253,19 @@ def test_site_claims_page_shows_conditions_verdicts_and_evidence():
     from torus_lab import report, site
 
     table = claims_table("loads", [_claim(conditions="d = 2, run length {'warmup': 3000, 'drain': None}"),
-                                   _claim(claim_id="c2", measured_value=2.0)])  # fmt: skip
-    entry = site.SiteEntry("loads", "Loads", Path("loads.ipynb"), None, table, report.verdict_counts(table.verdict))
+                                   _claim(claim_id="c2", measured_value=2.0),
+                                   _claim(claim_id="c3", rule=Rule("all_of", {"n": 3}), measured_value=3,
+                                          conditions="3 random seeds", evidence_kind="statistical")])  # fmt: skip
+    entry = site.SiteEntry("loads", "Loads", Path("loads.ipynb"), None, table, verdict_counts(table.verdict))
     page = site._claims_page([entry], frozenset({"data/loads/loads.csv"}))
     assert page.count("<tr class='tl-ok'>") == 1 and page.count("<tr class='tl-no'>") == 1
-    assert "d = 2, run length (warmup 3000, drain none)" in page and "{'" not in page
+    assert page.count("<tr class='tl-inconclusive'>") == 1 and "<th>kind of evidence</th>" in page
+    assert all(f"<small>{kind}<br>" in page for kind in table.evidence_kind) and "**1 holds, 1 inconclusive" in page
+    assert "d = 2, run length (warmup = 3000, drain = none)" in page and "{'" not in page
     assert "href='../data/loads/loads.csv'" in page and "href='../data/loads/claims.csv'" in page
     assert all(v in page for v in VERDICTS)
-    assert report.verdict_counts(table.verdict) == "1 holds, 1 does not hold"
-    assert report.verdict_counts(["holds approximately"] * 2) == "2 hold approximately"
+    assert verdict_counts(["holds approximately"] * 2) == "2 hold approximately"
+    assert not hasattr(report, "VERDICT_WORDS") and report.verdict_counts is verdict_counts  # one vocabulary
 
 
 class TestCoverage:

@@ -570,8 +570,9 @@ def evidence_sentence(evidence_kind: str, rule: Rule, measured_value: float | No
     """The evidence of a row in words (the ``evidence_text`` column), generated from its kind and numbers.
 
     A statistical ``all_of`` row states its misses in ``n`` and the 95% upper bound on the miss rate
-    (:func:`rate_upper_bound`); a statistical row with a CI states the estimate, the interval and ``n`` where
-    known, and a ``no_difference`` row the smallest detectable difference (:func:`minimal_detectable_effect`).
+    (:func:`rate_upper_bound`), and those of its condition's cases where the rule has a condition; a statistical
+    row with a CI states the estimate, the interval and ``n`` where known, and a ``no_difference`` row the
+    smallest detectable difference (:func:`minimal_detectable_effect`).
 
     Examples
     --------
@@ -607,8 +608,13 @@ def evidence_sentence(evidence_kind: str, rule: Rule, measured_value: float | No
     if count_rule and p["n"] > 0:
         misses = p["n"] - int(measured)
         bound = rate_upper_bound(misses, p["n"])
-        return (f"statistical: {misses} misses in {p['n']} sampled cases; 95% upper bound on the miss rate "
+        text = (f"statistical: {misses} misses in {p['n']} sampled cases; 95% upper bound on the miss rate "
                 f"{bound:.2%} (Clopper-Pearson), the claim needs <= {p.get('max_rate', DEFAULT_MAX_RATE):.0%}")
+        if p.get("conditional_n", 0) > 0:  # the branch "holds under conditions" is judged on its own cases
+            inside = p["conditional_n"] - p["conditional_k"]
+            text += (f"; under the condition ({p['condition']}): {inside} misses in {p['conditional_n']}, upper "
+                     f"bound {rate_upper_bound(inside, p['conditional_n']):.2%}")
+        return text
     size = f"n = {n}, " if n is not None else ""
     if ci is None or math.isnan(measured):
         return f"statistical: {size}sampled, no confidence interval"
