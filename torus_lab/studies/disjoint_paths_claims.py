@@ -440,7 +440,7 @@ def _optimum_claims(optimum: pd.DataFrame, groups: pd.DataFrame, seed: str) -> l
         rule=Rule("at_least", {"bound": 1.0}),
         evidence=_dp_evidence("optimum_comparison.csv", "optimum_summary.csv"),
         # paper / optimum >= 1 holds by definition of the optimum (the minimum); the ratio's size is the finding
-        evidence_kind="by definition"))
+        evidence_kind="by definition" if not math.isnan(paper_ratio) else ""))
     ran = groups[groups["solved"] > 0] if len(groups) else groups
     closer = int((ran["short_gap"] <= ran["paper_gap"]).sum()) if len(ran) else 0
     rows.append(Claim(
