@@ -26,6 +26,7 @@ from torus_lab.claims import (
     not_testable_claim,
     paper_value_claim,
     uncovered_results,
+    verdict_counts,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +54,9 @@ def test_inside_ci_approximately():
     (1.5, None, "holds"), (1.4375, None, "holds"), (1.5625, None, "holds"),     # 12.5% of the excess 0.5
     (1.4374, None, "holds approximately"), (1.25, None, "holds approximately"),  # 50% off, within approx 0.5
     (1.2499, None, "does not hold"), (0.8, None, "does not hold"),               # wrong sign
-    (1.2, (1.1, 1.5), "holds"),                # the paper's value inside the CI
+    (1.2, (1.1, 1.5), "inconclusive"),         # the paper's value inside the CI: never "holds" by itself
+    (1.2, (1.1, 1.4375), "inconclusive"),      # the CI reaches the tolerance band 1.4375..1.5625
+    (1.2, (1.1, 1.4374), "does not hold"),     # the whole CI outside the band
 ])  # fmt: skip
 def test_ratio_excess_within(measured, ci, verdict):
     rule = Rule("ratio_excess_within", {"tolerance": 0.125, "approx": 0.5})
@@ -63,7 +66,9 @@ def test_ratio_excess_within(measured, ci, verdict):
 def test_ratio_tolerance_is_not_on_the_ratio():
     # "about 1.3" with a 10% tolerance on the ratio would accept 1.17..1.43, i.e. an improvement of 17%..43%
     rule = Rule("ratio_excess_within", {"tolerance": 0.1})
-    assert evaluate(rule, 1.3, 1.238, (1.186, 1.292)) == "does not hold"
+    assert evaluate(rule, 1.3, 1.238, (1.186, 1.25)) == "does not hold"
+    assert evaluate(rule, 1.3, 1.238, (1.186, 1.292)) == "inconclusive"   # the CI reaches 1.27, inside the band
+    assert evaluate(rule, 1.3, 1.238, None, "statistical") == "does not hold"  # no CI: the value as observed
     assert evaluate(rule, 1.3, 1.275, None) == "holds"      # 27.5% vs 30%: within 10% of the improvement
     assert evaluate(rule, 1.3, 1.265, None) == "does not hold"
 
@@ -248,15 +253,19 @@ def test_site_claims_page_shows_conditions_verdicts_and_evidence():
     from torus_lab import report, site
 
     table = claims_table("loads", [_claim(conditions="d = 2, run length {'warmup': 3000, 'drain': None}"),
-                                   _claim(claim_id="c2", measured_value=2.0)])  # fmt: skip
-    entry = site.SiteEntry("loads", "Loads", Path("loads.ipynb"), None, table, report.verdict_counts(table.verdict))
+                                   _claim(claim_id="c2", measured_value=2.0),
+                                   _claim(claim_id="c3", rule=Rule("all_of", {"n": 3}), measured_value=3,
+                                          conditions="3 random seeds", evidence_kind="statistical")])  # fmt: skip
+    entry = site.SiteEntry("loads", "Loads", Path("loads.ipynb"), None, table, verdict_counts(table.verdict))
     page = site._claims_page([entry], frozenset({"data/loads/loads.csv"}))
     assert page.count("<tr class='tl-ok'>") == 1 and page.count("<tr class='tl-no'>") == 1
-    assert "d = 2, run length (warmup 3000, drain none)" in page and "{'" not in page
+    assert page.count("<tr class='tl-inconclusive'>") == 1 and "<th>kind of evidence</th>" in page
+    assert all(f"<small>{kind}<br>" in page for kind in table.evidence_kind) and "**1 holds, 1 inconclusive" in page
+    assert "d = 2, run length (warmup = 3000, drain = none)" in page and "{'" not in page
     assert "href='../data/loads/loads.csv'" in page and "href='../data/loads/claims.csv'" in page
     assert all(v in page for v in VERDICTS)
-    assert report.verdict_counts(table.verdict) == "1 holds, 1 does not hold"
-    assert report.verdict_counts(["holds approximately"] * 2) == "2 hold approximately"
+    assert verdict_counts(["holds approximately"] * 2) == "2 hold approximately"
+    assert not hasattr(report, "VERDICT_WORDS") and report.verdict_counts is verdict_counts  # one vocabulary
 
 
 class TestCoverage:
@@ -330,6 +339,321 @@ class TestNotTestableClaim:
             not_testable_claim("c", "Fig. 1", "s", "c", "p", "m", "r", ("/abs/b.csv",))
         with pytest.raises(ValueError, match="statement"):
             not_testable_claim("c", "Fig. 1", " ", "c", "p", "m", "r", ("data/a/b.csv",))
+
+
+# ------------------------------------------------------------------------------------------ evidence and power
+from scipy import stats  # noqa: E402
+
+from torus_lab.claims import (  # noqa: E402
+    DEFAULT_MAX_RATE,
+    EVIDENCE_KINDS,
+    LEGACY_CLAIM_COLUMNS,
+    REPRODUCED_VERDICTS,
+    claims_changes,
+    conditions_text,
+    derive_evidence_kind,
+    evidence_sentence,
+    minimal_detectable_effect,
+    rate_upper_bound,
+    referee_summary,
+    upgrade_claims_table,
+)
+
+
+class TestRateUpperBound:
+    """`rate_upper_bound`: Clopper-Pearson one-sided, the rule of three for 0 of n."""
+
+    @given(n=st.integers(1, 2000), data=st.data())
+    def test_matches_the_exact_binomial_interval(self, n, data):
+        events = data.draw(st.integers(0, n - 1))
+        two_sided_90 = stats.binomtest(events, n).proportion_ci(0.90, method="exact").high
+        assert rate_upper_bound(events, n) == pytest.approx(two_sided_90, rel=1e-9)
+
+    @given(n=st.integers(1, 5000))
+    def test_zero_events_and_the_rule_of_three(self, n):
+        bound = rate_upper_bound(0, n)
+        assert bound == pytest.approx(1 - 0.05 ** (1 / n), rel=1e-9)
+        assert bound <= 3 / n           # the rule of three is a slight over-estimate
+        assert rate_upper_bound(1, n) > bound if n > 1 else rate_upper_bound(1, 1) == 1.0
+
+    def test_bad_counts(self):
+        with pytest.raises(ValueError, match="events"):
+            rate_upper_bound(3, 2)
+        with pytest.raises(ValueError, match="n"):
+            rate_upper_bound(0, 0)
+        with pytest.raises(ValueError, match="confidence"):
+            rate_upper_bound(0, 10, 1.0)
+
+
+class TestMinimalDetectableEffect:
+    """`minimal_detectable_effect`: (z(1 - alpha/2) + z(power)) standard errors."""
+
+    @given(half_width=st.floats(0, 1e3))
+    def test_at_power_one_half_it_is_the_half_width(self, half_width):
+        assert minimal_detectable_effect(half_width, 0.05, 0.5) == pytest.approx(half_width, abs=1e-12)
+
+    def test_grows_with_power_and_shrinks_with_alpha(self):
+        assert minimal_detectable_effect(1.0, 0.05, 0.9) > minimal_detectable_effect(1.0, 0.05, 0.8) > 1.0
+        assert minimal_detectable_effect(1.0, 0.05, 0.8) == pytest.approx((1.959964 + 0.841621) / 1.959964, 1e-6)
+        with pytest.raises(ValueError, match="alpha"):
+            minimal_detectable_effect(1.0, 0.0)
+        with pytest.raises(ValueError, match="power"):
+            minimal_detectable_effect(1.0, 0.05, 1.0)
+
+
+class TestStatisticalVerdicts:
+    """The verdict rules on statistical evidence at their boundaries."""
+
+    def test_none_observed_needs_enough_runs(self):
+        # 0 of n: the 95% bound 1 - 0.05**(1/n) is <= 1% from n = 299 on
+        rule = Rule("all_of", {"n": 299})
+        assert rate_upper_bound(0, 299) <= DEFAULT_MAX_RATE < rate_upper_bound(0, 298)
+        assert evaluate(rule, None, 299, evidence_kind="statistical") == "holds"
+        assert evaluate(Rule("all_of", {"n": 298}), None, 298, evidence_kind="statistical") == "inconclusive"
+        assert evaluate(Rule("all_of", {"n": 120}), None, 120, evidence_kind="exhaustive") == "holds"
+        assert evaluate(Rule("all_of", {"n": 120, "max_rate": 0.025}), None, 120, evidence_kind="statistical") \
+            == "holds"                                        # 2.47% <= 2.5%
+        assert evaluate(Rule("all_of", {"n": 120, "max_rate": 0.024}), None, 120, evidence_kind="statistical") \
+            == "inconclusive"
+
+    def test_a_miss_in_a_sample_is_a_counterexample(self):
+        assert evaluate(Rule("all_of", {"n": 1000}), None, 999, evidence_kind="statistical") == "does not hold"
+        cond = {"n": 400, "condition": "atomic", "conditional_k": 100, "conditional_n": 100}
+        assert evaluate(Rule("all_of", cond), None, 300, evidence_kind="statistical") == "inconclusive"
+        assert evaluate(Rule("all_of", {**cond, "conditional_k": 299, "conditional_n": 299}), None, 299,
+                        evidence_kind="statistical") == "holds under conditions"  # fmt: skip
+
+    @pytest.mark.parametrize(("ci", "kind", "verdict"), [
+        ((0.25, 0.75), "statistical", "inconclusive"),      # the CI reaches the bound 0.5
+        ((0.5, 0.75), "statistical", "inconclusive"),       # boundary: inclusive
+        ((0.5001, 0.75), "statistical", "does not hold"),   # the whole CI above the bound
+        (None, "statistical", "does not hold"),              # without a CI: an observed case beyond the bound
+        (None, "exhaustive", "does not hold"),
+    ])  # fmt: skip
+    def test_a_bound_missed(self, ci, kind, verdict):
+        assert evaluate(Rule("at_most", {"bound": 0.5}), None, 0.625, ci, kind) == verdict
+        assert evaluate(Rule("at_most", {"bound": 0.5}), None, 0.5, ci, kind) == "holds"
+
+    def test_absence_of_evidence_is_not_a_contradiction(self):
+        # "in some cases latency is lower": no significant case found among a sample
+        exists = Rule("at_least", {"bound": 1, "exists": True})
+        assert evaluate(exists, None, 0, None, "statistical") == "inconclusive"
+        assert evaluate(exists, None, 1, None, "statistical") == "holds"
+        assert evaluate(exists, None, 0, None, "exhaustive") == "does not hold"     # every case was looked at
+        assert evaluate(Rule("at_least", {"bound": 1}), None, 0, None, "statistical") == "does not hold"
+        assert "existence claim" in exists.sentence()
+        with pytest.raises(TypeError, match="exists"):
+            Rule("at_least", {"exists": "yes"})
+
+    @pytest.mark.parametrize(("measured", "ci", "verdict"), [
+        (0.0, (-0.75, 0.75), "inconclusive"),  # inside +-1, but detects only 1.07 > 1 at power 0.8
+        (0.0, (-0.5, 0.5), "holds"),           # detects 0.715 <= 1
+        (0.5, (0.25, 0.75), "holds"),          # a significant difference smaller than the effect
+        (1.0, (0.75, 1.25), "inconclusive"),   # at the effect: not beyond it
+        (1.5, (1.25, 1.75), "does not hold"),  # significant and larger than the effect
+        (1.5, (-0.25, 3.25), "inconclusive"),  # large but not significant: absence of evidence
+        (1.5, None, "not testable here"),
+    ])  # fmt: skip
+    def test_no_difference(self, measured, ci, verdict):
+        assert evaluate(Rule("no_difference", {"effect": 1.0}), None, measured, ci) == verdict
+
+    def test_no_difference_power_is_a_parameter(self):
+        ci = (-0.5, 0.5)
+        assert minimal_detectable_effect(0.5, 0.05, 0.5) == pytest.approx(0.5)
+        assert evaluate(Rule("no_difference", {"effect": 0.5, "power": 0.5}), None, 0.0, ci) == "holds"
+        assert evaluate(Rule("no_difference", {"effect": 0.5, "power": 0.8}), None, 0.0, ci) == "inconclusive"
+        with pytest.raises(ValueError, match="power"):
+            Rule("no_difference", {"effect": 1.0, "power": 1.5})
+
+    @pytest.mark.parametrize("kind", EVIDENCE_KINDS)
+    def test_definition_and_not_testable_override_the_numbers(self, kind):
+        verdict = evaluate(Rule("exact"), 3, 3, None, kind)
+        expected = {"by definition": "true by definition", "not testable": "not testable here"}.get(kind, "holds")
+        assert verdict == expected
+        assert "true by definition" not in REPRODUCED_VERDICTS
+        with pytest.raises(ValueError, match="evidence_kind"):
+            evaluate(Rule("exact"), 3, 3, None, "proof")
+
+
+@given(paper=positive, measured=positive, tolerance=st.floats(0, 2), width=st.floats(0, 10),
+       kind=st.sampled_from(["ratio_excess_within", "fit_exponent_within"]))
+def test_the_tolerance_alone_decides_holds(paper, measured, tolerance, width, kind):
+    """docs/conventions.md#claims-tolerance: the CI never turns a miss of the tolerance into "holds", and a miss
+    is "does not hold" only when the CI lies outside the tolerance band."""
+    if paper == 1:
+        return
+    scale = abs(paper - 1) if kind == "ratio_excess_within" else 1.0
+    ci = (measured - width, measured + width)
+    verdict = evaluate(Rule(kind, {"tolerance": tolerance}), paper, measured, ci)
+    distance = abs((measured - 1) - (paper - 1)) if kind == "ratio_excess_within" else abs(measured - paper)
+    within = distance <= tolerance * scale
+    reaches = ci[0] - tolerance * scale <= paper <= ci[1] + tolerance * scale
+    assert (verdict == "holds") == within
+    if not within:
+        assert verdict == ("inconclusive" if reaches else "does not hold")
+
+
+class TestEvidenceKind:
+    """`derive_evidence_kind`, `evidence_sentence` and the new columns of a row."""
+
+    @pytest.mark.parametrize(("rule", "measured", "ci_method", "conditions", "kind"), [
+        (Rule("all_of", {"n": 4}), 4, "", "k = 2..5", "exhaustive"),
+        (Rule("all_of", {"n": 4}), 3, "", "k = 2..5", "counterexample"),
+        (Rule("all_of", {"n": 4, "within_noise_k": 4}), 3, "", "k = 2..5", "exhaustive"),  # not "does not hold"
+        (Rule("all_of", {"n": 4}), 4, "", "20 seeds per point", "statistical"),
+        (Rule("all_of", {"n": 4}), 4, "", "random connected faults", "statistical"),
+        (Rule("all_of", {"n": 4}), 4, "", "experiment seed 1996", "exhaustive"),   # a seed alone samples nothing
+        (Rule("at_most", {"bound": 1}), 0.5, "Wilson 95%", "k = 4", "statistical"),
+        (Rule("at_most", {"bound": 1}), NAN, "", "k = 4", "not testable"),
+        (Rule("manual", {"verdict": "not testable here", "reason": "a drawing"}), 2.0, "", "k = 4", "not testable"),
+        (Rule("manual", {"verdict": "holds", "reason": "proof read"}), NAN, "", "k = 4", "exhaustive"),
+    ])  # fmt: skip
+    def test_derivation(self, rule, measured, ci_method, conditions, kind):
+        assert derive_evidence_kind(rule, measured, ci_method, conditions) == kind
+
+    def test_a_statistical_row_states_its_sample(self):
+        claim = _claim(rule=Rule("all_of", {"n": 120}), measured_value=120, conditions="120 runs", paper_text="never")
+        assert (claim.evidence_kind, claim.n, claim.verdict) == ("statistical", 120, "inconclusive")
+        assert "0 misses in 120" in claim.evidence_text and "2.47%" in claim.evidence_text
+        row = claim.row()
+        assert (row["evidence_kind"], row["n"]) == ("statistical", 120.0)
+        stated = _claim(measured_value=0.8, ci_low=0.7, ci_high=0.9, ci_method="bootstrap 95%", n=50)
+        assert stated.evidence_text == "statistical: n = 50, estimate 0.8, bootstrap 95% [0.7, 0.9]"
+        assert "detectable" in evidence_sentence("statistical", Rule("no_difference", {"effect": 1}), 0.0, (-1, 1))
+
+    def test_by_definition_is_stated_never_counted(self):
+        claim = _claim(evidence_kind="by definition")
+        assert claim.verdict == "true by definition" and "not a reproduction" in claim.evidence_text
+        with pytest.raises(ValueError, match="evidence_kind"):
+            _claim(evidence_kind="proof")
+        with pytest.raises(ValueError, match="n"):
+            _claim(n=-1)
+
+
+class TestConditionsInWords:
+    """`conditions_text` and the rendering of dicts that leak into `conditions`."""
+
+    def test_mapping(self):
+        assert conditions_text({"k": 8, "faults": 2, "atomic": True, "cap": None, "sizes": [4, 8], "p": 0.5}) \
+            == "k = 8, faults = 2, atomic = yes, cap = none, sizes = [4, 8], p = 0.5"
+        assert _claim(conditions={"k": 8, "fault_policy": "y"}).conditions == "k = 8, fault policy = y"
+        with pytest.raises(TypeError, match="conditions"):
+            conditions_text("k = 8")
+
+    def test_embedded_dict_reprs_are_rendered(self):
+        leaked = ("2 replicas, run length {'run_control': 'adaptive', 'latency_cap': None, "
+                  "'inner': {'warmup': 3000}} (offered 1.0: {'measure': 20000})")
+        claim = _claim(conditions=leaked)
+        assert claim.conditions == ("2 replicas, run length (run control = adaptive, latency cap = none, inner = "
+                                    "(warmup = 3000)) (offered 1.0: (measure = 20000))")
+        assert "{" not in claim.conditions and "'" not in claim.conditions
+
+    @pytest.mark.parametrize("text", ["sets {0, 1} and {2}", "a brace { left open", "{}", "{not python}"])
+    def test_other_braces_are_kept(self, text):
+        assert _claim(conditions=text).conditions == text
+
+
+# ------------------------------------------------------------------------------------------ tables of two schemas
+def test_new_columns_round_trip_and_are_checked(tmp_path):
+    table = claims_table("loads", [_claim(rule=Rule("all_of", {"n": 400}), measured_value=400, conditions="random",
+                                          paper_text="never")])  # fmt: skip
+    table.to_csv(tmp_path / "claims.csv", index=False)
+    back = check_claims_table(pd.read_csv(tmp_path / "claims.csv", dtype=str, keep_default_na=False))
+    assert back.loc[0, "evidence_kind"] == "statistical" and back.loc[0, "n"] == 400.0
+    assert back.loc[0, "verdict"] == "holds"
+    bad = table.copy()
+    bad.loc[0, "evidence_kind"] = "by definition"     # would make the verdict "true by definition"
+    with pytest.raises(ValueError, match="its rule gives 'true by definition'"):
+        check_claims_table(bad)
+    bad.loc[0, "evidence_kind"] = "proof"
+    with pytest.raises(ValueError, match="evidence_kind"):
+        check_claims_table(bad)
+
+
+def test_a_legacy_table_is_kept_as_written_and_upgraded_on_request():
+    legacy = claims_table("loads", [_claim(rule=Rule("all_of", {"n": 120}), measured_value=120,
+                                           evidence_kind="exhaustive")])[LEGACY_CLAIM_COLUMNS]  # fmt: skip
+    legacy.loc[0, "conditions"] = "120 runs, {'warmup': 10}"
+    checked = check_claims_table(legacy)
+    assert list(checked.columns) == CLAIM_COLUMNS
+    assert checked.loc[0, "verdict"] == "holds" and checked.loc[0, "evidence_kind"] == ""
+    upgraded = upgrade_claims_table(legacy)
+    assert upgraded.loc[0, "verdict"] == "inconclusive" and upgraded.loc[0, "evidence_kind"] == "statistical"
+    assert upgraded.loc[0, "conditions"] == "120 runs, (warmup = 10)"
+    check_claims_table(upgraded)
+
+
+class TestRefereeSummary:
+    """`referee_summary`: counts, reproduced rows, and the findings chosen by the documented rule."""
+
+    @staticmethod
+    def _table():
+        exact = Rule("exact")
+        rows = [
+            dict(claim_id="ok", measured_value=1.0, paper_value=1.0, rule=exact),
+            dict(claim_id="def", evidence_kind="by definition"),
+            dict(claim_id="small_miss", measured_value=1.25, paper_value=1.0, rule=exact),
+            dict(claim_id="undecided", measured_value=4.0, paper_value=1.0, rule=exact, ci_low=0.5, ci_high=5.0,
+                 ci_method="bootstrap 95%"),
+            dict(claim_id="big_miss", measured_value=3.0, paper_value=1.0, rule=exact),
+            dict(claim_id="untested", measured_value=NAN),
+        ]
+        return claims_table("loads", [_claim(**row, measured_text=f"value of {row['claim_id']}") for row in rows])
+
+    def test_counts_and_order_of_findings(self):
+        summary = referee_summary(self._table())
+        assert summary.papers == ("loads",) and summary.claims == 6
+        assert dict(summary.verdicts) == {"holds": 1, "inconclusive": 1, "does not hold": 2,
+                                          "true by definition": 1, "not testable here": 1}
+        assert summary.reproduced == 1                 # the by-definition row is never counted
+        assert dict(summary.evidence_kinds) == {"exhaustive": 3, "statistical": 1, "by definition": 1,
+                                                "not testable": 1}
+        # does not hold before inconclusive, the larger effect first: big_miss (200%), small_miss (25%), undecided
+        order = [next(cid for cid in ("big_miss", "small_miss", "undecided") if f"value of {cid}," in finding)
+                 for finding in summary.findings]
+        assert order == ["big_miss", "small_miss", "undecided"]
+        assert all(finding.startswith("Theorem 1: ") for finding in summary.findings)
+        assert len(referee_summary(self._table(), max_findings=1).findings) == 1
+        assert "1 reproduced" in summary.text() and "\n- Theorem 1" in summary.text()
+
+    def test_verdict_counts_cover_every_verdict(self):
+        from torus_lab.claims import VERDICT_PLURALS, verdict_counts
+
+        assert set(VERDICT_PLURALS) == set(VERDICTS)
+        every = [v for v in VERDICTS for _ in range(2)]
+        assert verdict_counts(every) == ", ".join(f"2 {VERDICT_PLURALS[v]}" for v in VERDICTS)
+        assert verdict_counts(pd.Series(["inconclusive", "holds"])) == "1 holds, 1 inconclusive"
+        with pytest.raises(ValueError, match="verdicts"):
+            verdict_counts(["partly holds"])
+
+    def test_no_findings(self):
+        summary = referee_summary(claims_table("loads", [_claim()]))
+        assert summary.findings == () and "No claim fails" in summary.text()
+        with pytest.raises(ValueError, match="max_findings"):
+            referee_summary(claims_table("loads", [_claim()]), max_findings=-1)
+
+
+class TestClaimsChanges:
+    """`claims_changes`: the rows whose verdict or evidence changed between two tables."""
+
+    def test_changed_added_removed(self):
+        old = claims_table("loads", [_claim(), _claim(claim_id="gone"), _claim(claim_id="c3", measured_value=2.0)])
+        new = claims_table("loads", [_claim(), _claim(claim_id="c3", measured_value=0.5), _claim(claim_id="fresh")])
+        changes = claims_changes(old, new)
+        assert changes[["claim_id", "change", "old_verdict", "new_verdict"]].values.tolist() == [
+            ["c3", "changed", "does not hold", "holds"], ["fresh", "added", "", "holds"],
+            ["gone", "removed", "holds", ""]]
+        assert claims_changes(new, new).empty
+
+    def test_evidence_alone_counts_and_legacy_tables_record_none(self):
+        rule = Rule("all_of", {"n": 400})
+        old = claims_table("loads", [_claim(rule=rule, measured_value=400)])
+        new = claims_table("loads", [_claim(rule=rule, measured_value=400, evidence_kind="statistical")])
+        changes = claims_changes(old, new)
+        assert changes[["old_verdict", "new_verdict", "old_evidence_kind", "new_evidence_kind"]].values.tolist() \
+            == [["holds", "holds", "exhaustive", "statistical"]]
+        legacy = claims_changes(old[LEGACY_CLAIM_COLUMNS], old)
+        assert legacy.old_evidence_kind.tolist() == [""] and legacy.new_evidence_kind.tolist() == ["exhaustive"]
 
 
 class TestPaperValueClaim:

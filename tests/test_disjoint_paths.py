@@ -627,7 +627,9 @@ def test_claims_rules_on_perturbed_tables(tiny_results):
     summary.loc[summary.variant == "paper", "fallback_instances"] = 0
     summary.loc[over, "fallback_instances"] = 1                          # solved, but with a counted fallback
     claims = _claims(tiny_results, disjoint_paths=summary)
-    assert claims.loc["correctness", "verdict"] == "holds under conditions"
+    # all random instances solved within the condition, but too few to bound the miss rate at 1% (the rule of
+    # docs/conventions.md#claims-evidence): inconclusive at this scale, "holds under conditions" at the paper's
+    assert claims.loc["correctness", "verdict"] == "inconclusive"
     summary.loc[over, "failures"] = 1                                    # a failure decides
     assert _claims(tiny_results, disjoint_paths=summary).loc["correctness", "verdict"] == "does not hold"
     summary = tiny_results["disjoint_paths"].copy()

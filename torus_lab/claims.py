@@ -4,8 +4,12 @@ Every study ends with a claims table (``data/<experiment>/claims.csv``, one row 
 :data:`CLAIM_COLUMNS` in this order); ``torus-lab report`` concatenates them into ``data/claims.csv``.  The
 verdict is never typed by hand: each claim carries its verdict rule as data (a :class:`Rule`: one of
 :data:`RULE_KINDS` with its parameters), and :func:`evaluate` turns the rule, the paper's value, the measured
-value and its confidence interval into one of :data:`VERDICTS`.  A claim that cannot be judged from numbers
-uses the ``manual`` rule, which states its verdict and the reason.
+value, its confidence interval and the kind of evidence (:data:`EVIDENCE_KINDS`: exhaustive, counterexample,
+statistical, by definition, not testable) into one of :data:`VERDICTS`, "inconclusive" and "true by definition"
+included (``docs/conventions.md#claims-evidence``, ``docs/conventions.md#claims-tolerance``).  A claim that cannot
+be judged from numbers uses the ``manual`` rule, which states its verdict and the reason.  :func:`referee_summary`
+and :func:`claims_changes` summarise a table and compare it with the committed one
+(``docs/conventions.md#claims-summary``).
 
 Evidence paths are relative to the output root (the project folder for the committed tables):
 ``data/<experiment>/<file>.csv``, ``figures/<experiment>/<file>.png`` or ``tests/<file>.py``, the same in the
@@ -14,8 +18,10 @@ per-paper tables and in ``data/claims.csv`` (see :func:`data_file`).
 Examples
 --------
 >>> rule = Rule("ratio_excess_within", {"tolerance": 0.1})
->>> evaluate(rule, paper_value=1.3, measured_value=1.238, ci=(1.186, 1.292))
+>>> evaluate(rule, paper_value=1.3, measured_value=1.238, ci=(1.186, 1.25))
 'does not hold'
+>>> evaluate(rule, paper_value=1.3, measured_value=1.238, ci=(1.186, 1.292))   # the CI reaches 1.27..1.33
+'inconclusive'
 >>> table = claims_table("fault_tolerant", [Claim(
 ...     claim_id="ratio", location="Section 5", statement="A / B is about 1.3", conditions="N=128, m=6",
 ...     paper_value=1.3, paper_text="about 1.3", measured_value=1.29, measured_text="1.29 [1.25, 1.33]",
@@ -27,10 +33,12 @@ Examples
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -67,25 +75,73 @@ __all__ = [
     "uncovered_results",
     "comparison_counts",
     "not_testable_claim",
+    "EVIDENCE_KINDS",
+    "REPRODUCED_VERDICTS",
+    "VERDICT_PLURALS",
+    "DEFAULT_MAX_RATE",
+    "rate_upper_bound",
+    "minimal_detectable_effect",
+    "derive_evidence_kind",
+    "evidence_sentence",
+    "conditions_text",
+    "upgrade_claims_table",
+    "verdict_counts",
+    "PaperSummary",
+    "referee_summary",
+    "claims_changes",
+    "LEGACY_CLAIM_COLUMNS",
+    "FINDING_VERDICTS",
+    "CHANGE_COLUMNS",
     "paper_value_claim",
 ]
 
-#: The verdict vocabulary, from best to worst, then "not testable here".
+#: The verdict vocabulary, from best to worst, then the two verdicts that are no finding of ours
+#: (``docs/conventions.md#claims``).
 #:
-#: * ``holds``: the measurement agrees with the claim as stated, within the rule's tolerance;
+#: * ``holds``: the measurement agrees with the claim as stated, within the rule's tolerance, on an exhaustive
+#:   check or on a statistical result of the stated power;
 #: * ``holds approximately``: it agrees within a wider, stated tolerance (the paper's number is off, not its
 #:   direction), or the paper's set/count over-approximates what we measure;
 #: * ``holds under conditions``: it holds only inside a stated part of the claim's scope (e.g. atomic buffer
 #:   allocation, k <= 4) and fails outside it;
-#: * ``does not hold``: the measurement contradicts the claim;
+#: * ``inconclusive``: the data cannot decide at the stated power (a statistical miss whose confidence interval
+#:   still reaches the accepted region, "none observed" in too few runs, a "no difference" the test could not
+#:   have detected);
+#: * ``does not hold``: the measurement contradicts the claim (a counterexample, or a confidence interval
+#:   entirely outside the accepted region);
+#: * ``true by definition``: the claim is true by definition or by construction of our code; never counted as
+#:   reproduced;
 #: * ``not testable here``: nothing was measured for it (the run lacks the points, or it cannot be measured).
-VERDICTS = ("holds", "holds approximately", "holds under conditions", "does not hold", "not testable here")
+VERDICTS = ("holds", "holds approximately", "holds under conditions", "inconclusive", "does not hold",
+            "true by definition", "not testable here")  # fmt: skip
+#: The verdicts that count as "reproduced" in a summary (never ``true by definition``).
+REPRODUCED_VERDICTS = ("holds", "holds approximately", "holds under conditions")
+#: Each verdict as the plural of a count ("3 hold"), for summaries such as ``'3 hold, 1 inconclusive'``.
+VERDICT_PLURALS: Mapping[str, str] = MappingProxyType({
+    "holds": "hold", "holds approximately": "hold approximately", "holds under conditions": "hold under conditions",
+    "inconclusive": "inconclusive", "does not hold": "do not hold", "true by definition": "true by definition",
+    "not testable here": "not testable here",
+})  # fmt: skip
+#: The kinds of evidence a row rests on (column ``evidence_kind``, ``docs/conventions.md#claims-evidence``):
+#:
+#: * ``exhaustive``: every case of a stated finite family was checked;
+#: * ``counterexample``: a concrete instance, reproducible from the row, contradicts the claim;
+#: * ``statistical``: a sample (``n``, an estimate, a confidence interval, or "x of n" with the upper
+#:   confidence bound on the rate);
+#: * ``by definition``: true by definition or by construction (verdict ``true by definition``);
+#: * ``not testable``: nothing decides it here (the reason is the rule's).
+EVIDENCE_KINDS = ("exhaustive", "counterexample", "statistical", "by definition", "not testable")
+#: The largest rate of a "never happens" claim (``all_of`` on statistical evidence) that its sample must exclude at
+#: 95% for "holds" when the rule states no ``max_rate``: the rule of three needs n >= 299 runs without an event.
+DEFAULT_MAX_RATE = 0.01
 #: Columns of every claims table, in this order (the fields of :class:`Claim`).
 CLAIM_COLUMNS = [
     "paper", "claim_id", "location", "statement", "conditions", "paper_value", "paper_text", "measured_value",
-    "measured_text", "ci_low", "ci_high", "ci_method", "rule", "rule_params", "rule_text", "verdict", "evidence",
-    "notebook",
+    "measured_text", "ci_low", "ci_high", "ci_method", "rule", "rule_params", "rule_text", "verdict",
+    "evidence_kind", "n", "evidence_text", "evidence", "notebook",
 ]  # fmt: skip
+#: The columns of tables written before evidence kinds (read back by :func:`upgrade_claims_table`).
+LEGACY_CLAIM_COLUMNS = [c for c in CLAIM_COLUMNS if c not in ("evidence_kind", "n", "evidence_text")]
 _NUMERIC_COLUMNS = ("paper_value", "measured_value", "ci_low", "ci_high")
 
 #: Parameters of each rule kind: (required, optional).  See :func:`evaluate` for their meaning.
@@ -93,21 +149,29 @@ RULE_KINDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = MappingProxy
     "inside_ci": ((), ("approx",)),
     "ratio_excess_within": (("tolerance",), ("approx",)),
     "at_most": ((), ("bound", "approx_bound")),
-    "at_least": ((), ("bound", "approx_bound")),
+    "at_least": ((), ("bound", "approx_bound", "exists")),
     "exact": ((), ("tolerance",)),
-    "all_of": (("n",), ("within_noise_k", "approx_share", "condition", "conditional_k", "conditional_n")),
+    "all_of": (("n",), ("within_noise_k", "approx_share", "condition", "conditional_k", "conditional_n",
+                        "max_rate")),
     "fit_exponent_within": (("tolerance",), ("approx",)),
     "subset": (("paper_set", "measured_set"), ()),
+    "no_difference": (("effect",), ("alpha", "power")),
     "manual": (("verdict", "reason"), ()),
 })  # fmt: skip
-_NUMBER_PARAMS = ("approx", "tolerance", "bound", "approx_bound", "approx_share")
+_NUMBER_PARAMS = ("approx", "tolerance", "bound", "approx_bound", "approx_share", "max_rate", "effect", "alpha",
+                  "power")  # fmt: skip
 _COUNT_PARAMS = ("n", "within_noise_k", "conditional_k", "conditional_n")
 
 
 def _number(name: str, value: object) -> float:
     """A finite number parameter (>= 0 for tolerances and shares)."""
     minimum = None if name in ("bound", "approx_bound") else 0.0
-    return check_real(name, value, minimum=minimum, maximum=1.0 if name == "approx_share" else None)
+    if name in ("alpha", "power", "confidence"):
+        number = check_real(name, value, minimum=0.0, maximum=1.0, open_maximum=True)
+        if number == 0:
+            raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
+        return number
+    return check_real(name, value, minimum=minimum, maximum=1.0 if name in ("approx_share", "max_rate") else None)
 
 
 @dataclass(frozen=True)
@@ -119,16 +183,21 @@ class Rule:
     kind : str
         ``inside_ci`` (the paper's value inside the measured CI; ``approx``: relative distance to the paper's value
         for "holds approximately"), ``ratio_excess_within`` (a ratio's excess over 1 within ``tolerance`` of the
-        paper's excess, relative, or the paper's value inside the CI; ``approx``: wider tolerance for "holds
-        approximately" with the same sign), ``at_most`` / ``at_least`` (a bound: ``bound``, default the paper's
-        value; ``approx_bound``: a looser bound for "holds approximately"), ``exact`` (equal within ``tolerance``,
-        default 0), ``all_of`` (the measured value is a count k of ``n`` cases: all strictly; ``conditional_k`` of
-        ``conditional_n`` cases inside ``condition`` all true gives "holds under conditions"; ``within_noise_k``
-        (the cases that satisfy it or miss it only within noise, e.g. overlapping 95% CIs) equal to ``n``, or a
-        share of at least ``approx_share``, gives "holds approximately"), ``fit_exponent_within`` (a fitted exponent
-        within ``tolerance`` of the paper's, absolute), ``subset`` (the measured set equal to the paper's set:
-        holds; a strict subset: holds approximately), ``manual`` (``verdict`` and the ``reason`` it cannot be
-        computed from numbers).
+        paper's excess, relative; ``approx``: wider tolerance for "holds approximately" with the same sign; the CI
+        only tells "inconclusive" from "does not hold", ``docs/conventions.md#claims-tolerance``), ``at_most`` /
+        ``at_least`` (a bound: ``bound``, default the paper's value; ``approx_bound``: a looser bound for "holds
+        approximately"; ``exists`` (a bool, ``at_least`` only): the claim says some cases exist and the measured value
+        counts those found), ``exact`` (equal within ``tolerance``, default 0), ``all_of`` (the measured value is a
+        count k of ``n`` cases: all strictly; ``conditional_k`` of ``conditional_n`` cases inside ``condition`` all
+        true gives "holds under conditions"; ``within_noise_k`` (the cases that satisfy it or miss it only within
+        noise, e.g. overlapping 95% CIs) equal to ``n``, or a share of at least ``approx_share``, gives "holds
+        approximately"; on statistical evidence the cases that all hold must also bound the rate of a miss by
+        ``max_rate``, default :data:`DEFAULT_MAX_RATE`, at 95%), ``fit_exponent_within`` (a fitted exponent within
+        ``tolerance`` of the paper's, absolute), ``no_difference`` (the measured value is a difference with its CI;
+        the claim "no difference" is about differences of at least ``effect``; ``alpha`` (default 0.05) and ``power``
+        (default 0.8) give the smallest difference the comparison could detect, :func:`minimal_detectable_effect`),
+        ``subset`` (the measured set equal to the paper's set: holds; a strict subset: holds approximately),
+        ``manual`` (``verdict`` and the ``reason`` it cannot be computed from numbers).
     params : Mapping
         The parameters listed in :data:`RULE_KINDS` for ``kind``.
 
@@ -162,6 +231,8 @@ class Rule:
                 check_sequence(name, value)
             elif name == "verdict":
                 check_str("verdict", value, VERDICTS)
+            elif name == "exists":
+                check_instance("exists", value, bool, "a bool")
             else:
                 check_str(name, value)
         if ("conditional_k" in params) != ("conditional_n" in params) or (
@@ -192,13 +263,14 @@ class Rule:
             return f"the paper's value lies inside the measured confidence interval{approx}"
         if self.kind == "ratio_excess_within":
             approx = f"; within {p['approx']:.0%} with the same sign: holds approximately" if "approx" in p else ""
-            return (f"|measured - 1| within {p['tolerance']:.0%} of |paper - 1| (relative to the paper's excess), "
-                    f"or the paper's value inside the measured confidence interval{approx}")
+            return (f"|measured - paper| within {p['tolerance']:.0%} of |paper - 1| (the tolerance is on the paper's "
+                    f"excess over 1){approx}")
         if self.kind in ("at_most", "at_least"):
             bound = f"{p['bound']:g}" if "bound" in p else "the paper's value"
             sign = "<=" if self.kind == "at_most" else ">="
             looser = f"; {sign} {p['approx_bound']:g}: holds approximately" if "approx_bound" in p else ""
-            return f"measured {sign} {bound}{looser}"
+            exists = "; an existence claim: too few found in a sample is inconclusive" if p.get("exists") else ""
+            return f"measured {sign} {bound}{looser}{exists}"
         if self.kind == "exact":
             return "measured equals the paper's value" + (f" within {p['tolerance']:g}" if p.get("tolerance") else "")
         if self.kind == "all_of":
@@ -209,7 +281,13 @@ class Rule:
                 text += "; every case true or missed only within noise: holds approximately"
             if "approx_share" in p:
                 text += f"; at least {p['approx_share']:.0%} of them: holds approximately"
+            if "max_rate" in p:
+                text += f"; on a sample, the 95% upper bound on the rate of a miss must be <= {p['max_rate']:g}"
             return text
+        if self.kind == "no_difference":
+            return (f"no difference of {p['effect']:g} or more: the {1 - p.get('alpha', 0.05):.0%} confidence interval "
+                    f"of the difference inside +-{p['effect']:g} and the smallest difference detectable at power "
+                    f"{p.get('power', 0.8):g} at most {p['effect']:g}")
         if self.kind == "fit_exponent_within":
             return f"fitted exponent within {p['tolerance']:g} of the paper's" + (
                 f"; within {p['approx']:g}: holds approximately" if "approx" in p else "")
@@ -239,13 +317,80 @@ def _optional(name: str, value: object) -> float:
     return check_real(name, value, finite=False)
 
 
+def rate_upper_bound(events: int, n: int, confidence: float = 0.95) -> float:
+    """The one-sided upper confidence bound on a rate after ``events`` events in ``n`` independent trials
+    (Clopper-Pearson: the ``confidence`` quantile of Beta(events + 1, n - events); 1 when events = n).
+
+    For 0 of n this is ``1 - (1 - confidence)**(1/n)``, about 3/n at 95% (the rule of three); it is what a
+    "no X observed in n runs" shows: the rate of X is below the bound at that confidence, never zero.
+
+    Parameters
+    ----------
+    events, n : int
+        The events seen (0 <= events <= n) and the trials (n >= 1).
+    confidence : float
+        The one-sided confidence level, in (0, 1).
+
+    Examples
+    --------
+    >>> round(rate_upper_bound(0, 120), 4), round(3 / 120, 4)
+    (0.0247, 0.025)
+    >>> rate_upper_bound(5, 5)
+    1.0
+    """
+    n = check_int("n", n, minimum=1)
+    events = check_int("events", events, minimum=0, maximum=n)
+    confidence = _number("confidence", confidence)
+    if events == n:
+        return 1.0
+    if events == 0:     # the closed form: checking a table's "none observed" rows needs no scipy.stats
+        return 1.0 - (1.0 - confidence) ** (1.0 / n)
+    from scipy import stats  # imported on use: reading claims tables (the report) stays free of scipy.stats
+
+    return float(stats.beta.ppf(confidence, events + 1, n - events))
+
+
+def minimal_detectable_effect(half_width: float, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The smallest true difference a two-sample comparison detects with probability ``power`` at level
+    ``alpha`` (two-sided), from the half-width of its ``1 - alpha`` confidence interval.
+
+    With the standard error ``se = half_width / z(1 - alpha/2)`` the minimal detectable effect is
+    ``(z(1 - alpha/2) + z(power)) * se`` (normal approximation; about 1.43 half-widths at 5% and 80%).
+
+    Parameters
+    ----------
+    half_width : float
+        Half the width of the difference's confidence interval (>= 0).
+    alpha, power : float
+        The test's level and power, in (0, 1).
+
+    Examples
+    --------
+    >>> round(minimal_detectable_effect(1.96), 3)
+    2.802
+    """
+    half_width = check_real("half_width", half_width, minimum=0.0)
+    alpha, power = _number("alpha", alpha), _number("power", power)
+    from scipy import stats  # imported on use, as in rate_upper_bound
+
+    z_alpha = float(stats.norm.ppf(1 - alpha / 2))
+    return half_width / z_alpha * (z_alpha + float(stats.norm.ppf(power)))
+
+
 def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float | None = None,
-             ci: tuple[float, float] | None = None) -> str:  # fmt: skip
-    """The verdict of a claim (one of :data:`VERDICTS`) from its rule, values and confidence interval.
+             ci: tuple[float, float] | None = None, evidence_kind: str | None = None) -> str:  # fmt: skip
+    """The verdict of a claim (one of :data:`VERDICTS`) from its rule, values, confidence interval and the kind of
+    its evidence (``docs/conventions.md#claims-evidence``).
 
     A rule that needs a measured value (every kind but ``manual``) gives "not testable here" when it is
-    missing (None or NaN); ``inside_ci`` also needs the CI, ``ratio_excess_within``, ``exact`` and
-    ``fit_exponent_within`` also the paper's value.  Boundaries are inclusive (``at_most`` holds at the bound).
+    missing (None or NaN); ``inside_ci`` and ``no_difference`` also need the CI, ``ratio_excess_within``,
+    ``exact`` and ``fit_exponent_within`` also the paper's value.  Boundaries are inclusive (``at_most`` holds at
+    the bound).  Evidence ``by definition`` gives "true by definition" and ``not testable`` "not testable here"
+    whatever the numbers.  On ``statistical`` evidence "holds" needs the stated power, and a miss is "does not
+    hold" only when the CI lies entirely outside the accepted region, else "inconclusive"; a miss without a CI is
+    an observed instance (a sampled case beyond the bound) and does not hold, except for an existence claim
+    (``at_least`` with ``exists``: finding too few cases in a sample is absence of evidence, "inconclusive").  The
+    tolerance rule is ``docs/conventions.md#claims-tolerance``.
 
     Parameters
     ----------
@@ -255,6 +400,8 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
         The paper's number and ours (for ``all_of``: the count of cases that satisfy the claim).
     ci : (float, float), optional
         The measured confidence interval (low, high).
+    evidence_kind : str, optional
+        One of :data:`EVIDENCE_KINDS`; default ``statistical`` with a CI, else ``exhaustive``.
 
     Examples
     --------
@@ -262,6 +409,8 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
     ('holds', 'does not hold')
     >>> evaluate(Rule("all_of", {"n": 120, "approx_share": 0.95}), None, 118)
     'holds approximately'
+    >>> evaluate(Rule("all_of", {"n": 120}), None, 120, evidence_kind="statistical")   # 3/120 > 1%
+    'inconclusive'
     >>> evaluate(Rule("at_most", {"bound": 0.1}), None, float("nan"))
     'not testable here'
     """
@@ -277,12 +426,20 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
         low, high = _optional("ci[0]", pair[0]), _optional("ci[1]", pair[1])
         if low > high:
             raise ValueError(f"ci must have low <= high, got {ci!r}")
+    has_ci = not (math.isnan(low) or math.isnan(high))
+    if evidence_kind is None:
+        evidence_kind = "statistical" if has_ci else "exhaustive"
+    check_str("evidence_kind", evidence_kind, EVIDENCE_KINDS)
     p, kind = rule.params, rule.kind
+    if evidence_kind == "by definition":
+        return "true by definition"
+    if evidence_kind == "not testable":
+        return "not testable here"
     if kind == "manual":
         return p["verdict"]
     if math.isnan(measured):
         return "not testable here"
-    has_ci = not (math.isnan(low) or math.isnan(high))
+    sampled = evidence_kind == "statistical"
     if kind in ("at_most", "at_least"):
         bound = float(p["bound"]) if "bound" in p else paper
         if math.isnan(bound):
@@ -293,55 +450,235 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
 
         if within(bound):
             return "holds"
-        return "holds approximately" if "approx_bound" in p and within(float(p["approx_bound"])) else "does not hold"
+        if "approx_bound" in p and within(float(p["approx_bound"])):
+            return "holds approximately"
+        if sampled and p.get("exists", False):
+            return "inconclusive"          # too few cases found in a sample: absence of evidence
+        reaches = low <= bound if kind == "at_most" else high >= bound
+        return "inconclusive" if sampled and has_ci and reaches else "does not hold"
     if kind == "all_of":
-        return _all_of(p, measured)
+        return _all_of(p, measured, sampled)
     if kind == "subset":
         paper_set, measured_set = set(map(str, p["paper_set"])), set(map(str, p["measured_set"]))
         if measured_set == paper_set:
             return "holds"
         return "holds approximately" if measured_set < paper_set else "does not hold"
+    if kind == "no_difference":
+        return _no_difference(p, measured, low, high) if has_ci else "not testable here"
     if math.isnan(paper):
         return "not testable here"
-    inside = has_ci and low <= paper <= high
     if kind == "inside_ci":
         if not has_ci:
             return "not testable here"
-        if inside:
+        if low <= paper <= high:
             return "holds"
         return "holds approximately" if "approx" in p and abs(measured - paper) <= p["approx"] * abs(paper) \
             else "does not hold"
-    if kind == "ratio_excess_within":
-        excess, paper_excess = measured - 1.0, paper - 1.0
-        distance = abs(excess - paper_excess)
-        if inside or distance <= p["tolerance"] * abs(paper_excess):
-            return "holds"
-        same_sign = excess * paper_excess > 0
-        return "holds approximately" if "approx" in p and same_sign and distance <= p["approx"] * abs(paper_excess) \
-            else "does not hold"
     if kind == "exact":
-        return "holds" if abs(measured - paper) <= p.get("tolerance", 0.0) else "does not hold"
-    # fit_exponent_within
-    distance = abs(measured - paper)
-    if inside or distance <= p["tolerance"]:
+        tolerance = p.get("tolerance", 0.0)
+        if abs(measured - paper) <= tolerance:
+            return "holds"
+        reaches = has_ci and low - tolerance <= paper <= high + tolerance
+        return "inconclusive" if sampled and reaches else "does not hold"
+    # ratio_excess_within and fit_exponent_within: the tolerance rule of docs/conventions.md#claims-tolerance
+    ratio = kind == "ratio_excess_within"
+    scale = abs(paper - 1.0) if ratio else 1.0
+    tolerance = p["tolerance"] * scale
+    distance = abs((measured - 1.0) - (paper - 1.0)) if ratio else abs(measured - paper)   # on the excess
+    if distance <= tolerance:
         return "holds"
-    return "holds approximately" if "approx" in p and distance <= p["approx"] else "does not hold"
+    same_sign = not ratio or (measured - 1.0) * (paper - 1.0) > 0
+    if "approx" in p and same_sign and distance <= p["approx"] * scale:
+        return "holds approximately"
+    reaches = has_ci and low - tolerance <= paper <= high + tolerance
+    return "inconclusive" if sampled and reaches else "does not hold"
 
 
-def _all_of(params: Mapping[str, Any], count: float) -> str:
-    """``all_of``: ``count`` of ``params['n']`` cases satisfy the claim (see :func:`evaluate`)."""
+def _no_difference(params: Mapping[str, Any], difference: float, low: float, high: float) -> str:
+    """``no_difference``: holds when the CI lies inside +-``effect`` and the comparison could detect ``effect``;
+    does not hold when the CI excludes 0 and the estimate exceeds ``effect``; else inconclusive."""
+    effect = params["effect"]
+    detectable = minimal_detectable_effect((high - low) / 2, params.get("alpha", 0.05), params.get("power", 0.8))
+    if -effect <= low and high <= effect and detectable <= effect:
+        return "holds"
+    if (low > 0 or high < 0) and abs(difference) > effect:
+        return "does not hold"
+    return "inconclusive"
+
+
+def _all_of(params: Mapping[str, Any], count: float, sampled: bool = False) -> str:
+    """``all_of``: ``count`` of ``params['n']`` cases satisfy the claim (see :func:`evaluate`); on a sample
+    (``sampled``) a branch in which every case holds needs the 95% upper bound on the miss rate <= ``max_rate``."""
     n = params["n"]
     if count < 0 or count > n or count != int(count):
         raise ValueError(f"measured_value of an all_of rule must be a count in [0, {n}], got {count!r}")
     if n == 0:
         return "not testable here"
+    max_rate = params.get("max_rate", DEFAULT_MAX_RATE)
+
+    def powered(cases: int) -> bool:
+        return not sampled or rate_upper_bound(0, cases) <= max_rate
+
     if count == n:
-        return "holds"
+        return "holds" if powered(n) else "inconclusive"
     if params.get("conditional_n", 0) > 0 and params["conditional_k"] == params["conditional_n"]:
-        return "holds under conditions"
+        return "holds under conditions" if powered(params["conditional_n"]) else "inconclusive"
     if params.get("within_noise_k", -1) == n or ("approx_share" in params and count / n >= params["approx_share"]):
         return "holds approximately"
     return "does not hold"
+
+
+_SAMPLED = re.compile(r"\brandom\b|\b\d+ seeds\b|\bseeds per\b|\b\d+ (?:runs|trials|replicas)\b|\bsampled\b", re.I)
+
+
+def derive_evidence_kind(rule: Rule, measured_value: float | None = None, ci_method: str = "",
+                         conditions: str = "") -> str:  # fmt: skip
+    """The kind of evidence (one of :data:`EVIDENCE_KINDS`) of a row whose study does not state it.
+
+    The derivation (``docs/conventions.md#claims-evidence``): ``not testable`` for a ``manual`` rule with the
+    verdict "not testable here" or a missing measurement; ``statistical`` when the row has a confidence
+    interval or its ``conditions`` name sampling ("random", "20 seeds", "seeds per", "120 runs", "trials",
+    "replicas", "sampled"); ``counterexample`` for an unsampled ``all_of`` count below ``n`` that the rule judges
+    "does not hold"; else ``exhaustive``.  "By definition" is never derived: a study states it.
+
+    Examples
+    --------
+    >>> derive_evidence_kind(Rule("all_of", {"n": 4}), 4, "", "k = 2..5, every source")
+    'exhaustive'
+    >>> derive_evidence_kind(Rule("all_of", {"n": 120}), 120, "", "120 runs of the simulator")
+    'statistical'
+    >>> derive_evidence_kind(Rule("all_of", {"n": 5}), 0, "", "k = 2..6")
+    'counterexample'
+    """
+    check_instance("rule", rule, Rule)
+    measured = _optional("measured_value", measured_value)
+    check_str("ci_method", ci_method)
+    check_str("conditions", conditions)
+    if rule.kind == "manual" and rule.params["verdict"] == "not testable here" or (
+            rule.kind != "manual" and math.isnan(measured)):
+        return "not testable"
+    if ci_method or _SAMPLED.search(conditions):
+        return "statistical"
+    if rule.kind == "all_of" and evaluate(rule, None, measured, None, "exhaustive") == "does not hold":
+        return "counterexample"
+    return "exhaustive"
+
+
+def evidence_sentence(evidence_kind: str, rule: Rule, measured_value: float | None = None,
+                      ci: tuple[float, float] | None = None, ci_method: str = "",
+                      n: int | None = None) -> str:  # fmt: skip
+    """The evidence of a row in words (the ``evidence_text`` column), generated from its kind and numbers.
+
+    A statistical ``all_of`` row states its misses in ``n`` and the 95% upper bound on the miss rate
+    (:func:`rate_upper_bound`), and those of its condition's cases where the rule has a condition; a statistical
+    row with a CI states the estimate, the interval and ``n`` where known, and a ``no_difference`` row the
+    smallest detectable difference (:func:`minimal_detectable_effect`).
+
+    Examples
+    --------
+    >>> for part in evidence_sentence("statistical", Rule("all_of", {"n": 120}), 120).split("; "):
+    ...     print(part)
+    statistical: 0 misses in 120 sampled cases
+    95% upper bound on the miss rate 2.47% (Clopper-Pearson), the claim needs <= 1%
+    >>> evidence_sentence("exhaustive", Rule("all_of", {"n": 8}), 8)
+    'exhaustive: all 8 cases of the stated family checked'
+    """
+    check_str("evidence_kind", evidence_kind, EVIDENCE_KINDS)
+    check_instance("rule", rule, Rule)
+    measured = _optional("measured_value", measured_value)
+    check_str("ci_method", ci_method)
+    if n is not None:
+        n = check_int("n", n, minimum=0)
+    p = rule.params
+    if rule.kind == "all_of" and not math.isnan(measured) and (
+            measured != int(measured) or not 0 <= measured <= p["n"]):
+        raise ValueError(f"measured_value of an all_of rule must be a count in [0, {p['n']}], got {measured_value!r}")
+    if evidence_kind == "by definition":
+        return "true by definition or by construction: not a reproduction"
+    if evidence_kind == "not testable":
+        return "not testable: " + (p["reason"] if rule.kind == "manual" else "nothing measured in this run")
+    count_rule = rule.kind == "all_of" and not math.isnan(measured)
+    if evidence_kind == "counterexample":
+        if count_rule:
+            return f"counterexample: {p['n'] - int(measured)} of {p['n']} cases contradict the claim"
+        return "counterexample: a concrete instance contradicts the claim"
+    if evidence_kind == "exhaustive":
+        return f"exhaustive: all {p['n']} cases of the stated family checked" if rule.kind == "all_of" \
+            else "exhaustive: computed exactly over the stated family"
+    if count_rule and p["n"] > 0:
+        misses = p["n"] - int(measured)
+        bound = rate_upper_bound(misses, p["n"])
+        text = (f"statistical: {misses} misses in {p['n']} sampled cases; 95% upper bound on the miss rate "
+                f"{bound:.2%} (Clopper-Pearson), the claim needs <= {p.get('max_rate', DEFAULT_MAX_RATE):.0%}")
+        if p.get("conditional_n", 0) > 0:  # the branch "holds under conditions" is judged on its own cases
+            inside = p["conditional_n"] - p["conditional_k"]
+            text += (f"; under the condition ({p['condition']}): {inside} misses in {p['conditional_n']}, upper "
+                     f"bound {rate_upper_bound(inside, p['conditional_n']):.2%}")
+        return text
+    size = f"n = {n}, " if n is not None else ""
+    if ci is None or math.isnan(measured):
+        return f"statistical: {size}sampled, no confidence interval"
+    low, high = (float(v) for v in ci)
+    text = f"statistical: {size}estimate {measured:g}, {ci_method or 'CI'} [{low:g}, {high:g}]"
+    if rule.kind == "no_difference":
+        detectable = minimal_detectable_effect((high - low) / 2, p.get("alpha", 0.05), p.get("power", 0.8))
+        text += f"; smallest difference detectable at power {p.get('power', 0.8):g}: {detectable:.3g}"
+    return text
+
+
+def _words(value: Any) -> str:
+    """One value of a conditions mapping in words."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, Mapping):
+        return f"({conditions_text(value)})" if value else "none"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
+        return "[" + ", ".join(_words(v) for v in items) + "]"
+    return str(value)
+
+
+def conditions_text(conditions: Mapping[str, Any]) -> str:
+    """A conditions mapping in words: ``name = value`` joined by commas, underscores read as spaces, nested
+    mappings in parentheses, ``None`` as "none", booleans as "yes"/"no".
+
+    :class:`Claim` renders a mapping given as ``conditions`` with it, and rewrites any Python dict
+    representation a ``conditions`` string embeds (``"run length {'warmup': 3000}"``) the same way.
+
+    Examples
+    --------
+    >>> conditions_text({"k": 8, "faults": 2, "run_length": {"warmup": 3000, "latency_cap": None}})
+    'k = 8, faults = 2, run length = (warmup = 3000, latency cap = none)'
+    """
+    check_instance("conditions", conditions, Mapping, "a mapping")
+    return ", ".join(f"{str(key).replace('_', ' ')} = {_words(value)}" for key, value in conditions.items())
+
+
+def _dict_reprs_in_words(text: str) -> str:
+    """``text`` with every embedded Python dict literal (outermost braces, nested ones included) rendered by
+    :func:`conditions_text`; other braces are left as they are."""
+    out, i = [], 0
+    while (start := text.find("{", i)) >= 0:
+        depth, end = 0, -1
+        for j in range(start, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            if depth == 0:
+                end = j + 1
+                break
+        if end < 0:
+            break
+        try:
+            value = ast.literal_eval(text[start:end])
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            value = None
+        words = f"({conditions_text(value)})" if isinstance(value, dict) and value else text[start:end]
+        out.append(text[i:start] + words)
+        i = end
+    return "".join(out) + text[i:]
 
 
 def data_file(experiment: str, name: str) -> str:
@@ -386,19 +723,27 @@ class Claim:
     (:func:`torus_lab.precision.round_significant`), so the verdict is computed from the very numbers the
     claims table's file holds, and the report, which recomputes it from the file, finds the same.
 
+    ``conditions`` may be a mapping, rendered in words by :func:`conditions_text`; a string that embeds a Python
+    dict representation has it rendered the same way.  ``evidence_kind`` (one of :data:`EVIDENCE_KINDS`) defaults
+    to :func:`derive_evidence_kind`; ``n`` is the sample size of statistical evidence (default: ``n`` of an
+    ``all_of`` rule on a sample).  The ``evidence_text`` column is generated by :func:`evidence_sentence`.
+
     Examples
     --------
     >>> c = Claim(claim_id="bound", location="Theorem 1", statement="length <= bound", conditions="n = 2..7",
     ...           paper_text="bound", measured_text="max/bound 0.8", measured_value=0.8,
     ...           rule=Rule("at_most", {"bound": 1}), evidence=("data/disjoint_paths/disjoint_paths.csv",))
-    >>> c.verdict
-    'holds'
+    >>> c.verdict, c.evidence_kind
+    ('holds', 'exhaustive')
+    >>> d = dataclasses.replace(c, conditions={"k": 8, "faults": 2}, evidence_kind="by definition")
+    >>> d.conditions, d.verdict
+    ('k = 8, faults = 2', 'true by definition')
     """
 
     claim_id: str
     location: str
     statement: str
-    conditions: str
+    conditions: str | Mapping[str, Any]
     paper_text: str
     measured_text: str
     rule: Rule
@@ -410,8 +755,16 @@ class Claim:
     ci_method: str = ""
     paper: str = ""
     notebook: str = ""
+    evidence_kind: str = ""
+    n: int | None = None
 
     def __post_init__(self) -> None:
+        conditions = self.conditions
+        if isinstance(conditions, Mapping):
+            conditions = conditions_text(conditions)
+        elif isinstance(conditions, str):
+            conditions = _dict_reprs_in_words(conditions)
+        object.__setattr__(self, "conditions", conditions)
         for name in ("claim_id", "location", "statement", "conditions", "paper_text", "measured_text"):
             if not check_str(name, getattr(self, name)).strip():
                 raise ValueError(f"{name} of claim {self.claim_id!r} must not be empty")
@@ -427,6 +780,13 @@ class Claim:
                 not self.ci_method or math.isnan(low) or math.isnan(high) or low > high):
             raise ValueError(f"ci_low and ci_high of claim {self.claim_id!r} must both be given with low <= high and a "
                              f"ci_method, got ci_low={low!r}, ci_high={high!r}, ci_method={self.ci_method!r}")
+        kind = check_str("evidence_kind", self.evidence_kind, ("", *EVIDENCE_KINDS)) or derive_evidence_kind(
+            self.rule, self.measured_value, self.ci_method, self.conditions)
+        object.__setattr__(self, "evidence_kind", kind)
+        n = self.n
+        if n is None and kind == "statistical" and self.rule.kind == "all_of":
+            n = self.rule.params["n"]
+        object.__setattr__(self, "n", None if n is None else check_int("n", n, minimum=0))
 
     @property
     def ci(self) -> tuple[float, float] | None:
@@ -435,14 +795,20 @@ class Claim:
 
     @property
     def verdict(self) -> str:
-        """The verdict computed by :func:`evaluate` from the rule."""
-        return evaluate(self.rule, self.paper_value, self.measured_value, self.ci)
+        """The verdict computed by :func:`evaluate` from the rule and the kind of evidence."""
+        return evaluate(self.rule, self.paper_value, self.measured_value, self.ci, self.evidence_kind)
+
+    @property
+    def evidence_text(self) -> str:
+        """The evidence in words (:func:`evidence_sentence`)."""
+        return evidence_sentence(self.evidence_kind, self.rule, self.measured_value, self.ci, self.ci_method, self.n)
 
     def row(self) -> dict[str, Any]:
         """The claim as a table row (keys :data:`CLAIM_COLUMNS`)."""
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         values.update(rule=self.rule.kind, rule_params=self.rule.to_json(), rule_text=self.rule.sentence(),
-                      verdict=self.verdict, evidence=", ".join(self.evidence))  # fmt: skip
+                      verdict=self.verdict, evidence=", ".join(self.evidence), evidence_text=self.evidence_text,
+                      n=math.nan if self.n is None else float(self.n))  # fmt: skip
         return {column: values[column] for column in CLAIM_COLUMNS}
 
 
@@ -474,30 +840,95 @@ def evidence_items(evidence: str) -> list[str]:
     return [item.strip() for item in check_str("evidence", evidence).split(",") if item.strip()]
 
 
+def _numeric(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``table`` with ``columns`` as floats (empty cells as NaN)."""
+    table = table.copy()
+    for column in columns:
+        table[column] = pd.to_numeric(table[column].replace("", math.nan), errors="raise").astype(float)
+    return table
+
+
+def _is_legacy(table: pd.DataFrame) -> bool:
+    """Whether ``table`` was written before evidence kinds (it lacks their columns)."""
+    return not {"evidence_kind", "n", "evidence_text"} & set(table.columns)
+
+
+def _with_evidence_columns(table: pd.DataFrame) -> pd.DataFrame:
+    """A legacy ``table`` with empty evidence columns (nothing recorded), in the order of :data:`CLAIM_COLUMNS`."""
+    table = table[LEGACY_CLAIM_COLUMNS].copy()
+    table["evidence_kind"], table["n"], table["evidence_text"] = "", math.nan, ""
+    return table[CLAIM_COLUMNS]
+
+
 def check_claims_table(table: pd.DataFrame, name: str = "table") -> pd.DataFrame:
     """``table`` (e.g. read back from CSV) after checking its columns, verdicts and that every verdict is the
-    one :func:`evaluate` computes from the row's rule; returns it with the numeric columns as floats.
+    one :func:`evaluate` computes from the row's rule and kind of evidence; returns it with the numeric columns
+    as floats.
+
+    A table written before evidence kinds (columns :data:`LEGACY_CLAIM_COLUMNS`, no ``evidence_kind``) is a
+    record of the rules of its time: its columns, rules, verdict names and evidence paths are checked, its
+    verdicts are kept as written, and it is returned with empty evidence columns; :func:`upgrade_claims_table`
+    re-judges it under today's rules.  An empty ``evidence_kind`` marks such a row in a concatenated table.
 
     Raises
     ------
     ValueError
         Naming the first bad row.
     """
+    check_frame(name, table, LEGACY_CLAIM_COLUMNS)
+    legacy = _is_legacy(table)
+    if legacy:
+        table = _with_evidence_columns(table)
     check_frame(name, table, CLAIM_COLUMNS)
-    table = table[CLAIM_COLUMNS].copy()
-    for column in _NUMERIC_COLUMNS:
-        table[column] = pd.to_numeric(table[column].replace("", math.nan), errors="raise").astype(float)
+    table = _numeric(table[CLAIM_COLUMNS], (*_NUMERIC_COLUMNS, "n"))
     for row in table.itertuples(index=False):
         if row.verdict not in VERDICTS:
             raise ValueError(f"{name}: claim {row.claim_id!r} has verdict {row.verdict!r}; allowed: {VERDICTS}")
+        if row.evidence_kind not in ("", *EVIDENCE_KINDS):
+            raise ValueError(f"{name}: claim {row.claim_id!r} has evidence_kind {row.evidence_kind!r}; allowed: "
+                             f"{EVIDENCE_KINDS}")  # fmt: skip
         rule = Rule.from_columns(row.rule, row.rule_params)
-        ci = None if math.isnan(row.ci_low) else (row.ci_low, row.ci_high)
-        computed = evaluate(rule, row.paper_value, row.measured_value, ci)
-        if computed != row.verdict:
-            raise ValueError(f"{name}: claim {row.claim_id!r} says {row.verdict!r} but its rule gives {computed!r}")
+        if row.evidence_kind:
+            ci = None if math.isnan(row.ci_low) else (row.ci_low, row.ci_high)
+            computed = evaluate(rule, row.paper_value, row.measured_value, ci, row.evidence_kind)
+            if computed != row.verdict:
+                raise ValueError(f"{name}: claim {row.claim_id!r} says {row.verdict!r} but its rule gives "
+                                 f"{computed!r}")  # fmt: skip
         for item in evidence_items(row.evidence):
             _check_evidence_path(item)
     return table
+
+
+def _claim_of_row(row: Mapping[str, Any]) -> Claim:
+    """The :class:`Claim` of a claims table row (its ``evidence_kind`` and ``n`` derived where empty)."""
+    n = row.get("n", math.nan)
+    numbers = {c: row[c] for c in _NUMERIC_COLUMNS}
+    texts = {c: row[c] for c in ("claim_id", "location", "statement", "conditions", "paper_text", "measured_text",
+                                 "ci_method", "paper", "notebook")}
+    return Claim(**texts, **numbers, rule=Rule.from_columns(row["rule"], row["rule_params"]),
+                 evidence=tuple(evidence_items(row["evidence"])), evidence_kind=row.get("evidence_kind", ""),
+                 n=None if math.isnan(n) else int(n))
+
+
+def upgrade_claims_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` re-judged under today's rules: every row rebuilt as a :class:`Claim` (conditions in words, the
+    kind of evidence derived where the row has none, :func:`derive_evidence_kind`), columns :data:`CLAIM_COLUMNS`.
+
+    This is what a study's claims function will write once it runs again; comparing the two with
+    :func:`claims_changes` shows which verdicts today's rules change.
+
+    Examples
+    --------
+    >>> legacy = claims_table("p", [Claim(claim_id="runs", location="Theorem 1", statement="never deadlocks",
+    ...     conditions="120 runs", paper_text="never", measured_text="no deadlock in 120 of 120 runs",
+    ...     measured_value=120, rule=Rule("all_of", {"n": 120}), evidence=("data/p/runs.csv",),
+    ...     evidence_kind="exhaustive")]).drop(columns=["evidence_kind", "n", "evidence_text"])
+    >>> legacy.loc[0, "verdict"], upgrade_claims_table(legacy).loc[0, "verdict"]
+    ('holds', 'inconclusive')
+    """
+    table = check_claims_table(table)
+    claims = [_claim_of_row(row) for row in table.to_dict("records")]
+    return pd.DataFrame([c.row() for c in claims], columns=CLAIM_COLUMNS)
 
 
 def write_claims(table: pd.DataFrame, data_dir: str | Path) -> Path:
@@ -600,6 +1031,177 @@ def not_testable_claim(claim_id: str, location: str, statement: str, conditions:
                  paper_text=paper_text, measured_text=measured_text,
                  rule=Rule("manual", {"verdict": "not testable here", "reason": check_str("reason", reason)}),
                  evidence=tuple(check_sequence("evidence", evidence)))  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------ a referee's summary
+#: The verdicts a summary's findings are chosen from, most important first (``docs/conventions.md#claims-summary``).
+FINDING_VERDICTS = ("does not hold", "inconclusive")
+
+
+def _effect(row: Mapping[str, Any]) -> float:
+    """How far a row's measurement lies from what the claim needs, relative (NaN where no number says it):
+    the share of failing cases of an ``all_of`` rule, else the distance of the measured value from the bound or
+    the paper's value relative to that value."""
+    measured = row["measured_value"]
+    if math.isnan(measured):
+        return math.nan
+    rule = Rule.from_columns(row["rule"], row["rule_params"])
+    if rule.kind == "all_of":
+        return (rule.params["n"] - measured) / rule.params["n"] if rule.params["n"] else math.nan
+    target = float(rule.params["bound"]) if "bound" in rule.params else row["paper_value"]
+    if rule.kind in ("no_difference", "subset", "manual") or math.isnan(target):
+        return abs(measured) / rule.params["effect"] if rule.kind == "no_difference" and rule.params["effect"] \
+            else math.nan
+    return abs(measured - target) / abs(target) if target else abs(measured - target)
+
+
+def _finding(row: Mapping[str, Any]) -> str:
+    """One row as a finding in plain words."""
+    return (f"{row['location']}: \"{row['statement']}\" {row['verdict']}: ours {row['measured_text']}, the paper "
+            f"{row['paper_text']} ({row['evidence_text']})")
+
+
+def verdict_counts(verdicts: Sequence[str] | pd.Series) -> str:
+    """A short summary such as ``'3 hold, 2 inconclusive'``: verdicts in the order of :data:`VERDICTS`, a count of
+    1 read as the verdict itself, others by :data:`VERDICT_PLURALS`.
+
+    Examples
+    --------
+    >>> verdict_counts(["holds", "inconclusive", "holds", "inconclusive", "true by definition"])
+    '2 hold, 2 inconclusive, 1 true by definition'
+    >>> verdict_counts([])
+    'no claims yet'
+    """
+    items = [check_str("verdicts[i]", v, VERDICTS) for v in check_sequence("verdicts", verdicts)]
+    counts = {v: items.count(v) for v in VERDICTS}
+    return ", ".join(f"{k} {v if k == 1 else VERDICT_PLURALS[v]}" for v, k in counts.items() if k) or "no claims yet"
+
+
+@dataclass(frozen=True)
+class PaperSummary:
+    """A referee's summary of one claims table (:func:`referee_summary`).
+
+    Attributes
+    ----------
+    papers : tuple of str
+        The papers of the table.
+    claims : int
+        Its rows.
+    reproduced : int
+        Rows whose verdict is in :data:`REPRODUCED_VERDICTS` (never ``true by definition``).
+    verdicts, evidence_kinds : Mapping
+        Counts per verdict (order of :data:`VERDICTS`) and per kind of evidence (order of :data:`EVIDENCE_KINDS`,
+        then "not recorded" for legacy rows), zero counts left out.
+    findings : tuple of str
+        The findings that matter most, in plain words.
+    """
+
+    papers: tuple[str, ...]
+    claims: int
+    reproduced: int
+    verdicts: Mapping[str, int]
+    evidence_kinds: Mapping[str, int]
+    findings: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "papers", tuple(check_str("papers[i]", p) for p in check_sequence("papers",
+                                                                                                   self.papers)))
+        claims = check_int("claims", self.claims, minimum=0)
+        if check_int("reproduced", self.reproduced, minimum=0) > claims:
+            raise ValueError(f"reproduced ({self.reproduced}) must not exceed claims ({claims})")
+        for name, keys in (("verdicts", VERDICTS), ("evidence_kinds", (*EVIDENCE_KINDS, "not recorded"))):
+            counts = check_instance(name, getattr(self, name), Mapping, "a mapping")
+            for key, count in counts.items():
+                check_str(f"{name} key", key, keys)
+                if check_int(f"{name}[{key!r}]", count, minimum=0) > claims:
+                    raise ValueError(f"{name}[{key!r}] ({count}) must not exceed claims ({claims})")
+            object.__setattr__(self, name, MappingProxyType(dict(counts)))
+        object.__setattr__(self, "findings", tuple(check_str("findings[i]", f)
+                                                   for f in check_sequence("findings", self.findings)))
+
+    def text(self) -> str:
+        """The summary as a short paragraph plus one line per finding."""
+        verdicts = verdict_counts([v for v, k in self.verdicts.items() for _ in range(k)])
+        kinds = ", ".join(f"{k} {v}" for v, k in self.evidence_kinds.items())
+        lines = [f"{', '.join(self.papers) or 'no paper'}: {self.claims} claims, {self.reproduced} reproduced; "
+                 f"verdicts: {verdicts}; evidence: {kinds or 'none'}."]
+        lines += [f"- {finding}" for finding in self.findings] or ["- No claim fails or is left undecided."]
+        return "\n".join(lines)
+
+
+def referee_summary(table: pd.DataFrame, max_findings: int = 3) -> PaperSummary:
+    """A referee's summary of a claims ``table`` (a pure function): counts per verdict and per kind of evidence,
+    the rows reproduced, and up to ``max_findings`` findings chosen by the rule of
+    ``docs/conventions.md#claims-summary``: the "does not hold" rows, then the "inconclusive" rows, each group by
+    decreasing relative effect (rows without one last), ties in table order.
+
+    Examples
+    --------
+    >>> rows = [Claim(claim_id=f"c{i}", location=f"Lemma {i}", statement="s", conditions="k = 4", paper_text="1",
+    ...               measured_text=f"{v}", measured_value=v, paper_value=1.0, rule=Rule("exact"),
+    ...               evidence=("data/p/x.csv",)) for i, v in enumerate((1.0, 1.5, 3.0))]
+    >>> summary = referee_summary(claims_table("p", rows), max_findings=1)
+    >>> dict(summary.verdicts), summary.reproduced
+    ({'holds': 1, 'does not hold': 2}, 1)
+    >>> summary.findings[0].startswith('Lemma 2')
+    True
+    """
+    table = check_claims_table(table)
+    max_findings = check_int("max_findings", max_findings, minimum=0)
+    records = table.to_dict("records")
+    verdicts = {v: int((table["verdict"] == v).sum()) for v in VERDICTS}
+    kinds = {k: int((table["evidence_kind"] == k).sum()) for k in EVIDENCE_KINDS}
+    kinds["not recorded"] = int((table["evidence_kind"] == "").sum())
+
+    def rank(item: tuple[int, Mapping[str, Any]]) -> tuple[int, int, float, int]:
+        i, row = item
+        effect = _effect(row)
+        return FINDING_VERDICTS.index(row["verdict"]), math.isnan(effect), -effect if effect == effect else 0.0, i
+
+    chosen = sorted(((i, r) for i, r in enumerate(records) if r["verdict"] in FINDING_VERDICTS), key=rank)
+    return PaperSummary(papers=tuple(dict.fromkeys(table["paper"])), claims=len(table),
+                        reproduced=sum(verdicts[v] for v in REPRODUCED_VERDICTS),
+                        verdicts=MappingProxyType({v: k for v, k in verdicts.items() if k}),
+                        evidence_kinds=MappingProxyType({v: k for v, k in kinds.items() if k}),
+                        findings=tuple(_finding(r) for _, r in chosen[:max_findings]))  # fmt: skip
+
+
+#: Columns of :func:`claims_changes`.
+CHANGE_COLUMNS = ["paper", "claim_id", "change", "old_verdict", "new_verdict", "old_evidence_kind",
+                  "new_evidence_kind", "old_evidence_text", "new_evidence_text"]  # fmt: skip
+_COMPARED = ("verdict", "evidence_kind", "evidence_text")
+
+
+def claims_changes(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """The rows of claims table ``new`` whose verdict or evidence differ from the committed table ``old`` (a pure
+    function), matched on ``(paper, claim_id)``: ``change`` is "changed", "added" or "removed", with the old and
+    new verdict, kind of evidence and evidence text (empty where a side has none; a legacy table records no
+    evidence).  Columns :data:`CHANGE_COLUMNS`, in the order of ``new`` then the removed rows of ``old``.
+
+    Examples
+    --------
+    >>> rule = Rule("all_of", {"n": 120})
+    >>> row = dict(claim_id="runs", location="Theorem 1", statement="never deadlocks", conditions="k = 4",
+    ...            paper_text="never", measured_text="120 of 120", measured_value=120, rule=rule,
+    ...            evidence=("data/p/runs.csv",))
+    >>> old = claims_table("p", [Claim(**row, evidence_kind="exhaustive")])
+    >>> new = claims_table("p", [Claim(**row, evidence_kind="statistical")])
+    >>> claims_changes(old, new)[["claim_id", "change", "old_verdict", "new_verdict"]].values.tolist()
+    [['runs', 'changed', 'holds', 'inconclusive']]
+    """
+    old, new = check_claims_table(old, "old"), check_claims_table(new, "new")
+    before = {(r["paper"], r["claim_id"]): r for r in old.to_dict("records")}
+    after = {(r["paper"], r["claim_id"]): r for r in new.to_dict("records")}
+    empty = dict.fromkeys(_COMPARED, "")
+    rows = []
+    for key, row in [*after.items(), *((k, None) for k in before if k not in after)]:
+        was, now = before.get(key), row
+        if was is not None and now is not None and all(was[c] == now[c] for c in _COMPARED):
+            continue
+        change = "changed" if was is not None and now is not None else ("added" if was is None else "removed")
+        was, now = was or empty, now or empty
+        rows.append([*key, change, *(side[c] for c in _COMPARED for side in (was, now))])
+    return pd.DataFrame(rows, columns=CHANGE_COLUMNS)
 
 
 def paper_value_claim(claim_id: str, location: str, statement: str, conditions: str, paper_value: float | None,

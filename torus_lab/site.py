@@ -67,8 +67,10 @@ TABLE_HEAD_ROWS = 20
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 #: Tags of the notebook cell holding the notebook's defaults (replaced at run time by the injected parameters).
 _DEFAULTS_TAG = "parameters"
+#: The CSS class of each verdict of :data:`torus_lab.claims.VERDICTS` (a row's colour on the claims page).
 _VERDICT_CLASS = {"holds": "ok", "holds approximately": "approx", "holds under conditions": "cond",
-                  "does not hold": "no", "not testable here": "untested"}  # fmt: skip
+                  "inconclusive": "inconclusive", "does not hold": "no", "true by definition": "definition",
+                  "not testable here": "untested"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -324,18 +326,22 @@ def _claims_rows(claims: pd.DataFrame, depth: str, available: frozenset[str]) ->
         if row.ci_method:
             measured += f"<br><small>95% CI [{float(row.ci_low):.4g}, {float(row.ci_high):.4g}], " \
                         f"{_esc(row.ci_method)}</small>"
+        kind = _esc(row.evidence_kind or "not recorded")
+        if row.evidence_text:
+            kind += f"<br><small>{_esc(row.evidence_text)}</small>"
         rows.append(
             f"<tr class='tl-{_VERDICT_CLASS[row.verdict]}'><td><b>{_esc(row.verdict)}</b></td>"
             f"<td>{_esc(row.statement)}<br><small>{_esc(row.claim_id)} · {_esc(row.location)}</small></td>"
             f"<td><small>{_esc(conditions_in_words(row.conditions))}</small></td><td>{_esc(row.paper_text)}</td>"
-            f"<td>{measured}</td><td><small>{_esc(row.rule_text)}</small></td><td><small>{evidence}</small></td></tr>"
+            f"<td>{measured}</td><td><small>{kind}</small></td><td><small>{_esc(row.rule_text)}</small></td>"
+            f"<td><small>{evidence}</small></td></tr>"
         )
     return rows
 
 
 def _claims_table(claims: pd.DataFrame, depth: str, available: frozenset[str]) -> str:
     head = ("<thead><tr><th>verdict</th><th>claim</th><th>conditions</th><th>paper</th><th>measured</th>"
-            "<th>rule</th><th>evidence</th></tr></thead>")  # fmt: skip
+            "<th>kind of evidence</th><th>rule</th><th>evidence</th></tr></thead>")  # fmt: skip
     rows = _claims_rows(claims, depth, available)
     table = f"<table class='table tl-claims'>{head}<tbody>{''.join(rows[:TABLE_HEAD_ROWS])}</tbody></table>"
     if len(rows) > TABLE_HEAD_ROWS:
@@ -347,7 +353,9 @@ def _claims_table(claims: pd.DataFrame, depth: str, available: frozenset[str]) -
 
 def _claims_page(entries: Sequence[SiteEntry], available: frozenset[str]) -> str:
     parts = ["# Claims\n\n", "Every claim of every paper against our measurement: where the paper states it, the "
-             "conditions of our measurement, the paper's value, ours, the verdict rule and the evidence files. "
+             "conditions of our measurement, the paper's value, ours, the kind of evidence the verdict rests on "
+             "(exhaustive, counterexample, statistical, by definition, not testable), the verdict rule and the "
+             "evidence files. "
              "All of them in one file: <a href='../data/claims.csv'>data/claims.csv</a>. Verdicts: "
              + ", ".join(f"<span class='tl-{_VERDICT_CLASS[v]}'>{_esc(v)}</span>" for v in VERDICTS) + ".\n\n"]
     for entry in entries:
