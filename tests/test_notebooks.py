@@ -11,7 +11,8 @@ from torus_lab import runner
 
 ROOT = runner.project_root()
 EXPERIMENTS = runner.load_experiments(ROOT)
-#: Notebooks that are no experiment: interactive explorers (no YAML, no parameters cell, never run by the runner).
+#: Notebooks that are no experiment: interactive explorers (no YAML, never run by the runner; their parameters cell
+#: holds where the explorers start).
 EXPLORER_NOTEBOOKS = {"explore"}
 ALL_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 NOTEBOOKS = [nb for nb in ALL_NOTEBOOKS if nb.stem not in EXPLORER_NOTEBOOKS]
@@ -27,25 +28,32 @@ def test_one_experiment_per_paper():
 
 @pytest.mark.parametrize("name", sorted(EXPLORER_NOTEBOOKS))
 def test_explorer_notebook_is_clean_and_thin(name):
-    """Committed without outputs, imports and one call per explorer of torus_lab.explore, no parameters cell."""
+    """Committed without outputs: imports, a parameters cell of plain literals (where the explorers start) and one
+    call per explorer of torus_lab.explore."""
     from torus_lab import explore
 
     path = ROOT / "notebooks" / f"{name}.ipynb"
     nb = json.loads(path.read_text())
     assert nb["metadata"]["kernelspec"]["name"] == runner.KERNEL_NAME
-    calls = []
+    calls, parameters = [], 0
     for index, cell in enumerate(nb["cells"]):
         assert cell.get("id"), f"{path.name}: cell {index} has no id"
         if cell["cell_type"] != "code":
             continue
         assert not cell.get("outputs") and cell.get("execution_count") is None, f"{path.name}: cell {index} ran"
-        assert "parameters" not in cell["metadata"].get("tags", []), f"{path.name}: an explorer takes no parameters"
+        if "parameters" in cell["metadata"].get("tags", []):
+            for statement in ast.parse("".join(cell["source"])).body:
+                assert isinstance(statement, ast.Assign), ast.unparse(statement)
+                ast.literal_eval(statement.value)  # a plain literal, as in every parameters cell
+            parameters += 1
+            continue
         for statement in ast.parse("".join(cell["source"])).body:
             if isinstance(statement, ast.ImportFrom):
                 assert statement.module == "torus_lab.explore", ast.unparse(statement)
             else:
                 assert isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call), ast.unparse(statement)
                 calls.append(statement.value.func.id)
+    assert parameters == 1, f"{path.name}: one parameters cell"
     assert sorted(calls) == sorted(explore.__all__), "one call per explorer"
 
 
