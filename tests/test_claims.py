@@ -20,6 +20,7 @@ from torus_lab.claims import (
     check_claims_table,
     claims_table,
     comparison_counts,
+    conditions_in_words,
     evaluate,
     evidence_items,
     location_items,
@@ -684,3 +685,28 @@ class TestPaperValueClaim:
     def test_bad_arguments_are_named(self, measured, ci_method, name):
         with pytest.raises((ValueError, TypeError), match=name):
             self._claim(measured, ci_method=ci_method)
+
+
+# ---------------------------------------------------------------------- conditions written as words
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
+                     st.text(st.characters(min_codepoint=97, max_codepoint=122), min_size=1, max_size=6))  # fmt: skip
+_dicts = st.recursive(st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), _scalars, min_size=1,
+                                      max_size=4),
+                      lambda inner: st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True),
+                                                    st.one_of(_scalars, inner), min_size=1, max_size=3),
+                      max_leaves=8)  # fmt: skip
+
+
+@given(prefix=st.text(st.characters(blacklist_characters="{}", blacklist_categories=("Cs",)), max_size=20),
+       value=_dicts)  # fmt: skip
+def test_conditions_in_words_leave_no_dict_and_keep_the_text_around(prefix, value):
+    words = conditions_in_words(f"{prefix}{value!r} end")
+    assert words.startswith(prefix) and words.endswith(" end")
+    assert "{" not in words and "': " not in words
+    for key in value:  # keys read with underscores as spaces (conditions_text)
+        assert key.replace("_", " ") in words
+
+
+def test_conditions_in_words_keep_what_is_no_dict_literal():
+    for text in ("{k} in [4, 5]", "a set {1, 2}", "unbalanced {'a': 1", "plain text"):
+        assert conditions_in_words(text) == text

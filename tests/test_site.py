@@ -18,33 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from torus_lab import report, runner, site
+from torus_lab.claims import conditions_in_words
 
 ROOT = runner.project_root()
 EXPERIMENTS = runner.load_experiments(ROOT)
 
 # ---------------------------------------------------------------------- pieces
-_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
-                     st.text(st.characters(min_codepoint=97, max_codepoint=122), min_size=1, max_size=6))  # fmt: skip
-_dicts = st.recursive(st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), _scalars, min_size=1,
-                                      max_size=4),
-                      lambda inner: st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True),
-                                                    st.one_of(_scalars, inner), min_size=1, max_size=3),
-                      max_leaves=8)  # fmt: skip
-
-
-@given(prefix=st.text(st.characters(blacklist_characters="{}", blacklist_categories=("Cs",)), max_size=20),
-       value=_dicts)  # fmt: skip
-def test_conditions_in_words_leave_no_dict_and_keep_the_text_around(prefix, value):
-    words = site.conditions_in_words(f"{prefix}{value!r} end")
-    assert words.startswith(prefix) and words.endswith(" end")
-    assert "{" not in words and "': " not in words
-    for key in value:
-        assert key in words
-
-
-def test_conditions_in_words_keep_what_is_no_dict_literal():
-    for text in ("{k} in [4, 5]", "a set {1, 2}", "unbalanced {'a': 1", "plain text"):
-        assert site.conditions_in_words(text) == text
 
 
 def _warnings(configurations: dict[str, int]) -> str:
@@ -296,4 +275,4 @@ def test_conditions_of_the_committed_claims_read_as_words():
     claims = pd.read_csv(ROOT / "data" / "claims.csv", dtype=str, keep_default_na=False)
     for text in claims["conditions"]:  # written in words when the row is built (torus_lab.claims) ...
         assert "{'" not in text, text[:200]
-        assert site.conditions_in_words(text) == text  # ... so the site has nothing left to rewrite
+        assert conditions_in_words(text) == text  # ... so the site has nothing left to rewrite

@@ -84,6 +84,7 @@ __all__ = [
     "derive_evidence_kind",
     "evidence_sentence",
     "conditions_text",
+    "conditions_in_words",
     "upgrade_claims_table",
     "verdict_counts",
     "PaperSummary",
@@ -658,9 +659,19 @@ def conditions_text(conditions: Mapping[str, Any]) -> str:
     return ", ".join(f"{str(key).replace('_', ' ')} = {_words(value)}" for key, value in conditions.items())
 
 
-def _dict_reprs_in_words(text: str) -> str:
-    """``text`` with every embedded Python dict literal (outermost braces, nested ones included) rendered by
-    :func:`conditions_text`; other braces are left as they are."""
+def conditions_in_words(text: str) -> str:
+    """``text`` (the conditions of a claim) with every embedded Python dict literal (outermost braces, nested ones
+    included) rendered by :func:`conditions_text`; other braces are left as they are.  :class:`Claim` applies it
+    to a ``conditions`` string, so a table written by this version holds no dict literal.
+
+    Examples
+    --------
+    >>> conditions_in_words("offered 1.0: {'warmup': 3000, 'measure': {'a': True}}")
+    'offered 1.0: (warmup = 3000, measure = (a = yes))'
+    >>> conditions_in_words("{not a dict}")
+    '{not a dict}'
+    """
+    check_str("text", text)
     out, i = [], 0
     while (start := text.find("{", i)) >= 0:
         depth, end = 0, -1
@@ -763,7 +774,7 @@ class Claim:
         if isinstance(conditions, Mapping):
             conditions = conditions_text(conditions)
         elif isinstance(conditions, str):
-            conditions = _dict_reprs_in_words(conditions)
+            conditions = conditions_in_words(conditions)
         object.__setattr__(self, "conditions", conditions)
         for name in ("claim_id", "location", "statement", "conditions", "paper_text", "measured_text"):
             if not check_str(name, getattr(self, name)).strip():

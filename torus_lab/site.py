@@ -8,8 +8,8 @@ configuration of ``docs/conf.py`` (pydata-sphinx-theme, myst-nb, MathJax from lo
   by myst-nb and never re-executed, with its provenance (commit, lock, seed, run time from ``manifest.json``)
   above the first cell; warnings the notebook printed are summarised (:func:`summarize_warnings`), tables of
   more than :data:`TABLE_HEAD_ROWS` rows show their head with the rest collapsed;
-* the claims of every paper (:func:`conditions_in_words`), the provenance of every run, results at a glance
-  with figure thumbnails on the landing page;
+* the claims of every paper (conditions in words: :func:`torus_lab.claims.conditions_in_words`), the
+  provenance of every run, results at a glance with figure thumbnails on the landing page;
 * ``data/`` and ``figures/`` of every experiment copied beside the pages, so that every link resolves.
 
 Nothing is committed twice: the notebooks, data and figures are copied into a temporary source folder at build
@@ -17,8 +17,6 @@ time.  :func:`write_site_zip` packs the built site into one deterministic zip th
 
 Examples
 --------
->>> conditions_in_words("8 x 8 torus, run length {'warmup': 3000, 'drain': None}")
-'8 x 8 torus, run length (warmup 3000, drain none)'
 >>> stderr = "a.py:3: UserWarning: x on T(4) at cycle 5\\n  line\\na.py:3: UserWarning: x on T(4) at cycle 9\\n"
 >>> summarize_warnings(stderr)
 '2 warnings:\\n  UserWarning: 2 x on T(4)\\nfor example: a.py:3: UserWarning: x on T(4) at cycle 5\\n'
@@ -26,7 +24,6 @@ Examples
 
 from __future__ import annotations
 
-import ast
 import copy
 import html
 import json
@@ -46,11 +43,11 @@ from typing import Any
 import pandas as pd
 
 from torus_lab._validate import check_instance, check_str
-from torus_lab.claims import VERDICTS, evidence_items
+from torus_lab.claims import VERDICTS, conditions_in_words, evidence_items
 from torus_lab.notebook_warnings import summary_text, warning_subject
 from torus_lab.settings import FIGURE_METADATA_KEY
 
-__all__ = ["REPOSITORY", "SITE_DIR", "ZIP_NAME", "TABLE_HEAD_ROWS", "SiteEntry", "conditions_in_words",
+__all__ = ["REPOSITORY", "SITE_DIR", "ZIP_NAME", "TABLE_HEAD_ROWS", "SiteEntry",
            "summarize_warnings", "collapse_long_tables", "notebook_figures", "site_notebook", "prepare_site_source",
            "build_site", "write_site_zip"]  # fmt: skip
 
@@ -95,50 +92,6 @@ class SiteEntry:
 
 
 # ---------------------------------------------------------------------- text
-def _value_words(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, dict):
-        return "(" + ", ".join(f"{key} {_value_words(item)}" for key, item in value.items()) + ")"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_value_words(item) for item in value) + "]"
-    return str(value)
-
-
-def conditions_in_words(text: str) -> str:
-    """``text`` (the conditions of a claim) with every Python dict literal in it written as words:
-    ``{'warmup': 3000, 'drain': None}`` becomes ``(warmup 3000, drain none)``; other text is kept.
-
-    Examples
-    --------
-    >>> conditions_in_words("offered 1.0: {'warmup': 3000, 'measure': {'a': True}}")
-    'offered 1.0: (warmup 3000, measure (a yes))'
-    >>> conditions_in_words("{not a dict}")
-    '{not a dict}'
-    """
-    check_str("text", text)
-
-    parts, depth, start, last = [], 0, 0, 0
-    for index, char in enumerate(text):  # outermost balanced {...} spans
-        if char == "{":
-            start = index if depth == 0 else start
-            depth += 1
-        elif char == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                span = text[start : index + 1]
-                try:
-                    value = ast.literal_eval(span)
-                except (ValueError, SyntaxError, MemoryError, RecursionError):
-                    continue
-                if isinstance(value, dict):
-                    parts += [text[last:start], _value_words(value)]
-                    last = index + 1
-    return "".join(parts) + text[last:]
-
-
 _WARNING_LINE = re.compile(r"^(?P<file>\S[^:\n]*):(?P<line>\d+): (?P<category>[A-Za-z_][\w.]*): (?P<message>.*)$")
 
 
