@@ -443,3 +443,27 @@ def test_a_signal_stops_the_app_and_its_kernel(tmp_path, signum):
     assert len(run.processes()) >= 3, "the command, Voila and the notebook's kernel"
     assert_clean_stop(*run.stop(signum), signum)
     run.assert_no_process_left()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name)
+def test_a_stopped_site_build_leaves_the_earlier_site_and_no_temporary_folder(tmp_path, signum):
+    """``torus-lab site`` stopped while Sphinx reads the pages: Sphinx ends with it, the temporary folder it was
+    building into goes, and the earlier site is byte-identical."""
+    out, html = tmp_path / "out", tmp_path / "html"
+    out.mkdir()
+    (html / "_static").mkdir(parents=True)
+    (html / "index.html").write_text("<p>the earlier site</p>")
+    (html / "_static" / "style.css").write_text("p {}")
+    before = snapshot(html)
+    run = Run(ROOT, tmp_path / "markers", ["site", "--out", str(out), "--html", str(html)])
+    deadline = time.monotonic() + READY_WAIT_S
+    while not list(tmp_path.glob(".site-*/doctrees")):  # Sphinx has started reading
+        assert run.process.poll() is None, f"the build ended early: {run.process.communicate()}"
+        assert time.monotonic() < deadline, f"Sphinx did not start within {READY_WAIT_S} s"
+        time.sleep(0.05)
+    assert len(run.processes()) >= 2, "the command and Sphinx"
+    assert_clean_stop(*run.stop(signum), signum)
+    run.assert_no_process_left()
+    assert snapshot(html) == before
+    assert not list(tmp_path.glob(".site-*"))
+    assert lock_holder(out) is None

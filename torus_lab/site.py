@@ -44,7 +44,9 @@ import pandas as pd
 
 from torus_lab._validate import check_instance, check_str
 from torus_lab.claims import VERDICTS, conditions_in_words, evidence_items
+from torus_lab.interrupt import STOP
 from torus_lab.notebook_warnings import summary_text, warning_subject
+from torus_lab.outputs import swap_into_place
 from torus_lab.settings import FIGURE_METADATA_KEY
 
 __all__ = ["REPOSITORY", "SITE_DIR", "ZIP_NAME", "TABLE_HEAD_ROWS", "SiteEntry",
@@ -440,7 +442,10 @@ def build_site(entries: Sequence[SiteEntry], out_root: str | Path, project: str 
     Sphinx runs in a child process with ``<project>/docs/conf.py`` on a temporary source folder
     (:func:`prepare_site_source`); ``strict`` turns every warning into an error and checks every
     cross-reference (``-W -n``, what ``make test`` asks).  Raises RuntimeError with Sphinx's output when the
-    build fails; the earlier site is then left as it was.
+    build fails; the earlier site is then left as it was.  The site is built into a temporary folder beside
+    ``html_dir`` and swapped in at the end (:func:`torus_lab.outputs.swap_into_place`): a stop request
+    (:mod:`torus_lab.interrupt`: SIGINT, SIGTERM, SIGHUP under ``torus-lab site``) ends Sphinx, removes the
+    temporary folder and raises :class:`torus_lab.interrupt.Interrupted`, leaving the earlier site as it was.
     """
     check_instance("strict", strict, bool)
     out = Path(check_instance("out_root", out_root, (str, os.PathLike), "a path"))
@@ -459,14 +464,26 @@ def build_site(entries: Sequence[SiteEntry], out_root: str | Path, project: str 
                    "-d", str(Path(work) / "doctrees"), str(source), str(built)]  # fmt: skip
         if strict:
             command[5:5] = ["-W", "--keep-going", "-n"]
-        done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise RuntimeError(f"the site build failed (exit {done.returncode}):\n{done.stderr}{done.stdout}")
+        returncode, output = _run_sphinx(command, project)
+        STOP.check()  # stopped: the earlier site stays, the temporary folder goes
+        if returncode != 0:
+            raise RuntimeError(f"the site build failed (exit {returncode}):\n{output}")
         (built / ".buildinfo").unlink(missing_ok=True)
-        if target.exists():
-            target.rename(Path(work) / "old")
-        built.rename(target)
+        swap_into_place(work, [(built, target)])
     return target
+
+
+def _run_sphinx(command: list[str], cwd: Path) -> tuple[int, str]:
+    """Run Sphinx in its own session, registered with :data:`torus_lab.interrupt.STOP` so that a stop request
+    ends it (and whatever it started); returns its exit status and its output (stderr, then stdout)."""
+    with subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as sphinx:  # fmt: skip
+        STOP.add_group(sphinx.pid)
+        try:
+            stdout, stderr = sphinx.communicate()
+        finally:
+            STOP.discard_group(sphinx.pid)
+    return sphinx.returncode, stderr + stdout
 
 
 def _site_members(html_dir: Path) -> list[str]:
