@@ -656,6 +656,33 @@ class TestClaimsChanges:
         legacy = claims_changes(old[LEGACY_CLAIM_COLUMNS], old)
         assert legacy.old_evidence_kind.tolist() == [""] and legacy.new_evidence_kind.tolist() == ["exhaustive"]
 
+    def test_the_old_table_is_taken_as_written_under_the_rules_of_its_time(self, tmp_path):
+        """A committed table written under earlier rules (its verdict is not what today's rule gives) is compared
+        as it was written, read back from CSV; a verdict outside the vocabulary is still refused."""
+        new = claims_table("loads", [_claim()])
+        old = new.copy()
+        old.loc[0, "verdict"] = "does not hold"       # what an earlier rule said
+        with pytest.raises(ValueError, match="its rule gives"):
+            check_claims_table(old)
+        old.to_csv(tmp_path / "claims.csv", index=False)
+        written = pd.read_csv(tmp_path / "claims.csv", dtype=str, keep_default_na=False)
+        changes = claims_changes(written, new)
+        assert changes[["change", "old_verdict", "new_verdict"]].values.tolist() == [["changed", "does not hold",
+                                                                                     "holds"]]  # fmt: skip
+        old.loc[0, "verdict"] = "mostly holds"
+        with pytest.raises(ValueError, match="old"):
+            claims_changes(old, new)
+
+    def test_changes_in_words_name_each_claim_and_its_verdicts(self):
+        from torus_lab.claims import changes_text
+
+        old = claims_table("loads", [_claim(), _claim(claim_id="gone"), _claim(claim_id="c3", measured_value=2.0)])
+        new = claims_table("loads", [_claim(), _claim(claim_id="c3", measured_value=0.5), _claim(claim_id="fresh")])
+        lines = changes_text(claims_changes(old, new)).splitlines()
+        assert lines == ["loads/c3: does not hold -> holds", "loads/fresh: added (holds)",
+                         "loads/gone: removed (holds)"]
+        assert changes_text(claims_changes(new, new)) == "no change"
+
 
 class TestPaperValueClaim:
     """`paper_value_claim`: a measured value with its confidence interval against the paper's printed value."""

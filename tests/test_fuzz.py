@@ -112,6 +112,17 @@ def _bv(key: str) -> Lazy:
     return Lazy(lambda: _bv_tables()[key])
 
 
+def _saved_table_dir() -> str:
+    """A folder holding the saved table ``a.csv`` (what a notebook's ``run.save`` leaves for ``show_table``)."""
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.mkdtemp(prefix="fuzz-tables-")) / "demo"
+    folder.mkdir()
+    (folder / "a.csv").write_text("a\n1\n2\n")
+    return str(folder)
+
+
 def _placement() -> Lazy:
     def build() -> Any:
         from torus_lab.loads import linear_placement
@@ -314,6 +325,11 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.plotting.show_figure": dict(fig=Lazy(lambda: _figure_ax().build().figure), figures_dir="figs",
                                            name="f"),
     "torus_lab.plotting.figure_html": dict(experiment="loads", name="a", caption="what a shows"),
+    "torus_lab.tables.table_rows": dict(table=_frame(a=[1, 2])),
+    "torus_lab.tables.table_html": dict(table=_frame(a=[1, 2]), href="a.csv", label="a.csv"),
+    "torus_lab.tables.table_text": dict(table=_frame(a=[1, 2]), label="a.csv"),
+    "torus_lab.tables.csv_link": dict(csv="data/demo/a.csv", under_runner=True),
+    "torus_lab.tables.show_table": dict(table=_frame(a=[1, 2]), data_dir=Lazy(_saved_table_dir), name="a"),
     # self-contained reports
     "torus_lab.notebook_warnings.summary_text": dict(counts={("UserWarning", "x"): 2}, example="a.py:1: x"),
     "torus_lab.notebook_warnings.warning_subject": dict(message="x at 1"),

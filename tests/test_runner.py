@@ -615,3 +615,43 @@ def test_experiments_side_by_side_start_longest_first_by_their_last_manifest(tmp
     assert runner.start_order(names, [project]) == ["new", "broken", "long", "middle", "short"]
     with pytest.raises(TypeError, match="records"):
         runner.start_order(names, [3])
+
+
+CLAIMS = """from torus_lab.claims import Claim, Rule, claims_table, write_claims
+write_claims(claims_table("demo", [Claim(claim_id="ratio", location="Section 1", statement="the ratio is 1",
+    conditions="k = 4", paper_value=1.0, paper_text="1", measured_value=scale, measured_text=str(scale),
+    rule=Rule("exact"), evidence=("data/demo/table.csv",))]), data_dir)"""
+
+
+@pytest.mark.notebook
+def test_a_run_that_changes_a_verdict_prints_it_records_it_and_the_site_shows_it(tmp_path, monkeypatch, capsys):
+    """The runner compares the claims table of a run with the one it replaces: the first run has nothing to
+    compare with; the second, whose measurement breaks the claim, prints the change, keeps it in the manifest,
+    and the claims page of the site shows it under the paper's referee summary."""
+    from torus_lab import report, site
+
+    project = write_project(tmp_path / "project", "demo", [PARAMETERS, WORK, CLAIMS],
+                            {"demo": "description: a demo\n" + SCHEMA + "presets:\n"
+                                     "  quick: {seed: 5, fail: false, n_rows: 2, scale: 1.0, label: x}\n"})  # fmt: skip
+    monkeypatch.chdir(project)
+    out = tmp_path / "out"
+    assert cli.main(["run", "demo", "--out", str(out)]) == 0
+    assert "changed since the previous run" not in capsys.readouterr().out
+    manifest = json.loads((out / "reports/demo/manifest.json").read_text())
+    assert manifest["claims_changes"] == {"previous_run": None, "changes": []}
+    first_commit_and_start = (manifest["git"]["commit"], manifest["started_utc"])
+
+    assert cli.main(["run", "demo", "--out", str(out), "-p", "scale=2.0"]) == 0
+    printed = capsys.readouterr().out
+    assert "demo: 1 claim(s) changed since the previous run:\n  demo/ratio: holds -> does not hold" in printed
+    record = json.loads((out / "reports/demo/manifest.json").read_text())["claims_changes"]
+    assert (record["previous_run"]["commit"], record["previous_run"]["started_utc"]) == first_commit_and_start
+    assert [(c["claim_id"], c["old_verdict"], c["new_verdict"]) for c in record["changes"]] == [
+        ("ratio", "holds", "does not hold")]
+
+    entries = report.site_entries(report.collect(out, project), out)
+    source = site.prepare_site_source(tmp_path / "source", entries, out, site.REPOSITORY)
+    page = (source / "results" / "claims.md").read_text()
+    assert page.index("Referee's summary") < page.index("1 verdict(s) changed") < page.index("tl-claims")
+    assert "1 claims, 0 reproduced" in page and "the ratio is 1&quot; does not hold" in page
+    assert "holds &rarr; <b>does not hold</b>" in page

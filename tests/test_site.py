@@ -12,13 +12,14 @@ import urllib.parse
 import zipfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from chromium import ARTIFACTS, launch, require_chromium
 from hypothesis import given
 from hypothesis import strategies as st
 
-from torus_lab import report, runner, site
-from torus_lab.claims import conditions_in_words
+from torus_lab import report, runner, site, tables
+from torus_lab.claims import conditions_in_words, referee_summary
 
 ROOT = runner.project_root()
 EXPERIMENTS = runner.load_experiments(ROOT)
@@ -47,15 +48,75 @@ def test_warnings_are_counted_per_configuration_with_one_example(configurations)
     assert "res = simulate" not in summary and "progress 10%" in summary and summary.endswith("done\n")
 
 
-def test_long_tables_show_their_head_and_keep_every_row_collapsed():
+def test_a_long_table_not_cut_by_its_notebook_shows_its_head_and_a_link_to_the_run_s_data():
     rows = "".join(f"<tr><th>{i}</th><td>v{i}</td></tr>" for i in range(45))
     page = f"<div><table class='dataframe'><thead><tr><th>i</th></tr></thead><tbody>{rows}</tbody></table></div>"
-    short = site.collapse_long_tables(page)
-    head, collapsed = short.split("<details", 1)
-    assert head.count("<td>") == site.TABLE_HEAD_ROWS and collapsed.count("<td>") == 45
-    assert "all 45 rows" in collapsed
-    small = page.replace(rows, rows[: rows.index("<tr><th>5</th>")])
-    assert site.collapse_long_tables(small) == small
+    short = site.shorten_long_tables(page, "../../results/provenance.html#run-demo")
+    assert short.count("<td>") == tables.TABLE_HEAD_ROWS and "v9<" in short and "v10<" not in short
+    assert "The first 10 of 45 rows" in short and "href='../../results/provenance.html#run-demo'" in short
+    small = page.replace(rows, rows[: rows.index(f"<tr><th>{tables.TABLE_MAX_ROWS}</th>")])
+    assert site.shorten_long_tables(small, "x.html") == small
+
+
+def _executed_notebook(data: Path) -> dict:
+    """A small executed notebook as the runner leaves it: a title, a table shown through ``run.table`` (the
+    helper's output for a saved 45-row CSV) and a long table shown whole (an older notebook)."""
+    frame = pd.DataFrame({"k": range(45), "value": [i / 7 for i in range(45)]})
+    data.mkdir(parents=True)
+    frame.to_csv(data / "big.csv", index=False)
+    href, label = tables.csv_link(data / "big.csv", under_runner=True)
+
+    def output(html: str, text: str) -> dict:
+        return {"output_type": "display_data", "metadata": {}, "data": {"text/html": html, "text/plain": text}}
+
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": "# Demo"},
+             {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "run.table(big, 'big')",
+              "outputs": [output(tables.table_html(frame, href, label), tables.table_text(frame, label))]},
+             {"cell_type": "code", "metadata": {}, "execution_count": 2, "source": "big",
+              "outputs": [output(frame._repr_html_(), frame.to_string())]}]  # fmt: skip
+    return {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                        "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+
+
+def test_a_long_table_renders_on_the_site_as_its_head_and_a_link_to_its_csv(tmp_path):
+    """A page built by Sphinx with the site's configuration from a small executed notebook: each table shows
+    ten rows; the one shown through ``run.table`` links its full CSV, which is on the site."""
+    source, html_dir = tmp_path / "source", tmp_path / "html"
+    notebook = _executed_notebook(source / "_extra" / "data" / "demo")
+    page = source / "reports" / "demo" / "demo.ipynb"
+    page.parent.mkdir(parents=True)
+    page.write_text(json.dumps(site.site_notebook(notebook, "demo", None)))
+    (source / "index.md").write_text("# Site\n\n```{toctree}\nreports/demo/demo\n```\n")
+    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "-c", str(ROOT / "docs"),
+                    str(source), str(html_dir)], check=True, cwd=ROOT, capture_output=True)  # fmt: skip
+    built = (html_dir / "reports" / "demo" / "demo.html").read_text(encoding="utf-8")
+    shown = re.findall(r"<table.*?</table>", built, re.S)
+    assert len(shown) == 2 and all(len(re.findall(r"<tr\b", t.split("<tbody>")[1])) == 10 for t in shown)
+    links = re.findall(r'<a href="([^"]+\.csv)">', built)
+    assert links == ["../../data/demo/big.csv"] and (html_dir / "data" / "demo" / "big.csv").is_file()
+    assert "The first 10 of 45 rows" in built and "results/provenance.html#run-demo" in built
+
+
+def test_the_claims_page_says_when_there_is_no_previous_run_or_no_record(tmp_path):
+    """Each paper's claims open with its referee summary, then what changed since the previous run: a sentence
+    when the run was the first in its output folder, or when its manifest predates the record."""
+    claims = report.collect(ROOT)[[e.name for e in report.collect(ROOT)].index("loads")].claims
+    manifests = {"first": {"claims_changes": {"previous_run": None, "changes": []}},
+                 "same": {"claims_changes": {"previous_run": {"commit": "a" * 40, "started_utc": "2026"},
+                                             "changes": []}},
+                 "old": {}}  # fmt: skip
+    entries = [site.SiteEntry(name, "a paper", tmp_path / "none.ipynb", manifest, claims)
+               for name, manifest in manifests.items()]  # fmt: skip
+    source = site.prepare_site_source(tmp_path / "source", entries, tmp_path, ROOT)
+    page = (source / "results" / "claims.md").read_text()
+    sections = dict(zip(manifests, page.split("\n## ")[1:], strict=True))
+    assert all("Referee's summary" in text and "reproduced" in text for text in sections.values())
+    assert "No previous run in this output folder" in sections["first"]
+    assert "No verdict or evidence changed since the previous run (commit aaaaaaaaaaaa" in sections["same"]
+    assert "Not recorded" in sections["old"]
+    summary = referee_summary(claims)
+    for finding in summary.findings:
+        assert html.escape(finding) in sections["first"]
 
 
 def test_site_notebook_drops_the_defaults_collapses_code_and_adds_the_provenance():
@@ -137,6 +198,8 @@ def test_every_experiment_has_a_page_with_its_figures_and_the_conventions_links_
     for name in EXPERIMENTS:
         page = (html_dir / "reports" / name / f"{name}.html").read_text(encoding="utf-8")
         assert "Provenance of this run" in page
+        for table in re.findall(r"<table.*?</table>", page, re.S):  # no long table shown whole
+            assert len(re.findall(r"<tr\b", table.split("<tbody>")[-1])) <= tables.TABLE_MAX_ROWS, (name, table[:300])
         for figure in re.findall(r'src="\.\./\.\./(figures/[^"]+\.png)"', page):
             assert (html_dir / figure).is_file(), figure
         assert "docs/conventions.md" not in re.sub(r"<code[^>]*>.*?</code>", "", page, flags=re.S)

@@ -93,6 +93,7 @@ __all__ = [
     "LEGACY_CLAIM_COLUMNS",
     "FINDING_VERDICTS",
     "CHANGE_COLUMNS",
+    "changes_text",
     "paper_value_claim",
 ]
 
@@ -1183,11 +1184,26 @@ CHANGE_COLUMNS = ["paper", "claim_id", "change", "old_verdict", "new_verdict", "
 _COMPARED = ("verdict", "evidence_kind", "evidence_text")
 
 
+def _as_written(table: pd.DataFrame, name: str) -> pd.DataFrame:
+    """A claims ``table`` of earlier rules as written: the columns :func:`claims_changes` compares (empty evidence
+    columns for a legacy table), its verdicts checked against :data:`VERDICTS` but not re-judged."""
+    check_frame(name, table, ["paper", "claim_id", "verdict"])
+    table = table.copy()
+    for column in ("evidence_kind", "evidence_text"):
+        table[column] = table[column].fillna("").astype(str) if column in table.columns else ""
+    unknown = sorted(set(table["verdict"]) - set(VERDICTS))
+    if unknown:
+        raise ValueError(f"{name}: unknown verdicts {unknown!r}; allowed: {VERDICTS}")
+    return table[["paper", "claim_id", *_COMPARED]]
+
+
 def claims_changes(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     """The rows of claims table ``new`` whose verdict or evidence differ from the committed table ``old`` (a pure
     function), matched on ``(paper, claim_id)``: ``change`` is "changed", "added" or "removed", with the old and
     new verdict, kind of evidence and evidence text (empty where a side has none; a legacy table records no
     evidence).  Columns :data:`CHANGE_COLUMNS`, in the order of ``new`` then the removed rows of ``old``.
+    ``new`` is checked in full (:func:`check_claims_table`); ``old`` is taken as written (its verdicts may come
+    from the rules of its time), only its columns and verdict names are checked.
 
     Examples
     --------
@@ -1200,7 +1216,7 @@ def claims_changes(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     >>> claims_changes(old, new)[["claim_id", "change", "old_verdict", "new_verdict"]].values.tolist()
     [['runs', 'changed', 'holds', 'inconclusive']]
     """
-    old, new = check_claims_table(old, "old"), check_claims_table(new, "new")
+    old, new = _as_written(old, "old"), check_claims_table(new, "new")
     before = {(r["paper"], r["claim_id"]): r for r in old.to_dict("records")}
     after = {(r["paper"], r["claim_id"]): r for r in new.to_dict("records")}
     empty = dict.fromkeys(_COMPARED, "")
@@ -1266,3 +1282,33 @@ def paper_value_claim(claim_id: str, location: str, statement: str, conditions: 
                  paper_value=paper_value, paper_text=paper_text, measured_value=value, measured_text=measured_text,
                  ci_low=low, ci_high=high, ci_method=ci_method, rule=rule,
                  evidence=tuple(check_sequence("evidence", evidence)))  # fmt: skip
+
+
+def changes_text(changes: pd.DataFrame) -> str:
+    """The rows of :func:`claims_changes` in words, one line each (the words ``torus-lab run`` and ``reproduce``
+    print when a claims table changed); ``'no change'`` for none.
+
+    Examples
+    --------
+    >>> changes = pd.DataFrame([["p", "runs", "changed", "holds", "inconclusive", "exhaustive", "statistical",
+    ...                          "", "120 runs"]], columns=CHANGE_COLUMNS)
+    >>> print(changes_text(changes))
+    p/runs: holds -> inconclusive (kind of evidence: exhaustive -> statistical)
+    """
+    check_frame("changes", changes, CHANGE_COLUMNS)
+    lines = []
+    for row in changes.to_dict("records"):
+        where = f"{row['paper']}/{row['claim_id']}"
+        if row["change"] != "changed":
+            verdict = row["new_verdict"] if row["change"] == "added" else row["old_verdict"]
+            lines.append(f"{where}: {row['change']} ({verdict})")
+            continue
+        parts = [f"{row['old_verdict']} -> {row['new_verdict']}" if row["old_verdict"] != row["new_verdict"]
+                 else f"still {row['new_verdict']}"]  # fmt: skip
+        if row["old_evidence_kind"] != row["new_evidence_kind"]:
+            parts.append(f"(kind of evidence: {row['old_evidence_kind'] or 'not recorded'} -> "
+                         f"{row['new_evidence_kind'] or 'not recorded'})")  # fmt: skip
+        elif row["old_evidence_text"] != row["new_evidence_text"]:
+            parts.append("(evidence text changed)")
+        lines.append(f"{where}: {' '.join(parts)}")
+    return "\n".join(lines) or "no change"

@@ -268,6 +268,23 @@ def _silence_stdout() -> None:
         pass
 
 
+def _print_claims_changes(results: Sequence[runner.RunResult]) -> None:
+    """Print, for each run whose claims table differs from the one it replaced, the rows that changed
+    (:func:`torus_lab.claims.changes_text`; the record is in the run's manifest)."""
+    for result in results:
+        record = result.manifest.get("claims_changes") or {}
+        if record.get("error"):
+            print(f"{result.name}: claims not compared with the previous run: {record['error']}")
+        elif record.get("changes"):
+            import pandas as pd
+
+            from torus_lab.claims import CHANGE_COLUMNS, changes_text
+
+            changes = pd.DataFrame(record["changes"], columns=CHANGE_COLUMNS)
+            print(f"{result.name}: {len(changes)} claim(s) changed since the previous run:")
+            print("\n".join(f"  {line}" for line in changes_text(changes).splitlines()))
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
@@ -302,6 +319,7 @@ def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(f"{args.name} ({args.preset}) done in {result.duration_s:.1f} s:")
         for path in result.outputs.values():
             print(f"  {path}")
+        _print_claims_changes([result])
     elif args.command == "reproduce":
         _set_sweep_environment(args)
         from torus_lab.report import reproduce
@@ -310,6 +328,7 @@ def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                                 kernel_name=args.kernel, jobs=args.jobs, wait=args.wait)  # fmt: skip
         for result in results:
             print(f"{result.name:18s} {result.duration_s:8.1f} s  ({result.preset})")
+        _print_claims_changes(results)
     elif args.command == "verify":
         _set_sweep_environment(args)
         return _verify(args)

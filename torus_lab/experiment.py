@@ -527,6 +527,16 @@ class ExperimentRun:
         show_figure(fig, self.figures_dir, name, caption=caption)
         self.write_manifest()
 
+    def table(self, table: Any, name: str) -> None:
+        """Show ``table`` (a DataFrame or a pandas Styler, drawn from the saved result ``name``): whole up to
+        :data:`torus_lab.tables.TABLE_MAX_ROWS` rows, else its head and a link to ``data_dir/<name>.csv``, the
+        full table (:func:`torus_lab.tables.show_table`; the CSV must have been saved, by :meth:`save`).
+
+        Returns None, so that a notebook cell ending in ``run.table(...)`` shows the table once."""
+        from torus_lab.tables import show_table
+
+        show_table(table, self.data_dir, name)
+
     def show_all(self, figures: Mapping[str, Any], caption: str | None = None) -> None:
         """:meth:`show` every figure of ``figures`` (file stem -> figure), in order, each captioned by
         ``caption`` with ``{name}`` replaced by the figure's file stem."""

@@ -142,11 +142,14 @@ def _outputs(name: str, folders: Mapping[str, Path]) -> list[dict[str, Any]]:
 
 def build_manifest(*, name: str, description: str, notebook: str, root: Path, preset: str | None,
                    params: Mapping[str, Any], folders: Mapping[str, Path], started: str, duration: float,
-                   sweep_environment: Mapping[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+                   sweep_environment: Mapping[str, str] | None = None,
+                   claims_changes: Mapping[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """The manifest of experiment ``name`` run at ``preset`` with ``params`` in project ``root``, whose outputs
     are the files under ``folders`` (output kind of :data:`OUTPUT_ROLES` -> its ``<kind>/<name>`` folder).
 
     ``sweep_environment``: the sweep settings the notebook's kernel ran with beyond this process's own.
+    ``claims_changes``: how the run's claims table differs from the one it replaced (the runner's record,
+    ``torus_lab.runner.claims_change_record``); None for a run by hand or an experiment without claims.
 
     Examples
     --------
@@ -172,6 +175,8 @@ def build_manifest(*, name: str, description: str, notebook: str, root: Path, pr
         check_instance("folders", folder, (str, os.PathLike), "a folder path")
     if sweep_environment is not None:
         check_mapping("sweep_environment", sweep_environment)
+    if claims_changes is not None:
+        check_mapping("claims_changes", claims_changes)
     return {
         "experiment": name,
         "description": description,
@@ -188,4 +193,5 @@ def build_manifest(*, name: str, description: str, notebook: str, root: Path, pr
         "finished_utc": utc_now(),
         "duration_s": round(duration, 3),
         "outputs": _outputs(name, folders),
+        "claims_changes": None if claims_changes is None else dict(claims_changes),
     }

@@ -94,6 +94,8 @@ __all__ = [
     "PUBLISH_PRESET",
     "default_output_root",
     "reproduce_output_root",
+    "claims_change_record",
+    "change_record",
 ]
 
 #: The three output folders every experiment writes into (``<kind>/<name>``).
@@ -436,7 +438,8 @@ def _run_locked(experiment: Experiment, preset: str, params: dict[str, Any], out
         STOP.check()
         _clean_executed_notebook(executed, root=project, staging=staging, experiment=experiment)
         duration = time.perf_counter() - clock
-        manifest = _manifest(experiment, preset, params, staged, started, duration, sweep_environment)
+        changes = claims_change_record(out_root, name, staged["data"] / "claims.csv")
+        manifest = _manifest(experiment, preset, params, staged, started, duration, sweep_environment, changes)
         for folder in staged.values():
             (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
         targets = {kind: out_root / kind / name for kind in OUTPUT_KINDS}
@@ -466,12 +469,69 @@ def _keep_failed_notebook(executed: Path, project: Path, name: str) -> None:
         shutil.copy2(executed, failed / f"{name}.ipynb")
 
 
-def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], staged: dict[str, Path],
-              started: str, duration: float, sweep_environment: Mapping[str, str]) -> dict[str, Any]:  # fmt: skip
+def _manifest(experiment: Experiment, preset: str, params: dict[str, Any], staged: dict[str, Path], started: str,
+              duration: float, sweep_environment: Mapping[str, str],
+              changes: Mapping[str, Any] | None) -> dict[str, Any]:  # fmt: skip
     return build_manifest(name=experiment.name, description=experiment.description,
                           notebook=experiment.notebook.as_posix(), root=experiment.root, preset=preset, params=params,
                           folders=staged, started=started, duration=duration,
-                          sweep_environment=sweep_environment)  # fmt: skip
+                          sweep_environment=sweep_environment, claims_changes=changes)  # fmt: skip
+
+
+def _claims_as_written(path: Path) -> Any:
+    """The claims table at ``path`` as written (every column text), None when there is none."""
+    import pandas as pd
+
+    return pd.read_csv(path, dtype=str, keep_default_na=False) if path.is_file() else None
+
+
+def claims_change_record(out_root: str | Path, name: str, new_claims: str | Path) -> dict[str, Any] | None:
+    """How the claims table ``new_claims`` of a run of experiment ``name`` differs from the one it replaces in
+    ``out_root`` (``data/<name>/claims.csv``): the record the runner keeps in the run's manifest under
+    ``claims_changes``, where the site reads it (``docs/conventions.md#claims-summary``).
+
+    ``{"previous_run": ..., "changes": [...]}``: ``previous_run`` is None when the output root held no claims
+    table of the experiment (the first run), else the commit and start of the run that wrote it (empty when its
+    manifest is gone); ``changes`` are the rows of :func:`torus_lab.claims.claims_changes` as records (empty:
+    nothing changed), or None with ``error`` saying why the earlier table could not be compared.  None when
+    neither table exists (an experiment without claims).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> claims_change_record(tempfile.mkdtemp(), "loads", "no-such-claims.csv") is None
+    True
+    """
+    out = Path(check_instance("out_root", out_root, (str, os.PathLike), "a folder path"))
+    check_str("name", name)
+    new_path = Path(check_instance("new_claims", new_claims, (str, os.PathLike), "a path"))
+    old_path = out / "data" / name / "claims.csv"
+    old, new = _claims_as_written(old_path), _claims_as_written(new_path)
+    previous: dict[str, Any] = {}
+    try:
+        earlier = json.loads((out / "reports" / name / "manifest.json").read_text(encoding="utf-8"))
+        previous = {"commit": (earlier.get("git") or {}).get("commit"), "started_utc": earlier.get("started_utc")}
+    except (OSError, ValueError):
+        pass
+    return change_record(old, new, previous)
+
+
+def change_record(old: Any, new: Any, previous: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The record of :func:`claims_change_record` from the claims tables ``old`` (the one replaced) and ``new``
+    (DataFrames as written, or None when there is none) and ``previous`` (what is known of the run that wrote
+    ``old``)."""
+    from torus_lab.claims import claims_changes
+
+    check_instance("previous", previous, Mapping, "a mapping")
+    if old is None and new is None:
+        return None
+    if old is None:
+        return {"previous_run": None, "changes": []}
+    try:
+        changes = claims_changes(old, new if new is not None else old.iloc[0:0])
+    except (ValueError, TypeError) as error:
+        return {"previous_run": dict(previous), "changes": None, "error": str(error)[:500]}
+    return {"previous_run": dict(previous), "changes": changes.to_dict("records")}
 
 
 def run_all(

@@ -6,10 +6,12 @@ configuration of ``docs/conf.py`` (pydata-sphinx-theme, myst-nb, MathJax from lo
 * the pages of ``docs/`` (landing page, quickstart, conventions, guides, architecture, API reference);
 * one page per experiment: its executed notebook ``reports/<name>/<name>.ipynb`` of the output root, rendered
   by myst-nb and never re-executed, with its provenance (commit, lock, seed, run time from ``manifest.json``)
-  above the first cell; warnings the notebook printed are summarised (:func:`summarize_warnings`), tables of
-  more than :data:`TABLE_HEAD_ROWS` rows show their head with the rest collapsed;
-* the claims of every paper (conditions in words: :func:`torus_lab.claims.conditions_in_words`), the
-  provenance of every run, results at a glance with figure thumbnails on the landing page;
+  above the first cell; warnings the notebook printed are summarised (:func:`summarize_warnings`), a long table
+  shows its head and a link to its full CSV (:mod:`torus_lab.tables`, :func:`shorten_long_tables`);
+* the claims of every paper (conditions in words: :func:`torus_lab.claims.conditions_in_words`), each paper's
+  headed by its referee's summary (:func:`torus_lab.claims.referee_summary`) and what changed since the
+  previous run (the runner's record, :func:`torus_lab.runner.claims_change_record`), the provenance of every
+  run, results at a glance with figure thumbnails on the landing page;
 * ``data/`` and ``figures/`` of every experiment copied beside the pages, so that every link resolves.
 
 Nothing is committed twice: the notebooks, data and figures are copied into a temporary source folder at build
@@ -43,14 +45,15 @@ from typing import Any
 import pandas as pd
 
 from torus_lab._validate import check_instance, check_str
-from torus_lab.claims import VERDICTS, conditions_in_words, evidence_items
+from torus_lab.claims import VERDICTS, conditions_in_words, evidence_items, referee_summary, verdict_counts
 from torus_lab.interrupt import STOP
 from torus_lab.notebook_warnings import summary_text, warning_subject
 from torus_lab.outputs import swap_into_place
 from torus_lab.settings import FIGURE_METADATA_KEY
+from torus_lab.tables import MORE_CLASS, TABLE_HEAD_ROWS, TABLE_MAX_ROWS
 
-__all__ = ["REPOSITORY", "SITE_DIR", "ZIP_NAME", "TABLE_HEAD_ROWS", "SiteEntry",
-           "summarize_warnings", "collapse_long_tables", "notebook_figures", "site_notebook", "prepare_site_source",
+__all__ = ["REPOSITORY", "SITE_DIR", "ZIP_NAME", "SiteEntry",
+           "summarize_warnings", "shorten_long_tables", "notebook_figures", "site_notebook", "prepare_site_source",
            "build_site", "write_site_zip"]  # fmt: skip
 
 #: The repository of the package: its ``docs/`` (pages and ``conf.py``), README, LICENSE and CITATION.cff are the
@@ -60,8 +63,6 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 SITE_DIR = "site"
 #: File name of :func:`write_site_zip`'s archive in the output root (git-ignored in the project folder).
 ZIP_NAME = "torus-lab-report.zip"
-#: Rows of a notebook's table shown before the rest is collapsed.
-TABLE_HEAD_ROWS = 20
 #: Timestamp of every zip member (the earliest a zip can hold), so that the archive is deterministic.
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 #: Tags of the notebook cell holding the notebook's defaults (replaced at run time by the injected parameters).
@@ -136,30 +137,37 @@ def summarize_warnings(text: str) -> str:
 _TABLE_ROW = re.compile(r"<tr\b.*?</tr>", re.DOTALL | re.IGNORECASE)
 
 
-def collapse_long_tables(page: str, head: int = TABLE_HEAD_ROWS) -> str:
-    """``page`` (an HTML output of a notebook) with a table of more than ``head`` body rows cut to its head,
-    the whole table following in a collapsed ``<details>`` element.  Other HTML is returned unchanged.
+def shorten_long_tables(page: str, more_href: str, head: int = TABLE_HEAD_ROWS, limit: int = TABLE_MAX_ROWS) -> str:
+    """``page`` (an HTML output of a notebook) with a table of more than ``limit`` body rows cut to its first
+    ``head`` rows and a line linking ``more_href`` (where the run's data files are listed).  Other HTML is
+    returned unchanged.
+
+    Notebooks cut their long tables themselves, linking the table's own CSV (:func:`torus_lab.tables.show_table`);
+    this is the site's guard for a table shown otherwise (an older executed notebook), so that no page shows a
+    long table whole.
 
     Examples
     --------
     >>> rows = "".join(f"<tr><td>{i}</td></tr>" for i in range(5))
-    >>> short = collapse_long_tables(f"<table><tbody>{rows}</tbody></table>", head=2)
-    >>> short.count("<details"), short.count("<td>")
-    (1, 7)
+    >>> short = shorten_long_tables(f"<table><tbody>{rows}</tbody></table>", "data.html", head=2, limit=4)
+    >>> short.count("<td>"), "first 2 of 5 rows" in short
+    (2, True)
     """
     check_str("page", page)
-    check_instance("head", head, int)
-    if isinstance(head, bool) or head < 1:
-        raise ValueError(f"head must be a positive int, got {head!r}")
+    check_str("more_href", more_href)
+    for label, value in (("head", head), ("limit", limit)):
+        check_instance(label, value, int)
+        if isinstance(value, bool) or value < 1:
+            raise ValueError(f"{label} must be a positive int, got {value!r}")
     body = re.search(r"<tbody>(.*?)</tbody>", page, re.DOTALL | re.IGNORECASE)
     if page.lower().count("<table") != 1 or body is None:
         return page
     rows = _TABLE_ROW.findall(body.group(1))
-    if len(rows) <= head:
+    if len(rows) <= limit:
         return page
     short = page[: body.start(1)] + "".join(rows[:head]) + page[body.end(1) :]
-    return (f"{short}<details class='tl-more'><summary>all {len(rows)} rows</summary>"
-            f"<div class='tl-scroll'>{page}</div></details>")  # fmt: skip
+    return (f"{short}\n<p class='{MORE_CLASS}'>The first {head} of {len(rows)} rows; the full table is among the "
+            f"<a href='{_esc(more_href)}'>data files of this run</a>.</p>")  # fmt: skip
 
 
 # ---------------------------------------------------------------------- notebooks
@@ -225,8 +233,8 @@ def _one_stderr(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def site_notebook(notebook: Mapping[str, Any], name: str, manifest: Mapping[str, Any] | None) -> dict[str, Any]:
     """A copy of the executed ``notebook`` (its JSON) prepared for the site: the provenance after the title
     cell, the defaults cell removed (the injected parameters stay), code inputs collapsed, a cell's stderr
-    joined into one output with its warnings summarised (:func:`summarize_warnings`) and long tables collapsed
-    (:func:`collapse_long_tables`).
+    joined into one output with its warnings summarised (:func:`summarize_warnings`) and a long table the
+    notebook did not cut itself cut to its head (:func:`shorten_long_tables`).
 
     Examples
     --------
@@ -241,6 +249,7 @@ def site_notebook(notebook: Mapping[str, Any], name: str, manifest: Mapping[str,
     if manifest is not None:
         check_instance("manifest", manifest, Mapping)
     nb = copy.deepcopy(dict(notebook))
+    more = f"../../results/provenance.html#{_anchor('run', name)}"
     cells = []
     for cell in nb.get("cells", []):
         metadata = cell.setdefault("metadata", {})
@@ -253,7 +262,7 @@ def site_notebook(notebook: Mapping[str, Any], name: str, manifest: Mapping[str,
             for output in cell["outputs"]:
                 data = output.get("data") or {}
                 if "text/html" in data:
-                    data["text/html"] = collapse_long_tables(_lines(data["text/html"]))
+                    data["text/html"] = shorten_long_tables(_lines(data["text/html"]), more)
         cells.append(cell)
     title = next((i for i, c in enumerate(cells) if c.get("cell_type") == "markdown"
                   and _lines(c.get("source", "")).lstrip().startswith("# ")), -1)  # fmt: skip
@@ -298,12 +307,76 @@ def _claims_table(claims: pd.DataFrame, depth: str, available: frozenset[str]) -
     head = ("<thead><tr><th>verdict</th><th>claim</th><th>conditions</th><th>paper</th><th>measured</th>"
             "<th>kind of evidence</th><th>rule</th><th>evidence</th></tr></thead>")  # fmt: skip
     rows = _claims_rows(claims, depth, available)
-    table = f"<table class='table tl-claims'>{head}<tbody>{''.join(rows[:TABLE_HEAD_ROWS])}</tbody></table>"
-    if len(rows) > TABLE_HEAD_ROWS:
-        table += (f"<details class='tl-more'><summary>{len(rows) - TABLE_HEAD_ROWS} more claims</summary>"
-                  f"<table class='table tl-claims'>{head}<tbody>{''.join(rows[TABLE_HEAD_ROWS:])}</tbody></table>"
+    table = f"<table class='table tl-claims'>{head}<tbody>{''.join(rows[:TABLE_MAX_ROWS])}</tbody></table>"
+    if len(rows) > TABLE_MAX_ROWS:
+        table += (f"<details class='tl-more'><summary>{len(rows) - TABLE_MAX_ROWS} more claims</summary>"
+                  f"<table class='table tl-claims'>{head}<tbody>{''.join(rows[TABLE_MAX_ROWS:])}</tbody></table>"
                   "</details>")  # fmt: skip
     return table
+
+
+def _summary_html(claims: pd.DataFrame) -> str:
+    """The referee's summary of a paper's claims (:func:`torus_lab.claims.referee_summary`) as one HTML block:
+    counts per verdict and per kind of evidence, then the findings that matter most."""
+    summary = referee_summary(claims)
+    verdicts = verdict_counts([v for v, k in summary.verdicts.items() for _ in range(k)])
+    kinds = ", ".join(f"{k} {_esc(v)}" for v, k in summary.evidence_kinds.items()) or "none"
+    findings = "".join(f"<li>{_esc(f)}</li>" for f in summary.findings) or \
+        "<li>No claim fails or is left undecided.</li>"
+    return (f"<div class='tl-summary'><p><b>Referee's summary.</b> {summary.claims} claims, {summary.reproduced} "
+            f"reproduced; verdicts: {_esc(verdicts)}; kinds of evidence: {kinds}. What matters most:</p>"
+            f"<ul>{findings}</ul></div>")  # fmt: skip
+
+
+def _previous_run_words(previous: Mapping[str, Any]) -> str:
+    if previous.get("committed_at"):
+        return f"the table committed at {str(previous['committed_at'])[:12]}"
+    commit = str(previous.get("commit") or "")[:12]
+    started = str(previous.get("started_utc") or "")
+    return ", ".join(part for part in (f"commit {commit}" if commit else "", f"started {started}" if started else "")
+                     if part) or "its manifest is gone"  # fmt: skip
+
+
+def _changes_html(manifest: Mapping[str, Any] | None) -> str:
+    """What changed in a paper's claims since the previous run in the same output folder: the record the runner
+    keeps in the run's manifest (:func:`torus_lab.runner.claims_change_record`, rows of
+    :func:`torus_lab.claims.claims_changes`), as one HTML block; a sentence when there is none to show."""
+    head = "<b>Changed since the previous run.</b> "
+    if manifest is None:
+        return ""
+    if "claims_changes" not in manifest:
+        return f"<p class='tl-changes'>{head}Not recorded: this run was made before runs recorded it.</p>"
+    record = manifest["claims_changes"] or {}
+    previous = record.get("previous_run")
+    if previous is None:
+        return f"<p class='tl-changes'>{head}No previous run in this output folder: nothing to compare with.</p>"
+    since = _esc(_previous_run_words(previous))
+    if record.get("changes") is None:
+        return (f"<p class='tl-changes'>{head}Not compared with the previous run ({since}): "
+                f"{_esc(record.get('error', 'unknown reason'))}</p>")  # fmt: skip
+    if not record["changes"]:
+        return f"<p class='tl-changes'>{head}No verdict or evidence changed since the previous run ({since}).</p>"
+    changes = list(record["changes"])
+    verdicts = [c for c in changes if c["old_verdict"] != c["new_verdict"]]
+    evidence = [c for c in changes if c["old_verdict"] == c["new_verdict"]]
+    text = (f"<div class='tl-changes'><p>{head}{len(verdicts)} verdict(s) changed since the previous run ({since})"
+            f"{f', and the evidence of {len(evidence)} more claim(s)' if evidence else ''}:</p>")  # fmt: skip
+    if verdicts:
+        text += _changes_table(verdicts)
+    if evidence:
+        text += (f"<details class='tl-more'><summary>{len(evidence)} claim(s) whose verdict stayed, their evidence "
+                 f"changed</summary>{_changes_table(evidence)}</details>")  # fmt: skip
+    return text + "</div>"
+
+
+def _changes_table(changes: Sequence[Mapping[str, Any]]) -> str:
+    rows = "".join(
+        f"<tr><td>{_esc(c['claim_id'])}</td><td>{_esc(c['change'])}</td>"
+        f"<td>{_esc(c['old_verdict'] or '-')} &rarr; <b>{_esc(c['new_verdict'] or '-')}</b></td>"
+        f"<td>{_esc(c['old_evidence_kind'] or 'not recorded')} &rarr; {_esc(c['new_evidence_kind'] or '-')}</td></tr>"
+        for c in changes)  # fmt: skip
+    return ("<table class='table'><thead><tr><th>claim</th><th>change</th><th>verdict</th>"
+            f"<th>kind of evidence</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
 def _claims_page(entries: Sequence[SiteEntry], available: frozenset[str]) -> str:
@@ -321,11 +394,20 @@ def _claims_page(entries: Sequence[SiteEntry], available: frozenset[str]) -> str
             parts.append(".\n\nNo claims table.\n\n")
             continue
         parts.append(f"; its claims file: <a href='../data/{name}/claims.csv'>data/{name}/claims.csv</a>.\n\n")
+        parts.append(_summary_html(claims) + "\n\n")
+        changes = _changes_html(entry.manifest)
+        parts.append(f"{changes}\n\n" if changes else "")
         parts.append(_claims_table(claims, "../", available) + "\n\n")
     return "".join(parts)
 
 
-def _provenance_page(entries: Sequence[SiteEntry]) -> str:
+def _output_link(path: str, available: frozenset[str]) -> str:
+    """An output of a run: a link to its copy on the site when there is one (``available``), else its path."""
+    code = f"<code>{_esc(path)}</code>"
+    return f"<a href='../{_esc(path)}'>{code}</a>" if path in available else code
+
+
+def _provenance_page(entries: Sequence[SiteEntry], available: frozenset[str]) -> str:
     parts = ["# Provenance\n\n", "How each result was obtained: the preset and seed, the commit, the dependency "
              "lock, the run time, the versions and every output with its sha256 (from "
              "`reports/<experiment>/manifest.json`).\n\n"]
@@ -343,7 +425,7 @@ def _provenance_page(entries: Sequence[SiteEntry]) -> str:
         differing = (manifest.get("environment_lock") or {}).get("differing") or []
         if differing:
             rows += f"<tr><th>differing from the lock</th><td>{_esc('; '.join(differing))}</td></tr>"
-        outputs = "".join(f"<tr><td><code>{_esc(o.get('path'))}</code></td><td>{_esc(o.get('role'))}</td>"
+        outputs = "".join(f"<tr><td>{_output_link(str(o.get('path')), available)}</td><td>{_esc(o.get('role'))}</td>"
                           f"<td><code>{_esc(str(o.get('sha256', ''))[:16])}</code></td></tr>"
                           for o in manifest.get("outputs") or [])  # fmt: skip
         parts.append(f"<table class='table tl-provenance'><tbody>{rows}</tbody></table>\n\n"
@@ -406,7 +488,6 @@ def prepare_site_source(source: str | Path, entries: Sequence[SiteEntry], out_ro
     for name in ("LICENSE", "CITATION.cff", "README.md"):
         shutil.copyfile(docs.parent / name, target / "_files" / name)
     (target / "results").mkdir()
-    (target / "results" / "provenance.md").write_text(_provenance_page(entries), encoding="utf-8")
     (target / "results" / "_glance.md").write_text(_glance_page(entries), encoding="utf-8")
     toc = "\n".join(f"../reports/{e.name}/{e.name}" for e in entries if e.notebook.is_file())
     (target / "results" / "index.md").write_text(
@@ -431,6 +512,7 @@ def prepare_site_source(source: str | Path, entries: Sequence[SiteEntry], out_ro
         shutil.copyfile(out / "data" / "claims.csv", extra / "data" / "claims.csv")
     available = frozenset(p.relative_to(extra).as_posix() for p in extra.glob("**/*") if p.is_file())
     (target / "results" / "claims.md").write_text(_claims_page(entries, available), encoding="utf-8")
+    (target / "results" / "provenance.md").write_text(_provenance_page(entries, available), encoding="utf-8")
     return target
 
 
