@@ -22,6 +22,9 @@ from torus_lab import report, runner, site, tables
 from torus_lab.claims import conditions_in_words, referee_summary
 
 ROOT = runner.project_root()
+#: The web font (its file, its family) MathJax's STIX-Web output draws \mathcal with (the loads notebook's
+#: \mathcal{E}).
+CALIGRAPHIC_FONT, CALIGRAPHIC_FAMILY = "STIXMathJax_Variants-Italic", "STIXMathJax_Variants-italic"
 EXPERIMENTS = runner.load_experiments(ROOT)
 
 # ---------------------------------------------------------------------- pieces
@@ -206,6 +209,8 @@ def test_every_experiment_has_a_page_with_its_figures_and_the_conventions_links_
     claims = (html_dir / "results" / "claims.html").read_text(encoding="utf-8")
     assert "{'" not in claims and (html_dir / "data" / "claims.csv").is_file()
     assert (html_dir / "_static" / "mathjax" / "MathJax.js").is_file()
+    assert (html_dir / "_static" / "mathjax" / "fonts" / "HTML-CSS" / "STIX-Web" / "woff"
+            / f"{CALIGRAPHIC_FONT}.woff").is_file()  # \mathcal, offline  # fmt: skip
     assert (html_dir / "_modules" / "torus_lab" / "topology.html").is_file()  # viewcode source pages
 
 
@@ -302,6 +307,8 @@ def test_the_zip_works_offline_in_headless_chromium(built, tmp_path):
             page.wait_for_function("document.querySelectorAll('.MathJax, .MathJax_Display').length > 10")
             math = page.evaluate("document.querySelectorAll('.MathJax, .MathJax_Display').length")
             raw_tex = page.evaluate("document.querySelectorAll('.MathJax_Error, .math:not(:has(.MathJax))').length")
+            page.wait_for_function("Array.from(document.fonts).some(f => f.family.replaceAll('\"', '') === "
+                                   f"'{CALIGRAPHIC_FAMILY}' && f.status === 'loaded')")  # \mathcal drawn  # fmt: skip
             page.wait_for_function("Array.from(document.images).every(i => i.complete)")
             figures = page.evaluate("Array.from(document.querySelectorAll('figure.torus-lab-figure img'))"
                                     ".map(i => i.naturalWidth)")  # fmt: skip
@@ -314,6 +321,7 @@ def test_the_zip_works_offline_in_headless_chromium(built, tmp_path):
     assert len(thumbs) >= len(EXPERIMENTS) - 1 and all(width > 0 for width in thumbs), thumbs
     assert followed.endswith("/quickstart.html"), followed
     assert math > 10 and raw_tex == 0
+    assert any(url.startswith(top.as_uri()) and f"/{CALIGRAPHIC_FONT}.woff" in url for url in requests)
     assert figures and all(width > 0 for width in figures), figures
     assert any(hit.startswith(top.as_uri()) and "conventions.html" in hit for hit in hits), hits
     outside = [url for url in requests if not url.startswith((top.as_uri(), "data:", "blob:", "about:"))]

@@ -359,8 +359,12 @@ def _changes_html(manifest: Mapping[str, Any] | None) -> str:
     changes = list(record["changes"])
     verdicts = [c for c in changes if c["old_verdict"] != c["new_verdict"]]
     evidence = [c for c in changes if c["old_verdict"] == c["new_verdict"]]
-    text = (f"<div class='tl-changes'><p>{head}{len(verdicts)} verdict(s) changed since the previous run ({since})"
-            f"{f', and the evidence of {len(evidence)} more claim(s)' if evidence else ''}:</p>")  # fmt: skip
+    if verdicts:
+        words = f"{len(verdicts)} verdict(s) changed since the previous run ({since})" + (
+            f", and the evidence of {len(evidence)} more claim(s)" if evidence else "")
+    else:
+        words = f"No verdict changed since the previous run ({since}); the evidence of {len(evidence)} claim(s) did"
+    text = f"<div class='tl-changes'><p>{head}{words}:</p>"
     if verdicts:
         text += _changes_table(verdicts)
     if evidence:
