@@ -655,3 +655,27 @@ def test_a_run_that_changes_a_verdict_prints_it_records_it_and_the_site_shows_it
     assert page.index("Referee's summary") < page.index("1 verdict(s) changed") < page.index("tl-claims")
     assert "1 claims, 0 reproduced" in page and "the ratio is 1&quot; does not hold" in page
     assert "holds &rarr; <b>does not hold</b>" in page
+
+
+def test_the_change_record_of_a_first_run_of_a_run_without_claims_and_of_an_unreadable_table(tmp_path):
+    from torus_lab.claims import Claim, Rule, claims_table
+
+    new = tmp_path / "staged" / "claims.csv"
+    new.parent.mkdir()
+    assert runner.claims_change_record(tmp_path, "demo", new) is None  # no claims on either side
+    table = claims_table("demo", [Claim(claim_id="c", location="Section 1", statement="s", conditions="k = 4",
+                                        paper_value=1.0, paper_text="1", measured_value=1.0, measured_text="1",
+                                        rule=Rule("exact"), evidence=("data/demo/t.csv",))])  # fmt: skip
+    table.to_csv(new, index=False)
+    assert runner.claims_change_record(tmp_path, "demo", new) == {"previous_run": None, "changes": []}
+    old = tmp_path / "data" / "demo" / "claims.csv"
+    old.parent.mkdir(parents=True)
+    old.write_bytes(new.read_bytes())
+    assert runner.claims_change_record(tmp_path, "demo", new) == {"previous_run": {}, "changes": []}
+    new.unlink()  # the run wrote no claims table: the earlier row is removed
+    record = runner.claims_change_record(tmp_path, "demo", new)
+    assert [(c["claim_id"], c["change"], c["old_verdict"]) for c in record["changes"]] == [("c", "removed", "holds")]
+    old.write_text("paper,claim_id,verdict\ndemo,c,mostly\n")
+    table.to_csv(new, index=False)
+    record = runner.claims_change_record(tmp_path, "demo", new)
+    assert record["changes"] is None and "mostly" in record["error"]

@@ -506,13 +506,16 @@ def claims_change_record(out_root: str | Path, name: str, new_claims: str | Path
     check_str("name", name)
     new_path = Path(check_instance("new_claims", new_claims, (str, os.PathLike), "a path"))
     old_path = out / "data" / name / "claims.csv"
-    old, new = _claims_as_written(old_path), _claims_as_written(new_path)
     previous: dict[str, Any] = {}
     try:
         earlier = json.loads((out / "reports" / name / "manifest.json").read_text(encoding="utf-8"))
         previous = {"commit": (earlier.get("git") or {}).get("commit"), "started_utc": earlier.get("started_utc")}
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):  # no manifest, or not one
         pass
+    try:
+        old, new = _claims_as_written(old_path), _claims_as_written(new_path)
+    except (OSError, ValueError) as error:  # an unreadable earlier table never fails the run
+        return {"previous_run": previous, "changes": None, "error": f"cannot read a claims table: {error}"[:500]}
     return change_record(old, new, previous)
 
 
