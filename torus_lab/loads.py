@@ -96,6 +96,8 @@ __all__ = [
     "all_placement_bisection_widths",
     "BisectionSlack",
     "bisection_slack_search",
+    "MAX_LP_PAIRS",
+    "optimal_routing_load",
 ]
 
 #: Routings: ordered dimensional (Section 6), unordered dimensional (Section 7), all shortest paths.
@@ -1523,3 +1525,85 @@ def bisection_slack_search(torus: Torus, *, seed: int | np.random.SeedSequence =
     ids.setflags(write=False)
     return BisectionSlack(Placement(torus, ids, "nodes"), int(best), bisection_width_upper_bound(torus),
                           objective == "exact", evaluations)
+
+
+# ---------------------------------------------------------------------- the best routing of a placement
+#: Largest number of ordered processor pairs :func:`optimal_routing_load` accepts (one flow per pair).
+MAX_LP_PAIRS = 20_000
+
+
+def _lee_from(torus: Torus, node: int) -> np.ndarray:
+    """Lee distance of every node from ``node``."""
+    k = torus.radices[0]
+    diff = np.abs(torus.all_coords() - torus.coords(node)) % k
+    return np.minimum(diff, k - diff).sum(axis=1)
+
+
+def _pair_flow_rows(torus: Torus, dist: dict[int, np.ndarray], p: int, q: int, first_var: int, first_row: int):
+    """One pair's shortest-path DAG as LP pieces: the channels of its variables, the conservation entries
+    (row, variable, +-1), the right-hand side and the rows used."""
+    src, dst = torus.channel_src, torus.channel_dst
+    on = np.flatnonzero(dist[p][src] + 1 + dist[q][dst] == dist[p][q])
+    var = np.arange(first_var, first_var + on.size)
+    nodes = np.unique(src[on])  # every DAG node but q has an out-channel
+    row_of = np.full(torus.num_nodes, -1, dtype=np.int64)
+    row_of[nodes] = first_row + np.arange(nodes.size)
+    keep = dst[on] != q
+    rows = np.concatenate([row_of[src[on]], row_of[dst[on][keep]]])
+    cols = np.concatenate([var, var[keep]])
+    vals = np.concatenate([np.ones(on.size), -np.ones(int(keep.sum()))])
+    rhs = np.zeros(nodes.size)
+    rhs[row_of[p] - first_row] = 1.0
+    return on, (rows, cols, vals), rhs, nodes.size
+
+
+def optimal_routing_load(torus: Torus, placement: Placement | Iterable) -> float:
+    """The least ``E_max`` of complete exchange on ``placement`` over every routing on shortest paths that splits
+    each ordered pair's unit of traffic over its shortest paths in any fractions (a linear programme: one flow per
+    pair on its shortest-path DAG, the largest link load minimised; HiGHS).  Definition 3 splits equally over a
+    subset of the shortest paths, so this is a lower bound on the ``E_max`` of every such routing, the paper's and
+    Blaum et al.'s included (``docs/conventions.md#loads-optimal-routing``).
+
+    Examples
+    --------
+    >>> torus = Torus(2, 5)
+    >>> optimal_routing_load(torus, linear_placement(torus)), single_node_bound(torus, linear_placement(torus))
+    (1.0, 1.0)
+    """
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    _check_torus(torus)
+    placement = _as_placement(torus, placement)
+    pairs = placement.size * (placement.size - 1)
+    if pairs > MAX_LP_PAIRS:
+        raise ValueError(f"placement has {pairs} ordered pairs; optimal_routing_load accepts at most {MAX_LP_PAIRS}")
+    if pairs == 0:
+        return 0.0
+    nodes = [int(v) for v in placement.node_ids]
+    dist = {p: _lee_from(torus, p) for p in nodes}
+    load_rows, load_cols, eq, rhs = [], [], [], []
+    n_var = n_row = 0
+    for p in nodes:
+        for q in nodes:
+            if p == q:
+                continue
+            on, entries, b, used = _pair_flow_rows(torus, dist, p, q, n_var, n_row)
+            load_rows.append(on)
+            load_cols.append(np.arange(n_var, n_var + on.size))
+            eq.append(entries)
+            rhs.append(b)
+            n_var, n_row = n_var + on.size, n_row + used
+    channels = torus.num_channels
+    a_ub = sparse.hstack([sparse.csr_matrix((np.ones(n_var), (np.concatenate(load_rows), np.concatenate(load_cols))),
+                                            shape=(channels, n_var)),
+                          sparse.csr_matrix(-np.ones((channels, 1)))]).tocsr()  # fmt: skip
+    rows, cols, vals = (np.concatenate([e[i] for e in eq]) for i in range(3))
+    a_eq = sparse.csr_matrix((vals, (rows, cols)), shape=(n_row, n_var + 1))
+    cost = np.zeros(n_var + 1)
+    cost[-1] = 1.0
+    result = linprog(cost, A_ub=a_ub, b_ub=np.zeros(channels), A_eq=a_eq, b_eq=np.concatenate(rhs),
+                     bounds=(0, None), method="highs")
+    if not result.success:  # pragma: no cover - a feasible, bounded programme by construction
+        raise RuntimeError(f"the routing programme did not solve: {result.message}")
+    return float(result.fun)
