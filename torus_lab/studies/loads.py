@@ -391,6 +391,15 @@ COROLLARY_RANDOM = 100
 COROLLARY_SEARCH = (8, 250)
 
 
+def _small_torus(dims: object, radix: object, rng: object) -> Torus:
+    """The torus of a Corollary 1 / best-routing row, its arguments checked (``rng`` a Generator or None)."""
+    dims = check_int("dims", dims, minimum=1, maximum=8)
+    radix = check_int("radix", radix, minimum=2, maximum=1024)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
+    return Torus(dims, radix)
+
+
 def bisection_exhaustive_row(dims: int, radix: int, rng: np.random.Generator | None = None) -> dict[str, Any]:
     """Corollary 1 on every placement (at least two processors) of a tiny torus: the exact ``|d_b P|`` of each
     (:func:`torus_lab.loads.all_placement_bisection_widths`), the largest, the bound and the least slack, with a
@@ -400,7 +409,7 @@ def bisection_exhaustive_row(dims: int, radix: int, rng: np.random.Generator | N
     >>> row["placements"], row["max_width"], row["bound"], row["min_slack"]
     (502, 16, 36, 20)
     """
-    torus = Torus(dims, radix)
+    torus = _small_torus(dims, radix, rng)
     widths = all_placement_bisection_widths(torus)
     sizes = np.array([bin(m).count("1") for m in range(len(widths))])
     valid = np.flatnonzero(sizes >= 2)
@@ -420,7 +429,8 @@ def bisection_any_row(dims: int, radix: int, rng: np.random.Generator) -> dict[s
     >>> row["random"], row["random_over_bound"], row["search_slack"] >= 0
     (100, 0, True)
     """
-    torus = Torus(dims, radix)
+    torus = _small_torus(dims, radix, rng)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
     seeds = np.random.SeedSequence(int(rng.integers(2**63))).spawn(2)
     widths = np.array([certified_bisection_width(torus, p)
                        for p in random_placements(torus, COROLLARY_RANDOM, seed=seeds[0])])
@@ -447,7 +457,7 @@ def best_routing_row(dims: int, radix: int, rng: np.random.Generator | None = No
     >>> row["lb_single"], row["e_max_best"], row["e_max_udr"]
     (0.75, 0.75, 1.0)
     """
-    torus = Torus(dims, radix)
+    torus = _small_torus(dims, radix, rng)
     placement = linear_placement(torus)
     return {"d": dims, "k": radix, "processors": placement.size, "lb_single": single_node_bound(torus, placement),
             "e_max_best": optimal_routing_load(torus, placement),
