@@ -368,12 +368,12 @@ def pack_datelines(topology: Torus, datelines: object, vns: int) -> int:
     if max(topology.radices) > MAX_DATELINE_RADIX:
         raise ValueError(f"datelines can be placed one by one on radices up to {MAX_DATELINE_RADIX}, got "
                          f"{topology.radices}")
-    rows = check_sequence("datelines", datelines, min_length=vns)
+    rows = check_sequence("datelines", datelines)
     if len(rows) != vns:
         raise ValueError(f"datelines must hold {vns} row(s) (one per virtual network), got {len(rows)}")
     packed = 0
     for vn, row in enumerate(rows):
-        nodes = check_sequence(f"datelines[{vn}]", row, min_length=4)
+        nodes = check_sequence(f"datelines[{vn}]", row)
         if len(nodes) != 4:
             raise ValueError(f"datelines[{vn}] must be (x+, x-, y+, y-), got {row!r}")
         for i, node in enumerate(nodes):

@@ -357,6 +357,7 @@ def _all_mesh_algorithms_claim(coverage: pd.DataFrame, search: pd.DataFrame) -> 
                      for a, g in free.groupby("algorithm", sort=False)] if len(free) else []
     cov = coverage[coverage.mesh_acyclic.astype(bool)]
     dor = cov[cov.algorithm == "dor"]
+    # each case is decided by a witness placement or by trying every placement; a sample without one decides nothing
     rule = Rule("all_of", {"n": len(free)})
     if len(free) and len(mapped) < len(free) and refuted.empty:
         rule = Rule("manual", {"verdict": "inconclusive", "reason": "no acyclic placement among the sampled ones; "
@@ -380,7 +381,8 @@ def _all_mesh_algorithms_claim(coverage: pd.DataFrame, search: pd.DataFrame) -> 
         measured_text=(f"an acyclic dateline placement exists for {len(mapped)}/{len(free)} (algorithm, torus) "
                        f"cases ({len(refuted)} exhaustive searches without one): " + "; ".join(per_algorithm)
                        if len(free) else "no dateline search in this run"),
-        rule=rule, evidence_kind="counterexample" if len(refuted) else "",
+        rule=rule, evidence_kind="counterexample" if len(refuted) else ("statistical" if rule.kind == "manual"
+                                                                        else "exhaustive"),
         evidence=_vm_evidence("dateline_search.csv", "mapping_coverage.csv"))]
 
 
