@@ -237,7 +237,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.deadlock.state_graph": dict(routing=ROUTING, dst=0),
     "torus_lab.deadlock.cdg_acyclic": dict(rf=ROUTING),
     "torus_lab.deadlock.dateline_space": dict(k=4, vns=1, bidirectional=True),
-    "torus_lab.deadlock.dateline_configuration": dict(k=4, index=1, vns=1, bidirectional=True),
+    "torus_lab.deadlock.dateline_configuration": dict(k=4, index=0, vns=1, bidirectional=True),
     "torus_lab.deadlock.dateline_search": dict(build=Lazy(lambda: _dateline_build), k=4, vns=1, bidirectional=False,
                                                max_configs=2),
     "torus_lab.deadlock.channel_dependency_graph": dict(routing=ROUTING),

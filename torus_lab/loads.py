@@ -1382,8 +1382,8 @@ def certified_bisection_width(torus: Torus, placement: Placement | Iterable) -> 
     >>> certified_bisection_width(torus, linear_placement(torus)) <= natural_bisection_width(
     ...     torus, linear_placement(torus))
     True
-    >>> certified_bisection_width(Torus(2, 3), [(0, 0), (1, 1)])
-    6
+    >>> certified_bisection_width(Torus(2, 3), [(0, 0), (1, 1)])     # a single node's 4 links, both ways
+    8
     """
     _check_torus(torus)
     placement = _as_placement(torus, placement)
@@ -1429,8 +1429,8 @@ def all_placement_bisection_widths(torus: Torus) -> np.ndarray:
     Examples
     --------
     >>> widths = all_placement_bisection_widths(Torus(2, 3))
-    >>> widths.shape, int(widths.max()), int(widths[0b11])   # two processors side by side: 6 links
-    ((512,), 16, 6)
+    >>> widths.shape, int(widths.max()), int(widths[0b11])   # two neighbours: cut one off, 4 links both ways
+    ((512,), 16, 8)
     """
     _check_torus(torus)
     n = torus.num_nodes
