@@ -91,6 +91,10 @@ __all__ = [
     "provoke_deadlock_table",
     "dateline_premise_table",
     "vc_budget_table",
+    "dateline_search_row",
+    "dateline_search_table",
+    "DATELINE_SEARCH_MAX_K",
+    "DATELINE_SEARCH_CONFIGS",
 ]
 
 #: Topology kinds of the study.
