@@ -190,6 +190,14 @@ def _fuzz_item(x: int, rng: np.random.Generator) -> dict[str, int]:
     return {"x": x}
 
 
+def _dateline_build(datelines: Any) -> Any:
+    """A routing builder for the dateline search: north-last on the unidirectional 4 x 4 torus."""
+    from torus_lab.routing.turn_model import turn_model_routing
+    from torus_lab.topology import make_network
+
+    return turn_model_routing(make_network("unidirectional", 4), "north-last", scheme="paper", datelines=datelines)
+
+
 T24 = _torus(2, 4)
 ROUTING = _routing()
 RNG = _rng()
@@ -232,7 +240,17 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
         lambda: __import__("torus_lab.loads", fromlist=["x"]).linear_placement(
             __import__("torus_lab.topology", fromlist=["x"]).Torus(2, 3)))),
     # deadlock
+    "torus_lab.loads.random_placements": dict(torus=T24, count=2),
+    "torus_lab.loads.certified_bisection_width": dict(torus=T24, placement=_placement()),
+    "torus_lab.loads.all_placement_bisection_widths": dict(torus=_torus(2, 3)),
+    "torus_lab.loads.bisection_slack_search": dict(torus=_torus(2, 3), restarts=1, steps=3),
+    "torus_lab.loads.optimal_routing_load": dict(torus=_torus(2, 3), placement=[(0, 0), (1, 1)]),
     "torus_lab.deadlock.state_graph": dict(routing=ROUTING, dst=0),
+    "torus_lab.deadlock.cdg_acyclic": dict(rf=ROUTING),
+    "torus_lab.deadlock.dateline_space": dict(k=4, vns=1, bidirectional=True),
+    "torus_lab.deadlock.dateline_configuration": dict(k=4, index=0, vns=1, bidirectional=True),
+    "torus_lab.deadlock.dateline_search": dict(build=Lazy(lambda: _dateline_build), k=4, vns=1, bidirectional=False,
+                                               max_configs=2),
     "torus_lab.deadlock.channel_dependency_graph": dict(routing=ROUTING),
     "torus_lab.deadlock.find_witness_cycle": dict(graph=_cdg()),
     "torus_lab.deadlock.cdg_verdict": dict(rf=ROUTING),
@@ -261,6 +279,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.routing.turn_model.duato_routing": dict(topology=T24),
     "torus_lab.routing.turn_model.direction_bit": dict(dim=1, sign=1),
     "torus_lab.routing.turn_model.dateline_node": dict(k=5, sign=1),
+    "torus_lab.routing.turn_model.pack_datelines": dict(topology=T24, datelines=[(3, 0, 3, 0)], vns=1),
     "torus_lab.routing.explore.explore_states": dict(rf=ROUTING, dst=0),
     "torus_lab.routing.explore.validate_routing": dict(rf=ROUTING, sample=2),
     "torus_lab.routing.registry.make_routing": dict(spec="ecube", topology=T24),
@@ -366,6 +385,12 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     # d is an exponent: with k = 3 a hostile d <= 9 stays at 3**9 nodes (about a second); with k = 4, d = 8 the
     # all-shortest-paths loads of 65,536 nodes take minutes: real work, which the timeout cannot tell from a hang.
     "torus_lab.studies.loads.evaluate_point": dict(d=2, k=3, t=1, placement="linear"),
+    "torus_lab.studies.loads.bisection_exhaustive_row": dict(dims=2, radix=3),
+    "torus_lab.studies.loads.bisection_any_row": dict(dims=2, radix=3, rng=RNG),
+    "torus_lab.studies.loads.best_routing_row": dict(dims=2, radix=3),
+    "torus_lab.studies.virtual_mesh.dateline_search_row": dict(kind="unidirectional", k=4, algorithm="north-last"),
+    "torus_lab.studies.virtual_mesh.dateline_search_table": dict(ks=[4], kinds=["unidirectional"], max_configs=1,
+                                                                 backend="serial"),
     "torus_lab.studies.virtual_mesh.make_topology": dict(kind="unidirectional", k=4),
     "torus_lab.studies.virtual_mesh.catalog_routing": dict(topology=T24, label="dor+dateline"),
     # the study's tables compile every routing kernel of the study on first use: the untimed baseline does it

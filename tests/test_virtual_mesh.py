@@ -39,7 +39,8 @@ def small_tables():
                 "latency": pd.DataFrame({"deadlock": [False], "scheme": ["paper"], "routing": ["x"]}),
                 "provoke_summary": pd.DataFrame(columns=["routing", "scheme", "runs", "deadlocks"]),
                 "dateline_premise": vm.dateline_premise_table([3, 4]), "vc_budget": vm.vc_budget_table([4]),
-                "mapping_coverage": vm.mapping_coverage(cdg), "dateline_offsets": vm.dateline_offset_table([4, 5])}
+                "mapping_coverage": vm.mapping_coverage(cdg), "dateline_offsets": vm.dateline_offset_table([4, 5]),
+                "dateline_search": vm.dateline_search_table([4], ["bidirectional"], max_configs=16)}
 
 
 SMALL = {"vc_ks": [4, 5], "sim_k": 4, "provoke_k": 4, "adaptivity_ks": [4], "premise_ks": [3, 4], "draw_k": 4}
@@ -75,6 +76,9 @@ def test_claims_cover_every_numbered_result_of_the_paper(small_tables):
     assert by_id.loc["higher_dimensions_datelines", "verdict"] == "holds"
     # the paper's mapping is acyclic only for dimension-order routing; no 3-VC (or any) PFNF assignment is acyclic
     assert by_id.loc["all_mesh_algorithms", "verdict"] == "does not hold"
+    assert by_id.loc["all_mesh_algorithms", "evidence_kind"] == "counterexample"
+    assert "west-first: 0/1 tori, acyclic placements bid k=4 0/16 of 16" in by_id.loc["all_mesh_algorithms",
+                                                                                       "measured_text"]
     row = by_id.loc["minimum_extra_hardware"]
     assert row.paper_value == 3 and row.measured_value == 5 and row.verdict == "does not hold"
     assert by_id.loc["fig1_unidirectional_torus", "verdict"] == "not testable here"
@@ -301,7 +305,7 @@ def test_run_is_seed_deterministic_with_every_table_and_claim(serial):
                           "pfnf_after_classes", "cdg_verdicts", "cdg_verdict_grid", "cdg_datelines", "dateline_rules",
                           "witness_messages", "adaptivity", "latency", "latency_summary", "saturation",
                           "provoke_deadlock", "provoke_summary", "dateline_premise", "vc_budget", "mapping_coverage",
-                          "dateline_offsets", "claims"}
+                          "dateline_offsets", "dateline_search", "claims"}
     for key in first:
         pd.testing.assert_frame_equal(first[key], second[key], obj=key)
     assert first["claims"].claim_id.tolist() == CLAIM_IDS
@@ -326,3 +330,29 @@ def test_presets_validate_against_the_schema_and_match_the_notebook():
     assert defaults == spec["presets"]["quick"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**spec["presets"]["quick"], "sim_traffics": ["nope"]}, schema)
+
+
+def _search(acyclic, exhaustive):
+    n = len(acyclic)
+    return pd.DataFrame({"kind": ["bidirectional"] * n, "k": [4] * n, "algorithm": [f"a{i}" for i in range(n)],
+                         "mesh_acyclic": [True] * n, "space": [16] * n, "tried": [16] * n, "exhaustive": exhaustive,
+                         "acyclic": acyclic, "example": [""] * n})
+
+
+@pytest.mark.parametrize(("acyclic", "exhaustive", "verdict", "kind"), [
+    ([1, 3], [True, False], "holds", "exhaustive"),                       # a placement found for every algorithm
+    ([1, 0], [True, True], "does not hold", "counterexample"),             # every placement tried, none acyclic
+    ([1, 0], [True, False], "inconclusive", "statistical"),                # none among a sample: undecided
+])
+def test_all_mesh_algorithms_rule(small_tables, acyclic, exhaustive, verdict, kind):
+    row = vm_claims.claims({**small_tables, "dateline_search": _search(acyclic, exhaustive)}, SMALL).set_index(
+        "claim_id").loc["all_mesh_algorithms"]
+    assert row.verdict == verdict and row.evidence_kind == kind
+
+
+def test_dateline_search_table_skips_large_radices_and_counts_placements():
+    table = vm.dateline_search_table([4, 6], ["unidirectional"], max_configs=4, backend="serial")
+    assert set(table.k) == {4}                                    # 6 > DATELINE_SEARCH_MAX_K
+    assert (table.tried == table.space.clip(upper=4)).all()
+    assert (table.exhaustive == (table.space <= 4)).all()
+    assert (table.acyclic <= table.tried).all()

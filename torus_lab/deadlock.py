@@ -107,6 +107,12 @@ __all__ = [
     "channel_vc_listing",
     "set_partitions",
     "merged_cdg_acyclic",
+    "cdg_acyclic",
+    "MAX_DATELINE_CONFIGS",
+    "DatelineSearch",
+    "dateline_space",
+    "dateline_configuration",
+    "dateline_search",
 ]
 
 #: The CDG constructions of :func:`channel_dependency_graph`.
@@ -1122,3 +1128,128 @@ def merged_cdg_acyclic(edges: np.ndarray, num_channels: int, assignment: Sequenc
                        shape=(size, size)).tocsr()
     count, _ = connected_components(graph, directed=True, connection="strong")
     return int(count) == size
+
+
+def cdg_acyclic(rf: RoutingFunction) -> bool:
+    """True when the CDG of ``rf`` over every reachable routing state of every pair has no cycle (the verdict of
+    :func:`cdg_verdict` without a witness cycle or a networkx graph: a strongly-connected-components count, for
+    searches that judge many routings).
+
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> cdg_acyclic(ecube_routing(Torus(1, 4))), cdg_acyclic(ecube_routing(Torus(1, 4), datelines=True, vcs=2))
+    (False, True)
+    """
+    check_routing_function(rf)
+    dests = _destinations(rf, None)
+    _check_cdg_memory(rf, len(dests), "reachable")
+    rows, _, _ = _edges_reachable(rf, dests)
+    V = rf.num_vcs
+    edges = np.stack([rows[:, 0] // V, rows[:, 0] % V, rows[:, 1] // V, rows[:, 1] % V], axis=1)
+    return merged_cdg_acyclic(edges, rf.topology.num_channels, list(range(V)))
+
+
+#: Largest number of dateline placements :func:`dateline_search` judges.
+MAX_DATELINE_CONFIGS = 100_000
+
+
+@dataclass(frozen=True)
+class DatelineSearch:
+    """What :func:`dateline_search` found.
+
+    Attributes
+    ----------
+    space : int
+        Dateline placements of the search space (up to translation, see :func:`dateline_configuration`).
+    tried : int
+        Placements judged (``space`` when ``exhaustive``, else a random sample without repetition).
+    acyclic : int
+        Placements judged whose CDG is acyclic.
+    exhaustive : bool
+    example : tuple or None
+        One acyclic placement (rows ``(x+, x-, y+, y-)`` per VN), or None.
+    """
+
+    space: int
+    tried: int
+    acyclic: int
+    exhaustive: bool
+    example: tuple | None
+
+
+def _dateline_free_slots(vns: int, bidirectional: bool) -> list[tuple[int, int]]:
+    """The (vn, slot) entries a placement chooses per dimension (slot 0: ``+``, 1: ``-``); VN0's ``+`` dateline is
+    fixed at the wrap link (translation along the dimension moves every dateline together)."""
+    signs = (0, 1) if bidirectional else (0,)
+    return [(vn, s) for vn in range(vns) for s in signs if (vn, s) != (0, 0)]
+
+
+def dateline_space(k: int, *, vns: int, bidirectional: bool) -> int:
+    """The number of dateline placements of a 2-D ``k x k`` torus up to translation: each dimension places the
+    datelines of its ring directions and virtual networks independently, VN0's ``+`` dateline fixed at node
+    ``k - 1``.
+
+    >>> dateline_space(4, vns=1, bidirectional=True), dateline_space(4, vns=2, bidirectional=True)
+    (16, 4096)
+    >>> dateline_space(5, vns=1, bidirectional=False)     # one dateline per dimension: all equivalent
+    1
+    """
+    k = check_int("k", k, minimum=3, maximum=4096)
+    vns = check_int("vns", vns, minimum=1, maximum=2)
+    check_instance("bidirectional", bidirectional, (bool, np.bool_), "a bool")
+    return k ** (2 * len(_dateline_free_slots(vns, bool(bidirectional))))
+
+
+def dateline_configuration(k: int, index: int, *, vns: int, bidirectional: bool) -> tuple:
+    """Dateline placement number ``index`` (``0 <= index <`` :func:`dateline_space`) as rows ``(x+, x-, y+, y-)``
+    per VN (the form ``datelines=`` of :func:`torus_lab.routing.turn_model.pfnf_routing` takes); placement 0 puts
+    every dateline on the wrap links (``k - 1`` for ``+``, ``0`` for ``-``); unused ``-`` entries of a
+    unidirectional torus are 0.
+
+    >>> dateline_configuration(4, 0, vns=1, bidirectional=True), dateline_configuration(4, 1, vns=1,
+    ...                                                                                 bidirectional=True)
+    (((3, 0, 3, 0),), ((3, 1, 3, 0),))
+    """
+    space = dateline_space(k, vns=vns, bidirectional=bidirectional)
+    index = check_int("index", index, minimum=0, maximum=space - 1)
+    rows = [[k - 1, 0, k - 1, 0] for _ in range(vns)]
+    for d in range(2):
+        for vn, s in _dateline_free_slots(vns, bool(bidirectional)):
+            index, shift = divmod(index, k)
+            rows[vn][2 * d + s] = ((k - 1 if s == 0 else 0) + shift) % k
+    return tuple(tuple(r) for r in rows)
+
+
+def dateline_search(build, k: int, *, vns: int, bidirectional: bool, max_configs: int = 256,
+                    seed: int | np.random.SeedSequence = 0) -> DatelineSearch:  # fmt: skip
+    """Search dateline placements for one whose CDG is acyclic: ``build(datelines)`` makes the routing of a
+    placement (:func:`dateline_configuration`), judged by :func:`cdg_acyclic`.  Every placement of
+    :func:`dateline_space` when there are at most ``max_configs``, else ``max_configs`` of them drawn without
+    repetition (placement 0, the wrap links, always among them) (``docs/conventions.md#dateline-search``).
+
+    Examples
+    --------
+    >>> from torus_lab.routing.turn_model import turn_model_routing
+    >>> found = dateline_search(lambda dl: turn_model_routing(Torus(2, 4), "west-first", scheme="paper",
+    ...                                                       datelines=dl), 4, vns=1, bidirectional=True)
+    >>> found.space, found.tried, found.exhaustive
+    (16, 16, True)
+    """
+    if not callable(build):
+        raise TypeError(f"build must be a callable datelines -> RoutingFunction, got {build!r}")
+    space = dateline_space(k, vns=vns, bidirectional=bidirectional)
+    max_configs = check_int("max_configs", max_configs, minimum=1, maximum=MAX_DATELINE_CONFIGS)
+    if space <= max_configs:
+        indices = list(range(space))
+    else:
+        seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(
+            check_int("seed", seed, minimum=0))
+        rng = np.random.default_rng(seq)
+        drawn = rng.choice(np.arange(1, space, dtype=np.int64), size=max_configs - 1, replace=False)
+        indices = [0, *sorted(int(i) for i in drawn)]
+    acyclic, example = 0, None
+    for index in indices:
+        datelines = dateline_configuration(k, index, vns=vns, bidirectional=bidirectional)
+        if cdg_acyclic(build(datelines)):
+            acyclic += 1
+            example = example or datelines
+    return DatelineSearch(space, len(indices), acyclic, space <= max_configs, example)

@@ -89,6 +89,15 @@ __all__ = [
     "bisection_width_upper_bound",
     "natural_bisection_width",
     "placement_bisection_width_bruteforce",
+    "MAX_EXHAUSTIVE_NODES",
+    "SLACK_OBJECTIVES",
+    "random_placements",
+    "certified_bisection_width",
+    "all_placement_bisection_widths",
+    "BisectionSlack",
+    "bisection_slack_search",
+    "MAX_LP_PAIRS",
+    "optimal_routing_load",
 ]
 
 #: Routings: ordered dimensional (Section 6), unordered dimensional (Section 7), all shortest paths.
@@ -1288,3 +1297,313 @@ def placement_bisection_width_bruteforce(torus: Torus, placement: Placement | It
     bits = bits[balanced]
     crossing = (bits[:, torus.channel_src] != bits[:, torus.channel_dst]).sum(axis=1)
     return int(crossing.min())
+
+
+# ---------------------------------------------------------------------- Corollary 1 over any placement
+#: Largest torus (nodes) :func:`all_placement_bisection_widths` enumerates (every placement: 2^N of them).
+MAX_EXHAUSTIVE_NODES = 16
+#: Budgets :func:`bisection_slack_search` accepts (restarts x steps).
+MAX_SEARCH_RESTARTS = 1000
+MAX_SEARCH_STEPS = 100_000
+#: Objectives of :func:`bisection_slack_search`: the exact width (brute force, tiny tori) or a certified cut.
+SLACK_OBJECTIVES = ("exact", "certified")
+
+
+def random_placements(torus: Torus, count: int, *, seed: int | np.random.SeedSequence = 0,
+                      min_size: int = 2) -> list[Placement]:  # fmt: skip
+    """``count`` random placements (Definition 2): each draws its size uniformly in ``min_size..N`` and then its
+    nodes uniformly without replacement (``N`` = nodes of the torus).  The sample Corollary 1's "any placement" is
+    checked on (``docs/conventions.md#loads-any-placement``).
+
+    Examples
+    --------
+    >>> ps = random_placements(Torus(2, 4), 3, seed=1)
+    >>> len(ps), all(2 <= p.size <= 16 for p in ps)
+    (3, True)
+    """
+    _check_torus(torus)
+    count = check_int("count", count, minimum=0, maximum=10**6)
+    min_size = check_int("min_size", min_size, minimum=1, maximum=torus.num_nodes)
+    rng = np.random.default_rng(_seed_sequence(seed))
+    out = []
+    for _ in range(count):
+        size = int(rng.integers(min_size, torus.num_nodes + 1))
+        ids = np.sort(rng.choice(torus.num_nodes, size=size, replace=False)).astype(np.int64)
+        ids.setflags(write=False)
+        out.append(Placement(torus, ids, "nodes"))
+    return out
+
+
+def _seed_sequence(seed: object) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    return np.random.SeedSequence(check_int("seed", seed, minimum=0))
+
+
+@functools.lru_cache(maxsize=32)
+def _staircase_orders(torus: Torus) -> tuple[np.ndarray, np.ndarray]:
+    """Node orders of the staircase cuts and the boundary of every prefix: ``(perms, boundary)``, both
+    ``(orders, N)``; ``boundary[o, m - 1]`` = directed links leaving the first ``m`` nodes of order ``o``.
+
+    One order per dimension ``j`` and start ``a``: nodes sorted by ``(x_j - a) mod k``, then by the other
+    coordinates (lexicographic), so every prefix is a slab of whole layers plus a prefix of the next layer.
+
+    >>> perms, boundary = _staircase_orders(Torus(2, 4))
+    >>> perms.shape, int(boundary[0, 3])     # the first layer (one row of 4 nodes): 2 x 4 links each way
+    ((8, 16), 16)
+    """
+    k, d, n = torus.radices[0], torus.n, torus.num_nodes
+    coords = torus.all_coords()
+    perms, bounds = [], []
+    for j in range(d):
+        others = [coords[:, i] for i in reversed(range(d)) if i != j]
+        for a in range(k):
+            perm = np.lexsort((*others, (coords[:, j] - a) % k))
+            rank = np.empty(n, dtype=np.int64)
+            rank[perm] = np.arange(n)
+            lo = np.minimum(rank[torus.channel_src], rank[torus.channel_dst])
+            hi = np.maximum(rank[torus.channel_src], rank[torus.channel_dst])
+            diff = np.bincount(lo + 1, minlength=n + 2) - np.bincount(hi + 1, minlength=n + 2)
+            perms.append(perm)
+            bounds.append(np.cumsum(diff)[1 : n + 1])
+    return np.array(perms), np.array(bounds)
+
+
+def certified_bisection_width(torus: Torus, placement: Placement | Iterable) -> int:
+    """An upper bound on ``|d_b P|`` (Definition 8) certified by a cut: the fewest directed links leaving a
+    staircase node set (a slab of whole layers of one dimension plus a lexicographic prefix of the next layer,
+    every dimension and start) that holds half of ``P`` (within one).  Such a set exists for every placement, so
+    the bound is always defined; it equals :func:`natural_bisection_width` or beats it
+    (``docs/conventions.md#loads-any-placement``).
+
+    Examples
+    --------
+    >>> torus = Torus(3, 4)
+    >>> certified_bisection_width(torus, linear_placement(torus)) <= natural_bisection_width(
+    ...     torus, linear_placement(torus))
+    True
+    >>> certified_bisection_width(Torus(2, 3), [(0, 0), (1, 1)])     # a single node's 4 links, both ways
+    8
+    """
+    _check_torus(torus)
+    placement = _as_placement(torus, placement)
+    perms, boundary = _staircase_orders(torus)
+    counts = np.cumsum(placement.mask()[perms], axis=1)
+    balanced = np.abs(2 * counts - placement.size) <= 1
+    balanced[:, -1] = False  # the whole torus is no split
+    if placement.size <= 1:
+        return 0
+    return int(boundary[balanced].min())
+
+
+@njit
+def _popcount64(x):
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+@njit
+def _widths_kernel(split_masks, split_bounds, num_nodes):
+    """Exact ``|d_b P|`` of every placement mask ``P`` (index), from the splits sorted by boundary."""
+    out = np.zeros(1 << num_nodes, dtype=np.int64)
+    for p in range(1, 1 << num_nodes):
+        size = _popcount64(p)
+        for j in range(split_masks.shape[0]):
+            inside = _popcount64(p & split_masks[j])
+            if abs(2 * inside - size) <= 1:
+                out[p] = split_bounds[j]
+                break
+    return out
+
+
+def all_placement_bisection_widths(torus: Torus) -> np.ndarray:
+    """Exact ``|d_b P|`` (Definition 8) of every placement of a tiny torus (at most
+    :data:`MAX_EXHAUSTIVE_NODES` nodes): entry ``m`` is the width of the placement whose node ids are the set bits
+    of ``m`` (entry 0, the empty placement, is 0).  Each split of the nodes is tried once (node ``N - 1`` outside,
+    the other side being its complement), in increasing order of its boundary; a placement's width is the
+    boundary of the first split that halves it.
+
+    Examples
+    --------
+    >>> widths = all_placement_bisection_widths(Torus(2, 3))
+    >>> widths.shape, int(widths.max()), int(widths[0b11])   # two neighbours: cut one off, 4 links both ways
+    ((512,), 16, 8)
+    """
+    _check_torus(torus)
+    n = torus.num_nodes
+    if n > MAX_EXHAUSTIVE_NODES:
+        raise ValueError(f"torus must have at most {MAX_EXHAUSTIVE_NODES} nodes to enumerate every placement, "
+                         f"{torus!r} has {n}")
+    subsets = np.arange(1 << (n - 1), dtype=np.int64)
+    bits = ((subsets[:, None] >> np.arange(n)) & 1).astype(bool)
+    boundary = (bits[:, torus.channel_src] != bits[:, torus.channel_dst]).sum(axis=1)
+    order = np.argsort(boundary, kind="stable")
+    return _widths_kernel(subsets[order], boundary[order].astype(np.int64), n)
+
+
+@dataclass(frozen=True)
+class BisectionSlack:
+    """The placement of least Corollary 1 slack a :func:`bisection_slack_search` found.
+
+    Attributes
+    ----------
+    placement : Placement
+    width : int
+        Its ``|d_b P|`` (``exact``) or a certified upper bound on it (a cut that halves ``P``).
+    bound : int
+        Corollary 1's ``6 d k^(d-1)``.
+    exact : bool
+        Whether ``width`` is the exact bisection width.
+    evaluations : int
+        Placements whose width the search computed.
+    """
+
+    placement: Placement
+    width: int
+    bound: int
+    exact: bool
+    evaluations: int
+
+    @property
+    def slack(self) -> int:
+        """``bound - width``: negative would contradict Corollary 1 (when ``exact``)."""
+        return self.bound - self.width
+
+
+def bisection_slack_search(torus: Torus, *, seed: int | np.random.SeedSequence = 0, restarts: int = 4,
+                           steps: int = 200, objective: str = "certified") -> BisectionSlack:  # fmt: skip
+    """Adversarial search for a placement of least Corollary 1 slack ``6 d k^(d-1) - |d_b P|``: hill climbing on
+    the placement (from each of ``restarts`` random placements, ``steps`` proposals that add or remove one random
+    node, accepted when the width does not fall), maximising the exact width (``objective="exact"``, brute force,
+    at most 20 nodes) or the certified upper bound :func:`certified_bisection_width` (``"certified"``)
+    (``docs/conventions.md#loads-any-placement``).  A heuristic: the least slack it reports is an upper bound on
+    the least slack over every placement (for ``"exact"``; a certified width can only overstate ``|d_b P|``).
+
+    Examples
+    --------
+    >>> found = bisection_slack_search(Torus(2, 3), seed=1, restarts=2, steps=30, objective="exact")
+    >>> found.bound, found.slack >= 36 - int(all_placement_bisection_widths(Torus(2, 3)).max())
+    (36, True)
+    """
+    _check_torus(torus)
+    restarts = check_int("restarts", restarts, minimum=1, maximum=MAX_SEARCH_RESTARTS)
+    steps = check_int("steps", steps, minimum=0, maximum=MAX_SEARCH_STEPS)
+    check_str("objective", objective, SLACK_OBJECTIVES)
+    if objective == "exact" and torus.num_nodes > 20:
+        raise ValueError(f"objective 'exact' brute-forces the bisection (at most 20 nodes), {torus!r} has "
+                         f"{torus.num_nodes}")
+    rng = np.random.default_rng(_seed_sequence(seed))
+    n = torus.num_nodes
+    width_of = placement_bisection_width_bruteforce if objective == "exact" else certified_bisection_width
+
+    def score(mask: np.ndarray) -> int:
+        ids = np.flatnonzero(mask).astype(np.int64)
+        ids.setflags(write=False)
+        return width_of(torus, Placement(torus, ids, "nodes"))
+
+    best_mask, best, evaluations = None, -1, 0
+    for _ in range(restarts):
+        mask = np.zeros(n, dtype=bool)
+        mask[rng.choice(n, size=int(rng.integers(2, n + 1)), replace=False)] = True
+        current = score(mask)
+        evaluations += 1
+        for _ in range(steps):
+            trial = mask.copy()
+            trial[int(rng.integers(n))] ^= True
+            if trial.sum() < 2:
+                continue
+            value = score(trial)
+            evaluations += 1
+            if value >= current:
+                mask, current = trial, value
+        if current > best:
+            best_mask, best = mask, current
+    ids = np.flatnonzero(best_mask).astype(np.int64)
+    ids.setflags(write=False)
+    return BisectionSlack(Placement(torus, ids, "nodes"), int(best), bisection_width_upper_bound(torus),
+                          objective == "exact", evaluations)
+
+
+# ---------------------------------------------------------------------- the best routing of a placement
+#: Largest number of ordered processor pairs :func:`optimal_routing_load` accepts (one flow per pair).
+MAX_LP_PAIRS = 20_000
+
+
+def _lee_from(torus: Torus, node: int) -> np.ndarray:
+    """Lee distance of every node from ``node``."""
+    k = torus.radices[0]
+    diff = np.abs(torus.all_coords() - torus.coords(node)) % k
+    return np.minimum(diff, k - diff).sum(axis=1)
+
+
+def _pair_flow_rows(torus: Torus, dist: dict[int, np.ndarray], p: int, q: int, first_var: int, first_row: int):
+    """One pair's shortest-path DAG as LP pieces: the channels of its variables, the conservation entries
+    (row, variable, +-1), the right-hand side and the rows used."""
+    src, dst = torus.channel_src, torus.channel_dst
+    on = np.flatnonzero(dist[p][src] + 1 + dist[q][dst] == dist[p][q])
+    var = np.arange(first_var, first_var + on.size)
+    nodes = np.unique(src[on])  # every DAG node but q has an out-channel
+    row_of = np.full(torus.num_nodes, -1, dtype=np.int64)
+    row_of[nodes] = first_row + np.arange(nodes.size)
+    keep = dst[on] != q
+    rows = np.concatenate([row_of[src[on]], row_of[dst[on][keep]]])
+    cols = np.concatenate([var, var[keep]])
+    vals = np.concatenate([np.ones(on.size), -np.ones(int(keep.sum()))])
+    rhs = np.zeros(nodes.size)
+    rhs[row_of[p] - first_row] = 1.0
+    return on, (rows, cols, vals), rhs, nodes.size
+
+
+def optimal_routing_load(torus: Torus, placement: Placement | Iterable) -> float:
+    """The least ``E_max`` of complete exchange on ``placement`` over every routing on shortest paths that splits
+    each ordered pair's unit of traffic over its shortest paths in any fractions (a linear programme: one flow per
+    pair on its shortest-path DAG, the largest link load minimised; HiGHS).  Definition 3 splits equally over a
+    subset of the shortest paths, so this is a lower bound on the ``E_max`` of every such routing, the paper's and
+    Blaum et al.'s included (``docs/conventions.md#loads-optimal-routing``).
+
+    Examples
+    --------
+    >>> torus = Torus(2, 5)
+    >>> optimal_routing_load(torus, linear_placement(torus)), single_node_bound(torus, linear_placement(torus))
+    (1.0, 1.0)
+    """
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    _check_torus(torus)
+    placement = _as_placement(torus, placement)
+    pairs = placement.size * (placement.size - 1)
+    if pairs > MAX_LP_PAIRS:
+        raise ValueError(f"placement has {pairs} ordered pairs; optimal_routing_load accepts at most {MAX_LP_PAIRS}")
+    if pairs == 0:
+        return 0.0
+    nodes = [int(v) for v in placement.node_ids]
+    dist = {p: _lee_from(torus, p) for p in nodes}
+    load_rows, load_cols, eq, rhs = [], [], [], []
+    n_var = n_row = 0
+    for p in nodes:
+        for q in nodes:
+            if p == q:
+                continue
+            on, entries, b, used = _pair_flow_rows(torus, dist, p, q, n_var, n_row)
+            load_rows.append(on)
+            load_cols.append(np.arange(n_var, n_var + on.size))
+            eq.append(entries)
+            rhs.append(b)
+            n_var, n_row = n_var + on.size, n_row + used
+    channels = torus.num_channels
+    a_ub = sparse.hstack([sparse.csr_matrix((np.ones(n_var), (np.concatenate(load_rows), np.concatenate(load_cols))),
+                                            shape=(channels, n_var)),
+                          sparse.csr_matrix(-np.ones((channels, 1)))]).tocsr()  # fmt: skip
+    rows, cols, vals = (np.concatenate([e[i] for e in eq]) for i in range(3))
+    a_eq = sparse.csr_matrix((vals, (rows, cols)), shape=(n_row, n_var + 1))
+    cost = np.zeros(n_var + 1)
+    cost[-1] = 1.0
+    result = linprog(cost, A_ub=a_ub, b_ub=np.zeros(channels), A_eq=a_eq, b_eq=np.concatenate(rhs),
+                     bounds=(0, None), method="highs")
+    if not result.success:  # pragma: no cover - a feasible, bounded programme by construction
+        raise RuntimeError(f"the routing programme did not solve: {result.message}")
+    return float(result.fun)

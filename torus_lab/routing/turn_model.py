@@ -72,13 +72,13 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from torus_lab._jit import njit
-from torus_lab._validate import check_int, check_mapping, check_str, is_int
+from torus_lab._validate import check_int, check_mapping, check_sequence, check_str, is_int
 from torus_lab.routing.ecube import minimal_sign
 from torus_lab.routing.interface import RoutingFunction, build_tables
 from torus_lab.routing.registry import Option, register_routing
@@ -95,6 +95,8 @@ __all__ = [
     "duato_routing",
     "dateline_node",
     "dateline_positions",
+    "pack_datelines",
+    "MAX_DATELINE_RADIX",
 ]
 
 
@@ -137,9 +139,13 @@ SCHEMES = ("none", "paper", "count", "duato", "layer")
 _P_VCS, _P_MASK0, _P_MASK1, _P_VNRULE, _P_SCHEME, _P_FLAGS, _P_TIE, _P_OFFSET = range(8)
 _VN_SINGLE, _VN_QUADRANT, _VN_SIGNX, _VN_SWITCH = 0, 1, 2, 3
 _SC_NONE, _SC_PAPER, _SC_COUNT, _SC_DUATO, _SC_LAYER = 0, 1, 2, 3, 4
-_FLAG_SEPARATE, _FLAG_WRAP_FIRST = 1, 2
+_FLAG_SEPARATE, _FLAG_WRAP_FIRST, _FLAG_DATELINES = 1, 2, 4
 # header state layout
 _S_VN, _S_BITS = 0, 1
+#: Bits per packed dateline shift (``_FLAG_DATELINES``: iparams[_P_OFFSET] packs one shift per (vn, dim, sign)).
+_SHIFT_BITS = 7
+#: Largest radix of a torus whose datelines are placed one by one (``datelines=`` of the factories).
+MAX_DATELINE_RADIX = 1 << _SHIFT_BITS
 
 
 @njit
@@ -147,6 +153,18 @@ def _dateline(k, sign, vn, offset):
     """Dateline node of ring direction ``sign`` for virtual network ``vn``."""
     base = k - 1 if sign > 0 else 0
     return (base + vn * offset) % k
+
+
+@njit
+def _dateline_at(p, k, d, sign, vn):
+    """Dateline node of dimension ``d``, direction ``sign``, VN ``vn``: from the packed shifts when the routing
+    was built with explicit datelines, else :func:`_dateline` (VN1 ``offset`` nodes from VN0)."""
+    if (p[_P_FLAGS] & _FLAG_DATELINES) == 0:
+        return _dateline(k, sign, vn, p[_P_OFFSET])
+    slot = (vn * 2 + d) * 2 + (0 if sign > 0 else 1)
+    shift = (p[_P_OFFSET] >> (_SHIFT_BITS * slot)) & ((1 << _SHIFT_BITS) - 1)
+    base = k - 1 if sign > 0 else 0
+    return (base + shift) % k
 
 
 @njit
@@ -166,7 +184,7 @@ def _emit(tables, state, ch, d, sign, c, k, vn, dl_vn, m, out_ch, out_vc, out_st
     scheme = p[_P_SCHEME]
     bits = state[_S_BITS]
     if tables.kind[0] != 0 and k > 2 and scheme != _SC_NONE:
-        if c == _dateline(k, sign, dl_vn, p[_P_OFFSET]):
+        if c == _dateline_at(p, k, d, sign, dl_vn):
             bits = bits | (1 << d)
     after = (bits >> d) & 1
     if scheme == _SC_LAYER:
@@ -332,8 +350,43 @@ def dateline_node(k: int, sign: int, vn: int = 0, offset: int | None = None) -> 
     return int(_dateline(int(k), int(sign), int(vn), int(off)))
 
 
+def pack_datelines(topology: Torus, datelines: object, vns: int) -> int:
+    """The explicit datelines of a 2-D torus routing as the kernel reads them (one int).
+
+    ``datelines`` holds, per virtual network, the dateline nodes ``(x+, x-, y+, y-)``: the dateline of ring
+    direction ``+``/``-`` of dimension x (0) / y (1) is at that coordinate (the hop leaving it is the crossing hop,
+    ``docs/conventions.md#datelines``).  Each node is stored as its shift from the wrap-link dateline (``k - 1``
+    for ``+``, ``0`` for ``-``), :data:`MAX_DATELINE_RADIX` values per shift.
+
+    >>> pack_datelines(Torus(2, 5), [(4, 0, 4, 0)], 1)      # the wrap links: every shift 0
+    0
+    >>> pack_datelines(Torus(2, 5), [(0, 0, 4, 0)], 1)      # x+ one node on: shift 1 in the first slot
+    1
+    """
+    _check_topology(topology, True)
+    vns = check_int("vns", vns, minimum=1, maximum=2)
+    if max(topology.radices) > MAX_DATELINE_RADIX:
+        raise ValueError(f"datelines can be placed one by one on radices up to {MAX_DATELINE_RADIX}, got "
+                         f"{topology.radices}")
+    rows = check_sequence("datelines", datelines)
+    if len(rows) != vns:
+        raise ValueError(f"datelines must hold {vns} row(s) (one per virtual network), got {len(rows)}")
+    packed = 0
+    for vn, row in enumerate(rows):
+        nodes = check_sequence(f"datelines[{vn}]", row)
+        if len(nodes) != 4:
+            raise ValueError(f"datelines[{vn}] must be (x+, x-, y+, y-), got {row!r}")
+        for i, node in enumerate(nodes):
+            d, sign = i // 2, (1 if i % 2 == 0 else -1)
+            k = topology.radices[d]
+            node = check_int(f"datelines[{vn}][{i}]", node, minimum=0, maximum=k - 1)
+            shift = (node - (k - 1 if sign > 0 else 0)) % k
+            packed |= shift << (_SHIFT_BITS * ((vn * 2 + d) * 2 + i % 2))
+    return packed
+
+
 def _build(topology, faults, name, mask0, mask1, vn_rule, scheme, *, separate=False, wrap_first=False, tie="+",
-           offset=0, options=None) -> RoutingFunction:
+           offset=0, options=None, datelines=None) -> RoutingFunction:
     _check_choice("tie", tie, ("+", "-"))
     if faults is not None and not isinstance(faults, Faults):
         raise TypeError(f"faults must be a Faults or None, got {faults!r}")
@@ -348,6 +401,12 @@ def _build(topology, faults, name, mask0, mask1, vn_rule, scheme, *, separate=Fa
     else:
         vcs = 3
     flags = (_FLAG_SEPARATE if separate else 0) | (_FLAG_WRAP_FIRST if wrap_first else 0)
+    if datelines is not None:
+        if sc == _SC_NONE:
+            raise ValueError("datelines need a dateline scheme ('paper', 'count' or 'layer'), got scheme 'none'")
+        flags |= _FLAG_DATELINES
+        offset = pack_datelines(topology, datelines, 2 if two_vns else 1)
+        options = {**(options or {}), "datelines": [list(map(int, row)) for row in datelines]}
     iparams = [vcs, mask0, mask1, vn_rule, sc, flags, 1 if tie == "+" else -1, offset]
     return RoutingFunction(
         name=name,
@@ -376,6 +435,7 @@ def turn_model_routing(
     wraps: str = "minimal",
     tie: str = "+",
     faults: Faults | None = None,
+    datelines: Sequence[Sequence[int]] | None = None,
 ) -> RoutingFunction:
     """One turn-model algorithm (one virtual network), on a mesh or mapped onto a torus.
 
@@ -391,6 +451,8 @@ def turn_model_routing(
     tie : {"+", "-"}
         Direction of a tie dimension (k even, offset k/2).
     faults : Faults or None
+    datelines : sequence of one ``(x+, x-, y+, y-)``, optional
+        Explicit dateline nodes (:func:`pack_datelines`; a dateline scheme only); default the wrap links.
 
     Examples
     --------
@@ -408,7 +470,7 @@ def turn_model_routing(
     name = algorithm + ("" if scheme == "none" else f"+{scheme}") + ("+firsthop" if wraps == "first-hop" else "")
     return _build(topology, faults, name, TURN_MODELS[algorithm], -1, _VN_SINGLE, scheme,
                   wrap_first=wraps == "first-hop", tie=tie,
-                  options={"algorithm": algorithm, "scheme": scheme, "wraps": wraps, "tie": tie})
+                  options={"algorithm": algorithm, "scheme": scheme, "wraps": wraps, "tie": tie}, datelines=datelines)
 
 
 def pfnf_routing(
@@ -420,6 +482,7 @@ def pfnf_routing(
     dateline_offset: int | None = None,
     tie: str = "+",
     faults: Faults | None = None,
+    datelines: Sequence[Sequence[int]] | None = None,
 ) -> RoutingFunction:
     """PFNF with two virtual networks on a 2D mesh, or mapped onto a 2D torus (paper Section 4).
 
@@ -438,6 +501,9 @@ def pfnf_routing(
         Shift of VN1's datelines, ``0 <= dateline_offset < k`` (default ``k // 2``, "halfway across").
     tie : {"+", "-"}
     faults : Faults or None
+    datelines : sequence of two ``(x+, x-, y+, y-)``, optional
+        Explicit dateline nodes per VN (:func:`pack_datelines`; a dateline scheme only), replacing
+        ``dateline_offset``.
 
     Examples
     --------
@@ -458,7 +524,7 @@ def pfnf_routing(
                                                                               and scheme in ("paper", "layer") else "")
     return _build(topology, faults, name, mask0, mask1, rule, scheme, separate=layout == "separate", tie=tie,
                   offset=offset, options={"variant": variant, "scheme": scheme, "layout": layout,
-                                          "dateline_offset": offset, "tie": tie})
+                                          "dateline_offset": offset, "tie": tie}, datelines=datelines)
 
 
 def duato_routing(topology: Torus, *, tie: str = "+", faults: Faults | None = None) -> RoutingFunction:

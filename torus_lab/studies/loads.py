@@ -40,10 +40,15 @@ from torus_lab._validate import (
     check_str,
 )
 from torus_lab.loads import (
+    MAX_EXHAUSTIVE_NODES,
     MAX_STEPS,
     ROUTINGS,
+    all_placement_bisection_widths,
     balanced_cut_search,
+    bisection_slack_search,
     bisection_width_upper_bound,
+    certified_bisection_width,
+    e_max,
     linear_placement,
     link_loads,
     load_frame,
@@ -51,7 +56,9 @@ from torus_lab.loads import (
     natural_bisection_width,
     natural_cut_bound,
     node_placement,
+    optimal_routing_load,
     placement_bisection_width_bruteforce,
+    random_placements,
     residue_placement,
     single_node_bound,
 )
@@ -74,6 +81,13 @@ __all__ = [
     "heatmap_3d_frame",
     "bisection_tiny_summary",
     "fit_exponent",
+    "COROLLARY_TORI",
+    "COROLLARY_RANDOM",
+    "COROLLARY_SEARCH",
+    "bisection_exhaustive_row",
+    "bisection_any_row",
+    "BLAUM_TORI",
+    "best_routing_row",
 ]
 
 
@@ -369,6 +383,87 @@ def _tiny_item(dims: int, radix: int, trial: int, rng: np.random.Generator) -> d
             "corollary_1_bound": bisection_width_upper_bound(torus)}  # fmt: skip
 
 
+#: Tori (d, k) on which Corollary 1 is checked over random and adversarial placements (certified cuts).
+COROLLARY_TORI = ((2, 8), (2, 16), (2, 32), (3, 6), (3, 8), (4, 4), (4, 5), (5, 3))
+#: Random placements per torus of ``COROLLARY_TORI`` (sizes uniform in 2..N, :func:`torus_lab.loads.random_placements`).
+COROLLARY_RANDOM = 100
+#: The adversarial search per torus: (restarts, steps) of :func:`torus_lab.loads.bisection_slack_search`.
+COROLLARY_SEARCH = (8, 250)
+
+
+def _small_torus(dims: object, radix: object, rng: object) -> Torus:
+    """The torus of a Corollary 1 / best-routing row, its arguments checked (``rng`` a Generator or None)."""
+    dims = check_int("dims", dims, minimum=1, maximum=8)
+    radix = check_int("radix", radix, minimum=2, maximum=1024)
+    if rng is not None:
+        check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
+    return Torus(dims, radix)
+
+
+def bisection_exhaustive_row(dims: int, radix: int, rng: np.random.Generator | None = None) -> dict[str, Any]:
+    """Corollary 1 on every placement (at least two processors) of a tiny torus: the exact ``|d_b P|`` of each
+    (:func:`torus_lab.loads.all_placement_bisection_widths`), the largest, the bound and the least slack, with a
+    placement that reaches it (node ids).  Deterministic (``rng`` unused).
+
+    >>> row = bisection_exhaustive_row(2, 3)
+    >>> row["placements"], row["max_width"], row["bound"], row["min_slack"]
+    (502, 16, 36, 20)
+    """
+    torus = _small_torus(dims, radix, rng)
+    widths = all_placement_bisection_widths(torus)
+    sizes = np.array([bin(m).count("1") for m in range(len(widths))])
+    valid = np.flatnonzero(sizes >= 2)
+    worst = int(valid[np.argmax(widths[valid])])
+    bound = bisection_width_upper_bound(torus)
+    return {"d": dims, "k": radix, "placements": int(valid.size), "max_width": int(widths[valid].max()),
+            "bound": bound, "min_slack": bound - int(widths[valid].max()),
+            "worst_placement": " ".join(str(i) for i in range(torus.num_nodes) if worst >> i & 1)}
+
+
+def bisection_any_row(dims: int, radix: int, rng: np.random.Generator) -> dict[str, Any]:
+    """Corollary 1 on ``COROLLARY_RANDOM`` random placements and an adversarial search (``COROLLARY_SEARCH``)
+    of one torus: the widths are certified upper bounds on ``|d_b P|``
+    (:func:`torus_lab.loads.certified_bisection_width`), so a slack >= 0 proves the bound for that placement.
+
+    >>> row = bisection_any_row(2, 4, np.random.default_rng(1))
+    >>> row["random"], row["random_over_bound"], row["search_slack"] >= 0
+    (100, 0, True)
+    """
+    torus = _small_torus(dims, radix, rng)
+    check_instance("rng", rng, np.random.Generator, "a numpy Generator")
+    seeds = np.random.SeedSequence(int(rng.integers(2**63))).spawn(2)
+    widths = np.array([certified_bisection_width(torus, p)
+                       for p in random_placements(torus, COROLLARY_RANDOM, seed=seeds[0])])
+    restarts, steps = COROLLARY_SEARCH
+    found = bisection_slack_search(torus, seed=seeds[1], restarts=restarts, steps=steps, objective="certified")
+    bound = bisection_width_upper_bound(torus)
+    return {"d": dims, "k": radix, "random": int(widths.size), "random_max_width": int(widths.max()),
+            "random_over_bound": int((widths > bound).sum()), "bound": bound,
+            "random_min_slack": bound - int(widths.max()), "search_restarts": restarts, "search_steps": steps,
+            "search_evaluations": found.evaluations, "search_width": found.width, "search_slack": found.slack,
+            "search_processors": found.placement.size}
+
+
+#: Tori (d, k) of Blaum et al.'s dimensions on which the best routing of the linear placement is computed.
+BLAUM_TORI = tuple((2, k) for k in (4, 5, 6, 7, 8, 9, 12, 13, 16, 17)) + tuple((3, k) for k in (3, 4, 5))
+
+
+def best_routing_row(dims: int, radix: int, rng: np.random.Generator | None = None) -> dict[str, Any]:
+    """The linear placement of one torus: bound (1), the least ``E_max`` over every routing on shortest paths
+    (:func:`torus_lab.loads.optimal_routing_load`, any fractional split) and ODR's and UDR's ``E_max``.
+    Deterministic (``rng`` unused).
+
+    >>> row = best_routing_row(2, 4)
+    >>> row["lb_single"], row["e_max_best"], row["e_max_udr"]
+    (0.75, 0.75, 1.0)
+    """
+    torus = _small_torus(dims, radix, rng)
+    placement = linear_placement(torus)
+    return {"d": dims, "k": radix, "processors": placement.size, "lb_single": single_node_bound(torus, placement),
+            "e_max_best": optimal_routing_load(torus, placement),
+            **{f"e_max_{r}": float(e_max(link_loads(torus, placement, r))) for r in ("odr", "udr")}}
+
+
 #: Measured (machine-dependent) columns of the per-point details, kept apart as timing.
 TIMING_COLUMNS = ["seconds"]
 #: Columns that identify one row of ``loads_details`` (they join it with its timing file).
@@ -435,6 +530,16 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
               for torus in params["tiny_tori"] for trial in range(int(params["tiny_trials"]))]  # fmt: skip
     tiny = pd.DataFrame(sweep(_tiny_item, trials, seed=seed, desc="bisection brute force")).assign(seed=seed)
 
+    tiny_all = [{"dims": int(t["dims"]), "radix": int(t["radix"])} for t in params["tiny_tori"]
+                if int(t["radix"]) ** int(t["dims"]) <= MAX_EXHAUSTIVE_NODES]  # fmt: skip
+    exhaustive = pd.DataFrame(sweep(bisection_exhaustive_row, tiny_all, seed=seed, desc="every placement"),
+                              columns=["d", "k", "placements", "max_width", "bound", "min_slack", "worst_placement"])
+    anywhere = pd.DataFrame(sweep(bisection_any_row, [{"dims": d, "radix": k} for d, k in COROLLARY_TORI],
+                                  seed=seed, desc="random and adversarial placements")).assign(seed=seed)
+
+    best = pd.DataFrame(sweep(best_routing_row, [{"dims": d, "radix": k} for d, k in BLAUM_TORI], seed=seed,
+                              desc="best routing of the linear placement"))
+
     science_details, details_timing = split_timing(details, TIMING_COLUMNS, DETAIL_KEYS)
     tables = {
         "loads": details[[*CSV_COLUMNS, "seed"]],
@@ -447,6 +552,9 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "heatmap_3d": heatmap_3d_frame(heatmap_3d),
         "bisection_tiny": tiny,
         "bisection_tiny_summary": bisection_tiny_summary(tiny),
+        "bisection_exhaustive": exhaustive,
+        "bisection_any_placement": anywhere,
+        "best_routing": best,
     }
     return {**tables, "claims": claims(tables, params), timing_key("loads_details"): details_timing}
 

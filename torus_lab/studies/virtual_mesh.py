@@ -51,10 +51,13 @@ from torus_lab._validate import (
     is_int,
 )
 from torus_lab.deadlock import (
+    MAX_DATELINE_CONFIGS,
+    cdg_acyclic,
     cdg_verdict,
     channel_vc_listing,
     channel_vc_usage,
     cycle_dimensions,
+    dateline_search,
     describe_cycle,
     duato_check,
     find_acyclic,
@@ -66,7 +69,7 @@ from torus_lab.deadlock import (
 )
 from torus_lab.routing import RoutingFunction, make_routing
 from torus_lab.routing.explore import adaptivity_table
-from torus_lab.routing.turn_model import dateline_node, dateline_positions
+from torus_lab.routing.turn_model import dateline_node, dateline_positions, pfnf_routing, turn_model_routing
 from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.saturation import RUN_COLUMNS, Saturation
 from torus_lab.studies.routing_bench import curve_saturation, latency_runs, point_summary
@@ -88,6 +91,10 @@ __all__ = [
     "provoke_deadlock_table",
     "dateline_premise_table",
     "vc_budget_table",
+    "dateline_search_row",
+    "dateline_search_table",
+    "DATELINE_SEARCH_MAX_K",
+    "DATELINE_SEARCH_CONFIGS",
 ]
 
 #: Topology kinds of the study.
@@ -1003,6 +1010,72 @@ def dateline_offset_table(ks: Iterable[int], *, backend: str = "auto") -> pd.Dat
     return _rows(dateline_offset_row, items, backend=backend, desc="dateline offsets")
 
 
+#: Radices up to which :func:`dateline_search_table` runs (larger k: the space grows as k^2 .. k^6 placements).
+DATELINE_SEARCH_MAX_K = 5
+#: Dateline placements judged per (algorithm, torus): every one when the space is no larger, else a sample.
+DATELINE_SEARCH_CONFIGS = 256
+
+
+def _mapped_routing(kind: str, k: int, algorithm: str, datelines) -> RoutingFunction:
+    """``algorithm`` (a turn model or ``pfnf-<variant>``) mapped onto the ``kind`` k x k torus with the paper's
+    scheme and explicit ``datelines`` (``None``: a mesh, no scheme)."""
+    topology = make_topology(kind, k)
+    scheme = {} if datelines is None else {"scheme": "paper", "datelines": datelines}
+    if algorithm.startswith("pfnf-"):
+        return pfnf_routing(topology, algorithm.removeprefix("pfnf-"), **scheme)
+    return turn_model_routing(topology, algorithm, **scheme)
+
+
+def dateline_search_row(kind: str, k: int, algorithm: str, max_configs: int = DATELINE_SEARCH_CONFIGS,
+                        rng=None) -> dict[str, Any]:  # fmt: skip
+    """One row of :func:`dateline_search_table` (a :func:`~torus_lab.sweep.sweep` item; ``rng`` draws the sample
+    when the space exceeds ``max_configs``).
+
+    >>> row = dateline_search_row("bidirectional", 4, "west-first")
+    >>> row["space"], row["tried"], row["exhaustive"], row["acyclic"]
+    (16, 16, True, 0)
+    """
+    check_str("kind", kind, ("unidirectional", "bidirectional"))
+    k = check_int("k", k, minimum=3, maximum=MAX_K)
+    check_str("algorithm", algorithm, tuple(a for a in MESH_ALGORITHMS if a != "dor"))
+    seed = 0 if rng is None else int(check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
+                                      .integers(2**31))  # fmt: skip
+    vns = 2 if algorithm.startswith("pfnf-") else 1
+    found = dateline_search(lambda dl: _mapped_routing(kind, k, algorithm, dl), k, vns=vns,
+                            bidirectional=kind == "bidirectional", max_configs=max_configs, seed=seed)
+    return {"kind": kind, "k": k, "algorithm": algorithm,
+            "mesh_acyclic": cdg_acyclic(_mapped_routing("mesh", k, algorithm, None)), "space": found.space,
+            "tried": found.tried, "exhaustive": found.exhaustive, "acyclic": found.acyclic,
+            "example": "" if found.example is None else json.dumps(found.example)}
+
+
+def dateline_search_table(ks: Iterable[int], kinds: Sequence[str] = ("unidirectional", "bidirectional"), *,
+                          max_configs: int = DATELINE_SEARCH_CONFIGS, seed: int = 0,
+                          backend: str = "auto") -> pd.DataFrame:  # fmt: skip
+    """The paper's Section 4: "with a proper choice of datelines, all the algorithms for mesh can be mapped to
+    torus".  For every mesh algorithm of ``MESH_ALGORITHMS`` but e-cube (whose wrap-link datelines are already
+    acyclic) on the ``kind`` k x k tori, k in ``ks`` up to ``DATELINE_SEARCH_MAX_K``: the dateline placements
+    (:func:`torus_lab.deadlock.dateline_space`, every position of every dateline per dimension, up to translation)
+    judged with the paper's mapping by :func:`torus_lab.deadlock.dateline_search`, and how many give an acyclic CDG
+    (``docs/conventions.md#dateline-search``).
+
+    Examples
+    --------
+    >>> t = dateline_search_table([4], ["unidirectional"], backend="serial")
+    >>> t[t.algorithm == "north-last"][["space", "acyclic"]].values.tolist()
+    [[1, 1]]
+    """
+    ks = [k for k in _check_ks(ks) if k <= DATELINE_SEARCH_MAX_K]
+    kinds = [check_str("kinds[i]", kind, ("unidirectional", "bidirectional")) for kind in check_sequence("kinds",
+                                                                                                         kinds)]
+    max_configs = check_int("max_configs", max_configs, minimum=1, maximum=MAX_DATELINE_CONFIGS)
+    check_str("backend", backend)
+    items = [{"kind": kind, "k": k, "algorithm": a, "max_configs": max_configs} for kind in kinds for k in ks
+             for a in MESH_ALGORITHMS if a != "dor"]
+    return _rows(dateline_search_row, items, seed=check_int("seed", seed, minimum=0), backend=backend,
+                 desc="dateline search")
+
+
 # ====================================================================== the study
 def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Every table of ``notebooks/virtual_mesh.ipynb`` from the parameters of ``experiments/virtual_mesh.yaml``.
@@ -1013,7 +1086,8 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     replicas per point), latency_summary (:func:`latency_summary`), saturation, provoke_deadlock,
     provoke_summary, dateline_premise (:func:`dateline_premise_table` at ``premise_ks``), vc_budget
     (:func:`vc_budget_table` at ``ks``), mapping_coverage (``mapping_coverage``), dateline_offsets
-    (``dateline_offset_table`` at ``vc_ks``), claims (last, from those tables by
+    (``dateline_offset_table`` at ``vc_ks``), dateline_search (:func:`dateline_search_table` at ``ks`` up to
+    ``DATELINE_SEARCH_MAX_K``), claims (last, from those tables by
     :func:`torus_lab.studies.virtual_mesh_claims.claims`).  Every grid runs over :func:`torus_lab.sweep.sweep`;
     the random parts (the latency sweep and the provoked-deadlock replicas) draw from the generators it derives
     from ``seed``.
@@ -1049,5 +1123,6 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     out["vc_budget"] = vc_budget_table(p["ks"])
     out["mapping_coverage"] = mapping_coverage(out["cdg_verdicts"])
     out["dateline_offsets"] = dateline_offset_table(p["vc_ks"])
+    out["dateline_search"] = dateline_search_table(p["ks"], seed=seed)
     out["claims"] = claims(out, p)
     return out
