@@ -49,7 +49,9 @@ LATENCY_LOAD_PANELS = (("mean_latency", "Latency", "mean latency (cycles)"),
 
 def fig_latency_load(results: Results, params: Mapping[str, Any]):
     """Mean latency and accepted throughput against offered load, per routing, with their 95% t-intervals as
-    bands (the ``_low``/``_high`` columns of ``latency_load``; :func:`torus_lab.plotting.latency_load_figure`)."""
-    check_results("results", results, {"latency_load": ()})
+    bands (the ``_low``/``_high`` columns of ``latency_load``; :func:`torus_lab.plotting.latency_load_figure`);
+    the latency curves stop at their saturation load (``saturation`` table), ringed on both panels."""
+    check_results("results", results, {"latency_load": (), "saturation": ("routing", "saturation_load")})
     check_mapping("params", params, [])
-    return latency_load_figure(results["latency_load"], hue="routing", metrics=LATENCY_LOAD_PANELS)
+    return latency_load_figure(results["latency_load"], hue="routing", metrics=LATENCY_LOAD_PANELS,
+                               saturation=results["saturation"])

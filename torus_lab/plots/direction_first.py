@@ -70,8 +70,10 @@ def fig_fig4_long(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]
 def fig_latency_vs_load(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]):
     """Mean packet latency vs offered load (95% t-interval over seeds as a band, ``load_curve_summary``), one
     panel per network, one line per routing (:func:`torus_lab.plotting.latency_load_figure`; the table's
-    ``mean_latency_ci`` half-width gives the ``_low``/``_high`` bounds)."""
-    check_results("results", results, {"load_curve_summary": ()})
+    ``mean_latency_ci`` half-width gives the ``_low``/``_high`` bounds); each curve stops at its saturation load
+    (``saturation`` table), ringed."""
+    check_results("results", results, {"load_curve_summary": (),
+                                       "saturation": ("network", "algorithm", "saturation_load")})
     check_mapping("params", params, ["curve_routings"])
     summary = results["load_curve_summary"]
     half = summary.mean_latency_ci
@@ -80,4 +82,5 @@ def fig_latency_vs_load(results: Mapping[str, pd.DataFrame], params: Mapping[str
     labels = [entry["label"] for entry in params["curve_routings"]]
     return latency_load_figure(frame, hue="algorithm", col="network", log_y=True,
                                hue_order=[label for label in labels if label in set(frame.algorithm)],
-                               metrics=[("mean_latency", "Latency", "mean packet latency (cycles)")])
+                               metrics=[("mean_latency", "Latency", "mean packet latency (cycles)")],
+                               saturation=results["saturation"])

@@ -315,17 +315,21 @@ def fig_adaptivity(results: Results, params: Mapping[str, Any]):
 def fig_latency_vs_load(results: Results, params: Mapping[str, Any]):
     """Mean latency against offered load per traffic pattern, mean over ``sim_seeds`` runs with its 95% t-interval
     as a band (``latency_summary``); a load where any run deadlocked is left off its curve and marked by a cross
-    along the top of the panel (one row of crosses per routing; :func:`torus_lab.plotting.latency_load_figure`)."""
-    check_results("results", results, {"latency_summary": ()})
+    along the top of the panel (one row of crosses per routing; :func:`torus_lab.plotting.latency_load_figure`);
+    each curve stops at its saturation load (``saturation`` table), ringed."""
+    check_results("results", results, {"latency_summary": (), "saturation": ("routing", "network", "traffic",
+                                                                           "saturation_load")})
     check_mapping("params", params, ["sim_k", "sim_traffics"])
     summary = results["latency_summary"]
     k = params["sim_k"]
     curves = list(summary[["routing", "network"]].drop_duplicates().itertuples(index=False, name=None))  # run order
     label = {curve: curve[0] if curve[1] == "torus" else f"{curve[0]} ({curve[1]})" for curve in curves}
     frame = summary.assign(curve=[label[c] for c in zip(summary.routing, summary.network, strict=True)])
+    sat = results["saturation"]
+    sat = sat.assign(curve=[label.get(c, c[0]) for c in zip(sat.routing, sat.network, strict=True)])
     runs = int(summary.runs.min()) if len(summary) else 0
     return latency_load_figure(frame, hue="curve", hue_order=[label[c] for c in curves], col="traffic",
                                col_order=list(params["sim_traffics"]), log_y=True, mark_deadlocks=True,
                                col_title=f"{{col_name}} traffic, {k}x{k}",
                                legend_title=f"routing\n(mean of {runs} runs,\nband: 95% t-interval;\n"
-                                            "x: a run deadlocked)")  # fmt: skip
+                                            "x: a run deadlocked)", saturation=sat)  # fmt: skip
