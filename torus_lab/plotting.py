@@ -40,11 +40,15 @@ from torus_lab.settings import FIGURE_METADATA_KEY, current_settings
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
     "draw_torus_2d", "draw_torus_3d", "THEME", "interval_lineplot",
-    "LATENCY_PANEL", "latency_load_figure", "SATURATION_MARK", "SATURATION_LABEL",
+    "LATENCY_PANEL", "latency_load_figure", "SATURATION_MARK", "SATURATION_LABEL", "WRAP_STUB", "channel_segments",
+    "PAGE_WIDTH",
 ]  # fmt: skip
 
 #: Okabe & Ito colour-blind-safe palette (black last).
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+#: Width (inches) at which a figure is read: a printed page's text or the site's content column.  A figure meant to
+#: be read at that width is saved at it, so that its font sizes are the sizes read.
+PAGE_WIDTH = 7.5
 #: Marker per line, in order (used with :data:`PALETTE`).
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
@@ -791,17 +795,48 @@ def _draw_paths_2d(ax, topology, paths, path_labels) -> None:
         ax.scatter(*_node_xy(tuple(path[-1])), marker="s", s=40, color=color, zorder=5)
 
 
+#: Length (grid units) of each half of a wraparound channel drawn by :func:`channel_segments`.
+WRAP_STUB = 0.45
+
+
+def channel_segments(topology, cid: int) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """Where channel ``cid`` of a 2D torus or mesh is drawn: ``[(start, end)]`` from its source to its destination,
+    or for a wraparound channel two stubs of :data:`WRAP_STUB`, one leaving the grid at the source and one
+    re-entering it at the destination (both in the channel's direction).
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> t = Torus(2, 4)
+    >>> channel_segments(t, next(c for c in range(t.num_channels) if not t.is_wraparound(c)))
+    [((0.0, 0.0), (1.0, 0.0))]
+    >>> channel_segments(t, next(c for c in range(t.num_channels) if t.is_wraparound(c)))  # 0 -> 3 going -x
+    [((0.0, 0.0), (-0.45, 0.0)), ((3.45, 0.0), (3.0, 0.0))]
+    """
+    from torus_lab.topology import Torus
+
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    if topology.n != 2:
+        raise ValueError(f"topology must be 2-dimensional, got {topology!r}")
+    cid = check_int("cid", cid, 0, topology.num_channels - 1)
+    src = _node_xy(topology.coords(int(topology.channel_src[cid])))
+    dst = _node_xy(topology.coords(int(topology.channel_dst[cid])))
+    if not topology.is_wraparound(cid):
+        return [(src, dst)]
+    dim, sign = int(topology.channel_dim[cid]), int(topology.channel_sign[cid])
+    step = (WRAP_STUB * sign * (dim == 0), WRAP_STUB * sign * (dim == 1))
+    return [(src, (src[0] + step[0], src[1] + step[1])), ((dst[0] - step[0], dst[1] - step[1]), dst)]
+
+
 def _draw_cycle(ax, topology, cycle: list[int]) -> None:
-    """The channels of ``cycle`` as thick arrows (wraparound channels as stubs)."""
+    """The channels of ``cycle`` as thick arrows (a wraparound channel as a stub leaving the grid and one
+    re-entering it, :func:`channel_segments`)."""
     from matplotlib.patches import FancyArrowPatch
 
     for cid in cycle:
-        src = _node_xy(topology.coords(int(topology.channel_src[cid])))
-        dst = _node_xy(topology.coords(int(topology.channel_dst[cid])))
-        if topology.is_wraparound(int(cid)):
-            dst = _wrap_stub_end(topology, cid, src)
-        ax.add_patch(FancyArrowPatch(src, dst, arrowstyle="-|>", mutation_scale=12, color=PALETTE[3], lw=2.2,
-                                     zorder=7))  # fmt: skip
+        for start, end in channel_segments(topology, cid):
+            ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=12, color=PALETTE[3], lw=2.2,
+                                         zorder=7))  # fmt: skip
 
 
 def draw_torus_3d(ax, topology, *, paths=(), path_labels=None, faults=None, title: str | None = None):
