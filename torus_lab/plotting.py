@@ -41,7 +41,7 @@ __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
     "draw_torus_2d", "draw_torus_3d", "THEME", "interval_lineplot",
     "LATENCY_PANEL", "latency_load_figure", "SATURATION_MARK", "SATURATION_LABEL", "WRAP_STUB", "channel_segments",
-    "PAGE_WIDTH",
+    "PAGE_WIDTH", "node_ticks", "MAX_NODE_TICKS",
 ]  # fmt: skip
 
 #: Okabe & Ito colour-blind-safe palette (black last).
@@ -579,6 +579,8 @@ def grid_axes(ax, radices: tuple[int, int], *, title: str | None = None, margin:
     kx, ky = radices
     ax.set_xlim(-margin, kx - 1 + margin)
     ax.set_ylim(-margin, ky - 1 + margin)
+    ax.set_xticks(node_ticks(kx))
+    ax.set_yticks(node_ticks(ky))
     ax.set_aspect("equal")
     ax.set_xlabel(labels[0])
     ax.set_ylabel(labels[1])
@@ -586,6 +588,23 @@ def grid_axes(ax, radices: tuple[int, int], *, title: str | None = None, margin:
     if title:
         ax.set_title(title, fontsize=title_size)
     return ax
+
+
+#: Most ticks :func:`node_ticks` puts on a ring (every node up to this many).
+MAX_NODE_TICKS = 16
+
+
+def node_ticks(k: int) -> list[int]:
+    """Tick positions on a ring of ``k`` nodes: every node, or every few nodes (from 0) past
+    :data:`MAX_NODE_TICKS`, so that every tick is a node.
+
+    Examples
+    --------
+    >>> node_ticks(5), node_ticks(32)[:3]
+    ([0, 1, 2, 3, 4], [0, 2, 4])
+    """
+    k = check_int("k", k, minimum=1, maximum=10**6)
+    return list(range(0, k, -(-k // MAX_NODE_TICKS)))
 
 
 def _node_xy(node: tuple[int, ...]) -> tuple[float, float]:
@@ -884,6 +903,8 @@ def draw_torus_3d(ax, topology, *, paths=(), path_labels=None, faults=None, titl
                 start = i
         ax.scatter(*points[0], color=color, marker="o", s=30)
         ax.scatter(*points[-1], color=color, marker="s", s=30)
+    for axis, k in zip((ax.xaxis, ax.yaxis, ax.zaxis), topology.radices, strict=True):
+        axis.set_ticks(node_ticks(int(k)))  # on the nodes, not between them
     ax.set_xlabel("dim 0")
     ax.set_ylabel("dim 1")
     ax.set_zlabel("dim 2")
