@@ -137,7 +137,7 @@ def fig_odr_constant(results: Mapping[str, pd.DataFrame], params: Mapping[str, A
 def fig_heatmap_2d(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """Load of every directed link of ``T_2^k`` (``k = heatmap_k_2d``) under the linear placement: one panel per
     (dimension, sign), one row per routing; processors (link sources in the placement) marked white with a black
-    edge (:data:`PROCESSOR_MARK`), every node ticked."""
+    edge (``PROCESSOR_MARK``), every node ticked."""
     check_results("results", results, {"heatmap_2d": ()})
     check_mapping("params", params, ["heatmap_k_2d", "routings"])
     apply_style()
