@@ -146,6 +146,47 @@ def test_every_experiment_has_a_page_with_its_figures_and_the_conventions_links_
     assert (html_dir / "_modules" / "torus_lab" / "topology.html").is_file()  # viewcode source pages
 
 
+def test_every_figure_of_a_notebook_is_numbered_and_captioned_on_its_page(built):
+    """Each figure a notebook shows (``show_figure``'s record) is a Sphinx figure of its page: numbered in order
+    ("Figure 1", "Figure 2", ...) with the caption the notebook gave it, and its anchor kept for the thumbnails."""
+    html_dir, _ = built
+    for name in EXPERIMENTS:
+        figures = site.notebook_figures(ROOT / "reports" / name / f"{name}.ipynb")
+        page = (html_dir / "reports" / name / f"{name}.html").read_text(encoding="utf-8")
+        numbers = re.findall(r'<span class="caption-number">Figure (\d+)', page)
+        assert numbers == [str(i) for i in range(1, len(figures) + 1)], name
+        captions = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+                    for c in re.findall(r'<span class="caption-text">(.*?)</span>', page, flags=re.S)]
+        assert captions == [f["caption"] for f in figures], name
+        assert all(f'id="figure-{f["name"]}"' in page for f in figures), name
+        assert "<figcaption>" + figures[0]["caption"] not in page if figures else True   # one caption, Sphinx's
+
+
+def test_a_cell_with_figures_is_split_one_figure_per_cell_in_order():
+    from torus_lab.settings import FIGURE_METADATA_KEY
+
+    def figure(name):
+        record = {"name": name, "file": f"figures/x/{name}.png", "caption": f"{name} [shown] with *stars*"}
+        return {"output_type": "display_data", "metadata": {FIGURE_METADATA_KEY: record},
+                "data": {"text/html": f"<figure><img src='{name}.png'><figcaption>c</figcaption></figure>"}}
+
+    table = {"output_type": "execute_result", "metadata": {}, "data": {"text/plain": "a table"}}
+    cell = {"cell_type": "code", "id": "abc", "metadata": {}, "source": "show(a); show(b); table",
+            "outputs": [figure("a"), figure("b"), table]}
+    cells = site.figure_cells(cell, "x")
+    assert [c["source"] for c in cells] == ["show(a); show(b); table", "", "", ""]
+    assert [[o["output_type"] for o in c["outputs"]] for c in cells] == [[], ["display_data"], ["display_data"],
+                                                                         ["execute_result"]]
+    assert [c["metadata"].get("mystnb", {}).get("figure", {}).get("name") for c in cells] == [None, "x-a", "x-b",
+                                                                                               None]
+    assert len({c["id"] for c in cells}) == 4 and all("remove-input" in c["metadata"]["tags"] for c in cells[1:])
+    assert all("figcaption" not in c["outputs"][0]["data"]["text/html"] for c in cells[1:3])
+    plain = {**cell, "outputs": [table]}
+    assert site.figure_cells(plain, "x") == [plain]
+    with pytest.raises(TypeError, match="cell"):
+        site.figure_cells("not a cell", "x")
+
+
 class _Page(html.parser.HTMLParser):
     """The ids (anchors) a page defines and the links (href, src) it makes."""
 
