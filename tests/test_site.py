@@ -174,7 +174,7 @@ def test_a_cell_with_figures_is_split_one_figure_per_cell_in_order():
     cell = {"cell_type": "code", "id": "abc", "metadata": {}, "source": "show(a); show(b); table",
             "outputs": [figure("a"), figure("b"), table]}
     cells = site.figure_cells(cell, "x")
-    assert [c["source"] for c in cells] == ["show(a); show(b); table", "", "", ""]
+    assert cells[0]["source"] == "show(a); show(b); table" and all(c["source"].strip() for c in cells)
     assert [[o["output_type"] for o in c["outputs"]] for c in cells] == [[], ["display_data"], ["display_data"],
                                                                          ["execute_result"]]
     assert [c["metadata"].get("mystnb", {}).get("figure", {}).get("name") for c in cells] == [None, "x-a", "x-b",

@@ -223,6 +223,9 @@ def _one_stderr(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 #: Characters of a caption that Markdown (MyST, ``$`` math) would read as markup (escaped by ``_plain_markdown``).
 _MARKDOWN_MARKUP = re.compile(r"([\\`*_\[\]{}<>()#+!|$~^&])")
 _FIGCAPTION = re.compile(r"<figcaption>.*?</figcaption>", re.S)
+#: Source of a cell :func:`figure_cells` splits off (never shown: tagged ``remove-input``; myst-nb skips a cell
+#: whose source is empty, outputs and all).
+_CONTINUED = "# outputs of the cell above"
 
 
 def _plain_markdown(text: str) -> str:
@@ -239,7 +242,7 @@ def figure_cells(cell: Mapping[str, Any], experiment: str) -> list[dict[str, Any
     is a cell of its own carrying myst-nb's figure options (cell metadata ``mystnb.figure``: the caption, and
     the name ``<experiment>-<figure>``), so that the site numbers and captions it like any Sphinx figure.  The
     figure's own ``<figcaption>`` is dropped (the caption is Sphinx's); the cell's other outputs stay in order,
-    after the first in the cell itself, then in cells without input.
+    after the first in the cell itself, then in cells whose input is removed.
 
     Examples
     --------
@@ -279,7 +282,7 @@ def figure_cells(cell: Mapping[str, Any], experiment: str) -> list[dict[str, Any
                 figure = {"caption": _plain_markdown(str(record["caption"])), **figure}
             metadata["mystnb"] = {"figure": figure}
         cells.append({"cell_type": "code", "execution_count": None, "id": f"{stem}-output-{number}",
-                      "metadata": metadata, "source": "", "outputs": group})
+                      "metadata": metadata, "source": _CONTINUED, "outputs": group})
     return cells
 
 
