@@ -148,16 +148,18 @@ def test_every_experiment_has_a_page_with_its_figures_and_the_conventions_links_
 
 def test_every_figure_of_a_notebook_is_numbered_and_captioned_on_its_page(built):
     """Each figure a notebook shows (``show_figure``'s record) is a Sphinx figure of its page: numbered in order
-    ("Figure 1", "Figure 2", ...) with the caption the notebook gave it, and its anchor kept for the thumbnails."""
+    ("Figure 3.1", "Figure 3.2", ... on the third results page) with the caption the notebook gave it, and its anchor
+    kept for the thumbnails."""
     html_dir, _ = built
     for name in EXPERIMENTS:
         figures = site.notebook_figures(ROOT / "reports" / name / f"{name}.ipynb")
         page = (html_dir / "reports" / name / f"{name}.html").read_text(encoding="utf-8")
-        numbers = re.findall(r'<span class="caption-number">Figure (\d+)', page)
-        assert numbers == [str(i) for i in range(1, len(figures) + 1)], name
-        captions = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+        numbers = re.findall(r'<span class="caption-number">Figure (\d+)\.(\d+) ', page)   # page.figure
+        assert [int(n) for _, n in numbers] == list(range(1, len(figures) + 1)), name
+        assert len({page_number for page_number, _ in numbers}) <= 1, name
+        captions = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip().replace("\u2019", "'")
                     for c in re.findall(r'<span class="caption-text">(.*?)</span>', page, flags=re.S)]
-        assert captions == [f["caption"] for f in figures], name
+        assert captions == [f["caption"].replace("\u2019", "'") for f in figures], name
         assert all(f'id="figure-{f["name"]}"' in page for f in figures), name
         assert "<figcaption>" + figures[0]["caption"] not in page if figures else True   # one caption, Sphinx's
 

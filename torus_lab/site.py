@@ -478,7 +478,8 @@ def prepare_site_source(source: str | Path, entries: Sequence[SiteEntry], out_ro
     (target / "results" / "index.md").write_text(
         "# Results\n\nOne page per experiment: the executed notebook of its run (never re-executed when the site "
         "is built), its provenance at the top; then every claim against our measurement, and the provenance of "
-        f"every run.\n\n```{{toctree}}\n:maxdepth: 1\n\n{toc}\nclaims\nprovenance\n```\n", encoding="utf-8")
+        f"every run.\n\n```{{toctree}}\n:maxdepth: 1\n:numbered: 1\n\n{toc}\nclaims\nprovenance\n```\n",
+        encoding="utf-8")
     extra = target / "_extra"
     for entry in entries:
         name = entry.name
