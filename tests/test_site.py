@@ -64,7 +64,8 @@ def test_site_notebook_drops_the_defaults_collapses_code_and_adds_the_provenance
     prepared = site.site_notebook(nb, "loads", manifest)
     tags = [cell["metadata"].get("tags", []) for cell in prepared["cells"]]
     assert not any("parameters" in t for t in tags) and any("injected-parameters" in t for t in tags)
-    assert all("hide-input" in t for t, c in zip(tags, prepared["cells"], strict=True) if c["cell_type"] == "code")
+    assert all({"hide-input", "remove-input"} & set(t) for t, c in zip(tags, prepared["cells"], strict=True)
+               if c["cell_type"] == "code")   # a figure's own cell (figure_cells) has no input to show
     provenance = next(c for c in prepared["cells"] if c.get("id") == "torus-lab-provenance")
     assert manifest["git"]["commit"][:12] in provenance["source"] and str(manifest["seed"]) in provenance["source"]
     assert prepared["cells"].index(provenance) == 1  # right under the title
