@@ -158,9 +158,10 @@ def test_every_figure_of_a_notebook_is_numbered_and_captioned_on_its_page(built)
         numbers = re.findall(r'<span class="caption-number">Figure (\d+)\.(\d+) ', page)   # page.figure
         assert [int(n) for _, n in numbers] == list(range(1, len(figures) + 1)), name
         assert len({page_number for page_number, _ in numbers}) <= 1, name
-        captions = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip().replace("\u2019", "'")
+        plain = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})  # Sphinx's smart quotes
+        captions = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip().translate(plain)
                     for c in re.findall(r'<span class="caption-text">(.*?)</span>', page, flags=re.S)]
-        assert captions == [f["caption"].replace("\u2019", "'") for f in figures], name
+        assert captions == [f["caption"].translate(plain) for f in figures], name
         assert all(f'id="figure-{f["name"]}"' in page for f in figures), name
         assert "<figcaption>" + figures[0]["caption"] not in page if figures else True   # one caption, Sphinx's
 
