@@ -51,6 +51,13 @@ myst_enable_extensions = ["colon_fence", "dollarmath"]
 myst_heading_anchors = 3
 myst_dmath_double_inline = True  # $$...$$ inside a paragraph of a notebook is display math too
 
+# Figures are numbered per page ("Figure 3.2": the second figure of the third results page, whose toctree is
+# numbered one level deep) with their caption; the notebooks' figures become Sphinx figures
+# through myst-nb's cell metadata ``mystnb.figure``, which torus_lab.site.figure_cells sets from show_figure's record.
+numfig = True
+numfig_format = {"figure": "Figure %s", "table": "Table %s", "code-block": "Listing %s", "section": "Section %s"}
+numfig_secnum_depth = 1
+
 # The notebooks are rendered from their committed outputs, never executed while the site is built.
 nb_execution_mode = "off"
 nb_merge_streams = True

@@ -73,7 +73,10 @@ def test_figure_data_marks_saturation_where_throughput_falls_short():
     data = figure_data(runs, ["a"])
     assert data.saturation.saturation_load.tolist() == [0.2]
     fig = latency_figure(data)
-    assert any(line.get_linestyle() == ":" and line.get_xdata()[0] == 0.2 for line in fig.axes[0].get_lines())
+    assert [line.get_xdata().tolist() for line in fig.axes[0].get_lines()] == [[0.1, 0.2]]   # stops at saturation
+    rings = [c.get_offsets().tolist() for c in fig.axes[0].collections if len(c.get_offsets()) and
+             len(c.get_facecolors()) == 0]
+    assert rings == [[[0.2, 20.0]]]                                                          # and rings it
 
 
 def test_cancel_stops_within_a_batch_and_keeps_the_points():

@@ -74,10 +74,16 @@ def _vm_summary() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _vm_saturation(summary: pd.DataFrame) -> pd.DataFrame:
+    """Every curve sustained up to its heaviest load (no saturation inside the grid)."""
+    return (summary.groupby(["routing", "network", "traffic"], as_index=False).offered_load.max()
+            .rename(columns={"offered_load": "saturation_load"}))
+
+
 def test_virtual_mesh_latency_figure_marks_deadlocked_loads_and_draws_bands():
     summary = _vm_summary()
-    fig = vm_plots.fig_latency_vs_load({"latency_summary": summary}, {"sim_k": 4, "sim_traffics": ["uniform",
-                                                                                                  "transpose"]})
+    fig = vm_plots.fig_latency_vs_load({"latency_summary": summary, "saturation": _vm_saturation(summary)},
+                                       {"sim_k": 4, "sim_traffics": ["uniform", "transpose"]})
     uniform, transpose = fig.axes[:2]
     assert uniform.get_title() == "uniform traffic, 4x4" and transpose.get_title() == "transpose traffic, 4x4"
     crosses = [c for c in uniform.collections if isinstance(c, PathCollection) and len(c.get_offsets()) == 1]
@@ -95,7 +101,8 @@ def test_direction_first_and_byor_latency_figures_run_on_small_frames():
                             "offered_load": [0.1, 0.2] * 2, "mean_latency_mean": [10.0, 20.0, 11.0, 30.0],
                             "mean_latency_ci": [1.0, 2.0, np.nan, 3.0], "mean_latency_n": [3, 3, 1, 3]})
     params = {"curve_routings": [{"label": "ecube"}, {"label": "df"}, {"label": "unused"}]}
-    fig = df_plots.fig_latency_vs_load({"load_curve_summary": summary}, params)
+    saturation = pd.DataFrame({"network": "8-ary 2-cube", "algorithm": ["df", "ecube"], "saturation_load": 0.2})
+    fig = df_plots.fig_latency_vs_load({"load_curve_summary": summary, "saturation": saturation}, params)
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["ecube", "df"]
     assert sorted(_band_limits(fig.axes[0])) == [(9.0, 22.0), (27.0, 33.0)]   # NaN interval: no band there
     plt.close(fig)
@@ -103,7 +110,8 @@ def test_direction_first_and_byor_latency_figures_run_on_small_frames():
                            "mean_latency_low": [7.0, 10.0], "mean_latency_high": [9.0, 14.0],
                            "accepted_throughput_mean": [0.1, 0.3], "accepted_throughput_low": [0.09, 0.28],
                            "accepted_throughput_high": [0.11, 0.32]})
-    fig = byor_plots.fig_latency_load({"latency_load": curves}, {})
+    fig = byor_plots.fig_latency_load({"latency_load": curves, "saturation": pd.DataFrame(
+        {"routing": ["a"], "saturation_load": [0.3]})}, {})
     assert [ax.get_ylabel() for ax in fig.axes[:2]] == ["mean latency (cycles)", "accepted (flits/node/cycle)"]
     assert _band_limits(fig.axes[0]) == [(7.0, 14.0)]
     plt.close(fig)
@@ -113,7 +121,8 @@ def test_same_data_gives_the_same_png_and_svg_bytes(tmp_path):
     params = {"sim_k": 4, "sim_traffics": ["uniform", "transpose"]}
     written = []
     for folder in ("a", "b"):
-        fig = vm_plots.fig_latency_vs_load({"latency_summary": _vm_summary()}, params)
+        fig = vm_plots.fig_latency_vs_load({"latency_summary": _vm_summary(),
+                                            "saturation": _vm_saturation(_vm_summary())}, params)
         written.append([path.read_bytes() for path in save_figure(fig, tmp_path / folder, "latency")])
         plt.close(fig)
     assert written[0] == written[1]
@@ -124,11 +133,11 @@ def test_virtual_mesh_latency_figure_when_every_run_of_a_curve_deadlocked():
     params = {"sim_k": 4, "sim_traffics": ["uniform", "transpose"]}
     summary = _vm_summary()
     summary.loc[summary.network == "mesh", "deadlocks"] = 1
-    fig = vm_plots.fig_latency_vs_load({"latency_summary": summary}, params)
+    fig = vm_plots.fig_latency_vs_load({"latency_summary": summary, "saturation": _vm_saturation(summary)}, params)
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["pfnf", "pfnf (mesh)"]   # still named
     plt.close(fig)
     summary["deadlocks"] = 1                       # nothing to draw but crosses: the figure still renders
-    fig = vm_plots.fig_latency_vs_load({"latency_summary": summary}, params)
+    fig = vm_plots.fig_latency_vs_load({"latency_summary": summary, "saturation": _vm_saturation(summary)}, params)
     crosses = [c for ax in fig.axes[:2] for c in ax.collections if isinstance(c, PathCollection)]
     assert sum(len(c.get_offsets()) for c in crosses) == len(summary)
     fig.canvas.draw()

@@ -128,7 +128,8 @@ def test_site_notebook_drops_the_defaults_collapses_code_and_adds_the_provenance
     prepared = site.site_notebook(nb, "loads", manifest)
     tags = [cell["metadata"].get("tags", []) for cell in prepared["cells"]]
     assert not any("parameters" in t for t in tags) and any("injected-parameters" in t for t in tags)
-    assert all("hide-input" in t for t, c in zip(tags, prepared["cells"], strict=True) if c["cell_type"] == "code")
+    assert all({"hide-input", "remove-input"} & set(t) for t, c in zip(tags, prepared["cells"], strict=True)
+               if c["cell_type"] == "code")   # a figure's own cell (figure_cells) has no input to show
     provenance = next(c for c in prepared["cells"] if c.get("id") == "torus-lab-provenance")
     assert manifest["git"]["commit"][:12] in provenance["source"] and str(manifest["seed"]) in provenance["source"]
     assert prepared["cells"].index(provenance) == 1  # right under the title
@@ -212,6 +213,50 @@ def test_every_experiment_has_a_page_with_its_figures_and_the_conventions_links_
     assert (html_dir / "_static" / "mathjax" / "fonts" / "HTML-CSS" / "STIX-Web" / "woff"
             / f"{CALIGRAPHIC_FONT}.woff").is_file()  # \mathcal, offline  # fmt: skip
     assert (html_dir / "_modules" / "torus_lab" / "topology.html").is_file()  # viewcode source pages
+
+
+def test_every_figure_of_a_notebook_is_numbered_and_captioned_on_its_page(built):
+    """Each figure a notebook shows (``show_figure``'s record) is a Sphinx figure of its page: numbered in order
+    ("Figure 3.1", "Figure 3.2", ... on the third results page) with the caption the notebook gave it, and its anchor
+    kept for the thumbnails."""
+    html_dir, _ = built
+    for name in EXPERIMENTS:
+        figures = site.notebook_figures(ROOT / "reports" / name / f"{name}.ipynb")
+        page = (html_dir / "reports" / name / f"{name}.html").read_text(encoding="utf-8")
+        numbers = re.findall(r'<span class="caption-number">Figure (\d+)\.(\d+) ', page)   # page.figure
+        assert [int(n) for _, n in numbers] == list(range(1, len(figures) + 1)), name
+        assert len({page_number for page_number, _ in numbers}) <= 1, name
+        plain = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})  # Sphinx's smart quotes
+        captions = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip().translate(plain)
+                    for c in re.findall(r'<span class="caption-text">(.*?)</span>', page, flags=re.S)]
+        assert captions == [f["caption"].translate(plain) for f in figures], name
+        assert all(f'id="figure-{f["name"]}"' in page for f in figures), name
+        assert "<figcaption>" + figures[0]["caption"] not in page if figures else True   # one caption, Sphinx's
+
+
+def test_a_cell_with_figures_is_split_one_figure_per_cell_in_order():
+    from torus_lab.settings import FIGURE_METADATA_KEY
+
+    def figure(name):
+        record = {"name": name, "file": f"figures/x/{name}.png", "caption": f"{name} [shown] with *stars*"}
+        return {"output_type": "display_data", "metadata": {FIGURE_METADATA_KEY: record},
+                "data": {"text/html": f"<figure><img src='{name}.png'><figcaption>c</figcaption></figure>"}}
+
+    table = {"output_type": "execute_result", "metadata": {}, "data": {"text/plain": "a table"}}
+    cell = {"cell_type": "code", "id": "abc", "metadata": {}, "source": "show(a); show(b); table",
+            "outputs": [figure("a"), figure("b"), table]}
+    cells = site.figure_cells(cell, "x")
+    assert cells[0]["source"] == "show(a); show(b); table" and all(c["source"].strip() for c in cells)
+    assert [[o["output_type"] for o in c["outputs"]] for c in cells] == [[], ["display_data"], ["display_data"],
+                                                                         ["execute_result"]]
+    assert [c["metadata"].get("mystnb", {}).get("figure", {}).get("name") for c in cells] == [None, "x-a", "x-b",
+                                                                                               None]
+    assert len({c["id"] for c in cells}) == 4 and all("remove-input" in c["metadata"]["tags"] for c in cells[1:])
+    assert all("figcaption" not in c["outputs"][0]["data"]["text/html"] for c in cells[1:3])
+    plain = {**cell, "outputs": [table]}
+    assert site.figure_cells(plain, "x") == [plain]
+    with pytest.raises(TypeError, match="cell"):
+        site.figure_cells("not a cell", "x")
 
 
 class _Page(html.parser.HTMLParser):

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -39,11 +40,15 @@ from torus_lab.settings import FIGURE_METADATA_KEY, current_settings
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
     "draw_torus_2d", "draw_torus_3d", "THEME", "interval_lineplot",
-    "LATENCY_PANEL", "latency_load_figure",
+    "LATENCY_PANEL", "latency_load_figure", "SATURATION_MARK", "SATURATION_LABEL", "WRAP_STUB", "channel_segments",
+    "PAGE_WIDTH", "node_ticks", "MAX_NODE_TICKS",
 ]  # fmt: skip
 
 #: Okabe & Ito colour-blind-safe palette (black last).
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+#: Width (inches) at which a figure is read: a printed page's text or the site's content column.  A figure meant to
+#: be read at that width is saved at it, so that its font sizes are the sizes read.
+PAGE_WIDTH = 7.5
 #: Marker per line, in order (used with :data:`PALETTE`).
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
@@ -249,7 +254,8 @@ def _log_floor(data: pd.DataFrame, columns: list[str]) -> float | None:
 def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str, hue: str, col: str | None = None,
                       hue_order=None, col_order=None, log_y: bool = False, xlabel: str | None = None,
                       ylabel: str | None = None, col_title: str = "{col_name}", legend_title: str | None = None,
-                      height: float = 4.2, aspect: float = 1.35, band_alpha: float = 0.2, sharey: bool = True):
+                      height: float = 4.2, aspect: float = 1.35, band_alpha: float = 0.2, sharey: bool = True,
+                      extra_legend: Mapping[str, Any] | None = None):
     """Mean curves with *precomputed* confidence bands: one line per ``hue`` value, one panel per ``col`` value.
 
     A seaborn ``FacetGrid`` lays out the panels and ``sns.lineplot`` draws the lines (colours from
@@ -276,6 +282,8 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
         Panel height (inches), width / height of a panel, opacity of the bands.
     sharey : bool
         One y scale for every panel (False when the panels show different quantities).
+    extra_legend : mapping of str to matplotlib artist, optional
+        Legend entries after the curves' (label -> handle), for marks drawn on the panels afterwards.
 
     Returns
     -------
@@ -304,6 +312,7 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
     band_alpha = check_real("band_alpha", band_alpha, minimum=0, maximum=1)
     check_instance("sharey", sharey, bool, "True or False")
     check_str("col_title", col_title)
+    extra = _check_extra_legend(extra_legend)
     hues = _levels(data, hue, hue_order, "hue_order")
     cols = _levels(data, col, col_order, "col_order") if col is not None else None
     style = _LineStyle(dict(zip(hues, color_cycle(len(hues)), strict=True)),
@@ -323,8 +332,20 @@ def interval_lineplot(data: pd.DataFrame, *, x: str, y: str, low: str, high: str
 
         handles = {str(value): Line2D([0], [0], color=style.palette[value], marker=style.markers[value])
                    for value in hues}  # fmt: skip
+        handles.update(extra)
         grid.add_legend(legend_data=handles, title=legend_title, label_order=list(handles))
     return grid
+
+
+def _check_extra_legend(extra_legend) -> dict[str, Any]:
+    """``extra_legend`` of :func:`interval_lineplot` as a dict of label -> matplotlib artist (empty for None)."""
+    from matplotlib.artist import Artist
+
+    if extra_legend is None:
+        return {}
+    check_instance("extra_legend", extra_legend, Mapping, "a mapping of labels to matplotlib artists")
+    return {check_str("extra_legend", label): check_instance("extra_legend", handle, Artist, "a matplotlib artist")
+            for label, handle in extra_legend.items()}
 
 
 @dataclass(frozen=True)
@@ -361,7 +382,7 @@ LATENCY_PANEL = ("mean_latency", "Latency", "mean latency (cycles)")
 def latency_load_figure(curves: pd.DataFrame, *, hue: str, metrics=(LATENCY_PANEL,), col: str | None = None,
                         hue_order=None, col_order=None, log_y: bool = False, mark_deadlocks: bool = False,
                         col_title: str = "{col_name}", ylabel: str | None = None,
-                        legend_title: str = "routing\n(band: 95% CI)"):
+                        legend_title: str = "routing\n(band: 95% CI)", saturation: pd.DataFrame | None = None):
     """Latency-load curves: each metric's mean against offered load with its interval as a band.
 
     The one latency figure of the project: reads ``<stem>_mean``, ``<stem>_low`` and ``<stem>_high`` of every
@@ -387,6 +408,12 @@ def latency_load_figure(curves: pd.DataFrame, *, hue: str, metrics=(LATENCY_PANE
         one row of crosses per curve.
     col_title, ylabel, legend_title : str, optional
         Panel-title template (``{col_name}``), y label (default: the metric's), legend title.
+    saturation : DataFrame, optional
+        The study's saturation table: columns ``hue`` (and ``col``, when given) and ``saturation_load`` (the
+        highest load up to which every load of the curve is sustained, :mod:`torus_lab.sim.saturation`).  A curve
+        that saturates inside the grid (a load beyond its saturation load was run) stops there on the latency
+        panels (metric stems holding ``latency``: no point beyond is drawn; throughput panels keep theirs) and its
+        saturation point is ringed (:data:`SATURATION_MARK`, listed in the legend).
 
     Returns
     -------
@@ -401,6 +428,10 @@ def latency_load_figure(curves: pd.DataFrame, *, hue: str, metrics=(LATENCY_PANE
     >>> fig = latency_load_figure(curves, hue="routing")
     >>> fig.axes[0].get_ylabel()
     'mean latency (cycles)'
+    >>> sat = pd.DataFrame({"routing": ["a"], "saturation_load": [0.1]})
+    >>> fig = latency_load_figure(curves, hue="routing", saturation=sat)
+    >>> [line.get_xdata().tolist() for line in fig.axes[0].get_lines()]   # stops at the saturation load
+    [[0.1]]
     """
     check_instance("curves", curves, pd.DataFrame, "a pandas DataFrame")
     check_str("hue", hue)
@@ -428,10 +459,13 @@ def latency_load_figure(curves: pd.DataFrame, *, hue: str, metrics=(LATENCY_PANE
     dead = frame.deadlocks > 0 if mark_deadlocks else pd.Series(False, index=frame.index)
     if hue_order is None:
         hue_order = list(dict.fromkeys(frame[hue]))
-    grid = interval_lineplot(frame[~dead], x="offered_load", y="_mean", low="_low", high="_high", hue=hue,
+    beyond, marks = _saturation_cut(frame, saturation, hue, col, metrics)
+    extra = {SATURATION_LABEL: _saturation_handle()} if len(marks) else None
+    grid = interval_lineplot(frame[~dead & ~beyond], x="offered_load", y="_mean", low="_low", high="_high", hue=hue,
                              hue_order=hue_order, col=col, col_order=col_order, log_y=log_y,
                              xlabel="offered load (flits/node/cycle)", ylabel=label, col_title=col_title,
-                             legend_title=legend_title, sharey=sharey)
+                             legend_title=legend_title, sharey=sharey, extra_legend=extra)
+    _mark_saturation(grid, marks[~dead.loc[marks.index]] if len(marks) else marks, col)
     if len(metrics) > 1:
         for _, title, axis_label in metrics:
             grid.axes_dict[title].set_ylabel(axis_label)
@@ -439,6 +473,60 @@ def latency_load_figure(curves: pd.DataFrame, *, hue: str, metrics=(LATENCY_PANE
     if mark_deadlocks:
         _mark_deadlocked_loads(grid, frame, dead, hue, hue_order, col)
     return grid.figure
+
+
+#: How a curve's saturation point is marked: a black ring around the curve's marker.
+SATURATION_MARK = {"marker": "o", "s": 150, "facecolors": "none", "edgecolors": "black", "linewidths": 1.6,
+                   "zorder": 6}
+#: Legend entry of :data:`SATURATION_MARK`.
+SATURATION_LABEL = "saturation (latency curve ends)"
+
+
+def _saturation_handle():
+    from matplotlib.lines import Line2D
+
+    return Line2D([0], [0], ls="", marker="o", ms=11, mfc="none", mec="black", mew=1.6)
+
+
+def _saturation_cut(frame: pd.DataFrame, saturation: pd.DataFrame | None, hue: str, col: str | None,
+                    metrics: list[tuple[str, str, str]]) -> tuple[pd.Series, pd.DataFrame]:
+    """Rows of ``frame`` beyond their curve's saturation load on a latency panel (a boolean Series), and the rows
+    at the saturation point of every curve that saturates inside the grid (to be ringed).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"r": ["a"] * 3, "offered_load": [0.1, 0.2, 0.3], "_mean": [1.0, 2.0, 9.0]})
+    >>> beyond, marks = _saturation_cut(frame, pd.DataFrame({"r": ["a"], "saturation_load": [0.2]}), "r", None,
+    ...                                 [("mean_latency", "L", "y")])
+    >>> beyond.tolist(), marks.offered_load.tolist()
+    ([False, False, True], [0.2])
+    """
+    none = pd.Series(False, index=frame.index)
+    if saturation is None:
+        return none, frame.iloc[:0]
+    check_instance("saturation", saturation, pd.DataFrame, "a pandas DataFrame")
+    keys = [hue, *([col] if col is not None and col in saturation.columns else [])]
+    missing = [c for c in [*keys, "saturation_load"] if c not in saturation.columns]
+    if missing:
+        raise ValueError(f"saturation lacks column(s) {missing} (it has {list(saturation.columns)})")
+    table = saturation[[*keys, "saturation_load"]].drop_duplicates(keys)
+    load = frame[keys].merge(table, on=keys, how="left")["saturation_load"].to_numpy(dtype=float)
+    over = pd.Series(frame.offered_load.to_numpy(dtype=float) > load + 1e-9, index=frame.index)
+    curve = [frame[c] for c in keys] + ([frame["_panel"]] if "_panel" in frame.columns else [])
+    saturates = over.groupby(curve).transform("any")
+    at = saturates & pd.Series(np.isclose(frame.offered_load.to_numpy(dtype=float), load), index=frame.index)
+    latency = {title for stem, title, _ in metrics if "latency" in stem}
+    on_latency = frame["_panel"].isin(latency) if "_panel" in frame.columns else \
+        pd.Series(any("latency" in stem for stem, _, _ in metrics), index=frame.index)
+    return over & on_latency, frame[at & frame["_mean"].notna()]
+
+
+def _mark_saturation(grid, marks: pd.DataFrame, col: str | None) -> None:
+    """Ring each row of ``marks`` (a curve's saturation point) on its panel (:data:`SATURATION_MARK`)."""
+    for value, ax in (grid.axes_dict.items() if col is not None else [(None, grid.ax)]):
+        here = marks if col is None else marks[marks[col] == value]
+        if len(here):
+            ax.scatter(here.offered_load, here["_mean"], **SATURATION_MARK)
 
 
 def _check_metrics(metrics, col: str | None) -> list[tuple[str, str, str]]:
@@ -491,6 +579,8 @@ def grid_axes(ax, radices: tuple[int, int], *, title: str | None = None, margin:
     kx, ky = radices
     ax.set_xlim(-margin, kx - 1 + margin)
     ax.set_ylim(-margin, ky - 1 + margin)
+    ax.set_xticks(node_ticks(kx))
+    ax.set_yticks(node_ticks(ky))
     ax.set_aspect("equal")
     ax.set_xlabel(labels[0])
     ax.set_ylabel(labels[1])
@@ -498,6 +588,23 @@ def grid_axes(ax, radices: tuple[int, int], *, title: str | None = None, margin:
     if title:
         ax.set_title(title, fontsize=title_size)
     return ax
+
+
+#: Most ticks :func:`node_ticks` puts on a ring (every node up to this many).
+MAX_NODE_TICKS = 16
+
+
+def node_ticks(k: int) -> list[int]:
+    """Tick positions on a ring of ``k`` nodes: every node, or every few nodes (from 0) past
+    :data:`MAX_NODE_TICKS`, so that every tick is a node.
+
+    Examples
+    --------
+    >>> node_ticks(5), node_ticks(32)[:3]
+    ([0, 1, 2, 3, 4], [0, 2, 4])
+    """
+    k = check_int("k", k, minimum=1, maximum=10**6)
+    return list(range(0, k, -(-k // MAX_NODE_TICKS)))
 
 
 def _node_xy(node: tuple[int, ...]) -> tuple[float, float]:
@@ -707,17 +814,48 @@ def _draw_paths_2d(ax, topology, paths, path_labels) -> None:
         ax.scatter(*_node_xy(tuple(path[-1])), marker="s", s=40, color=color, zorder=5)
 
 
+#: Length (grid units) of each half of a wraparound channel drawn by :func:`channel_segments`.
+WRAP_STUB = 0.45
+
+
+def channel_segments(topology, cid: int) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """Where channel ``cid`` of a 2D torus or mesh is drawn: ``[(start, end)]`` from its source to its destination,
+    or for a wraparound channel two stubs of :data:`WRAP_STUB`, one leaving the grid at the source and one
+    re-entering it at the destination (both in the channel's direction).
+
+    Examples
+    --------
+    >>> from torus_lab.topology import Torus
+    >>> t = Torus(2, 4)
+    >>> channel_segments(t, next(c for c in range(t.num_channels) if not t.is_wraparound(c)))
+    [((0.0, 0.0), (1.0, 0.0))]
+    >>> channel_segments(t, next(c for c in range(t.num_channels) if t.is_wraparound(c)))  # 0 -> 3 going -x
+    [((0.0, 0.0), (-0.45, 0.0)), ((3.45, 0.0), (3.0, 0.0))]
+    """
+    from torus_lab.topology import Torus
+
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    if topology.n != 2:
+        raise ValueError(f"topology must be 2-dimensional, got {topology!r}")
+    cid = check_int("cid", cid, 0, topology.num_channels - 1)
+    src = _node_xy(topology.coords(int(topology.channel_src[cid])))
+    dst = _node_xy(topology.coords(int(topology.channel_dst[cid])))
+    if not topology.is_wraparound(cid):
+        return [(src, dst)]
+    dim, sign = int(topology.channel_dim[cid]), int(topology.channel_sign[cid])
+    step = (WRAP_STUB * sign * (dim == 0), WRAP_STUB * sign * (dim == 1))
+    return [(src, (src[0] + step[0], src[1] + step[1])), ((dst[0] - step[0], dst[1] - step[1]), dst)]
+
+
 def _draw_cycle(ax, topology, cycle: list[int]) -> None:
-    """The channels of ``cycle`` as thick arrows (wraparound channels as stubs)."""
+    """The channels of ``cycle`` as thick arrows (a wraparound channel as a stub leaving the grid and one
+    re-entering it, :func:`channel_segments`)."""
     from matplotlib.patches import FancyArrowPatch
 
     for cid in cycle:
-        src = _node_xy(topology.coords(int(topology.channel_src[cid])))
-        dst = _node_xy(topology.coords(int(topology.channel_dst[cid])))
-        if topology.is_wraparound(int(cid)):
-            dst = _wrap_stub_end(topology, cid, src)
-        ax.add_patch(FancyArrowPatch(src, dst, arrowstyle="-|>", mutation_scale=12, color=PALETTE[3], lw=2.2,
-                                     zorder=7))  # fmt: skip
+        for start, end in channel_segments(topology, cid):
+            ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=12, color=PALETTE[3], lw=2.2,
+                                         zorder=7))  # fmt: skip
 
 
 def draw_torus_3d(ax, topology, *, paths=(), path_labels=None, faults=None, title: str | None = None):
@@ -765,6 +903,8 @@ def draw_torus_3d(ax, topology, *, paths=(), path_labels=None, faults=None, titl
                 start = i
         ax.scatter(*points[0], color=color, marker="o", s=30)
         ax.scatter(*points[-1], color=color, marker="s", s=30)
+    for axis, k in zip((ax.xaxis, ax.yaxis, ax.zaxis), topology.radices, strict=True):
+        axis.set_ticks(node_ticks(int(k)))  # on the nodes, not between them
     ax.set_xlabel("dim 0")
     ax.set_ylabel("dim 1")
     ax.set_zlabel("dim 2")

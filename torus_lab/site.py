@@ -53,8 +53,8 @@ from torus_lab.settings import FIGURE_METADATA_KEY
 from torus_lab.tables import MORE_CLASS, TABLE_HEAD_ROWS, TABLE_MAX_ROWS
 
 __all__ = ["REPOSITORY", "SITE_DIR", "ZIP_NAME", "SiteEntry",
-           "summarize_warnings", "shorten_long_tables", "notebook_figures", "site_notebook", "prepare_site_source",
-           "build_site", "write_site_zip"]  # fmt: skip
+           "summarize_warnings", "shorten_long_tables", "notebook_figures", "figure_cells", "site_notebook",
+           "prepare_site_source", "build_site", "write_site_zip"]  # fmt: skip
 
 #: The repository of the package: its ``docs/`` (pages and ``conf.py``), README, LICENSE and CITATION.cff are the
 #: site's documentation, whatever output root the results come from.
@@ -230,11 +230,78 @@ def _one_stderr(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [joined if o is stderr[0] else o for o in outputs if o is stderr[0] or o not in stderr]
 
 
+#: Characters of a caption that Markdown (MyST, ``$`` math) would read as markup (escaped by ``_plain_markdown``).
+_MARKDOWN_MARKUP = re.compile(r"([\\`*_\[\]{}<>()#+!|$~^&])")
+_FIGCAPTION = re.compile(r"<figcaption>.*?</figcaption>", re.S)
+#: Source of a cell :func:`figure_cells` splits off (never shown: tagged ``remove-input``; myst-nb skips a cell
+#: whose source is empty, outputs and all).
+_CONTINUED = "# outputs of the cell above"
+
+
+def _plain_markdown(text: str) -> str:
+    """``text`` with every character Markdown would read as markup escaped, so it shows as written.
+
+    >>> print(_plain_markdown("E_max <= k^(d-1)/8, $5"))
+    E\\_max \\<= k\\^\\(d-1\\)/8, \\$5
+    """
+    return _MARKDOWN_MARKUP.sub(r"\\\1", text)
+
+
+def figure_cells(cell: Mapping[str, Any], experiment: str) -> list[dict[str, Any]]:
+    """``cell`` split so that each figure it shows (an output recorded by :func:`torus_lab.plotting.show_figure`)
+    is a cell of its own carrying myst-nb's figure options (cell metadata ``mystnb.figure``: the caption, and
+    the name ``<experiment>-<figure>``), so that the site numbers and captions it like any Sphinx figure.  The
+    figure's own ``<figcaption>`` is dropped (the caption is Sphinx's); the cell's other outputs stay in order,
+    after the first in the cell itself, then in cells whose input is removed.
+
+    Examples
+    --------
+    >>> record = {"name": "a", "file": "figures/demo/a.png", "caption": "What *a* shows"}
+    >>> cell = {"cell_type": "code", "metadata": {}, "source": "show()", "outputs": [
+    ...     {"output_type": "display_data", "metadata": {FIGURE_METADATA_KEY: record},
+    ...      "data": {"text/html": "<figure><img src='a.png'><figcaption>What *a* shows</figcaption></figure>"}},
+    ...     {"output_type": "stream", "name": "stdout", "text": "done"}]}
+    >>> cells = figure_cells(cell, "demo")
+    >>> [len(c["outputs"]) for c in cells], cells[1]["metadata"]["mystnb"]["figure"]
+    ([0, 1, 1], {'caption': 'What \\\\*a\\\\* shows', 'name': 'demo-a'})
+    >>> cells[1]["outputs"][0]["data"]["text/html"]
+    "<figure><img src='a.png'></figure>"
+    """
+    check_instance("cell", cell, Mapping)
+    check_str("experiment", experiment)
+    outputs = list(cell.get("outputs", []))
+    if not any(FIGURE_METADATA_KEY in (o.get("metadata") or {}) for o in outputs):
+        return [dict(cell)]
+    groups: list[list[dict[str, Any]]] = [[]]  # the cell's outputs, then each figure, then outputs after it
+    for output in outputs:
+        if FIGURE_METADATA_KEY not in (output.get("metadata") or {}):
+            groups[-1].append(output)
+            continue
+        data = dict(output.get("data") or {})
+        if "text/html" in data:
+            data["text/html"] = _FIGCAPTION.sub("", _lines(data["text/html"]))
+        groups += [[{**output, "data": data}], []]
+    cells = [{**cell, "outputs": groups[0]}]
+    stem = re.sub(r"[^A-Za-z0-9_-]", "-", str(cell.get("id") or "cell"))[:50]
+    for number, group in enumerate(filter(None, groups[1:]), start=1):
+        metadata: dict[str, Any] = {"tags": ["remove-input"]}
+        record = (group[0].get("metadata") or {}).get(FIGURE_METADATA_KEY)
+        if record is not None:
+            figure = {"name": f"{experiment}-{record['name']}"}
+            if record.get("caption"):
+                figure = {"caption": _plain_markdown(str(record["caption"])), **figure}
+            metadata["mystnb"] = {"figure": figure}
+        cells.append({"cell_type": "code", "execution_count": None, "id": f"{stem}-output-{number}",
+                      "metadata": metadata, "source": _CONTINUED, "outputs": group})
+    return cells
+
+
 def site_notebook(notebook: Mapping[str, Any], name: str, manifest: Mapping[str, Any] | None) -> dict[str, Any]:
     """A copy of the executed ``notebook`` (its JSON) prepared for the site: the provenance after the title
     cell, the defaults cell removed (the injected parameters stay), code inputs collapsed, a cell's stderr
-    joined into one output with its warnings summarised (:func:`summarize_warnings`) and a long table the
-    notebook did not cut itself cut to its head (:func:`shorten_long_tables`).
+    joined into one output with its warnings summarised (:func:`summarize_warnings`), a long table the
+    notebook did not cut itself cut to its head (:func:`shorten_long_tables`) and each figure a numbered,
+    captioned figure of its own (:func:`figure_cells`).
 
     Examples
     --------
@@ -263,6 +330,8 @@ def site_notebook(notebook: Mapping[str, Any], name: str, manifest: Mapping[str,
                 data = output.get("data") or {}
                 if "text/html" in data:
                     data["text/html"] = shorten_long_tables(_lines(data["text/html"]), more)
+            cells.extend(figure_cells(cell, name))
+            continue
         cells.append(cell)
     title = next((i for i, c in enumerate(cells) if c.get("cell_type") == "markdown"
                   and _lines(c.get("source", "")).lstrip().startswith("# ")), -1)  # fmt: skip
@@ -497,7 +566,8 @@ def prepare_site_source(source: str | Path, entries: Sequence[SiteEntry], out_ro
     (target / "results" / "index.md").write_text(
         "# Results\n\nOne page per experiment: the executed notebook of its run (never re-executed when the site "
         "is built), its provenance at the top; then every claim against our measurement, and the provenance of "
-        f"every run.\n\n```{{toctree}}\n:maxdepth: 1\n\n{toc}\nclaims\nprovenance\n```\n", encoding="utf-8")
+        f"every run.\n\n```{{toctree}}\n:maxdepth: 1\n:numbered: 1\n\n{toc}\nclaims\nprovenance\n```\n",
+        encoding="utf-8")
     extra = target / "_extra"
     for entry in entries:
         name = entry.name

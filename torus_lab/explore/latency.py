@@ -16,7 +16,7 @@ Three layers, each usable without the next:
   with the bench's criterion :data:`~torus_lab.studies.routing_bench.SATURATION`);
 * :class:`LatencyExplorer` -- the ipywidgets front end (:func:`latency_explorer`): controls, Run and Cancel
   buttons, a progress bar, a status line that shows a refused input's message, and the figure
-  (:func:`torus_lab.plotting.latency_load_figure` with a dotted line at each curve's saturation load).
+  (:func:`torus_lab.plotting.latency_load_figure`: each curve stops at its saturation load, ringed).
 
 The run's thread waits on the sweep's worker processes, so the kernel stays free for other cells.  It is a
 daemon thread: a process that exits (Ctrl-C in a script, a kernel shut down) cancels it on its way out, and a
@@ -222,22 +222,18 @@ def figure_data(runs: pd.DataFrame, labels: Sequence[str]) -> FigureData:
 
 def latency_figure(data: FigureData):
     """The latency-load figure of ``data`` (:func:`torus_lab.plotting.latency_load_figure`: bands are 95%
-    intervals, crosses mark deadlocked points) with a dotted vertical line at each curve's saturation load; None
-    before the first point."""
+    intervals, crosses mark deadlocked points; each curve stops at its saturation load, ringed); None before the
+    first point."""
     check_instance("data", data, FigureData, "a FigureData")
     if not len(data.curves):
         return None
-    from torus_lab.plotting import color_cycle, latency_load_figure
+    from torus_lab.plotting import latency_load_figure
 
     order = [label for label in data.labels if label in set(data.curves.label)] or None
-    fig = latency_load_figure(data.curves, hue="label", hue_order=order, mark_deadlocks=True,
-                              legend_title="routing\n(band: 95% CI,\ndotted: saturation)")  # fmt: skip
-    colors = dict(zip(order or [], color_cycle(len(order or [])), strict=True))
-    ax = fig.axes[0]
-    for row in data.saturation.itertuples():
-        if np.isfinite(row.saturation_load) and row.label in colors:
-            ax.axvline(row.saturation_load, color=colors[row.label], linestyle=":", linewidth=1.5)
-    return fig
+    saturation = data.saturation if "saturation_load" in data.saturation.columns else None
+    return latency_load_figure(data.curves, hue="label", hue_order=order, mark_deadlocks=True,
+                               legend_title="routing\n(band: 95% CI,\nx: a run deadlocked)",
+                               saturation=saturation)  # fmt: skip
 
 
 def _png(fig) -> bytes:

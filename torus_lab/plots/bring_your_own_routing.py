@@ -30,15 +30,17 @@ def witness_channels(check: pd.DataFrame) -> list[int]:
 
 
 def fig_cdg_witness_cycle(results: Results, params: Mapping[str, Any]):
-    """The witness cycle of the plain CDG drawn on ``Torus(2, cdg_radix)``."""
-    check_results("results", results, {"cdg_check": ()})
+    """The witness cycle of the plain CDG drawn on ``Torus(2, cdg_radix)`` (a wraparound channel as a stub leaving
+    the grid and one re-entering it, :func:`torus_lab.plotting.channel_segments`)."""
+    check_results("results", results, {"cdg_check": ("routing", "cycle_length", "cycle_channels")})
     check_mapping("params", params, ["cdg_radix"])
     apply_style()
     check = results["cdg_check"]
     radix = params["cdg_radix"]
     fig, ax = new_figure()
     draw_torus_2d(ax, Torus(2, radix), cycle=witness_channels(check),
-                  title=f"Witness cycle of the plain CDG ({int(check.cycle_length.iloc[0])} VCs), Torus(2, {radix})")
+                  title=f"A cycle of {int(check.cycle_length.iloc[0])} channels in the plain channel dependency graph\n"
+                        f"of {check.routing.iloc[0]} on the {radix} x {radix} torus (wraparound: leaves, re-enters)")
     return fig
 
 
@@ -49,7 +51,9 @@ LATENCY_LOAD_PANELS = (("mean_latency", "Latency", "mean latency (cycles)"),
 
 def fig_latency_load(results: Results, params: Mapping[str, Any]):
     """Mean latency and accepted throughput against offered load, per routing, with their 95% t-intervals as
-    bands (the ``_low``/``_high`` columns of ``latency_load``; :func:`torus_lab.plotting.latency_load_figure`)."""
-    check_results("results", results, {"latency_load": ()})
+    bands (the ``_low``/``_high`` columns of ``latency_load``; :func:`torus_lab.plotting.latency_load_figure`);
+    the latency curves stop at their saturation load (``saturation`` table), ringed on both panels."""
+    check_results("results", results, {"latency_load": (), "saturation": ("routing", "saturation_load")})
     check_mapping("params", params, [])
-    return latency_load_figure(results["latency_load"], hue="routing", metrics=LATENCY_LOAD_PANELS)
+    return latency_load_figure(results["latency_load"], hue="routing", metrics=LATENCY_LOAD_PANELS,
+                               saturation=results["saturation"])

@@ -33,12 +33,18 @@ _METRICS = [("latency", "latency (steps)", "(a) latency"), ("hops", "hops", "(b)
             ("extra_hops", "extra hops", "(c) extra hops (hops above the fault-free distance)")]
 
 
+#: The fault policies in words (``docs/conventions.md#df-faults``), for titles.
+POLICY_WORDS = {"y": "a blocked message misroutes one hop along y (the paper's rule)",
+                "detour": "a blocked message detours through any fault-free dimension (ours)",
+                "none": "no misrouting"}
+
+
 def _fig4(summary: pd.DataFrame, policy: str, params: Mapping[str, Any], title: str):
     if policy not in params["policies"]:
         raise ValueError(f"policy {policy!r} is not one of the study's policies {params['policies']}")
     apply_style()
     summary = summary[summary.misroute == policy]
-    fig, axes = new_figure(1, 3, figsize=(15, 4.8))
+    fig, axes = new_figure(1, 3, figsize=(15, 5.0))
     colors = color_cycle(len(summary.faults.unique()))
     for ax, (metric, label, panel_title) in zip(axes, _METRICS, strict=True):
         for color, (faults, group) in zip(colors, summary.groupby("faults"), strict=True):
@@ -47,7 +53,7 @@ def _fig4(summary: pd.DataFrame, policy: str, params: Mapping[str, Any], title: 
         ax.set_xscale("log", base=2)
         ax.set(xlabel="nodes (hypercube)", ylabel=label, title=panel_title)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right center", title="faulty links")
-    fig.suptitle(f"{title}; fault policy {policy!r}")
+    fig.suptitle(f"{title}\n{POLICY_WORDS.get(policy, f'fault policy {policy}')}")
     return fig
 
 
@@ -56,7 +62,8 @@ def fig_fig4_paper(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any
     check_results("results", results, {"fig4_paper_summary": ()})
     check_mapping("params", params, ["policies"])
     return _fig4(results["fig4_paper_summary"], policy, params,
-                 "Fig. 4 set-up: p = 0.2, 30 steps, then drain (95% CI over seeds)")  # fmt: skip
+                 "Fig. 4 as the paper ran it: faulty hypercubes, injection at p = 0.2 for 30 steps, then drain "
+                 "(95% CI over seeds)")  # fmt: skip
 
 
 def fig_fig4_long(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any], policy: str):
@@ -64,14 +71,17 @@ def fig_fig4_long(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]
     check_results("results", results, {"fig4_long_summary": ()})
     check_mapping("params", params, ["long_measure", "long_warmup", "policies"])
     return _fig4(results["fig4_long_summary"], policy, params,
-                 f"Long runs: warm-up {params['long_warmup']}, {params['long_measure']} steps (95% CI)")  # fmt: skip
+                 f"The Fig. 4 question with long runs: faulty hypercubes, warm-up {params['long_warmup']}, "
+                 f"{params['long_measure']} measured steps (95% CI over seeds)")  # fmt: skip
 
 
 def fig_latency_vs_load(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]):
     """Mean packet latency vs offered load (95% t-interval over seeds as a band, ``load_curve_summary``), one
     panel per network, one line per routing (:func:`torus_lab.plotting.latency_load_figure`; the table's
-    ``mean_latency_ci`` half-width gives the ``_low``/``_high`` bounds)."""
-    check_results("results", results, {"load_curve_summary": ()})
+    ``mean_latency_ci`` half-width gives the ``_low``/``_high`` bounds); each curve stops at its saturation load
+    (``saturation`` table), ringed."""
+    check_results("results", results, {"load_curve_summary": (),
+                                       "saturation": ("network", "algorithm", "saturation_load")})
     check_mapping("params", params, ["curve_routings"])
     summary = results["load_curve_summary"]
     half = summary.mean_latency_ci
@@ -80,4 +90,5 @@ def fig_latency_vs_load(results: Mapping[str, pd.DataFrame], params: Mapping[str
     labels = [entry["label"] for entry in params["curve_routings"]]
     return latency_load_figure(frame, hue="algorithm", col="network", log_y=True,
                                hue_order=[label for label in labels if label in set(frame.algorithm)],
-                               metrics=[("mean_latency", "Latency", "mean packet latency (cycles)")])
+                               metrics=[("mean_latency", "Latency", "mean packet latency (cycles)")],
+                               saturation=results["saturation"])

@@ -25,6 +25,9 @@ __all__ = ["drawn_paths", "fig_fig9_path_lengths", "fig_fig10_time", "fig_varian
 
 #: Variants compared on the same instances, in the order (and with the markers) of the comparison figure.
 COMPARED_VARIANTS = ("paper", "short", "greedy")
+#: The variants in words, for the legend.
+VARIANT_WORDS = {"paper": "paper's algorithm", "short": "'short' choice of T (the paper's future work)",
+                 "greedy": "greedy shortest paths (baseline)"}
 
 
 def _paper_rows(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -44,7 +47,9 @@ def fig_fig9_path_lengths(results: Mapping[str, pd.DataFrame], params: Mapping[s
     ax.errorbar(paper.index, paper["max_len_mean"], yerr=paper["max_len_std"], color=PALETTE[1], marker="s",
                 capsize=3, label="mean ± std")  # fmt: skip
     ax.set(xlabel="n (torus dimension; k = max(5, n+1), c = n)", ylabel="maximum path length per instance (hops)",
-           title=f"Fig. 9: path lengths, {int(paper['instances'].iloc[0])} random instances per n")  # fmt: skip
+           title=f"Fig. 9: longest disjoint path per instance, {int(paper['instances'].iloc[0])} random instances "
+                 "per n")  # fmt: skip
+    ax.set_xticks(sorted(paper.index))
     ax.legend()
     return fig
 
@@ -55,14 +60,15 @@ _BELOW_PANEL = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.16), "ncol": 2
 
 def fig_fig10_time(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """Fig. 10 in two panels: (a) the algorithm's work per instance (deterministic: mean, 99th percentile,
-    ``n c^4`` scaled to the mean at the smallest ``n``, power-law fit), (b) the measured time per instance (CPU
-    and wall-clock mean, CPU 99th percentile, scaled ``n c^4`` and the fit), read from the timing frames
+    ``n c^4`` with its constant fitted to the mean -- the worst case's slope drawn through the data -- and the
+    power-law fit), (b) the measured time per instance (CPU and wall-clock mean, CPU 99th percentile, ``n c^4``
+    fitted to the CPU mean and the power-law fit), read from the timing frames
     ``time_per_instance_timing`` and ``time_fit_timing`` (:mod:`torus_lab.timing`).  Each legend sits under its
     panel, so no curve crosses it."""
     check_results("results", results, {
-        "work_per_instance": ("n", "work_mean", "work_p99", "worst_case_scaled", "work_fit"),
+        "work_per_instance": ("n", "work_mean", "work_p99", "worst_case_fitted", "work_fit"),
         "work_fit": ("measure", "exponent"),
-        timing_key("time_per_instance"): ("n", "cpu_mean_s", "time_mean_s", "cpu_p99_s", "worst_case_scaled_s",
+        timing_key("time_per_instance"): ("n", "cpu_mean_s", "time_mean_s", "cpu_p99_s", "worst_case_fitted_s",
                                           "cpu_fit_s"),
         timing_key("time_fit"): ("measure", "exponent"),
     })  # fmt: skip
@@ -74,7 +80,8 @@ def fig_fig10_time(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any
     n_work = work["n"].to_numpy(dtype=float)
     ax_work.plot(n_work, work["work_mean"], marker="o", label="mean")
     ax_work.plot(n_work, work["work_p99"], marker="v", ls="-.", label="99th percentile")
-    ax_work.plot(n_work, work["worst_case_scaled"], color="0.4", ls="--", label="$n c^4$ (c = n), scaled to the mean")
+    ax_work.plot(n_work, work["worst_case_fitted"], color="0.4", ls="--",
+                 label="slope of $n c^4$ (c = n), through the mean")
     ax_work.plot(n_work, work["work_fit"], color=PALETTE[3], ls=":", label=f"fit to mean: $n^{{{work_exponent:.2f}}}$")
     ax_work.set(yscale="log", xlabel="n (c = n)", ylabel="vertex operations per instance",
                 title="(a) work per instance (deterministic)")  # fmt: skip
@@ -85,14 +92,16 @@ def fig_fig10_time(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any
     ax_time.plot(n_values, times["cpu_mean_s"] * 1e3, marker="o", label="mean (CPU time)")
     ax_time.plot(n_values, times["time_mean_s"] * 1e3, marker="s", ls=":", label="mean (wall clock)")
     ax_time.plot(n_values, times["cpu_p99_s"] * 1e3, marker="v", ls="-.", label="99th percentile (CPU time)")
-    ax_time.plot(n_values, times["worst_case_scaled_s"] * 1e3, color="0.4", ls="--",
-                 label="$n c^4$ (c = n), scaled to the CPU mean")  # fmt: skip
+    ax_time.plot(n_values, times["worst_case_fitted_s"] * 1e3, color="0.4", ls="--",
+                 label="slope of $n c^4$ (c = n), through the CPU mean")  # fmt: skip
     ax_time.plot(n_values, times["cpu_fit_s"] * 1e3, color=PALETTE[3], ls=":",
                  label=f"fit to CPU mean: $n^{{{exponent:.2f}}}$")  # fmt: skip
     ax_time.set(yscale="log", xlabel="n (c = n)", ylabel="time per instance (ms)",
                 title="(b) measured time per instance (machine-dependent)")  # fmt: skip
     ax_time.legend(**_BELOW_PANEL)
-    fig.suptitle("Fig. 10: cost per instance")
+    fig.suptitle("Fig. 10: cost of building the disjoint paths of one instance")
+    for ax in (ax_work, ax_time):
+        ax.set_xticks(sorted(set(n_work) | set(n_values)))
     return fig
 
 
@@ -107,9 +116,11 @@ def fig_variants_path_lengths(results: Mapping[str, pd.DataFrame], params: Mappi
     for marker, variant in zip(MARKERS, COMPARED_VARIANTS, strict=False):
         rows = summary[summary["variant"] == variant].sort_values("n")
         if len(rows):
-            ax.plot(rows["n"], rows["max_len_mean"], marker=marker, label=f"{variant} (mean of per-instance max)")
-    ax.plot(paper.index, paper["bound"], color=PALETTE[3], ls="--", label="bound")
-    ax.set(xlabel="n (c = n)", ylabel="maximum path length per instance (hops)", title="Variants on the same instances")
+            ax.plot(rows["n"], rows["max_len_mean"], marker=marker, label=f"{VARIANT_WORDS[variant]} (mean)")
+    ax.plot(paper.index, paper["bound"], color=PALETTE[3], ls="--", label="bound $2k(c-1)+n\\lfloor k/2\\rfloor$")
+    ax.set(xlabel="n (c = n)", ylabel="maximum path length per instance (hops)",
+           title="Longest path per instance: the paper's algorithm, its variant and greedy, same instances")
+    ax.set_xticks(sorted(summary["n"].unique()))
     ax.legend()
     return fig
 
@@ -143,10 +154,12 @@ def fig_solved_instances(results: Mapping[str, pd.DataFrame], params: Mapping[st
     fig = plt.figure(figsize=(12, 5))
     paths2, labels2, k2 = drawn_paths(solved, 2)
     ax2 = fig.add_subplot(1, 2, 1)
-    draw_torus_2d(ax2, Torus(2, k2), paths=paths2, path_labels=labels2, title=f"(2,{k2})-torus, c = 2")
+    draw_torus_2d(ax2, Torus(2, k2), paths=paths2, path_labels=labels2,
+                  title=f"2 disjoint paths (c = 2) in the (2,{k2})-torus")
     ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)
     paths3, labels3, k3 = drawn_paths(solved, 3)
     ax3 = fig.add_subplot(1, 2, 2, projection="3d")
-    draw_torus_3d(ax3, Torus(3, k3), paths=paths3, path_labels=labels3, title=f"(3,{k3})-torus, c = 3")
+    draw_torus_3d(ax3, Torus(3, k3), paths=paths3, path_labels=labels3,
+                  title=f"3 disjoint paths (c = 3) in the (3,{k3})-torus")
     ax3.legend(loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=3)
     return fig

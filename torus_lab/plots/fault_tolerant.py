@@ -44,8 +44,39 @@ def _group(params: Params, group: int) -> list[tuple[int, int]]:
     return [(int(p["radix"]), int(p["m"])) for p in params[f"group{group}"]]
 
 
-def _suptitle(figs: str) -> str:
-    return "our variant (not in the paper)" if figs == "ours" else f"Li, Peng & Chu, Figs. {figs.replace('_', ' and ')}"
+def _suptitle(what: str, figs: str) -> str:
+    """The figure's title: ``what`` it shows in words, then where it is in the paper."""
+    return f"{what} (our variant, not in the paper)" if figs == "ours" else \
+        f"{what} (Li, Peng & Chu, Figs. {figs.replace('_', ' and ')})"
+
+
+def _group_words(pairs) -> str:
+    """The tori of a group in words: ``"N = 16 and 32"``."""
+    sizes = list(dict.fromkeys(radix for radix, _ in pairs))
+    return "N = " + (", ".join(map(str, sizes[:-1])) + " and " if len(sizes) > 1 else "") + str(sizes[-1])
+
+
+def _fault_axis(ax, rates) -> None:
+    """x axis of faulty nodes in percent, ticked at the fault rates measured (``rates``: fractions)."""
+    ticks = sorted({round(100 * float(rate), 6) for rate in rates})
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    ax.set_xlabel("faulty nodes (%)")
+
+
+#: Legend entry of the oracle curves: dotted, hollow markers, in the colour of the curve they belong to.
+_ORACLE_STYLE = {"ls": ":", "lw": 1.4, "mfc": "white", "ms": 4}
+
+
+def _oracle_handle(what: str = "oracle"):
+    from matplotlib.lines import Line2D
+
+    return Line2D([0], [0], color="0.3", marker="o", **_ORACLE_STYLE, label=f"{what} (dotted)")
+
+
+#: Legend of a panel of the two-panel figures: under the panel, where no curve crosses it.
+_UNDER_PANEL = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.15), "ncol": 3, "title": "(N, m)"}
+#: Size of the two-panel figures (room for the legends under the panels).
+_TWO_PANELS = (12.8, 5.6)
 
 
 def _rate_panel(ax, table: pd.DataFrame, pairs, group: int, algorithm: str, label: str) -> None:
@@ -55,18 +86,20 @@ def _rate_panel(ax, table: pd.DataFrame, pairs, group: int, algorithm: str, labe
                     yerr=[rows.success_rate - rows.ci_low, rows.ci_high - rows.success_rate],
                     color=PALETTE[c], marker=MARKERS[c], ms=4, capsize=2, label=f"({radix}, {m})")
         orc = table[(table.N == radix) & (table.m == m) & (table.algorithm == "oracle")].sort_values("fault_rate")
-        ax.plot(100 * orc.fault_rate, orc.success_rate, color=PALETTE[c], ls=":", lw=1)
-    ax.set(xlabel="faulty nodes (%)", ylabel="successful routing rate", title=f"{label}: group #{group}")
-    ax.legend(title="(N, m); dotted = oracle", ncol=2)
+        ax.plot(100 * orc.fault_rate, orc.success_rate, color=PALETTE[c], marker=MARKERS[c], **_ORACLE_STYLE)
+    _fault_axis(ax, table.fault_rate)
+    ax.set(ylabel="successful routing rate", title=f"{label}, tori of {_group_words(pairs)}")
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend([*handles, _oracle_handle()], [*labels, _oracle_handle().get_label()], **_UNDER_PANEL)
 
 
 def _success(results: Results, params: Params, algorithm: str, figs: str):
     apply_style()
-    fig, axes = new_figure(1, 2, sharey=True)
+    fig, axes = new_figure(1, 2, sharey=True, figsize=_TWO_PANELS)
+    label = _labels(results)[algorithm]
     for ax, group in zip(axes, (1, 2), strict=True):
-        _rate_panel(ax, results["fault_tolerant"], _group(params, group), group, algorithm,
-                    _labels(results)[algorithm])
-    fig.suptitle(_suptitle(figs))
+        _rate_panel(ax, results["fault_tolerant"], _group(params, group), group, algorithm, label)
+    fig.suptitle(_suptitle(f"Success rate of {label} against the share of faulty nodes", figs))
     return fig
 
 
@@ -78,18 +111,20 @@ def _ratio_panel(ax, ratios: pd.DataFrame, pairs, group: int, numerator: str, de
         ax.errorbar(100 * rows.fault_rate, rows.ratio, yerr=[rows.ratio - rows.ci_low, rows.ci_high - rows.ratio],
                     color=PALETTE[c], marker=MARKERS[c], ms=4, capsize=2, label=f"({radix}, {m})")
     ax.axhline(1, color="grey", lw=0.8)
-    ax.set(xlabel="faulty nodes (%)", ylabel="improvement (ratio of success rates)",
-           title=f"{labels[numerator]} vs {labels[denominator]}: group #{group}")
-    ax.legend(title="(N, m)", ncol=2)
+    _fault_axis(ax, ratios.fault_rate)
+    ax.set(ylabel="improvement (ratio of success rates)",
+           title=f"{labels[numerator]} / {labels[denominator]}, tori of {_group_words(pairs)}")
+    ax.legend(**_UNDER_PANEL)
 
 
 def _improvement(results: Results, params: Params, numerator: str, denominator: str, figs: str):
     apply_style()
-    fig, axes = new_figure(1, 2)
+    fig, axes = new_figure(1, 2, figsize=_TWO_PANELS)
+    labels = _labels(results)
     for ax, group in zip(axes, (1, 2), strict=True):
-        _ratio_panel(ax, results["improvement_ratios"], _group(params, group), group, numerator, denominator,
-                     _labels(results))
-    fig.suptitle(_suptitle(figs))
+        _ratio_panel(ax, results["improvement_ratios"], _group(params, group), group, numerator, denominator, labels)
+    fig.suptitle(_suptitle(f"Improvement of {labels[numerator]} over {labels[denominator]} (ratio of success "
+                           "rates on the same trials)", figs))
     return fig
 
 
@@ -148,18 +183,22 @@ def fig_path_plus_adaptive_square_figs_10_11(results: Results, params: Params):
     check_mapping("params", params, ["group1", "group2"])
     apply_style()
     table = results["fault_tolerant"]
-    fig, axes = new_figure(1, 2, sharey=True)
+    fig, axes = new_figure(1, 2, sharey=True, figsize=_TWO_PANELS)
     for ax, group in zip(axes, (1, 2), strict=True):
-        for c, (radix, m) in enumerate(_group(params, group)):
+        pairs = _group(params, group)
+        for c, (radix, m) in enumerate(pairs):
             rows = table[(table.N == radix) & (table.m == m)
                          & (table.algorithm == "adaptive_square")].sort_values("fault_rate")
             ax.plot(100 * rows.fault_rate, rows.path_plus_mean, color=PALETTE[c], marker=MARKERS[c], ms=4,
                     label=f"({radix}, {m})")
-            ax.plot(100 * rows.fault_rate, rows.oracle_path_plus_on_successes, color=PALETTE[c], ls=":", lw=1)
-        ax.set(xlabel="faulty nodes (%)", ylabel="path plus = |P| / distance(s, t)",
-               title=f"Adaptive-Square path plus: group #{group}")
-        ax.legend(title="(N, m); dotted = oracle", ncol=2)
-    fig.suptitle("Li, Peng & Chu, Figs. 10 and 11")
+            ax.plot(100 * rows.fault_rate, rows.oracle_path_plus_on_successes, color=PALETTE[c], marker=MARKERS[c],
+                    **_ORACLE_STYLE)
+        _fault_axis(ax, table.fault_rate)
+        ax.set(ylabel="path plus = |P| / distance(s, t)", title=f"tori of {_group_words(pairs)}")
+        handles, labels = ax.get_legend_handles_labels()
+        oracle = _oracle_handle("shortest fault-free path")
+        ax.legend([*handles, oracle], [*labels, oracle.get_label()], **_UNDER_PANEL)
+    fig.suptitle(_suptitle("Path plus of Adaptive-Square against the share of faulty nodes", "10_11"))
     return fig
 
 
@@ -180,8 +219,8 @@ def fig_gap_to_oracle(results: Results, params: Params):
                         yerr=[rows.success_rate - rows.ci_low, rows.ci_high - rows.success_rate],
                         color=PALETTE[c] if algorithm != "oracle" else "black", marker=MARKERS[c], ms=4, capsize=2,
                         ls=":" if algorithm == "oracle" else "-", label=labels[algorithm])
-        ax.set(xlabel="faulty nodes (%)", ylabel="successful routing rate",
-               title=f"All algorithms, N = {radix}, m = {m}")
+        _fault_axis(ax, sub.fault_rate)
+        ax.set(ylabel="successful routing rate", title=f"Every algorithm and the oracle, N = {radix}, m = {m}")
         ax.legend()
     return fig
 

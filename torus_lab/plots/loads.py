@@ -19,8 +19,15 @@ from torus_lab.plotting import PALETTE, apply_style, new_figure
 
 __all__ = ["fig_emax_vs_k", "fig_emax_per_processor", "fig_odr_constant", "fig_heatmap_2d", "fig_heatmap_3d"]
 
+#: How a processor is marked on a heat map: white with a black edge, visible on every colour of the map.
+PROCESSOR_MARK = {"marker": "o", "s": 30, "facecolors": "white", "edgecolors": "black", "linewidths": 1.0, "zorder": 3}
 #: One colour per routing.
 COLORS = {"odr": PALETTE[0], "udr": PALETTE[1], "shortest": PALETTE[2]}
+
+
+def _dimension_title(d: int) -> str:
+    """A panel's title: the tori it shows in words."""
+    return f"{int(d)}-dimensional tori (d = {int(d)})"
 
 
 def _panels(summary: pd.DataFrame):
@@ -68,7 +75,7 @@ def fig_emax_vs_k(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]
         ax.plot(lin["k"], lin["lb_single"], ":", color="grey", label="bound (1), t=1")
         ax.plot(lin["k"], lin["lb_cut"], "-.", color="grey", label="Lemma 1 cut, t=1")
         ax.plot(lin["k"], lin["claimed_bound"], "x", color="black", label="paper: k^(d-1)/8")
-        ax.set(xscale="log", yscale="log", xlabel="k", ylabel="E_max (messages per link)", title=f"d = {d}")
+        ax.set(xscale="log", yscale="log", xlabel="k", ylabel="E_max (messages per link)", title=_dimension_title(d))
         _log_k_axes(ax, part)
     _legend_below(fig, axes, dims)
     return fig
@@ -90,7 +97,7 @@ def fig_emax_per_processor(results: Mapping[str, pd.DataFrame], params: Mapping[
             if not full.empty:
                 ax.plot(full["k"], full["e_max"] / full["processors"], marker="s", ms=4, color=COLORS[routing],
                         ls="-.", label=f"{routing.upper()} full torus")  # fmt: skip
-        ax.set(xscale="log", yscale="log", xlabel="k", ylabel="E_max / |P|", title=f"d = {d}")
+        ax.set(xscale="log", yscale="log", xlabel="k", ylabel="E_max / |P|", title=_dimension_title(d))
         _log_k_axes(ax, part)
     _legend_below(fig, axes, dims)
     return fig
@@ -120,16 +127,17 @@ def fig_odr_constant(results: Mapping[str, pd.DataFrame], params: Mapping[str, A
                     mfc=face, alpha=0.8, label=f"UDR E_max, d={d}, {tag}")  # fmt: skip
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.axhline(1 / 8, color="black", lw=0.8)
-    ax.text(ax.get_xlim()[1], 1 / 8, " 1/8 (paper)", va="center", fontsize=8)
-    ax.set(xlabel="k", ylabel="load / k^(d-1)", title="Linear placement: E_max and mean link load over k^(d-1)")
-    ax.legend(fontsize=6, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.15))
+    ax.axhline(1 / 8, color="black", lw=1.4, ls="--", zorder=0, label="paper: E_max = k^(d-1)/8")
+    ax.set(xlabel="k", ylabel="load / k^(d-1)",
+           title="Linear placement: largest and mean link load, divided by k^(d-1)")
+    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.15))
     return fig
 
 
 def fig_heatmap_2d(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> Figure:
     """Load of every directed link of ``T_2^k`` (``k = heatmap_k_2d``) under the linear placement: one panel per
-    (dimension, sign), one row per routing; processors (link sources in the placement) circled."""
+    (dimension, sign), one row per routing; processors (link sources in the placement) marked white with a black
+    edge (``PROCESSOR_MARK``), every node ticked."""
     check_results("results", results, {"heatmap_2d": ()})
     check_mapping("params", params, ["heatmap_k_2d", "routings"])
     apply_style()
@@ -148,8 +156,11 @@ def fig_heatmap_2d(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any
             grid[part["x1"], part["x0"]] = part["load"]
             ax = axes[row][col]
             image = ax.imshow(grid, origin="lower", cmap="viridis", vmin=0, vmax=vmax)
-            ax.scatter(procs[:, 0], procs[:, 1], marker="o", s=12, facecolors="none", edgecolors="white")
-            ax.set(title=f"{routing.upper()}: dim {dim}, sign {sign:+d}", xlabel="x0 (link source)", ylabel="x1")
+            ax.scatter(procs[:, 0], procs[:, 1], **PROCESSOR_MARK)
+            ax.set(title=f"{routing.upper()}: links going {'+' if sign > 0 else '-'}x{dim}", xlabel="x0 (link source)",
+                   ylabel="x1")
+            ax.set_xticks(range(k))
+            ax.set_yticks(range(k))
             ax.grid(False)
     fig.colorbar(image, ax=axes, shrink=0.6, label="load E(l)")
     return fig
@@ -169,9 +180,10 @@ def fig_heatmap_3d(results: Mapping[str, pd.DataFrame], params: Mapping[str, Any
         grid = frame[frame["routing"] == routing].pivot_table(index=["dim", "sign"], columns="residue",
                                                               values="load", aggfunc="max")  # fmt: skip
         image = ax.imshow(grid.values, cmap="viridis", aspect="auto")
-        ax.set_yticks(range(len(grid.index)), [f"dim {d} {s:+d}" for d, s in grid.index])
+        ax.set_yticks(range(len(grid.index)), [f"links going {'+' if s > 0 else '-'}x{d}" for d, s in grid.index])
         ax.set_xticks(range(k))
-        ax.set(xlabel="class r = x0+x1+x2 mod k of the link's source", title=f"T_3^{k}, {routing.upper()}")
+        ax.set(xlabel="class r = x0+x1+x2 mod k of the link's source",
+               title=f"{routing.upper()}, {k}x{k}x{k} torus")
         ax.grid(False)
         fig.colorbar(image, ax=ax, label="load")
     return fig

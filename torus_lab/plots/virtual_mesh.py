@@ -36,11 +36,21 @@ from torus_lab._validate import (
     check_sequence,
     check_str,
 )
-from torus_lab.plotting import MARKERS, PALETTE, apply_style, draw_torus_2d, grid_axes, latency_load_figure, new_figure
+from torus_lab.plotting import (
+    MARKERS,
+    PAGE_WIDTH,
+    PALETTE,
+    apply_style,
+    channel_segments,
+    draw_torus_2d,
+    grid_axes,
+    latency_load_figure,
+    new_figure,
+)
 from torus_lab.topology import Torus, make_network
 
-__all__ = ["draw_virtual_mesh", "draw_cdg_cycle", "draw_datelines", "vc_combos", "witness_cycle", "fig_vc_counts",
-           "fig_virtual_mesh",
+__all__ = ["CYCLE_LABEL_SIZE", "draw_virtual_mesh", "draw_cdg_cycle", "draw_datelines", "vc_combos", "witness_cycle",
+           "fig_vc_counts", "fig_virtual_mesh",
            "fig_cdg_witness_cycles", "fig_adaptivity", "fig_latency_vs_load"]
 
 Results = Mapping[str, pd.DataFrame]
@@ -126,11 +136,16 @@ def draw_virtual_mesh(ax, topology, combos: Mapping[int, tuple[int, ...]], vc_na
     return ax
 
 
+#: Font size (points) of the labels of a witness cycle's channels, read at :data:`torus_lab.plotting.PAGE_WIDTH`.
+CYCLE_LABEL_SIZE = 8.5
+
+
 def draw_cdg_cycle(ax, topology, cycle: Sequence[tuple[int, int]] | None, *, title: str | None = None,
                    datelines: Sequence[tuple[int, int, int]] = ()):
-    """Draw a CDG witness cycle on the 2D torus ``topology``: thick arrows labelled with their position and VC,
-    over the routing's ``datelines`` (:func:`draw_datelines`: each dateline is one labelled artist of ``ax``, for
-    a legend)."""
+    """Draw a CDG witness cycle on the 2D torus ``topology``: thick arrows labelled with their position and VC
+    (:data:`CYCLE_LABEL_SIZE`; a wraparound channel leaves the grid and re-enters it on the other side,
+    :func:`torus_lab.plotting.channel_segments`), over the routing's ``datelines`` (:func:`draw_datelines`: each
+    dateline is one labelled artist of ``ax``, for a legend)."""
     check_instance("topology", topology, Torus, "a Torus or Mesh")
     if cycle is not None:
         cycle = [tuple(check_int("cycle", x, minimum=0) for x in check_sequence("cycle", v, min_length=2))[:2]
@@ -145,17 +160,16 @@ def draw_cdg_cycle(ax, topology, cycle: Sequence[tuple[int, int]] | None, *, tit
                 color=PALETTE[2])
         return ax
     for i, (cid, vc) in enumerate(cycle):
-        x0, y0 = topo.coords(int(topo.channel_src[cid]))
-        dim, sign = int(topo.channel_dim[cid]), int(topo.channel_sign[cid])
-        L = 0.45 if topo.is_wraparound(int(cid)) else 1.0
-        dx, dy = (sign * L, 0.0) if dim == 0 else (0.0, sign * L)
-        ox, oy = (dy / L * 0.08, -dx / L * 0.08)
         col = PALETTE[[3, 0, 4, 2, 1, 5][vc % 6]]
-        ax.annotate("", xy=(x0 + dx * 0.9 + ox, y0 + dy * 0.9 + oy), xytext=(x0 + ox, y0 + oy),
-                    arrowprops={"arrowstyle": "-|>", "color": col, "lw": 2.4, "shrinkA": 0, "shrinkB": 0})
-        ax.text(x0 + dx * 0.5 + 2.6 * ox, y0 + dy * 0.5 + 2.6 * oy, f"{i}:v{vc}", fontsize=8, color=col,
-                ha="center", va="center", zorder=8,
-                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
+        for part, ((x0, y0), (x1, y1)) in enumerate(channel_segments(topo, int(cid))):
+            length = abs(x1 - x0) + abs(y1 - y0)
+            ox, oy = (y1 - y0) / length * 0.08, -(x1 - x0) / length * 0.08  # to the right of the direction
+            ax.annotate("", xy=(x0 + (x1 - x0) * 0.9 + ox, y0 + (y1 - y0) * 0.9 + oy), xytext=(x0 + ox, y0 + oy),
+                        arrowprops={"arrowstyle": "-|>", "color": col, "lw": 2.4, "shrinkA": 0, "shrinkB": 0})
+            if part == 0:
+                ax.text((x0 + x1) / 2 + 3.2 * ox, (y0 + y1) / 2 + 3.2 * oy, f"{i}:v{vc}", fontsize=CYCLE_LABEL_SIZE,
+                        color=col, ha="center", va="center", zorder=8,
+                        bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
     return ax
 
 
@@ -165,27 +179,28 @@ VC_COUNT_CURVES = (
     ("bidirectional", "dor+dateline", "bidirectional, 1 mesh VN"),
     ("bidirectional", "pfnf-reconstruction+paper", "bidirectional, PFNF (2 mesh VNs)"),
 )
-#: The paper's statements drawn as reference lines: (value, text).
-VC_COUNT_REFERENCES = ((2, "paper: 2 VNs (unidirectional)"), (1.5, "paper: 3/2 VNs (bidirectional)"),
-                       (3, "paper: 3 VCs (PFNF)"))
+#: The paper's statements drawn as reference lines: (value, legend text, index of the curve it is about in
+#: ``VC_COUNT_CURVES`` (its colour), line style) -- each its own colour and dash pattern, listed in the legend.
+VC_COUNT_REFERENCES = ((2, "paper: 2 VNs (unidirectional)", 0, (0, (7, 3))),
+                       (1.5, "paper: 3/2 VNs (bidirectional)", 1, (0, (7, 2, 1.5, 2))),
+                       (3, "paper: 3 VCs (PFNF)", 2, (0, (2, 2, 2, 2, 7, 2))))
 
 
 def fig_vc_counts(results: Results, params: Mapping[str, Any]):
-    """VCs in use per channel and most VCs on a channel against k, beside the paper's counts."""
+    """VCs in use per channel and most VCs on a channel against k, beside the paper's counts (reference lines in
+    the colour of the curve each is about, each with its own dash pattern, in the legend)."""
     check_results("results", results, {"vc_counts": ()})
     check_mapping("params", params, ["vc_ks"])
     apply_style()
     vc = results["vc_counts"]
-    fig, ax = new_figure(figsize=(8.5, 5.6))
+    fig, ax = new_figure(figsize=(8.5, 6.0))
     for i, (kind, routing, label) in enumerate(VC_COUNT_CURVES):
         sub = vc[(vc.kind == kind) & (vc.routing == routing)]
         ax.plot(sub.k, sub.vns_equiv, marker=MARKERS[i], color=PALETTE[i], label=f"{label}: VCs in use / channel")
         ax.plot(sub.k, sub.max_vcs, ls=":", marker=MARKERS[i], color=PALETTE[i], alpha=0.6,
                 label=f"{label}: max per channel")
-    for y, txt in VC_COUNT_REFERENCES:
-        ax.axhline(y, color="0.5", lw=0.8, ls="--", zorder=0)
-        ax.annotate(txt, (1.0, y), xycoords=("axes fraction", "data"), xytext=(4, 0), textcoords="offset points",
-                    va="center", fontsize=9, color="0.3")
+    for y, txt, curve, dashes in VC_COUNT_REFERENCES:
+        ax.axhline(y, color=PALETTE[curve], lw=1.3, ls=dashes, alpha=0.9, zorder=0, label=txt)
     ax.set(xlabel="radix k (k x k torus)", ylabel="virtual channels",
            title="VC requirements of the virtual mesh mappings")
     ax.set_xticks(sorted(set(params["vc_ks"])))
@@ -260,31 +275,39 @@ def fig_virtual_mesh(results: Results, params: Mapping[str, Any]):
     return fig
 
 
-#: Witness cycles drawn at the smallest k: (topology kind, routing label).
-WITNESS_PANELS = (("bidirectional", "dor"), ("bidirectional", "negative-first+paper"),
-                  ("bidirectional", "pfnf-reconstruction+paper"), ("unidirectional", "pfnf-reconstruction+paper"),
-                  ("mesh", "pfnf-switch"), ("bidirectional", "pfnf-reconstruction+count"))
+#: Witness cycles drawn at the smallest k: (topology kind, routing label, the routing in words).
+WITNESS_PANELS = (("bidirectional", "dor", "dimension order, no datelines"),
+                  ("bidirectional", "negative-first+paper", "negative-first, the paper's dateline VCs"),
+                  ("bidirectional", "pfnf-reconstruction+paper", "PFNF, the paper's dateline VCs"),
+                  ("unidirectional", "pfnf-reconstruction+paper", "PFNF, the paper's dateline VCs"),
+                  ("mesh", "pfnf-switch", "PFNF choosing its VN hop by hop"),
+                  ("bidirectional", "pfnf-reconstruction+count", "PFNF, VC = datelines crossed"))
 
 
 def fig_cdg_witness_cycles(results: Results, params: Mapping[str, Any]):
-    """CDG witness cycles (from ``cdg_verdicts``) of ``WITNESS_PANELS`` at the smallest k."""
+    """CDG witness cycles (from ``cdg_verdicts``) of ``WITNESS_PANELS`` at the smallest k, titled by the routing in
+    words, at :data:`torus_lab.plotting.PAGE_WIDTH` so that its labels are read at their size."""
     check_results("results", results, {"cdg_verdicts": (), "cdg_datelines": ("kind", "k", "routing", "datelines")})
     check_mapping("params", params, ["ks"])
     apply_style()
     k0 = min(params["ks"])
     datelines = results["cdg_datelines"].set_index(["kind", "k", "routing"])["datelines"]
-    fig, axes = plt.subplots(2, 3, figsize=(14, 10.5))
+    fig, axes = plt.subplots(2, 3, figsize=(PAGE_WIDTH, 7.4))
     legend: dict[str, Any] = {}
-    for ax, (kind, name) in zip(axes.ravel(), WITNESS_PANELS, strict=True):
+    for ax, (kind, name, words) in zip(axes.ravel(), WITNESS_PANELS, strict=True):
         cycle = witness_cycle(results["cdg_verdicts"], kind, k0, name)
         verdict = "acyclic" if cycle is None else f"cycle of {len(cycle)}"
-        draw_cdg_cycle(ax, make_network(kind, k0), cycle, title=f"{name}\non {kind} {k0}x{k0}: {verdict}",
+        draw_cdg_cycle(ax, make_network(kind, k0), cycle, title=f"{words}\n{kind} {k0}x{k0}: {verdict}",
                        datelines=_datelines(datelines.loc[(kind, k0, name)]))
+        ax.title.set_fontsize(CYCLE_LABEL_SIZE + 0.5)
+        ax.set_xlabel("x", fontsize=CYCLE_LABEL_SIZE)
+        ax.set_ylabel("y", fontsize=CYCLE_LABEL_SIZE)
+        ax.tick_params(labelsize=CYCLE_LABEL_SIZE)
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             legend.setdefault(label, handle)
     if legend:  # one entry per dateline style (same k in every panel, so the same rows and columns)
-        fig.legend(list(legend.values()), list(legend), loc="outside lower center", ncol=min(4, len(legend)),
-                   handlelength=2.6)
+        fig.legend(list(legend.values()), list(legend), loc="outside lower center", ncol=min(2, len(legend)),
+                   handlelength=2.6, fontsize=CYCLE_LABEL_SIZE)
     return fig
 
 
@@ -315,17 +338,21 @@ def fig_adaptivity(results: Results, params: Mapping[str, Any]):
 def fig_latency_vs_load(results: Results, params: Mapping[str, Any]):
     """Mean latency against offered load per traffic pattern, mean over ``sim_seeds`` runs with its 95% t-interval
     as a band (``latency_summary``); a load where any run deadlocked is left off its curve and marked by a cross
-    along the top of the panel (one row of crosses per routing; :func:`torus_lab.plotting.latency_load_figure`)."""
-    check_results("results", results, {"latency_summary": ()})
+    along the top of the panel (one row of crosses per routing; :func:`torus_lab.plotting.latency_load_figure`);
+    each curve stops at its saturation load (``saturation`` table), ringed."""
+    check_results("results", results, {"latency_summary": (), "saturation": ("routing", "network", "traffic",
+                                                                           "saturation_load")})
     check_mapping("params", params, ["sim_k", "sim_traffics"])
     summary = results["latency_summary"]
     k = params["sim_k"]
     curves = list(summary[["routing", "network"]].drop_duplicates().itertuples(index=False, name=None))  # run order
     label = {curve: curve[0] if curve[1] == "torus" else f"{curve[0]} ({curve[1]})" for curve in curves}
     frame = summary.assign(curve=[label[c] for c in zip(summary.routing, summary.network, strict=True)])
+    sat = results["saturation"]
+    sat = sat.assign(curve=[label.get(c, c[0]) for c in zip(sat.routing, sat.network, strict=True)])
     runs = int(summary.runs.min()) if len(summary) else 0
     return latency_load_figure(frame, hue="curve", hue_order=[label[c] for c in curves], col="traffic",
                                col_order=list(params["sim_traffics"]), log_y=True, mark_deadlocks=True,
                                col_title=f"{{col_name}} traffic, {k}x{k}",
                                legend_title=f"routing\n(mean of {runs} runs,\nband: 95% t-interval;\n"
-                                            "x: a run deadlocked)")  # fmt: skip
+                                            "x: a run deadlocked)", saturation=sat)  # fmt: skip

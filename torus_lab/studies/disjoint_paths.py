@@ -691,8 +691,9 @@ def time_growth(per_instance: pd.DataFrame, summary: pd.DataFrame) -> tuple[pd.D
 
     The first frame has per ``n`` the wall-clock and CPU mean/median from ``summary``, the 99th percentile of
     the CPU time (``cpu_p99_s``), ``worst_case_scaled_s`` (``n c^4 = n^5`` scaled to the CPU mean at the
-    smallest ``n``) and ``cpu_fit_s`` (the power law fitted to the CPU mean); the second has one row per
-    measure with ``exponent`` and ``log_prefactor``.
+    smallest ``n``), ``cpu_fit_s`` (the power law fitted to the CPU mean) and ``worst_case_fitted_s`` (``n^5``
+    with its constant fitted to the CPU mean in log-log); the second has one row per measure with ``exponent``
+    and ``log_prefactor``.
 
     Examples
     --------
@@ -708,14 +709,18 @@ def time_growth(per_instance: pd.DataFrame, summary: pd.DataFrame) -> tuple[pd.D
     paper = summary[summary["variant"] == "paper"].set_index("n").sort_index()
     times = paper[["time_mean_s", "time_median_s", "cpu_mean_s", "cpu_median_s"]].copy()
     times["cpu_p99_s"] = per_instance.groupby("n")["paper_cpu_s"].quantile(0.99)
-    fits = _growth_columns(times, TIME_MEASURES, scaled="worst_case_scaled_s", fit="cpu_fit_s")
+    fits = _growth_columns(times, TIME_MEASURES, scaled="worst_case_scaled_s", fit="cpu_fit_s",
+                           through="worst_case_fitted_s")
     return times.reset_index(), fits
 
 
-def _growth_columns(table: pd.DataFrame, measures: Sequence[str], *, scaled: str, fit: str) -> pd.DataFrame:
+def _growth_columns(table: pd.DataFrame, measures: Sequence[str], *, scaled: str, fit: str,
+                    through: str) -> pd.DataFrame:  # fmt: skip
     """Add to ``table`` (indexed by ``n``) the worst-case curve ``n^5`` scaled to the first measure at the
-    smallest ``n`` (column ``scaled``) and the power law fitted to the first measure (column ``fit``); return
-    the power-law fits of every measure (``measure``, ``exponent``, ``log_prefactor``)."""
+    smallest ``n`` (column ``scaled``), the power law fitted to the first measure (column ``fit``) and ``n^5`` with
+    its constant fitted to the first measure (column ``through``: least squares in log-log, so the reference
+    slope runs through the middle of the data, not from its first point); return the power-law fits of every
+    measure (``measure``, ``exponent``, ``log_prefactor``)."""
     n_values = table.index.to_numpy(dtype=float)
     worst = n_values**WORST_CASE_EXPONENT
     table[scaled] = worst / worst[0] * table[measures[0]].iloc[0] if len(table) else []
@@ -725,6 +730,10 @@ def _growth_columns(table: pd.DataFrame, measures: Sequence[str], *, scaled: str
     ])  # fmt: skip
     exponent, log_prefactor = fits.loc[0, "exponent"], fits.loc[0, "log_prefactor"]
     table[fit] = np.exp(log_prefactor) * n_values**exponent
+    first = table[measures[0]].to_numpy(dtype=float)
+    usable = first > 0
+    constant = np.exp(np.mean(np.log(first[usable]) - np.log(worst[usable]))) if usable.any() else np.nan
+    table[through] = constant * worst
     return fits
 
 
@@ -738,8 +747,9 @@ def work_growth(per_instance: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]
     Work is ``work`` of :class:`~torus_lab.routing.disjoint_paths.DisjointPathsRun` (vertex operations), so both frames
     are the same on every machine.  The first frame has per ``n``: ``work_mean``, ``work_median``, ``work_p99``
     (99th percentile, linear interpolation), ``work_max``, ``worst_case_scaled`` (``n c^4 = n^5`` scaled to the
-    mean at the smallest ``n``) and ``work_fit`` (the power law fitted to the mean); the second has one row per
-    measure with ``exponent`` and ``log_prefactor``.
+    mean at the smallest ``n``), ``work_fit`` (the power law fitted to the mean) and ``worst_case_fitted``
+    (``n^5`` with its constant fitted to the mean in log-log: the reference slope through the data); the second
+    has one row per measure with ``exponent`` and ``log_prefactor``.
 
     Examples
     --------
@@ -747,6 +757,8 @@ def work_growth(per_instance: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]
     >>> work, fits = work_growth(per)
     >>> work["worst_case_scaled"].tolist(), fits["exponent"].round(6).tolist()
     ([4.0, 128.0], [2.0, 2.0])
+    >>> work["worst_case_fitted"].round(6).tolist()   # through the middle: 4 / sqrt(8) and 16 * sqrt(8)
+    [1.414214, 45.254834]
     """
     check_frame("per_instance", per_instance, ["n", "paper_work"])
     solved = per_instance[per_instance["paper_work"] >= 0]
@@ -755,7 +767,8 @@ def work_growth(per_instance: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]
         "work_mean": grouped.mean(), "work_median": grouped.median(), "work_p99": grouped.quantile(0.99),
         "work_max": grouped.max(),
     })  # fmt: skip
-    fits = _growth_columns(work, WORK_MEASURES, scaled="worst_case_scaled", fit="work_fit")
+    fits = _growth_columns(work, WORK_MEASURES, scaled="worst_case_scaled", fit="work_fit",
+                           through="worst_case_fitted")
     return work.reset_index(), fits
 
 
