@@ -7,8 +7,9 @@ after it.
 
 The paper's fault model and the checks of its theorems live here too: local ``m``-safety (Section 2,
 :func:`locally_safe`, and :func:`saturated_safe_faults`, the densest fault sets it allows), connectivity of a
-faulty torus (Theorem 1, :func:`torus_connected`), valid outputs (:func:`walk_is_fault_free`) and the bounds on
-local routings (Theorems 2-4, :func:`local_routing_bound`, :func:`square_starts`, :func:`step_progress`); they take a
+faulty torus (Theorem 1, :func:`torus_connected`), valid outputs (:func:`walk_is_fault_free`), the band of a
+Chain leg (Algorithm 1, :func:`chain_band`) and the bounds on local routings (Theorems 2-4,
+:func:`local_routing_bound`, :func:`square_starts`, :func:`step_progress`); they take a
 fault grid ``grid[x0, x1]`` (True = faulty) of an ``N x N`` torus.
 
 Notation: the paper's ``n`` is the radix; here the radix is ``k`` (``N`` in the study), the square width ``m``.

@@ -149,7 +149,7 @@ def _undelivered_text(cells: pd.DataFrame, policy: str) -> str:
     where = ", ".join(f"{k}={worst[k]}" for k in cells.columns[:cells.columns.get_loc("runs")])
     return (f"{len(bad)} of {len(cells)} cells did not deliver under policy {policy!r}: "
             f"{int((bad.deadlocked > 0).sum())} with deadlocked runs ({int(bad.deadlocked.sum())} of "
-            f"{int(bad.runs.sum())} runs), up to {worst.lost:.1%} of messages lost ({where})")
+            f"{int(cells.runs.sum())} runs), up to {worst.lost:.1%} of messages lost ({where})")
 
 
 #: The condition of the fault rows' "holds under conditions": the cells a fault policy (ours) leaves to judge.
