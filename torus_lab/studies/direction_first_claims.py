@@ -643,8 +643,12 @@ def _one_fault_rank_claim(changes: pd.DataFrame, fig4: pd.DataFrame, params: Map
 def claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> pd.DataFrame:
     """The claims table of the study from its tables (keys of :func:`torus_lab.studies.direction_first.run`).
 
-    Rates are weighted by messages (all messages of all runs in scope); fault effects span every fault count
-    against none, with their sign; verdicts are computed from each claim's rule (:mod:`torus_lab.claims`).
+    Rates are weighted by messages (all messages of the runs in scope); the delivery criteria of the fault rows are
+    judged per (size, fault count) cell, never pooled over cells, and a fault row reads the claim under one fault
+    policy of ours, holding under conditions when it holds in every cell the policy delivers
+    (``docs/conventions.md#df-faults``); fault effects span every fault count against none, with their sign;
+    Theorem 5.1 has one row per wrap-rule reading; verdicts are computed from each claim's rule
+    (:mod:`torus_lab.claims`).
 
     Parameters
     ----------
