@@ -19,8 +19,9 @@ from torus_lab.studies import fault_tolerant_claims as ftc
 NAN = float("nan")
 CLAIM_IDS = ["heuristic_90pct", "sq_vs_chain_32_3", "sq_vs_chain_128_6", "heur_vs_sq_32_3", "heur_vs_sq_128_6",
              "sq_vs_chain_16_4", "sq_better_most", "larger_m_helps", "smaller_torus_better", "heuristic_significant",
-             "theorem1_connected", "chain_on_locally_safe", "termination_chain", "termination_adaptive_square",
-             "termination_heuristic_square", "theorem3_proof_worst_step", "fig1_chain_drawing",
+             "theorem1_connected", "chain_on_locally_safe", "algorithm2_on_locally_safe", "termination_chain",
+             "termination_adaptive_square", "termination_heuristic_square", "theorem3_proof_worst_step",
+             "algorithm1_chain_band", "fig1_chain_drawing",
              "fig2_3_square_drawings", "success_chain_curves", "success_adaptive_curves", "path_plus_curves",
              "improvement_grows_small_m", "improvement_grows_large_N", "heuristic_worth_high_f", "square_cost_m2",
              "conclusion_quite_high"]
@@ -85,7 +86,8 @@ def test_claims_missing_points_are_not_testable():
                 "sq_vs_chain_16_4", "larger_m_helps", "smaller_torus_better", "heuristic_significant",
                 "theorem1_connected", "chain_on_locally_safe", "termination_chain", "termination_adaptive_square",
                 "termination_heuristic_square", "theorem3_proof_worst_step", "improvement_grows_small_m",
-                "improvement_grows_large_N", "heuristic_worth_high_f"):
+                "improvement_grows_large_N", "heuristic_worth_high_f", "algorithm2_on_locally_safe",
+                "algorithm1_chain_band"):
         assert claims.loc[cid, "verdict"] == "not testable here", cid
         assert math.isnan(claims.loc[cid, "measured_value"]), cid
     assert (claims.loc[MANUAL_IDS, "rule"] == "manual").all()
@@ -175,7 +177,8 @@ def tiny_results():
 
 def test_run_keys_seed_columns_and_determinism(tiny_results):
     first, second = tiny_results
-    assert set(first) == {*STOCHASTIC, "adaptive_worst_step", "claims", "algorithms", "fault_tolerant_timing"}
+    assert set(first) == {*STOCHASTIC, "adaptive_worst_step", "chain_band", "claims", "algorithms",
+                          "fault_tolerant_timing"}
     for key in STOCHASTIC:
         assert (first[key]["seed"] == TINY["seed"]).all(), key
     assert "seconds" not in first["fault_tolerant"]  # kernel wall time is timing, kept apart
@@ -263,7 +266,7 @@ def test_example_routes_refuses_a_trial_seed_beyond_uint64_naming_it(trial_seed)
 
 
 # ---------------------------------------------------------------------------------------------- coverage
-PAPER_SPELLING = re.compile(r"^(Theorem|Lemma|Corollary|Proposition|Table|Fig\.) \d+(\.\d+)?$")
+PAPER_SPELLING = re.compile(r"^(Theorem|Lemma|Corollary|Proposition|Table|Fig\.|Algorithm) \d+(\.\d+)?$")
 
 
 def test_paper_results_are_unique_and_spelled_as_locations():
@@ -280,7 +283,8 @@ def test_claims_cover_every_numbered_result(tiny_results):
             assert item in ftc.PAPER_RESULTS or re.match(r"^(Section \d+|Abstract)$", item), item
     by_id = claims.set_index("claim_id")
     measured = ["theorem1_connected", "chain_on_locally_safe", "termination_chain", "termination_adaptive_square",
-                "termination_heuristic_square", "theorem3_proof_worst_step"]
+                "termination_heuristic_square", "theorem3_proof_worst_step", "algorithm2_on_locally_safe",
+                "algorithm1_chain_band"]
     assert (by_id.loc[measured, "verdict"] != "not testable here").all()
     check_claims_table(claims)
 

@@ -315,6 +315,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
                                                         grid=np.zeros((4, 4), dtype=bool)),
     "torus_lab.routing.square.local_routing_bound": dict(algorithm="chain", radix=8, m=3, source=(0, 0),
                                                          target=(2, 1)),
+    "torus_lab.routing.square.chain_band": dict(radix=8, m=3, source=0, target=3),
     "torus_lab.routing.square.square_starts": dict(result=Lazy(lambda: _square_result()), radix=8),
     "torus_lab.routing.square.step_progress": dict(result=Lazy(lambda: _square_result()), radix=8,
                                                    target=(4, 1)),

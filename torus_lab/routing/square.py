@@ -7,8 +7,9 @@ after it.
 
 The paper's fault model and the checks of its theorems live here too: local ``m``-safety (Section 2,
 :func:`locally_safe`, and :func:`saturated_safe_faults`, the densest fault sets it allows), connectivity of a
-faulty torus (Theorem 1, :func:`torus_connected`), valid outputs (:func:`walk_is_fault_free`) and the bounds on
-local routings (Theorems 2-4, :func:`local_routing_bound`, :func:`square_starts`, :func:`step_progress`); they take a
+faulty torus (Theorem 1, :func:`torus_connected`), valid outputs (:func:`walk_is_fault_free`), the band of a
+Chain leg (Algorithm 1, :func:`chain_band`) and the bounds on local routings (Theorems 2-4,
+:func:`local_routing_bound`, :func:`square_starts`, :func:`step_progress`); they take a
 fault grid ``grid[x0, x1]`` (True = faulty) of an ``N x N`` torus.
 
 Notation: the paper's ``n`` is the radix; here the radix is ``k`` (``N`` in the study), the square width ``m``.
@@ -76,6 +77,7 @@ __all__ = [
     "torus_connected",
     "walk_is_fault_free",
     "local_routing_bound",
+    "chain_band",
     "square_starts",
     "step_progress",
     "square_cover",
@@ -1432,6 +1434,30 @@ def local_routing_bound(algorithm: str, radix: int, m: int, source: tuple[int, i
     if algorithm == "adaptive_square":
         return sum(ring)
     return 2 * (2 * sum(ring) + 1)
+
+
+def chain_band(radix: int, m: int, source: int, target: int) -> tuple[int, ...]:
+    """The band ``[b_j, B_j]`` of one leg of Chain_Routing (Algorithm 1, Li, Peng & Chu, Section 3): the ``m``
+    coordinates along the other dimension ``j`` of every square of the leg, ``source`` and ``target`` being the
+    ``j``-coordinates of ``r`` where the leg starts and of ``t``.
+
+    As printed, ``b_j = r_j - dir_j`` and ``B_j = r_j + (m - 2) dir_j`` with ``dir_j`` the direction rule of
+    Algorithms 1-2 (``docs/conventions.md#square-direction``), so the band holds one row behind ``r_j`` and ``m - 2``
+    ahead, in the order ``b_j, ..., B_j`` (``docs/conventions.md#chain``); the kernel builds the same squares.
+
+    Examples
+    --------
+    >>> chain_band(16, 5, 0, 6)      # t ahead: one row behind, three ahead
+    (15, 0, 1, 2, 3)
+    >>> chain_band(16, 5, 0, 0)      # t_j = r_j: dir_j = -1, the band reaches 3 rows past t_j
+    (1, 0, 15, 14, 13)
+    """
+    radix = check_int("radix", radix, 3)
+    m = check_int("m", m, 2, radix)
+    source = check_int("source", source, 0, radix - 1)
+    target = check_int("target", target, 0, radix - 1)
+    step = int(_direction(source, target, radix))
+    return tuple((source + (b - 1) * step) % radix for b in range(m))
 
 
 def square_starts(result: RoutingResult, radix: int) -> list[tuple[int, int]]:

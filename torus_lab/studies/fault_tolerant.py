@@ -63,6 +63,7 @@ from torus_lab.routing.square import (
     PAPER_ALGORITHMS,
     REASONS,
     RoutingResult,
+    chain_band,
     draw_trial,
     evaluate_batch,
     local_routing_bound,
@@ -679,6 +680,51 @@ def adaptive_worst_step(radix: int, m: int) -> dict:
             "success": result.success}
 
 
+#: Columns of the ``chain_band`` table (``chain_band_table``).
+CHAIN_BAND_COLUMNS = ["N", "m", "pairs", "satisfied", "condition_pairs", "condition_satisfied", "largest_excess",
+                      "example"]
+
+
+def chain_band_table(pairs: Sequence[tuple[int, int]]) -> pd.DataFrame:
+    """Section 3's property of Chain_Routing's first chain, checked on every ``(s_1, t_1)`` of each ``(N, m)`` of
+    ``pairs``: "for any ``v`` in ``ch_0``, ``d(v_1, t_1) <= d(s_1, t_1) + 1``", with ``ch_0``'s band as Algorithm 1
+    prints it (:func:`torus_lab.routing.square.chain_band`; ``docs/conventions.md#chain``).  Deterministic and
+    exhaustive (``N^2`` pairs per row); the band overshoots ``t_1`` by up to ``m - 2 - d(s_1, t_1)`` rows, so the
+    property needs ``2 d(s_1, t_1) >= m - 3``, the condition the row counts apart.
+
+    Returns one row per ``(N, m)``: ``pairs``, ``satisfied`` (pairs with the property), ``condition_pairs`` and
+    ``condition_satisfied`` (the same among the pairs with ``2 d(s_1, t_1) >= m - 3``), ``largest_excess`` (the most
+    ``max d(v_1, t_1)`` exceeds ``d(s_1, t_1) + 1``; <= 0 when the property holds everywhere) and ``example`` (a
+    pair of that excess in words).
+
+    Examples
+    --------
+    >>> row = chain_band_table([(16, 5)]).iloc[0]
+    >>> int(row.pairs), int(row.satisfied), int(row.condition_satisfied) == int(row.condition_pairs)
+    (256, 240, True)
+    >>> int(row.largest_excess), row.example
+    (2, 's_1 = 0, t_1 = 0: band (1, 0, 15, 14, 13), d(v_1, t_1) up to 3 > d(s_1, t_1) + 1 = 1')
+    """
+    rows = []
+    for radix, m in (_check_pair("pairs", p) for p in check_sequence("pairs", pairs)):
+        satisfied = inside = inside_ok = 0
+        worst = (-radix, "")
+        for s1 in range(radix):
+            for t1 in range(radix):
+                band = chain_band(radix, m, s1, t1)
+                d = min(abs(s1 - t1), radix - abs(s1 - t1))
+                far = max(min(abs(v - t1), radix - abs(v - t1)) for v in band)
+                ok = far <= d + 1
+                satisfied += ok
+                if 2 * d >= m - 3:
+                    inside, inside_ok = inside + 1, inside_ok + ok
+                if far - d - 1 > worst[0]:
+                    worst = (far - d - 1, f"s_1 = {s1}, t_1 = {t1}: band {band}, d(v_1, t_1) up to {far} "
+                                          f"{'>' if not ok else '<='} d(s_1, t_1) + 1 = {d + 1}")
+        rows.append([radix, m, radix * radix, satisfied, inside, inside_ok, worst[0], worst[1]])
+    return pd.DataFrame(rows, columns=CHAIN_BAND_COLUMNS)
+
+
 def _checked_outcome(result: RoutingResult, grid: np.ndarray, source, target) -> bool:
     """A fault-free walk from source to target on success; a stated reason (not the safety cap) and a
     fault-free partial walk from source on failure."""
@@ -822,7 +868,8 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     ``failure_reasons``, ``summary_by_algorithm``, ``faulty_torus_example``, the Theorem 1-4 checks
     ``termination``, ``local_safety`` and ``adaptive_worst_step`` (:func:`theorem_checks` on ``termination_radices
     x termination_m`` at ``fault_rates`` and ``safety_radices x safety_m``, pairs with ``m`` too large for ``N``
-    left out) and ``claims``; the success
+    left out), ``chain_band`` (Algorithm 1's first chain, ``chain_band_table`` on the success table's ``(N, m)``)
+    and ``claims``; the success
     table's ``TABLE_TIMING_COLUMNS`` (kernel seconds per point) go to the timing frame
     ``fault_tolerant_timing`` (written as ``timing/fault_tolerant.csv``, see :mod:`torus_lab.timing`).
     """
@@ -864,6 +911,7 @@ def run(params: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         "termination": termination,
         "local_safety": safety,
         "adaptive_worst_step": worst,
+        "chain_band": chain_band_table(pairs),
     }
     tables["claims"] = claims(tables, params)
     tables[timing_key("fault_tolerant")] = timing.drop_duplicates(POINT_KEYS).reset_index(drop=True).assign(seed=seed)

@@ -12,7 +12,7 @@ Traceback (most recent call last):
 ...
 ValueError: tables lacks the key(s) 'improvement_ratios', 'algorithms'
 >>> len(PAPER_RESULTS), PAPER_RESULTS[:2]
-(19, ('Theorem 1', 'Fig. 1'))
+(21, ('Theorem 1', 'Fig. 1'))
 """
 
 from __future__ import annotations
@@ -40,16 +40,19 @@ from torus_lab.routing.square import ALGORITHMS, PAPER_ALGORITHMS
 __all__ = ["claims", "PAPER_RESULTS"]
 
 #: Every numbered result of the paper, in paper order, spelled as the claims' ``location`` spells them: Theorem 1
-#: with Fig. 1 (its proof's chain), Figs. 2-3 (the square of Algorithms 1-2), Theorems 2-4 (termination), Figs.
-#: 4-15 (Section 6).  The claims table has a row for each (``tests/test_fault_tolerant.py`` checks it).
+#: with Fig. 1 (its proof's chain), Figs. 2-3 (the square of Algorithms 1-2), Algorithms 1-2 (the pseudo-code of
+#: Chain_Routing and Adaptive_Square_Routing), Theorems 2-4 (termination), Figs. 4-15 (Section 6).  The claims
+#: table has a row for each (``tests/test_fault_tolerant.py`` checks it).
 PAPER_RESULTS: tuple[str, ...] = (
-    "Theorem 1", "Fig. 1", "Fig. 2", "Theorem 2", "Fig. 3", "Theorem 3", "Theorem 4",
+    "Theorem 1", "Fig. 1", "Fig. 2", "Theorem 2", "Algorithm 1", "Fig. 3", "Algorithm 2", "Theorem 3", "Theorem 4",
     *(f"Fig. {number}" for number in range(4, 16)),
 )
 #: The fault rate of the paper's numeric claims (its text quotes ratios at 25% faults).
 CLAIM_FAULT_RATE = 0.25
 #: The theorem each paper algorithm's termination claim comes from.
 TERMINATION_THEOREM = {"chain": "Theorem 2", "adaptive_square": "Theorem 3", "heuristic_square": "Theorem 4"}
+#: The pseudo-code of each paper algorithm that has one (Heuristic-Square is prose only).
+PAPER_ALGORITHM = {"chain": "Algorithm 1", "adaptive_square": "Algorithm 2"}
 
 #: Tolerance of the paper's "about X" ratios: on the improvement X - 1 (relative), not on the ratio; "holds" within
 #: ``RATIO_TOLERANCE`` (or X inside the 95% CI), "holds approximately" within ``RATIO_APPROX``.
@@ -306,14 +309,20 @@ def _heuristic_significant_claim(table: pd.DataFrame, ratios: pd.DataFrame) -> l
     return rows
 
 
+def _safe_text(safety: pd.DataFrame) -> str:
+    """The locally-safe instances of ``safety`` (rows of the ``local_safety`` table) in words."""
+    if not len(safety):
+        return "no locally-safe instance in this run"
+    return (f"maximal random locally-m-safe fault sets (nodes made faulty in random order unless that breaks local "
+            f"m-safety), (N, m) in {_points_text(safety)}, {int(safety['instances'].sum())} instances, fault rates "
+            f"{safety['fault_rate_min'].min():.2f}-{safety['fault_rate_max'].max():.2f}")
+
+
 def _theorem1_claims(safety: pd.DataFrame, label: Mapping[str, str]) -> list[Claim]:
     """Theorem 1 (a locally-safe torus is connected) and its constructive proof (Chain)."""
     rows = []
     instances = int(safety["instances"].sum()) if len(safety) else 0
-    safe_text = (f"maximal random locally-m-safe fault sets (nodes made faulty in random order unless that breaks "
-                 f"local m-safety), (N, m) in {_points_text(safety)}, {instances} instances, fault rates "
-                 f"{safety['fault_rate_min'].min():.2f}-{safety['fault_rate_max'].max():.2f}" if len(safety)
-                 else "no locally-safe instance in this run")  # fmt: skip
+    safe_text = _safe_text(safety)
     connected = int(safety["connected"].sum()) if len(safety) else 0
     rows.append(Claim(
         claim_id="theorem1_connected", location="Theorem 1",
@@ -325,21 +334,50 @@ def _theorem1_claims(safety: pd.DataFrame, label: Mapping[str, str]) -> list[Cla
         measured_text=(f"{connected} of {instances} instances connected (all {int(safety['locally_safe'].sum())} "
                        "re-checked locally safe)" if instances else "no instance in this run"),
         rule=Rule("all_of", {"n": instances}), evidence=_evidence("local_safety.csv")))
-    pairs = int(safety["pairs"].sum()) if len(safety) else 0
-    per_instance = pairs // instances if instances else 0
-    chain = int(safety["chain_successes"].sum()) if len(safety) else 0
-    square = safety[safety["m"] >= 3] if len(safety) else safety
-    others = "; ".join(f"{label[name]} {int(square[f'{name}_successes'].sum())} of {int(square['pairs'].sum())} "
-                       "(m >= 3)" for name in PAPER_ALGORITHMS[1:]) if len(square) else ""
-    rows.append(Claim(
-        claim_id="chain_on_locally_safe", location="Theorem 1; Section 3",
-        statement="On a locally-m-safe torus Chain_Routing with the same m finds a fault-free path between any two "
-                  "non-faulty nodes (the constructive proof of Theorem 1)",
-        conditions=_theorem_conditions(safety, f"{safe_text}; {per_instance} random pairs of distinct non-faulty "
-                                               "nodes per instance"),
-        paper_text="every pair (a theorem)", measured_value=chain if pairs else math.nan,
-        measured_text=(f"Chain routed {chain} of {pairs} pairs; {others}" if pairs else "no pair in this run"),
-        rule=Rule("all_of", {"n": pairs}), evidence=_evidence("local_safety.csv")))
+    rows += _locally_safe_routing_claims(safety, label)
+    return rows
+
+
+def _instances_routed(safety: pd.DataFrame, name: str) -> int:
+    """The instances of ``safety`` on which ``name`` routed every sampled pair: all of a row's instances when it
+    routed all of the row's pairs, else at most one instance less per failed pair (the fewest it can be)."""
+    failed = safety["pairs"] - safety[f"{name}_successes"]
+    return int((safety["instances"] - failed).clip(lower=0).sum())
+
+
+def _locally_safe_routing_claims(safety: pd.DataFrame, label: Mapping[str, str]) -> list[Claim]:
+    """Section 3: on a locally-m-safe torus Chain (Algorithm 1) and Adaptive-Square (Algorithm 2) with the same m
+    route every pair.  The pairs of one instance share its fault set, so the independent units of the sample are
+    the instances: the rule counts instances routed in full (the rate bound is on them), the text the pairs."""
+    rows = []
+    for cid, name, location, statement, scope in (
+            ("chain_on_locally_safe", "chain", "Theorem 1; Section 3; Algorithm 1",
+             "On a locally-m-safe torus Chain_Routing with the same m finds a fault-free path between any two "
+             "non-faulty nodes (the constructive proof of Theorem 1)", safety),
+            ("algorithm2_on_locally_safe", "adaptive_square", "Algorithm 2; Section 3",
+             "On a locally-m-safe torus Adaptive_Square_Routing (Algorithm 2, m >= 3) with the same m finds a "
+             "fault-free path between any two non-faulty nodes (Section 3's guarantee, stated for 'our routing "
+             "algorithms')", safety[safety["m"] >= 3] if len(safety) else safety)):
+        instances = int(scope["instances"].sum()) if len(scope) else 0
+        pairs = int(scope["pairs"].sum()) if len(scope) else 0
+        routed = int(scope[f"{name}_successes"].sum()) if len(scope) else 0
+        per_instance = pairs // instances if instances else 0
+        others = "; ".join(f"{label[other]} {int(scope[f'{other}_successes'].sum())} of {pairs}"
+                           for other in PAPER_ALGORITHMS if other != name and (scope["m"] >= 3).all()) \
+            if len(scope) else ""  # fmt: skip
+        rows.append(Claim(
+            claim_id=cid, location=location, statement=statement,
+            conditions=_theorem_conditions(scope, f"{_safe_text(scope)}; "
+                                                  f"{per_instance} random pairs of distinct non-faulty nodes per "
+                                                  "instance; a case is an instance with every sampled pair routed "
+                                                  "(the pairs of an instance share its fault set, so the instances "
+                                                  "are the independent sample)"),
+            paper_text="every pair", measured_value=_instances_routed(scope, name) if instances else math.nan,
+            measured_text=(f"{label[name]} routed {routed} of {pairs} pairs, on {_instances_routed(scope, name)} of "
+                           f"{instances} instances every pair" + (f"; {others}" if others else "")
+                           if pairs else "no pair in this run"),
+            rule=Rule("all_of", {"n": instances}), evidence=_evidence("local_safety.csv"),
+            evidence_kind="statistical" if instances else ""))
     return rows
 
 
@@ -361,7 +399,9 @@ def _termination_claims(termination: pd.DataFrame, label: Mapping[str, str]) -> 
         bound = {"chain": "ceil(d_0/(m-1)) + ceil((d_1+1)/(m-1))", "adaptive_square": "d(s, t)",
                  "heuristic_square": "2 (2 d(s, t) + 1)"}[name]
         rows.append(Claim(
-            claim_id=f"termination_{name}", location=f"{TERMINATION_THEOREM[name]}; Section 7",
+            claim_id=f"termination_{name}", location="; ".join(
+                [TERMINATION_THEOREM[name], *([PAPER_ALGORITHM[name]] if name in PAPER_ALGORITHM else []),
+                 "Section 7"]),
             statement=f"{label[name]} terminates in O(N) local routings and outputs a fault-free path from s to t or "
                       "reports a failure",
             conditions=_theorem_conditions(sub, f"(N, m) in {_points_text(sub)} at fault rates {rates}" +
@@ -395,10 +435,37 @@ def _worst_step_claim(termination: pd.DataFrame, worst: pd.DataFrame) -> list[Cl
                                  for r in worst.itertuples()) +
                        "; every step still gains >= 1, so the O(N) bound of Theorem 3 stands" if n
                        else "no step in this run"),
-        rule=Rule("all_of", {"n": n}), evidence=_evidence("termination.csv", "adaptive_worst_step.csv")))
+        rule=Rule("all_of", {"n": n}), evidence=_evidence("termination.csv", "adaptive_worst_step.csv"),
+        # the constructed steps are concrete instances, reproducible from the row (source, target, faults)
+        evidence_kind="counterexample" if good + len(built) < n else ""))
     return rows
 
     return rows
+
+
+def _chain_band_claim(band: pd.DataFrame) -> list[Claim]:
+    """Section 3 on Algorithm 1: every node ``v`` of the first chain has ``d(v_1, t_1) <= d(s_1, t_1) + 1``."""
+    pairs = int(band["pairs"].sum()) if len(band) else 0
+    inside = int(band["condition_pairs"].sum()) if len(band) else 0
+    worst = band.loc[band["largest_excess"].idxmax()] if len(band) else None
+    return [Claim(
+        claim_id="algorithm1_chain_band", location="Algorithm 1; Section 3",
+        statement="Chain_Routing builds its first chain ch_0 so that every node v of it has d(v_1, t_1) <= "
+                  "d(s_1, t_1) + 1",
+        conditions=f"the band [b_1, B_1] = [s_1 - dir_1, s_1 + (m - 2) dir_1] of Algorithm 1's first leg as printed "
+                   f"(docs/conventions.md#chain, #square-direction); every (s_1, t_1) of each (N, m) in "
+                   f"{_points_text(band)} (no faults: a property of the construction); a case is a pair (s_1, t_1) "
+                   "whose whole band satisfies the inequality",
+        paper_text="every node of ch_0", measured_value=int(band["satisfied"].sum()) if pairs else math.nan,
+        measured_text=(f"{int(band['satisfied'].sum())} of {pairs} pairs; {int(band['condition_satisfied'].sum())} "
+                       f"of the {inside} pairs with 2 d(s_1, t_1) >= m - 3; nearer, the band's m - 2 rows "
+                       f"ahead overshoot t_1, by up to {int(worst.largest_excess)} rows beyond the bound (N="
+                       f"{int(worst.N)}, m={int(worst.m)}: {worst.example})" if pairs else "no (N, m) in this run"),
+        rule=Rule("all_of", {"n": pairs, "condition": "2 d(s_1, t_1) >= m - 3 (t_1 not nearer s_1 than (m - 3) / 2 "
+                                                      "rows)",
+                             "conditional_k": int(band["condition_satisfied"].sum()) if pairs else 0,
+                             "conditional_n": inside}),
+        evidence=_evidence("chain_band.csv"), evidence_kind="exhaustive" if pairs else "")]
 
 
 def _drawing_claims() -> list[Claim]:
@@ -504,28 +571,31 @@ def _labels(algorithms: pd.DataFrame) -> dict[str, str]:
     return dict(zip(algorithms["algorithm"], algorithms["label"], strict=True))
 
 
-def _theorem_tables(tables: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The tables of the theorem checks (``termination``, ``local_safety``, ``adaptive_worst_step``); an absent or
-    empty one gives "not testable here" rows, one with rows must hold the columns the claims read."""
+def _theorem_tables(tables: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, ...]:
+    """The tables of the theorem and algorithm checks (``termination``, ``local_safety``, ``adaptive_worst_step``,
+    ``chain_band``); an absent or empty one gives "not testable here" rows, one with rows must hold the columns the
+    claims read."""
     needs = {"termination": ["N", "m", "fault_rate", "algorithm", "trials", "valid_outputs", "within_bound", "checked",
                              "max_local_routings", "exit_steps", "steps_below_m_minus_2"],
              "local_safety": ["N", "m", "instances", "locally_safe", "connected", "fault_rate_min", "fault_rate_max",
                               "pairs", *(f"{name}_successes" for name in PAPER_ALGORITHMS)],
-             "adaptive_worst_step": ["N", "m", "first_step_progress", "paper_worst_case"]}  # fmt: skip
+             "adaptive_worst_step": ["N", "m", "first_step_progress", "paper_worst_case"],
+             "chain_band": ["N", "m", "pairs", "satisfied", "condition_pairs", "condition_satisfied", "largest_excess",
+                            "example"]}  # fmt: skip
     frames = []
     for name, columns in needs.items():
         frame = tables.get(name)
         frame = pd.DataFrame() if frame is None else check_frame(name, frame)
         frames.append(check_frame(name, frame, columns if len(frame) else []))
-    return frames[0], frames[1], frames[2]
+    return tuple(frames)
 
 
 def claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> pd.DataFrame:
     """The claims table of the paper from the study's tables (keys of :func:`torus_lab.studies.fault_tolerant.run`).
 
     ``fault_tolerant`` (the success table), ``improvement_ratios`` and ``algorithms`` (the labels) are required;
-    the theorem checks ``termination``, ``local_safety`` and ``adaptive_worst_step`` may be absent (those rows are
-    then "not testable here").  Every item of :data:`PAPER_RESULTS` has a row.  Verdicts come from
+    the theorem checks ``termination``, ``local_safety``, ``adaptive_worst_step`` and ``chain_band`` may be absent
+    (those rows are then "not testable here").  Every item of :data:`PAPER_RESULTS` has a row.  Verdicts come from
     :func:`torus_lab.claims.evaluate`: the "about X" ratios with a tolerance on the improvement X - 1
     (``RATIO_TOLERANCE``, ``RATIO_APPROX``) or X inside the 95% CI; trends counted strictly (``trend_counts``).
     A claim whose points are not in the run is "not testable here".
@@ -558,12 +628,12 @@ def claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> pd.
     ratios = check_frame("improvement_ratios", tables["improvement_ratios"],
                          ["numerator", "denominator", "N", "m", "fault_rate", "ratio", "ci_low", "ci_high"])
     label = _labels(tables["algorithms"])
-    termination, safety, worst = _theorem_tables(tables)
+    termination, safety, worst, band = _theorem_tables(tables)
     rows = (_heuristic_90pct_claim(table) + _paper_ratio_claims(table, ratios, label)
             + _not_much_better_claim(table, ratios) + _better_most_claim(table, ratios)
             + _success_trend_claims(table) + _heuristic_significant_claim(table, ratios)
             + _theorem1_claims(safety, label) + _termination_claims(termination, label)
-            + _worst_step_claim(termination, worst)
+            + _worst_step_claim(termination, worst) + _chain_band_claim(band)
             + _drawing_claims() + _curve_claims(table, label) + _improvement_trend_claims(table, ratios, label)
             + _cost_and_conclusion_claims(table))
     return claims_table("fault_tolerant", rows)
