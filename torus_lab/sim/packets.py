@@ -107,8 +107,8 @@ def initial_pool_size(num_nodes: int, input_vcs: int, queue_cap: int, headroom: 
 
     Examples
     --------
-    >>> initial_pool_size(16, 144, 512), initial_pool_size(16, 144, 512, headroom=1), initial_pool_size(16, 144, 1)
-    (144, 32, 176)
+    >>> initial_pool_size(16, 144, 512), initial_pool_size(16, 144, 512, headroom=1), initial_pool_size(16, 0, 1)
+    (144, 32, 32)
     """
     full = packet_pool_size(num_nodes, input_vcs, queue_cap)
     headroom = check_int("headroom", headroom, minimum=1)
