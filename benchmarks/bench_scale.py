@@ -108,9 +108,9 @@ def peak_memory(sizes: tuple[tuple[int, int], ...] = ((3, 32), (4, 32), (5, 10))
     for n, k in sizes:
         topology = Torus(n, k)
         for router, config in _CONFIGS.items():
-            sizes = layout(router, topology)
-            estimate = sum(sizes.values())
-            records = sum(sizes[name] for name in RECORDS)
+            arrays = layout(router, topology)
+            estimate = sum(arrays.values())
+            records = sum(arrays[name] for name in RECORDS)
             per_router = (estimate - records) / topology.num_nodes
             name = f"{k}-ary {n}-cube ({topology.num_nodes:,} routers), {router}"
             print(f"{name}: state estimated at {estimate / 1e9:.2f} GB: {per_router / 1024:.1f} KB per router "
