@@ -6,8 +6,9 @@ Memory: the state of both router models on a 3-D torus with 2 VCs, 8-flit buffer
 (``state_layout``, which the memory check sums and the tests hold equal to the allocation), beside the target of
 16 KB per router; the packet records of the measurement window, which grow with the run, are counted apart.
 Then the peak resident memory of a short low-load run of each model, each in a fresh process, on the 32-ary 3-cube
-(32,768 routers) and, when their estimated state fits in an eighth of the available memory, on the 1,048,576-node
-32-ary 4-cube and the 100,000-node 10-ary 5-cube (otherwise their estimate is printed).
+(32,768 routers), the 1,048,576-node 32-ary 4-cube and the 100,000-node 10-ary 5-cube: the state's estimate (what
+the memory check adds up before allocating) is printed first, and a network whose estimate does not fit in
+:data:`FIT_SHARE` of the available memory is not run (the run's ``TORUS_LAB_MEMORY_LIMIT`` is that share).
 
 Set-up: e-cube with datelines, 2 VCs, 4-flit packets, uniform traffic, 10 offered loads x 3 seeds
 (:func:`torus_lab.studies.routing_bench.latency_load_runs`), short runs (warm-up 300, measurement 1,000 cycles) so
@@ -27,13 +28,15 @@ import pandas as pd
 
 from torus_lab._memory import available_memory
 from torus_lab.sim import SimConfig, booksim, simple
-from torus_lab.sim.engine import _record_capacity
+from torus_lab.sim.engine import _record_capacity, pool_headroom
 from torus_lab.sim.packets import initial_pool_size
 from torus_lab.studies.routing_bench import latency_load_runs
 from torus_lab.topology import Torus
 
 #: Bytes per router the simulator's state should stay within (packet records of the run apart).
 TARGET_BYTES_PER_ROUTER = 16 * 1024
+#: Share of the available memory a large network's estimated state must fit in to be run (its memory limit).
+FIT_SHARE = 0.75
 #: Arrays that grow with the packets of a run: the packet pool, the source queues and the measured packets' records.
 PER_PACKET = ("pk_src", "pk_dst", "pk_gen", "pk_inj", "pk_hops", "pk_meas", "pk_state", "free_stack", "q_buf")
 RECORDS = ("rec",)
@@ -65,9 +68,9 @@ def layout(router: str, topology: Torus) -> dict[str, int]:
     nn, nch, vcs = topology.num_nodes, topology.num_channels, 2
     rec_cap = _record_capacity(config, nn)
     if router == "simple":
-        pool = initial_pool_size(nn, nch * vcs + nn, config.queue_capacity)
+        pool = initial_pool_size(nn, nch * vcs + nn, config.queue_capacity, pool_headroom(topology))
         return simple.state_layout(topology, vcs, 8, config.queue_capacity, rec_cap, pool)
-    pool = initial_pool_size(nn, (nch + 2 * nn) * vcs + nn, config.queue_capacity)
+    pool = initial_pool_size(nn, (nch + 2 * nn) * vcs + nn, config.queue_capacity, pool_headroom(topology))
     return booksim.state_layout(topology, vcs, 8, config.queue_capacity, rec_cap, pool)
 
 
@@ -90,8 +93,8 @@ def memory_breakdown() -> None:
         print("         largest: " + ", ".join(f"{name} {size / 1024:.1f} KB" for size, name in largest), flush=True)
 
 
-def _python(code: str, *args: str) -> str:
-    environ = dict(os.environ)
+def _python(code: str, *args: str, environ: dict[str, str] | None = None) -> str:
+    environ = dict(os.environ, **(environ or {}))
     environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_ROOT), environ.get("PYTHONPATH", "")]))
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=environ)
     if done.returncode != 0:
@@ -99,22 +102,30 @@ def _python(code: str, *args: str) -> str:
     return done.stdout.strip()
 
 
-def peak_memory() -> None:
-    """Peak resident memory of a short low-load run of each model on large tori (each in a fresh process)."""
-    for n, k in ((3, 32), (4, 32), (5, 10)):
+def peak_memory(sizes: tuple[tuple[int, int], ...] = ((3, 32), (4, 32), (5, 10))) -> None:
+    """Peak resident memory of a short low-load run of each model on the ``(n, k)`` tori (each in a fresh
+    process), after the state's estimate per router."""
+    for n, k in sizes:
         topology = Torus(n, k)
         for router, config in _CONFIGS.items():
-            estimate = sum(layout(router, topology).values())
+            arrays = layout(router, topology)
+            estimate = sum(arrays.values())
+            records = sum(arrays[name] for name in RECORDS)
+            per_router = (estimate - records) / topology.num_nodes
             name = f"{k}-ary {n}-cube ({topology.num_nodes:,} routers), {router}"
-            if estimate > available_memory() / 8:
-                print(f"{name}: state estimated at {estimate / 1e9:.2f} GB ({estimate / topology.num_nodes / 1024:.1f}"
-                      f" KB per router), more than an eighth of the available memory: not run", flush=True)
+            print(f"{name}: state estimated at {estimate / 1e9:.2f} GB: {per_router / 1024:.1f} KB per router "
+                  f"(target <= {TARGET_BYTES_PER_ROUTER / 1024:.0f} KB) + measured-packet records "
+                  f"{records / 1e9:.2f} GB", flush=True)  # fmt: skip
+            limit = int(FIT_SHARE * available_memory())
+            if estimate > limit:
+                print(f"    more than {FIT_SHARE:.0%} of the available memory: not run", flush=True)
                 continue
-            case = json.loads(_python(_PEAK, str(n), str(k), router, json.dumps(config.as_dict())))
-            print(f"{name}: peak RSS {case['peak'] / 1e9:.2f} GB (state estimated at {estimate / 1e9:.2f} GB, "
-                  f"{case['peak'] / topology.num_nodes / 1024:.1f} KB per router all included), {case['seconds']:.1f} "
-                  f"s for {config.warmup + config.measure} cycles and the drain, {case['delivered']} packets "
-                  f"measured", flush=True)  # fmt: skip
+            case = json.loads(_python(_PEAK, str(n), str(k), router, json.dumps(config.as_dict()),
+                                      environ={"TORUS_LAB_MEMORY_LIMIT": str(limit)}))  # fmt: skip
+            print(f"    peak RSS {case['peak'] / 1e9:.2f} GB ({case['peak'] / topology.num_nodes / 1024:.1f} KB per "
+                  f"router all included: state, topology, routing tables, interpreter), {case['seconds']:.1f} s for "
+                  f"{config.warmup + config.measure} cycles and the drain, {case['delivered']} packets measured, "
+                  f"deadlock: {case['deadlock']}", flush=True)  # fmt: skip
 
 LOADS = [0.02 * i for i in range(1, 11)]
 SEEDS = 3

@@ -328,6 +328,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.sim.engine.find_saturation": dict(routing=ROUTING, config=_sim_config(), tolerance=1.0),
     "torus_lab.sim.traffic.destination_map": dict(topology=T24, traffic="uniform"),
     "torus_lab.sim.engine.chunk_cycles": dict(topology=T24),
+    "torus_lab.sim.engine.pool_headroom": dict(topology=T24),
     "torus_lab.sim.runlength.run_horizon": dict(config=_sim_config()),
     "torus_lab.sim.runlength.check_run_bounds": dict(config=_sim_config(), topology=T24, vcs=2),
     "torus_lab.sim.packets.packet_pool_size": dict(num_nodes=16, input_vcs=144, queue_cap=8),

@@ -63,12 +63,18 @@ def _route_jit(route, tables, st, now):
     return bs.route_heads(route, tables, st, now)
 
 
-def _allocate_vcs(st, now):
+def _allocate_vcs(st, now, routing=DOR):
     """:func:`bs.allocate_vcs` after listing the VCs that can act in cycle ``now`` (:func:`bs.list_ready`, which
     the cycle loop calls once per cycle, before routing: listed again here, a test may call the stages one after
     another in any cycle)."""
     bs.list_ready(st, now)
-    return bs.allocate_vcs(st, now)
+    args = (routing.kernel, routing.tables, st, now)
+    return compile_for_kernel(_allocate_vcs_jit, args)(*args)
+
+
+@njit
+def _allocate_vcs_jit(route, tables, st, now):
+    return bs.allocate_vcs(route, tables, st, now)
 
 
 def _allocate_switch(st, now):
@@ -330,7 +336,7 @@ def test_switch_allocation_visits_every_input_channel_with_a_vc_that_can_bid(spe
         listed = st.live[: bs.list_ready(st, now)]
         args = (kernel_handle(DOR.kernel), DOR.tables, st, now)
         compile_for_kernel(_route_listed, args)(*args)
-        bs.allocate_vcs(st, now)
+        compile_for_kernel(_allocate_vcs_jit, args)(*args)
         bidders = (st.vstate == bs.ACTIVE) & (st.vready <= now) & (st.count > 0) & (st.fvis <= now)
         if speculative:
             bidders |= st.va_tried == now

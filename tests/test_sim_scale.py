@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from torus_lab.routing.ecube import ecube_routing
-from torus_lab.sim import SimConfig, engine, simulate
+from torus_lab.sim import SimConfig, booksim, engine, simple, simulate
 from torus_lab.sim.packets import WORD_LIMIT, initial_pool_size, packet_pool_size
 from torus_lab.sim.runlength import check_run_bounds, run_horizon
 from torus_lab.topology import Torus
 
 DOR = ecube_routing(Torus(2, 4), datelines=True, vcs=2)
+_NEW_STATE, _STATE_FOR = simple.new_state, booksim.state_for  # the state builders, before any test patches them
 SIMPLE = SimConfig(offered_load=0.2, warmup=50, measure=200, drain=2000)
 BOOKSIM = SimConfig.preset("booksim", offered_load=0.2, warmup=50, measure=200, drain=2000)
 
@@ -116,16 +119,23 @@ def test_chunks_shrink_with_the_network():
 # ------------------------------------------------------------------------------------------------ packet pool
 
 
+@pytest.mark.parametrize("chunk", [None, 1], ids=["headroom-8", "headroom-1"])
 @pytest.mark.parametrize("base", [SIMPLE, BOOKSIM], ids=["simple", "booksim"])
-def test_a_pool_grown_in_time_gives_the_run_of_a_full_pool(base, monkeypatch):
-    """Past saturation packets pile up in the source queues: the pool starts with POOL_HEADROOM cycles of ids
-    and grows several times, yet the run is the one of a pool as large as the queues from the start."""
+def test_a_pool_grown_in_time_gives_the_run_of_a_full_pool(base, chunk, monkeypatch):
+    """Past saturation packets pile up in the source queues: the pool starts with ``pool_headroom`` cycles of ids
+    (POOL_HEADROOM, or one when the loop runs one cycle per call, as on a large network) and grows several
+    times, yet the run is the one of a pool as large as the queues from the start."""
+    if chunk is not None:
+        monkeypatch.setattr(engine, "CHUNK_WORK", chunk * DOR.topology.num_nodes)
+    headroom = engine.pool_headroom(DOR.topology)
+    assert headroom == (8 if chunk is None else 1)
     config = base.replace(offered_load=0.9, queue_capacity=64)
     grown = simulate(DOR, config, seed=3, keep_state=True)
     pool = grown.state.free_stack.shape[0]
-    first = initial_pool_size(16, pool_input_vcs(base), 64)
-    assert first < pool <= packet_pool_size(16, pool_input_vcs(base), 64)
-    monkeypatch.setattr(engine, "initial_pool_size", packet_pool_size)
+    first = initial_pool_size(16, pool_input_vcs(base), 64, headroom)
+    assert first == 16 * headroom + 16 < pool <= packet_pool_size(16, pool_input_vcs(base), 64)
+    monkeypatch.setattr(engine, "initial_pool_size", lambda nodes, input_vcs, cap, headroom: packet_pool_size(
+        nodes, input_vcs, cap))  # fmt: skip
     full = simulate(DOR, config, seed=3, keep_state=True)
     assert full.state.free_stack.shape[0] == packet_pool_size(16, pool_input_vcs(base), 64)
     pd.testing.assert_frame_equal(grown.packets, full.packets)
@@ -152,17 +162,51 @@ def _allocated(state) -> int:
     return sum(bases.values())
 
 
+@pytest.mark.parametrize("stored", [False, True], ids=["states-recomputed", "states-stored"])
 @pytest.mark.parametrize("topology, vcs", [(Torus(2, 4), 2), (Torus(3, 4), 3)])
-def test_the_memory_estimates_match_the_allocation(topology, vcs):
+def test_the_memory_estimates_match_the_allocation(topology, vcs, stored):
     """What the memory check adds up before a run is what the state holds, byte for byte, in both models."""
-    from torus_lab.sim import booksim, simple
-
-    st = simple.new_state(topology, vcs, 16, 100, 1, depth=8, length=4, atomic=True, pool=500)
-    assert _allocated(st) == simple.state_memory_bytes(topology, vcs, 8, 16, 100, 500)
+    st = simple.new_state(topology, vcs, 16, 100, 1, depth=8, length=4, atomic=True, pool=500, stored_states=stored)
+    assert _allocated(st) == simple.state_memory_bytes(topology, vcs, 8, 16, 100, 500, stored_states=stored)
     routing = ecube_routing(topology, datelines=True, vcs=vcs)
-    bs = booksim.state_for(routing, BOOKSIM.replace(queue_capacity=16), rec_cap=100, pool=500)
-    assert _allocated(bs) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, 500)
-    layout = booksim.state_layout(topology, vcs, 8, 16, 100, 500)
+    bs = booksim.state_for(routing, BOOKSIM.replace(queue_capacity=16), rec_cap=100, pool=500, stored_states=stored)
+    assert _allocated(bs) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, 500, stored_states=stored)
+    layout = booksim.state_layout(topology, vcs, 8, 16, 100, 500, stored_states=stored)
     assert {name for name, size in layout.items() if size} <= set(booksim.BookSimState._fields)
     assert all(getattr(st, name).nbytes == size for name, size in simple.state_layout(
-        topology, vcs, 8, 16, 100, 500).items())  # fmt: skip
+        topology, vcs, 8, 16, 100, 500, stored_states=stored).items())  # fmt: skip
+
+
+#: Routings whose grants take header states that depend on the candidate (adaptive ones over several VC classes)
+#: or on the random word (e-cube's random ties), and whether a head's candidates carry different states.
+_STATEFUL = [
+    ("duato", {}, True),
+    ("pfnf", {"scheme": "count"}, True),
+    ("turn-model", {"algorithm": "minimal-adaptive", "scheme": "layer"}, True),
+    ("ecube", {"datelines": True, "vcs": 2, "tie": "random"}, False),
+]
+
+
+@pytest.mark.parametrize("base", [SIMPLE, BOOKSIM], ids=["simple", "booksim"])
+@pytest.mark.parametrize("name, options, differ", _STATEFUL, ids=[name for name, *_ in _STATEFUL])
+def test_header_states_from_the_kernel_called_again_give_the_run_of_stored_states(base, name, options, differ,
+                                                                                  monkeypatch):  # fmt: skip
+    """A grant takes its candidate's header state from the routing kernel called again with the routing's random
+    word (no candidate states kept): the run is, packet for packet and counter for counter, the run that stores
+    every candidate's header state at routing and copies it at the grant (``stored_states``), for a few seeds."""
+    from torus_lab.routing import make_routing
+
+    routing = make_routing({"name": name, **options}, Torus(2, 4))
+    config = base.replace(offered_load=0.4, packet_length=2)
+    kept = {}
+    for stored in (False, True):
+        monkeypatch.setattr(simple, "new_state", functools.partial(_NEW_STATE, stored_states=stored))
+        monkeypatch.setattr(booksim, "state_for", functools.partial(_STATE_FOR, stored_states=stored))
+        kept[stored] = [simulate(routing, config, seed=seed, keep_state=True) for seed in (1, 2, 3)]
+    for again, stored in zip(kept[False], kept[True], strict=True):
+        assert again.state.cand_st.shape[0] == 0 < stored.state.cand_st.shape[0]
+        assert len(stored.packets) > 50
+        pd.testing.assert_frame_equal(again.packets, stored.packets)
+        assert again.counters == stored.counters and again.counters["routing_error"] == 0
+    # the comparison can fail: some routed head's candidates carried different header states
+    assert differ == any(np.ptp(r.state.cand_st[r.state.ncand >= 2, :2], axis=1).any() for r in kept[True])

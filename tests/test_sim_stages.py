@@ -84,6 +84,17 @@ def _route(st, now, routing=DOR):
     return compile_for_kernel(_route_jit, args)(*args)
 
 
+
+@njit
+def _allocate_vcs_jit(route, tables, st, now):
+    return k.allocate_vcs(route, tables, st, now)
+
+
+def _allocate_vcs(st, now, routing=DOR):
+    """:func:`k.allocate_vcs` compiled for the routing-kernel type (a grant calls the kernel again)."""
+    args = (routing.kernel, routing.tables, st, now)
+    return compile_for_kernel(_allocate_vcs_jit, args)(*args)
+
 # ------------------------------------------------------------------------------------------- occupancy list
 
 
@@ -207,13 +218,13 @@ def test_vc_allocation_grants_a_free_vc_to_the_round_robin_winner():
     st, low, high, tgt = _two_heads_for_one_vc(atomic=True)
     st.rr_va[tgt] = low  # the last winner was `low`: `high` comes first now
     _cycle_front(st, 5)
-    assert k.allocate_vcs(st, 5) == 1
+    assert _allocate_vcs(st, 5) == 1
     assert st.out_ivc[high] == tgt and st.out_ivc[low] == -1
     assert st.writer[tgt] == st.fpk[high, st.fhead[high]] and st.rr_va[tgt] == high
     st2, low, high, tgt = _two_heads_for_one_vc(atomic=True)
     st2.rr_va[tgt] = high
     _cycle_front(st2, 5)
-    k.allocate_vcs(st2, 5)
+    _allocate_vcs(st2, 5)
     assert st2.out_ivc[low] == tgt and st2.out_ivc[high] == -1
 
 
@@ -222,7 +233,7 @@ def test_vc_holding_flits_is_refused_under_atomic_allocation_only(atomic):
     st, low, high, tgt = _two_heads_for_one_vc(atomic)
     _push(st, tgt, _packet(st, 5, 6), 0)  # an earlier packet's last flit still sits in the target VC
     _cycle_front(st, 5)
-    granted = k.allocate_vcs(st, 5)
+    granted = _allocate_vcs(st, 5)
     assert granted == (0 if atomic else 1)
     assert (st.writer[tgt] >= 0) == (not atomic)
 
@@ -232,7 +243,7 @@ def test_vc_with_a_writer_is_refused_under_both_allocations(atomic):
     st, low, high, tgt = _two_heads_for_one_vc(atomic)
     st.writer[tgt] = 99  # allocated to a packet whose tail has not been written yet
     _cycle_front(st, 5)
-    assert k.allocate_vcs(st, 5) == 0 and st.out_ivc[low] == -1 and st.out_ivc[high] == -1
+    assert _allocate_vcs(st, 5) == 0 and st.out_ivc[low] == -1 and st.out_ivc[high] == -1
 
 
 def test_head_without_candidates_is_dropped_after_drop_after_cycles():
@@ -241,7 +252,7 @@ def test_head_without_candidates_is_dropped_after_drop_after_cycles():
     _waiting_head(st, iv, _packet(st, 4, 6), candidates=())
     for now in range(1, 4):
         _cycle_front(st, now)
-        k.allocate_vcs(st, now)
+        _allocate_vcs(st, now)
         assert st.out_ivc[iv] == (k.DROP if now == 3 else -1)
 
 

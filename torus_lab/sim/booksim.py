@@ -135,7 +135,15 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.allocators import islip_match, wrap
-from torus_lab.sim.buffers import candidate_capacity, mark_occupied, pop_flit, repeats_stored, split_vc, vc_split_shift
+from torus_lab.sim.buffers import (
+    candidate_capacity,
+    granted_state,
+    mark_occupied,
+    pop_flit,
+    repeats_stored,
+    split_vc,
+    vc_split_shift,
+)
 from torus_lab.sim.config import check_speculative_delays
 from torus_lab.sim.packets import (
     CN_FLITS_EJECTED,
@@ -233,13 +241,15 @@ BookSimState = namedtuple(
         # stage may act on in the current cycle (list_ready): all of them, the heads to route, the heads that bid
         # for a VC, the active VCs that bid for the switch (used without speculation; nlive: their four lengths)
         "occupied", "live", "to_route", "to_allocate", "to_switch", "nlive",
-        # input VCs: state machine, ready cycle, route candidates, allocated output VC, VC-allocation pointer
-        "vstate", "vready", "ncand", "cand_vc", "cand_st", "out_vc", "va_aptr",
+        # input VCs: state machine, ready cycle, route candidates (output VCs; their header states only with
+        # ``stored_states``, else no rows) and the random word of the routing, allocated output VC, VC-allocation
+        # pointer
+        "vstate", "vready", "ncand", "cand_vc", "cand_st", "cand_rand", "out_vc", "va_aptr",
         # output VCs: holder (-1 free), credits, pending credit arrivals (FIFO), VC-allocation grant pointer
         "busy", "credit", "cr_time", "cr_head", "cr_count", "va_gptr",
         # switch allocation pointers per channel: VC round-robin at the input, iSLIP accept / grant
         "sa_rr", "sa_aptr", "sa_gptr",
-        # allocation scratch (requests of one cycle)
+        # allocation scratch (requests of one cycle; VC requests: at most the candidates of every router input VC)
         "req_in", "req_out", "req_c", "req_in_key", "req_out_key", "matched",
         "g_stamp", "g_best", "g_bestd",
         "port_stamp", "sa_req_in", "sa_req_out", "sa_req_iv", "sg_stamp", "sg_best", "sg_bestd", "grants", "ngrants",
@@ -317,12 +327,13 @@ def _port_tables(topology: Torus, channel_latency: int):
 
 
 def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int,
-                 pool: int | None = None) -> dict[str, int]:
+                 pool: int | None = None, *, stored_states: bool = False) -> dict[str, int]:
     """Bytes of each array :func:`state_for` allocates (a pool of ``pool`` packets, by default the largest,
     :func:`torus_lab.sim.packets.packet_pool_size`), by field of :class:`BookSimState` (``fpk`` holds the three
     words of every FIFO slot, ``fidx`` and ``farr`` are views of it); every node active.  32-bit words per VC
     and per channel (:data:`torus_lab.sim.packets.WORD_LIMIT`), 64-bit header states, packets, sources and
-    records.  What the memory check adds up before allocating and the breakdown of ``benchmarks/bench_scale.py``.
+    records; the candidates' header states (``cand_st``) only with ``stored_states`` (see :func:`state_for`).
+    What the memory check adds up before allocating and the breakdown of ``benchmarks/bench_scale.py``.
 
     Examples
     --------
@@ -334,6 +345,7 @@ def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap:
     vcs, depth, queue_cap = (check_int(name, value, minimum=1) for name, value in
                              (("vcs", vcs), ("depth", depth), ("queue_cap", queue_cap)))  # fmt: skip
     rec_cap = check_int("rec_cap", rec_cap, minimum=0)
+    check_instance("stored_states", stored_states, (bool, np.bool_), "a bool")
     nn, nch = topology.num_nodes, topology.num_channels
     total = nch + 2 * nn
     nvc = total * vcs
@@ -351,11 +363,12 @@ def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap:
         "fvis": (nvc, 4), "occupied": ((n_in + 63) // 64, 8),
         **{name: (n_in, 4) for name in ("live", "to_route", "to_allocate", "to_switch")}, "nlive": (4, 8),
         "vstate": (nvc, 4), "vready": (nvc, 4), "ncand": (nvc, 4), "cand_vc": (nvc * kmax, 4),
-        "cand_st": (nvc * kmax * STATE_SIZE, 8), "out_vc": (nvc, 4), "va_aptr": (nvc, 4),
+        "cand_st": (nvc * kmax * STATE_SIZE * stored_states, 8), "cand_rand": (nvc, 8), "out_vc": (nvc, 4),
+        "va_aptr": (nvc, 4),
         "busy": (nvc, 4), "credit": (nvc, 4), "cr_time": (nvc * depth, 4), "cr_head": (nvc, 4),
         "cr_count": (nvc, 4), "va_gptr": (nvc, 4),
         "sa_rr": (total, 4), "sa_aptr": (total, 4), "sa_gptr": (total, 4),
-        **{name: (nvc * kmax, 4) for name in ("req_in", "req_out", "req_c", "req_in_key", "req_out_key", "matched")},
+        **{name: (n_in * kmax, 4) for name in ("req_in", "req_out", "req_c", "req_in_key", "req_out_key", "matched")},
         "g_stamp": (nvc, 4), "g_best": (nvc, 4), "g_bestd": (nvc, 4),
         "port_stamp": (ports, 8), "sa_req_in": (sa_cap, 4), "sa_req_out": (sa_cap, 4), "sa_req_iv": (sa_cap, 4),
         "sg_stamp": (total, 4), "sg_best": (total, 4), "sg_bestd": (total, 4), "grants": (total, 4),
@@ -373,14 +386,14 @@ def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap:
 
 
 def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int,
-                       pool: int | None = None) -> int:
+                       pool: int | None = None, *, stored_states: bool = False) -> int:
     """Bytes :func:`state_for` allocates (the sum of :func:`state_layout`), estimated before allocating."""
-    return sum(state_layout(topology, vcs, depth, queue_cap, rec_cap, pool).values())
+    return sum(state_layout(topology, vcs, depth, queue_cap, rec_cap, pool, stored_states=stored_states).values())
 
 
 def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, burst_on: np.ndarray,
                active: np.ndarray, dest_map: np.ndarray, seed_word: int, rec_cap: int,
-               channel_latency: int, pool: int | None = None) -> BookSimState:
+               channel_latency: int, pool: int | None = None, stored_states: bool = False) -> BookSimState:
     """A fresh :class:`BookSimState`: empty buffers, full credits, free VCs (``cfg`` indexed by :data:`BCFG`;
     arguments checked by :func:`state_for`)."""
     from torus_lab._memory import check_memory, network_size
@@ -388,7 +401,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     depth, queue_cap = int(cfg[_DEPTH]), int(cfg[_QUEUE_CAP])
     nvc_all = (topology.num_channels + 2 * topology.num_nodes) * vcs
     npk = packet_pool_size(topology.num_nodes, nvc_all + topology.num_nodes, queue_cap) if pool is None else pool
-    check_memory(state_memory_bytes(topology, vcs, depth, queue_cap, rec_cap, npk),
+    check_memory(state_memory_bytes(topology, vcs, depth, queue_cap, rec_cap, npk, stored_states=stored_states),
                  f"BookSim-model state ({vcs} VCs, buffer {depth} flits) on {network_size(topology)}")  # fmt: skip
     ch_src, ch_dst, latency, in_port, out_port, ports = _port_tables(topology, channel_latency)
     nn, nch = topology.num_nodes, topology.num_channels
@@ -399,9 +412,9 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     cfg[_VCS], cfg[_NUM_CHANNELS], cfg[_NUM_NODES], cfg[_PORTS] = vcs, nch, nn, ports
     sa_cap = total * ports  # switch requests per cycle: at most one per input channel and output port
     kmax = candidate_capacity(topology, vcs)  # candidates kept per routed head
-    if max(npk, nvc * kmax) > WORD_LIMIT:
+    if max(npk, n_in * kmax) > WORD_LIMIT:
         raise ValueError(f"the BookSim model numbers packets and VC requests in 32-bit words: {npk} packets and "
-                         f"{nvc * kmax} requests on {topology!r} pass {WORD_LIMIT}")  # fmt: skip
+                         f"{n_in * kmax} requests on {topology!r} pass {WORD_LIMIT}")  # fmt: skip
     # the three words of a FIFO slot (packet, flit index, visible from) side by side: fpk, fidx and farr are views,
     # so a push or a pop touches one cache line instead of three (the 4096-node torus spends less in traversal)
     fifo = np.zeros((nvc, depth, 3), dtype=np.int32)
@@ -422,12 +435,13 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         fvis=narrow(nvc), occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=narrow(n_in),
         to_route=narrow(n_in), to_allocate=narrow(n_in), to_switch=narrow(n_in), nlive=wide(4),
         vstate=narrow(nvc), vready=narrow(nvc), ncand=narrow(nvc), cand_vc=narrow(nvc, kmax),
-        cand_st=wide(nvc, kmax, STATE_SIZE), out_vc=narrow(nvc, value=-1), va_aptr=narrow(nvc),
+        cand_st=wide(nvc if stored_states else 0, kmax, STATE_SIZE), cand_rand=wide(nvc), out_vc=narrow(nvc, value=-1),
+        va_aptr=narrow(nvc),
         busy=narrow(nvc, value=-1), credit=narrow(nvc, value=depth), cr_time=narrow(nvc, depth),
         cr_head=narrow(nvc), cr_count=narrow(nvc), va_gptr=narrow(nvc),
         sa_rr=narrow(total), sa_aptr=narrow(total), sa_gptr=narrow(total),
-        req_in=narrow(nvc * kmax), req_out=narrow(nvc * kmax), req_c=narrow(nvc * kmax),
-        req_in_key=narrow(nvc * kmax), req_out_key=narrow(nvc * kmax), matched=narrow(nvc * kmax),
+        req_in=narrow(n_in * kmax), req_out=narrow(n_in * kmax), req_c=narrow(n_in * kmax),
+        req_in_key=narrow(n_in * kmax), req_out_key=narrow(n_in * kmax), matched=narrow(n_in * kmax),
         g_stamp=narrow(nvc, value=-1), g_best=narrow(nvc), g_bestd=narrow(nvc),
         port_stamp=wide(ports, value=-1), sa_req_in=narrow(sa_cap), sa_req_out=narrow(sa_cap),
         sa_req_iv=narrow(sa_cap), sg_stamp=narrow(total, value=-1), sg_best=narrow(total), sg_bestd=narrow(total),
@@ -652,8 +666,9 @@ def route_heads(route, tables, st, now):
 
     At its destination router the candidates are the V ejection VCs; elsewhere the routing kernel ``route``
     gives them (its input channel is -1 at injection; of more candidates than a row holds,
-    :func:`torus_lab.sim.buffers.candidate_capacity`, repeats are left out).  The VC then waits
-    ``routing_delay`` cycles before VC allocation.  Returns the number of heads routed.
+    :func:`torus_lab.sim.buffers.candidate_capacity`, repeats are left out; the call's random word is kept,
+    ``cand_rand``, for the grant).  The VC then waits ``routing_delay`` cycles before VC allocation.  Returns the
+    number of heads routed.
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
@@ -664,6 +679,8 @@ def route_heads(route, tables, st, now):
     ch_dst_router, ch_src_router, pk_dst, pk_state = st.ch_dst_router, st.ch_src_router, st.pk_dst, st.pk_state
     cand_vc, cand_st, ncand, vready = st.cand_vc, st.cand_st, st.ncand, st.vready
     rng, counters, tmp_ch, tmp_vc, tmp_st = st.rng, st.counters, st.tmp_ch, st.tmp_vc, st.tmp_st
+    cand_rand = st.cand_rand
+    stored = cand_st.shape[0] > 0
     ch_ok = tables.ch_ok
     to_route, to_allocate = st.to_route, st.to_allocate
     bidders = st.nlive[2]
@@ -680,13 +697,15 @@ def route_heads(route, tables, st, now):
             eject = (nch + nn + router) * vcs
             for v in range(vcs):
                 cand_vc[iv, v] = eject + v
-                for w in range(STATE_SIZE):  # word by word: a fixed-size loop, no array views
-                    cand_st[iv, v, w] = pk_state[p, w]
+                if stored:
+                    for w in range(STATE_SIZE):  # word by word: a fixed-size loop, no array views
+                        cand_st[iv, v, w] = pk_state[p, w]
             m = vcs
         else:
             in_ch = ch if ch < nch else -1
             in_vc = v_in if ch < nch else 0
             r = np.int64(splitmix_next(rng) >> np.uint64(2))
+            cand_rand[iv] = r
             m = route(tables, router, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
             if m < 0 or m > MAX_CANDIDATES:
                 counters[CN_ROUTING_ERROR] += 1
@@ -704,8 +723,9 @@ def route_heads(route, tables, st, now):
                 if repeats and repeats_stored(cand_vc, iv, kept, o):
                     continue
                 cand_vc[iv, kept] = o
-                for w in range(STATE_SIZE):
-                    cand_st[iv, kept, w] = tmp_st[c, w]
+                if stored:
+                    for w in range(STATE_SIZE):
+                        cand_st[iv, kept, w] = tmp_st[c, w]
                 kept += 1
             m = kept
         ncand[iv] = m
@@ -720,9 +740,11 @@ def route_heads(route, tables, st, now):
 
 
 @njit(inline="always")
-def allocate_vcs(st, now):
+def allocate_vcs(route, tables, st, now):
     """VC allocation: separable iSLIP (one iteration, :func:`torus_lab.sim.allocators.islip_match`) between routed
-    heads and free output VCs, in the router-local order port x V + VC.  Returns the number of grants.
+    heads and free output VCs, in the router-local order port x V + VC.  A granted head takes its candidate's
+    header state (from the routing kernel ``route`` called again, :func:`torus_lab.sim.buffers.granted_state`;
+    unchanged at the ejection port).  Returns the number of grants.
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
@@ -756,6 +778,7 @@ def allocate_vcs(st, now):
             nreq += 1
     granted = islip_match(nreq, req_in, req_out, req_in_key, req_out_key, span, st.va_gptr, st.va_aptr,
                           st.g_stamp, st.g_best, st.g_bestd, matched, now)  # fmt: skip
+    nch = cfg[_NUM_CHANNELS]
     for m in range(granted):
         r = matched[m]
         iv = req_in[r]
@@ -766,8 +789,14 @@ def allocate_vcs(st, now):
         out_vc[iv] = o
         vstate[iv] = ACTIVE
         c = req_c[r]
-        for w in range(STATE_SIZE):
-            pk_state[p, w] = cand_st[iv, c, w]
+        if cand_st.shape[0] > 0:
+            for w in range(STATE_SIZE):
+                pk_state[p, w] = cand_st[iv, c, w]
+        elif split_vc(o, vcs, vc_shift)[0] < nch:  # a network hop (at the ejection port the state stays)
+            ch, v = split_vc(iv, vcs, vc_shift)
+            in_ch, in_vc = (ch, v) if ch < nch else (-1, 0)
+            granted_state(route, tables, st.ch_dst_router[ch], st.pk_dst[p], in_ch, in_vc, pk_state[p],
+                          st.cand_rand[iv], o, c, cand_vc.shape[1], vcs, st.tmp_ch, st.tmp_vc, st.tmp_st)  # fmt: skip
     return granted
 
 
@@ -1032,7 +1061,7 @@ def run_booksim(route, tables, st, max_cycles):
         moved = inject_flits(st, now)
         list_ready(st, now)  # once per cycle: routing and the allocators change no buffer
         route_heads(route, tables, st, now)
-        allocate_vcs(st, now)
+        allocate_vcs(route, tables, st, now)
         moved += allocate_switch(st, now)
         traverse_switch(st, now)
         watch_progress(st, moved, deadlock_cycles)
@@ -1091,13 +1120,18 @@ class BookSimRun:
 
 def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np.ndarray | None = None,
               hotspot: int = 0, seed_word: int = 1, rec_cap: int = 1024,
-              burst_on: np.ndarray | None = None, pool: int | None = None) -> BookSimState:
+              burst_on: np.ndarray | None = None, pool: int | None = None,
+              stored_states: bool = False) -> BookSimState:
     """A fresh :class:`BookSimState` for ``routing``'s network under ``config`` (a ``router="booksim"`` SimConfig).
 
     ``active`` (default every node), ``dest_map`` (default none: random patterns), ``hotspot`` (node id) and
     ``burst_on`` (on-off injection: which nodes start in a burst; default none) are the engine's traffic set-up;
     tests pass their own to hand-place packets.  ``pool``: packet ids (default: the largest pool a run can use,
-    :func:`torus_lab.sim.packets.packet_pool_size`; the engine starts smaller and grows it).
+    :func:`torus_lab.sim.packets.packet_pool_size`; the engine starts smaller and grows it).  A routed head
+    keeps its candidates' output VCs and its routing's random word; its granted candidate's header state comes
+    from the routing kernel called again (:func:`torus_lab.sim.buffers.granted_state`).  ``stored_states``
+    keeps every candidate's header state too (``cand_st``, ``STATE_SIZE`` words per candidate: most of the
+    state), which the grant then copies: the same run, kept for the tests that compare the two.
 
     Examples
     --------
@@ -1131,6 +1165,7 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
     rec_cap = check_int("rec_cap", rec_cap, 1)
     if pool is not None:
         pool = check_int("pool", pool, 1, WORD_LIMIT)
+    check_instance("stored_states", stored_states, (bool, np.bool_), "a bool")
     if burst_on is None:
         burst_on = np.zeros(nn, dtype=np.uint8)
     burst_on = check_int_array("burst_on", burst_on, 0, 1, ndim=1).astype(np.uint8)
@@ -1154,7 +1189,7 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
     _check_cycles(longest, cfg, config.channel_latency)
     fcfg = np.append(config.injection_rates(), config.hotspot_fraction)
     return _new_state(topology, routing.num_vcs, cfg, fcfg, burst_on, active, dest_map, seed_word, rec_cap,
-                      config.channel_latency, pool)  # fmt: skip
+                      config.channel_latency, pool, stored_states)  # fmt: skip
 
 
 def _check_cycles(last_cycle: int, cfg: np.ndarray, channel_latency: int) -> None:

@@ -25,12 +25,12 @@ import numpy as np
 
 from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int
-from torus_lab.routing.interface import MAX_CANDIDATES
+from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.allocators import wrap
 from torus_lab.topology import Torus
 
-__all__ = ["candidate_capacity", "repeats_stored", "mark_occupied", "mark_empty", "vc_split_shift", "split_vc",
-           "pop_flit"]
+__all__ = ["candidate_capacity", "repeats_stored", "granted_state", "mark_occupied", "mark_empty", "vc_split_shift",
+           "split_vc", "pop_flit"]
 
 
 def candidate_capacity(topology: Torus, vcs: int) -> int:
@@ -70,6 +70,47 @@ def repeats_stored(cand, iv, kept, target):
         if cand[iv, d] == target:
             return True
     return False
+
+
+@njit(inline="always")
+def granted_state(route, tables, node, dst, in_ch, in_vc, state, rand, target, kept, capacity, vcs, tmp_ch, tmp_vc,
+                  tmp_st):  # fmt: skip
+    """Replace the header ``state`` of a head granted its stored candidate number ``kept`` (output VC id
+    ``target = channel * vcs + vc``) by that candidate's header state, got by calling the routing kernel
+    ``route`` again with the arguments and the random word ``rand`` of the head's routing.
+
+    Both router models keep, per routed head, only the candidates' output VCs and the random word, not the
+    :data:`~torus_lab.routing.interface.STATE_SIZE` words of state of every candidate (two thirds of a
+    router's state on a 3-D torus): a kernel is a pure function of its arguments, and between routing and the
+    grant none of them changes (the head stays at the front of its input VC, and only its own grant writes its
+    header state), so the call returns the candidates of the routing.  A row of ``capacity`` candidates keeps
+    them in the kernel's order, or, when the kernel returned more (:func:`candidate_capacity`), the first
+    candidate of each output VC: candidate ``kept`` is then the first one with output VC ``target``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE, compile_for_kernel
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> rf = ecube_routing(Torus(2, 4), datelines=True, vcs=2)
+    >>> dst = rf.topology.node_id((3, 0))
+    >>> (ch, vc, after), = [(c.channel, c.vc, c.state) for c in rf.candidates(0, dst)]
+    >>> state, tmp_st = np.zeros(STATE_SIZE, np.int64), np.zeros((MAX_CANDIDATES, STATE_SIZE), np.int64)
+    >>> tmp = np.zeros(MAX_CANDIDATES, np.int64), np.zeros(MAX_CANDIDATES, np.int64)
+    >>> args = (rf.kernel, rf.tables, 0, dst, -1, 0, state, 0, ch * 2 + vc, 0, 8, 2, *tmp, tmp_st)
+    >>> compile_for_kernel(granted_state, args)(*args)
+    >>> tuple(state.tolist()) == tuple(after)
+    True
+    """
+    m = route(tables, node, dst, in_ch, in_vc, state, rand, tmp_ch, tmp_vc, tmp_st)
+    row = kept
+    if m > capacity:  # the row kept the first candidate of each output VC
+        for c in range(m):
+            if tmp_ch[c] * vcs + tmp_vc[c] == target:
+                row = c
+                break
+    for w in range(STATE_SIZE):  # word by word: a fixed-size loop, no array views
+        state[w] = tmp_st[row, w]
 
 
 @njit(inline="always")

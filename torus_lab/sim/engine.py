@@ -58,7 +58,7 @@ from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
 
 __all__ = ["SimState", "SimResult", "simulate", "zero_load_latency", "load_sweep", "find_saturation", "chunk_cycles",
-           "CHUNK_WORK"]
+           "pool_headroom", "CHUNK_WORK"]
 
 #: The configuration :func:`simulate` uses when none is given.
 DEFAULT_CONFIG = SimConfig()
@@ -448,6 +448,21 @@ def chunk_cycles(topology: Torus) -> int:
     return max(1, CHUNK_WORK // topology.num_nodes)
 
 
+def pool_headroom(topology: Torus) -> int:
+    """Cycles of generation a run's packet pool keeps free ids for: the cycles of one call of the compiled loop
+    (:func:`chunk_cycles`), at most :data:`torus_lab.sim.packets.POOL_HEADROOM`.  A large network runs one cycle
+    per call, so its pool starts at one packet per node (a node creates at most one per cycle) instead of
+    eight, and grows only as packets stay alive.
+
+    Examples
+    --------
+    >>> pool_headroom(Torus(2, 4)), pool_headroom(Torus(4, 32))
+    (8, 1)
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    return min(POOL_HEADROOM, chunk_cycles(topology))
+
+
 @dataclass
 class _Runner:
     """One run's compiled loop seen by :func:`simulate` and the run-length controller, whatever the router.
@@ -469,6 +484,8 @@ class _Runner:
     nodes: int = 1
     max_pool: int = 0
     grow: Callable[[int], None] | None = None
+    #: cycles of generation the pool keeps free ids for (:func:`pool_headroom`)
+    headroom: int = POOL_HEADROOM
     wall: float = 0.0
     chunks: list = field(default_factory=list)
 
@@ -502,16 +519,16 @@ class _Runner:
     def reserve(self, cycles: int) -> int:
         """Cycles the next call of the loop may run so that its packet pool cannot run dry: a node creates at most
         one packet per cycle, so ``free ids // nodes`` cycles (at most ``cycles``, at least one).  When fewer than
-        :data:`torus_lab.sim.packets.POOL_HEADROOM` cycles' worth of ids are free, the pool first grows by half
-        (and at least to that headroom), up to ``max_pool``; a pool of ``max_pool`` ids cannot run dry before a
+        ``headroom`` cycles' worth of ids are free (:func:`pool_headroom`), the pool first grows by half (and at
+        least to that headroom), up to ``max_pool``; a pool of ``max_pool`` ids cannot run dry before a
         source queue overflows, so it runs ``cycles``.  The ids and so the run are those of a full pool from the
         start (:func:`torus_lab.sim.packets.grow_pool`)."""
         a = self.arrays
         pool, free = int(a.free_stack.shape[0]), int(a.free_top[0])
         if pool >= self.max_pool or self.grow is None:
             return cycles
-        if free < self.nodes * POOL_HEADROOM:
-            wanted = max(pool + pool // 2, pool + self.nodes * POOL_HEADROOM - free)
+        if free < self.nodes * self.headroom:
+            wanted = max(pool + pool // 2, pool + self.nodes * self.headroom - free)
             self.grow(min(self.max_pool, wanted))
             pool, free = int(a.free_stack.shape[0]), int(a.free_top[0])
             if pool >= self.max_pool:
@@ -564,7 +581,8 @@ def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, word
     state = SimState(topology, routing.num_vcs, config.queue_capacity, rec_cap, words,
                      depth=config.buffer_depth, length=config.packet_length,
                      atomic=config.vc_allocation == "atomic", active=active,
-                     pool=initial_pool_size(topology.num_nodes, input_vcs, config.queue_capacity))  # fmt: skip
+                     pool=initial_pool_size(topology.num_nodes, input_vcs, config.queue_capacity,
+                                            pool_headroom(topology)))  # fmt: skip
     cfg = state.cfg
     for name, value in dict(
         router_delay=config.router_delay,
@@ -596,7 +614,8 @@ def _simple_runner(routing, config, rates, burst_on, active, dest_map, hot, word
         state.arrays = grow_pool(state.arrays, size)
 
     return _Runner(state, state, loop, window, chunk_cycles(topology), len(active),
-                   packet_pool_size(topology.num_nodes, input_vcs, config.queue_capacity), grow)  # fmt: skip
+                   packet_pool_size(topology.num_nodes, input_vcs, config.queue_capacity), grow,
+                   pool_headroom(topology))  # fmt: skip
 
 
 def _generation_end(config: SimConfig) -> int:
@@ -612,7 +631,8 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
     input_vcs = (topology.num_channels + 2 * topology.num_nodes) * routing.num_vcs + topology.num_nodes
     state = booksim.state_for(routing, config, active=active, dest_map=dest_map, hotspot=hot, seed_word=int(words[0]),
                               rec_cap=rec_cap, burst_on=burst_on,
-                              pool=initial_pool_size(topology.num_nodes, input_vcs, config.queue_capacity))  # fmt: skip
+                              pool=initial_pool_size(topology.num_nodes, input_vcs, config.queue_capacity,
+                                                     pool_headroom(topology)))  # fmt: skip
     run = booksim.BookSimRun(state)
     cfg = state.cfg
 
@@ -627,7 +647,8 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
         run.state = grow_pool(run.state, size)
 
     return _Runner(run, run, loop, window, chunk_cycles(topology), len(active),
-                   packet_pool_size(topology.num_nodes, input_vcs, config.queue_capacity), grow)  # fmt: skip
+                   packet_pool_size(topology.num_nodes, input_vcs, config.queue_capacity), grow,
+                   pool_headroom(topology))  # fmt: skip
 
 
 def _min_hops(topology: Torus, src: np.ndarray, dst: np.ndarray) -> np.ndarray:

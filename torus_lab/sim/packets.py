@@ -95,23 +95,24 @@ def packet_pool_size(num_nodes: int, input_vcs: int, queue_cap: int) -> int:
 
 #: The packet pool's fields with one row per packet id (besides the stack of free ids, ``free_stack``).
 POOL_FIELDS = ("pk_src", "pk_dst", "pk_gen", "pk_inj", "pk_hops", "pk_meas", "pk_state")
-#: Cycles of generation (one packet per node per cycle at most) a run's first pool holds besides one packet per
-#: input VC; the engine grows the pool as packets stay alive (:func:`grow_pool`), up to
-#: :func:`packet_pool_size`, so the pool follows the packets a run keeps alive, not its source queues' capacity.
+#: Cycles of generation (one packet per node per cycle at most) a run's first pool holds, at most; the engine
+#: grows the pool as packets stay alive (:func:`grow_pool`), up to :func:`packet_pool_size`, so the pool follows
+#: the packets a run keeps alive, not its source queues' capacity nor its number of input VCs.
 POOL_HEADROOM = 8
 
 
-def initial_pool_size(num_nodes: int, input_vcs: int, queue_cap: int) -> int:
-    """The pool a run starts with: :data:`POOL_HEADROOM` packets per node, one per input VC and 16 spare (at most
-    :func:`packet_pool_size`).
+def initial_pool_size(num_nodes: int, input_vcs: int, queue_cap: int, headroom: int = POOL_HEADROOM) -> int:
+    """The pool a run starts with: ``headroom`` cycles of generation (the cycles one call of the compiled loop
+    runs, at most :data:`POOL_HEADROOM`) and 16 spare, at most :func:`packet_pool_size`.
 
     Examples
     --------
-    >>> initial_pool_size(16, 144, 512), initial_pool_size(16, 144, 2)
-    (288, 192)
+    >>> initial_pool_size(16, 144, 512), initial_pool_size(16, 144, 512, headroom=1), initial_pool_size(16, 0, 1)
+    (144, 32, 32)
     """
     full = packet_pool_size(num_nodes, input_vcs, queue_cap)
-    return min(full, packet_pool_size(num_nodes, input_vcs, POOL_HEADROOM))
+    headroom = check_int("headroom", headroom, minimum=1)
+    return min(full, num_nodes * headroom + 16)
 
 
 def grow_pool(st, size: int):

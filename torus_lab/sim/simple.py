@@ -70,7 +70,15 @@ from torus_lab._jit import njit
 from torus_lab._validate import check_instance, check_int, check_int_array
 from torus_lab.routing.interface import MAX_CANDIDATES, STATE_SIZE
 from torus_lab.sim.allocators import arbiter_request, first_idle_candidate, first_ready_vc, wrap
-from torus_lab.sim.buffers import candidate_capacity, mark_occupied, pop_flit, repeats_stored, split_vc, vc_split_shift
+from torus_lab.sim.buffers import (
+    candidate_capacity,
+    granted_state,
+    mark_occupied,
+    pop_flit,
+    repeats_stored,
+    split_vc,
+    vc_split_shift,
+)
 from torus_lab.sim.packets import (
     CN_FLITS_DROPPED,
     CN_FLITS_EJECTED,
@@ -156,10 +164,11 @@ SimpleState = namedtuple(
         # settings (cfg indexed by CFG; fcfg: starts_packet's rates, then the hotspot fraction) and traffic
         "cfg", "fcfg", "burst_on", "active", "dest_map", "ivc_node", "rng", "counters",
         # input VCs: FIFO (count, front slot; per slot packet, flit index, arrival cycle), the packet allowed to
-        # write into the VC (-1: none), whether the front packet is routed, its candidates, allocated output
-        # VC (or EJECT / DROP), cycles waited without a candidate; bitmap of VCs holding flits, and its list
-        "count", "fhead", "fpk", "fidx", "farr", "writer", "routed", "ncand", "cand_ivc", "cand_st", "out_ivc",
-        "waitc", "occupied", "live", "nlive",
+        # write into the VC (-1: none), whether the front packet is routed, its candidates' output VCs (their
+        # header states only with ``stored_states``, else no rows) and the random word of its routing, allocated
+        # output VC (or EJECT / DROP), cycles waited without a candidate; bitmap of VCs holding flits, and its list
+        "count", "fhead", "fpk", "fidx", "farr", "writer", "routed", "ncand", "cand_ivc", "cand_st", "cand_rand",
+        "out_ivc", "waitc", "occupied", "live", "nlive",
         # round-robin pointers: per input port (last VC served), per output (last port served), per VC (VA)
         "rr_in", "rr_out", "rr_va",
         # allocation scratch of one cycle: routing kernel outputs, VC requests and their best requester per
@@ -177,11 +186,11 @@ SimpleState = namedtuple(
 
 
 def state_layout(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: int,
-                 pool: int | None = None) -> dict[str, int]:
+                 pool: int | None = None, *, stored_states: bool = False) -> dict[str, int]:
     """Bytes of each array :func:`new_state` allocates (FIFOs of ``cap`` flits, a pool of ``pool`` packets, by
-    default the largest, :func:`torus_lab.sim.packets.packet_pool_size`), by field of :class:`SimpleState`;
-    every node active.  What the memory check adds up before allocating (house rule) and the breakdown of
-    ``benchmarks/bench_scale.py``.
+    default the largest, :func:`torus_lab.sim.packets.packet_pool_size`; ``stored_states`` as there), by field
+    of :class:`SimpleState`; every node active.  What the memory check adds up before allocating (house rule)
+    and the breakdown of ``benchmarks/bench_scale.py``.
 
     Examples
     --------
@@ -193,6 +202,7 @@ def state_layout(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: i
     vcs, cap, queue_cap = (check_int(name, value, minimum=1) for name, value in
                            (("vcs", vcs), ("cap", cap), ("queue_cap", queue_cap)))  # fmt: skip
     rec_cap = check_int("rec_cap", rec_cap, minimum=0)
+    check_instance("stored_states", stored_states, (bool, np.bool_), "a bool")
     nch, nn = topology.num_channels, topology.num_nodes
     niv, ports = nch * vcs + nn, nch + nn
     npk = packet_pool_size(nn, niv, queue_cap) if pool is None else check_int("pool", pool, minimum=1)
@@ -202,7 +212,8 @@ def state_layout(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: i
         "ivc_node": (niv, 8), "rng": (1, 8), "counters": (len(CNT), 8),
         "count": (niv, 8), "fhead": (niv, 8), "fpk": (niv * cap, 4), "fidx": (niv * cap, 4), "farr": (niv * cap, 4),
         "writer": (niv, 8), "routed": (niv, 8), "ncand": (niv, 8), "cand_ivc": (niv * kmax, 8),
-        "cand_st": (niv * kmax * STATE_SIZE, 8), "out_ivc": (niv, 8), "waitc": (niv, 8),
+        "cand_st": (niv * kmax * STATE_SIZE * stored_states, 8), "cand_rand": (niv, 8), "out_ivc": (niv, 8),
+        "waitc": (niv, 8),
         "occupied": ((niv + 63) // 64, 8), "live": (niv, 8), "nlive": (1, 8),
         "rr_in": (ports, 8), "rr_out": (ports, 8), "rr_va": (niv, 8),
         "tmp_ch": (MAX_CANDIDATES, 8), "tmp_vc": (MAX_CANDIDATES, 8), "tmp_st": (MAX_CANDIDATES * STATE_SIZE, 8),
@@ -220,7 +231,7 @@ def state_layout(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: i
 
 
 def state_memory_bytes(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_cap: int,
-                       pool: int | None = None) -> int:
+                       pool: int | None = None, *, stored_states: bool = False) -> int:
     """Bytes :func:`new_state` allocates (the sum of :func:`state_layout`), estimated before allocating.
 
     Examples
@@ -228,11 +239,12 @@ def state_memory_bytes(topology: Torus, vcs: int, cap: int, queue_cap: int, rec_
     >>> state_memory_bytes(Torus(2, 4), 2, 4, 16, 100) > 0
     True
     """
-    return sum(state_layout(topology, vcs, cap, queue_cap, rec_cap, pool).values())
+    return sum(state_layout(topology, vcs, cap, queue_cap, rec_cap, pool, stored_states=stored_states).values())
 
 
 def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word: int, *, depth: int, length: int,
-              atomic: bool, active: np.ndarray | None = None, pool: int | None = None) -> SimpleState:
+              atomic: bool, active: np.ndarray | None = None, pool: int | None = None,
+              stored_states: bool = False) -> SimpleState:
     """A fresh :class:`SimpleState`: empty buffers, free VCs, a packet pool of ``pool`` free ids (default the
     largest a run can use, :func:`torus_lab.sim.packets.packet_pool_size`; the engine starts smaller and grows
     it, :func:`torus_lab.sim.packets.grow_pool`).
@@ -240,7 +252,11 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
     ``cfg`` holds the network's settings (``vcs``, ``depth``, ``length``, ``queue_cap``, ``atomic``,
     ``num_channels``, ``num_nodes``); the caller writes the traffic and run-length ones, ``fcfg``, ``dest_map``
     and ``burst_on``.  ``active`` (non-faulty nodes) defaults to every node.  Arguments are checked and the
-    state's memory (``state_memory_bytes``) is estimated before anything is allocated.
+    state's memory (``state_memory_bytes``) is estimated before anything is allocated.  A routed head keeps its
+    candidates' output VCs and its routing's random word; its granted candidate's header state comes from the
+    routing kernel called again (:func:`torus_lab.sim.buffers.granted_state`).  ``stored_states`` keeps every
+    candidate's header state too (``cand_st``, ``STATE_SIZE`` words per candidate: most of the state), which
+    the grant then copies: the same run, kept for the tests that compare the two.
 
     >>> st = new_state(Torus(2, 4), 2, 8, 16, 1, depth=4, length=4, atomic=True)
     >>> st.count.shape, int(st.cfg[CFG["num_nodes"]])
@@ -256,13 +272,15 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
     )  # fmt: skip
     seed_word = check_int("seed_word", seed_word, minimum=0, maximum=2**64 - 1)
     check_instance("atomic", atomic, (bool, np.bool_), "a bool")
+    check_instance("stored_states", stored_states, (bool, np.bool_), "a bool")
     if active is not None:
         active = check_int_array("active", active, 0, topology.num_nodes - 1, ndim=1)
     nch, nn = topology.num_channels, topology.num_nodes
     niv = nch * vcs + nn
     npk = packet_pool_size(nn, niv, queue_cap) if pool is None else check_int("pool", pool, minimum=1,
                                                                               maximum=WORD_LIMIT)  # fmt: skip
-    check_memory(state_memory_bytes(topology, vcs, max(depth, length), queue_cap, rec_cap, npk),
+    check_memory(state_memory_bytes(topology, vcs, max(depth, length), queue_cap, rec_cap, npk,
+                                    stored_states=stored_states),
                  f"simulator state ({vcs} VCs, buffer {max(depth, length)} flits) on {network_size(topology)}")
     ports = nch + nn
     cap = max(depth, length)
@@ -288,7 +306,8 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
         dest_map=full(-1, nn), ivc_node=ivc_node, rng=np.array([seed_word], dtype=np.uint64), counters=zeros(len(CNT)),
         count=zeros(niv), fhead=zeros(niv), fpk=narrow(niv, cap), fidx=narrow(niv, cap), farr=narrow(niv, cap),
         writer=full(-1, niv), routed=zeros(niv), ncand=zeros(niv), cand_ivc=zeros(niv, kmax),
-        cand_st=zeros(niv, kmax, STATE_SIZE), out_ivc=full(-1, niv), waitc=zeros(niv),
+        cand_st=zeros(niv if stored_states else 0, kmax, STATE_SIZE), cand_rand=zeros(niv), out_ivc=full(-1, niv),
+        waitc=zeros(niv),
         occupied=np.zeros((niv + 63) // 64, dtype=np.uint64), live=zeros(niv), nlive=zeros(1),
         rr_in=zeros(ports), rr_out=zeros(ports), rr_va=zeros(niv),
         tmp_ch=zeros(MAX_CANDIDATES), tmp_vc=zeros(MAX_CANDIDATES), tmp_st=zeros(MAX_CANDIDATES, STATE_SIZE),
@@ -380,7 +399,8 @@ def route_heads(route, tables, st, now):
     once: to the ejection port at its destination, to DROP past ``hop_limit`` hops, else to the candidates of
     the routing kernel ``route`` (``tables``: its tables).  Invalid candidates count ``routing_error`` and leave
     none; of more candidates than a row holds (:func:`torus_lab.sim.buffers.candidate_capacity`), repeats are
-    left out.  Visits ``st.live`` (:func:`list_occupied`); returns the number of heads routed."""
+    left out; the random word of the call is kept (``cand_rand``) for the grant.  Visits ``st.live``
+    (:func:`list_occupied`); returns the number of heads routed."""
     cfg = st.cfg
     vcs, nch, hop_limit, rdelay = cfg[_VCS], cfg[_NUM_CHANNELS], cfg[_HOP_LIMIT], cfg[_ROUTER_DELAY]
     cv = nch * vcs
@@ -390,6 +410,8 @@ def route_heads(route, tables, st, now):
     tmp_ch, tmp_vc, tmp_st = st.tmp_ch, st.tmp_vc, st.tmp_st
     ivc_node, waitc, pk_hops, pk_state, cand_st, counters = st.ivc_node, st.waitc, st.pk_hops, st.pk_state, \
         st.cand_st, st.counters  # fmt: skip
+    cand_rand = st.cand_rand
+    stored = cand_st.shape[0] > 0
     routed = 0
     for i in range(st.nlive[0]):
         iv = live[i]
@@ -414,6 +436,7 @@ def route_heads(route, tables, st, now):
             continue
         in_ch, in_vc = split_vc(iv, vcs, vc_shift) if iv < cv else (-1, 0)
         r = np.int64(splitmix_next(st.rng) >> np.uint64(2))
+        cand_rand[iv] = r
         m = route(tables, node, pk_dst[p], in_ch, in_vc, pk_state[p], r, tmp_ch, tmp_vc, tmp_st)
         if m < 0 or m > MAX_CANDIDATES:
             counters[CN_ROUTING_ERROR] += 1
@@ -431,18 +454,20 @@ def route_heads(route, tables, st, now):
             if repeats and repeats_stored(cand_ivc, iv, kept, tgt):
                 continue
             cand_ivc[iv, kept] = tgt
-            for w in range(STATE_SIZE):  # word by word: a fixed-size loop, no array views
-                cand_st[iv, kept, w] = tmp_st[c, w]
+            if stored:
+                for w in range(STATE_SIZE):  # word by word: a fixed-size loop, no array views
+                    cand_st[iv, kept, w] = tmp_st[c, w]
             kept += 1
         ncand[iv] = kept
     return routed
 
 
 @njit(inline="always")
-def allocate_vcs(st, now):
+def allocate_vcs(route, tables, st, now):
     """VC allocation (step 4): each routed, unallocated head requests its first candidate VC that is idle (no
     writer; under atomic allocation also empty); each requested VC grants the requester first after its
-    round-robin pointer (input VC order), which takes the VC and the candidate's routing state.  A head with
+    round-robin pointer (input VC order), which takes the VC and the candidate's routing state (from the routing
+    kernel ``route`` called again, :func:`torus_lab.sim.buffers.granted_state`).  A head with
     no candidate waits, and is sent to DROP after ``drop_after`` cycles (if >= 0).  Returns the grants.  The
     request is :func:`torus_lab.sim.allocators.first_idle_candidate`, each VC's arbiter
     :func:`torus_lab.sim.allocators.arbiter_request`."""
@@ -475,6 +500,9 @@ def allocate_vcs(st, now):
         nreq += 1
     st.nreq[0] = nreq
     granted = 0
+    vcs = cfg[_VCS]
+    cv = cfg[_NUM_CHANNELS] * vcs
+    vc_shift = vc_split_shift(vcs)
     for r in range(nreq):
         iv = req_iv[r]
         tgt = req_tgt[r]
@@ -484,8 +512,13 @@ def allocate_vcs(st, now):
         out_ivc[iv] = tgt
         writer[tgt] = p
         rr_va[tgt] = iv
-        for w in range(STATE_SIZE):
-            st.pk_state[p, w] = st.cand_st[iv, req_c[r], w]
+        if st.cand_st.shape[0] > 0:
+            for w in range(STATE_SIZE):
+                st.pk_state[p, w] = st.cand_st[iv, req_c[r], w]
+        else:
+            in_ch, in_vc = split_vc(iv, vcs, vc_shift) if iv < cv else (-1, 0)
+            granted_state(route, tables, st.ivc_node[iv], st.pk_dst[p], in_ch, in_vc, st.pk_state[p], st.cand_rand[iv],
+                          tgt, req_c[r], cand_ivc.shape[1], vcs, st.tmp_ch, st.tmp_vc, st.tmp_st)  # fmt: skip
         granted += 1
     return granted
 
@@ -621,7 +654,7 @@ def run_kernel(route, tables, st, max_cycles):
         inject_packets(st, now)
         list_occupied(st)
         route_heads(route, tables, st, now)
-        allocate_vcs(st, now)
+        allocate_vcs(route, tables, st, now)
         allocate_switch(st, now)
         moved = traverse(st, now)
         watch_progress(st, moved, cfg[_DEADLOCK_CYCLES])
