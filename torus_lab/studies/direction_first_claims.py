@@ -399,7 +399,8 @@ def _west_first_claim(west: pd.DataFrame) -> list[Claim]:
                        for r in tor.itertuples())  # fmt: skip
     rows.append(Claim(
         claim_id="west_first_minimal", location="Section 4.3; Fig. 2",
-        statement="west-first on a torus (wraparounds on the first hop only): without faults all paths are minimal",
+        statement="west-first on a torus as Section 4.3 describes it (Glass and Ni's algorithm; wraparounds on the "
+                  "first hop only): without faults all paths are minimal",
         conditions=f"no faults; every (src, dst) pair and every adaptive choice of the 2D tori "
                    f"{', '.join(tor.network) or 'none'} (Fig. 2 draws the 4-ary 2-cube; its sample routes are not in "
                    "the text); west = - along dimension 0 (conventions df-west-first); a case is a network whose every "
