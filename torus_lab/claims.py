@@ -11,6 +11,11 @@ be judged from numbers uses the ``manual`` rule, which states its verdict and th
 and :func:`claims_changes` summarise a table and compare it with the committed one
 (``docs/conventions.md#claims-summary``).
 
+Every row quotes the sentence of the paper it tests (column ``quote``, ``docs/conventions.md#claims-quote``): the
+quotes are data, kept in one file of the package, ``torus_lab/paper_quotes.csv`` (columns :data:`QUOTE_COLUMNS`),
+and :func:`claims_table` attaches each row's quote by its ``(paper, claim_id)`` (:func:`paper_quote`), so a claims
+module never types one.
+
 Evidence paths are relative to the output root (the project folder for the committed tables):
 ``data/<experiment>/<file>.csv``, ``figures/<experiment>/<file>.png`` or ``tests/<file>.py``, the same in the
 per-paper tables and in ``data/claims.csv`` (see :func:`data_file`).
@@ -34,7 +39,12 @@ Examples
 from __future__ import annotations
 
 import ast
+import csv
 import dataclasses
+import fnmatch
+import functools
+import importlib.resources
+import io
 import json
 import math
 import os
@@ -95,6 +105,9 @@ __all__ = [
     "CHANGE_COLUMNS",
     "changes_text",
     "paper_value_claim",
+    "QUOTE_COLUMNS",
+    "paper_quote",
+    "paper_quotes",
 ]
 
 #: The verdict vocabulary, from best to worst, then the two verdicts that are no finding of ours
@@ -138,12 +151,13 @@ EVIDENCE_KINDS = ("exhaustive", "counterexample", "statistical", "by definition"
 DEFAULT_MAX_RATE = 0.01
 #: Columns of every claims table, in this order (the fields of :class:`Claim`).
 CLAIM_COLUMNS = [
-    "paper", "claim_id", "location", "statement", "conditions", "paper_value", "paper_text", "measured_value",
+    "paper", "claim_id", "location", "quote", "statement", "conditions", "paper_value", "paper_text", "measured_value",
     "measured_text", "ci_low", "ci_high", "ci_method", "rule", "rule_params", "rule_text", "verdict",
     "evidence_kind", "n", "evidence_text", "evidence", "notebook",
 ]  # fmt: skip
-#: The columns of tables written before evidence kinds (read back by :func:`upgrade_claims_table`).
-LEGACY_CLAIM_COLUMNS = [c for c in CLAIM_COLUMNS if c not in ("evidence_kind", "n", "evidence_text")]
+#: The columns every claims table has, those of tables written before evidence kinds and quotes (read back by
+#: :func:`check_claims_table` and :func:`upgrade_claims_table`).
+LEGACY_CLAIM_COLUMNS = [c for c in CLAIM_COLUMNS if c not in ("evidence_kind", "n", "evidence_text", "quote")]
 _NUMERIC_COLUMNS = ("paper_value", "measured_value", "ci_low", "ci_high")
 
 #: Parameters of each rule kind: (required, optional).  See :func:`evaluate` for their meaning.
@@ -724,16 +738,92 @@ def _check_evidence_path(path: str) -> str:
     return path
 
 
+# ------------------------------------------------------------------------------------------ the paper's words
+#: Columns of the quote file ``torus_lab/paper_quotes.csv``, in this order (``docs/conventions.md#claims-quote``).
+QUOTE_COLUMNS = ("paper", "claim_id", "quote")
+_QUOTE_FILE = "paper_quotes.csv"
+_GLOB = re.compile(r"[*?\[]")
+
+
+def _parse_quotes(text: str, source: str) -> tuple[tuple[str, str, str], ...]:
+    """The rows ``(paper, claim_id, quote)`` of a quote file's ``text`` (CSV, header :data:`QUOTE_COLUMNS`), checked:
+    no empty cell, no key twice; ``source`` names the file in errors."""
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    if header is None or tuple(header) != QUOTE_COLUMNS:
+        raise ValueError(f"{source}: the header must be {','.join(QUOTE_COLUMNS)}, got {header!r}")
+    rows, seen = [], set()
+    for line, cells in enumerate(reader, start=2):
+        if not cells:
+            continue
+        if len(cells) != len(QUOTE_COLUMNS) or not all(cell.strip() for cell in cells):
+            raise ValueError(f"{source}, line {line}: a row must have a paper, a claim id and a quote, got {cells!r}")
+        paper, claim_id, quote = (cell.strip() for cell in cells)
+        if (paper, claim_id) in seen:
+            raise ValueError(f"{source}, line {line}: ({paper!r}, {claim_id!r}) is quoted twice")
+        seen.add((paper, claim_id))
+        rows.append((paper, claim_id, " ".join(quote.split())))
+    return tuple(rows)
+
+
+@functools.cache
+def _quote_rows() -> tuple[tuple[str, str, str], ...]:
+    """The rows of the package's quote file, read once."""
+    text = importlib.resources.files("torus_lab").joinpath(_QUOTE_FILE).read_text(encoding="utf-8")
+    return _parse_quotes(text, f"torus_lab/{_QUOTE_FILE}")
+
+
+def paper_quotes() -> pd.DataFrame:
+    """The package's quote file ``torus_lab/paper_quotes.csv`` as a table (columns :data:`QUOTE_COLUMNS`): per
+    ``(paper, claim_id)`` the sentence(s) of the paper the claim tests, verbatim ("..." shortens, math is
+    transcribed in plain text), or for a row that tests a reference rather than a paper (the BookSim2
+    validation) the text of the rule it applies.  A ``claim_id`` with a glob character (``*``, ``?``, ``[``) is a
+    pattern: it quotes every claim of that paper it matches (``fnmatch``) that has no entry of its own.
+
+    Examples
+    --------
+    >>> quotes = paper_quotes()
+    >>> list(quotes.columns) == list(QUOTE_COLUMNS) and bool(quotes["quote"].str.len().gt(0).all())
+    True
+    """
+    return pd.DataFrame(list(_quote_rows()), columns=list(QUOTE_COLUMNS))
+
+
+def paper_quote(paper: str, claim_id: str) -> str:
+    """The quote of claim ``claim_id`` of ``paper`` (the experiment name) in the package's quote file: its own
+    entry, else the first pattern entry of the paper that matches it (:func:`paper_quotes`), else "" (a claim no
+    paper states, e.g. of a study of the user's own routing; ``docs/conventions.md#claims-quote``).
+
+    Examples
+    --------
+    >>> paper_quote("loads", "bound_1").startswith("Blaum et al. give the lower bound")
+    True
+    >>> paper_quote("booksim_validation", "mesh88_dor_vc2_p1_zero_load") != ""
+    True
+    >>> paper_quote("my_study", "c1")
+    ''
+    """
+    check_str("paper", paper)
+    check_str("claim_id", claim_id)
+    rows = [row for row in _quote_rows() if row[0] == paper]
+    exact = [quote for _, key, quote in rows if key == claim_id]
+    if exact:
+        return exact[0]
+    return next((quote for _, key, quote in rows if _GLOB.search(key) and fnmatch.fnmatchcase(claim_id, key)), "")
+
+
 @dataclass(frozen=True)
 class Claim:
     """One row of a claims table (fields in the order of :data:`CLAIM_COLUMNS`; ``verdict`` is computed).
 
-    ``paper`` and ``notebook`` are filled in by :func:`claims_table`.  ``location`` names where the paper
-    states it ("Theorem 1", "Fig. 9", "Section 6.1"); ``conditions`` everything the measurement assumed
-    (sizes, seeds, allocation, fault policy, the reading of the paper).  Numeric values are NaN where there is
-    none; the texts say the same in words.  They are kept rounded to the precision of science files
-    (:func:`torus_lab.precision.round_significant`), so the verdict is computed from the very numbers the
-    claims table's file holds, and the report, which recomputes it from the file, finds the same.
+    ``paper``, ``notebook`` and ``quote`` are filled in by :func:`claims_table` (the quote from the package's
+    quote file, :func:`paper_quote`: a study gives ``quote`` only for a claim that no paper of the file states).
+    ``location`` names where the paper states it ("Theorem 1", "Fig. 9", "Section 6.1"); ``conditions``
+    everything the measurement assumed (sizes, seeds, allocation, fault policy, the reading of the paper).
+    Numeric values are NaN where there is none; the texts say the same in words.  They are kept rounded to the
+    precision of science files (:func:`torus_lab.precision.round_significant`), so the verdict is computed from
+    the very numbers the claims table's file holds, and the report, which recomputes it from the file, finds the
+    same.
 
     ``conditions`` may be a mapping, rendered in words by :func:`conditions_text`; a string that embeds a Python
     dict representation has it rendered the same way.  ``evidence_kind`` (one of :data:`EVIDENCE_KINDS`) defaults
@@ -769,6 +859,7 @@ class Claim:
     notebook: str = ""
     evidence_kind: str = ""
     n: int | None = None
+    quote: str = ""
 
     def __post_init__(self) -> None:
         conditions = self.conditions
@@ -780,8 +871,9 @@ class Claim:
         for name in ("claim_id", "location", "statement", "conditions", "paper_text", "measured_text"):
             if not check_str(name, getattr(self, name)).strip():
                 raise ValueError(f"{name} of claim {self.claim_id!r} must not be empty")
-        for name in ("ci_method", "paper", "notebook"):
+        for name in ("ci_method", "paper", "notebook", "quote"):
             check_str(name, getattr(self, name))
+        object.__setattr__(self, "quote", " ".join(self.quote.split()))
         check_instance("rule", self.rule, Rule)
         evidence = tuple(_check_evidence_path(p) for p in check_sequence("evidence", self.evidence, min_length=1))
         object.__setattr__(self, "evidence", evidence)
@@ -827,7 +919,17 @@ class Claim:
 def claims_table(paper: str, claims: Sequence[Claim], notebook: str | None = None) -> pd.DataFrame:
     """The claims table of ``paper`` (the experiment name): one row per claim, columns :data:`CLAIM_COLUMNS`.
 
-    ``notebook`` defaults to ``notebooks/<paper>.ipynb``; claim ids must be unique.
+    ``notebook`` defaults to ``notebooks/<paper>.ipynb``; claim ids must be unique.  Each row's ``quote`` is the
+    claim's own, else the one the package's quote file holds for ``(paper, claim_id)`` (:func:`paper_quote`;
+    "" where it holds none).
+
+    Examples
+    --------
+    >>> row = Claim(claim_id="bound_1", location="Section 1", statement="E_max >= (|P| - 1)/(2d)",
+    ...             conditions="d = 2", paper_text="lower bound", measured_text="1", measured_value=1.0,
+    ...             rule=Rule("at_least", {"bound": 1}), evidence=("data/loads/loads.csv",))
+    >>> claims_table("loads", [row]).loc[0, "quote"] == paper_quote("loads", "bound_1") != ""
+    True
     """
     check_str("paper", paper)
     notebook = f"notebooks/{paper}.ipynb" if notebook is None else check_str("notebook", notebook)
@@ -837,7 +939,8 @@ def claims_table(paper: str, claims: Sequence[Claim], notebook: str | None = Non
     ids = [c.claim_id for c in claims]
     if len(set(ids)) != len(ids):
         raise ValueError(f"claim ids must be unique, got {sorted(i for i in set(ids) if ids.count(i) > 1)}")
-    rows = [dataclasses.replace(c, paper=paper, notebook=notebook).row() for c in claims]
+    rows = [dataclasses.replace(c, paper=paper, notebook=notebook,
+                                quote=c.quote or paper_quote(paper, c.claim_id)).row() for c in claims]
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
 
@@ -867,8 +970,9 @@ def _is_legacy(table: pd.DataFrame) -> bool:
 
 def _with_evidence_columns(table: pd.DataFrame) -> pd.DataFrame:
     """A legacy ``table`` with empty evidence columns (nothing recorded), in the order of :data:`CLAIM_COLUMNS`."""
+    quote = table["quote"] if "quote" in table.columns else ""
     table = table[LEGACY_CLAIM_COLUMNS].copy()
-    table["evidence_kind"], table["n"], table["evidence_text"] = "", math.nan, ""
+    table["evidence_kind"], table["n"], table["evidence_text"], table["quote"] = "", math.nan, "", quote
     return table[CLAIM_COLUMNS]
 
 
@@ -880,7 +984,9 @@ def check_claims_table(table: pd.DataFrame, name: str = "table") -> pd.DataFrame
     A table written before evidence kinds (columns :data:`LEGACY_CLAIM_COLUMNS`, no ``evidence_kind``) is a
     record of the rules of its time: its columns, rules, verdict names and evidence paths are checked, its
     verdicts are kept as written, and it is returned with empty evidence columns; :func:`upgrade_claims_table`
-    re-judges it under today's rules.  An empty ``evidence_kind`` marks such a row in a concatenated table.
+    re-judges it under today's rules.  An empty ``evidence_kind`` marks such a row in a concatenated table.  A
+    table written before quotes (no ``quote`` column) is returned with empty quotes; :func:`upgrade_claims_table`
+    attaches them.
 
     Raises
     ------
@@ -888,14 +994,18 @@ def check_claims_table(table: pd.DataFrame, name: str = "table") -> pd.DataFrame
         Naming the first bad row.
     """
     check_frame(name, table, LEGACY_CLAIM_COLUMNS)
-    legacy = _is_legacy(table)
-    if legacy:
+    if _is_legacy(table):
         table = _with_evidence_columns(table)
+    elif "quote" not in table.columns:
+        table = table.assign(quote="")
     check_frame(name, table, CLAIM_COLUMNS)
     table = _numeric(table[CLAIM_COLUMNS], (*_NUMERIC_COLUMNS, "n"))
+    table["quote"] = table["quote"].fillna("")  # an empty cell read without keep_default_na=False
     for row in table.itertuples(index=False):
         if row.verdict not in VERDICTS:
             raise ValueError(f"{name}: claim {row.claim_id!r} has verdict {row.verdict!r}; allowed: {VERDICTS}")
+        if not isinstance(row.quote, str):
+            raise ValueError(f"{name}: claim {row.claim_id!r} has quote {row.quote!r}; a quote is text (empty: none)")
         if row.evidence_kind not in ("", *EVIDENCE_KINDS):
             raise ValueError(f"{name}: claim {row.claim_id!r} has evidence_kind {row.evidence_kind!r}; allowed: "
                              f"{EVIDENCE_KINDS}")  # fmt: skip
@@ -916,7 +1026,7 @@ def _claim_of_row(row: Mapping[str, Any]) -> Claim:
     n = row.get("n", math.nan)
     numbers = {c: row[c] for c in _NUMERIC_COLUMNS}
     texts = {c: row[c] for c in ("claim_id", "location", "statement", "conditions", "paper_text", "measured_text",
-                                 "ci_method", "paper", "notebook")}
+                                 "ci_method", "paper", "notebook", "quote")}
     return Claim(**texts, **numbers, rule=Rule.from_columns(row["rule"], row["rule_params"]),
                  evidence=tuple(evidence_items(row["evidence"])), evidence_kind=row.get("evidence_kind", ""),
                  n=None if math.isnan(n) else int(n))
@@ -924,7 +1034,8 @@ def _claim_of_row(row: Mapping[str, Any]) -> Claim:
 
 def upgrade_claims_table(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` re-judged under today's rules: every row rebuilt as a :class:`Claim` (conditions in words, the
-    kind of evidence derived where the row has none, :func:`derive_evidence_kind`), columns :data:`CLAIM_COLUMNS`.
+    kind of evidence derived where the row has none, :func:`derive_evidence_kind`, the quote of the package's quote
+    file where it has one, :func:`paper_quote`, else the row's), columns :data:`CLAIM_COLUMNS`.
 
     This is what a study's claims function will write once it runs again; comparing the two with
     :func:`claims_changes` shows which verdicts today's rules change.
@@ -940,6 +1051,7 @@ def upgrade_claims_table(table: pd.DataFrame) -> pd.DataFrame:
     """
     table = check_claims_table(table)
     claims = [_claim_of_row(row) for row in table.to_dict("records")]
+    claims = [dataclasses.replace(c, quote=paper_quote(c.paper, c.claim_id) or c.quote) for c in claims]
     return pd.DataFrame([c.row() for c in claims], columns=CLAIM_COLUMNS)
 
 

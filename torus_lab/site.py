@@ -359,12 +359,14 @@ def _claims_rows(claims: pd.DataFrame, depth: str, available: frozenset[str]) ->
         if row.ci_method:
             measured += f"<br><small>95% CI [{float(row.ci_low):.4g}, {float(row.ci_high):.4g}], " \
                         f"{_esc(row.ci_method)}</small>"
+        quote = getattr(row, "quote", "")   # a table written before quotes has none
+        said = f"<blockquote class='tl-quote'>{_esc(quote)}</blockquote>" if quote else ""
         kind = _esc(row.evidence_kind or "not recorded")
         if row.evidence_text:
             kind += f"<br><small>{_esc(row.evidence_text)}</small>"
         rows.append(
             f"<tr class='tl-{_VERDICT_CLASS[row.verdict]}'><td><b>{_esc(row.verdict)}</b></td>"
-            f"<td>{_esc(row.statement)}<br><small>{_esc(row.claim_id)} · {_esc(row.location)}</small></td>"
+            f"<td>{_esc(row.statement)}<br><small>{_esc(row.claim_id)} · {_esc(row.location)}</small>{said}</td>"
             f"<td><small>{_esc(conditions_in_words(row.conditions))}</small></td><td>{_esc(row.paper_text)}</td>"
             f"<td>{measured}</td><td><small>{kind}</small></td><td><small>{_esc(row.rule_text)}</small></td>"
             f"<td><small>{evidence}</small></td></tr>"
@@ -453,10 +455,10 @@ def _changes_table(changes: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _claims_page(entries: Sequence[SiteEntry], available: frozenset[str]) -> str:
-    parts = ["# Claims\n\n", "Every claim of every paper against our measurement: where the paper states it, the "
-             "conditions of our measurement, the paper's value, ours, the kind of evidence the verdict rests on "
-             "(exhaustive, counterexample, statistical, by definition, not testable), the verdict rule and the "
-             "evidence files. "
+    parts = ["# Claims\n\n", "Every claim of every paper against our measurement: where the paper states it and "
+             "its words (quoted under the claim), the conditions of our measurement, the paper's value, ours, the "
+             "kind of evidence the verdict rests on (exhaustive, counterexample, statistical, by definition, not "
+             "testable), the verdict rule and the evidence files. "
              "All of them in one file: <a href='../data/claims.csv'>data/claims.csv</a>. Verdicts: "
              + ", ".join(f"<span class='tl-{_VERDICT_CLASS[v]}'>{_esc(v)}</span>" for v in VERDICTS) + ".\n\n"]
     for entry in entries:

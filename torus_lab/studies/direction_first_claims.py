@@ -343,15 +343,17 @@ def _deadlock_other_wraps_claim(props: pd.DataFrame, heavy: pd.DataFrame, params
 
 
 def _deadlock_hypercube_claim(props: pd.DataFrame, fig4: pd.DataFrame, long: pd.DataFrame) -> list[Claim]:
-    """Theorem 5.1 on hypercubes without faults."""
+    """Deadlock freedom on hypercubes without faults: the Abstract's and Section 7's claim (Theorem 5.1 assumes
+    k > 2; its proof rests on the Lemma, double e-cube on hypercubes)."""
     rec = props[props.wraps == "phase"]
     rows = []
     hyper = rec[rec.radix == 2]
     allruns = pd.concat([fig4, long])
     faulty_y_deadlocks = int(allruns[(allruns.faults > 0) & (allruns.misroute == "y")].deadlock.sum())
     rows.append(Claim(
-        claim_id="deadlock_free_hypercube", location="Theorem 5.1",
-        statement="deadlock-free on hypercubes without faults",
+        claim_id="deadlock_free_hypercube", location="Abstract; Section 7; Theorem 5.1",
+        statement="deadlock-free on hypercubes (k = 2) without faults: the Abstract claims deadlock freedom and "
+                  "Section 7 that the algorithm works on hypercubes; Theorem 5.1 itself assumes k > 2",
         conditions=f"hypercubes {', '.join(hyper.network)}; channel dependency graph of the REC reading; Fig. 4 "
                    "runs without faults",
         paper_text="deadlock-free", measured_value=int(hyper.cdg_acyclic.astype(bool).sum()) if len(hyper)
@@ -483,7 +485,8 @@ def _west_first_claim(west: pd.DataFrame) -> list[Claim]:
                        for r in tor.itertuples())  # fmt: skip
     rows.append(Claim(
         claim_id="west_first_minimal", location="Section 4.3; Fig. 2",
-        statement="west-first on a torus (wraparounds on the first hop only): without faults all paths are minimal",
+        statement="west-first on a torus as Section 4.3 describes it (Glass and Ni's algorithm; wraparounds on the "
+                  "first hop only): without faults all paths are minimal",
         conditions=f"no faults; every (src, dst) pair and every adaptive choice of the 2D tori "
                    f"{', '.join(tor.network) or 'none'} (Fig. 2 draws the 4-ary 2-cube; its sample routes are not in "
                    "the text); west = - along dimension 0 (conventions df-west-first); a case is a network whose every "

@@ -452,8 +452,8 @@ def _optimal_size_claims(summary: pd.DataFrame) -> list[Claim]:
     sample = growth.iloc[-1] if len(growth) else None
     return [Claim(
         claim_id="optimal_size_theta", location="Section 3.1; Section 8",
-        statement="an optimal placement (linear load) has Theta(k^(d-1)) processors: placements of c k^(d-1) "
-                  "processors lose linear load as c grows",
+        statement="an optimal placement (linear load) has Theta(k^(d-1)) processors; what we measure of it: the load "
+                  "per processor E_max/|P| of placements of t k^(d-1) processors grows with t",
         conditions=f"what the workbench can show: at fixed (d, k) the placements of t k^(d-1) processors (linear "
                    "t = 1, multiple linear t >= 2, fully populated t = k) under ODR and UDR; load per processor "
                    "E_max/|P| read as growing when non-decreasing in t and larger at the largest t than at t = 1; "
