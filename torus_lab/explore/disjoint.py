@@ -35,7 +35,7 @@ from typing import Any
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-from torus_lab._validate import check_instance
+from torus_lab._validate import check_instance, check_str
 from torus_lab.explore.disjoint_model import DisjointOutcome, DisjointQuery, MethodPaths, explore_disjoint_paths
 from torus_lab.explore.routing import _new_canvas, _node_at
 from torus_lab.plotting import PALETTE, draw_paths_2d, draw_torus_2d, figure_style
@@ -161,8 +161,7 @@ class DisjointPathsExplorer(widgets.VBox):
 
     def __init__(self, query: DisjointQuery, mode: str = "random") -> None:
         check_instance("query", query, DisjointQuery)
-        if mode not in PAIR_MODES:
-            raise ValueError(f"mode must be one of {PAIR_MODES}, got {mode!r}")
+        check_str("mode", mode, PAIR_MODES)
         self._quiet = False
         self.outcome: DisjointOutcome | None = None
         self.error = ""
