@@ -1,10 +1,11 @@
 """``torus-lab explore`` for real: the served web app driven in the system Chromium, then stopped by a signal.
 
 The command runs in its own session, its processes (the command, Voilà, the notebook's kernel) tagged through the
-environment as in ``test_signals.py``.  The page is loaded (the disjoint-paths explorer's verdict is there too), the
+environment as in ``test_signals.py``. The page is loaded (the disjoint-paths explorer's verdict is there too), the
 routing and one of its options are changed, a value the registry refuses is typed, and a node is clicked on the
-figure's canvas; after each step the verdict text and the figure (a screenshot of the canvas) must change.  Screenshots are kept in ``test-artifacts/`` (git-ignored).
-SIGTERM then stops the command with status 143 and leaves no process (SIGINT and SIGHUP: ``test_signals.py``).
+figure's canvas; after each step the verdict text and the figure (a screenshot of the canvas) must change.
+Screenshots are kept in ``test-artifacts/`` (git-ignored). SIGTERM then stops the command with status 143 and leaves
+no process (SIGINT and SIGHUP: ``test_signals.py``).
 """
 
 from __future__ import annotations
