@@ -169,7 +169,7 @@ class MethodPaths:
     @property
     def valid(self) -> bool:
         """Paths that are walks between their pair's ends and mutually vertex-disjoint (longer than the paper's
-        bound is allowed: that is :attr:`DisjointOutcome.bound`'s business)."""
+        bound is allowed: :meth:`DisjointOutcome.within_bound` tells)."""
         return self.paths is not None and (self.violation is None or self.violation.startswith("too_long"))
 
 
@@ -201,7 +201,7 @@ class DisjointOutcome:
         return self.paper, self.greedy, self.optimal
 
     def within_bound(self, method: MethodPaths) -> bool | None:
-        """Whether every path of ``method`` has at most :attr:`bound` hops (None without paths)."""
+        """Whether every path of ``method`` has at most ``bound`` hops (None without paths)."""
         return None if method.paths is None else method.longest <= self.bound
 
     def rows(self) -> list[dict[str, object]]:
