@@ -1,10 +1,11 @@
 """``torus-lab explore`` for real: the served web app driven in the system Chromium, then stopped by a signal.
 
 The command runs in its own session, its processes (the command, Voilà, the notebook's kernel) tagged through the
-environment as in ``test_signals.py``.  The page is loaded, the routing and one of its options are changed, a
-value the registry refuses is typed, and a node is clicked on the figure's canvas; after each step the verdict text
-and the figure (a screenshot of the canvas) must change.  Screenshots are kept in ``test-artifacts/`` (git-ignored).
-SIGTERM then stops the command with status 143 and leaves no process (SIGINT and SIGHUP: ``test_signals.py``).
+environment as in ``test_signals.py``. The page is loaded (the disjoint-paths explorer's verdict is there too), the
+routing and one of its options are changed, a value the registry refuses is typed, and a node is clicked on the
+figure's canvas; after each step the verdict text and the figure (a screenshot of the canvas) must change.
+Screenshots are kept in ``test-artifacts/`` (git-ignored). SIGTERM then stops the command with status 143 and leaves
+no process (SIGINT and SIGHUP: ``test_signals.py``).
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ def test_the_served_explorer_works_in_chromium_and_stops_on_sigterm(tmp_path):
                 _, png0 = _changed(page, "", blank, "channel dependency graph")  # the canvas's first image
                 page.screenshot(path=str(shots / "1-loaded.png"))
                 assert "ecube on Torus(2, 4)" in text0 and "cyclic, a deadlock" in text0
+                assert "Theorem 1's bound" in page.inner_text(".torus-lab-disjoint-verdict")  # a paper explorer too
 
                 page.select_option(".torus-lab-routing select", label="duato")  # another routing
                 text1, png1 = _changed(page, text0, png0, "Duato's condition holds")

@@ -448,6 +448,15 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.explore.routing.draw_outcome": dict(
         fig=Lazy(lambda: __import__("matplotlib.figure", fromlist=["Figure"]).Figure()),
         outcome=Lazy(lambda: _explore().explore_routing(_explore().RoutingQuery()))),
+    "torus_lab.explore.disjoint.DisjointPathsExplorer": dict(
+        query=Lazy(lambda: _papers().DisjointQuery(optimum=False))),
+    "torus_lab.explore.disjoint.draw_disjoint_outcome": dict(
+        fig=Lazy(lambda: __import__("matplotlib.figure", fromlist=["Figure"]).Figure()),
+        outcome=Lazy(lambda: _papers().explore_disjoint_paths(_papers().DisjointQuery()))),
+    "torus_lab.explore.loads.draw_loads_outcome": dict(
+        fig=Lazy(lambda: __import__("matplotlib.figure", fromlist=["Figure"]).Figure()),
+        outcome=Lazy(lambda: _papers().explore_loads(_papers().LoadsQuery()))),
+    "torus_lab.plotting.draw_paths_2d": dict(ax=_figure_ax(), topology=T24),
     # claims
     "torus_lab.claims.Rule": dict(kind="at_most", params={"bound": 1.0}),
     "torus_lab.claims.Claim": dict(claim_id="C1", location="Theorem 1", statement="s", conditions="c",
@@ -493,6 +502,17 @@ def _explore():
     import torus_lab.explore.routing_model
 
     return torus_lab.explore.routing_model
+
+
+def _papers():
+    """The paper explorers' models: their queries and outcomes."""
+    from types import SimpleNamespace
+
+    from torus_lab.explore import disjoint_model, loads_model
+
+    return SimpleNamespace(DisjointQuery=disjoint_model.DisjointQuery,
+                           explore_disjoint_paths=disjoint_model.explore_disjoint_paths,
+                           LoadsQuery=loads_model.LoadsQuery, explore_loads=loads_model.explore_loads)
 
 
 def _claims():

@@ -39,7 +39,7 @@ from torus_lab.settings import FIGURE_METADATA_KEY, current_settings
 
 __all__ = [
     "PALETTE", "MARKERS", "figure_style", "apply_style", "new_figure", "save_figure", "show_figure", "color_cycle",
-    "draw_torus_2d", "draw_torus_3d", "THEME", "interval_lineplot",
+    "draw_torus_2d", "draw_paths_2d", "draw_torus_3d", "THEME", "interval_lineplot",
     "LATENCY_PANEL", "latency_load_figure", "SATURATION_MARK", "SATURATION_LABEL", "WRAP_STUB", "channel_segments",
     "PAGE_WIDTH", "node_ticks", "MAX_NODE_TICKS",
 ]  # fmt: skip
@@ -698,6 +698,36 @@ def draw_torus_2d(
     return grid_axes(ax, tuple(topology.radices), title=title)
 
 
+def draw_paths_2d(ax, topology, *, paths=(), path_labels=None, highlight=()) -> list:
+    """Draw ``paths`` and ``highlight`` rings on a 2D drawing made by :func:`draw_torus_2d` (as it draws them), and
+    return the artists added: an interactive view redraws only these over an unchanged network.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from torus_lab.topology import Torus
+    >>> fig, ax = plt.subplots()
+    >>> _ = draw_torus_2d(ax, Torus(2, 4))
+    >>> len(draw_paths_2d(ax, Torus(2, 4), paths=[[(0, 0), (1, 0)]], highlight=[(0, 0)]))
+    4
+    >>> plt.close(fig)
+    """
+    from torus_lab.topology import Torus
+
+    _check_axes(ax)
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    if topology.n != 2:
+        raise ValueError(f"topology must be 2-dimensional, got {topology!r}")
+    paths, path_labels = _check_paths(topology, paths, path_labels)
+    highlight = [topology.check_node(v, "highlight node") for v in check_sequence("highlight", highlight)]
+    before = set(ax.get_children())
+    _draw_paths_2d(ax, topology, paths, path_labels)
+    for node in highlight:
+        ax.scatter(*_node_xy(tuple(node)), s=90, facecolors="none", edgecolors="black", zorder=6)
+    return [artist for artist in ax.get_children() if artist not in before]
+
+
 def _check_squares(squares) -> list[tuple[float, ...]]:
     """``squares`` of :func:`draw_torus_2d` as a list of ``(x0, y0, width, height)`` float quadruples.
 
@@ -742,25 +772,39 @@ def _draw_channels(ax, topology, faulty_links: set, link_loads: np.ndarray | Non
     """Every channel of a 2D topology: light grey (faulty: dashed), or coloured by ``link_loads`` with the two
     directions of a link drawn side by side; wraparound channels as stubs.  The colour scale, or None."""
 
-    norm = None
     if link_loads is not None:
-        norm = Normalize(vmin=0.0, vmax=max(float(link_loads.max()), 1e-12))
-        cmap = plt.get_cmap("viridis")
+        return _draw_loaded_channels(ax, topology, link_loads)
     for cid in range(topology.num_channels):
         src = topology.coords(int(topology.channel_src[cid]))
         dst = topology.coords(int(topology.channel_dst[cid]))
         (x0, y0), (x1, y1) = _node_xy(src), _node_xy(dst)
         if topology.is_wraparound(cid):  # a stub leaving the grid
             x1, y1 = _wrap_stub_end(topology, cid, (x0, y0))
-        # offset the two directions of a link so both channels are visible
-        dx, dy = x1 - x0, y1 - y0
-        shift = 0.07 * int(topology.channel_sign[cid])
-        ox, oy = (-dy * shift, dx * shift) if link_loads is not None else (0.0, 0.0)
-        if link_loads is not None:
-            ax.plot([x0 + ox, x1 + ox], [y0 + oy, y1 + oy], color=cmap(norm(link_loads[cid])), lw=2.5, zorder=1)
-        else:
-            style = {"color": "0.6", "lw": 0.8, "ls": "--"} if cid in faulty_links else {"color": "0.85", "lw": 0.8}
-            ax.plot([x0, x1], [y0, y1], zorder=0, **style)
+        style = {"color": "0.6", "lw": 0.8, "ls": "--"} if cid in faulty_links else {"color": "0.85", "lw": 0.8}
+        ax.plot([x0, x1], [y0, y1], zorder=0, **style)
+    return None
+
+
+def _draw_loaded_channels(ax, topology, link_loads: np.ndarray) -> Normalize:
+    """Every channel of a 2D topology coloured by its load, the two directions of a link side by side (offset
+    across the link), wraparound channels as stubs: one line collection, so a large torus draws quickly.  The
+    colour scale."""
+    from matplotlib.collections import LineCollection
+
+    norm = Normalize(vmin=0.0, vmax=max(float(link_loads.max()), 1e-12))
+    coords = topology.all_coords().astype(float)
+    start = coords[topology.channel_src][:, :2]
+    end = coords[topology.channel_dst][:, :2]
+    wrap = np.array([topology.is_wraparound(cid) for cid in range(topology.num_channels)], dtype=bool)
+    sign = topology.channel_sign.astype(float)
+    step = np.zeros_like(start)
+    step[np.arange(len(start)), topology.channel_dim] = 0.45 * sign
+    end[wrap] = start[wrap] + step[wrap]  # a stub leaving the grid
+    delta = end - start
+    shift = 0.07 * sign[:, None] * np.column_stack([-delta[:, 1], delta[:, 0]])  # the two directions apart
+    segments = np.stack([start + shift, end + shift], axis=1)
+    ax.add_collection(LineCollection(segments, colors=plt.get_cmap("viridis")(norm(link_loads)), linewidths=2.5,
+                                     capstyle=plt.rcParams["lines.solid_capstyle"], zorder=1))  # fmt: skip
     return norm
 
 

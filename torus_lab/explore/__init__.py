@@ -7,13 +7,21 @@ on a model that is plain Python (a query in, an outcome out) so that it is teste
   routing of the registry on a network: preferred and allowed routes, the CDG verdict and its witness cycle,
   Duato's check;
 * :func:`latency_explorer` (:mod:`torus_lab.explore.latency`): latency-load curves of several routings,
-  measured in the background as points arrive, with a Cancel button.
+  measured in the background as points arrive, with a Cancel button;
+* :func:`disjoint_paths_explorer` (:mod:`torus_lab.explore.disjoint`, model
+  :mod:`torus_lab.explore.disjoint_model`): Bossard & Kaneko's pairwise vertex-disjoint paths in an
+  ``(n, k)``-torus beside the greedy and optimum baselines, against Theorem 1's length bound;
+* :func:`loads_explorer` (:mod:`torus_lab.explore.loads`, model :mod:`torus_lab.explore.loads_model`): Azizoglu &
+  Eğecioğlu's link loads of complete exchange for a placement and ODR/UDR, a heat map, ``E_max`` against the
+  lower bounds.
 
 ``notebooks/explore.ipynb`` calls each explorer once; ``torus-lab explore`` serves that notebook as a web app
 (:mod:`torus_lab.explore.app`).
 """
 
+from torus_lab.explore.disjoint import disjoint_paths_explorer
 from torus_lab.explore.latency import latency_explorer
+from torus_lab.explore.loads import loads_explorer
 from torus_lab.explore.routing import routing_explorer
 
-__all__ = ["routing_explorer", "latency_explorer"]
+__all__ = ["routing_explorer", "latency_explorer", "disjoint_paths_explorer", "loads_explorer"]
