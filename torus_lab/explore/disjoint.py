@@ -37,7 +37,7 @@ from matplotlib.figure import Figure
 
 from torus_lab._validate import check_instance, check_str
 from torus_lab.explore.disjoint_model import DisjointOutcome, DisjointQuery, MethodPaths, explore_disjoint_paths
-from torus_lab.explore.routing import _new_canvas, _node_at
+from torus_lab.explore.routing import new_canvas, node_at
 from torus_lab.plotting import PALETTE, draw_paths_2d, draw_torus_2d, figure_style
 from torus_lab.routing.disjoint_paths import CHOOSE_T, LEMMA2_RULES
 from torus_lab.studies.disjoint_paths import INSTANCE_KINDS
@@ -192,7 +192,7 @@ class DisjointPathsExplorer(widgets.VBox):
         self.summary.add_class("torus-lab-disjoint-verdict")
         self.table = widgets.HTML("")
         self.figure = Figure(figsize=_FIGSIZE, dpi=100, layout="none")
-        self.canvas = _new_canvas(self.figure)
+        self.canvas = new_canvas(self.figure)
         self.canvas.add_class("torus-lab-disjoint-figure")
         self.canvas.mpl_connect("button_press_event", self._clicked)
         controls = widgets.VBox([
@@ -323,7 +323,7 @@ class DisjointPathsExplorer(widgets.VBox):
     def _clicked(self, event: Any) -> None:
         if self._drawn is None or event.inaxes is None:
             return
-        node = _node_at(Torus(2, self._drawn), event.xdata, event.ydata)
+        node = node_at(Torus(2, self._drawn), event.xdata, event.ydata)
         if node is not None and all(len(s) == 2 for s, _ in self.pair_boxes):
             self.click_node(node)
 

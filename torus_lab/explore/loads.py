@@ -35,7 +35,7 @@ from matplotlib.figure import Figure
 
 from torus_lab._validate import check_instance
 from torus_lab.explore.loads_model import PLACEMENTS, LoadsOutcome, LoadsQuery, explore_loads
-from torus_lab.explore.routing import _new_canvas
+from torus_lab.explore.routing import new_canvas
 from torus_lab.loads import ROUTINGS
 from torus_lab.plotting import PALETTE, draw_torus_2d, figure_style
 
@@ -142,7 +142,7 @@ class LoadsExplorer(widgets.VBox):
         self.summary.add_class("torus-lab-loads-verdict")
         self.table = widgets.HTML("")
         self.figure = Figure(figsize=_FIGSIZE, dpi=100, layout="none")
-        self.canvas = _new_canvas(self.figure)
+        self.canvas = new_canvas(self.figure)
         self.canvas.add_class("torus-lab-loads-figure")
         controls = widgets.VBox([
             widgets.HTML("<b>torus</b>"), self.d, self.k,
