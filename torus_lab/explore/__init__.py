@@ -7,7 +7,10 @@ on a model that is plain Python (a query in, an outcome out) so that it is teste
   routing of the registry on a network: preferred and allowed routes, the CDG verdict and its witness cycle,
   Duato's check;
 * :func:`latency_explorer` (:mod:`torus_lab.explore.latency`): latency-load curves of several routings,
-  measured in the background as points arrive, with a Cancel button.
+  measured in the background as points arrive, with a Cancel button (a kernel interrupt cancels too);
+* :func:`square_explorer` (:mod:`torus_lab.explore.square`, model :mod:`torus_lab.explore.square_model`): Li,
+  Peng & Chu's fault-tolerant routings in a 2-D torus stepped square by square, against the oracle's shortest
+  fault-free path.
 
 ``notebooks/explore.ipynb`` calls each explorer once; ``torus-lab explore`` serves that notebook as a web app
 (:mod:`torus_lab.explore.app`).
@@ -15,5 +18,6 @@ on a model that is plain Python (a query in, an outcome out) so that it is teste
 
 from torus_lab.explore.latency import latency_explorer
 from torus_lab.explore.routing import routing_explorer
+from torus_lab.explore.square import square_explorer
 
-__all__ = ["routing_explorer", "latency_explorer"]
+__all__ = ["routing_explorer", "latency_explorer", "square_explorer"]

@@ -124,8 +124,15 @@ def draw_outcome(fig: Figure, outcome: RoutingOutcome) -> None:
                     ha="center", va="center", transform=ax.transAxes, wrap=True)  # fmt: skip
 
 
-def _node_at(topology: Torus, x: float | None, y: float | None) -> tuple[int, int] | None:
-    """The node of the 2-D drawing at data coordinates ``(x, y)``, or None when the click is near no node."""
+def node_at(topology: Torus, x: float | None, y: float | None) -> tuple[int, int] | None:
+    """The node of the 2-D drawing at data coordinates ``(x, y)``, or None when the click is near no node (what
+    a click on an explorer's canvas picks; shared by the explorers that draw a 2-D network).
+
+    Examples
+    --------
+    >>> node_at(Torus(2, 4), 1.1, 2.9), node_at(Torus(2, 4), 1.5, 2.0)
+    ((1, 3), None)
+    """
     if topology.n != 2 or x is None or y is None:
         return None
     node = (round(x), round(y))
@@ -141,8 +148,9 @@ def _default_destination(n: int, k: int) -> tuple[int, ...]:
     return tuple(min(k - 1, v) for v in ([k // 2] + [1] + [0] * n)[:n])
 
 
-def _new_canvas(fig: Figure) -> widgets.DOMWidget:
-    """An ipympl canvas widget showing ``fig`` (no toolbar: a click always means a node)."""
+def new_canvas(fig: Figure) -> widgets.DOMWidget:
+    """An ipympl canvas widget showing ``fig`` (no toolbar: a click always means a node); shared by the explorers
+    that draw a figure."""
     from ipympl.backend_nbagg import Canvas, FigureManager
 
     canvas = Canvas(fig)
@@ -210,7 +218,7 @@ class RoutingExplorer(widgets.VBox):
         self.summary = widgets.HTML("")
         self.summary.add_class("torus-lab-verdict")
         self.figure = Figure(figsize=_FIGSIZE, dpi=100, layout="none")
-        self.canvas = _new_canvas(self.figure)
+        self.canvas = new_canvas(self.figure)
         self.canvas.add_class("torus-lab-figure")
         self.canvas.mpl_connect("button_press_event", self._clicked)
         controls = widgets.VBox([
@@ -343,7 +351,7 @@ class RoutingExplorer(widgets.VBox):
     def _clicked(self, event: Any) -> None:
         if self._drawn is None or event.inaxes is None:
             return
-        node = _node_at(self._drawn, event.xdata, event.ydata)  # a node of the network drawn, refused input or not
+        node = node_at(self._drawn, event.xdata, event.ydata)  # a node of the network drawn, refused input or not
         if node is not None:
             self.click_node(node)
 
