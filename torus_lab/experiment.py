@@ -450,7 +450,7 @@ class ExperimentRun:
     ``preset`` is the preset whose values the parameters are (None: none of them); ``interactive`` runs (a
     notebook run by hand, not by the runner) keep a manifest in their output folders (:meth:`write_manifest`)
     and write them holding the lock of their output root, the lock ``torus-lab run`` holds
-    (:attr:`output_root`, :func:`torus_lab.outputs.output_lock`).
+    (``output_root``, :func:`torus_lab.outputs.output_lock`).
     """
 
     name: str
@@ -482,7 +482,7 @@ class ExperimentRun:
         return _output_root(self.data_dir, self.figures_dir)
 
     def writing(self) -> contextlib.AbstractContextManager[Any]:
-        """Within the block, an interactive run holds its output root's lock (:attr:`output_root`, the lock of
+        """Within the block, an interactive run holds its output root's lock (``output_root``, the lock of
         ``torus-lab run``); :class:`torus_lab.outputs.OutputRootBusyError` naming the folder and its holder when
         another run holds it.  Runs under the runner (whose command holds the lock) and runs outside the layout
         take no lock."""

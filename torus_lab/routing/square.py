@@ -989,7 +989,7 @@ def route(
     cap : int, optional
         Iteration cap (default ``4k``); the expansion budget of Backtracking-Square.
     trace : bool
-        Also record every local routing, in order (:attr:`RoutingResult.trace`, one :class:`SquareStep` per
+        Also record every local routing, in order (``RoutingResult.trace``, one :class:`SquareStep` per
         square): what the square explorer steps through.  The kernel runs the same steps either way; a traced
         result equals the untraced one.
 
@@ -1075,7 +1075,7 @@ def chain_routing(torus: Torus, faults, source, target, m: int, *, trace: bool =
     m : int
         Square width, ``2 <= m <= k``.
     trace : bool
-        Also record every local routing (:attr:`RoutingResult.trace`; see :func:`route`).
+        Also record every local routing (``RoutingResult.trace``; see :func:`route`).
 
     Returns
     -------
