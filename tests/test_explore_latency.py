@@ -194,3 +194,93 @@ def test_in_a_kernel_cells_run_while_the_explorer_sweeps_and_its_figure_arrives(
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_a_kernel_interrupt_cancels_the_run_and_keeps_its_points():
+    """SIGINT to the process while the kernel is idle (ipykernel ignores SIGINT then: SIG_IGN) cancels the run as
+    Cancel does: it ends cancelled after the batch under way, says the interrupt cancelled it, the points measured
+    stay drawn, and the process is not interrupted otherwise (an idle kernel ignores the signal still)."""
+    import os
+    import signal
+    import time
+
+    query = LatencyQuery(**{**TINY, "routings": ("ecube",), "loads": tuple(round(0.05 * i, 2) for i in range(1, 13))})
+    original = signal.signal(signal.SIGINT, signal.SIG_IGN)  # an idle kernel's handler
+    try:
+        explorer = latency_explorer(["ecube"], backend="serial")
+        explorer.controls["k"].value, explorer.controls["loads"].value = 4, (0.05, 0.6)
+        explorer.controls["points"].value, explorer.controls["seeds"].value = 12, 2
+        explorer.controls["warmup"].value, explorer.controls["measure"].value = 20, 60
+        run = explorer.run()
+        assert run is not None and run.query == query
+        deadline = time.monotonic() + 600
+        while explorer.progress.value < 1 and time.monotonic() < deadline:  # the first point is drawn
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGINT)  # what the kernel manager sends on Interrupt
+        assert run.wait(600)
+        assert run.state == "cancelled" and run.interrupted and 1 <= run.done < run.total
+        assert "cancelled by the kernel's interrupt" in html.unescape(explorer.status.value)
+        assert explorer.image.value[:4] == b"\x89PNG"  # the partial points stay drawn
+        assert len(run.figure_data().curves) >= 1
+        again = LatencyRun(LatencyQuery(**{**TINY, "loads": (0.1,), "seeds": 1}), backend="serial").start()
+        assert again.wait(600) and again.state == "done" and not again.interrupted  # no interrupt left behind
+    finally:
+        signal.signal(signal.SIGINT, original)
+
+
+def test_a_cell_ending_in_keyboard_interrupt_cancels_the_run():
+    """A cell interrupted while it runs (ipykernel raises KeyboardInterrupt in it) cancels the run too: the IPython
+    ``post_run_cell`` callback of torus_lab.kernel_interrupt hears it."""
+    from types import SimpleNamespace
+
+    from torus_lab.kernel_interrupt import _post_run_cell
+
+    query = LatencyQuery(**{**TINY, "loads": tuple(round(0.05 * i, 2) for i in range(1, 9))})
+    first = threading.Event()
+    run = LatencyRun(query, backend="serial", batch=1, on_update=lambda r: first.set()).start()
+    assert first.wait(600)
+    _post_run_cell(SimpleNamespace(error_in_exec=ValueError("not an interrupt")))
+    _post_run_cell(SimpleNamespace(error_in_exec=KeyboardInterrupt()))
+    assert run.wait(600) and run.state == "cancelled" and run.interrupted and run.done < run.total
+
+
+@pytest.mark.notebook
+def test_in_a_kernel_the_interrupt_button_cancels_the_run():
+    """A real kernel, interrupted as JupyterLab's Interrupt button does (the kernel manager's ``interrupt_kernel``):
+    while idle, and while a cell runs.  Each time the run going ends cancelled with its points kept."""
+    import os
+    import time
+
+    from jupyter_client.manager import start_new_kernel
+
+    from torus_lab.runner import ensure_kernel
+
+    km, kc = start_new_kernel(kernel_name=ensure_kernel(), env={**os.environ, "TORUS_LAB_CACHE": "off"})
+
+    def execute(code: str) -> str:
+        printed: list[str] = []
+        reply = kc.execute_interactive(code, timeout=600, output_hook=lambda msg: printed.append(
+            msg["content"].get("text", "")))  # fmt: skip
+        assert reply["content"]["status"] == "ok", reply["content"]
+        return "".join(printed).strip()
+
+    start = ("from torus_lab.explore.latency import LatencyQuery, LatencyRun\n"
+             "q = LatencyQuery(routings=['ecube'], n=2, k=4, loads=[round(0.02 * i, 2) for i in range(1, 41)],"
+             " seeds=3, warmup=50, measure=400)\n"
+             "run = LatencyRun(q, backend='serial', batch=1).start()\n")  # fmt: skip
+    wait_first = "import time\nwhile run.done < 1 and run.state == 'running': time.sleep(0.02)\n"
+    report = "print(run.wait(600), run.state, run.interrupted, 1 <= run.done < run.total, len(run.runs()) == run.done)"
+    try:
+        execute(start + wait_first)
+        km.interrupt_kernel()  # the kernel is idle: SIGINT
+        assert execute(report) == "True cancelled True True True"
+        execute(start + wait_first)
+        msg_id = kc.execute("time.sleep(120)")  # a cell running when the button is pressed
+        time.sleep(1.0)
+        km.interrupt_kernel()
+        reply = kc.get_shell_msg(timeout=60)
+        assert reply["parent_header"]["msg_id"] == msg_id and reply["content"]["ename"] == "KeyboardInterrupt"
+        assert execute(report) == "True cancelled True True True"
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

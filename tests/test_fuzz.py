@@ -457,6 +457,16 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
         fig=Lazy(lambda: __import__("matplotlib.figure", fromlist=["Figure"]).Figure()),
         outcome=Lazy(lambda: _papers().explore_loads(_papers().LoadsQuery()))),
     "torus_lab.plotting.draw_paths_2d": dict(ax=_figure_ax(), topology=T24),
+    "torus_lab.explore.square_model.SquareQuery": dict(k=8),
+    "torus_lab.explore.square_model.explore_square": dict(query=Lazy(lambda: _square_query())),
+    "torus_lab.explore.square_model.oracle_path": dict(torus=_torus(2, 8), faulty=frozenset({(1, 0)}), source=(0, 0),
+                                                       destination=(2, 0)),
+    "torus_lab.explore.square.SquareExplorer": dict(query=Lazy(lambda: _square_query())),
+    "torus_lab.explore.square.square_explorer": dict(k=8),
+    "torus_lab.explore.square.draw_square_step": dict(
+        fig=Lazy(lambda: __import__("matplotlib.figure", fromlist=["Figure"]).Figure()),
+        outcome=Lazy(lambda: __import__("torus_lab.explore.square_model", fromlist=["x"]).explore_square(
+            _square_query())), algorithm="chain", step=0),
     # claims
     "torus_lab.claims.Rule": dict(kind="at_most", params={"bound": 1.0}),
     "torus_lab.claims.Claim": dict(claim_id="C1", location="Theorem 1", statement="s", conditions="c",
@@ -513,6 +523,10 @@ def _papers():
     return SimpleNamespace(DisjointQuery=disjoint_model.DisjointQuery,
                            explore_disjoint_paths=disjoint_model.explore_disjoint_paths,
                            LoadsQuery=loads_model.LoadsQuery, explore_loads=loads_model.explore_loads)
+def _square_query():
+    from torus_lab.explore.square_model import SquareQuery
+
+    return SquareQuery(k=8, m=3, fault_rate=0.1, fault_seed=2)
 
 
 def _claims():

@@ -222,3 +222,45 @@ def test_a_kernel_knows_whether_its_front_end_accepts_input(monkeypatch):
     assert answers(True) == "True"
     assert answers(False) == "False"
     assert answers(True, {ENVIRONMENT["under_runner"]: "1"}) == "False"
+
+
+HOLDER = """import sys, time
+from torus_lab.outputs import output_lock
+with output_lock(sys.argv[1]):
+    print("held", flush=True)
+    time.sleep(120)
+"""
+
+
+def test_a_run_by_hand_takes_the_output_lock_of_torus_lab_run(project, monkeypatch, tmp_path):
+    """While another process holds the output root's lock (the lock ``torus-lab run`` holds for its whole run), a
+    notebook run by hand refuses to write, naming the folder and the holder, and writes nothing; once the lock is
+    free it saves."""
+    import os
+    import subprocess
+    import sys
+
+    from torus_lab.outputs import OutputRootBusyError
+
+    monkeypatch.delenv(ENVIRONMENT["under_runner"], raising=False)
+    monkeypatch.chdir(project)
+    run = start("demo", {"seed": 5, "n_rows": 2})
+    root = project / "scratch/quick"
+    assert run.output_root == root
+    script = tmp_path / "holder.py"
+    script.write_text(HOLDER)
+    holder = subprocess.Popen([sys.executable, str(script), str(root)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(OutputRootBusyError, match=rf"output root {root} is in use by pid {holder.pid} .*"
+                                                      "point data_dir and figures_dir"):
+            run.save({"table": pd.DataFrame({"a": [1]})})
+        assert not (run.data_dir / "table.csv").exists() and not (run.data_dir / "manifest.json").exists()
+        with pytest.raises(OutputRootBusyError, match=str(root)):
+            start("demo", {"seed": 5, "n_rows": 2})  # a new run by hand would remove the previous outputs
+    finally:
+        holder.kill()
+        holder.wait()
+    run.save({"table": pd.DataFrame({"a": [1]})})
+    assert (run.data_dir / "table.csv").exists() and (run.data_dir / "manifest.json").exists()
+    assert os.getpid() != holder.pid

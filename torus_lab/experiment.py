@@ -38,6 +38,7 @@ torus_lab.experiment.ParameterError: demo: parameter 'seed' = -1 is invalid: -1 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -50,8 +51,10 @@ from typing import Any
 
 import yaml
 
+from torus_lab._errors import ExperimentError
 from torus_lab._validate import did_you_mean
 from torus_lab.manifest import MANIFEST_NAME, build_manifest, utc_now
+from torus_lab.outputs import output_lock
 from torus_lab.settings import ENVIRONMENT, current_settings
 
 __all__ = [
@@ -79,12 +82,6 @@ __all__ = [
 RESERVED_PARAMETERS = ("data_dir", "figures_dir")
 #: Environment variable naming the result cache folder of :func:`torus_lab.sweep.sweep` (``off``: no cache).
 CACHE_ENVIRONMENT = ENVIRONMENT["cache"]
-
-
-class ExperimentError(Exception):
-    """Base class of user-facing experiment errors (the CLI prints the message, no traceback)."""
-
-    exit_code = 1
 
 
 class UnknownExperimentError(ExperimentError, LookupError, ValueError):
@@ -451,7 +448,9 @@ class ExperimentRun:
     """A notebook's run of an experiment: validated parameters and output folders (see :func:`start`).
 
     ``preset`` is the preset whose values the parameters are (None: none of them); ``interactive`` runs (a
-    notebook run by hand, not by the runner) keep a manifest in their output folders (:meth:`write_manifest`).
+    notebook run by hand, not by the runner) keep a manifest in their output folders (:meth:`write_manifest`)
+    and write them holding the lock of their output root, the lock ``torus-lab run`` holds
+    (``output_root``, :func:`torus_lab.outputs.output_lock`).
     """
 
     name: str
@@ -467,6 +466,27 @@ class ExperimentRun:
     @property
     def seed(self) -> int:
         return int(self.params["seed"])
+
+    @property
+    def output_root(self) -> Path | None:
+        """The output root the run writes into: ``<root>`` of ``<root>/data/<name>`` and ``<root>/figures/<name>``,
+        the layout ``torus-lab run`` writes (None for other folders, which no run shares).
+
+        Examples
+        --------
+        >>> ExperimentRun("demo", {}, Path("/out/data/demo"), Path("/out/figures/demo"), Path("/p")).output_root
+        PosixPath('/out')
+        >>> ExperimentRun("demo", {}, Path("/a"), Path("/b"), Path("/p")).output_root is None
+        True
+        """
+        return _output_root(self.data_dir, self.figures_dir)
+
+    def writing(self) -> contextlib.AbstractContextManager[Any]:
+        """Within the block, an interactive run holds its output root's lock (``output_root``, the lock of
+        ``torus-lab run``); :class:`torus_lab.outputs.OutputRootBusyError` naming the folder and its holder when
+        another run holds it.  Runs under the runner (whose command holds the lock) and runs outside the layout
+        take no lock."""
+        return _writing(self.output_root if self.interactive else None)
 
     def save(self, results: Mapping[str, Any]) -> SavedFiles:
         """Write every DataFrame of ``results`` to ``data_dir/<key>.csv`` (no index); returns the paths as
@@ -489,15 +509,16 @@ class ExperimentRun:
             if not isinstance(key, str) or not key or Path(key).name != key:
                 raise ValueError(f"results key {key!r} is not a plain file name")
         paths = SavedFiles()
-        for key, frame in results.items():
-            path = result_path(self.data_dir, key)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if is_timing_file(path.relative_to(self.data_dir)):
-                frame.to_csv(path, index=False)
-            else:
-                to_science_csv(frame, path)
-            paths.append(path)
-        self.write_manifest()
+        with self.writing():
+            for key, frame in results.items():
+                path = result_path(self.data_dir, key)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if is_timing_file(path.relative_to(self.data_dir)):
+                    frame.to_csv(path, index=False)
+                else:
+                    to_science_csv(frame, path)
+                paths.append(path)
+            self.write_manifest()
         return paths
 
     def write_manifest(self) -> Path | None:
@@ -512,8 +533,9 @@ class ExperimentRun:
                                   params=self.params, folders={"data": self.data_dir, "figures": self.figures_dir},
                                   started=self.started_utc, duration=time.perf_counter() - self.clock)  # fmt: skip
         text = json.dumps(manifest, indent=2, sort_keys=False) + "\n"
-        for folder in (self.data_dir, self.figures_dir):
-            (folder / MANIFEST_NAME).write_text(text)
+        with self.writing():
+            for folder in (self.data_dir, self.figures_dir):
+                (folder / MANIFEST_NAME).write_text(text)
         return self.data_dir / MANIFEST_NAME
 
     def show(self, fig, name: str, caption: str | None = None) -> None:
@@ -524,8 +546,9 @@ class ExperimentRun:
         are ``figures_dir/<name>.png`` and ``.svg``)."""
         from torus_lab.plotting import show_figure
 
-        show_figure(fig, self.figures_dir, name, caption=caption)
-        self.write_manifest()
+        with self.writing():
+            show_figure(fig, self.figures_dir, name, caption=caption)
+            self.write_manifest()
 
     def table(self, table: Any, name: str) -> None:
         """Show ``table`` (a DataFrame or a pandas Styler, drawn from the saved result ``name``): whole up to
@@ -546,6 +569,30 @@ class ExperimentRun:
             raise TypeError(f"caption must be a str (a template with {{name}}), got {caption!r}")
         for name, fig in figures.items():
             self.show(fig, name, None if caption is None else caption.replace("{name}", str(name)))
+
+
+def _output_root(data_dir: Path, figures_dir: Path) -> Path | None:
+    """``<root>`` when ``data_dir`` is ``<root>/data/<name>`` and ``figures_dir`` is ``<root>/figures/<name>``."""
+    data, figures = Path(data_dir), Path(figures_dir)
+    if (data.name == figures.name and data.parent.name == "data" and figures.parent.name == "figures"
+            and data.parent.parent == figures.parent.parent):  # fmt: skip
+        return data.parent.parent
+    return None
+
+
+#: What a notebook run by hand is told when another run holds its output root.
+_INTERACTIVE_HINT = ("wait for it to finish, or point data_dir and figures_dir of the parameters cell at another "
+                     "folder")  # fmt: skip
+
+
+@contextlib.contextmanager
+def _writing(root: Path | None) -> Iterator[None]:
+    """Hold ``root``'s output lock (none when ``root`` is None) for the block."""
+    if root is None or not root.is_dir():
+        yield
+        return
+    with output_lock(root, hint=_INTERACTIVE_HINT):
+        yield
 
 
 def _output_dir(value: Any, root: Path, key: str) -> Path:
@@ -649,7 +696,8 @@ def start(name: str, namespace: Mapping[str, Any]) -> ExperimentRun:
             _outside_committed(value, root, key)
         folders[key] = _output_dir(value, root, key)
     if interactive:
-        _forget_previous_run({"data": folders["data_dir"], "figures": folders["figures_dir"]})
+        with _writing(_output_root(folders["data_dir"], folders["figures_dir"])):
+            _forget_previous_run({"data": folders["data_dir"], "figures": folders["figures_dir"]})
     os.environ.setdefault(CACHE_ENVIRONMENT, str(default_cache_dir(root)))
     return ExperimentRun(name, params, folders["data_dir"], folders["figures_dir"], root,
                          preset=matching_preset(experiment, params), interactive=interactive,

@@ -48,8 +48,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from torus_lab._errors import ExperimentError
 from torus_lab._validate import check_instance, check_sequence, check_str
-from torus_lab.experiment import ExperimentError
 
 __all__ = ["LOCK_NAME", "STAGING_PREFIX", "OutputRootBusyError", "output_lock", "lock_holder",
            "recover_staging", "staging_folder", "swap_into_place"]  # fmt: skip
@@ -117,15 +117,18 @@ def _try_lock(handle: int) -> bool:
     return True
 
 
-def _acquire(root: Path, wait: bool, notify: Any) -> list[Any]:
+#: What a refused writer is told to do (the command line's options).
+RUN_HINT = "wait for it to finish (--wait), or write elsewhere (--out)"
+
+
+def _acquire(root: Path, wait: bool, notify: Any, hint: str) -> list[Any]:
     path = root / LOCK_NAME
     handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         told = False
         while not _try_lock(handle):
             if not wait:
-                raise OutputRootBusyError(f"output root {root} is in use by {_describe(lock_holder(root))}; "
-                                          "wait for it to finish (--wait), or write elsewhere (--out)")  # fmt: skip
+                raise OutputRootBusyError(f"output root {root} is in use by {_describe(lock_holder(root))}; {hint}")
             if not told and notify is not None:
                 notify(f"waiting for {_describe(lock_holder(root))} to finish writing {root}")
                 told = True
@@ -140,8 +143,8 @@ def _acquire(root: Path, wait: bool, notify: Any) -> list[Any]:
     return [handle, 0, holder]
 
 
-def output_lock(root: str | os.PathLike, *, wait: bool = False,
-                notify: Any = None) -> contextlib.AbstractContextManager[dict[str, Any]]:  # fmt: skip
+def output_lock(root: str | os.PathLike, *, wait: bool = False, notify: Any = None,
+                hint: str = RUN_HINT) -> contextlib.AbstractContextManager[dict[str, Any]]:  # fmt: skip
     """Hold ``root``'s writer lock for the ``with`` block; yields the holder record.
 
     Parameters
@@ -152,6 +155,9 @@ def output_lock(root: str | os.PathLike, *, wait: bool = False,
         Wait for another process's lock instead of refusing with :class:`OutputRootBusyError`.
     notify : callable, optional
         Called once with a one-line message when ``wait`` has to wait.
+    hint : str
+        What the :class:`OutputRootBusyError` of a refused writer advises (default: the command line's options;
+        a notebook run by hand is told about its output folders instead).
 
     Taking the lock (first time in this process) removes the staging folders a dead writer left
     (:func:`recover_staging`).  Re-entrant within one process; the lock file stays (an empty lock is free).
@@ -160,17 +166,18 @@ def output_lock(root: str | os.PathLike, *, wait: bool = False,
     check_instance("wait", wait, bool, "a bool")
     if notify is not None and not callable(notify):
         raise TypeError(f"notify must be callable or None, got {notify!r}")
+    check_str("hint", hint)
     if not folder.is_dir():
         raise ValueError(f"root {str(root)!r} is not a folder")
-    return _locked(folder, wait, notify)
+    return _locked(folder, wait, notify, hint)
 
 
 @contextlib.contextmanager
-def _locked(folder: Path, wait: bool, notify: Any) -> Iterator[dict[str, Any]]:
+def _locked(folder: Path, wait: bool, notify: Any, hint: str) -> Iterator[dict[str, Any]]:
     with _held_guard:
         entry = _held.get(folder)
         if entry is None:
-            entry = _held[folder] = _acquire(folder, wait, notify)
+            entry = _held[folder] = _acquire(folder, wait, notify, hint)
         entry[1] += 1
     try:
         yield dict(entry[2])

@@ -21,7 +21,9 @@ Three layers, each usable without the next:
 The run's thread waits on the sweep's worker processes, so the kernel stays free for other cells.  It is a
 daemon thread: a process that exits (Ctrl-C in a script, a kernel shut down) cancels it on its way out, and a
 process ended without cleanup (SIGTERM, a kernel killed) takes it along, its workers following their parent
-(:mod:`torus_lab.sweep`).  A kernel's *Interrupt* stops the cell running, not the explorer: *Cancel* does.
+(:mod:`torus_lab.sweep`).  A kernel's *Interrupt* (SIGINT to the kernel's process, idle or running a cell)
+cancels a run going as *Cancel* does (:func:`torus_lab.kernel_interrupt.add_interrupt_listener`); the run then
+says it was interrupted (its ``interrupted`` flag).
 
 Examples
 --------
@@ -51,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from torus_lab._validate import check_instance, check_int, check_real, check_sequence, check_str
+from torus_lab.kernel_interrupt import add_interrupt_listener
 from torus_lab.routing import make_routing
 from torus_lab.routing.registry import normalize_spec, routing_entries, routing_entry
 from torus_lab.settings import current_settings
@@ -277,6 +280,10 @@ class LatencyRun:
     on_update : callable, optional
         Called with the run (from its thread) after every batch and once when it ends.
 
+    While it runs, SIGINT to the process (a kernel's *Interrupt*) or a cell ending in a KeyboardInterrupt cancels
+    it, as :meth:`cancel` does, and sets ``interrupted``; a batch that fails once the run is cancelled (a sweep
+    worker that got the interrupt too) ends the run cancelled, not failed.
+
     Examples
     --------
     >>> query = LatencyQuery(routings=["ecube"], n=1, k=4, loads=[0.1, 0.2, 0.3], seeds=1, warmup=10, measure=20)
@@ -302,6 +309,8 @@ class LatencyRun:
         self._lock = threading.Lock()
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
+        self.interrupted = False
+        self._stop_listening: Callable[[], None] | None = None
 
     @property
     def total(self) -> int:
@@ -331,8 +340,14 @@ class LatencyRun:
         self.state = "running"
         self._thread = threading.Thread(target=self._work, name="torus-lab-latency-explorer", daemon=True)
         _ACTIVE.add(self)
+        self._stop_listening = add_interrupt_listener(self._interrupt)
         self._thread.start()
         return self
+
+    def _interrupt(self, signum: int) -> None:  # noqa: ARG002 (a listener's signature)
+        """A kernel's interrupt: cancel, remembering why (called in the main thread: a flag and an event only)."""
+        self.interrupted = True
+        self._cancel.set()
 
     def cancel(self) -> None:
         """Stop after the batch under way; the points measured so far stay."""
@@ -363,9 +378,14 @@ class LatencyRun:
                 self._notify()
             self.state = "cancelled" if self._cancel.is_set() and self.done < self.total else "done"
         except Exception as err:  # shown in the explorer's status line; the thread must not die silently
-            self.state, self.error = "failed", f"{type(err).__name__}: {err}"
+            if self._cancel.is_set():  # the batch under way was interrupted with the run: cancelled
+                self.state = "cancelled"
+            else:
+                self.state, self.error = "failed", f"{type(err).__name__}: {err}"
         finally:
             _ACTIVE.discard(self)
+            if self._stop_listening is not None:
+                self._stop_listening()
         self._notify()
 
 
@@ -472,7 +492,8 @@ class LatencyExplorer:
         if run.state == "failed":
             self._say(f"failed after {done} of {run.total} points: {run.error}", error=True)
         else:
-            self._say(f"{run.state}: {done} of {run.total} points")
+            why = " by the kernel's interrupt" if run.state == "cancelled" and run.interrupted else ""
+            self._say(f"{run.state}{why}: {done} of {run.total} points")
 
     def _ipython_display_(self) -> None:
         from IPython.display import display

@@ -125,11 +125,13 @@ def draw_outcome(fig: Figure, outcome: RoutingOutcome) -> None:
 
 
 def node_at(topology: Torus, x: float | None, y: float | None) -> tuple[int, int] | None:
-    """The node of the 2-D drawing at data coordinates ``(x, y)``, or None when the click is near no node (shared
-    by every explorer that takes clicks on a drawing of the network).
+    """The node of the 2-D drawing at data coordinates ``(x, y)``, or None when the click is near no node (what
+    a click on an explorer's canvas picks; shared by the explorers that draw a 2-D network).
 
-    >>> node_at(Torus(2, 4), 1.1, 2.9), node_at(Torus(2, 4), 1.5, 2.5), node_at(Torus(2, 4), None, 0.0)
-    ((1, 3), None, None)
+    Examples
+    --------
+    >>> node_at(Torus(2, 4), 1.1, 2.9), node_at(Torus(2, 4), 1.5, 2.0)
+    ((1, 3), None)
     """
     if topology.n != 2 or x is None or y is None:
         return None
@@ -147,8 +149,8 @@ def _default_destination(n: int, k: int) -> tuple[int, ...]:
 
 
 def new_canvas(fig: Figure) -> widgets.DOMWidget:
-    """An ipympl canvas widget showing ``fig`` (no toolbar: a click always means a node); every explorer's
-    drawing is one."""
+    """An ipympl canvas widget showing ``fig`` (no toolbar: a click always means a node); shared by the explorers
+    that draw a figure."""
     from ipympl.backend_nbagg import Canvas, FigureManager
 
     canvas = Canvas(fig)

@@ -62,6 +62,7 @@ __all__ = [
     "REASONS",
     "RoutingResult",
     "Square",
+    "SquareStep",
     "chain_routing",
     "adaptive_square_routing",
     "heuristic_square_routing",
@@ -262,14 +263,39 @@ def _square_step(k, m, mask, i, ci, cj, di, dj, sb, t0, t1, path, plen, dist, pa
 
 
 @njit
-def _record_square(squares, nsq, i, ci, cj, di, dj):
+def _record_square(squares, nsq, i, ci, cj, di, dj, plen):
+    """Record square ``nsq`` (moving dimension, corner, directions) and the path length when its local routing
+    starts."""
     if nsq < squares.shape[0]:
         squares[nsq, 0] = i
         squares[nsq, 1] = ci
         squares[nsq, 2] = cj
         squares[nsq, 3] = di
         squares[nsq, 4] = dj
+        squares[nsq, 5] = plen
     return nsq + 1
+
+
+@njit
+def _close_square(squares, nsq, plen, path, log):
+    """After the local routing of the last recorded square: its path length on leaving and, when ``log`` is not
+    empty (a traced routing), a copy of its local path (the node it started from included) appended to ``log``;
+    column 6 holds the path length after it, column 7 where its local path ends in ``log``.  Changes nothing the
+    routing reads."""
+    q = nsq - 1
+    if q < 0 or q >= squares.shape[0]:
+        return
+    before = squares[q, 5]
+    after = plen if plen > before else before
+    squares[q, 6] = after
+    start = squares[q - 1, 7] if q > 0 else 0
+    end = start
+    if log.shape[0] > 0:
+        for x in range(before - 1, after):
+            if end < log.shape[0]:
+                log[end] = path[x]
+            end += 1
+    squares[q, 7] = end
 
 
 @njit
@@ -282,7 +308,7 @@ def _step_failure(outcome):
 
 
 @njit
-def _chain_kernel(k, m, mask, s, t, path, squares, dist, parent, queue):
+def _chain_kernel(k, m, mask, s, t, path, squares, dist, parent, queue, log):
     """Chain_Routing (Algorithm 1): directions fixed from (s, t), band fixed per phase."""
     t0 = t % k
     t1 = t // k
@@ -304,8 +330,9 @@ def _chain_kernel(k, m, mask, s, t, path, squares, dist, parent, queue):
                 break
             rj = r // k if i == 0 else r % k
             sb = ((rj - cj) * dj + k) % k
-            nsq = _record_square(squares, nsq, i, ri, cj, di, dj)
+            nsq = _record_square(squares, nsq, i, ri, cj, di, dj, plen)
             outcome, plen, r = _square_step(k, m, mask, i, ri, cj, di, dj, sb, t0, t1, path, plen, dist, parent, queue)
+            _close_square(squares, nsq, plen, path, log)
             if outcome == _STEP_TARGET:
                 return _OK, plen, nsq
             if outcome != _STEP_EXIT:
@@ -316,7 +343,7 @@ def _chain_kernel(k, m, mask, s, t, path, squares, dist, parent, queue):
 
 
 @njit
-def _oriented_step(k, m, mask, i, r, t0, t1, path, plen, squares, nsq, dist, parent, queue):
+def _oriented_step(k, m, mask, i, r, t0, t1, path, plen, squares, nsq, dist, parent, queue, log):
     """Adaptive-square local routing from r in the square arranged along dimension i."""
     r0 = r % k
     r1 = r // k
@@ -327,13 +354,14 @@ def _oriented_step(k, m, mask, i, r, t0, t1, path, plen, squares, nsq, dist, par
     ri = r0 if i == 0 else r1
     rj = r1 if i == 0 else r0
     cj = (rj - dj + k) % k
-    nsq = _record_square(squares, nsq, i, ri, cj, di, dj)
+    nsq = _record_square(squares, nsq, i, ri, cj, di, dj, plen)
     outcome, plen, nxt = _square_step(k, m, mask, i, ri, cj, di, dj, 1, t0, t1, path, plen, dist, parent, queue)
+    _close_square(squares, nsq, plen, path, log)
     return outcome, plen, nxt, nsq
 
 
 @njit
-def _square_kernel(k, m, mask, s, t, heuristic, force_previous, cap, path, squares, dist, parent, queue):
+def _square_kernel(k, m, mask, s, t, heuristic, force_previous, cap, path, squares, dist, parent, queue, log):
     """Adaptive_Square_Routing (Algorithm 2) and, with ``heuristic``, Heuristic_Square_Routing (Section 5)."""
     t0 = t % k
     t1 = t // k
@@ -352,7 +380,7 @@ def _square_kernel(k, m, mask, s, t, heuristic, force_previous, cap, path, squar
             i = forced
             forced = -1
         outcome, plen, nxt, nsq = _oriented_step(k, m, mask, i, r, t0, t1, path, plen, squares, nsq, dist, parent,
-                                                 queue)
+                                                 queue, log)
         if outcome == _STEP_TARGET:
             return _OK, plen, nsq
         if outcome == _STEP_EXIT:
@@ -364,7 +392,7 @@ def _square_kernel(k, m, mask, s, t, heuristic, force_previous, cap, path, squar
         if (d1 if i == 0 else d0) == 0:
             return _FAIL_ALIGNED, plen, nsq
         outcome, plen, nxt, nsq = _oriented_step(k, m, mask, j, r, t0, t1, path, plen, squares, nsq, dist, parent,
-                                                 queue)
+                                                 queue, log)
         if outcome == _STEP_TARGET:
             return _OK, plen, nsq
         if outcome != _STEP_EXIT:
@@ -433,10 +461,10 @@ def _collect_exits(k, m, mask, i, r, t0, t1, dist, parent, queue, cand, keys, nc
 
 
 @njit
-def _route_to(k, m, mask, i, r, goal, t0, t1, path, plen, squares, nsq, dist, parent, queue):
+def _route_to(k, m, mask, i, r, goal, t0, t1, path, plen, squares, nsq, dist, parent, queue, log):
     """Re-run the adaptive square along i at r and append the local path to node goal (an exit or t)."""
     ci, cj, di, dj = _square_frame(k, i, r, t0, t1)
-    nsq = _record_square(squares, nsq, i, ci, cj, di, dj)
+    nsq = _record_square(squares, nsq, i, ci, cj, di, dj, plen)
     _square_bfs(k, m, mask, i, ci, cj, di, dj, 1, dist, parent, queue)
     x = goal % k
     y = goal // k
@@ -445,12 +473,13 @@ def _route_to(k, m, mask, i, r, goal, t0, t1, path, plen, squares, nsq, dist, pa
     a = ((vi - ci) * di + k * m) % k
     b = ((vj - cj) * dj + k * m) % k
     new = _append_local_path(k, m, i, ci, cj, di, dj, a * m + b, dist, parent, path, plen)
+    _close_square(squares, nsq, new, path, log)
     return new, nsq
 
 
 @njit
 def _backtracking_kernel(k, m, mask, s, t, budget, path, squares, dist, parent, queue, seen, seen_list, frames, cand,
-                         keys):
+                         keys, log):
     """Backtracking-Square (our variant): depth-first search over squares; see backtracking_square_routing."""
     t0 = t % k
     t1 = t // k
@@ -482,7 +511,7 @@ def _backtracking_kernel(k, m, mask, s, t, budget, path, squares, dist, parent, 
             reached, nc = _collect_exits(k, m, mask, i, r, t0, t1, dist, parent, queue, cand[depth], keys, 0)
             evaluations += 1
             if reached:
-                new, nsq = _route_to(k, m, mask, i, r, t, t0, t1, path, plen, squares, nsq, dist, parent, queue)
+                new, nsq = _route_to(k, m, mask, i, r, t, t0, t1, path, plen, squares, nsq, dist, parent, queue, log)
                 status = _OK if new >= 0 else _FAIL_OVERFLOW
                 travelled += max(new - plen, 0)
                 plen = max(new, plen)
@@ -493,7 +522,7 @@ def _backtracking_kernel(k, m, mask, s, t, budget, path, squares, dist, parent, 
                 evaluations += 1
                 if reached:
                     new, nsq = _route_to(k, m, mask, 1 - i, r, t, t0, t1, path, plen, squares, nsq, dist, parent,
-                                         queue)
+                                         queue, log)
                     status = _OK if new >= 0 else _FAIL_OVERFLOW
                     travelled += max(new - plen, 0)
                     plen = max(new, plen)
@@ -523,7 +552,7 @@ def _backtracking_kernel(k, m, mask, s, t, budget, path, squares, dist, parent, 
             break
         i = frames[depth, 5] if chosen < frames[depth, 4] else 1 - frames[depth, 5]
         goal = cand[depth, chosen]
-        new, nsq = _route_to(k, m, mask, i, r, goal, t0, t1, path, plen, squares, nsq, dist, parent, queue)
+        new, nsq = _route_to(k, m, mask, i, r, goal, t0, t1, path, plen, squares, nsq, dist, parent, queue, log)
         if new < 0:
             status = _FAIL_OVERFLOW
             break
@@ -539,23 +568,25 @@ def _backtracking_kernel(k, m, mask, s, t, budget, path, squares, dist, parent, 
 
 @njit
 def _route_kernel(alg, option, k, m, mask, s, t, cap, path, squares, dist, parent, queue, seen, seen_list, frames,
-                  cand, keys):
+                  cand, keys, log):
     """Dispatch to one algorithm kernel.
 
     Returns (status, path length in nodes, squares recorded, local routings evaluated, hops travelled); for the
-    three paper algorithms every recorded square is one local routing and the hops travelled are the walk."""
+    three paper algorithms every recorded square is one local routing and the hops travelled are the walk.  A
+    non-empty ``log`` receives every recorded square's local path (:func:`_close_square`)."""
     if alg == 0:
-        status, plen, nsq = _chain_kernel(k, m, mask, s, t, path, squares, dist, parent, queue)
+        status, plen, nsq = _chain_kernel(k, m, mask, s, t, path, squares, dist, parent, queue, log)
         return status, plen, nsq, nsq, plen - 1
     if alg == 1:
-        status, plen, nsq = _square_kernel(k, m, mask, s, t, False, False, cap, path, squares, dist, parent, queue)
+        status, plen, nsq = _square_kernel(k, m, mask, s, t, False, False, cap, path, squares, dist, parent, queue,
+                                           log)
         return status, plen, nsq, nsq, plen - 1
     if alg == 2:
         status, plen, nsq = _square_kernel(k, m, mask, s, t, True, option == 1, cap, path, squares, dist, parent,
-                                           queue)
+                                           queue, log)
         return status, plen, nsq, nsq, plen - 1
     return _backtracking_kernel(k, m, mask, s, t, cap, path, squares, dist, parent, queue, seen, seen_list, frames,
-                                cand, keys)
+                                cand, keys, log)
 
 
 @njit(inline="always")
@@ -686,7 +717,7 @@ def _check_fault_count(fault_count: object, k: int) -> int:
 
 def _workspace_bytes(k: int, m: int, cap: int) -> int:
     """Bytes of :func:`_new_workspace` plus a fault mask and a fault draw over the ``k x k`` nodes."""
-    words = cap * m * m + 2 + (2 * cap + 2) * 5 + 3 * m * m + (cap + 1) * (7 + 2 * m) + 2 * m
+    words = cap * m * m + 2 + (2 * cap + 2) * 8 + 3 * m * m + (cap + 1) * (7 + 2 * m) + 2 * m
     return 8 * words + 10 * k * k
 
 
@@ -698,7 +729,7 @@ def _check_workspace(k: int, m: int, cap: int, copies: int = 1) -> None:
 @njit
 def _new_workspace(k, m, cap):
     path = np.empty(cap * m * m + 2, dtype=np.int64)
-    squares = np.empty((2 * cap + 2, 5), dtype=np.int64)
+    squares = np.empty((2 * cap + 2, 8), dtype=np.int64)
     dist = np.empty(m * m, dtype=np.int64)
     parent = np.empty(m * m, dtype=np.int64)
     queue = np.empty(m * m, dtype=np.int64)
@@ -719,6 +750,7 @@ def _batch_block(k, m, n_faults, seeds, algs, options, cap, lo, hi, with_oracle,
     perm = np.arange(k * k)
     swaps = np.empty(n_faults + 2, dtype=np.int64)
     mask = np.zeros(k * k, dtype=np.bool_)
+    no_log = np.empty(0, dtype=np.int64)
     big_dist = np.full(k * k, -1, dtype=np.int64)
     big_queue = np.empty(k * k, dtype=np.int64)
     for tr in range(lo, hi):
@@ -727,7 +759,8 @@ def _batch_block(k, m, n_faults, seeds, algs, options, cap, lo, hi, with_oracle,
         oracle_dist[tr] = _oracle_kernel(k, mask, s, t, big_dist, big_queue) if with_oracle else -2
         for a in range(nalg):
             st, plen, nsq, evals, hops = _route_kernel(algs[a], options[a], k, m, mask, s, t, cap, path, squares,
-                                                       dist, parent, queue, seen, seen_list, frames, cand, keys)
+                                                       dist, parent, queue, seen, seen_list, frames, cand, keys,
+                                                       no_log)
             status[tr, a] = st
             length[tr, a] = plen - 1 if st == 0 else -1
             evaluations[tr, a] = evals
@@ -783,6 +816,38 @@ class Square:
 
 
 @dataclass(frozen=True)
+class SquareStep:
+    """One local routing of a traced routing (``route(..., trace=True)``): a square and what it did.
+
+    Attributes
+    ----------
+    square : Square
+        The square of this local routing.
+    start : (x0, x1)
+        The node the message stood on when the local routing began (a node of ``square``).
+    local_path : tuple of (x0, x1)
+        The BFS path inside the square from ``start`` to the exit (or to the target), ``start`` included; just
+        ``(start,)`` when the local routing found no way.
+    walk : tuple of (x0, x1)
+        The message's path from the source after this step: the walk so far for the paper's algorithms; for
+        Backtracking-Square the path of its search stack (a branch it backtracked from is no longer in it).
+    backtracked : bool
+        Backtracking-Square: the message walked back along its stack before this step.
+    """
+
+    square: Square
+    start: tuple[int, int]
+    local_path: tuple[tuple[int, int], ...]
+    walk: tuple[tuple[int, int], ...]
+    backtracked: bool = False
+
+    @property
+    def moved(self) -> bool:
+        """Whether the local routing moved the message (found an exit or the target)."""
+        return len(self.local_path) > 1
+
+
+@dataclass(frozen=True)
 class RoutingResult:
     """Outcome of one routing.
 
@@ -805,6 +870,9 @@ class RoutingResult:
     travelled : int
         Hops the message moved, including walking back along abandoned branches (Backtracking-Square only);
         for the other algorithms the hop count of ``walked``.
+    trace : tuple of SquareStep or None
+        One record per square, in order (``route(..., trace=True)``; None otherwise).  Not compared: a traced
+        result equals the untraced one.
     """
 
     algorithm: str
@@ -815,6 +883,7 @@ class RoutingResult:
     squares: tuple[Square, ...] = field(repr=False)
     local_routings: int = field(default=0, repr=False)
     travelled: int = field(default=0, repr=False)
+    trace: tuple[SquareStep, ...] | None = field(default=None, repr=False, compare=False)
 
     @property
     def length(self) -> int | None:
@@ -908,6 +977,7 @@ def route(
     *,
     after_fallback: str = "max",
     cap: int | None = None,
+    trace: bool = False,
 ) -> RoutingResult:
     """Route with one of :data:`ALGORITHMS` (the functions below are thin wrappers of this one).
 
@@ -920,11 +990,18 @@ def route(
         Heuristic-Square only (REC / ALT), see :func:`heuristic_square_routing`.
     cap : int, optional
         Iteration cap (default ``4k``); the expansion budget of Backtracking-Square.
+    trace : bool
+        Also record every local routing, in order (``RoutingResult.trace``, one :class:`SquareStep` per
+        square): what the square explorer steps through.  The kernel runs the same steps either way; a traced
+        result equals the untraced one.
 
     Examples
     --------
     >>> route("chain", Torus(2, 8), set(), (0, 0), (3, 2), 3).length
     5
+    >>> steps = route("adaptive_square", Torus(2, 8), set(), (0, 0), (4, 1), 3, trace=True).trace
+    >>> [(step.start, step.local_path[-1]) for step in steps]
+    [((0, 0), (2, 0)), ((2, 0), (4, 1))]
     """
     check_str("algorithm", algorithm, ALGORITHMS)
     check_str("after_fallback", after_fallback, ("max", "previous"))
@@ -944,25 +1021,49 @@ def route(
         cap = _default_cap(k)
     elif not is_int(cap) or cap < 1:
         raise ValueError(f"cap must be a positive int, got {cap!r}")
+    check_instance("trace", trace, bool, "a bool")
     _check_workspace(k, m, int(cap))
     workspace = _new_workspace(k, m, int(cap))
+    log_size = workspace[1].shape[0] * m * m if trace else 0  # every recorded square's local path fits
+    check_memory(8 * log_size, f"the trace of a square routing on a {k} x {k} torus (m = {m})")
+    log = np.empty(log_size, dtype=np.int64)
     status, plen, nsq, evaluations, travelled = _route_kernel(
-        _ALG_CODE[algorithm], int(after_fallback == "previous"), k, m, mask, s_id, t_id, int(cap), *workspace)
-    path_ids, squares = workspace[0], workspace[1]
+        _ALG_CODE[algorithm], int(after_fallback == "previous"), k, m, mask, s_id, t_id, int(cap), *workspace, log)
+    path_ids, squares = workspace[0], workspace[1][: min(nsq, workspace[1].shape[0])]
     walked = [(int(v % k), int(v // k)) for v in path_ids[: max(plen, 1)]]
-    used = []
-    for row in squares[: min(nsq, squares.shape[0])]:
-        i, ci, cj, di, dj = (int(x) for x in row)
-        fi, fj = (ci + (m - 1) * di) % k, (cj + (m - 1) * dj) % k
-        corner = (ci, cj) if i == 0 else (cj, ci)
-        far = (fi, fj) if i == 0 else (fj, fi)
-        used.append(Square(i, corner, far, (di, dj), m))
+    used = tuple(_square_of(row, k, m) for row in squares)
+    steps = _trace_steps(used, squares, log, k) if trace else None
     ok = status == _OK
-    return RoutingResult(algorithm, ok, walked if ok else None, REASONS[int(status)], walked, tuple(used),
-                         int(evaluations), int(travelled))
+    return RoutingResult(algorithm, ok, walked if ok else None, REASONS[int(status)], walked, used,
+                         int(evaluations), int(travelled), steps)
 
 
-def chain_routing(torus: Torus, faults, source, target, m: int) -> RoutingResult:
+def _square_of(row: np.ndarray, k: int, m: int) -> Square:
+    """The :class:`Square` of one row of the kernel's square record."""
+    i, ci, cj, di, dj = (int(x) for x in row[:5])
+    fi, fj = (ci + (m - 1) * di) % k, (cj + (m - 1) * dj) % k
+    corner = (ci, cj) if i == 0 else (cj, ci)
+    far = (fi, fj) if i == 0 else (fj, fi)
+    return Square(i, corner, far, (di, dj), m)
+
+
+def _trace_steps(squares: tuple[Square, ...], rows: np.ndarray, log: np.ndarray, k: int) -> tuple[SquareStep, ...]:
+    """The :class:`SquareStep` records of a traced routing: each square's local path is its slice of ``log``
+    (columns 5-7 of ``rows``: path length on entry and on leaving, end of its slice), and the message's path
+    after each step is the path before it (cut to its length on entry: a backtrack) followed by that local path."""
+    steps, walk, start = [], [], 0
+    for square, row in zip(squares, rows, strict=True):
+        before, end = int(row[5]), int(row[7])
+        local = tuple((int(v % k), int(v // k)) for v in log[start:end])
+        start = end
+        backtracked = len(walk) > before
+        walk = walk[:before] if walk else [local[0]]
+        walk.extend(local[1:])
+        steps.append(SquareStep(square, local[0], local, tuple(walk), backtracked))
+    return tuple(steps)
+
+
+def chain_routing(torus: Torus, faults, source, target, m: int, *, trace: bool = False) -> RoutingResult:
     """Chain_Routing (Li, Peng & Chu, Section 3, Algorithm 1 -- printed as "Channel_Routing").
 
     Parameters
@@ -975,6 +1076,8 @@ def chain_routing(torus: Torus, faults, source, target, m: int) -> RoutingResult
         Distinct non-faulty nodes.
     m : int
         Square width, ``2 <= m <= k``.
+    trace : bool
+        Also record every local routing (``RoutingResult.trace``; see :func:`route`).
 
     Returns
     -------
@@ -1002,10 +1105,10 @@ def chain_routing(torus: Torus, faults, source, target, m: int) -> RoutingResult
     >>> r.success, r.path[0], r.path[-1], r.length
     (True, (0, 0), (3, 0), 5)
     """
-    return route("chain", torus, faults, source, target, m)
+    return route("chain", torus, faults, source, target, m, trace=trace)
 
 
-def adaptive_square_routing(torus: Torus, faults, source, target, m: int) -> RoutingResult:
+def adaptive_square_routing(torus: Torus, faults, source, target, m: int, *, trace: bool = False) -> RoutingResult:
     """Adaptive_Square_Routing (Li, Peng & Chu, Section 4, Algorithm 2).
 
     Parameters and exceptions as :func:`chain_routing`, with ``3 <= m <= k``.
@@ -1024,11 +1127,11 @@ def adaptive_square_routing(torus: Torus, faults, source, target, m: int) -> Rou
     >>> r.success, r.length
     (True, 7)
     """
-    return route("adaptive_square", torus, faults, source, target, m)
+    return route("adaptive_square", torus, faults, source, target, m, trace=trace)
 
 
 def heuristic_square_routing(
-    torus: Torus, faults, source, target, m: int, *, after_fallback: str = "max"
+    torus: Torus, faults, source, target, m: int, *, after_fallback: str = "max", trace: bool = False
 ) -> RoutingResult:
     """Heuristic_Square_Routing (Li, Peng & Chu, Section 5; prose only in the paper).
 
@@ -1057,11 +1160,11 @@ def heuristic_square_routing(
     >>> heuristic_square_routing(Torus(2, 8), faults, (0, 0), (3, 1), 3).success
     True
     """
-    return route("heuristic_square", torus, faults, source, target, m, after_fallback=after_fallback)
+    return route("heuristic_square", torus, faults, source, target, m, after_fallback=after_fallback, trace=trace)
 
 
-def backtracking_square_routing(torus: Torus, faults, source, target, m: int, *, budget: int | None = None
-                                ) -> RoutingResult:
+def backtracking_square_routing(torus: Torus, faults, source, target, m: int, *, budget: int | None = None,
+                                trace: bool = False) -> RoutingResult:
     """Backtracking-Square routing: our improved local-information variant (not in the paper).
 
     Parameters and exceptions as :func:`adaptive_square_routing`, plus
@@ -1091,7 +1194,7 @@ def backtracking_square_routing(torus: Torus, faults, source, target, m: int, *,
     """
     if budget is not None:
         budget = check_int("budget", budget, minimum=1)
-    return route("backtracking_square", torus, faults, source, target, m, cap=budget)
+    return route("backtracking_square", torus, faults, source, target, m, cap=budget, trace=trace)
 
 
 def oracle(torus: Torus, faults, source, target) -> OracleResult:
