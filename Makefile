@@ -63,7 +63,8 @@ reproduce: $(VENV)/.installed-lock
 verify: kernel
 	$(BIN)/torus-lab verify --preset paper
 
-test: $(VENV)/.installed-test kernel browser docs
+# The site is built (strictly, as `make site` builds it) and checked by tests/test_site.py.
+test: $(VENV)/.installed-test $(VENV)/.installed-docs kernel browser
 	$(BIN)/ruff check torus_lab tests benchmarks fuzz
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -q
 
@@ -95,7 +96,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks
 
 # Hostile arguments for every public function and class (tests/test_fuzz.py, FUZZ_EXAMPLES fresh random examples
-# per parameter; `make test` runs 10 with a fixed seed), then coverage-guided fuzzing of CLI arguments, -p values,
+# per parameter; `make test` runs 5 with a fixed seed), then coverage-guided fuzzing of CLI arguments, -p values,
 # experiment YAML and parameter sets (fixed budget).
 FUZZ_EXAMPLES ?= 40
 FUZZ_RUNS ?= 100000

@@ -51,7 +51,7 @@ from torus_lab._memory import MemoryLimitError
 pytestmark = pytest.mark.fuzz
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0")) or None
-MAX_EXAMPLES = EXAMPLES or 10
+MAX_EXAMPLES = EXAMPLES or 5
 
 # They run notebooks, build the site (Sphinx in a child process; the site's text helpers are property-tested in
 # tests/test_site.py) or serve notebooks (torus_lab.explore.app: its checks are tested in tests/test_explore_app.py).

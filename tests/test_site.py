@@ -190,9 +190,13 @@ def test_the_site_refuses_bad_arguments_before_any_work(tmp_path):
 # ---------------------------------------------------------------------- the built site
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, Path]:
-    """The site of the committed outputs (strict: warnings are errors) and its zip."""
+    """The site of the committed outputs and its zip, built as ``make site`` builds it: ``torus-lab site --strict``
+    (every Sphinx warning an error, every cross-reference resolved).  ``make test`` builds the site only here."""
+    from torus_lab import cli
+
     folder = tmp_path_factory.mktemp("site")
-    html_dir = report.build_project_site(html_dir=folder / "html", strict=True)
+    html_dir = folder / "html"
+    assert cli.main(["site", "--strict", "--html", str(html_dir)]) == 0
     archive = site.write_site_zip(html_dir, folder / "site.zip")
     return html_dir, archive
 
