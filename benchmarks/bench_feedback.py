@@ -9,8 +9,8 @@ is printed beside it.
 The fresh-clone figure is what a new contributor pays: ``git clone`` of the committed ``HEAD`` into a temporary
 folder, then ``make test`` there (virtual environment, pip installs, Jupyter kernel, ruff and the suite with two
 workers, whose site test builds the docs; every numba kernel compiled from an empty cache).  It takes many
-minutes, so it runs only when asked; the same figure by hand: ``git clone -q . /some/scratch/clone && cd /some/scratch/clone &&
-/usr/bin/time -f '%U user + %S sys' make test``.
+minutes, so it runs only when asked; the same figure by hand: ``git clone -q . /some/scratch/clone &&
+cd /some/scratch/clone && /usr/bin/time -f '%U user + %S sys' make test``.
 """
 
 from __future__ import annotations
