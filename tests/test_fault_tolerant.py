@@ -121,6 +121,30 @@ def test_claims_verdicts_on_exact_values():
     assert claims.loc["heuristic_significant", "evidence_kind"] == "exhaustive"
 
 
+def test_success_trends_are_judged_on_chain_and_report_the_others():
+    """The paper states the m and N trends of Chain (Section 6 on Figs. 4-5): a significant reversal of another
+    algorithm is reported but does not change the verdict; one of Chain's does."""
+    base = {"chain": 0.5, "adaptive_square": 0.6, "heuristic_square": 0.7, "backtracking_square": 0.8, "oracle": 0.9}
+    table, ratios = _tables([(16, 3), (16, 4), (32, 3)], [0.25], base)
+    # Chain: higher with m = 4 and in the smaller torus; Heuristic-Square: both trends reversed beyond noise
+    shift = {("chain", 16, 4): 0.1, ("chain", 32, 3): -0.1, ("heuristic_square", 16, 4): -0.2,
+             ("heuristic_square", 32, 3): 0.2}
+    table["success_rate"] += [shift.get((r.algorithm, r.N, r.m), 0.0) for r in table.itertuples()]
+    table["ci_low"], table["ci_high"] = table["success_rate"] - 0.01, table["success_rate"] + 0.01
+    claims = _claims(table, ratios).set_index("claim_id")
+    for cid in ("larger_m_helps", "smaller_torus_better"):
+        assert claims.loc[cid, "verdict"] == "holds", cid
+        assert claims.loc[cid, "measured_value"] == 1, cid
+        assert "Heuristic-Square 0 of 1 strictly (0 ties, 1 reversed, 0 of them within noise)" in \
+            claims.loc[cid, "measured_text"], cid
+    reversed_chain = table.assign(success_rate=np.where(table.algorithm == "chain", 1.2 - table.success_rate,
+                                                        table.success_rate))
+    reversed_chain["ci_low"] = reversed_chain["success_rate"] - 0.01
+    reversed_chain["ci_high"] = reversed_chain["success_rate"] + 0.01
+    claims = _claims(reversed_chain, ratios).set_index("claim_id")
+    assert (claims.loc[["larger_m_helps", "smaller_torus_better"], "verdict"] == "does not hold").all()
+
+
 def test_claims_ratio_tolerance_is_on_the_improvement():
     # the issue's example: 1.238 [1.186, 1.292] against "about 1.3" is 21% off the improvement, CI misses 1.3
     successes = {"chain": 1 / 1.238, "adaptive_square": 1.0, "heuristic_square": 1.0, "backtracking_square": 1.0,

@@ -79,9 +79,31 @@ def test_claims_cover_every_numbered_result_of_the_paper(small_tables):
     assert by_id.loc["all_mesh_algorithms", "evidence_kind"] == "counterexample"
     assert "west-first: 0/1 tori, acyclic placements bid k=4 0/16 of 16" in by_id.loc["all_mesh_algorithms",
                                                                                        "measured_text"]
+    # two VCs (one per PFNF VN) leave a wrap-around ring cycle at k = 4; three carry the dateline classes at k = 4, 5
     row = by_id.loc["minimum_extra_hardware"]
-    assert row.paper_value == 3 and row.measured_value == 5 and row.verdict == "does not hold"
+    assert row.paper_value == 3 and row.measured_value == 3 and row.verdict == "holds"
+    assert "a wrap-around ring cycle at 1/1 radices" in row.measured_text
     assert by_id.loc["fig1_unidirectional_torus", "verdict"] == "not testable here"
+
+
+def test_minimum_extra_hardware_judges_the_wrap_around_dependencies_only(small_tables):
+    """The row tests the VCs that break the wrap-around dependencies: the turn cycles the 3-VC mapping keeps do
+    not decide it (row mapping_deadlock_free does), a two-VC mapping without a ring cycle or a third after class
+    sharing a channel does."""
+    def verdict(tables):
+        return vm_claims.claims(tables, SMALL).set_index("claim_id").loc["minimum_extra_hardware", "verdict"]
+
+    cdg, vc = small_tables["cdg_verdicts"], small_tables["vc_counts"]
+    three = (cdg.kind == "bidirectional") & (cdg.routing == "pfnf-reconstruction+paper")
+    assert not cdg[three].acyclic.astype(bool).any()  # the 3-VC mapping keeps a (turn) cycle
+    assert verdict(small_tables) == "holds"
+    two = (cdg.kind == "bidirectional") & (cdg.routing == "pfnf-reconstruction")
+    no_ring = cdg.copy()
+    no_ring.loc[two, ["acyclic", "cycle_channels"]] = [True, ""]
+    assert verdict({**small_tables, "cdg_verdicts": no_ring}) == "does not hold"
+    shared = vc.copy()
+    shared.loc[shared.routing == "pfnf-reconstruction+paper-4vc", "after_overlap"] = 1
+    assert verdict({**small_tables, "vc_counts": shared}) == "does not hold"
 
 
 def test_paper_results_are_unique_and_spelled_as_the_paper_numbers_them():
