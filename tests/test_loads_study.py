@@ -60,9 +60,14 @@ def serial(monkeypatch):
     monkeypatch.setenv("TORUS_LAB_CACHE", "off")
 
 
-@pytest.fixture
-def results(serial):
-    return study.run(TINY)
+@pytest.fixture(scope="module")
+def results():
+    """The study at ``TINY``, run once (serially, uncached) for the module's checks, which only read it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TORUS_LAB_BACKEND", "serial")
+        patch.delenv("TORUS_LAB_SCHEDULER", raising=False)
+        patch.setenv("TORUS_LAB_CACHE", "off")
+        return study.run(TINY)
 
 
 # ---------------------------------------------------------------------- the experiment file
