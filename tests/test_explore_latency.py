@@ -265,8 +265,8 @@ def test_in_a_kernel_the_interrupt_button_cancels_the_run():
         return "".join(printed).strip()
 
     start = ("from torus_lab.explore.latency import LatencyQuery, LatencyRun\n"
-             "q = LatencyQuery(routings=['ecube'], n=2, k=4, loads=[round(0.02 * i, 2) for i in range(1, 41)],"
-             " seeds=3, warmup=50, measure=400)\n"
+             "q = LatencyQuery(routings=['ecube'], n=2, k=8, loads=[round(0.02 * i, 2) for i in range(1, 41)],"
+             " seeds=10, warmup=50, measure=50000)\n"  # minutes of items: still running when interrupted
              "run = LatencyRun(q, backend='serial', batch=1).start()\n")  # fmt: skip
     wait_first = "import time\nwhile run.done < 1 and run.state == 'running': time.sleep(0.02)\n"
     report = "print(run.wait(600), run.state, run.interrupted, 1 <= run.done < run.total, len(run.runs()) == run.done)"
@@ -276,7 +276,7 @@ def test_in_a_kernel_the_interrupt_button_cancels_the_run():
         assert execute(report) == "True cancelled True True True"
         execute(start + wait_first)
         msg_id = kc.execute("time.sleep(120)")  # a cell running when the button is pressed
-        time.sleep(1.0)
+        time.sleep(0.5)
         km.interrupt_kernel()
         reply = kc.get_shell_msg(timeout=60)
         assert reply["parent_header"]["msg_id"] == msg_id and reply["content"]["ename"] == "KeyboardInterrupt"
