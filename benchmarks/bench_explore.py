@@ -19,8 +19,8 @@ TARGET_S = 1.0
 ROUTINGS = ("ecube", "west-first", "direction-first", "duato", "pfnf", "turn-model")
 
 
-def _timed(explorer, change) -> tuple[float, float]:
-    """Wall and CPU seconds of ``change`` and the render that follows."""
+def timed(explorer, change) -> tuple[float, float]:
+    """Wall and CPU seconds of ``change`` and the render that follows (every explorer bench times with it)."""
     wall, cpu = time.perf_counter(), time.process_time()
     change()
     explorer.figure.canvas.draw()
@@ -37,12 +37,12 @@ def run() -> None:
     explorer.figure.canvas.draw()
     timings = []
     for name in ROUTINGS[1:] + ROUTINGS[:1]:
-        timings.append((f"routing -> {name}", _timed(explorer, lambda name=name: setattr(explorer.routing, "value",
+        timings.append((f"routing -> {name}", timed(explorer, lambda name=name: setattr(explorer.routing, "value",
                                                                                            name))))  # fmt: skip
-    timings.append(("options vcs 2, datelines (2 redraws)", _timed(explorer, lambda: (explorer.set_option("vcs", 2),
+    timings.append(("options vcs 2, datelines (2 redraws)", timed(explorer, lambda: (explorer.set_option("vcs", 2),
                                                                             explorer.set_option("datelines", True)))))
-    timings.append(("click: source (6, 6)", _timed(explorer, lambda: explorer.click_node((6, 6)))))
-    timings.append(("click: destination (1, 2)", _timed(explorer, lambda: explorer.click_node((1, 2)))))
+    timings.append(("click: source (6, 6)", timed(explorer, lambda: explorer.click_node((6, 6)))))
+    timings.append(("click: destination (1, 2)", timed(explorer, lambda: explorer.click_node((1, 2)))))
     explorer.close()
     for what, (wall, cpu) in timings:
         print(f"routing explorer, 8x8 torus, {what:38s} redrawn in {wall:.2f} s wall, {cpu:.2f} s CPU  "

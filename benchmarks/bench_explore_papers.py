@@ -15,21 +15,12 @@ wall.
 from __future__ import annotations
 
 import os
-import time
 
+from benchmarks.bench_explore import timed
 from torus_lab.explore import disjoint_paths_explorer, loads_explorer
 
 #: Seconds a change may take to be redrawn.
 TARGET_S = 1.0
-
-
-def _timed(explorer, change) -> tuple[float, float]:
-    """Wall and CPU seconds of ``change`` and the render that follows."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    change()
-    explorer.figure.canvas.draw()
-    assert explorer.error == "", explorer.error
-    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def _disjoint() -> list[tuple[str, tuple[float, float]]]:
@@ -38,16 +29,16 @@ def _disjoint() -> list[tuple[str, tuple[float, float]]]:
     timings = []
     explorer = disjoint_paths_explorer(n=2, k=8, c=2, seed=1)
     explorer.figure.canvas.draw()
-    timings.append(("(2,8), c=2: seed -> new random pairs", _timed(explorer, lambda: setattr(explorer.seed, "value",
+    timings.append(("(2,8), c=2: seed -> new random pairs", timed(explorer, lambda: setattr(explorer.seed, "value",
                                                                                           5))))  # fmt: skip
-    timings.append(("(2,8), c=2: click a pair end (3, 3)", _timed(explorer, lambda: explorer.click_node((3, 3)))))
-    timings.append(("(2,8), c=2: choose_T -> short", _timed(explorer, lambda: setattr(explorer.choose_T, "value",
+    timings.append(("(2,8), c=2: click a pair end (3, 3)", timed(explorer, lambda: explorer.click_node((3, 3)))))
+    timings.append(("(2,8), c=2: choose_T -> short", timed(explorer, lambda: setattr(explorer.choose_T, "value",
                                                                                    "short"))))  # fmt: skip
-    timings.append(("(2,8) -> (2,9): three networks redrawn", _timed(explorer, lambda: setattr(explorer.k, "value",
+    timings.append(("(2,8) -> (2,9): three networks redrawn", timed(explorer, lambda: setattr(explorer.k, "value",
                                                                                             9))))  # fmt: skip
     explorer.close()
     explorer = disjoint_paths_explorer(n=4, k=5, c=4, seed=1)
-    timings.append(("(4,5), c=4 (table, optimum): seed", _timed(explorer, lambda: setattr(explorer.seed, "value",
+    timings.append(("(4,5), c=4 (table, optimum): seed", timed(explorer, lambda: setattr(explorer.seed, "value",
                                                                                        2))))  # fmt: skip
     explorer.close()
     return [(f"disjoint paths {what}", t) for what, t in timings]
@@ -62,14 +53,14 @@ def _loads() -> list[tuple[str, tuple[float, float]]]:
     timings = []
     explorer = loads_explorer(d=2, k=16, routing="odr")
     explorer.figure.canvas.draw()
-    timings.append(("T_2^16: routing ODR -> UDR", _timed(explorer, lambda: setattr(explorer.routing, "value", "udr"))))
-    timings.append(("T_2^16: tie + -> both", _timed(explorer, lambda: setattr(explorer.tie, "value", "both"))))
-    timings.append(("T_2^16: multiple linear placement, t = 2", _timed(explorer, lambda: setattr(
+    timings.append(("T_2^16: routing ODR -> UDR", timed(explorer, lambda: setattr(explorer.routing, "value", "udr"))))
+    timings.append(("T_2^16: tie + -> both", timed(explorer, lambda: setattr(explorer.tie, "value", "both"))))
+    timings.append(("T_2^16: multiple linear placement, t = 2", timed(explorer, lambda: setattr(
         explorer.placement, "value", "multiple_linear"))))  # fmt: skip
-    timings.append(("T_2^16 -> T_2^15", _timed(explorer, lambda: setattr(explorer.k, "value", 15))))
+    timings.append(("T_2^16 -> T_2^15", timed(explorer, lambda: setattr(explorer.k, "value", 15))))
     explorer.close()
     explorer = loads_explorer(d=3, k=12, routing="odr")
-    timings.append(("T_3^12 (class map): routing ODR -> UDR", _timed(explorer, lambda: setattr(
+    timings.append(("T_3^12 (class map): routing ODR -> UDR", timed(explorer, lambda: setattr(
         explorer.routing, "value", "udr"))))  # fmt: skip
     explorer.close()
     return [(f"loads {what}", t) for what, t in timings]

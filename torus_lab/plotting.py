@@ -129,6 +129,16 @@ def _check_axes(ax: object) -> None:
     check_instance("ax", ax, Axes, "a matplotlib Axes")
 
 
+def _check_axes_2d(ax: object, topology: object) -> None:
+    """``ax`` a matplotlib Axes and ``topology`` a 2-D torus or mesh (what the 2-D drawings take)."""
+    from torus_lab.topology import Torus
+
+    _check_axes(ax)
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    if topology.n != 2:
+        raise ValueError(f"topology must be 2-dimensional, got {topology!r}")
+
+
 def save_figure(fig, figures_dir: str | Path, name: str, *, formats: tuple[str, ...] = ("png", "svg")) -> list[Path]:
     """Save ``fig`` as ``figures_dir/name.<fmt>`` for each format (PNG for reports, SVG for papers).
 
@@ -669,12 +679,7 @@ def draw_torus_2d(
     >>> _ = draw_torus_2d(ax, Torus(2, 4), paths=[[(0, 0), (1, 0), (1, 1)]])
     >>> plt.close(fig)
     """
-    from torus_lab.topology import Torus
-
-    _check_axes(ax)
-    check_instance("topology", topology, Torus, "a Torus or Mesh")
-    if topology.n != 2:
-        raise ValueError(f"topology must be 2-dimensional, got {topology!r}")
+    _check_axes_2d(ax, topology)
     paths, path_labels = _check_paths(topology, paths, path_labels)
     _check_overlays(topology, faults, title)
     squares = _check_squares(squares)
@@ -713,12 +718,7 @@ def draw_paths_2d(ax, topology, *, paths=(), path_labels=None, highlight=()) -> 
     4
     >>> plt.close(fig)
     """
-    from torus_lab.topology import Torus
-
-    _check_axes(ax)
-    check_instance("topology", topology, Torus, "a Torus or Mesh")
-    if topology.n != 2:
-        raise ValueError(f"topology must be 2-dimensional, got {topology!r}")
+    _check_axes_2d(ax, topology)
     paths, path_labels = _check_paths(topology, paths, path_labels)
     highlight = [topology.check_node(v, "highlight node") for v in check_sequence("highlight", highlight)]
     before = set(ax.get_children())

@@ -37,7 +37,7 @@ from matplotlib.figure import Figure
 
 from torus_lab._validate import check_instance, check_str
 from torus_lab.explore.disjoint_model import DisjointOutcome, DisjointQuery, MethodPaths, explore_disjoint_paths
-from torus_lab.explore.routing import new_canvas, node_at
+from torus_lab.explore.routing import CanvasExplorer, new_canvas, node_at
 from torus_lab.plotting import PALETTE, draw_paths_2d, draw_torus_2d, figure_style
 from torus_lab.routing.disjoint_paths import CHOOSE_T, LEMMA2_RULES
 from torus_lab.studies.disjoint_paths import INSTANCE_KINDS
@@ -143,7 +143,7 @@ def _table_html(outcome: DisjointOutcome) -> str:
     return f'<table class="torus-lab-table"><tr>{head}</tr>{"".join(body)}</table>'
 
 
-class DisjointPathsExplorer(widgets.VBox):
+class DisjointPathsExplorer(CanvasExplorer):
     """The disjoint-paths explorer's widget (see the module's description); build it with
     :func:`disjoint_paths_explorer`.
 
@@ -158,6 +158,8 @@ class DisjointPathsExplorer(widgets.VBox):
     figure : matplotlib Figure
         The drawings; ``canvas`` is its ipympl widget.
     """
+
+    _outcome_texts = ("summary", "table")
 
     def __init__(self, query: DisjointQuery, mode: str = "random") -> None:
         check_instance("query", query, DisjointQuery)
@@ -252,13 +254,8 @@ class DisjointPathsExplorer(widgets.VBox):
         """Recompute and redraw from the controls; a refused input shows the API's message instead."""
         if self._quiet:
             return
-        try:
-            outcome = explore_disjoint_paths(self.query())
-        except (ValueError, TypeError) as err:  # the API's message, as it is
-            self._refused(str(err))
-            return
-        except Exception as err:  # noqa: BLE001 (a control never raises: anything else is shown too)
-            self._refused(f"{type(err).__name__}: {err}")
+        outcome = self._computed(lambda: explore_disjoint_paths(self.query()))
+        if outcome is None:
             return
         q = outcome.query
         self.outcome, self.error, self.message.value = outcome, "", ""
@@ -275,13 +272,6 @@ class DisjointPathsExplorer(widgets.VBox):
             self._overlays = _draw(self.figure, outcome)
         self._drawn = q.k if _drawable(outcome) else None
         self.figure.canvas.draw_idle()
-
-    def _refused(self, text: str) -> None:
-        self.outcome = None
-        self.error = text
-        self.message.value = f'<b style="color: {PALETTE[3]}">{html.escape(text, quote=False)}</b>'
-        self.summary.value = ""
-        self.table.value = ""
 
     # ------------------------------------------------------------------ events
     def _quietly(self, action) -> None:
@@ -326,13 +316,6 @@ class DisjointPathsExplorer(widgets.VBox):
         node = node_at(Torus(2, self._drawn), event.xdata, event.ydata)
         if node is not None and all(len(s) == 2 for s, _ in self.pair_boxes):
             self.click_node(node)
-
-    def close(self) -> None:
-        """Close the widget and its figure's canvas."""
-        canvas = getattr(self, "canvas", None)
-        if canvas is not None:
-            canvas.close()
-        super().close()
 
 
 def disjoint_paths_explorer(

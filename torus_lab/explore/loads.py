@@ -35,9 +35,9 @@ from matplotlib.figure import Figure
 
 from torus_lab._validate import check_instance
 from torus_lab.explore.loads_model import PLACEMENTS, LoadsOutcome, LoadsQuery, explore_loads
-from torus_lab.explore.routing import new_canvas
+from torus_lab.explore.routing import CanvasExplorer, new_canvas
 from torus_lab.loads import ROUTINGS
-from torus_lab.plotting import PALETTE, draw_torus_2d, figure_style
+from torus_lab.plotting import draw_torus_2d, figure_style
 
 __all__ = ["MAX_DRAWN_LOADS_K", "TIES", "LoadsExplorer", "loads_explorer", "draw_loads_outcome"]
 
@@ -100,7 +100,7 @@ def _table_html(outcome: LoadsOutcome) -> str:
     return f'<table class="torus-lab-table"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
-class LoadsExplorer(widgets.VBox):
+class LoadsExplorer(CanvasExplorer):
     """The loads explorer's widget (see the module's description); build it with :func:`loads_explorer`.
 
     Attributes
@@ -114,6 +114,8 @@ class LoadsExplorer(widgets.VBox):
     figure : matplotlib Figure
         The heat map; ``canvas`` is its ipympl widget.
     """
+
+    _outcome_texts = ("summary", "table")
 
     def __init__(self, query: LoadsQuery) -> None:
         check_instance("query", query, LoadsQuery)
@@ -179,22 +181,8 @@ class LoadsExplorer(widgets.VBox):
         draw_loads_outcome(self.figure, outcome)
         self.figure.canvas.draw_idle()
 
-    def _refused(self, text: str) -> None:
-        self.outcome = None
-        self.error = text
-        self.message.value = f'<b style="color: {PALETTE[3]}">{html.escape(text, quote=False)}</b>'
-        self.summary.value = ""
-        self.table.value = ""
-
     def _changed(self, change: dict | None = None) -> None:
         self.refresh()
-
-    def close(self) -> None:
-        """Close the widget and its figure's canvas."""
-        canvas = getattr(self, "canvas", None)
-        if canvas is not None:
-            canvas.close()
-        super().close()
 
 
 def loads_explorer(

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import html
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -165,7 +165,42 @@ def new_canvas(fig: Figure) -> widgets.DOMWidget:
     return canvas
 
 
-class RoutingExplorer(widgets.VBox):
+class CanvasExplorer(widgets.VBox):
+    """What every explorer drawn on an ipympl canvas shares: a refused input shown as the API's message (in red, in
+    ``message``) with the widgets that held an outcome emptied, and the canvas closed with the widget.
+
+    A subclass sets ``message`` and ``canvas`` and lists in ``_outcome_texts`` the names of its ipywidgets.HTML
+    that show an outcome.
+    """
+
+    _outcome_texts: tuple[str, ...] = ("summary",)
+
+    def _refused(self, text: str) -> None:
+        self.outcome, self.error = None, text
+        self.message.value = f'<b style="color: {PALETTE[3]}">{html.escape(text, quote=False)}</b>'
+        for name in self._outcome_texts:
+            getattr(self, name).value = ""
+
+    def _computed(self, compute: Callable[[], Any]) -> Any:
+        """``compute()``, or None with the refusal shown: a ValueError or TypeError as the API's message as it is,
+        anything else with its type (a control never raises)."""
+        try:
+            return compute()
+        except (ValueError, TypeError) as err:
+            self._refused(str(err))
+        except Exception as err:  # noqa: BLE001 (a control never raises: anything else is shown too)
+            self._refused(f"{type(err).__name__}: {err}")
+        return None
+
+    def close(self) -> None:
+        """Close the widget and its figure's canvas."""
+        canvas = getattr(self, "canvas", None)  # None when building it failed
+        if canvas is not None:
+            canvas.close()
+        super().close()
+
+
+class RoutingExplorer(CanvasExplorer):
     """The routing explorer's widget (see the module's description); build it with :func:`routing_explorer`.
 
     Attributes
@@ -282,14 +317,8 @@ class RoutingExplorer(widgets.VBox):
         """Recompute and redraw from the controls; a refused input shows the API's message instead."""
         if self._quiet:
             return
-        try:
-            query = self.query()
-            outcome = explore_routing(query)
-        except (ValueError, TypeError) as err:  # the API's message, as it is
-            self._refused(str(err))
-            return
-        except Exception as err:  # noqa: BLE001 (a control never raises: anything else is shown too)
-            self._refused(f"{type(err).__name__}: {err}")
+        outcome = self._computed(lambda: explore_routing(self.query()))
+        if outcome is None:
             return
         self.outcome = outcome
         self.error = ""
@@ -298,12 +327,6 @@ class RoutingExplorer(widgets.VBox):
         draw_outcome(self.figure, outcome)
         self._drawn = outcome.query.topology
         self.figure.canvas.draw_idle()
-
-    def _refused(self, text: str) -> None:
-        self.outcome = None
-        self.error = text
-        self.message.value = f'<b style="color: {PALETTE[3]}">{html.escape(text, quote=False)}</b>'
-        self.summary.value = ""
 
     # ------------------------------------------------------------------ events
     def _changed(self, change: dict | None = None) -> None:
@@ -358,13 +381,6 @@ class RoutingExplorer(widgets.VBox):
     def set_option(self, name: str, value: Any) -> None:
         """Set the control of the current routing's option ``name`` to ``value`` (as a user would)."""
         self.options_box.control(name).set(value)
-
-    def close(self) -> None:
-        """Close the widget and its figure's canvas."""
-        canvas = getattr(self, "canvas", None)  # None when building it failed
-        if canvas is not None:
-            canvas.close()
-        super().close()
 
 
 def routing_explorer(

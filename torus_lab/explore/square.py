@@ -41,7 +41,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 from torus_lab._validate import check_instance, check_int, check_str
-from torus_lab.explore.routing import new_canvas, node_at
+from torus_lab.explore.routing import CanvasExplorer, new_canvas, node_at
 from torus_lab.explore.square_model import SquareOutcome, SquareQuery, explore_square
 from torus_lab.plotting import PALETTE, draw_torus_2d, figure_style
 from torus_lab.routing.square import ALGORITHMS, SquareStep
@@ -110,7 +110,7 @@ def _step_text(step: SquareStep, number: int, total: int, last: bool, result: An
     return head + ("no way through this square" + (f": {result.reason}" if last else " (trying another square)"))
 
 
-class SquareExplorer(widgets.VBox):
+class SquareExplorer(CanvasExplorer):
     """The square-routing explorer's widget (see the module's description); build it with :func:`square_explorer`.
 
     Attributes
@@ -124,6 +124,8 @@ class SquareExplorer(widgets.VBox):
     figure : matplotlib Figure
         The drawing; ``canvas`` is its ipympl widget.
     """
+
+    _outcome_texts = ("summary", "step_text")
 
     def __init__(self, query: SquareQuery, algorithm: str = "adaptive_square") -> None:
         check_instance("query", query, SquareQuery)
@@ -230,11 +232,6 @@ class SquareExplorer(widgets.VBox):
         self.step_text.value = html.escape(text)
         self.figure.canvas.draw_idle()
 
-    def _refused(self, text: str) -> None:
-        self.outcome, self.error = None, text
-        self.message.value = f'<b style="color: {PALETTE[3]}">{html.escape(text, quote=False)}</b>'
-        self.summary.value = self.step_text.value = ""
-
     # ------------------------------------------------------------------ events
     def next_step(self) -> None:
         """Show the next square (what *Next* does)."""
@@ -279,13 +276,6 @@ class SquareExplorer(widgets.VBox):
         node = node_at(self._drawn, event.xdata, event.ydata)
         if node is not None:
             self.click_node(node)
-
-    def close(self) -> None:
-        """Close the widget and its figure's canvas."""
-        canvas = getattr(self, "canvas", None)
-        if canvas is not None:
-            canvas.close()
-        super().close()
 
 
 def square_explorer(k: int = 16, m: int = 3, fault_rate: float = 0.1, fault_seed: int = 1,
