@@ -143,7 +143,7 @@ def _table_html(outcome: DisjointOutcome) -> str:
     return f'<table class="torus-lab-table"><tr>{head}</tr>{"".join(body)}</table>'
 
 
-class DisjointPathsExplorer(CanvasExplorer):
+class DisjointPathsExplorer(CanvasExplorer, widgets.VBox):
     """The disjoint-paths explorer's widget (see the module's description); build it with
     :func:`disjoint_paths_explorer`.
 

@@ -100,7 +100,7 @@ def _table_html(outcome: LoadsOutcome) -> str:
     return f'<table class="torus-lab-table"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
-class LoadsExplorer(CanvasExplorer):
+class LoadsExplorer(CanvasExplorer, widgets.VBox):
     """The loads explorer's widget (see the module's description); build it with :func:`loads_explorer`.
 
     Attributes

@@ -52,7 +52,7 @@ from torus_lab.plotting import PALETTE, draw_torus_2d, draw_torus_3d, figure_sty
 from torus_lab.routing.registry import RoutingRegistry, routing_entries, routing_entry
 from torus_lab.topology import Torus
 
-__all__ = ["RoutingExplorer", "routing_explorer", "draw_outcome", "CLICK_MODES"]
+__all__ = ["CanvasExplorer", "RoutingExplorer", "routing_explorer", "draw_outcome", "CLICK_MODES"]
 
 #: What a click on a node does: set the source (then the destination), set the destination, toggle a fault.
 CLICK_MODES = ("source", "destination", "fault")
@@ -165,9 +165,10 @@ def new_canvas(fig: Figure) -> widgets.DOMWidget:
     return canvas
 
 
-class CanvasExplorer(widgets.VBox):
-    """What every explorer drawn on an ipympl canvas shares: a refused input shown as the API's message (in red, in
-    ``message``) with the widgets that held an outcome emptied, and the canvas closed with the widget.
+class CanvasExplorer:
+    """What every explorer drawn on an ipympl canvas shares (a mixin before ``ipywidgets.VBox``): a refused input
+    shown as the API's message (in red, in ``message``) with the widgets that held an outcome emptied, and the
+    canvas closed with the widget.
 
     A subclass sets ``message`` and ``canvas`` and lists in ``_outcome_texts`` the names of its ipywidgets.HTML
     that show an outcome.
@@ -200,7 +201,7 @@ class CanvasExplorer(widgets.VBox):
         super().close()
 
 
-class RoutingExplorer(CanvasExplorer):
+class RoutingExplorer(CanvasExplorer, widgets.VBox):
     """The routing explorer's widget (see the module's description); build it with :func:`routing_explorer`.
 
     Attributes

@@ -110,7 +110,7 @@ def _step_text(step: SquareStep, number: int, total: int, last: bool, result: An
     return head + ("no way through this square" + (f": {result.reason}" if last else " (trying another square)"))
 
 
-class SquareExplorer(CanvasExplorer):
+class SquareExplorer(CanvasExplorer, widgets.VBox):
     """The square-routing explorer's widget (see the module's description); build it with :func:`square_explorer`.
 
     Attributes
