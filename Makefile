@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 KERNEL := torus-lab
 PYTEST_WORKERS ?= 2
 
-.PHONY: reproduce verify lock test test-browser docs site quick bench fuzz lab explore lint kernel browser clean-venv
+.PHONY: reproduce verify lock test test-browser docs site quick bench fuzz lab explore lint audit kernel browser clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -118,6 +118,10 @@ explore: kernel
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check torus_lab tests benchmarks fuzz
+
+# The claims audit with its heavier re-derivations (docs/claims_audit.md; `make test` runs its fast checks).
+audit: $(VENV)/.installed-test
+	CLAIMS_AUDIT=full $(BIN)/python -m pytest -q -n 0 tests/test_claims_audit.py
 
 clean-venv:
 	rm -rf $(VENV)
