@@ -709,6 +709,10 @@ def test_booksim_zero_load_within_two_percent(config: str) -> None:
     r = row("booksim_validation", f"{config}_zero_load")
     assert abs(diff) <= 0.02 and abs(diff) == pytest.approx(r["measured_value"], rel=1e-6)
     assert r["paper_value"] == pytest.approx(reference) and r["verdict"] == "holds"
+    # the 2-replica interval is wider than the tolerance, but the mean sits on the analytic zero-load latency
+    zero = pd.read_csv(DATA / "booksim_validation" / "zero_load.csv").set_index("config").loc[config]
+    assert zero.latency_ci > 0.02 * reference
+    assert abs(zero.latency_mean / zero.formula - 1) < 3e-4
 
 
 def highest_stable(points: pd.DataFrame, accept_ratio: float = 0.97, latency_cap: float = 500.0) -> float:
