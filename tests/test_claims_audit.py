@@ -99,7 +99,7 @@ def test_sample_is_the_audited_one() -> None:
         assert len(lines) == 1, claim_id
         cells = [c.strip() for c in lines[0].split("|")[1:-1]]
         r = row(experiment, claim_id)
-        assert cells[2:5] == [r["verdict"], r["evidence_kind"], labels[judgement]], claim_id
+        assert cells[2:5] == [labels[judgement], r["verdict"], r["evidence_kind"]], claim_id
     counts = Counter(AUDIT.values())
     assert (f"{counts['agree']} agree, {counts['weaker']} hold more weakly, {counts['disagree']} disagree"
             in page)  # fmt: skip
