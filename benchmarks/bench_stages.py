@@ -17,7 +17,6 @@ import time
 import numba
 import numpy as np
 
-from torus_lab._jit import njit
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.routing.interface import compile_for_kernel, kernel_handle
 from torus_lab.sim import SimConfig, booksim
@@ -31,14 +30,14 @@ PLAN = {"generate": "serial (one random stream, node after node)", "inject": "pe
         "allocate_vcs": "per router", "allocate_switch": "per router", "traverse": "two phases"}  # fmt: skip
 
 
-@njit(inline="always")
+@numba.njit
 def _clock():
     with numba.objmode(t="float64"):
         t = time.perf_counter()
     return t
 
 
-@njit
+@numba.njit  # numba's own: compiled afresh per process (object-mode clock readings are not cached)
 def _timed_cycles(route, tables, st, cycles, spent):
     """:func:`torus_lab.sim.booksim.run_booksim`'s stages for ``cycles`` cycles, adding each stage's seconds to
     ``spent`` (in :data:`STAGES` order)."""
