@@ -195,6 +195,12 @@ def test_the_memory_estimates_match_the_allocation(topology, vcs, stored):
     routing = ecube_routing(topology, datelines=True, vcs=vcs)
     bs = booksim.state_for(routing, BOOKSIM.replace(queue_capacity=16), rec_cap=100, pool=500, stored_states=stored)
     assert _allocated(bs) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, 500, stored_states=stored)
+    # narrow source-queue rings, speculation's longer switch-request lists, and the lists grown with the pool
+    spec = booksim.state_for(routing, BOOKSIM.replace(queue_capacity=16, speculative=True), rec_cap=100, pool=50,
+                             stored_states=stored, queue_width=3)  # fmt: skip
+    for state, pool in ((spec, 50), (booksim.with_pool(spec, 400), 400)):
+        assert _allocated(state) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, pool, stored_states=stored,
+                                                               queue_width=3, speculative=True)  # fmt: skip
     layout = booksim.state_layout(topology, vcs, 8, 16, 100, 500, stored_states=stored)
     assert {name for name, size in layout.items() if size} <= set(booksim.BookSimState._fields)
     assert all(getattr(st, name).nbytes == size for name, size in simple.state_layout(
