@@ -1,13 +1,14 @@
 """Where the BookSim-compatible model's time goes, stage by stage, on the 32-ary 3-cube (32,768 routers): the figures
-behind the simulator's note on running one simulation on several cores (docs/architecture.md).
+behind the note on running one simulation on several cores (docs/clusters.md, One large simulation).
 
 The stages of :func:`torus_lab.sim.booksim.run_booksim` run in its order in a copy of its cycle loop that reads the
-clock between stages (numba's object mode, a few microseconds per reading, against milliseconds per stage on this
-network), at a low and a high offered load: e-cube with datelines, 2 VCs, 4-flit packets, uniform traffic.  Each
-stage is classed by what a multi-core version would need to keep the run identical to one core: router-local
-work (routing, both allocators, injection, the listing of ready VCs: parallel per router with per-thread scratch and
-a prefix sum for the order of random draws and lists), traversal (parallel in two phases: pop and send, then
-receive), and generation (one random stream drawn node after node: serial).
+process's CPU time between stages (numba's object mode, a few microseconds per reading, against milliseconds per
+stage on this network; CPU time, not wall time, so that a machine shared with other jobs does not charge their
+time to whichever stage was running), at a low and a high offered load: e-cube with datelines, 2 VCs, 4-flit
+packets, uniform traffic.  Each stage is classed by what a multi-core version would need to keep the run identical
+to one core: per node (injection), per block with a prefix sum (the listing of ready VCs), per head with a prefix
+count of the random draws (routing), per router (both allocators), two phases (traversal: pop and send, then
+receive), or serial (generation: one random stream drawn node after node).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ PLAN = {"generate": "serial (one random stream, node after node)", "inject": "pe
 @numba.njit
 def _clock():
     with numba.objmode(t="float64"):
-        t = time.perf_counter()
+        t = time.process_time()
     return t
 
 
@@ -70,8 +71,11 @@ def _timed_cycles(route, tables, st, cycles, spent):
         spent[6] += t7 - t6
 
 
-def stage_shares(load: float, cycles: int = 400, warm: int = 200, topology: Torus | None = None) -> np.ndarray:
-    """Seconds per stage (:data:`STAGES`) over ``cycles`` cycles after ``warm`` cycles of warm-up at ``load``."""
+CYCLES, WARM = 200, 150
+
+
+def stage_shares(load: float, cycles: int = CYCLES, warm: int = WARM, topology: Torus | None = None) -> np.ndarray:
+    """CPU seconds per stage (:data:`STAGES`) over ``cycles`` cycles after ``warm`` cycles of warm-up at ``load``."""
     topology = Torus(3, 32) if topology is None else topology
     routing = ecube_routing(topology, datelines=True, vcs=2)
     config = SimConfig.preset("booksim", packet_length=4, offered_load=load, warmup=10**6, measure=10**6,
@@ -91,8 +95,9 @@ def run() -> None:
         start = time.perf_counter()
         spent = stage_shares(load)
         total = spent.sum()
-        print(f"32-ary 3-cube, booksim model, e-cube, offered {load}: {total / 400 * 1e3:.1f} ms per cycle "
-              f"(stages timed over 400 cycles; {time.perf_counter() - start:.0f} s with warm-up and compilation)",
+        print(f"32-ary 3-cube, booksim model, e-cube, offered {load}: {total / CYCLES * 1e3:.1f} ms of CPU per cycle "
+              f"(stages timed over {CYCLES} cycles after {WARM}; {time.perf_counter() - start:.0f} s with warm-up and "
+              f"compilation)",
               flush=True)  # fmt: skip
         for name, seconds in zip(STAGES, spent, strict=True):
             print(f"    {name:16s} {seconds / total:6.1%}   {PLAN[name]}", flush=True)
