@@ -28,7 +28,7 @@ import pandas as pd
 
 from torus_lab._memory import available_memory
 from torus_lab.sim import SimConfig, booksim, simple
-from torus_lab.sim.engine import _record_capacity, pool_headroom
+from torus_lab.sim.engine import _record_capacity, initial_queue_width, pool_headroom
 from torus_lab.sim.packets import initial_pool_size
 from torus_lab.studies.routing_bench import latency_load_runs
 from torus_lab.topology import Torus
@@ -71,7 +71,9 @@ def layout(router: str, topology: Torus) -> dict[str, int]:
         pool = initial_pool_size(nn, nch * vcs + nn, config.queue_capacity, pool_headroom(topology))
         return simple.state_layout(topology, vcs, 8, config.queue_capacity, rec_cap, pool)
     pool = initial_pool_size(nn, (nch + 2 * nn) * vcs + nn, config.queue_capacity, pool_headroom(topology))
-    return booksim.state_layout(topology, vcs, 8, config.queue_capacity, rec_cap, pool)
+    return booksim.state_layout(topology, vcs, 8, config.queue_capacity, rec_cap, pool,
+                                queue_width=initial_queue_width(topology, config.queue_capacity),
+                                speculative=config.speculative)  # fmt: skip
 
 
 def memory_breakdown() -> None:

@@ -164,6 +164,12 @@ def _figure_ax() -> Lazy:
     return Lazy(build)
 
 
+def _booksim_state(**options: Any) -> Any:
+    from torus_lab.sim import SimConfig, booksim
+
+    return booksim.state_for(_routing().build(), SimConfig.preset("booksim"), **options)
+
+
 def _sim_config() -> Lazy:
     def build() -> Any:
         from torus_lab.sim import SimConfig
@@ -335,6 +341,12 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.sim.packets.initial_pool_size": dict(num_nodes=16, input_vcs=144, queue_cap=8),
     "torus_lab.sim.packets.grow_pool": dict(st=Lazy(lambda: __import__("torus_lab.sim.simple").sim.simple.new_state(
         T24.build(), 2, 4, 8, 1, depth=4, length=4, atomic=True, pool=200)), size=300),  # fmt: skip
+    "torus_lab.sim.packets.grow_queues": dict(st=Lazy(lambda: __import__("torus_lab.sim.simple").sim.simple.new_state(
+        T24.build(), 2, 4, 8, 1, depth=4, length=4, atomic=True, pool=200)), width=6),  # fmt: skip
+    "torus_lab.sim.engine.initial_queue_width": dict(topology=T24, queue_cap=8),
+    "torus_lab.sim.booksim.request_capacity": dict(input_vcs=100, kmax=8, switch_pairs=200, ports=5, pool=50,
+                                                   speculative=False),
+    "torus_lab.sim.booksim.with_pool": dict(st=Lazy(lambda: _booksim_state(pool=20)), size=40),
     "torus_lab.sim.simple.state_layout": dict(topology=T24, vcs=2, cap=4, queue_cap=8, rec_cap=10),
     "torus_lab.sim.simple.state_memory_bytes": dict(topology=T24, vcs=2, cap=4, queue_cap=8, rec_cap=10),
     "torus_lab.sim.booksim.state_layout": dict(topology=T24, vcs=2, depth=8, queue_cap=8, rec_cap=10),

@@ -142,6 +142,30 @@ def test_a_pool_grown_in_time_gives_the_run_of_a_full_pool(base, chunk, monkeypa
     assert grown.counters == full.counters and grown.in_flight == full.in_flight
 
 
+@pytest.mark.parametrize("speculative", [False, True], ids=["plain", "speculative"])
+def test_queues_and_request_lists_grown_in_time_give_the_run_of_full_ones(speculative, monkeypatch):
+    """One cycle per call of the loop, as on a large network: the BookSim model's source-queue rings start one slot
+    wide and its request lists as long as the first packet pool allows, and both grow as the queues and the pool
+    do (past saturation, so queues fill up and overflow), yet the run is the one of full rings and lists from the
+    start."""
+    monkeypatch.setattr(engine, "CHUNK_WORK", DOR.topology.num_nodes)
+    assert engine.initial_queue_width(DOR.topology, 64) == 1
+    config = BOOKSIM.replace(offered_load=0.9, queue_capacity=64, speculative=speculative)
+    grown = simulate(DOR, config, seed=4, keep_state=True)
+    st = grown.state
+    assert 1 < st.q_buf.shape[1] <= 64 and grown.counters["queue_overflow"] > 0
+    capacity = booksim.request_capacity(st.live.shape[0], st.cand_vc.shape[1], st.ch_latency.shape[0] * 5, 5,
+                                        st.free_stack.shape[0], speculative)  # fmt: skip
+    assert (st.req_in.shape[0], st.sa_req_in.shape[0]) == capacity
+    monkeypatch.setattr(engine, "initial_queue_width", lambda topology, cap: cap)
+    monkeypatch.setattr(engine, "initial_pool_size", lambda nodes, input_vcs, cap, headroom: packet_pool_size(
+        nodes, input_vcs, cap))  # fmt: skip
+    full = simulate(DOR, config, seed=4, keep_state=True)
+    assert full.state.q_buf.shape[1] == 64 and full.state.req_in.shape[0] > 16 * 8 * 2
+    pd.testing.assert_frame_equal(grown.packets, full.packets)
+    assert grown.counters == full.counters and grown.in_flight == full.in_flight
+
+
 def pool_input_vcs(config: SimConfig) -> int:
     topology, vcs = DOR.topology, DOR.num_vcs
     if config.router == "simple":
@@ -171,6 +195,12 @@ def test_the_memory_estimates_match_the_allocation(topology, vcs, stored):
     routing = ecube_routing(topology, datelines=True, vcs=vcs)
     bs = booksim.state_for(routing, BOOKSIM.replace(queue_capacity=16), rec_cap=100, pool=500, stored_states=stored)
     assert _allocated(bs) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, 500, stored_states=stored)
+    # narrow source-queue rings, speculation's longer switch-request lists, and the lists grown with the pool
+    spec = booksim.state_for(routing, BOOKSIM.replace(queue_capacity=16, speculative=True), rec_cap=100, pool=50,
+                             stored_states=stored, queue_width=3)  # fmt: skip
+    for state, pool in ((spec, 50), (booksim.with_pool(spec, 400), 400)):
+        assert _allocated(state) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, pool, stored_states=stored,
+                                                               queue_width=3, speculative=True)  # fmt: skip
     layout = booksim.state_layout(topology, vcs, 8, 16, 100, 500, stored_states=stored)
     assert {name for name, size in layout.items() if size} <= set(booksim.BookSimState._fields)
     assert all(getattr(st, name).nbytes == size for name, size in simple.state_layout(

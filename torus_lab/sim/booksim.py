@@ -157,6 +157,7 @@ from torus_lab.sim.packets import (
     dequeue,
     finish,
     generate,
+    grow_pool,
     packet_pool_size,
     run_over,
     watch_progress,
@@ -182,6 +183,8 @@ __all__ = [
     "state_for",
     "state_layout",
     "state_memory_bytes",
+    "request_capacity",
+    "with_pool",
     "run",
     "BookSimRun",
     "IDLE",
@@ -249,7 +252,7 @@ BookSimState = namedtuple(
         "busy", "credit", "cr_time", "cr_head", "cr_count", "va_gptr",
         # switch allocation pointers per channel: VC round-robin at the input, iSLIP accept / grant
         "sa_rr", "sa_aptr", "sa_gptr",
-        # allocation scratch (requests of one cycle; VC requests: at most the candidates of every router input VC)
+        # allocation scratch (requests of one cycle; lists as long as the packet pool allows, request_capacity)
         "req_in", "req_out", "req_c", "req_in_key", "req_out_key", "matched",
         "g_stamp", "g_best", "g_bestd",
         "port_stamp", "sa_req_in", "sa_req_out", "sa_req_iv", "sg_stamp", "sg_best", "sg_bestd", "grants", "ngrants",
@@ -327,12 +330,15 @@ def _port_tables(topology: Torus, channel_latency: int):
 
 
 def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int,
-                 pool: int | None = None, *, stored_states: bool = False) -> dict[str, int]:
+                 pool: int | None = None, *, stored_states: bool = False, queue_width: int | None = None,
+                 speculative: bool = False) -> dict[str, int]:
     """Bytes of each array :func:`state_for` allocates (a pool of ``pool`` packets, by default the largest,
-    :func:`torus_lab.sim.packets.packet_pool_size`), by field of :class:`BookSimState` (``fpk`` holds the three
-    words of every FIFO slot, ``fidx`` and ``farr`` are views of it); every node active.  32-bit words per VC
-    and per channel (:data:`torus_lab.sim.packets.WORD_LIMIT`), 64-bit header states, packets, sources and
-    records; the candidates' header states (``cand_st``) only with ``stored_states`` (see :func:`state_for`).
+    :func:`torus_lab.sim.packets.packet_pool_size`; source-queue rings of ``queue_width`` slots, by default
+    ``queue_cap``), by field of :class:`BookSimState` (``fpk`` holds the three words of every FIFO slot, ``fidx``
+    and ``farr`` are views of it); every node active.  32-bit words per VC and per channel
+    (:data:`torus_lab.sim.packets.WORD_LIMIT`), 64-bit header states, packets, sources and records; the
+    candidates' header states (``cand_st``) only with ``stored_states`` (see :func:`state_for`); the allocators'
+    request lists sized by :func:`request_capacity` (``speculative``: switch allocation with speculation).
     What the memory check adds up before allocating and the breakdown of ``benchmarks/bench_scale.py``.
 
     Examples
@@ -346,6 +352,8 @@ def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap:
                              (("vcs", vcs), ("depth", depth), ("queue_cap", queue_cap)))  # fmt: skip
     rec_cap = check_int("rec_cap", rec_cap, minimum=0)
     check_instance("stored_states", stored_states, (bool, np.bool_), "a bool")
+    check_instance("speculative", speculative, (bool, np.bool_), "a bool")
+    width = queue_cap if queue_width is None else check_int("queue_width", queue_width, 1, queue_cap)
     nn, nch = topology.num_nodes, topology.num_channels
     total = nch + 2 * nn
     nvc = total * vcs
@@ -354,6 +362,8 @@ def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap:
     kmax = candidate_capacity(topology, vcs)
     sa_cap = total * ports
     npk = packet_pool_size(nn, nvc + nn, queue_cap) if pool is None else check_int("pool", pool, minimum=1)
+    va_cap, sw_cap = request_capacity(n_in, kmax, sa_cap, ports, npk, bool(speculative))
+    keys = max(va_cap, sw_cap)
     words = {  # (elements, bytes per element)
         "cfg": (len(BCFG), 8), "fcfg": (4, 8), "burst_on": (nn, 1), "active": (nn, 8), "dest_map": (nn, 8),
         "rng": (1, 8), "counters": (len(CNT), 8),
@@ -368,17 +378,18 @@ def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap:
         "busy": (nvc, 4), "credit": (nvc, 4), "cr_time": (nvc * depth, 4), "cr_head": (nvc, 4),
         "cr_count": (nvc, 4), "va_gptr": (nvc, 4),
         "sa_rr": (total, 4), "sa_aptr": (total, 4), "sa_gptr": (total, 4),
-        **{name: (n_in * kmax, 4) for name in ("req_in", "req_out", "req_c", "req_in_key", "req_out_key", "matched")},
+        **{name: (va_cap, 4) for name in ("req_in", "req_out", "req_c")},
+        **{name: (keys, 4) for name in ("req_in_key", "req_out_key", "matched")},
         "g_stamp": (nvc, 4), "g_best": (nvc, 4), "g_bestd": (nvc, 4),
-        "port_stamp": (ports, 8), "sa_req_in": (sa_cap, 4), "sa_req_out": (sa_cap, 4), "sa_req_iv": (sa_cap, 4),
+        "port_stamp": (ports, 8), "sa_req_in": (sw_cap, 4), "sa_req_out": (sw_cap, 4), "sa_req_iv": (sw_cap, 4),
         "sg_stamp": (total, 4), "sg_best": (total, 4), "sg_bestd": (total, 4), "grants": (total, 4),
         "ngrants": (1, 8),
-        "va_tried": (nvc, 4), "vc_taken": (nvc, 4), "sa_void": (nvc, 4), "sa_req_spec": (sa_cap, 4),
+        "va_tried": (nvc, 4), "vc_taken": (nvc, 4), "sa_void": (nvc, 4), "sa_req_spec": (sw_cap, 4),
         "port_req": (ports, 8),
         "tmp_ch": (MAX_CANDIDATES, 8), "tmp_vc": (MAX_CANDIDATES, 8), "tmp_st": (MAX_CANDIDATES * STATE_SIZE, 8),
         **{name: (npk, 8) for name in POOL_FIELDS if name != "pk_state"}, "pk_state": (npk * STATE_SIZE, 8),
         "free_stack": (npk, 8), "free_top": (1, 8),
-        "q_buf": (nn * queue_cap, 4),
+        "q_buf": (nn * width, 4),
         **{name: (nn, 8) for name in ("q_head", "q_len", "inj_pk", "inj_flit", "inj_vc", "inj_last_vc")},
         "rec": (rec_cap * 7, 8), "rec_count": (1, 8), "ch_flits": (nch, 8),
     }  # fmt: skip
@@ -386,14 +397,81 @@ def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap:
 
 
 def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int,
-                       pool: int | None = None, *, stored_states: bool = False) -> int:
+                       pool: int | None = None, *, stored_states: bool = False, queue_width: int | None = None,
+                       speculative: bool = False) -> int:
     """Bytes :func:`state_for` allocates (the sum of :func:`state_layout`), estimated before allocating."""
-    return sum(state_layout(topology, vcs, depth, queue_cap, rec_cap, pool, stored_states=stored_states).values())
+    return sum(state_layout(topology, vcs, depth, queue_cap, rec_cap, pool, stored_states=stored_states,
+                            queue_width=queue_width, speculative=speculative).values())  # fmt: skip
+
+
+def request_capacity(input_vcs: int, kmax: int, switch_pairs: int, ports: int, pool: int,
+                     speculative: bool) -> tuple[int, int]:
+    """The most VC requests and switch requests one cycle can make: the lengths of the allocators' request lists.
+
+    A VC request comes from a head waiting for a VC at the front of an input VC, one per free candidate
+    (``kmax`` at most per head): the heads belong to distinct live packets, so there are at most ``min(input_vcs,
+    pool)`` of them.  A switch request is one (input channel, output port) pair of at most ``switch_pairs``, made
+    for an input VC holding a flit: one per VC, and with speculation a head adds up to ``min(kmax, ports) - 1``
+    more (one per output port of its candidates).  The lists follow the packet pool (the engine grows both
+    together, :func:`with_pool`), so they stay small while few packets are alive: on the 32-ary 4-cube the VC
+    requests a whole router could make (its input VCs times ``kmax``) would take 7 KB per router.
+
+    Examples
+    --------
+    >>> request_capacity(input_vcs=1000, kmax=16, switch_pairs=2000, ports=9, pool=100, speculative=False)
+    (1600, 1000)
+    >>> request_capacity(input_vcs=1000, kmax=16, switch_pairs=2000, ports=9, pool=100, speculative=True)
+    (1600, 1800)
+    """
+    input_vcs, kmax, switch_pairs, ports = (check_int(name, value, minimum=1) for name, value in (
+        ("input_vcs", input_vcs), ("kmax", kmax), ("switch_pairs", switch_pairs), ("ports", ports)))  # fmt: skip
+    pool = check_int("pool", pool, minimum=1)
+    check_instance("speculative", speculative, (bool, np.bool_), "a bool")
+    heads = min(input_vcs, pool)
+    extra = heads * (min(kmax, ports) - 1) if speculative else 0
+    return heads * kmax, min(switch_pairs, input_vcs + extra)
+
+
+def with_pool(st: BookSimState, size: int) -> BookSimState:
+    """State ``st`` with a packet pool of ``size`` ids (:func:`torus_lab.sim.packets.grow_pool`) and request lists
+    long enough for it (:func:`request_capacity`; they hold nothing between cycles, so they are allocated anew).
+    The old state must not be used after.
+
+    Examples
+    --------
+    >>> from torus_lab.routing.ecube import ecube_routing
+    >>> from torus_lab.sim import SimConfig
+    >>> st = state_for(ecube_routing(Torus(2, 4), datelines=True, vcs=2), SimConfig.preset("booksim"), pool=20)
+    >>> big = with_pool(st, 40)
+    >>> big.free_stack.shape[0], st.req_in.shape[0], big.req_in.shape[0]     # 20, then 40 heads x 8 candidates
+    (40, 160, 320)
+    """
+    check_instance("st", st, BookSimState, "a BookSimState (from state_for)")
+    grown = grow_pool(st, size)
+    va_cap, sw_cap = _request_capacity_of(grown)
+    if va_cap == grown.req_in.shape[0] and sw_cap == grown.sa_req_in.shape[0]:
+        return grown
+    from torus_lab._memory import check_memory  # refuse before allocating
+
+    keys = max(va_cap, sw_cap)
+    check_memory(4 * (3 * va_cap + 3 * keys + 4 * sw_cap), f"request lists for a pool of {size} packets")
+    lists = {name: np.zeros(va_cap, dtype=np.int32) for name in ("req_in", "req_out", "req_c")}
+    lists.update({name: np.zeros(keys, dtype=np.int32) for name in ("req_in_key", "req_out_key", "matched")})
+    lists.update({name: np.zeros(sw_cap, dtype=np.int32) for name in ("sa_req_in", "sa_req_out", "sa_req_iv",
+                                                                        "sa_req_spec")})  # fmt: skip
+    return grown._replace(**lists)
+
+
+def _request_capacity_of(st: BookSimState) -> tuple[int, int]:
+    """:func:`request_capacity` for state ``st``'s network, settings and packet pool."""
+    return request_capacity(st.live.shape[0], st.cand_vc.shape[1], st.ch_latency.shape[0] * int(st.cfg[_PORTS]),
+                            int(st.cfg[_PORTS]), st.free_stack.shape[0], bool(st.cfg[_SPECULATIVE]))  # fmt: skip
 
 
 def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, burst_on: np.ndarray,
                active: np.ndarray, dest_map: np.ndarray, seed_word: int, rec_cap: int,
-               channel_latency: int, pool: int | None = None, stored_states: bool = False) -> BookSimState:
+               channel_latency: int, pool: int | None = None, stored_states: bool = False,
+               queue_width: int | None = None) -> BookSimState:
     """A fresh :class:`BookSimState`: empty buffers, full credits, free VCs (``cfg`` indexed by :data:`BCFG`;
     arguments checked by :func:`state_for`)."""
     from torus_lab._memory import check_memory, network_size
@@ -401,7 +479,10 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     depth, queue_cap = int(cfg[_DEPTH]), int(cfg[_QUEUE_CAP])
     nvc_all = (topology.num_channels + 2 * topology.num_nodes) * vcs
     npk = packet_pool_size(topology.num_nodes, nvc_all + topology.num_nodes, queue_cap) if pool is None else pool
-    check_memory(state_memory_bytes(topology, vcs, depth, queue_cap, rec_cap, npk, stored_states=stored_states),
+    width = queue_cap if queue_width is None else queue_width
+    speculative = bool(cfg[_SPECULATIVE])
+    check_memory(state_memory_bytes(topology, vcs, depth, queue_cap, rec_cap, npk, stored_states=stored_states,
+                                    queue_width=width, speculative=speculative),
                  f"BookSim-model state ({vcs} VCs, buffer {depth} flits) on {network_size(topology)}")  # fmt: skip
     ch_src, ch_dst, latency, in_port, out_port, ports = _port_tables(topology, channel_latency)
     nn, nch = topology.num_nodes, topology.num_channels
@@ -412,6 +493,8 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     cfg[_VCS], cfg[_NUM_CHANNELS], cfg[_NUM_NODES], cfg[_PORTS] = vcs, nch, nn, ports
     sa_cap = total * ports  # switch requests per cycle: at most one per input channel and output port
     kmax = candidate_capacity(topology, vcs)  # candidates kept per routed head
+    va_cap, sw_cap = request_capacity(n_in, kmax, sa_cap, ports, npk, speculative)  # the request lists' lengths
+    keys = max(va_cap, sw_cap)
     if max(npk, n_in * kmax) > WORD_LIMIT:
         raise ValueError(f"the BookSim model numbers packets and VC requests in 32-bit words: {npk} packets and "
                          f"{n_in * kmax} requests on {topology!r} pass {WORD_LIMIT}")  # fmt: skip
@@ -440,19 +523,19 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         busy=narrow(nvc, value=-1), credit=narrow(nvc, value=depth), cr_time=narrow(nvc, depth),
         cr_head=narrow(nvc), cr_count=narrow(nvc), va_gptr=narrow(nvc),
         sa_rr=narrow(total), sa_aptr=narrow(total), sa_gptr=narrow(total),
-        req_in=narrow(n_in * kmax), req_out=narrow(n_in * kmax), req_c=narrow(n_in * kmax),
-        req_in_key=narrow(n_in * kmax), req_out_key=narrow(n_in * kmax), matched=narrow(n_in * kmax),
+        req_in=narrow(va_cap), req_out=narrow(va_cap), req_c=narrow(va_cap),
+        req_in_key=narrow(keys), req_out_key=narrow(keys), matched=narrow(keys),
         g_stamp=narrow(nvc, value=-1), g_best=narrow(nvc), g_bestd=narrow(nvc),
-        port_stamp=wide(ports, value=-1), sa_req_in=narrow(sa_cap), sa_req_out=narrow(sa_cap),
-        sa_req_iv=narrow(sa_cap), sg_stamp=narrow(total, value=-1), sg_best=narrow(total), sg_bestd=narrow(total),
+        port_stamp=wide(ports, value=-1), sa_req_in=narrow(sw_cap), sa_req_out=narrow(sw_cap),
+        sa_req_iv=narrow(sw_cap), sg_stamp=narrow(total, value=-1), sg_best=narrow(total), sg_bestd=narrow(total),
         grants=narrow(total), ngrants=wide(1),
         va_tried=narrow(nvc, value=-1), vc_taken=narrow(nvc, value=-1), sa_void=narrow(nvc, value=-1),
-        sa_req_spec=narrow(sa_cap), port_req=wide(ports),
+        sa_req_spec=narrow(sw_cap), port_req=wide(ports),
         tmp_ch=wide(MAX_CANDIDATES), tmp_vc=wide(MAX_CANDIDATES), tmp_st=wide(MAX_CANDIDATES, STATE_SIZE),
         pk_src=wide(npk), pk_dst=wide(npk), pk_gen=wide(npk), pk_inj=wide(npk), pk_hops=wide(npk),
         pk_meas=wide(npk), pk_state=wide(npk, STATE_SIZE), free_stack=np.arange(npk, dtype=np.int64)[::-1].copy(),
         free_top=np.array([npk], dtype=np.int64),
-        q_buf=narrow(nn, queue_cap), q_head=wide(nn), q_len=wide(nn), inj_pk=wide(nn, value=-1), inj_flit=wide(nn),
+        q_buf=narrow(nn, width), q_head=wide(nn), q_len=wide(nn), inj_pk=wide(nn, value=-1), inj_flit=wide(nn),
         inj_vc=wide(nn, value=-1), inj_last_vc=wide(nn, value=vcs - 1),
         rec=wide(rec_cap, 7), rec_count=wide(1), ch_flits=wide(nch),
     )  # fmt: skip
@@ -1121,7 +1204,7 @@ class BookSimRun:
 def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np.ndarray | None = None,
               hotspot: int = 0, seed_word: int = 1, rec_cap: int = 1024,
               burst_on: np.ndarray | None = None, pool: int | None = None,
-              stored_states: bool = False) -> BookSimState:
+              stored_states: bool = False, queue_width: int | None = None) -> BookSimState:
     """A fresh :class:`BookSimState` for ``routing``'s network under ``config`` (a ``router="booksim"`` SimConfig).
 
     ``active`` (default every node), ``dest_map`` (default none: random patterns), ``hotspot`` (node id) and
@@ -1131,7 +1214,9 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
     keeps its candidates' output VCs and its routing's random word; its granted candidate's header state comes
     from the routing kernel called again (:func:`torus_lab.sim.buffers.granted_state`).  ``stored_states``
     keeps every candidate's header state too (``cand_st``, ``STATE_SIZE`` words per candidate: most of the
-    state), which the grant then copies: the same run, kept for the tests that compare the two.
+    state), which the grant then copies: the same run, kept for the tests that compare the two.  ``queue_width``:
+    slots of each source queue's ring (default ``config.queue_capacity``; the engine starts narrower and widens
+    them, :func:`torus_lab.sim.packets.grow_queues`).
 
     Examples
     --------
@@ -1166,6 +1251,8 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
     if pool is not None:
         pool = check_int("pool", pool, 1, WORD_LIMIT)
     check_instance("stored_states", stored_states, (bool, np.bool_), "a bool")
+    if queue_width is not None:
+        queue_width = check_int("queue_width", queue_width, 1, config.queue_capacity)
     if burst_on is None:
         burst_on = np.zeros(nn, dtype=np.uint8)
     burst_on = check_int_array("burst_on", burst_on, 0, 1, ndim=1).astype(np.uint8)
@@ -1189,7 +1276,7 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
     _check_cycles(longest, cfg, config.channel_latency)
     fcfg = np.append(config.injection_rates(), config.hotspot_fraction)
     return _new_state(topology, routing.num_vcs, cfg, fcfg, burst_on, active, dest_map, seed_word, rec_cap,
-                      config.channel_latency, pool, stored_states)  # fmt: skip
+                      config.channel_latency, pool, stored_states, queue_width)  # fmt: skip
 
 
 def _check_cycles(last_cycle: int, cfg: np.ndarray, channel_latency: int) -> None:

@@ -43,7 +43,7 @@ from torus_lab._validate import (
 from torus_lab.routing.interface import RoutingFunction, compile_for_kernel, kernel_handle
 from torus_lab.sim import simple
 from torus_lab.sim.config import SimConfig
-from torus_lab.sim.packets import CNT, POOL_HEADROOM, grow_pool, initial_pool_size, packet_pool_size
+from torus_lab.sim.packets import CNT, POOL_HEADROOM, grow_pool, grow_queues, initial_pool_size, packet_pool_size
 from torus_lab.sim.runlength import (
     AdaptiveOutcome,
     RunWindow,
@@ -58,7 +58,7 @@ from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
 
 __all__ = ["SimState", "SimResult", "simulate", "zero_load_latency", "load_sweep", "find_saturation", "chunk_cycles",
-           "pool_headroom", "CHUNK_WORK"]
+           "pool_headroom", "initial_queue_width", "CHUNK_WORK"]
 
 #: The configuration :func:`simulate` uses when none is given.
 DEFAULT_CONFIG = SimConfig()
@@ -463,6 +463,22 @@ def pool_headroom(topology: Torus) -> int:
     return min(POOL_HEADROOM, chunk_cycles(topology))
 
 
+def initial_queue_width(topology: Torus, queue_cap: int) -> int:
+    """Slots of each source queue's ring at the start of a BookSim-model run: the cycles of one call of the compiled
+    loop (:func:`chunk_cycles`; a queue gains at most one packet per cycle), at most ``queue_cap``.  The engine
+    widens the rings as queues grow (``_Runner.reserve_queues``), so a large network's queues take a few
+    slots per node instead of ``queue_cap`` (2 KB per router at the default 512).
+
+    Examples
+    --------
+    >>> [initial_queue_width(Torus(n, k), 512) for n, k in ((2, 4), (3, 16), (4, 32))]
+    [512, 64, 1]
+    """
+    check_instance("topology", topology, Torus, "a Torus or Mesh")
+    queue_cap = check_int("queue_cap", queue_cap, minimum=1)
+    return min(queue_cap, chunk_cycles(topology))
+
+
 @dataclass
 class _Runner:
     """One run's compiled loop seen by :func:`simulate` and the run-length controller, whatever the router.
@@ -486,6 +502,10 @@ class _Runner:
     grow: Callable[[int], None] | None = None
     #: cycles of generation the pool keeps free ids for (:func:`pool_headroom`)
     headroom: int = POOL_HEADROOM
+    #: source queues' capacity and ``widen(width)``, which gives the state rings of ``width`` slots
+    #: (:func:`torus_lab.sim.packets.grow_queues`; None: the rings are ``queue_cap`` wide from the start)
+    queue_cap: int = 0
+    widen: Callable[[int], None] | None = None
     wall: float = 0.0
     chunks: list = field(default_factory=list)
 
@@ -517,6 +537,29 @@ class _Runner:
         return int(self.counters[CNT["now"]]) - before < cycles
 
     def reserve(self, cycles: int) -> int:
+        """Cycles the next call of the loop may run so that neither its packet pool runs dry
+        (:meth:`reserve_pool`) nor a source queue outgrows its ring (:meth:`reserve_queues`)."""
+        return self.reserve_queues(self.reserve_pool(cycles))
+
+    def reserve_queues(self, cycles: int) -> int:
+        """Cycles (at most ``cycles``, at least one) the next call of the loop may run so that no source queue
+        outgrows its ring: a queue gains at most one packet per cycle, so as many cycles as the fullest ring has
+        free slots.  When it has fewer than ``min(cycles, headroom)``, the rings first widen by half (and at least
+        to the longest queue plus ``cycles``), up to ``queue_cap``; rings of ``queue_cap`` slots hold any queue (a
+        fuller queue overflows), so they run ``cycles``.  The run is the run with full rings from the start."""
+        a = self.arrays
+        width = int(a.q_buf.shape[1])
+        if self.widen is None or width >= self.queue_cap:
+            return cycles
+        longest = int(a.q_len.max(initial=0))
+        if width - longest < min(cycles, self.headroom):
+            self.widen(min(self.queue_cap, max(width + width // 2, longest + cycles)))
+            width = int(a.q_buf.shape[1])
+            if width >= self.queue_cap:
+                return cycles
+        return max(1, min(cycles, width - longest))
+
+    def reserve_pool(self, cycles: int) -> int:
         """Cycles the next call of the loop may run so that its packet pool cannot run dry: a node creates at most
         one packet per cycle, so ``free ids // nodes`` cycles (at most ``cycles``, at least one).  When fewer than
         ``headroom`` cycles' worth of ids are free (:func:`pool_headroom`), the pool first grows by half (and at
@@ -632,7 +675,8 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
     state = booksim.state_for(routing, config, active=active, dest_map=dest_map, hotspot=hot, seed_word=int(words[0]),
                               rec_cap=rec_cap, burst_on=burst_on,
                               pool=initial_pool_size(topology.num_nodes, input_vcs, config.queue_capacity,
-                                                     pool_headroom(topology)))  # fmt: skip
+                                                     pool_headroom(topology)),
+                              queue_width=initial_queue_width(topology, config.queue_capacity))  # fmt: skip
     run = booksim.BookSimRun(state)
     cfg = state.cfg
 
@@ -644,11 +688,14 @@ def _booksim_runner(routing, config, rates, burst_on, active, dest_map, hot, wor
         booksim.run(routing, run.state, cycles)
 
     def grow(size: int) -> None:
-        run.state = grow_pool(run.state, size)
+        run.state = booksim.with_pool(run.state, size)
+
+    def widen(width: int) -> None:
+        run.state = grow_queues(run.state, width)
 
     return _Runner(run, run, loop, window, chunk_cycles(topology), len(active),
                    packet_pool_size(topology.num_nodes, input_vcs, config.queue_capacity), grow,
-                   pool_headroom(topology))  # fmt: skip
+                   pool_headroom(topology), config.queue_capacity, widen)  # fmt: skip
 
 
 def _min_hops(topology: Torus, src: np.ndarray, dst: np.ndarray) -> np.ndarray:

@@ -8,7 +8,8 @@ names, so the functions here take either state (``st``; numba compiles them once
 * packet pool: ``pk_src``, ``pk_dst``, ``pk_gen`` (creation cycle), ``pk_inj`` (cycle the head entered the
   network, -1 before), ``pk_hops``, ``pk_meas`` (1: created in the measurement window), ``pk_state`` (routing
   state, ``STATE_SIZE`` words), and the stack of free packet ids ``free_stack[:free_top[0]]``;
-* source queues: ``q_buf`` (one ring per node of ``queue_cap`` packet ids), ``q_head``, ``q_len``;
+* source queues: ``q_buf`` (one ring per node, of ``q_buf.shape[1]`` slots: at most ``queue_cap``, the queue's
+  capacity; the engine widens the rings as queues grow, :func:`grow_queues`), ``q_head``, ``q_len``;
 * traffic: ``active`` (non-faulty nodes), ``dest_map``, ``burst_on``, ``fcfg`` (``starts_packet``'s rates, then
   the hotspot fraction), ``rng`` (the run's SplitMix64 word);
 * results: ``counters`` (indexed by :data:`CNT`), ``rec`` / ``rec_count`` (one row per finished measured packet:
@@ -34,7 +35,7 @@ from torus_lab.sim.rng import GAMMA, splitmix_mix, unit_float
 from torus_lab.sim.traffic import draw_destination, starts_packet
 
 __all__ = ["CNT", "COUNTER_WORDS", "WORD_LIMIT", "POOL_FIELDS", "POOL_HEADROOM", "packet_pool_size",
-           "initial_pool_size", "grow_pool", "generate", "dequeue", "finish", "watch_progress",
+           "initial_pool_size", "grow_pool", "grow_queues", "generate", "dequeue", "finish", "watch_progress",
            "run_over"]
 
 #: The run counters of a state's ``counters`` array, in word order (the same in both router models): the one list
@@ -159,6 +160,40 @@ def grow_pool(st, size: int):
     return st._replace(**fields)
 
 
+def grow_queues(st, width: int):
+    """State ``st`` (either model's NamedTuple) with source-queue rings of ``width`` slots: each queue's packets are
+    copied in order to the front of its new ring (``q_head`` becomes 0).  A ring narrower than the queue's capacity
+    (``queue_cap``, which alone decides overflows) holds the run's packets as long as no queue outgrows it, which
+    the engine ensures by widening the rings before a call of the compiled loop could fill one (a queue gains at
+    most one packet per cycle), so the run is the run with full-width rings.  The old state must not be used after.
+
+    Examples
+    --------
+    >>> from collections import namedtuple
+    >>> S = namedtuple("S", ["q_buf", "q_head", "q_len"])
+    >>> st = S(np.array([[7, 5], [0, 0]], np.int32), np.array([1, 0]), np.array([2, 0]))   # node 0 holds 5, 7
+    >>> wide = grow_queues(st, 4)
+    >>> wide.q_buf.tolist(), wide.q_head.tolist()
+    ([[5, 7, 0, 0], [0, 0, 0, 0]], [0, 0])
+    """
+    if not (isinstance(st, tuple) and all(name in getattr(st, "_fields", ()) for name in ("q_buf", "q_head",
+                                                                                          "q_len"))):  # fmt: skip
+        raise TypeError(f"st must be a simulator state (a NamedTuple holding source queues), got {type(st).__name__}")
+    nodes, old = st.q_buf.shape
+    width = check_int("width", width, minimum=old, maximum=WORD_LIMIT)
+    if width == old:
+        return st
+    from torus_lab._memory import check_memory  # refuse before allocating
+
+    check_memory(nodes * width * st.q_buf.itemsize, f"source queues of {width} slots")
+    rings = np.zeros((nodes, width), dtype=st.q_buf.dtype)
+    for start in range(0, nodes, 1 << 16):  # a block of rings at a time: no (nodes, width) index table
+        block = slice(start, start + (1 << 16))
+        slots = (st.q_head[block, None] + np.arange(old)[None, :]) % old  # each ring read from its head on
+        rings[block, :old] = np.take_along_axis(st.q_buf[block], slots, axis=1)
+    return st._replace(q_buf=rings, q_head=np.zeros_like(st.q_head))
+
+
 #: index of the hotspot fraction in a state's ``fcfg`` (after the three rates of ``starts_packet``)
 HOT_FRAC = 3
 
@@ -210,7 +245,7 @@ def generate(st, now, measuring, injection, pattern, hotspot, include_self, queu
             st.pk_state[p, w] = 0
         if measuring:
             counters[CN_MEASURED_GENERATED] += 1
-        st.q_buf[node, (st.q_head[node] + st.q_len[node]) % queue_cap] = p
+        st.q_buf[node, (st.q_head[node] + st.q_len[node]) % st.q_buf.shape[1]] = p
         st.q_len[node] += 1
     if bernoulli:
         rng[0] = word
@@ -218,9 +253,10 @@ def generate(st, now, measuring, injection, pattern, hotspot, include_self, queu
 
 @njit(inline="always")
 def dequeue(st, node, queue_cap):
-    """Take the front packet out of ``node``'s (non-empty) source queue and return its id."""
+    """Take the front packet out of ``node``'s (non-empty) source queue and return its id (the ring is ``q_buf``'s
+    row, of at most ``queue_cap`` slots: :func:`grow_queues`)."""
     p = st.q_buf[node, st.q_head[node]]
-    st.q_head[node] = (st.q_head[node] + 1) % queue_cap
+    st.q_head[node] = (st.q_head[node] + 1) % st.q_buf.shape[1]
     st.q_len[node] -= 1
     return p
 
