@@ -18,10 +18,11 @@ def _walks(rf, src, dst):
     return list(rf.enumerate_routes(src, dst))
 
 
+@pytest.mark.parametrize("output_set", ["every", "booksim"])
 @pytest.mark.parametrize("radix", [4, 5, 8])
-def test_every_walk_is_valid_and_minimal(radix):
+def test_every_walk_is_valid_and_minimal(radix, output_set):
     t = Torus(2, radix)
-    rf = make_routing("booksim-min-adapt", t)
+    rf = make_routing({"name": "booksim-min-adapt", "output_set": output_set}, t)
     rng = np.random.default_rng(np.random.SeedSequence(11))
     pairs = [(tuple(rng.integers(radix, size=2)), tuple(rng.integers(radix, size=2))) for _ in range(40)]
     for src, dst in pairs:
@@ -51,6 +52,19 @@ def test_adaptive_offers_every_minimal_direction_then_escape():
     assert tie == {(((0, 0), 1, -1), 3), (((0, 0), 1, 1), 0), (((0, 0), 1, -1), 0)}  # BookSim2 rule: 4 > 0, class 0
 
 
+def test_booksim_output_set_keeps_the_first_adaptive_candidate_and_the_escape():
+    t = Torus(3, 6)
+    every = make_routing("booksim-min-adapt", t)
+    first = make_routing({"name": "booksim-min-adapt", "output_set": "booksim"}, t)
+    for dst in [(1, 2, 5), (0, 4, 1), (0, 0, 2)]:
+        for rand in range(2):
+            full = every.candidates((0, 0, 0), dst, rand=rand)
+            kept = first.candidates((0, 0, 0), dst, rand=rand)
+            adaptive = [c for c in full if c.vc == ADAPTIVE_VC]
+            assert kept == [adaptive[0], full[-1]]  # the lowest dimension's adaptive hop, then the escape hop
+    assert len(every.candidates((0, 0, 0), (1, 2, 5))) == 4
+
+
 def test_escape_keeps_direction_and_class_within_a_dimension():
     t = Torus(2, 8)
     rf = make_routing("booksim-min-adapt", t)
@@ -78,10 +92,11 @@ def test_escape_class_rules(rule, expected):
     assert [c.vc for c in rf.candidates((1,), (3,)) if c.vc in ESCAPE_VCS] == [0]
 
 
-@pytest.mark.parametrize("rule", ["booksim", "wrap"])
+@pytest.mark.parametrize(("rule", "output_set"), [("booksim", "every"), ("wrap", "every"), ("booksim", "booksim")])
 @pytest.mark.parametrize(("dims", "radix"), [(1, 8), (2, 4), (2, 5), (2, 6)])
-def test_escape_cdg_is_acyclic_and_duato_holds(rule, dims, radix):
-    rf = make_routing({"name": "booksim-min-adapt", "escape_class": rule}, Torus(dims, radix))
+def test_escape_cdg_is_acyclic_and_duato_holds(rule, output_set, dims, radix):
+    rf = make_routing({"name": "booksim-min-adapt", "escape_class": rule, "output_set": output_set},
+                      Torus(dims, radix))
     full = channel_dependency_graph(rf)
     escape = full.subgraph([v for v in full if v[1] in ESCAPE_VCS])
     assert escape.number_of_edges() > 0 and nx.is_directed_acyclic_graph(escape)
@@ -92,13 +107,16 @@ def test_escape_cdg_is_acyclic_and_duato_holds(rule, dims, radix):
 
 def test_registry_entry_and_refusals():
     entry = routing_entry("booksim-min-adapt")
-    assert entry.defaults() == {"vcs": 4, "escape_class": "booksim"}
+    assert entry.defaults() == {"vcs": 4, "escape_class": "booksim", "output_set": "every"}
     rf = make_routing({"name": "booksim-min-adapt", "vcs": 6}, Torus(2, 4))
-    assert rf.num_vcs == 6 and rf.spec == {"name": "booksim-min-adapt", "vcs": 6, "escape_class": "booksim"}
+    assert rf.num_vcs == 6
+    assert rf.spec == {"name": "booksim-min-adapt", "vcs": 6, "escape_class": "booksim", "output_set": "every"}
     with pytest.raises(ValueError, match="option 'vcs' must be >= 4"):
         make_routing({"name": "booksim-min-adapt", "vcs": 3}, Torus(2, 4))
     with pytest.raises(ValueError, match="escape_class"):
         make_routing({"name": "booksim-min-adapt", "escape_class": "x"}, Torus(2, 4))
+    with pytest.raises(ValueError, match="output_set"):
+        min_adapt_routing(Torus(2, 4), output_set="all")
     with pytest.raises(ValueError, match="topology must be a bidirectional torus"):
         min_adapt_routing(Mesh(2, 4))
     with pytest.raises(ValueError, match="topology must be a bidirectional torus"):

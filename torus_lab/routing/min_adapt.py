@@ -12,6 +12,10 @@ method (Duato 1993) with a one-way escape network:
   when both directions are minimal, ``-`` only), then the escape candidate, computed as if the packet were
   injected at this router: dimension order from here, a random direction when both are minimal (bit 0 of the
   random word), and a dateline class decided on entering the dimension.
+* **BookSim2's output set** (``output_set="booksim"``). BookSim2's router keeps a routing function's candidates
+  in a set ordered by priority alone, so of several candidates with the same priority it keeps the first: of the
+  adaptive candidates (priority 1) only the lowest dimension's survives, beside the escape one (priority 0).
+  ``"every"`` (default) is the algorithm as written; ``"booksim"`` is what BookSim2 runs.
 * **Escape state.** A packet on VC 0 or 1 stays in the escape network until delivered: in the dimension it
   arrived along it keeps its direction and its VC (class); on turning into a new dimension it takes a fresh
   dimension-order decision (direction and class) for the lowest dimension still to correct.
@@ -53,7 +57,7 @@ ESCAPE_VCS = (0, 1)
 ADAPTIVE_VC = 3
 
 # iparams layout
-_P_RULE = 0
+_P_RULE, _P_FIRST_ONLY = 0, 1
 _RULE_BOOKSIM, _RULE_WRAP = 0, 1
 
 
@@ -118,6 +122,8 @@ def min_adapt_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc
                 out_ch[m] = ch
                 out_vc[m] = ADAPTIVE_VC
                 m += 1
+                if tables.iparams[_P_FIRST_ONLY] != 0:  # BookSim2's output set: one candidate per priority
+                    break
     ch, vc = _escape_hop(tables, cur, dst, in_ch, in_vc, rand, 1 if adaptive else 0)
     if ch >= 0:
         out_ch[m] = ch
@@ -130,7 +136,12 @@ def min_adapt_kernel(tables, cur, dst, in_ch, in_vc, state, rand, out_ch, out_vc
 
 
 def min_adapt_routing(
-    topology: Torus, *, vcs: int = 4, escape_class: str = "booksim", faults: Faults | None = None
+    topology: Torus,
+    *,
+    vcs: int = 4,
+    escape_class: str = "booksim",
+    output_set: str = "every",
+    faults: Faults | None = None,
 ) -> RoutingFunction:
     """BookSim2-style minimal adaptive routing with dateline escape VCs, bound to a torus.
 
@@ -143,6 +154,10 @@ def min_adapt_routing(
         are injection-only).
     escape_class : {"booksim", "wrap"}
         Dateline class rule of the escape network (module docstring; ``docs/conventions.md#booksim-min-adapt``).
+    output_set : {"every", "booksim"}
+        ``"every"``: the adaptive VC on every minimal direction (the algorithm as BookSim2's routing function
+        writes it); ``"booksim"``: the candidates BookSim2's router keeps of them, the first adaptive one (lowest
+        dimension still to correct) and the escape one (its output set holds one entry per priority level).
     faults : Faults or None
         Faulty channels are never offered (BookSim2 has no faults here).
 
@@ -163,17 +178,18 @@ def min_adapt_routing(
     if not is_int(vcs) or isinstance(vcs, bool) or not 4 <= vcs <= MAX_CANDIDATES:
         raise ValueError(f"vcs must be an int in 4..{MAX_CANDIDATES} (escape VCs 0-1, adaptive VC 3), got {vcs!r}")
     check_str("escape_class", escape_class, ("booksim", "wrap"))
+    check_str("output_set", output_set, ("every", "booksim"))
     rule = _RULE_BOOKSIM if escape_class == "booksim" else _RULE_WRAP
     return RoutingFunction(
         name="booksim-min-adapt",
         kernel=min_adapt_kernel,
         topology=topology,
         faults=faults,
-        tables=build_tables(topology, faults, [rule]),
+        tables=build_tables(topology, faults, [rule, int(output_set == "booksim")]),
         num_vcs=int(vcs),
         adaptive=True,
         random_choices=2,
-        options={"vcs": int(vcs), "escape_class": escape_class},
+        options={"vcs": int(vcs), "escape_class": escape_class, "output_set": output_set},
     )
 
 
@@ -184,6 +200,8 @@ register_routing(
         Option("vcs", "virtual channels per physical channel (escape VCs 0-1, adaptive VC 3)", minimum=4),
         Option("escape_class", "dateline class rule of the escape network: BookSim2's, or crossing the wraparound",
                choices=("booksim", "wrap")),
+        Option("output_set", "adaptive VC on every minimal direction, or only the first (what BookSim2's router keeps)",
+               choices=("every", "booksim")),
     ),
     summary="minimal adaptive on VC 3 over a one-way dimension-order escape network with datelines (VCs 0-1)",
     source="BookSim2's min_adapt routing on tori (commit 28f4329), re-stated; Duato 1993 (escape channels)",
