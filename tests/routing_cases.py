@@ -63,6 +63,10 @@ CASES = [
     ("pfnf-layer-off1", "pfnf", {"scheme": "layer", "dateline_offset": 1}, lambda: Torus(2, 5), ()),
     ("duato-t24", "duato", {}, lambda: Torus(2, 4), ()),
     ("duato-t35", "duato", {"tie": "-"}, lambda: Torus(2, 5), ()),
+    # booksim-min-adapt came after the registry: its digests pin the behaviour it was introduced with
+    ("bs-min-adapt-t24", "booksim-min-adapt", {}, lambda: Torus(2, 4), ()),
+    ("bs-min-adapt-wrap-t25", "booksim-min-adapt", {"escape_class": "wrap"}, lambda: Torus(2, 5), ()),
+    ("bs-min-adapt-set-t34", "booksim-min-adapt", {"output_set": "booksim", "vcs": 5}, lambda: Torus(3, 4), ()),
 ]
 
 

@@ -40,6 +40,18 @@ def test_a_record_that_disagrees_with_the_reference_is_refused_naming_the_field(
         bv.check_configs([_record(**{field: value})], summary)
 
 
+def test_a_record_routes_as_the_reference_configuration_did():
+    _, summary = bv.read_reference(REFERENCE)
+    adaptive = _record(name="torus88_minadapt_vc4_p1", vcs=4, routing={"name": "booksim-min-adapt", "vcs": 4})
+    assert bv.network_routing(bv.check_configs([adaptive], summary)[0]).name == "booksim-min-adapt"
+    with pytest.raises(ValueError, match="BookSim2 ran min_adapt_torus"):
+        bv.check_configs([{**adaptive, "routing": None}], summary)
+    with pytest.raises(ValueError, match="BookSim2 ran dim_order_torus"):
+        bv.check_configs([_record(routing="booksim-min-adapt")], summary)
+    with pytest.raises(ValueError, match="has 6 VCs, the record 4"):
+        bv.network_routing({**adaptive, "routing": {"name": "booksim-min-adapt", "vcs": 6}})
+
+
 def test_unknown_configuration_and_missing_reference_files_are_refused(tmp_path):
     _, summary = bv.read_reference(REFERENCE)
     with pytest.raises(ValueError, match="'nope' is not a configuration"):

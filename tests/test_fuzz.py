@@ -275,6 +275,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.deadlock.channel_vc_listing": dict(rf=ROUTING),
     # routing
     "torus_lab.routing.ecube.ecube_routing": dict(topology=T24),
+    "torus_lab.routing.min_adapt.min_adapt_routing": dict(topology=T24),
     "torus_lab.routing.ecube.minimal_sign": dict(c=0, e=2, k=4, wraparound=1, bidirectional=1, tie=1),
     "torus_lab.routing.direction_first.direction_first_routing": dict(topology=T24),
     "torus_lab.routing.direction_first.west_first_routing": dict(topology=T24),

@@ -52,6 +52,7 @@ from torus_lab._validate import (
     check_str,
     naming,
 )
+from torus_lab.routing import make_routing
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim.booksim import booksim_zero_load_latency
@@ -61,7 +62,7 @@ from torus_lab.studies.booksim_validation_claims import OVERLOAD, RUN_LENGTHS, Z
 from torus_lab.sweep import sweep
 from torus_lab.topology import Mesh, Torus
 
-__all__ = ["REFERENCE_FILES", "read_reference", "check_configs", "network_routing",
+__all__ = ["REFERENCE_FILES", "BOOKSIM_ROUTINGS", "read_reference", "check_configs", "network_routing",
            "unbounded_queue_capacity", "simulate_point", "validation_items", "point_table", "stability",
            "zero_load_table", "saturation_comparison", "run",
            "check_params"]  # fmt: skip
@@ -74,6 +75,9 @@ _SUMMARY_COLUMNS = ("config", "topology", "k", "n", "num_vcs", "packet_size", "z
                     "max_stable_offered", "overload_accepted_at_offered_1")  # fmt: skip
 _CONFIG_KEYS = ("name", "network", "dims", "radix", "vcs", "packet_length", "channel_latency", "router")
 _RECORD_ONLY = ("not_modelled",)  # configuration keys that describe, not configure
+#: Our routing entry for each BookSim2 routing function of the reference (None: the default dimension order of
+#: :func:`network_routing`, the configuration record has no ``routing``).
+BOOKSIM_ROUTINGS = {"dim_order_torus": None, "dim_order_mesh": None, "min_adapt_torus": "booksim-min-adapt"}
 #: A run's status from the rule that ended it (:data:`torus_lab.sim.runlength.END_RULES`).
 _STATUS = {"deadlocked": "deadlocked", "unstable": "unstable"}
 
@@ -122,24 +126,45 @@ def check_configs(configs: Sequence[Mapping[str, Any]], summary: pd.DataFrame) -
         for key, value in expected.items():
             if record[key] != value:
                 raise ValueError(f"configs: {name!r} has {key}={record[key]!r} but BookSim2 ran {key}={value!r}")
+        if "routing_function" in table.columns:
+            _check_routing(name, record.get("routing"), str(ref["routing_function"]))
     return records
 
 
+def _check_routing(name: str, spec: Any, booksim_routing: str) -> None:
+    """ValueError unless routing ``spec`` of configuration ``name`` is our entry for BookSim2's ``booksim_routing``."""
+    ours = spec.get("name") if isinstance(spec, Mapping) else spec
+    if booksim_routing not in BOOKSIM_ROUTINGS or BOOKSIM_ROUTINGS[booksim_routing] != ours:
+        want = BOOKSIM_ROUTINGS.get(booksim_routing, "none of ours")
+        raise ValueError(f"configs: {name!r} has routing={spec!r} but BookSim2 ran {booksim_routing} (routing: {want})")
+
+
 def network_routing(config: Mapping[str, Any]):
-    """The topology and routing function of a configuration record: BookSim2's ``dim_order_torus`` (dateline VC
-    classes chosen on entering a dimension, a random direction when both are minimal) or ``dim_order_mesh``
-    (every VC usable).
+    """The topology and routing function of a configuration record: the record's ``routing`` spec when it has one
+    (a name or mapping for :func:`torus_lab.routing.make_routing`, e.g. ``{"name": "booksim-min-adapt"}``, BookSim2's
+    ``min_adapt``; its VCs must be the record's), else BookSim2's ``dim_order_torus`` (dateline VC classes chosen on
+    entering a dimension, a random direction when both are minimal) or ``dim_order_mesh`` (every VC usable).
 
     >>> network_routing({"network": "mesh", "dims": 2, "radix": 4, "vcs": 2}).name
     'ecube'
+    >>> network_routing({"network": "torus", "dims": 2, "radix": 4, "vcs": 4,
+    ...                  "routing": {"name": "booksim-min-adapt", "vcs": 4}}).name
+    'booksim-min-adapt'
     """
     check_mapping("config", config, ["network", "dims", "radix", "vcs"])
     with naming("config"):
         network = check_str("network", config["network"], ("torus", "mesh"))
+        shape = Torus if network == "torus" else Mesh
+        topology = shape(config["dims"], config["radix"])
+        if config.get("routing") is not None:
+            routing = make_routing(config["routing"], topology)
+            if routing.num_vcs != config["vcs"]:
+                raise ValueError(f"config: routing {config['routing']!r} has {routing.num_vcs} VCs, the record "
+                                 f"{config['vcs']}")
+            return routing
         if network == "torus":
-            topology = Torus(config["dims"], config["radix"])
             return ecube_routing(topology, datelines=True, vcs=config["vcs"], dateline_rule="entry", tie="random")
-        return ecube_routing(Mesh(config["dims"], config["radix"]), datelines=False, vcs=config["vcs"])
+        return ecube_routing(topology, datelines=False, vcs=config["vcs"])
 
 
 def unbounded_queue_capacity(config: SimConfig) -> int:

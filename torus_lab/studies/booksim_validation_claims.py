@@ -52,6 +52,7 @@ offered 1.0: {'measure': 8})"
             f"{config['channel_latency']}, {params['seeds']} replicas, run length {dict(params['run_length'])} "
             f"(offered {ZERO_LOAD}: {dict(params['zero_load_run_length'])}; offered {OVERLOAD}: "
             f"{dict(params['overload_run_length'])})")  # fmt: skip
+    text += f"; routing {config['routing']}" if config.get("routing") else ""
     return text + (f"; not modelled: {config['not_modelled']}" if config.get("not_modelled") else "")
 
 
