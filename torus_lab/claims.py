@@ -623,7 +623,8 @@ def evidence_sentence(evidence_kind: str, rule: Rule, measured_value: float | No
     p = rule.params
     if rule.kind in ("all_of", "all_cells") and not math.isnan(measured) and (
             measured != int(measured) or not 0 <= measured <= p["n"]):
-        raise ValueError(f"measured_value of an {rule.kind} rule must be a count in [0, {p['n']}], got {measured_value!r}")
+        raise ValueError(f"measured_value of an {rule.kind} rule must be a count in [0, {p['n']}], "
+                         f"got {measured_value!r}")
     if evidence_kind == "by definition":
         return "true by definition or by construction: not a reproduction"
     if evidence_kind == "not testable":
