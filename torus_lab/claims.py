@@ -643,11 +643,11 @@ def evidence_sentence(evidence_kind: str, rule: Rule, measured_value: float | No
         misses = p["n"] - int(measured)
         bound = rate_upper_bound(misses, p["n"])
         text = (f"statistical: {misses} misses in {p['n']} sampled cases; 95% upper bound on the miss rate "
-                f"{bound:.2%} (Clopper-Pearson), the claim needs <= {p.get('max_rate', DEFAULT_MAX_RATE):.0%}")
+                f"{_rate_text(bound)} (Clopper-Pearson), the claim needs <= {p.get('max_rate', DEFAULT_MAX_RATE):.0%}")
         if p.get("conditional_n", 0) > 0:  # the branch "holds under conditions" is judged on its own cases
             inside = p["conditional_n"] - p["conditional_k"]
             text += (f"; under the condition ({p['condition']}): {inside} misses in {p['conditional_n']}, upper "
-                     f"bound {rate_upper_bound(inside, p['conditional_n']):.2%}")
+                     f"bound {_rate_text(rate_upper_bound(inside, p['conditional_n']))}")
         return text
     size = f"n = {n}, " if n is not None else ""
     if ci is None or math.isnan(measured):
@@ -658,6 +658,18 @@ def evidence_sentence(evidence_kind: str, rule: Rule, measured_value: float | No
         detectable = minimal_detectable_effect((high - low) / 2, p.get("alpha", 0.05), p.get("power", 0.8))
         text += f"; smallest difference detectable at power {p.get('power', 0.8):g}: {detectable:.3g}"
     return text
+
+
+def _rate_text(rate: float) -> str:
+    """A rate bound as a percentage: two decimals, or two significant digits where two decimals would print 0.00%
+    (a bound is never zero).
+
+    Examples
+    --------
+    >>> _rate_text(0.0247), _rate_text(3.7e-05)
+    ('2.47%', '0.0037%')
+    """
+    return f"{rate:.2%}" if rate >= 5e-5 or rate == 0 else f"{rate * 100:.2g}%"
 
 
 def _cells_sentence(params: Mapping[str, Any], passed: int, n: int | None) -> str:
