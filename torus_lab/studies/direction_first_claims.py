@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from statistics import NormalDist
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from torus_lab._validate import check_mapping
+from torus_lab._validate import check_frame, check_mapping, check_real, check_str
 from torus_lab.claims import Claim, Rule, claims_table, data_file, minimal_detectable_effect
 
 __all__ = ["claims", "PAPER_RESULTS"]
@@ -612,6 +614,55 @@ def _faults_lower_latency_claims(changes: pd.DataFrame, fig4: pd.DataFrame, long
     return rows
 
 
+def latency_changes(runs: pd.DataFrame, policy: str, family_alpha: float = 0.05) -> pd.DataFrame:
+    """Change of mean latency at every fault count > 0 against none, per size, fault policy ``policy`` (the
+    study's ``latency_changes`` table, ``direction_first.latency_change_table``, and the
+    one-fault row's intervals over the cells it judges).
+
+    Over the runs that did not deadlock (latency counts delivered messages only).  Columns nodes, faults,
+    relative_latency_change (signed: negative when faults lower latency), latency_diff (faulty - fault-free mean,
+    steps) with its simultaneous confidence interval diff_ci_low / diff_ci_high (normal approximation with
+    Welch's standard error over the runs' mean latencies, Bonferroni-corrected so that all the intervals of
+    the table hold together with probability ``1 - family_alpha``; NaN with fewer than two runs on a side),
+    and the runs on each side (runs_faulty, runs_fault_free).
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"misroute": ["y"] * 3, "deadlock": [False] * 3, "nodes": [16] * 3,
+    ...                      "faults": [0, 1, 5], "latency": [4.0, 4.4, 3.8]})
+    >>> latency_changes(runs, "y").relative_latency_change.round(3).tolist()
+    [0.1, -0.05]
+    >>> runs = pd.DataFrame({"misroute": ["y"] * 4, "deadlock": [False] * 4, "nodes": [16] * 4,
+    ...                      "faults": [0, 0, 2, 2], "latency": [4.0, 4.2, 3.0, 3.2]})
+    >>> row = latency_changes(runs, "y").iloc[0]
+    >>> round(float(row.latency_diff), 3), bool(row.diff_ci_high < 0)
+    (-1.0, True)
+    """
+    check_str("policy", policy)
+    check_frame("runs", runs, ["misroute", "deadlock", "nodes", "faults", "latency"])
+    family_alpha = check_real("family_alpha", family_alpha, minimum=0, maximum=1)
+    if not 0 < family_alpha < 1:
+        raise ValueError(f"family_alpha must be in (0, 1), got {family_alpha!r}")
+    part = runs[(runs.misroute == policy) & ~runs.deadlock.astype(bool)].dropna(subset=["latency"])
+    stats = part.groupby(["nodes", "faults"]).latency.agg(["mean", "var", "count"]).reset_index()
+    columns = ["nodes", "faults", "relative_latency_change", "latency_diff", "diff_ci_low", "diff_ci_high",
+               "runs_faulty", "runs_fault_free"]  # fmt: skip
+    base = stats[stats.faults == 0].drop(columns="faults")
+    cells = stats[stats.faults > 0].merge(base, on="nodes", suffixes=("", "_0"))
+    if cells.empty:
+        return pd.DataFrame(columns=columns)
+    z = NormalDist().inv_cdf(1 - family_alpha / (2 * len(cells)))
+    diff = cells["mean"] - cells["mean_0"]
+    both = (cells["count"] >= 2) & (cells["count_0"] >= 2)
+    half = (z * np.sqrt(cells["var"] / cells["count"] + cells["var_0"] / cells["count_0"])).where(both)
+    out = pd.DataFrame({
+        "nodes": cells.nodes, "faults": cells.faults, "relative_latency_change": diff / cells["mean_0"],
+        "latency_diff": diff, "diff_ci_low": diff - half, "diff_ci_high": diff + half,
+        "runs_faulty": cells["count"].astype(int), "runs_fault_free": cells["count_0"].astype(int),
+    })  # fmt: skip
+    return out.sort_values(["nodes", "faults"])[columns].reset_index(drop=True)
+
+
 #: The sizes of Section 6.1's one-fault sentence ("worst at 256 nodes, best at 512").
 ONE_FAULT_SIZES = (256, 512)
 #: Family-wise error rate of the one-fault row's simultaneous intervals (Bonferroni over the cells it judges).
@@ -621,11 +672,9 @@ ONE_FAULT_FAMILY_ALPHA = 0.05
 def _one_fault_cells(fig4: pd.DataFrame, policies: list[str]) -> pd.DataFrame:
     """The 1-fault vs fault-free latency differences at :data:`ONE_FAULT_SIZES` per fault policy, with intervals
     simultaneous over exactly these cells (Bonferroni over every (policy, size) judged, family-wise
-    :data:`ONE_FAULT_FAMILY_ALPHA`), from the per-seed runs (``latency_changes`` of the study: Welch standard error,
-    normal quantile), plus Welch's two-sided p-value of each cell."""
+    :data:`ONE_FAULT_FAMILY_ALPHA`), from the per-seed runs (Welch standard error,
+    normal quantile; :func:`latency_changes`), plus Welch's two-sided p-value of each cell."""
     from scipy import stats  # imported on use, as in torus_lab.claims
-
-    from torus_lab.studies.direction_first import latency_changes  # the study imports this module
 
     part = fig4[fig4.nodes.isin(ONE_FAULT_SIZES) & fig4.faults.isin((0, 1))]
     present = {p: sorted(set(part[(part.misroute == p) & (part.faults == 1)].nodes)
