@@ -135,6 +135,31 @@ def test_all_of_options():
         Rule("all_of", {"n": 3, "conditional_k": 1, "conditional_n": 1})
 
 
+def test_all_cells_judges_named_cells_without_a_miss_rate():
+    """``all_cells``: a count over the claim's named cells, each with its own test; on statistical evidence no miss
+    rate over cells is bounded (``all_of`` would need 299 cells for "holds"), at the boundaries of the count."""
+    cond = {"n": 4, "condition": "policy a", "conditional_k": 2, "conditional_n": 2}
+    assert evaluate(Rule("all_cells", cond), None, 4, evidence_kind="statistical") == "holds"
+    assert evaluate(Rule("all_cells", cond), None, 3, evidence_kind="statistical") == "holds under conditions"
+    assert evaluate(Rule("all_cells", {**cond, "conditional_k": 1}), None, 3,
+                    evidence_kind="statistical") == "does not hold"
+    assert evaluate(Rule("all_cells", {"n": 4}), None, 3, evidence_kind="statistical") == "does not hold"
+    assert evaluate(Rule("all_of", cond), None, 3, evidence_kind="statistical") == "inconclusive"
+    assert evaluate(Rule("all_cells", {"n": 0}), None, 0) == "not testable here"
+    assert evaluate(Rule("all_cells", {"n": 2}), None, NAN) == "not testable here"
+    with pytest.raises(ValueError, match="count"):
+        evaluate(Rule("all_cells", {"n": 3}), None, 4)
+    with pytest.raises(ValueError, match="go together"):
+        Rule("all_cells", {"n": 3, "conditional_k": 1, "conditional_n": 1})
+    with pytest.raises(ValueError, match="unknown"):
+        Rule("all_cells", {"n": 3, "max_rate": 0.1})
+    claim = _claim(rule=Rule("all_cells", cond), measured_value=3, evidence_kind="statistical", n=20)
+    assert claim.verdict == "holds under conditions"
+    assert claim.evidence_text.startswith("statistical: 3 of 4 cells pass their own test (20 runs per cell)")
+    assert "(policy a): 2 of 2" in claim.evidence_text
+    assert "all 4 cells" in Rule("all_cells", cond).sentence()
+
+
 def test_fit_exponent_within():
     rule = Rule("fit_exponent_within", {"tolerance": 0.125, "approx": 0.25})
     assert evaluate(rule, 1.0, 1.125) == "holds" and evaluate(rule, 1.0, 0.875) == "holds"

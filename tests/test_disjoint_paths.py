@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from torus_lab.claims import CLAIM_COLUMNS, check_claims_table, uncovered_results
+from torus_lab.claims import CLAIM_COLUMNS, Rule, check_claims_table, rate_upper_bound, uncovered_results
 from torus_lab.plots.disjoint_paths import drawn_paths
 from torus_lab.routing.baselines import (
     GREEDY_ORDERS,
@@ -803,3 +803,32 @@ def test_clustered_instances_cover_the_ball_and_refuse_too_many_pairs():
         random_instance(2, 5, 7, rng, "ball")
     with pytest.raises(ValueError, match=r"centre\[1\]"):
         lee_ball((0, 5), 5)
+
+
+INSTANCE_ROWS = ("length_bound", "lemma1_step_bound", "lemma2_step_bound", "level_step_bound", "base_case_dor",
+                 "special_case_bound")  # fmt: skip
+
+
+def test_bounds_checked_on_random_draws_are_statistical_over_their_instances(tiny_results):
+    """Theorem 1's bound and the step bounds are statements about every instance; their instances are random
+    draws, so each row is statistical: "0 violations in N instances" with the Clopper-Pearson bound on the rate,
+    N the instances drawn (too few to bound the rate at 1% here: inconclusive); a maximum over the bound is a
+    violation."""
+    claims = _claims(tiny_results)
+    paper = tiny_results["disjoint_paths"].query("variant == 'paper'")
+    adversarial = tiny_results["adversarial"].query("choose_T == 'paper' and lemma2 == 'first'")
+    steps = tiny_results["step_bounds"]
+    expected = {"length_bound": int(paper["instances"].sum() + adversarial["instances"].sum()),
+                "lemma1_step_bound": int(steps.loc[steps["lemma1_checked"] > 0, "instances"].sum())}
+    for claim_id in INSTANCE_ROWS:
+        row = claims.loc[claim_id]
+        assert row["evidence_kind"] == "statistical", claim_id
+        instances = Rule.from_columns(row["rule"], row["rule_params"]).params["n"]
+        assert instances == expected.get(claim_id, instances) and row["n"] == instances, claim_id
+        assert row["measured_text"].startswith(f"0 violations in {instances} randomly drawn instances (95% "
+                                               "Clopper-Pearson upper bound"), claim_id
+        assert row["verdict"] == ("holds" if rate_upper_bound(0, instances) <= 0.01 else "inconclusive"), claim_id
+    over = steps.copy()
+    over.loc[0, "special_len_max"] = over.loc[0, "special_len_bound"] + 1
+    row = _claims(tiny_results, step_bounds=over).loc["special_case_bound"]
+    assert row["verdict"] == "does not hold" and row["measured_text"].startswith("at least 1 violations")

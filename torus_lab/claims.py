@@ -169,6 +169,7 @@ RULE_KINDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = MappingProxy
     "exact": ((), ("tolerance",)),
     "all_of": (("n",), ("within_noise_k", "approx_share", "condition", "conditional_k", "conditional_n",
                         "max_rate")),
+    "all_cells": (("n",), ("condition", "conditional_k", "conditional_n")),
     "fit_exponent_within": (("tolerance",), ("approx",)),
     "subset": (("paper_set", "measured_set"), ()),
     "no_difference": (("effect",), ("alpha", "power")),
@@ -213,7 +214,11 @@ class Rule:
         the claim "no difference" is about differences of at least ``effect``; ``alpha`` (default 0.05) and ``power``
         (default 0.8) give the smallest difference the comparison could detect, :func:`minimal_detectable_effect`),
         ``subset`` (the measured set equal to the paper's set: holds; a strict subset: holds approximately),
-        ``manual`` (``verdict`` and the ``reason`` it cannot be computed from numbers).
+        ``all_cells`` (the measured value is a count k of ``n`` named cells, each passing or failing its own
+        statistical test, e.g. a simultaneous confidence interval over the ``n`` cells: the cells are the claim's
+        whole scope, not a sample of cases, so no miss rate is bounded on statistical evidence; all ``n``: holds,
+        ``conditional_k`` of ``conditional_n`` cells inside ``condition`` all passing: holds under conditions, else
+        does not hold), ``manual`` (``verdict`` and the ``reason`` it cannot be computed from numbers).
     params : Mapping
         The parameters listed in :data:`RULE_KINDS` for ``kind``.
 
@@ -299,6 +304,11 @@ class Rule:
                 text += f"; at least {p['approx_share']:.0%} of them: holds approximately"
             if "max_rate" in p:
                 text += f"; on a sample, the 95% upper bound on the rate of a miss must be <= {p['max_rate']:g}"
+            return text
+        if self.kind == "all_cells":
+            text = f"all {p['n']} cells must pass their own test (the cells are the claim's scope, not a sample)"
+            if "condition" in p:
+                text += f"; all {p['conditional_n']} cells with {p['condition']}: holds under conditions"
             return text
         if self.kind == "no_difference":
             return (f"no difference of {p['effect']:g} or more: the {1 - p.get('alpha', 0.05):.0%} confidence interval "
@@ -429,6 +439,9 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
     'inconclusive'
     >>> evaluate(Rule("at_most", {"bound": 0.1}), None, float("nan"))
     'not testable here'
+    >>> cells = Rule("all_cells", {"n": 4, "condition": "policy a", "conditional_k": 2, "conditional_n": 2})
+    >>> evaluate(cells, None, 3, evidence_kind="statistical")     # no miss rate over 4 named cells
+    'holds under conditions'
     """
     check_instance("rule", rule, Rule)
     paper = _optional("paper_value", paper_value)
@@ -474,6 +487,8 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
         return "inconclusive" if sampled and has_ci and reaches else "does not hold"
     if kind == "all_of":
         return _all_of(p, measured, sampled)
+    if kind == "all_cells":     # the cells are the whole scope: each cell's own test carries the sampling noise
+        return _all_of(p, measured)
     if kind == "subset":
         paper_set, measured_set = set(map(str, p["paper_set"])), set(map(str, p["measured_set"]))
         if measured_set == paper_set:
@@ -606,9 +621,10 @@ def evidence_sentence(evidence_kind: str, rule: Rule, measured_value: float | No
     if n is not None:
         n = check_int("n", n, minimum=0)
     p = rule.params
-    if rule.kind == "all_of" and not math.isnan(measured) and (
+    if rule.kind in ("all_of", "all_cells") and not math.isnan(measured) and (
             measured != int(measured) or not 0 <= measured <= p["n"]):
-        raise ValueError(f"measured_value of an all_of rule must be a count in [0, {p['n']}], got {measured_value!r}")
+        raise ValueError(f"measured_value of an {rule.kind} rule must be a count in [0, {p['n']}], "
+                         f"got {measured_value!r}")
     if evidence_kind == "by definition":
         return "true by definition or by construction: not a reproduction"
     if evidence_kind == "not testable":
@@ -621,15 +637,17 @@ def evidence_sentence(evidence_kind: str, rule: Rule, measured_value: float | No
     if evidence_kind == "exhaustive":
         return f"exhaustive: all {p['n']} cases of the stated family checked" if rule.kind == "all_of" \
             else "exhaustive: computed exactly over the stated family"
+    if rule.kind == "all_cells" and not math.isnan(measured):
+        return _cells_sentence(p, int(measured), n)
     if count_rule and p["n"] > 0:
         misses = p["n"] - int(measured)
         bound = rate_upper_bound(misses, p["n"])
         text = (f"statistical: {misses} misses in {p['n']} sampled cases; 95% upper bound on the miss rate "
-                f"{bound:.2%} (Clopper-Pearson), the claim needs <= {p.get('max_rate', DEFAULT_MAX_RATE):.0%}")
+                f"{_rate_text(bound)} (Clopper-Pearson), the claim needs <= {p.get('max_rate', DEFAULT_MAX_RATE):.0%}")
         if p.get("conditional_n", 0) > 0:  # the branch "holds under conditions" is judged on its own cases
             inside = p["conditional_n"] - p["conditional_k"]
             text += (f"; under the condition ({p['condition']}): {inside} misses in {p['conditional_n']}, upper "
-                     f"bound {rate_upper_bound(inside, p['conditional_n']):.2%}")
+                     f"bound {_rate_text(rate_upper_bound(inside, p['conditional_n']))}")
         return text
     size = f"n = {n}, " if n is not None else ""
     if ci is None or math.isnan(measured):
@@ -639,6 +657,29 @@ def evidence_sentence(evidence_kind: str, rule: Rule, measured_value: float | No
     if rule.kind == "no_difference":
         detectable = minimal_detectable_effect((high - low) / 2, p.get("alpha", 0.05), p.get("power", 0.8))
         text += f"; smallest difference detectable at power {p.get('power', 0.8):g}: {detectable:.3g}"
+    return text
+
+
+def _rate_text(rate: float) -> str:
+    """A rate bound as a percentage: two decimals, or two significant digits where two decimals would print 0.00%
+    (a bound is never zero).
+
+    Examples
+    --------
+    >>> _rate_text(0.0247), _rate_text(3.7e-05)
+    ('2.47%', '0.0037%')
+    """
+    return f"{rate:.2%}" if rate >= 5e-5 or rate == 0 else f"{rate * 100:.2g}%"
+
+
+def _cells_sentence(params: Mapping[str, Any], passed: int, n: int | None) -> str:
+    """The statistical evidence of an ``all_cells`` rule in words: the cells that pass their own test, those of the
+    condition, and the runs per cell (``n``) where known."""
+    runs = f" ({n} runs per cell)" if n is not None else ""
+    text = f"statistical: {passed} of {params['n']} cells pass their own test{runs}; the cells are the claim's scope"
+    if params.get("conditional_n", 0) > 0:
+        text += (f"; under the condition ({params['condition']}): {params['conditional_k']} of "
+                 f"{params['conditional_n']}")
     return text
 
 
@@ -1170,7 +1211,7 @@ def _effect(row: Mapping[str, Any]) -> float:
     if math.isnan(measured):
         return math.nan
     rule = Rule.from_columns(row["rule"], row["rule_params"])
-    if rule.kind == "all_of":
+    if rule.kind in ("all_of", "all_cells"):
         return (rule.params["n"] - measured) / rule.params["n"] if rule.params["n"] else math.nan
     target = float(rule.params["bound"]) if "bound" in rule.params else row["paper_value"]
     if rule.kind in ("no_difference", "subset", "manual") or math.isnan(target):

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -62,7 +61,7 @@ from torus_lab.routing.direction_first import double_ecube_route, header_size_bi
 from torus_lab.sim import SimConfig, SimResult, simulate
 from torus_lab.sim.saturation import Saturation
 from torus_lab.stats import log_fit, summarize
-from torus_lab.studies.direction_first_claims import claims
+from torus_lab.studies.direction_first_claims import claims, latency_changes
 from torus_lab.studies.routing_bench import curve_saturation, latency_runs, point_summary
 from torus_lab.sweep import sweep
 from torus_lab.topology import Torus, connected_link_faults
@@ -775,53 +774,6 @@ def route_examples() -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------- latency changes (faults against none)
-def latency_changes(runs: pd.DataFrame, policy: str, family_alpha: float = 0.05) -> pd.DataFrame:
-    """Change of mean latency at every fault count > 0 against none, per size, fault policy ``policy``.
-
-    Over the runs that did not deadlock (latency counts delivered messages only).  Columns nodes, faults,
-    relative_latency_change (signed: negative when faults lower latency), latency_diff (faulty - fault-free mean,
-    steps) with its simultaneous confidence interval diff_ci_low / diff_ci_high (normal approximation with
-    Welch's standard error over the runs' mean latencies, Bonferroni-corrected so that all the intervals of
-    the table hold together with probability ``1 - family_alpha``; NaN with fewer than two runs on a side),
-    and the runs on each side (runs_faulty, runs_fault_free).
-
-    Examples
-    --------
-    >>> runs = pd.DataFrame({"misroute": ["y"] * 3, "deadlock": [False] * 3, "nodes": [16] * 3,
-    ...                      "faults": [0, 1, 5], "latency": [4.0, 4.4, 3.8]})
-    >>> latency_changes(runs, "y").relative_latency_change.round(3).tolist()
-    [0.1, -0.05]
-    >>> runs = pd.DataFrame({"misroute": ["y"] * 4, "deadlock": [False] * 4, "nodes": [16] * 4,
-    ...                      "faults": [0, 0, 2, 2], "latency": [4.0, 4.2, 3.0, 3.2]})
-    >>> row = latency_changes(runs, "y").iloc[0]
-    >>> round(float(row.latency_diff), 3), bool(row.diff_ci_high < 0)
-    (-1.0, True)
-    """
-    check_str("policy", policy)
-    check_frame("runs", runs, ["misroute", "deadlock", "nodes", "faults", "latency"])
-    family_alpha = check_real("family_alpha", family_alpha, minimum=0, maximum=1)
-    if not 0 < family_alpha < 1:
-        raise ValueError(f"family_alpha must be in (0, 1), got {family_alpha!r}")
-    part = runs[(runs.misroute == policy) & ~runs.deadlock.astype(bool)].dropna(subset=["latency"])
-    stats = part.groupby(["nodes", "faults"]).latency.agg(["mean", "var", "count"]).reset_index()
-    columns = ["nodes", "faults", "relative_latency_change", "latency_diff", "diff_ci_low", "diff_ci_high",
-               "runs_faulty", "runs_fault_free"]  # fmt: skip
-    base = stats[stats.faults == 0].drop(columns="faults")
-    cells = stats[stats.faults > 0].merge(base, on="nodes", suffixes=("", "_0"))
-    if cells.empty:
-        return pd.DataFrame(columns=columns)
-    z = NormalDist().inv_cdf(1 - family_alpha / (2 * len(cells)))
-    diff = cells["mean"] - cells["mean_0"]
-    both = (cells["count"] >= 2) & (cells["count_0"] >= 2)
-    half = (z * np.sqrt(cells["var"] / cells["count"] + cells["var_0"] / cells["count_0"])).where(both)
-    out = pd.DataFrame({
-        "nodes": cells.nodes, "faults": cells.faults, "relative_latency_change": diff / cells["mean_0"],
-        "latency_diff": diff, "diff_ci_low": diff - half, "diff_ci_high": diff + half,
-        "runs_faulty": cells["count"].astype(int), "runs_fault_free": cells["count_0"].astype(int),
-    })  # fmt: skip
-    return out.sort_values(["nodes", "faults"])[columns].reset_index(drop=True)
-
-
 def latency_change_table(runs: Mapping[str, pd.DataFrame], policies: Sequence[str],
                          family_alpha: float = 0.05) -> pd.DataFrame:  # fmt: skip
     """:func:`latency_changes` of each runs label (``"paper"`` / ``"long"`` -> per-run frame) and fault policy,

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from statistics import NormalDist
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from torus_lab._validate import check_mapping
+from torus_lab._validate import check_frame, check_mapping, check_real, check_str
 from torus_lab.claims import Claim, Rule, claims_table, data_file, minimal_detectable_effect
 
 __all__ = ["claims", "PAPER_RESULTS"]
@@ -612,34 +614,134 @@ def _faults_lower_latency_claims(changes: pd.DataFrame, fig4: pd.DataFrame, long
     return rows
 
 
-def _one_fault_rank_claim(changes: pd.DataFrame, fig4: pd.DataFrame, params: Mapping[str, Any],
-                          seed: str) -> list[Claim]:  # fmt: skip
-    """Section 6.1: one fault worst at 256 nodes and best at 512, "due to randomness"."""
-    rows = []
-    # Section 6.1: one fault worst at 256 nodes and best at 512, "due to randomness"
+def latency_changes(runs: pd.DataFrame, policy: str, family_alpha: float = 0.05) -> pd.DataFrame:
+    """Change of mean latency at every fault count > 0 against none, per size, fault policy ``policy`` (the
+    study's ``latency_changes`` table, ``direction_first.latency_change_table``, and the
+    one-fault row's intervals over the cells it judges).
+
+    Over the runs that did not deadlock (latency counts delivered messages only).  Columns nodes, faults,
+    relative_latency_change (signed: negative when faults lower latency), latency_diff (faulty - fault-free mean,
+    steps) with its simultaneous confidence interval diff_ci_low / diff_ci_high (normal approximation with
+    Welch's standard error over the runs' mean latencies, Bonferroni-corrected so that all the intervals of
+    the table hold together with probability ``1 - family_alpha``; NaN with fewer than two runs on a side),
+    and the runs on each side (runs_faulty, runs_fault_free).
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"misroute": ["y"] * 3, "deadlock": [False] * 3, "nodes": [16] * 3,
+    ...                      "faults": [0, 1, 5], "latency": [4.0, 4.4, 3.8]})
+    >>> latency_changes(runs, "y").relative_latency_change.round(3).tolist()
+    [0.1, -0.05]
+    >>> runs = pd.DataFrame({"misroute": ["y"] * 4, "deadlock": [False] * 4, "nodes": [16] * 4,
+    ...                      "faults": [0, 0, 2, 2], "latency": [4.0, 4.2, 3.0, 3.2]})
+    >>> row = latency_changes(runs, "y").iloc[0]
+    >>> round(float(row.latency_diff), 3), bool(row.diff_ci_high < 0)
+    (-1.0, True)
+    """
+    check_str("policy", policy)
+    check_frame("runs", runs, ["misroute", "deadlock", "nodes", "faults", "latency"])
+    family_alpha = check_real("family_alpha", family_alpha, minimum=0, maximum=1)
+    if not 0 < family_alpha < 1:
+        raise ValueError(f"family_alpha must be in (0, 1), got {family_alpha!r}")
+    part = runs[(runs.misroute == policy) & ~runs.deadlock.astype(bool)].dropna(subset=["latency"])
+    stats = part.groupby(["nodes", "faults"]).latency.agg(["mean", "var", "count"]).reset_index()
+    columns = ["nodes", "faults", "relative_latency_change", "latency_diff", "diff_ci_low", "diff_ci_high",
+               "runs_faulty", "runs_fault_free"]  # fmt: skip
+    base = stats[stats.faults == 0].drop(columns="faults")
+    cells = stats[stats.faults > 0].merge(base, on="nodes", suffixes=("", "_0"))
+    if cells.empty:
+        return pd.DataFrame(columns=columns)
+    z = NormalDist().inv_cdf(1 - family_alpha / (2 * len(cells)))
+    diff = cells["mean"] - cells["mean_0"]
+    both = (cells["count"] >= 2) & (cells["count_0"] >= 2)
+    half = (z * np.sqrt(cells["var"] / cells["count"] + cells["var_0"] / cells["count_0"])).where(both)
+    out = pd.DataFrame({
+        "nodes": cells.nodes, "faults": cells.faults, "relative_latency_change": diff / cells["mean_0"],
+        "latency_diff": diff, "diff_ci_low": diff - half, "diff_ci_high": diff + half,
+        "runs_faulty": cells["count"].astype(int), "runs_fault_free": cells["count_0"].astype(int),
+    })  # fmt: skip
+    return out.sort_values(["nodes", "faults"])[columns].reset_index(drop=True)
+
+
+#: The sizes of Section 6.1's one-fault sentence ("worst at 256 nodes, best at 512").
+ONE_FAULT_SIZES = (256, 512)
+#: Family-wise error rate of the one-fault row's simultaneous intervals (Bonferroni over the cells it judges).
+ONE_FAULT_FAMILY_ALPHA = 0.05
+
+
+def _one_fault_cells(fig4: pd.DataFrame, policies: list[str]) -> pd.DataFrame:
+    """The 1-fault vs fault-free latency differences at :data:`ONE_FAULT_SIZES` per fault policy, with intervals
+    simultaneous over exactly these cells (Bonferroni over every (policy, size) judged, family-wise
+    :data:`ONE_FAULT_FAMILY_ALPHA`), from the per-seed runs (Welch standard error,
+    normal quantile; :func:`latency_changes`), plus Welch's two-sided p-value of each cell."""
+    from scipy import stats  # imported on use, as in torus_lab.claims
+
+    part = fig4[fig4.nodes.isin(ONE_FAULT_SIZES) & fig4.faults.isin((0, 1))]
+    present = {p: sorted(set(part[(part.misroute == p) & (part.faults == 1)].nodes)
+                         & set(part[(part.misroute == p) & (part.faults == 0)].nodes)) for p in policies}
+    total = sum(len(sizes) for sizes in present.values())
+    frames = []
+    for policy, sizes in present.items():
+        if sizes:   # each policy's share of the family: its cells of all the row judges
+            cells = latency_changes(part[part.nodes.isin(sizes)], policy, ONE_FAULT_FAMILY_ALPHA * len(sizes) / total)
+            frames.append(cells.assign(misroute=policy))
+    if not frames:
+        return pd.DataFrame(columns=["misroute", "nodes", "relative_latency_change", "diff_ci_low", "diff_ci_high",
+                                     "p_welch"])
+    cells = pd.concat(frames, ignore_index=True)
+    kept = part[~part.deadlock.astype(bool)].dropna(subset=["latency"])
+    cells["p_welch"] = [float(stats.ttest_ind(kept[(kept.misroute == r.misroute) & (kept.nodes == r.nodes)
+                                                   & (kept.faults == 1)].latency,
+                                              kept[(kept.misroute == r.misroute) & (kept.nodes == r.nodes)
+                                                   & (kept.faults == 0)].latency, equal_var=False).pvalue)
+                        for r in cells.itertuples()]  # fmt: skip
+    return cells
+
+
+def _one_fault_rank_claim(fig4: pd.DataFrame, params: Mapping[str, Any], seed: str) -> list[Claim]:
+    """Section 6.1: one fault worst at 256 nodes and best at 512, "due to randomness".
+
+    A case is a (fault policy, size) cell of :data:`ONE_FAULT_SIZES`; it counts as noise when its 1-fault vs
+    fault-free interval, simultaneous over the cells judged here (:func:`_one_fault_cells`), contains 0.  The row
+    holds under conditions for a policy whose every cell is noise; the paper's ranking itself (worst at 256, best
+    at 512) is reported, and it is not reproduced.
+    """
+    policies = list(params["policies"])
     means = fig4[~fig4.deadlock.astype(bool)].groupby(["misroute", "nodes", "faults"]).latency.mean()
-    cases, noise, ranks = 0, 0, []
-    for policy in params["policies"]:
-        for nodes in (256, 512):
-            cell = changes[(changes.runs == "paper") & (changes.misroute == policy) & (changes.nodes == nodes)
-                           & (changes.faults == 1)]  # fmt: skip
-            if not len(cell) or (policy, nodes) not in means.index.droplevel(2):
-                continue
-            order = means.loc[(policy, nodes)].rank(ascending=False, method="min")
-            cases += 1
-            noise += int(cell.diff_ci_low.iloc[0] <= 0 <= cell.diff_ci_high.iloc[0])
-            ranks.append(f"{policy} N={nodes}: 1 fault ranks {int(order.loc[1])} of {len(order)} (1 = slowest), "
-                         f"{cell.relative_latency_change.iloc[0]:+.1%} vs none")
-    rows.append(Claim(
+    cells = _one_fault_cells(fig4, policies)
+    noise = (cells.diff_ci_low <= 0) & (cells.diff_ci_high >= 0)
+    quiet = [p for p in policies if len(cells[cells.misroute == p]) and noise[cells.misroute == p].all()]
+    in_quiet = cells.misroute.isin(quiet)
+    ranks, reproduced = [], 0
+    for r, is_noise in zip(cells.itertuples(), noise, strict=True):
+        order = means.loc[(r.misroute, r.nodes)].rank(ascending=False, method="min")
+        rank = int(order.loc[1])
+        reproduced += rank == (1 if r.nodes == ONE_FAULT_SIZES[0] else len(order))
+        ranks.append(f"{r.misroute} N={int(r.nodes)}: 1 fault ranks {rank} of {len(order)} (1 = slowest), "
+                     f"{r.relative_latency_change:+.1%} vs none, interval [{r.diff_ci_low:+.3f}, "
+                     f"{r.diff_ci_high:+.3f}] steps, Welch p = {r.p_welch:.2g}: "
+                     + ("noise" if is_noise else "beyond noise"))
+    condition = f"fault policy {' or '.join(repr(p) for p in quiet) or 'none'} (every size within noise)"
+    runs = int(fig4.groupby(["misroute", "nodes", "faults"]).size().min()) if len(fig4) else None
+    rule = Rule("all_cells", {"n": len(cells), "condition": condition, "conditional_k": int(in_quiet.sum()),
+                              "conditional_n": int(in_quiet.sum())}) if quiet else Rule("all_cells", {"n": len(cells)})
+    rows = [Claim(
         claim_id="one_fault_rank_noise", location="Section 6.1; Fig. 4",
         statement="one fault is worst at 256 nodes and best at 512 nodes, which is due to randomness",
-        conditions=f"{_runs_conditions(params, 'paper')}; fault policies {list(params['policies'])} (ours); {seed}; "
-                   "runs that deadlocked left out; a case is a (policy, size 256 or 512) whose 1-fault vs fault-free "
-                   "simultaneous 95% interval of the latency difference contains 0 (the difference is noise)",
-        paper_text="worst at 256, best at 512 (randomness)", measured_value=noise if cases else math.nan,
-        measured_text="; ".join(ranks) if ranks else "no runs with 256 or 512 nodes in this preset",
-        rule=Rule("all_of", {"n": cases}), evidence=_df_evidence("fig4_paper.csv", "latency_changes.csv"),
-        evidence_kind=_CRITERIA))
+        conditions=f"{_runs_conditions(params, 'paper')}; fault policies {policies} (ours); {seed}; runs that "
+                   "deadlocked left out; a case is a (policy, size 256 or 512) whose 1-fault vs fault-free 95% "
+                   "interval of the latency difference contains 0 (the difference is noise), the intervals "
+                   f"simultaneous over the {len(cells)} cells judged here (Bonferroni, normal quantile, Welch "
+                   "standard error over the per-seed mean latencies); the ranking itself (worst at 256, best at 512) "
+                   "is reported, not judged: the paper puts it down to randomness",
+        paper_text="worst at 256, best at 512 (randomness)", measured_value=int(noise.sum()) if len(cells)
+        else math.nan,
+        measured_text=(f"noise in {int(noise.sum())} of {len(cells)} cases; the paper's ranking is "
+                       f"{'' if reproduced == len(cells) else 'not '}reproduced ({reproduced} of {len(cells)} cells "
+                       "rank one fault as the paper does): " + "; ".join(ranks)
+                       if len(cells) else "no runs with 256 or 512 nodes in this preset"),
+        rule=rule, evidence=_df_evidence("fig4_paper.csv"), evidence_kind="statistical",
+        n=runs)]
     return rows
 
 
@@ -691,5 +793,5 @@ def claims(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> pd.
             + _west_first_claim(tables["west_first_routes"])
             + _fig3_claim(examples) + _starvation_claim(fig4, params, seed)
             + _faults_lower_latency_claims(changes, fig4, long, params, seed)
-            + _one_fault_rank_claim(changes, fig4, params, seed))
+            + _one_fault_rank_claim(fig4, params, seed))
     return claims_table("direction_first", rows)

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from torus_lab._validate import check_frame, check_mapping
-from torus_lab.claims import Claim, Rule, claims_table, data_file, figure_file
+from torus_lab.claims import Claim, Rule, claims_table, data_file, figure_file, rate_upper_bound
 
 __all__ = [
     "claims",
@@ -61,6 +61,8 @@ PARTLY_TIGHT_RATIO = 0.75
 #: deterministic measure of the running time) is at most this ("holds"; up to the worst case's own exponent
 #: :data:`WORST_CASE_EXPONENT`: "holds approximately").
 SIGNIFICANTLY_BETTER_EXPONENT = 4
+#: How the adversarial instances are drawn (the conditions of the rows checked on them).
+_ADVERSARIAL_DRAWS = "each family a random draw of its instances, not an enumeration"
 _INSTANCES = ("random instances as in Section 7: an (n, max(5, n + 1))-torus, c = n pairs of distinct uniform "
               "vertices")
 #: The tables the claims read and the columns each must have.
@@ -120,22 +122,41 @@ def _total(steps: pd.DataFrame, column: str) -> int:
     return int(steps[column].sum()) if len(steps) else 0
 
 
+def _instance_count_claim(claim_id: str, location: str, statement: str, conditions: str, paper_text: str,
+                          instances: int, violations: int, measured_text: str, evidence: tuple[str, ...]) -> Claim:
+    """A bound stated for every instance, checked on ``instances`` randomly drawn instances of which at least
+    ``violations`` break it: statistical evidence, "0 violations in N instances" with the Clopper-Pearson upper
+    bound on the violation rate (:func:`torus_lab.claims.rate_upper_bound`; ``docs/conventions.md#claims-evidence``).
+    The instances are a sample of the family, not the family, so the evidence is never exhaustive."""
+    rate = 100 * rate_upper_bound(violations, instances) if instances else math.nan
+    bound = f" (95% Clopper-Pearson upper bound on the violation rate {rate:.2g}%)" if instances else ""
+    return Claim(
+        claim_id=claim_id, location=location, statement=statement, conditions=conditions, paper_text=paper_text,
+        measured_value=instances - violations if instances else math.nan,
+        measured_text=(f"{'' if violations == 0 else 'at least '}{violations} violations in {instances} randomly drawn "
+                       f"instances{bound}; {measured_text}"),
+        rule=Rule("all_of", {"n": instances}), evidence=evidence, evidence_kind="statistical" if instances else "")
+
+
 def _step_claim(claim_id: str, location: str, statement: str, steps: pd.DataFrame, step: str, what: str,
                 bound_text: str, seed: str, extra: str = "") -> Claim:  # fmt: skip
-    """A per-step bound checked per ``n`` of ``step_bounds`` (only the ``n`` where the step ran count)."""
+    """A per-step bound checked on the adversarial instances of every ``n`` of ``step_bounds`` where the step ran
+    (each instance one trial: no step of it beyond the bound; an ``n`` whose maximum exceeds it has at least one
+    violating instance)."""
     ran = steps[steps[f"{step}_checked"] > 0]
-    within = int((ran[f"{step}_max"] <= ran[f"{step}_bound"]).sum())
-    detail = "; ".join(f"n={int(r.n)} (k={int(r.k)}): {int(r[f'{step}_checked'])} {what}, max "
-                       f"{r[f'{step}_max']:g} <= {int(r[f'{step}_bound'])}"
-                       for _, r in ran.iterrows()) or "the step never ran"  # fmt: skip
-    return Claim(
-        claim_id=claim_id, location=location, statement=statement,
-        conditions=(f"every adversarial instance of the run (all families, including uniform ones, per n; the REC "
-                    f"configuration choose_T='paper', lemma2='first' run with its recursion trace, conventions "
-                    f"bk-candidates ff.); the paths are the ones the step selects, before merging; {seed}"),
-        paper_text=bound_text, measured_value=within,
-        measured_text=f"within the bound at {within} of {len(ran)} n: {detail}{extra}",
-        rule=Rule("all_of", {"n": len(ran)}), evidence=_dp_evidence("step_bounds.csv", "adversarial.csv"))
+    over = int((ran[f"{step}_max"] > ran[f"{step}_bound"]).sum())
+    detail = "; ".join(f"n={int(r.n)} (k={int(r.k)}): {int(r['instances'])} instances, {int(r[f'{step}_checked'])} "
+                       f"{what}, max {r[f'{step}_max']:g} {'<=' if r[f'{step}_max'] <= r[f'{step}_bound'] else '>'} "
+                       f"{int(r[f'{step}_bound'])}" for _, r in ran.iterrows()) or "the step never ran"  # fmt: skip
+    return _instance_count_claim(
+        claim_id, location, statement,
+        (f"every adversarial instance of the run (all families, including uniform ones, per n, each drawn at "
+         f"random: {_ADVERSARIAL_DRAWS}; the REC configuration choose_T='paper', lemma2='first' run with its "
+         f"recursion trace, conventions bk-candidates ff.); the paths are the ones the step selects, before merging; "
+         f"an instance violates the bound when any of its steps exceeds it; {seed}"),
+        bound_text, int(ran["instances"].sum()), over,
+        f"within the bound at {len(ran) - over} of {len(ran)} n: {detail}{extra}",
+        _dp_evidence("step_bounds.csv", "adversarial.csv"))
 
 
 
@@ -149,21 +170,22 @@ def _length_bound_claim(paper: pd.DataFrame, short: pd.DataFrame, adversarial: p
     sets_within = int(((paper["max_len_max"] <= paper["bound"]) & (paper["failures"] == 0)).sum()
                       + ((adv_rec["max_len_max"] <= adv_bound) & (adv_rec["failures"] == 0)).sum())
     sets = len(paper) + len(adv_rec)
-    return [Claim(
-        claim_id="length_bound", location="Theorem 1",
-        statement="the c disjoint paths have lengths at most 2k(c - 1) + n floor(k/2)",
-        conditions=f"{_INSTANCES}, {sizes}; adversarial sets (crowded, ball, ...) per n; REC readings of the "
-                   f"construction (conventions page, Bossard & Kaneko section); {seed}",
-        paper_text="; ".join(f"n={n}: {int(b)}" for n, b in paper["bound"].items()),
-        measured_value=sets_within,
-        measured_text=(f"within the bound and without failure in {sets_within} of {sets} instance sets; "
-                       + "; ".join(f"n={n}: max {int(m)}" for n, m in paper["max_len_max"].items())
-                       + f"; adversarial max {int(adversarial['max_len_max'].max())}; failures "
-                       f"{total_failures + adversarial_failures}"),
-        rule=Rule("all_of", {"n": sets}), evidence=_dp_evidence("disjoint_paths.csv", "adversarial.csv"),
-        # the cases are the stated instance sets, every one checked (its maximum against the bound); each set's
-        # own sample of instances is in the conditions, and no miss rate over sets is estimated
-        evidence_kind="exhaustive")]
+    # per set, the instances known to violate: its failures, and at least one when its maximum exceeds the bound
+    violations = int(np.maximum(paper["failures"], paper["max_len_max"] > paper["bound"]).sum()
+                     + np.maximum(adv_rec["failures"], adv_rec["max_len_max"] > adv_bound).sum())
+    instances = int(paper["instances"].sum() + adv_rec["instances"].sum())
+    return [_instance_count_claim(
+        "length_bound", "Theorem 1", "the c disjoint paths have lengths at most 2k(c - 1) + n floor(k/2)",
+        f"{_INSTANCES}, {sizes}; adversarial sets (crowded, ball, ...) per n, {_ADVERSARIAL_DRAWS}; REC readings of "
+        f"the construction (conventions page, Bossard & Kaneko section); an instance violates the bound when the "
+        f"construction fails or a path exceeds the bound; {seed}",
+        "; ".join(f"n={n}: {int(b)}" for n, b in paper["bound"].items()), instances, violations,
+        (f"{int(paper['instances'].sum())} random, {int(adv_rec['instances'].sum())} adversarial; within the bound "
+         f"and without failure in {sets_within} of {sets} instance sets; "
+         + "; ".join(f"n={n}: max {int(m)}" for n, m in paper["max_len_max"].items())
+         + f"; adversarial max {int(adversarial['max_len_max'].max())}; failures "
+         f"{total_failures + adversarial_failures}"),
+        _dp_evidence("disjoint_paths.csv", "adversarial.csv"))]
 
 
 def _correctness_claim(paper: pd.DataFrame, short: pd.DataFrame, adversarial: pd.DataFrame, adv_summary: pd.DataFrame,
