@@ -21,7 +21,8 @@ configuration and network construction; for torus_lab that is the interpreter, t
 numba kernels and the routing tables.  A second ratio leaves the set-up out of both: torus_lab's ``simulate``
 call alone against BookSim2's CPU time less that of a run of the same network that stops after a few cycles.
 The ratio torus_lab / BookSim2 is printed beside the target :data:`TARGET_RATIO`; the rows are written to
-``benchmarks/results/booksim2_speed.csv`` (:data:`RESULTS`) and the site's rate figure is redrawn.
+``benchmarks/results/booksim2_speed.csv`` (:data:`RESULTS`; ``BOOKSIM2_MIN_NODES`` re-measures only the
+networks at least that large and keeps the other rows) and the site's rate figure is redrawn.
 """
 
 from __future__ import annotations
@@ -109,13 +110,15 @@ def _row(network: str, nodes: int, load: float, period: int, repeat: int, simula
             "machine_load_1min": load_avg}  # fmt: skip
 
 
-def measure(binary: str, record: Path | None = None) -> pd.DataFrame:
-    """Every (size, load, repeat): BookSim2 then torus_lab; one row per run (:func:`_row`'s columns).  With
-    ``record``, the rows so far are written there after every pair (an interrupted run keeps what it measured)."""
+def measure(binary: str, sizes: list[tuple[str, int, int, int]], kept: pd.DataFrame,
+            record: Path | None = None) -> pd.DataFrame:  # fmt: skip
+    """Every (size, load, repeat) of ``sizes``: BookSim2 then torus_lab; one row per run (:func:`_row`'s columns)
+    after the rows ``kept``.  With ``record``, the rows so far are written there after every pair (an interrupted
+    run keeps what it measured)."""
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         run_ours(2, 4, ours_config(100, 0.05).as_dict())  # fills the numba cache: no compilation is timed
-        for network, dims, radix, period in SIZES:
+        for network, dims, radix, period in sizes:
             nodes = radix**dims
             setup = booksim2_setup(binary, dims, radix, Path(folder))
             for load in LOADS:
@@ -129,11 +132,11 @@ def measure(binary: str, record: Path | None = None) -> pd.DataFrame:
                     rows.append(_row(network, nodes, load, period, repeat, "torus_lab-booksim", ours["cycles"],
                                      ours["process_cpu_s"], ours["cpu_s"], machine_load(), ours["end_rule"]))
                     if record is not None:
-                        _provenance(pd.DataFrame(rows)).to_csv(record, index=False)
+                        pd.concat([kept, _provenance(pd.DataFrame(rows))]).to_csv(record, index=False)
                     print(f"   {network} offered {load}: BookSim2 {nodes * cycles / cpu:,.0f}, torus_lab "
                           f"{nodes * ours['cycles'] / ours['process_cpu_s']:,.0f} router-cycles/CPU s",
                           flush=True)  # fmt: skip
-    return pd.DataFrame(rows)
+    return pd.concat([kept, _provenance(pd.DataFrame(rows))], ignore_index=True)
 
 
 def _provenance(runs: pd.DataFrame) -> pd.DataFrame:
@@ -177,8 +180,12 @@ def run() -> None:
         print(f"BookSim2 comparison skipped: BOOKSIM2_BIN {'is not set' if not binary else 'names no file'}.")
         print(RECIPE)
         return
+    smallest = int(os.environ.get("BOOKSIM2_MIN_NODES", "0"))  # to re-measure only the larger networks
+    sizes = [size for size in SIZES if size[2] ** size[1] >= smallest]
+    previous = pd.read_csv(RESULTS) if RESULTS.is_file() else pd.DataFrame(columns=["network"])
+    kept = previous[~previous.network.isin([size[0] for size in sizes])]
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    runs = _provenance(measure(binary, RESULTS))
+    runs = measure(binary, sizes, kept, RESULTS)
     report(ratios(runs))
     runs.to_csv(RESULTS, index=False)
     print(f"   rows written to {RESULTS.relative_to(ROOT)}")
