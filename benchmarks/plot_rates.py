@@ -3,7 +3,7 @@
 ``python -m benchmarks.plot_rates`` (also called by ``bench_rate_by_size`` and ``bench_booksim2`` after they write
 their rows) reads ``benchmarks/results/sim_rate_by_size.csv`` (router-cycles per CPU second of each router model
 by network size) and, when present, ``benchmarks/results/booksim2_speed.csv`` (BookSim2's runs, whose rate with
-its set-up left out is shown per size), and writes :data:`FIGURE` (``.svg`` and ``.png``) for
+its set-up left out is shown per size at the load of the rates), and writes :data:`FIGURE` (``.svg`` and ``.png``) for
 ``docs/performance.md``.  It runs no simulation; the site build only shows the committed files.
 """
 
@@ -24,9 +24,10 @@ FIGURE = FIGURE_DIR / "rate_by_size.svg"
 _LABELS = {"simple": "torus_lab, simple model", "booksim": "torus_lab, BookSim2-compatible model"}
 
 
-def booksim2_rates(runs: pd.DataFrame) -> pd.Series:
-    """BookSim2's router-cycles per CPU second by nodes, its set-up left out (all loads and repeats pooled)."""
-    runs = runs[runs.simulator == "booksim2"]
+def booksim2_rates(runs: pd.DataFrame, offered: float) -> pd.Series:
+    """BookSim2's router-cycles per CPU second by nodes at offered load ``offered``, its set-up left out (repeats
+    pooled)."""
+    runs = runs[(runs.simulator == "booksim2") & (runs.offered_load == offered)]
     work = (runs.nodes * runs.cycles).groupby(runs.nodes).sum()
     return work / runs.sim_cpu_s.groupby(runs.nodes).sum()
 
@@ -41,9 +42,10 @@ def draw(rates_csv: Path = RATES, booksim2_csv: Path = BOOKSIM2) -> Path:
         ax.plot(part.nodes, part.router_cycles_per_cpu_s, marker="o", label=f"{_LABELS.get(model, model)} "
                 f"(offered {load})")  # fmt: skip
     if booksim2_csv.is_file():
-        theirs = booksim2_rates(pd.read_csv(booksim2_csv))
+        offered = float(rates.offered_load.min())
+        theirs = booksim2_rates(pd.read_csv(booksim2_csv), offered)
         ax.plot(theirs.index, theirs.to_numpy(), marker="s", linestyle=":", color="black",
-                label="BookSim2 (offered 0.05 and 0.15, set-up left out)")  # fmt: skip
+                label=f"BookSim2 (offered {offered:g}, set-up left out)")  # fmt: skip
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("network size (nodes = routers)")
