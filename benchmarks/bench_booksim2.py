@@ -161,7 +161,7 @@ def ratios(runs: pd.DataFrame) -> pd.DataFrame:
                     "booksim2": theirs[0], "torus_lab": ours[0], "ratio": ours[0] / theirs[0],
                     "booksim2_no_setup": theirs[1], "torus_lab_no_setup": ours[1],
                     "ratio_no_setup": ours[1] / theirs[1]})  # fmt: skip
-    return pd.DataFrame(out).sort_values(["nodes", "offered_load"], key=lambda c: c.astype(str))
+    return pd.DataFrame(out).sort_values("nodes", kind="stable")  # each network: its loads, then "all"
 
 
 def report(table: pd.DataFrame) -> None:
