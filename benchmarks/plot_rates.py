@@ -52,7 +52,9 @@ def draw(rates_csv: Path = RATES, booksim2_csv: Path = BOOKSIM2) -> Path:
     ax.set_ylabel("router-cycles per CPU second")
     ax.set_title("Simulation rate against network size (one core, CPU time)")
     ax.grid(True, which="major", alpha=0.4)
-    ax.legend(fontsize="small", loc="lower left")
+    low, high = ax.get_ylim()
+    ax.set_ylim(low, high * 8)  # room for the legend above the lines
+    ax.legend(fontsize="small", loc="upper right")
     paths = save_figure(fig, FIGURE_DIR, FIGURE.stem)
     import matplotlib.pyplot as plt
 
