@@ -5,6 +5,12 @@ BIN := $(VENV)/bin
 KERNEL := torus-lab
 PYTEST_WORKERS ?= 2
 
+# Python caches each module's bytecode in __pycache__/ on its first import (git-ignored, like numba's cache there).
+# An environment that turns this off (PYTHONDONTWRITEBYTECODE) makes every process of a target compile every module
+# it imports from source again, every time: the test workers, each notebook kernel, each command line a test starts
+# (about half of the 8 CPU seconds a kernel spends importing the package, numba, pandas and matplotlib).
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: reproduce verify lock test test-browser docs site quick bench fuzz lab explore lint kernel browser clean-venv
 
 $(BIN)/python:
