@@ -33,6 +33,12 @@ $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) -e ".[docs]"
 	touch $(VENV)/.installed $@
 
+# `make test` needs both extras: one pip run resolves and installs them together (a second run would resolve every
+# requirement and build the editable package again).
+$(VENV)/.installed-test-docs: pyproject.toml | $(BIN)/python
+	$(PIP_INSTALL) -e ".[test,docs]"
+	touch $(VENV)/.installed $(VENV)/.installed-test $(VENV)/.installed-docs $@
+
 INSTALL_KERNEL = $(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (torus_lab)" >/dev/null
 
 kernel: $(VENV)/.installed
@@ -70,7 +76,7 @@ verify: kernel
 	$(BIN)/torus-lab verify --preset paper
 
 # The site is built (strictly, as `make site` builds it) and checked by tests/test_site.py.
-test: $(VENV)/.installed-test $(VENV)/.installed-docs kernel browser
+test: $(VENV)/.installed-test-docs kernel browser
 	$(BIN)/ruff check torus_lab tests benchmarks fuzz
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -q
 
