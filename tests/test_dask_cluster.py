@@ -109,8 +109,9 @@ def test_a_latency_sweep_on_a_dask_cluster_equals_the_serial_one(cluster, monkey
     serial = _frame(sweep(latency_point, ITEMS, seed=7, backend="serial", cache=False))
     by_address = _frame(sweep(latency_point, ITEMS, seed=7, scheduler=cluster, cache=False))
     monkeypatch.setenv("TORUS_LAB_SCHEDULER", cluster)  # the one line a user changes to use a cluster
-    by_environment = _frame(sweep(latency_point, ITEMS, seed=7, cache=False))
+    # the same route to the cluster (what the address leads to is compared above): its lightest item suffices
+    by_environment = _frame(sweep(latency_point, ITEMS[:1], seed=7, cache=False))
     assert len(serial) == len(ITEMS) and (serial["delivered"] > 0).all() and not serial["deadlock"].any()
     assert (serial["topology"] == "Torus(3, 16)").all()  # 4096 nodes
     pd.testing.assert_frame_equal(by_address, serial)
-    pd.testing.assert_frame_equal(by_environment, serial)
+    pd.testing.assert_frame_equal(by_environment, serial.iloc[:1])

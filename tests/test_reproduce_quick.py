@@ -1,16 +1,20 @@
-"""Every experiment at its quick preset through the real runner, then the report: claims, README, the site's zip
-(the site itself is checked in a real browser by tests/test_site.py)."""
+"""Every experiment at its quick preset through the real runner, as a new user types it (no ``--out``: into
+``scratch/quick/`` of the project, the committed outputs untouched), then the report: claims, README, the site's
+zip (the site itself is checked in a real browser by tests/test_site.py); and ``torus-lab verify`` re-runs one
+experiment and compares it with that run (the comparison rules themselves: tests/test_verify.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
 import zipfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from torus_lab import report, runner, site
+from torus_lab import cli, report, runner, site
 from torus_lab.claims import CLAIM_COLUMNS
 
 ROOT = runner.project_root()
@@ -18,12 +22,52 @@ EXPERIMENTS = runner.load_experiments(ROOT)
 pytestmark = pytest.mark.notebook
 
 
+#: The cheapest notebook at its quick preset: the one ``torus-lab verify`` re-runs.
+CHEAP = "bring_your_own_routing"
+
+
+def tracked_outputs() -> dict[str, str]:
+    """sha256 of every git-tracked file under the committed output folders (and the README's results table)."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--", "data", "figures", "reports", "README.md"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")  # fmt: skip
+    return {path: hashlib.sha256((ROOT / path).read_bytes()).hexdigest() for path in listed if path}
+
+
 @pytest.fixture(scope="module")
-def quick_out(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("quick")
-    results = report.reproduce(preset="quick", out=out, root=ROOT, progress=False)
+def reproduced() -> tuple[Path, dict[str, str], dict[str, str]]:
+    """``reproduce`` at the quick preset with no ``out`` (``torus-lab reproduce --preset quick``): its output root,
+    and the committed outputs' hashes before and after it."""
+    before = tracked_outputs()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(ROOT)
+        results = report.reproduce(preset="quick", root=ROOT, progress=False)
     assert [r.name for r in results] == list(EXPERIMENTS)
-    return out
+    return runner.reproduce_output_root("quick", root=ROOT), before, tracked_outputs()
+
+
+@pytest.fixture(scope="module")
+def quick_out(reproduced) -> Path:
+    return reproduced[0]
+
+
+def test_a_quick_run_leaves_every_committed_output_unchanged(reproduced):
+    out, before, after = reproduced
+    assert out == (ROOT / "scratch" / "quick").resolve()
+    assert before, "no committed outputs found"
+    assert after == before
+    manifest = json.loads((out / "reports" / CHEAP / "manifest.json").read_text())
+    assert manifest["preset"] == "quick" and manifest["outputs"]
+
+
+def test_verify_a_second_quick_run_against_the_first(reproduced, capsys, monkeypatch):
+    """``torus-lab verify --preset quick --only CHEAP`` re-runs the experiment in a temporary folder and compares
+    its science files with the run above (the default reference of a non-paper preset: ``scratch/<preset>/``)."""
+    monkeypatch.chdir(ROOT)
+    capsys.readouterr()
+    assert cli.main(["verify", "--preset", "quick", "--only", CHEAP]) == 0
+    out = capsys.readouterr().out
+    assert "identical" in out and "differs" not in out and "kept in" not in out
+    assert reproduced[1] == tracked_outputs()
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))

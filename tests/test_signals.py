@@ -421,9 +421,10 @@ def _listening(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
-def start_explore_app(tmp_path, port: int) -> Run:
-    """``torus-lab explore --port PORT`` in its own session, once it listens."""
-    run = Run(ROOT, tmp_path / "markers", ["explore", "--port", str(port)])
+def start_explore_app(tmp_path, port: int, notebook: Path | None = None) -> Run:
+    """``torus-lab explore --port PORT [--notebook NOTEBOOK]`` in its own session, once it listens."""
+    args = ["explore", "--port", str(port)] + (["--notebook", str(notebook)] if notebook else [])
+    run = Run(ROOT, tmp_path / "markers", args)
     deadline = time.monotonic() + READY_WAIT_S
     while not _listening(port):
         assert run.process.poll() is None, f"the app ended early: {run.process.communicate()}"
@@ -432,11 +433,26 @@ def start_explore_app(tmp_path, port: int) -> Run:
     return run
 
 
+def one_widget_notebook(folder: Path) -> Path:
+    """A notebook of the project's kernel that shows one widget: what the command, Voilà and a visitor's kernel do
+    with a signal does not depend on what the notebook computes (the explorers themselves are served and driven
+    in Chromium by ``test_explore_app.py``)."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook()
+    nb.metadata["kernelspec"] = {"name": "torus-lab", "display_name": "Python (torus_lab)", "language": "python"}
+    nb.cells = [new_code_cell("import ipywidgets\nipywidgets.IntSlider(value=3, description='ready')")]
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, folder / "widget.ipynb")
+    return folder / "widget.ipynb"
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP], ids=lambda s: s.name)
 def test_a_signal_stops_the_app_and_its_kernel(tmp_path, signum):
     """A visitor's page has started a kernel; the signal ends the command, Voilà and the kernel."""
     port = free_port()
-    run = start_explore_app(tmp_path, port)
+    run = start_explore_app(tmp_path, port, one_widget_notebook(tmp_path / "notebook"))
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=READY_WAIT_S) as response:  # runs the notebook
         page = response.read().decode()
     assert "widget-view" in page

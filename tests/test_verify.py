@@ -1,12 +1,11 @@
-"""Quick runs never touch the committed outputs, science files are bit-identical across runs and sweep
-backends, and ``torus-lab verify`` compares a re-run with a reference."""
+"""Science files are bit-identical across runs and sweep backends, and ``torus-lab verify`` compares a re-run
+with a reference: its comparison rules and refusals here; the real re-run of a notebook against a real quick run
+(which leaves the committed outputs untouched) in tests/test_reproduce_quick.py, on the run that file makes."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -19,7 +18,7 @@ from torus_lab.experiment import ExperimentRun
 from torus_lab.timing import is_timing_file
 
 ROOT = runner.project_root()
-#: The cheapest notebook at its quick preset (about half a minute once numba's cache is warm).
+#: An experiment of the project, named on the command lines below.
 CHEAP = "bring_your_own_routing"
 
 
@@ -130,47 +129,10 @@ def test_science_csv_bytes_identical_across_runs_and_backends(tmp_path, monkeypa
     assert "work" in claims.loc["average_time", "measured_text"]  # no time in the claims
 
 
-# ---------------------------------------------------------------------- the real CLI on the real project
-def tracked_outputs() -> dict[str, str]:
-    """sha256 of every git-tracked file under the committed output folders (and the README's results table)."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--", "data", "figures", "reports", "README.md"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")  # fmt: skip
-    return {path: hashlib.sha256((ROOT / path).read_bytes()).hexdigest() for path in listed if path}
-
-
-@pytest.fixture(scope="module")
-def quick_run():
-    """``torus-lab run <cheap> `` with no --out, as a new user types it; the committed outputs' hashes around it."""
-    before = tracked_outputs()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(ROOT)
-        assert cli.main(["run", CHEAP]) == 0
-    return before, tracked_outputs()
-
-
-@pytest.mark.notebook
-def test_quick_run_leaves_every_committed_output_unchanged(quick_run):
-    before, after = quick_run
-    assert before, "no committed outputs found"
-    assert after == before
-    out = ROOT / "scratch" / "quick"
-    manifest = json.loads((out / "reports" / CHEAP / "manifest.json").read_text())
-    assert manifest["preset"] == "quick" and manifest["outputs"]
-
-
-@pytest.mark.notebook
-def test_verify_a_second_quick_run_against_the_first(quick_run, capsys, monkeypatch):
-    monkeypatch.chdir(ROOT)
-    capsys.readouterr()
-    assert cli.main(["verify", "--preset", "quick", "--only", CHEAP]) == 0
-    out = capsys.readouterr().out
-    assert "identical" in out and "differs" not in out and "kept in" not in out
-    assert quick_run[0] == tracked_outputs()
-
-
+# ---------------------------------------------------------------------- the CLI on the real project
 def test_verify_reports_differences_and_keeps_the_run(tmp_path, monkeypatch, capsys):
     """The CLI path of a failing verification: the run itself is replaced by a copy of the reference with one
-    changed cell (the real re-run is the notebook test above)."""
+    changed cell (the real re-run: tests/test_reproduce_quick.py)."""
     reference = tmp_path / "reference"
     write(reference / f"reports/{CHEAP}/manifest.json", json.dumps({
         "preset": "quick", "parameters": runner.resolve_parameters(runner.load_experiment(CHEAP, ROOT), "quick")}))
