@@ -522,7 +522,7 @@ def routing_entries(*, registry: RoutingRegistry | None = None) -> list[RoutingE
     """Every registered entry, built-ins first, each group by name.
 
     >>> [e.name for e in routing_entries() if e.builtin]
-    ['direction-first', 'duato', 'ecube', 'pfnf', 'turn-model', 'west-first']
+    ['booksim-min-adapt', 'direction-first', 'duato', 'ecube', 'pfnf', 'turn-model', 'west-first']
     """
     return sorted(_registry(registry).entries.values(), key=lambda e: (not e.builtin, e.name))
 
@@ -554,7 +554,7 @@ def normalize_spec(spec: str | Mapping[str, Any], *, registry: RoutingRegistry |
     >>> normalize_spec("nope")
     Traceback (most recent call last):
     ...
-    ValueError: spec: unknown routing 'nope'; registered routings: direction-first, duato, ecube, pfnf, ...-first
+    ValueError: spec: unknown routing 'nope'; registered routings: booksim-min-adapt, direction-first, ...-first
     """
     if isinstance(spec, str):
         name, given = spec, {}
