@@ -35,8 +35,11 @@ from functools import cache
 from typing import Any
 
 import numba
-from numba.core import caching
+from numba.core import caching, ir, types
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.dispatcher import Dispatcher
+from numba.core.typed_passes import NopythonRewrites
 
 __all__ = ["njit", "dependency_digest", "fresh_cache_dispatcher", "is_dispatcher"]
 
@@ -203,7 +206,123 @@ def _enable_dependency_cache(dispatcher: Dispatcher) -> Dispatcher:
     return dispatcher
 
 
-def njit(func: Callable | None = None, *, refcount: bool = True, **options: Any):
+def _tuple_aliases(func_ir, typemap) -> dict[str, str]:
+    """Variables of ``func_ir`` that always hold the same named tuple as one of its arguments: name -> argument.
+
+    An argument counts when it is assigned only once (by its ``ir.Arg``); a variable counts when every assignment
+    to it copies an argument or another such variable (what numba's inlining makes of a callee's parameter).
+    """
+    assigned: dict[str, list] = {}
+    for block in func_ir.blocks.values():
+        for stmt in block.find_insts(ir.Assign):
+            assigned.setdefault(stmt.target.name, []).append(stmt.value)
+    roots = {name: name for name, values in assigned.items()
+             if len(values) == 1 and isinstance(values[0], ir.Arg)
+             and isinstance(typemap.get(name), types.BaseNamedTuple)}  # fmt: skip
+    aliases = dict(roots)
+    changed = True
+    while changed:
+        changed = False
+        for name, values in assigned.items():
+            if name in aliases or not all(isinstance(v, ir.Var) and v.name in aliases for v in values):
+                continue
+            targets = {aliases[v.name] for v in values}
+            if len(targets) == 1:
+                aliases[name] = targets.pop()
+                changed = True
+    return aliases
+
+
+def _hoist_tuple_fields(func_ir, typemap) -> int:
+    """Read each field of a named-tuple argument once, at the function's entry; returns the reads replaced.
+
+    numba keeps a variable that lives in several blocks in a stack slot and loads it whole at every use, so each
+    ``st.field`` of a big state tuple (inside a loop, or in a stage inlined with ``inline="always"``) costs a load
+    of every field, which LLVM's scalar replacement of aggregates (SROA) then takes apart: for the router models'
+    cycle loops, with their state of some 80 arrays, that pass took most of the compile time.  A tuple is
+    immutable, so each ``getattr`` of an argument (or of a copy of it, as inlining makes) reads the same value as
+    one read at the entry; the copies left unused are removed.  The machine code computes the same thing.
+    """
+    aliases = _tuple_aliases(func_ir, typemap)
+    if not aliases:
+        return 0
+    entry = func_ir.blocks[min(func_ir.blocks)]
+    hoisted: dict[tuple[str, str], ir.Var] = {}
+    replaced = 0
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            value = stmt.value if isinstance(stmt, ir.Assign) else None
+            if isinstance(value, ir.Expr) and value.op == "getattr" and value.value.name in aliases:
+                key = (aliases[value.value.name], value.attr)
+                if key not in hoisted:
+                    var = ir.Var(entry.scope, entry.scope.redefine(f"$hoisted.{key[0]}.{key[1]}", value.loc).name,
+                                 value.loc)  # fmt: skip
+                    typemap[var.name] = typemap[stmt.target.name]
+                    hoisted[key] = var
+                stmt.value = hoisted[key]
+                replaced += 1
+    if not replaced:
+        return 0
+    # the reads go right after the arguments' assignments (the entry block starts with them)
+    position = 0
+    while position < len(entry.body) and isinstance(getattr(entry.body[position], "value", None), ir.Arg):
+        position += 1
+    reads = [ir.Assign(ir.Expr.getattr(ir.Var(entry.scope, root, var.loc), attr, var.loc), var, var.loc)
+             for (root, attr), var in hoisted.items()]  # fmt: skip
+    entry.body[position:position] = reads
+    _drop_unused_copies(func_ir, set(aliases) - set(aliases.values()))
+    return replaced
+
+
+def _reads(stmt) -> list:
+    """The variables a statement of numba IR reads (a deletion reads none)."""
+    if isinstance(stmt, ir.Assign):
+        value = stmt.value
+        return value.list_vars() if isinstance(value, ir.Expr) else [value] if isinstance(value, ir.Var) else []
+    return [] if isinstance(stmt, ir.Del) else stmt.list_vars()
+
+
+def _drop_unused_copies(func_ir, copies: set[str]) -> None:
+    """Remove the assignments (and deletions) of the variables of ``copies`` that nothing reads any more."""
+    while True:
+        used = {var.name for block in func_ir.blocks.values() for stmt in block.body for var in _reads(stmt)}
+        dead = copies - used
+        removed = False
+        for block in func_ir.blocks.values():
+            keep = [stmt for stmt in block.body
+                    if not (isinstance(stmt, ir.Assign) and stmt.target.name in dead)
+                    and not (isinstance(stmt, ir.Del) and stmt.value in dead)]  # fmt: skip
+            removed |= len(keep) != len(block.body)
+            block.body = keep
+        copies -= dead
+        if not removed:
+            return
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class _HoistTupleFields(FunctionPass):
+    """numba compiler pass applying ``_hoist_tuple_fields`` after type inference."""
+
+    _name = "torus_lab_hoist_tuple_fields"
+
+    def __init__(self) -> None:
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state) -> bool:  # noqa: D102 - numba's pass API
+        return _hoist_tuple_fields(state.func_ir, state.typemap) > 0
+
+
+class _HoistingCompiler(CompilerBase):
+    """numba's nopython pipeline plus ``_HoistTupleFields`` after its typed rewrites."""
+
+    def define_pipelines(self):  # noqa: D102 - numba's pipeline API
+        pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pm.add_pass_after(_HoistTupleFields, NopythonRewrites)
+        pm.finalize()
+        return [pm]
+
+
+def njit(func: Callable | None = None, *, refcount: bool = True, hoist_fields: bool = False, **options: Any):
     """``numba.njit`` with an on-disk cache that can never serve stale code (module docstring).
 
     Parameters
@@ -218,6 +337,11 @@ def njit(func: Callable | None = None, *, refcount: bool = True, **options: Any)
         those calls took most of the time (measured: a direction-first kernel call on the 9-cube went from
         268 ns to 95 ns).  A function that needs the runtime (it allocates an array, or copies an array slice)
         then fails to compile with "NRT required but not enabled".  numba's option for this is ``_nrt``.
+    hoist_fields : bool
+        True reads every field of a named-tuple argument once, at the function's entry
+        (``_hoist_tuple_fields``): for a big function reading a big state tuple in many places (the router
+        models' cycle loops, their stages inlined) this cuts LLVM's compile time several-fold; the machine
+        code computes the same thing.
     **options
         numba's jit options; ``cache`` is implied (pass ``cache=False`` to compile in memory only).
 
@@ -241,8 +365,12 @@ def njit(func: Callable | None = None, *, refcount: bool = True, **options: Any)
     cache = options.pop("cache", True)
     if not isinstance(refcount, bool):
         raise TypeError(f"refcount must be a bool, got {refcount!r}")
+    if not isinstance(hoist_fields, bool):
+        raise TypeError(f"hoist_fields must be a bool, got {hoist_fields!r}")
     if not refcount:
         options["_nrt"] = False
+    if hoist_fields:
+        options["pipeline_class"] = _HoistingCompiler
 
     def wrap(f: Callable) -> Dispatcher:
         dispatcher = numba.njit(**options)(f)

@@ -1128,7 +1128,7 @@ def traverse_switch(st, now):
             ncand[iv] = 0
 
 
-@njit(refcount=False)
+@njit(refcount=False, hoist_fields=True)
 def run_booksim(route, tables, st, max_cycles):
     """The cycle loop: the stages in BookSim2's order, up to ``max_cycles`` cycles; 1 when the run is over.
 

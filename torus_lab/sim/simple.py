@@ -635,7 +635,7 @@ def traverse(st, now):
     return st.ngrants[0]
 
 
-@njit(refcount=False)
+@njit(refcount=False, hoist_fields=True)
 def run_kernel(route, tables, st, max_cycles):
     """The cycle loop: advance the run by up to ``max_cycles`` cycles, the stages in the order of the model.
 
