@@ -207,11 +207,13 @@ _ENOUGH_RADICES = f"the fits over at least {MIN_FIT_POINTS} radices (a fit throu
 
 def _fits_rule(flags: list[bool], judged: list[bool]) -> Rule:
     """The ``all_of`` rule of a count over fits: ``flags`` (a fit satisfies the claim) among the fits through enough
-    radices (``judged``); too few judged fits give "inconclusive", never a counterexample."""
+    radices (``judged``); too few judged fits give "inconclusive", never a counterexample.  Each such fit is a
+    judgement over its radices, so one suffices (``min_judged`` 1); the judged share of
+    :data:`torus_lab.claims.MIN_JUDGED_SHARE` still applies."""
     inside = sum(j for j in judged)
     ok = sum(f for f, j in zip(flags, judged, strict=True) if j)
     return Rule("all_of", {"n": len(flags), "condition": _ENOUGH_RADICES, "conditional_k": ok,
-                           "conditional_n": inside, "judged": inside})
+                           "conditional_n": inside, "judged": inside, "min_judged": 1})
 
 
 def _exponent_claim(big: pd.DataFrame, claim_id: str, location: str, statement: str, routing: str,
