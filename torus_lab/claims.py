@@ -376,7 +376,9 @@ def enough_judged(judged: int, n: int, minimum: int = MIN_JUDGED, share: float =
     (False, False, True)
     """
     n = check_int("n", n, minimum=0)
-    judged = check_int("judged", judged, minimum=0, maximum=n)
+    judged = check_int("judged", judged, minimum=0)
+    if judged > n:
+        raise ValueError(f"judged ({judged}) must not exceed n ({n})")
     minimum = check_int("minimum", minimum, minimum=0)
     share = check_real("share", share, minimum=0.0, maximum=1.0)
     return judged >= minimum and judged >= share * n
