@@ -196,8 +196,9 @@ def _odr_constant_claim(summary: pd.DataFrame) -> list[Claim]:
                    f"{TOLERANCE:.0%} of 1/8; {_EXACT}",
         paper_value=0.125, paper_text="E_max/k^(d-1) -> 1/8", measured_value=sum(flags) if flags else math.nan,
         measured_text=("fitted a: " + "; ".join(per_dim) + f"; within {TOLERANCE:.0%} of 1/8 for {sum(flags)} of "
-                       f"the {sum(judged)} fits over at least {MIN_FIT_POINTS} radices ({len(flags)} in all)" + (f" (the mean link load/k^(d-1) -> {_fmt(min(mean_fits))}.."
-                                          f"{_fmt(max(mean_fits))})" if mean_fits else "") if flags else "no data"),
+                       f"the {sum(judged)} fits over at least {MIN_FIT_POINTS} radices ({len(flags)} in all)"
+                       + (f" (the mean link load/k^(d-1) -> {_fmt(min(mean_fits))}..{_fmt(max(mean_fits))})"
+                          if mean_fits else "") if flags else "no data"),
         rule=_fits_rule(flags, judged), evidence=_EVIDENCE)]
 
 
