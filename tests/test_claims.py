@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 
 from torus_lab.claims import (
     CLAIM_COLUMNS,
+    MIN_FIT_POINTS,
+    MIN_JUDGED,
+    MIN_JUDGED_SHARE,
     VERDICTS,
     Claim,
     Rule,
@@ -21,8 +24,10 @@ from torus_lab.claims import (
     claims_table,
     comparison_counts,
     conditions_in_words,
+    enough_judged,
     evaluate,
     evidence_items,
+    evidence_sentence,
     location_items,
     not_testable_claim,
     paper_value_claim,
@@ -325,18 +330,35 @@ class TestComparisonCounts:
         return evaluate(rule, None, value)
 
     def test_verdict_at_the_boundaries(self):
-        assert self._verdict(4, 0, 0, 4) == "holds"
-        assert self._verdict(3, 1, 0, 4) == "holds approximately"    # a tie is not the trend, but within noise
-        assert self._verdict(2, 1, 1, 4) == "holds approximately"    # the one reversal lies within noise
-        assert self._verdict(2, 1, 0, 4) == "does not hold"          # one reversal beyond noise
+        assert self._verdict(8, 0, 0, 8) == "holds"
+        assert self._verdict(7, 1, 0, 8) == "holds approximately"    # a tie is not the trend, but within noise
+        assert self._verdict(6, 1, 1, 8) == "holds approximately"    # the one reversal lies within noise
+        assert self._verdict(6, 1, 0, 8) == "does not hold"          # one reversal beyond noise
         assert self._verdict(0, 0, 0, 0) == "not testable here"
+
+    @pytest.mark.parametrize(("judged", "verdict"), [(MIN_JUDGED - 1, "inconclusive"), (MIN_JUDGED, "holds"),
+                                                     (MIN_JUDGED + 1, "holds")])  # fmt: skip
+    def test_too_few_comparisons_decide_nothing(self, judged, verdict):
+        """Every judged comparison true: a verdict only from MIN_JUDGED judged comparisons on."""
+        assert self._verdict(judged, 0, 0, judged) == verdict
+        value, _, rule = comparison_counts(judged - 1, 0, 0, judged, "x")      # one reversal beyond noise
+        assert evaluate(rule, None, value) == ("inconclusive" if verdict == "inconclusive" else "does not hold")
+
+    def test_unjudged_comparisons_count_against_the_share(self):
+        n = 40                                                   # 25% of 40 = 10 judged comparisons needed
+        for judged, verdict in ((9, "inconclusive"), (10, "does not hold"), (11, "does not hold")):
+            value, text, rule = comparison_counts(judged, 0, 0, n, "x", judged)
+            assert evaluate(rule, None, value) == verdict, judged
+            assert f"{n - judged} not judged" in text and rule.params["judged"] == judged
 
     def test_sentence(self):
         value, text, rule = comparison_counts(2, 1, 1, 5, "overlapping paired 95% CIs")
-        assert value == 2 and rule.params["within_noise_k"] == 4
+        assert value == 2 and rule.params["within_noise_k"] == 4 and rule.params["judged"] == 5
         assert text == ("strictly true in 2 of 5 comparisons; 1 ties; 2 reversed, 1 of them within noise "
                         "(overlapping paired 95% CIs)")
         assert comparison_counts(0, 0, 0, 0, "x")[1] == "no comparison in this run"
+        with pytest.raises(ValueError, match="judged"):
+            comparison_counts(0, 0, 0, 3, "x", 4)
 
     @pytest.mark.parametrize(("args", "name"), [((5, 0, 0, 4), "strict"), ((3, 2, 0, 4), "ties"),
                                                  ((2, 1, 2, 4), "within_noise"), ((0, 0, 0, -1), "n"),
@@ -346,6 +368,85 @@ class TestComparisonCounts:
             comparison_counts(*args, "x")
         with pytest.raises(TypeError, match="noise_test"):
             comparison_counts(0, 0, 0, 1, None)
+
+
+class TestJudgedCells:
+    """The minimum of judged cells (docs/conventions.md#claims-judged) at its boundaries: n - 1, n, n + 1."""
+
+    @staticmethod
+    def _conditional(judged, n):
+        """A "holds under conditions" count: every judged cell satisfies the claim, the others did not deliver."""
+        return Rule("all_of", {"n": n, "condition": "the cells that delivered", "conditional_k": judged,
+                               "conditional_n": judged, "judged": judged})
+
+    def test_defaults_are_documented(self):
+        text = (ROOT / "docs" / "conventions.md").read_text()
+        assert f"`MIN_JUDGED` = {MIN_JUDGED}" in text and f"`MIN_JUDGED_SHARE` = {MIN_JUDGED_SHARE:.0%}" in text
+        assert f"`MIN_FIT_POINTS` = {MIN_FIT_POINTS}" in text
+
+    @pytest.mark.parametrize("delta", [-1, 0, 1])
+    def test_count_boundary(self, delta):
+        """A large scope (the share is no constraint): MIN_JUDGED judged cells decide."""
+        judged, n = MIN_JUDGED + delta, int((MIN_JUDGED - 1) / MIN_JUDGED_SHARE)     # n - 1 judged meet the share
+        expected = "inconclusive" if delta < 0 else "holds under conditions"
+        assert evaluate(self._conditional(judged, n), None, judged) == expected
+        assert enough_judged(judged, n) is (delta >= 0)
+
+    @pytest.mark.parametrize("delta", [-1, 0, 1])
+    def test_share_boundary(self, delta):
+        """Many judged cells (the count is no constraint): the share of n decides."""
+        judged = 4 * MIN_JUDGED
+        n = round(judged / MIN_JUDGED_SHARE) - delta          # delta -1: one cell too many for the share
+        expected = "inconclusive" if delta < 0 else "holds under conditions"
+        assert evaluate(self._conditional(judged, n), None, judged) == expected
+        assert enough_judged(judged, n) is (delta >= 0)
+
+    def test_known_cases(self):
+        """1 of 18 and 5 of 53 judged cells are too few; a miss among too few judged cells is no counterexample."""
+        assert evaluate(self._conditional(1, 18), None, 1) == "inconclusive"
+        assert evaluate(self._conditional(5, 53), None, 5) == "inconclusive"
+        miss = Rule("all_of", {"n": 18, "condition": "c", "conditional_k": 0, "conditional_n": 1, "judged": 1})
+        assert evaluate(miss, None, 0) == "inconclusive"
+        assert evaluate(Rule("all_of", {"n": 18, "judged": 18}), None, 17) == "does not hold"
+
+    def test_rule_overrides_and_evidence(self):
+        rule = Rule("all_of", {"n": 10, "judged": 2, "min_judged": 2, "min_judged_share": 0.2})
+        assert evaluate(rule, None, 2) == "does not hold"        # 2 of 10 judged suffice for this rule
+        assert "at least 2 judged cases" in rule.sentence()
+        text = evidence_sentence("exhaustive", self._conditional(1, 18), 1)
+        assert "1 of 18 cases delivered a judgement" in text and "too few, inconclusive" in text
+        assert "too few" not in evidence_sentence("exhaustive", self._conditional(18, 35), 18)
+
+    @pytest.mark.parametrize(("params", "name"), [({"n": 3, "judged": 4}, "judged"),
+                                                   ({"n": 3, "min_judged": 2}, "min_judged"),
+                                                   ({"n": 3, "judged": 2, "min_judged_share": 1.5},
+                                                    "min_judged_share")])  # fmt: skip
+    def test_bad_params_are_named(self, params, name):
+        with pytest.raises(ValueError, match=name):
+            Rule("all_of", params)
+
+    def test_enough_judged_rejects_bad_counts(self):
+        with pytest.raises(ValueError, match="judged"):
+            enough_judged(5, 4)
+        with pytest.raises(ValueError, match="share"):
+            enough_judged(1, 4, share=2.0)
+
+
+class TestFitPoints:
+    """A fitted value through fewer than MIN_FIT_POINTS points is inconclusive, never a counterexample."""
+
+    @pytest.mark.parametrize("delta", [-1, 0, 1])
+    @pytest.mark.parametrize(("rule", "paper", "measured", "miss"), [
+        (Rule("fit_exponent_within", {"tolerance": 0.1}), 1.0, 1.5, "does not hold"),
+        (Rule("at_most", {"bound": 1.1}), None, 1.2, "does not hold"),
+        (Rule("at_least", {"bound": 1}), None, 0, "does not hold"),
+    ])  # fmt: skip
+    def test_boundary(self, rule, paper, measured, miss, delta):
+        fitted = Rule(rule.kind, {**rule.params, "fit_points": MIN_FIT_POINTS + delta})
+        assert evaluate(fitted, paper, measured) == ("inconclusive" if delta < 0 else miss)
+        assert evaluate(fitted, paper, float("nan")) == "not testable here"
+        assert "fewer than 3 points" in fitted.sentence()
+        assert ("fewer than 3: inconclusive" in evidence_sentence("exhaustive", fitted, measured)) is (delta < 0)
 
 
 class TestNotTestableClaim:
@@ -378,7 +479,6 @@ from torus_lab.claims import (  # noqa: E402
     claims_changes,
     conditions_text,
     derive_evidence_kind,
-    evidence_sentence,
     minimal_detectable_effect,
     rate_upper_bound,
     referee_summary,

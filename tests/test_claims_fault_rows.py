@@ -4,6 +4,7 @@ and of the Li, Peng & Chu rows on Algorithms 1-2 (instances as the independent s
 import pandas as pd
 import pytest
 
+from torus_lab.claims import MIN_JUDGED
 from torus_lab.studies.direction_first import latency_change_table
 from torus_lab.studies.direction_first_claims import (
     EXTRA_HOPS_MAX,
@@ -29,23 +30,30 @@ def _fault_row(rows):
     return _fault_effect_claims({"paper": runs}, changes, PARAMS, "experiment seed 1")[0]
 
 
-def _base(small=(100, 0), large=(1000, 0), change=0.05):
-    """Fault-free and 1-fault runs at 16 and 64 nodes (two runs each); ``small``/``large``: the faulty runs'
-    (delivered, dropped); ``change``: the relative latency change of both faulty cells."""
+#: Fault counts per size: MIN_JUDGED faulty cells per size, so that either size alone has enough judged cells
+#: (docs/conventions.md#claims-judged) and half of the cells still meet the judged share.
+FAULTS = tuple(range(1, MIN_JUDGED + 1))
+
+
+def _base(small=(100, 0), large=(1000, 0), change=0.05, faults=FAULTS):
+    """Fault-free and faulty runs (each fault count of ``faults``) at 16 and 64 nodes (two runs each);
+    ``small``/``large``: the faulty runs' (delivered, dropped); ``change``: the relative latency change of every
+    faulty cell."""
     rows = []
     for nodes, (delivered, dropped) in ((16, small), (64, large)):
         for latency in (10.0, 10.0):
             rows.append((nodes, 0, latency, 1000, 0, False, 0.0))
-            rows.append((nodes, 1, latency * (1 + change), delivered, dropped, False, 0.2))
+            rows += [(nodes, f, latency * (1 + change), delivered, dropped, False, 0.2) for f in faults]
     return rows
 
 
 def test_fault_effect_judges_delivery_per_cell_not_pooled():
     # the small cell loses 5% of its messages, the large none: pooled 0.45%, but the small cell does not deliver
     row = _fault_row(_base(small=(95, 5), large=(1000, 0)))
+    cells = len(FAULTS)
     assert row.verdict == "holds under conditions"
-    assert row.rule.params["conditional_n"] == 1 and row.measured_value == 1
-    assert "1 of 2 cells did not deliver under policy 'y'" in row.measured_text
+    assert row.rule.params["conditional_n"] == cells == row.rule.params["judged"] and row.measured_value == cells
+    assert f"{cells} of {2 * cells} cells did not deliver under policy 'y'" in row.measured_text
     assert "5.0% of messages lost" in row.measured_text and "'y'" in row.statement
     assert _fault_row(_base()).verdict == "holds"
 
@@ -63,11 +71,27 @@ def test_fault_effect_latency_boundary_is_inclusive(change, verdict):
     assert _fault_row(_base(change=change)).verdict == verdict
 
 
+@pytest.mark.parametrize("judged", [MIN_JUDGED - 1, MIN_JUDGED, MIN_JUDGED + 1])
+def test_fault_effect_needs_enough_delivering_cells(judged):
+    """Every delivering cell within the tolerance: "holds under conditions" only from MIN_JUDGED of them on; with
+    fewer the row is inconclusive and says how many cells were judged (docs/conventions.md#claims-judged)."""
+    rows = _base(small=(90, 10), large=(90, 10), faults=range(1, 11))    # 20 cells, none delivers
+    delivering = {(64, f) for f in range(1, judged + 1)}
+    rows = [(n, f, lat, 1000, 0, dl, x) if (n, f) in delivering else (n, f, lat, d, p, dl, x)
+            for n, f, lat, d, p, dl, x in rows]
+    row = _fault_row(rows)
+    assert row.verdict == ("inconclusive" if judged < MIN_JUDGED else "holds under conditions")
+    assert f"{judged} of 20 cases delivered a judgement" in row.evidence_text
+    assert ("too few, inconclusive" in row.evidence_text) is (judged < MIN_JUDGED)
+
+
 def test_fault_effect_deadlocked_run_makes_its_cell_undelivered_and_no_cell_is_not_testable():
     rows = _base()
     rows[1] = (16, 1, 10.5, 1000, 0, True, 0.2)  # one faulty run of the small cell deadlocked, none lost
     row = _fault_row(rows)
-    assert row.verdict == "holds under conditions" and "1 with deadlocked runs (1 of 4 runs)" in row.measured_text
+    runs = 2 * 2 * len(FAULTS)
+    assert row.verdict == "holds under conditions"
+    assert f"1 with deadlocked runs (1 of {runs} runs)" in row.measured_text
     rows = [(n, f, lat, d, 50 if f else 0, False, x) for n, f, lat, d, _, _, x in _base()]  # 5%-33% lost everywhere
     row = _fault_row(rows)
     assert row.verdict == "not testable here" and "no cell delivered" in row.measured_text
@@ -83,9 +107,10 @@ def test_extra_hops_boundary_is_strict_per_run(hops, verdict):
 def test_extra_hops_cells_that_lose_messages_leave_the_condition():
     rows = _base(small=(90, 10))
     row = _extra_hops_claims(_runs(rows), _runs(rows), "experiment seed 1")[0]
-    # the small cell loses 10% in both runs labels: 2 of 4 cells do not deliver, the others hold
-    assert (row.verdict, row.measured_value, row.rule.params["n"]) == ("holds under conditions", 2, 4)
-    assert "2 of 4 cells did not deliver" in row.measured_text
+    # the small cells lose 10% in both runs labels: half the cells do not deliver, the others hold
+    cells = 4 * len(FAULTS)
+    assert (row.verdict, row.measured_value, row.rule.params["n"]) == ("holds under conditions", cells // 2, cells)
+    assert f"{cells // 2} of {cells} cells did not deliver" in row.measured_text
 
 
 # ------------------------------------------------------------------------------------------ Li, Peng & Chu

@@ -639,7 +639,13 @@ def test_claims_rules_on_perturbed_tables(tiny_results):
     assert _claims(tiny_results, disjoint_paths=summary).loc["bound_tight_small_n", "verdict"] == "holds approximately"
     fits = tiny_results["work_fit"].copy()
     fits.loc[fits.measure == "work_mean", "exponent"] = dp_claims.WORST_CASE_EXPONENT + 0.01
-    assert _claims(tiny_results, work_fit=fits).loc["average_time", "verdict"] == "does not hold"
+    # fitted through the two n of the run: a slope nothing could contradict, inconclusive (claims-judged); with a
+    # third n the same exponent decides
+    assert _claims(tiny_results, work_fit=fits).loc["average_time", "verdict"] == "inconclusive"
+    work = tiny_results["work_per_instance"]
+    three = pd.concat([work, work.iloc[-1:].assign(n=work.n.max() + 1)], ignore_index=True)
+    assert _claims(tiny_results, work_fit=fits, work_per_instance=three).loc["average_time", "verdict"] == \
+        "does not hold"
 
 
 def test_work_instances_are_per_instance_and_deterministic(tiny_results):

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from torus_lab.claims import CLAIM_COLUMNS, check_claims_table, location_items, uncovered_results
+from torus_lab.claims import CLAIM_COLUMNS, MIN_JUDGED, check_claims_table, location_items, uncovered_results
 from torus_lab.routing.square import ALGORITHMS, PAPER_ALGORITHMS, evaluate_batch
 from torus_lab.studies import fault_tolerant as ft
 from torus_lab.studies import fault_tolerant_claims as ftc
@@ -121,21 +121,29 @@ def test_claims_verdicts_on_exact_values():
     assert claims.loc["heuristic_significant", "evidence_kind"] == "exhaustive"
 
 
-def test_success_trends_are_judged_on_chain_and_report_the_others():
-    """The paper states the m and N trends of Chain (Section 6 on Figs. 4-5): a significant reversal of another
-    algorithm is reported but does not change the verdict; one of Chain's does."""
+def _trend_tables(rates):
+    """Chain higher with m = 4 and in the smaller torus, Heuristic-Square both trends reversed beyond noise, at
+    every fault rate of ``rates`` (one comparison of each trend per rate)."""
     base = {"chain": 0.5, "adaptive_square": 0.6, "heuristic_square": 0.7, "backtracking_square": 0.8, "oracle": 0.9}
-    table, ratios = _tables([(16, 3), (16, 4), (32, 3)], [0.25], base)
-    # Chain: higher with m = 4 and in the smaller torus; Heuristic-Square: both trends reversed beyond noise
+    table, ratios = _tables([(16, 3), (16, 4), (32, 3)], rates, base)
     shift = {("chain", 16, 4): 0.1, ("chain", 32, 3): -0.1, ("heuristic_square", 16, 4): -0.2,
              ("heuristic_square", 32, 3): 0.2}
     table["success_rate"] += [shift.get((r.algorithm, r.N, r.m), 0.0) for r in table.itertuples()]
     table["ci_low"], table["ci_high"] = table["success_rate"] - 0.01, table["success_rate"] + 0.01
+    return table, ratios
+
+
+def test_success_trends_are_judged_on_chain_and_report_the_others():
+    """The paper states the m and N trends of Chain (Section 6 on Figs. 4-5): a significant reversal of another
+    algorithm is reported but does not change the verdict; one of Chain's does."""
+    rates = [0.05 * (i + 1) for i in range(MIN_JUDGED)]           # enough judged comparisons for a verdict
+    table, ratios = _trend_tables(rates)
     claims = _claims(table, ratios).set_index("claim_id")
+    n = len(rates)
     for cid in ("larger_m_helps", "smaller_torus_better"):
         assert claims.loc[cid, "verdict"] == "holds", cid
-        assert claims.loc[cid, "measured_value"] == 1, cid
-        assert "Heuristic-Square 0 of 1 strictly (0 ties, 1 reversed, 0 of them within noise)" in \
+        assert claims.loc[cid, "measured_value"] == n, cid
+        assert f"Heuristic-Square 0 of {n} strictly (0 ties, {n} reversed, 0 of them within noise)" in \
             claims.loc[cid, "measured_text"], cid
     reversed_chain = table.assign(success_rate=np.where(table.algorithm == "chain", 1.2 - table.success_rate,
                                                         table.success_rate))
@@ -143,6 +151,22 @@ def test_success_trends_are_judged_on_chain_and_report_the_others():
     reversed_chain["ci_high"] = reversed_chain["success_rate"] + 0.01
     claims = _claims(reversed_chain, ratios).set_index("claim_id")
     assert (claims.loc[["larger_m_helps", "smaller_torus_better"], "verdict"] == "does not hold").all()
+
+
+@pytest.mark.parametrize("comparisons", [MIN_JUDGED - 1, MIN_JUDGED, MIN_JUDGED + 1])
+def test_success_trends_need_enough_comparisons(comparisons):
+    """A trend over fewer than MIN_JUDGED comparisons is inconclusive (docs/conventions.md#claims-judged)."""
+    table, ratios = _trend_tables([0.04 * (i + 1) for i in range(comparisons)])
+    row = _claims(table, ratios).set_index("claim_id").loc["larger_m_helps"]
+    assert row.verdict == ("inconclusive" if comparisons < MIN_JUDGED else "holds")
+    assert f"{comparisons} of {comparisons} cases delivered a judgement" in row.evidence_text
+
+
+def test_trend_counts_leave_missing_values_unjudged():
+    table, _ = _trend_tables([0.1, 0.2])
+    table.loc[(table.algorithm == "chain") & (table.m == 4) & (table.fault_rate == 0.1), "success_rate"] = np.nan
+    assert ftc.trend_counts(table, "m", ["chain"], with_unjudged=True) == (1, 0, 0, 1, 2)
+    assert ftc.trend_counts(table, "m", ["chain"]) == (1, 0, 0, 1)
 
 
 def test_claims_ratio_tolerance_is_on_the_improvement():

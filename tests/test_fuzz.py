@@ -494,6 +494,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "torus_lab.claims.check_claims_table": dict(table=Lazy(lambda: _claims().claims_table("p", []))),
     "torus_lab.claims.write_claims": dict(table=Lazy(lambda: _claims().claims_table("p", [])), data_dir="data"),
     "torus_lab.claims.rate_upper_bound": dict(events=0, n=120),
+    "torus_lab.claims.enough_judged": dict(judged=5, n=20),
     "torus_lab.claims.minimal_detectable_effect": dict(half_width=1.0),
     "torus_lab.claims.derive_evidence_kind": dict(rule=Lazy(lambda: _claims().Rule("all_of", {"n": 3})),
                                                   measured_value=3, ci_method="", conditions="k = 4"),

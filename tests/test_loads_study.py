@@ -343,11 +343,12 @@ def test_constant_matches_boundary():
 def test_bound_claims_allow_round_off_only():
     # upper bound (Theorem 5 with UDR): exactly at the bound and round-off above it hold, 1e-9 above does not
     for scale, verdict in ((1.0, "holds"), (1 + 1e-13, "holds"), (1 + 1e-9, "does not hold"), (0.9, "holds")):
-        summary = _summary(e_max=[1.0, 2.0, 16.0 * scale, 32.0])
+        summary = _summary(e_max=([1.0, 1.5, 2.0], [16.0 * scale, 24.0, 32.0]))
         assert _verdicts(summary)["udr_linear_bound"] == verdict, scale
     # lower bound (1): true by construction of the load computation; the least margin still shows a violation
     for below in (0.0, 1e-10, 1e-6):
-        summary = _summary(lb_single=[1.0 + below, 2.0, 1.0, 2.0], e_max=[1.0, 2.0, 50.0, 100.0])
+        summary = _summary(lb_single=([1.0 + below, 1.5, 2.0], [1.0, 1.5, 2.0]),
+                           e_max=([1.0, 1.5, 2.0], [50.0, 75.0, 100.0]))
         row = _claims(summary).loc["bound_1"]
         assert row.verdict == "true by definition" and row.evidence_kind == "by definition"
         assert row.measured_value == pytest.approx(-below, abs=1e-15)
@@ -443,16 +444,22 @@ def _verdicts(summary):
     return _claims(summary)["verdict"].to_dict()
 
 
-def _summary(**overrides):
+#: The radices of the claims tests' summaries: three, the fewest a fit may rest on (claims.MIN_FIT_POINTS).
+KS = (8, 12, 16)
+
+
+def _summary(ks=KS, **overrides):
+    """ODR and UDR rows of a linear placement in 2-D at the radices ``ks`` (E_max/k = 1/8 for ODR, 50/8 for UDR);
+    ``overrides``: columns given per routing as (odr values, udr values)."""
+    k = np.array(ks * 2, dtype=float)
     frame = pd.DataFrame({
-        "d": [2, 2, 2, 2], "k": [8, 16, 8, 16], "t": [1, 1, 1, 1], "placement": ["linear"] * 4,
-        "routing": ["odr", "odr", "udr", "udr"], "processors": [8, 16, 8, 16],
-        "e_max": [1.0, 2.0, 50.0, 100.0], "e_mean": [1.0, 2.0, 1.0, 2.0], "lb_single": [1.75, 3.75, 1.75, 3.75],
-        "lb_cut": [1.0, 2.0, 1.0, 2.0], "claimed_bound": [1.0, 2.0, 16.0, 32.0], "lb_natural": [1.0, 2.0, 1.0, 2.0],
-        "bisection_natural": [32, 64, 32, 64], "bisection_bound": [96, 192, 96, 192],
+        "d": 2, "k": k.astype(int), "t": 1, "placement": "linear", "routing": ["odr"] * len(ks) + ["udr"] * len(ks),
+        "processors": k, "e_max": np.r_[k[:len(ks)] / 8, k[len(ks):] * 50 / 8], "e_mean": k / 8,
+        "lb_single": k * 0.23, "lb_cut": k / 8, "claimed_bound": np.r_[k[:len(ks)] / 8, k[len(ks):] * 2],
+        "lb_natural": k / 8, "bisection_natural": 4 * k, "bisection_bound": 12 * k,
     })  # fmt: skip
-    for column, values in overrides.items():
-        frame[column] = values
+    for column, (odr, udr) in overrides.items():
+        frame[column] = [*odr, *udr]
     return frame
 
 
@@ -461,7 +468,7 @@ def test_claims_verdicts_follow_the_data() -> None:
     verdicts = _verdicts(summary)
     assert set(verdicts.values()) <= set(VERDICTS)
     assert verdicts["odr_linear_constant"] == "holds"  # E_max/k = 1/8 exactly
-    assert verdicts["udr_linear_bound"] == "does not hold"  # 50 > 16
+    assert verdicts["udr_linear_bound"] == "does not hold"  # 50/8 k > 2 k
     assert verdicts["bound_1"] == "true by definition"  # a check of our load code, not of the paper
     assert verdicts["odr_linear_linear"] == "holds"
     assert verdicts["odr_multiple_bound"] == "not testable here"  # no multiple linear rows
@@ -473,16 +480,16 @@ def test_claims_verdicts_follow_the_data() -> None:
 
 @pytest.mark.parametrize(
     ("udr_e_max", "verdict"),
-    [([16.0, 32.0], "holds"), ([15.0, 31.0], "holds"), ([16.0, 32.5], "does not hold")],
+    [([16.0, 24.0, 32.0], "holds"), ([15.0, 23.0, 31.0], "holds"), ([16.0, 24.0, 32.5], "does not hold")],
 )
 def test_upper_bound_claim_at_the_bound(udr_e_max, verdict):
-    summary = _summary(e_max=[1.0, 2.0, *udr_e_max])
+    summary = _summary(e_max=([1.0, 1.5, 2.0], udr_e_max))
     verdicts = _verdicts(summary)
     assert verdicts["udr_linear_bound"] == verdict
 
 
 def test_upper_bound_claim_with_nan_bounds_is_not_tested():
-    summary = _summary(claimed_bound=[1.0, 2.0, math.nan, math.nan])
+    summary = _summary(claimed_bound=([1.0, 1.5, 2.0], [math.nan] * 3))
     verdicts = _verdicts(summary)
     assert verdicts["udr_linear_bound"] == "not testable here"
 
@@ -492,8 +499,22 @@ def test_upper_bound_claim_with_nan_bounds_is_not_tested():
     [(1.0, "holds"), (1.0999, "holds"), (1.1001, "does not hold"), (0.9001, "holds"), (0.8999, "does not hold")],
 )
 def test_odr_constant_claim_tolerance(scale, verdict):
-    # E_max / k = scale/8 at both radices: the fitted constant is scale/8, the claim 1/8, tolerance 10 % (either
+    # E_max / k = scale/8 at every radix: the fitted constant is scale/8, the claim 1/8, tolerance 10 % (either
     # side of it here; exactly at it: test_constant_matches_boundary, the fit is not exact in floating point)
-    summary = _summary(e_max=[scale, 2 * scale, 50.0, 100.0])
+    summary = _summary(e_max=([scale * k / 8 for k in KS], [50.0 * k / 8 for k in KS]))
     verdicts = _verdicts(summary)
     assert verdicts["odr_linear_constant"] == verdict
+
+
+@pytest.mark.parametrize("radices", [2, 3, 4])
+def test_fits_through_too_few_radices_decide_nothing(radices):
+    """A fit needs MIN_FIT_POINTS radices: through two, the exponent and the constant are slopes nothing could
+    contradict, so even a far-off value is inconclusive, never a counterexample (docs/conventions.md#claims-judged)."""
+    ks = (8, 12, 16, 20)[:radices]
+    # E_max ~ k^1.5 (superlinear) and a constant 4/8: both claims fail wherever a fit decides
+    summary = _summary(ks, e_max=([k**1.5 / 2 for k in ks], [k**1.5 / 2 for k in ks]))
+    claims = _claims(summary)
+    expected = "inconclusive" if radices < 3 else "does not hold"
+    assert claims.loc["odr_linear_linear", "verdict"] == expected
+    assert claims.loc["odr_linear_constant", "verdict"] == expected
+    assert f"({radices} radices)" in claims.loc["odr_linear_linear", "measured_text"]

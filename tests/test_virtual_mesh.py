@@ -380,6 +380,33 @@ def test_all_mesh_algorithms_rule(small_tables, acyclic, exhaustive, verdict, ki
     assert row.verdict == verdict and row.evidence_kind == kind
 
 
+@pytest.mark.parametrize(("found_by", "verdict"), [
+    ("paper", "holds"),                  # the paper's switch per dimension maps the second algorithm
+    ("layer", "holds"),                  # the after-layer reading, also two VCs per VN, maps it
+    ("count", "does not hold"),          # the crossing count needs a third class: reported, not judged
+])  # fmt: skip
+def test_all_mesh_algorithms_judged_on_the_switches_the_text_allows(small_tables, found_by, verdict):
+    rows = []
+    for scheme in ("paper", "layer", "count"):
+        search = _search([1, int(scheme == found_by)], [True, True]).assign(scheme=scheme)
+        rows.append(search)
+    row = vm_claims.claims({**small_tables, "dateline_search": pd.concat(rows, ignore_index=True)}, SMALL).set_index(
+        "claim_id").loc["all_mesh_algorithms"]
+    assert row.verdict == verdict
+    assert "['paper', 'layer', 'count']" in row.conditions and "switch 'count'" in row.measured_text
+    assert vm_claims.DATELINE_SCHEMES_IN_TEXT == ("paper", "layer")
+
+
+def test_dateline_search_table_tries_each_switch():
+    table = vm.dateline_search_table([4], ["unidirectional"], max_configs=4, backend="serial",
+                                     schemes=["paper", "count"])
+    assert list(dict.fromkeys(table.scheme)) == ["paper", "count"]
+    counted = table[table.scheme == "count"].set_index("algorithm")
+    assert (counted.acyclic[counted.mesh_acyclic.astype(bool)] > 0).all()   # the crossing count maps every one
+    with pytest.raises(ValueError, match="schemes"):
+        vm.dateline_search_table([4], ["unidirectional"], schemes=["none"], backend="serial")
+
+
 def test_dateline_search_table_skips_large_radices_and_counts_placements():
     table = vm.dateline_search_table([4, 6], ["unidirectional"], max_configs=4, backend="serial")
     assert set(table.k) == {4}                                    # 6 > DATELINE_SEARCH_MAX_K

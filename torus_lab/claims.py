@@ -108,6 +108,10 @@ __all__ = [
     "QUOTE_COLUMNS",
     "paper_quote",
     "paper_quotes",
+    "MIN_JUDGED",
+    "MIN_JUDGED_SHARE",
+    "MIN_FIT_POINTS",
+    "enough_judged",
 ]
 
 #: The verdict vocabulary, from best to worst, then the two verdicts that are no finding of ours
@@ -149,6 +153,18 @@ EVIDENCE_KINDS = ("exhaustive", "counterexample", "statistical", "by definition"
 #: The largest rate of a "never happens" claim (``all_of`` on statistical evidence) that its sample must exclude at
 #: 95% for "holds" when the rule states no ``max_rate``: the rule of three needs n >= 299 runs without an event.
 DEFAULT_MAX_RATE = 0.01
+#: The fewest cases a count over cells (``all_of`` with ``judged``: comparisons, cells, fits) must have judged for
+#: any verdict but "inconclusive" (``docs/conventions.md#claims-judged``): a trend or a "holds under conditions" read
+#: off a handful of cells says nothing about the claim's scope.
+MIN_JUDGED = 5
+#: The smallest share of its ``n`` cases that such a count must have judged (``docs/conventions.md#claims-judged``):
+#: a verdict read off a quarter of the scope or less is a verdict on a corner of it.
+MIN_JUDGED_SHARE = 0.25
+#: The fewest points (radices, sizes) a fitted exponent or constant may rest on for a verdict
+#: (``docs/conventions.md#claims-judged``): through two points any two-parameter law passes exactly, so a two-point
+#: "fit" is a slope that nothing could contradict; a row that rests on fewer is "inconclusive", never a
+#: counterexample.
+MIN_FIT_POINTS = 3
 #: Columns of every claims table, in this order (the fields of :class:`Claim`).
 CLAIM_COLUMNS = [
     "paper", "claim_id", "location", "quote", "statement", "conditions", "paper_value", "paper_text", "measured_value",
@@ -162,22 +178,22 @@ _NUMERIC_COLUMNS = ("paper_value", "measured_value", "ci_low", "ci_high")
 
 #: Parameters of each rule kind: (required, optional).  See :func:`evaluate` for their meaning.
 RULE_KINDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = MappingProxyType({
-    "inside_ci": ((), ("approx",)),
-    "ratio_excess_within": (("tolerance",), ("approx",)),
-    "at_most": ((), ("bound", "approx_bound")),
-    "at_least": ((), ("bound", "approx_bound", "exists")),
-    "exact": ((), ("tolerance",)),
+    "inside_ci": ((), ("approx", "fit_points")),
+    "ratio_excess_within": (("tolerance",), ("approx", "fit_points")),
+    "at_most": ((), ("bound", "approx_bound", "fit_points")),
+    "at_least": ((), ("bound", "approx_bound", "exists", "fit_points")),
+    "exact": ((), ("tolerance", "fit_points")),
     "all_of": (("n",), ("within_noise_k", "approx_share", "condition", "conditional_k", "conditional_n",
-                        "max_rate")),
+                        "max_rate", "judged", "min_judged", "min_judged_share")),
     "all_cells": (("n",), ("condition", "conditional_k", "conditional_n")),
-    "fit_exponent_within": (("tolerance",), ("approx",)),
+    "fit_exponent_within": (("tolerance",), ("approx", "fit_points")),
     "subset": (("paper_set", "measured_set"), ()),
     "no_difference": (("effect",), ("alpha", "power")),
     "manual": (("verdict", "reason"), ()),
 })  # fmt: skip
 _NUMBER_PARAMS = ("approx", "tolerance", "bound", "approx_bound", "approx_share", "max_rate", "effect", "alpha",
-                  "power")  # fmt: skip
-_COUNT_PARAMS = ("n", "within_noise_k", "conditional_k", "conditional_n")
+                  "power", "min_judged_share")  # fmt: skip
+_COUNT_PARAMS = ("n", "within_noise_k", "conditional_k", "conditional_n", "judged", "min_judged", "fit_points")
 
 
 def _number(name: str, value: object) -> float:
@@ -188,7 +204,8 @@ def _number(name: str, value: object) -> float:
         if number == 0:
             raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
         return number
-    return check_real(name, value, minimum=minimum, maximum=1.0 if name in ("approx_share", "max_rate") else None)
+    return check_real(name, value, minimum=minimum,
+                      maximum=1.0 if name in ("approx_share", "max_rate", "min_judged_share") else None)
 
 
 @dataclass(frozen=True)
@@ -219,6 +236,12 @@ class Rule:
         whole scope, not a sample of cases, so no miss rate is bounded on statistical evidence; all ``n``: holds,
         ``conditional_k`` of ``conditional_n`` cells inside ``condition`` all passing: holds under conditions, else
         does not hold), ``manual`` (``verdict`` and the ``reason`` it cannot be computed from numbers).
+        Counts over cells (``all_of``) take ``judged``: how many of the ``n`` cases delivered a judgement (a cell that
+        delivered, a comparison of two measured values, a fit over enough points); fewer than ``min_judged`` (default
+        :data:`MIN_JUDGED`) or than a share ``min_judged_share`` (default :data:`MIN_JUDGED_SHARE`) of ``n`` gives
+        "inconclusive" whatever the count (:func:`enough_judged`).  Rules on a fitted value take ``fit_points``: the
+        points the fit rests on; fewer than :data:`MIN_FIT_POINTS` gives "inconclusive"
+        (``docs/conventions.md#claims-judged``).
     params : Mapping
         The parameters listed in :data:`RULE_KINDS` for ``kind``.
 
@@ -256,6 +279,11 @@ class Rule:
                 check_instance("exists", value, bool, "a bool")
             else:
                 check_str(name, value)
+        if "judged" in params and params["judged"] > params["n"]:
+            raise ValueError(f"judged of rule {self.kind!r} must not exceed n ({params['n']}), "
+                             f"got {params['judged']!r}")
+        if ("min_judged" in params or "min_judged_share" in params) and "judged" not in params:
+            raise ValueError(f"rule {self.kind!r}: min_judged and min_judged_share need judged, got {sorted(params)}")
         if ("conditional_k" in params) != ("conditional_n" in params) or (
                 "conditional_k" in params and "condition" not in params):
             raise ValueError(f"rule {self.kind!r}: conditional_k, conditional_n and condition go together, got "
@@ -278,6 +306,13 @@ class Rule:
 
     def sentence(self) -> str:
         """The rule in words (the ``rule_text`` column)."""
+        text = self._kind_sentence()
+        if "fit_points" in self.params:
+            text += f"; a fit over fewer than {MIN_FIT_POINTS} points: inconclusive"
+        return text
+
+    def _kind_sentence(self) -> str:
+        """The rule of its kind in words."""
         p = self.params
         approx = f"; within {p['approx']:.0%}: holds approximately" if "approx" in p else ""
         if self.kind == "inside_ci":
@@ -304,6 +339,10 @@ class Rule:
                 text += f"; at least {p['approx_share']:.0%} of them: holds approximately"
             if "max_rate" in p:
                 text += f"; on a sample, the 95% upper bound on the rate of a miss must be <= {p['max_rate']:g}"
+            if "judged" in p:
+                minimum, share = _judged_minimum(p)
+                text += (f"; any verdict needs at least {minimum} judged cases and {share:.0%} of them judged, "
+                         "else inconclusive")
             return text
         if self.kind == "all_cells":
             text = f"all {p['n']} cells must pass their own test (the cells are the claim's scope, not a sample)"
@@ -321,6 +360,38 @@ class Rule:
             return ("the measured set equals the paper's set; a strict subset of it (the paper over-approximates): "
                     "holds approximately")
         return f"judged by hand: {p['reason']}"
+
+
+def _judged_minimum(params: Mapping[str, Any]) -> tuple[int, float]:
+    """The fewest judged cases and the smallest judged share an ``all_of`` rule's ``params`` need."""
+    return params.get("min_judged", MIN_JUDGED), params.get("min_judged_share", MIN_JUDGED_SHARE)
+
+
+def enough_judged(judged: int, n: int, minimum: int = MIN_JUDGED, share: float = MIN_JUDGED_SHARE) -> bool:
+    """Whether ``judged`` of ``n`` cases (cells, comparisons, fits) that delivered a judgement are enough for a
+    verdict: at least ``minimum`` of them and at least a ``share`` of ``n`` (``docs/conventions.md#claims-judged``).
+
+    Parameters
+    ----------
+    judged, n : int
+        The cases judged and the cases of the claim's scope (``0 <= judged <= n``).
+    minimum : int
+        The fewest judged cases (default :data:`MIN_JUDGED`).
+    share : float
+        The smallest judged share of ``n``, in [0, 1] (default :data:`MIN_JUDGED_SHARE`).
+
+    Examples
+    --------
+    >>> enough_judged(1, 18), enough_judged(5, 53), enough_judged(18, 35)
+    (False, False, True)
+    """
+    n = check_int("n", n, minimum=0)
+    judged = check_int("judged", judged, minimum=0)
+    if judged > n:
+        raise ValueError(f"judged ({judged}) must not exceed n ({n})")
+    minimum = check_int("minimum", minimum, minimum=0)
+    share = check_real("share", share, minimum=0.0, maximum=1.0)
+    return judged >= minimum and judged >= share * n
 
 
 def _plain(value: Any) -> Any:
@@ -416,7 +487,9 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
     hold" only when the CI lies entirely outside the accepted region, else "inconclusive"; a miss without a CI is
     an observed instance (a sampled case beyond the bound) and does not hold, except for an existence claim
     (``at_least`` with ``exists``: finding too few cases in a sample is absence of evidence, "inconclusive").  The
-    tolerance rule is ``docs/conventions.md#claims-tolerance``.
+    tolerance rule is ``docs/conventions.md#claims-tolerance``.  A count over cells with too few of them judged
+    (``judged``, :func:`enough_judged`) and a value fitted through fewer than :data:`MIN_FIT_POINTS` points
+    (``fit_points``) are "inconclusive" (``docs/conventions.md#claims-judged``).
 
     Parameters
     ----------
@@ -442,6 +515,11 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
     >>> cells = Rule("all_cells", {"n": 4, "condition": "policy a", "conditional_k": 2, "conditional_n": 2})
     >>> evaluate(cells, None, 3, evidence_kind="statistical")     # no miss rate over 4 named cells
     'holds under conditions'
+    >>> evaluate(Rule("all_of", {"n": 18, "condition": "delivered", "conditional_k": 1, "conditional_n": 1,
+    ...                          "judged": 1}), None, 1)                                   # 1 of 18 cells judged
+    'inconclusive'
+    >>> evaluate(Rule("fit_exponent_within", {"tolerance": 0.1, "fit_points": 2}), 1.0, 1.5)   # two radices
+    'inconclusive'
     """
     check_instance("rule", rule, Rule)
     paper = _optional("paper_value", paper_value)
@@ -468,6 +546,8 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
         return p["verdict"]
     if math.isnan(measured):
         return "not testable here"
+    if p.get("fit_points", MIN_FIT_POINTS) < MIN_FIT_POINTS:
+        return "inconclusive"              # a fit through too few points: nothing could contradict it
     sampled = evidence_kind == "statistical"
     if kind in ("at_most", "at_least"):
         bound = float(p["bound"]) if "bound" in p else paper
@@ -545,6 +625,8 @@ def _all_of(params: Mapping[str, Any], count: float, sampled: bool = False) -> s
         raise ValueError(f"measured_value of an all_of rule must be a count in [0, {n}], got {count!r}")
     if n == 0:
         return "not testable here"
+    if "judged" in params and not enough_judged(params["judged"], n, *_judged_minimum(params)):
+        return "inconclusive"              # too few cells delivered a judgement (docs/conventions.md#claims-judged)
     max_rate = params.get("max_rate", DEFAULT_MAX_RATE)
 
     def powered(cases: int) -> bool:
@@ -620,11 +702,28 @@ def evidence_sentence(evidence_kind: str, rule: Rule, measured_value: float | No
     check_str("ci_method", ci_method)
     if n is not None:
         n = check_int("n", n, minimum=0)
+    text = _evidence_kind_sentence(evidence_kind, rule, measured, ci, ci_method, n)
+    p = rule.params
+    if evidence_kind in ("by definition", "not testable") or math.isnan(measured):
+        return text
+    if rule.kind == "all_of" and "judged" in p and p["n"]:
+        minimum, share = _judged_minimum(p)
+        enough = enough_judged(p["judged"], p["n"], minimum, share)
+        text += (f"; {p['judged']} of {p['n']} cases delivered a judgement (a verdict needs at least {minimum} and "
+                 f"{share:.0%}{'' if enough else ': too few, inconclusive'})")
+    if p.get("fit_points", MIN_FIT_POINTS) < MIN_FIT_POINTS:
+        text += f"; fitted through {p['fit_points']} points, fewer than {MIN_FIT_POINTS}: inconclusive"
+    return text
+
+
+def _evidence_kind_sentence(evidence_kind: str, rule: Rule, measured: float, ci: tuple[float, float] | None,
+                            ci_method: str, n: int | None) -> str:  # fmt: skip
+    """The evidence of a row in words from its kind (:func:`evidence_sentence` without the judged cases)."""
     p = rule.params
     if rule.kind in ("all_of", "all_cells") and not math.isnan(measured) and (
             measured != int(measured) or not 0 <= measured <= p["n"]):
         raise ValueError(f"measured_value of an {rule.kind} rule must be a count in [0, {p['n']}], "
-                         f"got {measured_value!r}")
+                         f"got {measured!r}")
     if evidence_kind == "by definition":
         return "true by definition or by construction: not a reproduction"
     if evidence_kind == "not testable":
@@ -1137,20 +1236,26 @@ def uncovered_results(table: pd.DataFrame, results: Sequence[str]) -> list[str]:
     return [result for result in check_sequence("results", results) if check_str("results[i]", result) not in named]
 
 
-def comparison_counts(strict: int, ties: int, within_noise: int, n: int, noise_test: str) -> tuple[float, str, Rule]:
+def comparison_counts(strict: int, ties: int, within_noise: int, n: int, noise_test: str,
+                      judged: int | None = None) -> tuple[float, str, Rule]:  # fmt: skip
     """The measured value, measured text and rule of a trend claim counted over ``n`` comparisons.
 
-    The trend holds strictly in ``strict`` comparisons, ``ties`` are equal, and the others are reversed,
+    ``judged`` of the ``n`` comparisons delivered a judgement (both values measured; default all ``n``).  The
+    trend holds strictly in ``strict`` of them, ``ties`` are equal, and the other judged ones are reversed,
     ``within_noise`` of them only within noise (``noise_test`` says how noise is told, e.g. "overlapping 95% Wilson
-    CIs").  The rule is ``all_of`` over the ``n`` comparisons; every comparison true, tied or reversed within
-    noise gives "holds approximately".  Without comparisons the value is NaN ("not testable here").
+    CIs").  The rule is ``all_of`` over the ``n`` comparisons with ``judged`` stated, so too few judged comparisons
+    (:func:`enough_judged`, ``docs/conventions.md#claims-judged``) give "inconclusive"; every comparison true, tied
+    or reversed within noise gives "holds approximately".  Without comparisons the value is NaN ("not testable
+    here").
 
     Parameters
     ----------
     strict, ties, within_noise, n : int
-        The counts (``strict + ties <= n``, ``within_noise <= n - strict - ties``).
+        The counts (``strict + ties <= judged``, ``within_noise <= judged - strict - ties``).
     noise_test : str
         How a reversal within noise is recognised, for the text.
+    judged : int, optional
+        The comparisons that delivered a judgement (``<= n``); default ``n``.
 
     Returns
     -------
@@ -1164,19 +1269,25 @@ def comparison_counts(strict: int, ties: int, within_noise: int, n: int, noise_t
     (5, 'strictly true in 5 of 8 comparisons; 1 ties; 2 reversed, 2 of them within noise (overlapping 95% CIs)')
     >>> evaluate(rule, None, value)
     'holds approximately'
+    >>> value, _, rule = comparison_counts(2, 0, 0, 2, "overlapping 95% CIs")
+    >>> evaluate(rule, None, value)                                  # two comparisons decide nothing
+    'inconclusive'
     >>> comparison_counts(0, 0, 0, 0, "overlapping 95% CIs")[:2]
     (nan, 'no comparison in this run')
     """
     n = check_int("n", n, minimum=0)
-    strict = check_int("strict", strict, minimum=0, maximum=n)
-    ties = check_int("ties", ties, minimum=0, maximum=n - strict)
-    within_noise = check_int("within_noise", within_noise, minimum=0, maximum=n - strict - ties)
+    judged = n if judged is None else check_int("judged", judged, minimum=0, maximum=n)
+    strict = check_int("strict", strict, minimum=0, maximum=judged)
+    ties = check_int("ties", ties, minimum=0, maximum=judged - strict)
+    within_noise = check_int("within_noise", within_noise, minimum=0, maximum=judged - strict - ties)
     check_str("noise_test", noise_test)
-    rule = Rule("all_of", {"n": n, "within_noise_k": strict + ties + within_noise})
+    rule = Rule("all_of", {"n": n, "within_noise_k": strict + ties + within_noise, "judged": judged})
     if not n:
         return math.nan, "no comparison in this run", rule
-    text = (f"strictly true in {strict} of {n} comparisons; {ties} ties; {n - strict - ties} reversed, {within_noise} "
-            f"of them within noise ({noise_test})")
+    text = (f"strictly true in {strict} of {n} comparisons; {ties} ties; {judged - strict - ties} reversed, "
+            f"{within_noise} of them within noise ({noise_test})")
+    if judged < n:
+        text += f"; {n - judged} not judged (a value missing)"
     return strict, text, rule
 
 

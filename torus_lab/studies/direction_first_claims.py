@@ -201,7 +201,8 @@ def _fault_effect_claims(runs: Mapping[str, pd.DataFrame], changes_table: pd.Dat
                            f"< {LOST_MAX:.0%} of its messages lost)",
                 paper_text="very little effect (no values)", measured_value=value, measured_text=measured,
                 rule=Rule("all_of", {"n": len(cells), "condition": _DELIVERING,
-                                     "conditional_k": int((good & within).sum()), "conditional_n": len(judged)}),
+                                     "conditional_k": int((good & within).sum()), "conditional_n": len(judged),
+                                     "judged": len(judged)}),
                 evidence=_df_evidence(f"fig4_{label}.csv", "latency_changes.csv"), evidence_kind=_CRITERIA))
     return rows
 
@@ -232,7 +233,8 @@ def _extra_hops_claims(fig4: pd.DataFrame, long: pd.DataFrame, seed: str) -> lis
                            f"{int(few.sum())} of {len(cells)} cells; {_undelivered_text(cells, policy)} (blocked "
                            "west hop, livelock guard, deadlock)"),
             rule=Rule("all_of", {"n": len(cells), "condition": _DELIVERING,
-                                 "conditional_k": int((few & good).sum()), "conditional_n": int(good.sum())}),
+                                 "conditional_k": int((few & good).sum()), "conditional_n": int(good.sum()),
+                                 "judged": int(good.sum())}),
             evidence=_df_evidence("fig4_paper.csv", "fig4_long.csv"), evidence_kind=_CRITERIA))
     return rows
 

@@ -64,9 +64,10 @@ _RATIO_CI = "delta method on the log of the paired ratio, 95%"
 
 
 def trend_counts(table: pd.DataFrame, kind: str, algorithms: Sequence[str] = ALGORITHMS[:3], *,
-                 reverse: bool = False) -> tuple[int, int, int, int]:  # fmt: skip
+                 reverse: bool = False, with_unjudged: bool = False) -> tuple[int, ...]:  # fmt: skip
     """Comparisons in which a trend holds strictly, ties, reversals within noise (the two 95% CIs overlap) and
-    the number of comparisons.
+    the number of comparisons judged (both values measured); ``with_unjudged`` appends the number of comparisons
+    in all, those with a missing value included (the ``judged`` of :func:`torus_lab.claims.comparison_counts`).
 
     ``kind="m"``: success at ``(N, m + 1, f)`` > at ``(N, m, f)``; ``kind="N"``: success at ``(2N, m, f)`` <
     at ``(N, m, f)``; ``kind="f"``: success at the next larger fault rate of the table < at ``f``; for each
@@ -82,15 +83,18 @@ def trend_counts(table: pd.DataFrame, kind: str, algorithms: Sequence[str] = ALG
     ((1, 0, 0, 1), (0, 1, 0, 1))
     >>> trend_counts(table, "m", ["chain"], reverse=True)  # 0.8 -> 0.9 is not a decrease (CIs overlap)
     (0, 0, 1, 1)
+    >>> trend_counts(table.assign(success_rate=[0.8, np.nan, 0.8]), "m", ["chain"], with_unjudged=True)
+    (0, 0, 0, 0, 1)
     """
     check_str("kind", kind, ("m", "N", "f"))
     algorithms = [check_str("algorithms", name, ALGORITHMS) for name in check_sequence("algorithms", algorithms)]
     check_instance("reverse", reverse, (bool, np.bool_), "a bool")
+    check_instance("with_unjudged", with_unjudged, (bool, np.bool_), "a bool")
     check_frame("table", table, ["algorithm", "N", "m", "fault_rate", "success_rate", "ci_low", "ci_high"])
     rates = sorted(set(table["fault_rate"]))
     next_rate = dict(zip(rates[:-1], rates[1:], strict=True))
     higher = (kind == "m") != reverse  # the neighbour is expected to be higher
-    strict = ties = noise = total = 0
+    strict = ties = noise = total = unjudged = 0
     for algorithm in algorithms:
         sub = table[table["algorithm"] == algorithm].set_index(["N", "m", "fault_rate"])
         for key, row in sub.iterrows():
@@ -101,6 +105,9 @@ def trend_counts(table: pd.DataFrame, kind: str, algorithms: Sequence[str] = ALG
             if other_key not in sub.index:
                 continue
             other = sub.loc[other_key]
+            if np.isnan(other.success_rate) or np.isnan(row.success_rate):
+                unjudged += 1
+                continue
             total += 1
             if other.success_rate == row.success_rate:
                 ties += 1
@@ -108,15 +115,15 @@ def trend_counts(table: pd.DataFrame, kind: str, algorithms: Sequence[str] = ALG
                 strict += 1
             else:
                 noise += int(other.ci_low <= row.ci_high and row.ci_low <= other.ci_high)
-    return strict, ties, noise, total
+    return (strict, ties, noise, total, total + unjudged) if with_unjudged else (strict, ties, noise, total)
 
 
-def improvement_trend_counts(ratios: pd.DataFrame, kind: str, numerator: str, denominator: str
-                             ) -> tuple[int, int, int, int]:  # fmt: skip
+def improvement_trend_counts(ratios: pd.DataFrame, kind: str, numerator: str, denominator: str, *,
+                             with_unjudged: bool = False) -> tuple[int, ...]:  # fmt: skip
     """``trend_counts`` of the improvement ratio ``numerator / denominator`` (the ratios table of
     :func:`torus_lab.studies.fault_tolerant.run_points`), expecting it to **grow** as ``m`` shrinks
     (``kind="m"``), as ``N`` doubles (``"N"``) or as the fault rate rises (``"f"``); the paired 95% CIs of the
-    ratios decide "within noise".
+    ratios decide "within noise"; ``with_unjudged`` as in :func:`trend_counts`.
 
     Examples
     --------
@@ -133,7 +140,7 @@ def improvement_trend_counts(ratios: pd.DataFrame, kind: str, numerator: str, de
     check_str("denominator", denominator, (*ALGORITHMS, "oracle"))
     pick = ratios[(ratios["numerator"] == numerator) & (ratios["denominator"] == denominator)]
     table = pick.assign(algorithm=numerator, success_rate=pick["ratio"])
-    return trend_counts(table, kind, [numerator], reverse=True)
+    return trend_counts(table, kind, [numerator], reverse=True, with_unjudged=with_unjudged)
 
 
 def _ratio_row(ratios: pd.DataFrame, radix: int, m: int, fault_rate: float, numerator: str, denominator: str):
@@ -275,8 +282,8 @@ def _success_trend_claims(table: pd.DataFrame, label: Mapping[str, str]) -> list
             ("larger_m_helps", "m", "For a given N, a larger m gives Chain a higher success rate"),
             ("smaller_torus_better", "N", "For a given m, routing in a smaller torus gives Chain a higher success "
                                           "rate")):  # fmt: skip
-        strict, ties, noise, n = trend_counts(table, kind, ["chain"])
-        value, measured, rule = comparison_counts(strict, ties, noise, n, "overlapping 95% Wilson CIs")
+        strict, ties, noise, judged, n = trend_counts(table, kind, ["chain"], with_unjudged=True)
+        value, measured, rule = comparison_counts(strict, ties, noise, n, "overlapping 95% Wilson CIs", judged)
         others = []
         for name in ("adaptive_square", "heuristic_square"):
             o_strict, o_ties, o_noise, o_n = trend_counts(table, kind, [name])
@@ -530,9 +537,10 @@ def _improvement_trend_claims(table: pd.DataFrame, ratios: pd.DataFrame, label: 
             ("heuristic_worth_high_f", "f", "heuristic_square", "adaptive_square",
              "The improvement of Heuristic-Square over Adaptive-Square grows with the fraction of faulty nodes "
              "('worth adopting when the probability of faulty nodes is high')", "Section 6; Fig. 14; Fig. 15")):
-        strict, ties, noise, n = improvement_trend_counts(ratios, kind, numerator, denominator)
+        strict, ties, noise, judged, n = improvement_trend_counts(ratios, kind, numerator, denominator,
+                                                                  with_unjudged=True)
         neighbour = {"m": "m vs m + 1", "N": "N vs 2N", "f": "neighbouring fault rates"}[kind]
-        value, measured, rule = comparison_counts(strict, ties, noise, n, "overlapping paired 95% CIs")
+        value, measured, rule = comparison_counts(strict, ties, noise, n, "overlapping paired 95% CIs", judged)
         rows.append(Claim(
             claim_id=cid, location=location, statement=text,
             conditions=_conditions(table, f"{n} comparisons of the paired ratio {label[numerator]} / "

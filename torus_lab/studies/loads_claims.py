@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from torus_lab._validate import check_frame, check_mapping, check_real, check_sequence, check_str
-from torus_lab.claims import Claim, Rule, claims_table, data_file
+from torus_lab.claims import MIN_FIT_POINTS, Claim, Rule, claims_table, data_file
 from torus_lab.stats import corrected_power_law_exponent, leading_constant_fit
 
 __all__ = [
@@ -167,7 +167,8 @@ TOLERANCE = 0.10
 #: Largest fitted exponent of ``E_max`` against ``|P|`` read as linear load.
 LINEAR_EXPONENT_MAX = 1.1
 
-_FIT_NOTE = f"fits over k >= {MIN_K_FIT}, separately for even and odd k"
+_FIT_NOTE = (f"fits over k >= {MIN_K_FIT}, separately for even and odd k; a fit over fewer than {MIN_FIT_POINTS} "
+             "radices is not judged (docs/conventions.md#claims-judged)")
 
 
 def _big(summary: pd.DataFrame) -> pd.DataFrame:
@@ -179,14 +180,15 @@ def _odr_constant_claim(summary: pd.DataFrame) -> list[Claim]:
     """Theorem 3: ODR linear E_max = k^(d-1)/8 + o(k^(d-1)), regardless of the parity of k."""
     big = _big(summary)
     odr_lin = big[(big["routing"] == "odr") & (big["placement"] == "linear")]
-    per_dim, flags, mean_fits = [], [], []
+    per_dim, flags, judged, mean_fits = [], [], [], []
     for d, group in odr_lin.groupby("d"):
         for parity, part in group.groupby(group["k"] % 2):
             a, _ = leading_constant_fit(part["k"], part["e_max"] / part["k"] ** (d - 1))
             m, _ = leading_constant_fit(part["k"], part["e_mean"] / part["k"] ** (d - 1))
-            per_dim.append(f"d={d} {'odd' if parity else 'even'} k: {_fmt(a)}")
+            per_dim.append(f"d={d} {'odd' if parity else 'even'} k ({part['k'].nunique()} radices): {_fmt(a)}")
             mean_fits.append(m)
-            flags.append(constant_matches(a, 1 / 8, TOLERANCE))
+            judged.append(part["k"].nunique() >= MIN_FIT_POINTS)
+            flags.append(judged[-1] and constant_matches(a, 1 / 8, TOLERANCE))
     return [Claim(
         claim_id="odr_linear_constant", location="Theorem 3",
         statement="ODR on a linear placement gives E_max = k^(d-1)/8 + o(k^(d-1)), for either parity of k",
@@ -194,28 +196,45 @@ def _odr_constant_claim(summary: pd.DataFrame) -> list[Claim]:
                    f"{TOLERANCE:.0%} of 1/8; {_EXACT}",
         paper_value=0.125, paper_text="E_max/k^(d-1) -> 1/8", measured_value=sum(flags) if flags else math.nan,
         measured_text=("fitted a: " + "; ".join(per_dim) + f"; within {TOLERANCE:.0%} of 1/8 for {sum(flags)} of "
-                       f"{len(flags)}" + (f" (the mean link load/k^(d-1) -> {_fmt(min(mean_fits))}.."
-                                          f"{_fmt(max(mean_fits))})" if mean_fits else "") if flags else "no data"),
-        rule=Rule("all_of", {"n": len(flags)}), evidence=_EVIDENCE)]
+                       f"the {sum(judged)} fits over at least {MIN_FIT_POINTS} radices ({len(flags)} in all)"
+                       + (f" (the mean link load/k^(d-1) -> {_fmt(min(mean_fits))}..{_fmt(max(mean_fits))})"
+                          if mean_fits else "") if flags else "no data"),
+        rule=_fits_rule(flags, judged), evidence=_EVIDENCE)]
+
+
+#: The condition of a count over fits: the fits through enough radices (``docs/conventions.md#claims-judged``).
+_ENOUGH_RADICES = f"the fits over at least {MIN_FIT_POINTS} radices (a fit through fewer decides nothing)"
+
+
+def _fits_rule(flags: list[bool], judged: list[bool]) -> Rule:
+    """The ``all_of`` rule of a count over fits: ``flags`` (a fit satisfies the claim) among the fits through enough
+    radices (``judged``); too few judged fits give "inconclusive", never a counterexample.  Each such fit is a
+    judgement over its radices, so one suffices (``min_judged`` 1); the judged share of
+    :data:`torus_lab.claims.MIN_JUDGED_SHARE` still applies."""
+    inside = sum(j for j in judged)
+    ok = sum(f for f, j in zip(flags, judged, strict=True) if j)
+    return Rule("all_of", {"n": len(flags), "condition": _ENOUGH_RADICES, "conditional_k": ok,
+                           "conditional_n": inside, "judged": inside, "min_judged": 1})
 
 
 def _exponent_claim(big: pd.DataFrame, claim_id: str, location: str, statement: str, routing: str,
                     placement: str) -> Claim:  # fmt: skip
     """One "linear load" claim: every (d, t, parity) exponent at most ``LINEAR_EXPONENT_MAX``."""
     part = big[(big["routing"] == routing) & (big["placement"] == placement)]
-    texts, ok = [], []
+    texts, ok, judged = [], [], []
     for (d, t), group in part.groupby(["d", "t"]):
         for parity, alpha, ks in asymptotic_exponent(group):
-            texts.append(f"d={d} t={t} {parity} k {ks[0]}..{ks[-1]}: {_fmt(alpha)}")
-            ok.append(bool(alpha <= LINEAR_EXPONENT_MAX))
+            texts.append(f"d={d} t={t} {parity} k {ks[0]}..{ks[-1]} ({len(ks)} radices): {_fmt(alpha)}")
+            judged.append(len(ks) >= MIN_FIT_POINTS)
+            ok.append(judged[-1] and bool(alpha <= LINEAR_EXPONENT_MAX))
     return Claim(
         claim_id=claim_id, location=location, statement=statement,
         conditions=f"{placement.replace('_', ' ')} placement, {routing.upper()}; {_scope(part)}; exponent of "
                    f"E_max against |P|, {_FIT_NOTE}; linear read as an exponent <= {LINEAR_EXPONENT_MAX}; {_EXACT}",
         paper_value=1.0, paper_text="E_max = O(|P|) (exponent 1)", measured_value=sum(ok) if ok else math.nan,
-        measured_text=(f"exponent <= {LINEAR_EXPONENT_MAX} in {sum(ok)} of {len(ok)} fits: " + "; ".join(texts)
-                       if ok else "no data"),
-        rule=Rule("all_of", {"n": len(ok)}), evidence=_EVIDENCE)
+        measured_text=(f"exponent <= {LINEAR_EXPONENT_MAX} in {sum(ok)} of the {sum(judged)} fits over at least "
+                       f"{MIN_FIT_POINTS} radices ({len(ok)} fits in all): " + "; ".join(texts) if ok else "no data"),
+        rule=_fits_rule(ok, judged), evidence=_EVIDENCE)
 
 
 def _linear_load_claims(summary: pd.DataFrame) -> list[Claim]:
@@ -233,11 +252,12 @@ def _linear_load_claims(summary: pd.DataFrame) -> list[Claim]:
     ]  # fmt: skip
     # Section 5: "linear placements themselves do not guarantee the linearity of the load on edges"
     shortest = big[(big["routing"] == "shortest") & (big["placement"] == "linear")]
-    texts, superlinear = [], []
+    texts, superlinear, points = [], [], []
     for d, group in shortest.groupby("d"):
         for parity, alpha, ks in asymptotic_exponent(group):
-            texts.append(f"d={d} {parity} k {ks[0]}..{ks[-1]}: {_fmt(alpha)}")
-            superlinear.append(bool(alpha > LINEAR_EXPONENT_MAX))
+            texts.append(f"d={d} {parity} k {ks[0]}..{ks[-1]} ({len(ks)} radices): {_fmt(alpha)}")
+            points.append(len(ks))
+            superlinear.append(len(ks) >= MIN_FIT_POINTS and bool(alpha > LINEAR_EXPONENT_MAX))
     rows.append(Claim(
         claim_id="placement_alone", location="Section 5",
         statement="a linear placement alone does not guarantee linear load (the routing matters)",
@@ -245,10 +265,14 @@ def _linear_load_claims(summary: pd.DataFrame) -> list[Claim]:
                    f"; {_FIT_NOTE}; superlinear read as an exponent > {LINEAR_EXPONENT_MAX}; an existence claim: a "
                    "routing without superlinear load would not refute it, so that case is not testable here",
         paper_text="some shortest-path routing has superlinear load",
-        measured_value=sum(superlinear) if any(superlinear) else math.nan,
-        measured_text=(f"superlinear in {sum(superlinear)} of {len(superlinear)} fits: " + "; ".join(texts)
+        measured_value=sum(superlinear) if any(superlinear) or 0 < max(points, default=0) < MIN_FIT_POINTS
+        else math.nan,
+        measured_text=(f"superlinear in {sum(superlinear)} of the {sum(n >= MIN_FIT_POINTS for n in points)} fits "
+                       f"over at least {MIN_FIT_POINTS} radices ({len(superlinear)} fits in all): " + "; ".join(texts)
                        if superlinear else "no data"),
-        rule=Rule("at_least", {"bound": 1}), evidence=_EVIDENCE))
+        # the best fit's radices: a run whose every fit rests on fewer than MIN_FIT_POINTS decides nothing
+        rule=Rule("at_least", {"bound": 1, **({"fit_points": max(points)} if points else {})}),
+        evidence=_EVIDENCE))
     return rows
 
 

@@ -95,6 +95,7 @@ __all__ = [
     "dateline_search_table",
     "DATELINE_SEARCH_MAX_K",
     "DATELINE_SEARCH_CONFIGS",
+    "DATELINE_SEARCH_SCHEMES",
 ]
 
 #: Topology kinds of the study.
@@ -1014,64 +1015,75 @@ def dateline_offset_table(ks: Iterable[int], *, backend: str = "auto") -> pd.Dat
 DATELINE_SEARCH_MAX_K = 5
 #: Dateline placements judged per (algorithm, torus): every one when the space is no larger, else a sample.
 DATELINE_SEARCH_CONFIGS = 256
+#: The VC switches at the dateline the dateline search tries (``docs/conventions.md#dateline-search``): the paper's
+#: switch per dimension (``paper``), the after layer kept once any dateline is crossed (``layer``, the paper's
+#: "superposition of two virtual networks comprising VC1 channels and VC2 channels"), and the class counting the
+#: datelines crossed (``count``, one class more per VN than the paper's two).
+DATELINE_SEARCH_SCHEMES = ("paper", "layer", "count")
 
 
-def _mapped_routing(kind: str, k: int, algorithm: str, datelines) -> RoutingFunction:
-    """``algorithm`` (a turn model or ``pfnf-<variant>``) mapped onto the ``kind`` k x k torus with the paper's
-    scheme and explicit ``datelines`` (``None``: a mesh, no scheme)."""
+def _mapped_routing(kind: str, k: int, algorithm: str, datelines, scheme: str = "paper") -> RoutingFunction:
+    """``algorithm`` (a turn model or ``pfnf-<variant>``) mapped onto the ``kind`` k x k torus with the VC
+    ``scheme`` and explicit ``datelines`` (``None``: a mesh, no scheme)."""
     topology = make_topology(kind, k)
-    scheme = {} if datelines is None else {"scheme": "paper", "datelines": datelines}
+    scheme = {} if datelines is None else {"scheme": scheme, "datelines": datelines}
     if algorithm.startswith("pfnf-"):
         return pfnf_routing(topology, algorithm.removeprefix("pfnf-"), **scheme)
     return turn_model_routing(topology, algorithm, **scheme)
 
 
 def dateline_search_row(kind: str, k: int, algorithm: str, max_configs: int = DATELINE_SEARCH_CONFIGS,
-                        rng=None) -> dict[str, Any]:  # fmt: skip
+                        scheme: str = "paper", rng=None) -> dict[str, Any]:  # fmt: skip
     """One row of :func:`dateline_search_table` (a :func:`~torus_lab.sweep.sweep` item; ``rng`` draws the sample
-    when the space exceeds ``max_configs``).
+    when the space exceeds ``max_configs``): the dateline placements of ``algorithm`` mapped with the VC switch
+    ``scheme`` (one of :data:`DATELINE_SEARCH_SCHEMES`).
 
     >>> row = dateline_search_row("bidirectional", 4, "west-first")
     >>> row["space"], row["tried"], row["exhaustive"], row["acyclic"]
     (16, 16, True, 0)
+    >>> dateline_search_row("bidirectional", 4, "west-first", scheme="count")["acyclic"]
+    16
     """
     check_str("kind", kind, ("unidirectional", "bidirectional"))
     k = check_int("k", k, minimum=3, maximum=MAX_K)
     check_str("algorithm", algorithm, tuple(a for a in MESH_ALGORITHMS if a != "dor"))
+    check_str("scheme", scheme, DATELINE_SEARCH_SCHEMES)
     seed = 0 if rng is None else int(check_instance("rng", rng, np.random.Generator, "a numpy Generator or None")
                                       .integers(2**31))  # fmt: skip
     vns = 2 if algorithm.startswith("pfnf-") else 1
-    found = dateline_search(lambda dl: _mapped_routing(kind, k, algorithm, dl), k, vns=vns,
+    found = dateline_search(lambda dl: _mapped_routing(kind, k, algorithm, dl, scheme), k, vns=vns,
                             bidirectional=kind == "bidirectional", max_configs=max_configs, seed=seed)
-    return {"kind": kind, "k": k, "algorithm": algorithm,
+    return {"kind": kind, "k": k, "algorithm": algorithm, "scheme": scheme,
             "mesh_acyclic": cdg_acyclic(_mapped_routing("mesh", k, algorithm, None)), "space": found.space,
             "tried": found.tried, "exhaustive": found.exhaustive, "acyclic": found.acyclic,
             "example": "" if found.example is None else json.dumps(found.example)}
 
 
 def dateline_search_table(ks: Iterable[int], kinds: Sequence[str] = ("unidirectional", "bidirectional"), *,
-                          max_configs: int = DATELINE_SEARCH_CONFIGS, seed: int = 0,
-                          backend: str = "auto") -> pd.DataFrame:  # fmt: skip
+                          max_configs: int = DATELINE_SEARCH_CONFIGS, seed: int = 0, backend: str = "auto",
+                          schemes: Sequence[str] = DATELINE_SEARCH_SCHEMES) -> pd.DataFrame:  # fmt: skip
     """The paper's Section 4: "with a proper choice of datelines, all the algorithms for mesh can be mapped to
     torus".  For every mesh algorithm of ``MESH_ALGORITHMS`` but e-cube (whose wrap-link datelines are already
     acyclic) on the ``kind`` k x k tori, k in ``ks`` up to ``DATELINE_SEARCH_MAX_K``: the dateline placements
     (:func:`torus_lab.deadlock.dateline_space`, every position of every dateline per dimension, up to translation)
-    judged with the paper's mapping by :func:`torus_lab.deadlock.dateline_search`, and how many give an acyclic CDG
-    (``docs/conventions.md#dateline-search``).
+    judged by :func:`torus_lab.deadlock.dateline_search` with each VC switch at the dateline of ``schemes``
+    (:data:`DATELINE_SEARCH_SCHEMES`), and how many give an acyclic CDG (``docs/conventions.md#dateline-search``).
 
     Examples
     --------
     >>> t = dateline_search_table([4], ["unidirectional"], backend="serial")
-    >>> t[t.algorithm == "north-last"][["space", "acyclic"]].values.tolist()
-    [[1, 1]]
+    >>> t[t.algorithm == "north-last"][["scheme", "space", "acyclic"]].values.tolist()
+    [['paper', 1, 1], ['layer', 1, 0], ['count', 1, 1]]
     """
     ks = [k for k in _check_ks(ks) if k <= DATELINE_SEARCH_MAX_K]
     kinds = [check_str("kinds[i]", kind, ("unidirectional", "bidirectional")) for kind in check_sequence("kinds",
                                                                                                          kinds)]
     max_configs = check_int("max_configs", max_configs, minimum=1, maximum=MAX_DATELINE_CONFIGS)
     check_str("backend", backend)
-    items = [{"kind": kind, "k": k, "algorithm": a, "max_configs": max_configs} for kind in kinds for k in ks
-             for a in MESH_ALGORITHMS if a != "dor"]
+    schemes = [check_str("schemes[i]", scheme, DATELINE_SEARCH_SCHEMES) for scheme in check_sequence("schemes",
+                                                                                                     schemes)]
+    items = [{"kind": kind, "k": k, "algorithm": a, "max_configs": max_configs, "scheme": scheme} for kind in kinds
+             for k in ks for a in MESH_ALGORITHMS if a != "dor" for scheme in schemes]
     return _rows(dateline_search_row, items, seed=check_int("seed", seed, minimum=0), backend=backend,
                  desc="dateline search")
 
