@@ -524,15 +524,7 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
     check_instance("rule", rule, Rule)
     paper = _optional("paper_value", paper_value)
     measured = _optional("measured_value", measured_value)
-    if ci is None:
-        low = high = math.nan
-    else:
-        pair = check_sequence("ci", ci)
-        if len(pair) != 2:
-            raise ValueError(f"ci must be a pair (low, high), got {ci!r}")
-        low, high = _optional("ci[0]", pair[0]), _optional("ci[1]", pair[1])
-        if low > high:
-            raise ValueError(f"ci must have low <= high, got {ci!r}")
+    low, high = _ci_bounds(ci)
     has_ci = not (math.isnan(low) or math.isnan(high))
     if evidence_kind is None:
         evidence_kind = "statistical" if has_ci else "exhaustive"
@@ -603,6 +595,19 @@ def evaluate(rule: Rule, paper_value: float | None = None, measured_value: float
         return "holds approximately"
     reaches = has_ci and low - tolerance <= paper <= high + tolerance
     return "inconclusive" if sampled and reaches else "does not hold"
+
+
+def _ci_bounds(ci: object) -> tuple[float, float]:
+    """``(low, high)`` of a CI argument of :func:`evaluate` (NaN for a missing CI or bound), checked."""
+    if ci is None:
+        return math.nan, math.nan
+    pair = check_sequence("ci", ci)
+    if len(pair) != 2:
+        raise ValueError(f"ci must be a pair (low, high), got {ci!r}")
+    low, high = _optional("ci[0]", pair[0]), _optional("ci[1]", pair[1])
+    if low > high:
+        raise ValueError(f"ci must have low <= high, got {ci!r}")
+    return low, high
 
 
 def _no_difference(params: Mapping[str, Any], difference: float, low: float, high: float) -> str:
