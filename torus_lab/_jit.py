@@ -9,7 +9,10 @@ reaches through an attribute, and the values of the plain constants it reads (``
 no file (for example a notebook cell: numba keys those on the cell's text) is covered the same way.
 
 Everything in torus_lab that numba compiles goes through this decorator; :func:`fresh_cache_dispatcher` gives a
-user's kernel the same treatment (see :mod:`torus_lab.routing.registry`).
+user's kernel the same treatment (see :mod:`torus_lab.routing.registry`).  It also compiles with numba's own
+pipeline changed in one place, for compile time only: the inliner of ``inline="always"`` functions copies a
+callee's scope once per copy of its IR instead of once per block (``_ScopeSharingCopier``), which took about a
+third of the compile time of the router models' cycle loops; the IR it makes, and the machine code, are the same.
 
 Examples
 --------
