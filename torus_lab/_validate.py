@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:  # pandas is imported by whoever makes a frame, not here: the simulator's start-up skips it
+if TYPE_CHECKING:  # pandas is imported by whoever makes a frame, not here: `import torus_lab` needs no pandas
     import pandas as pd
 
 __all__ = [
