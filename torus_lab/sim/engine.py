@@ -207,7 +207,10 @@ def _frame(rows=None, columns: Sequence[str] | None = None) -> pd.DataFrame:
 
 @dataclass
 class SimResult:
-    """Outcome of one :func:`simulate` run (latencies in cycles, throughput in flits/node/cycle)."""
+    """Outcome of one :func:`simulate` run (latencies in cycles, throughput in flits/node/cycle).
+
+    ``packets`` and ``period_table`` are pandas DataFrames made on their first read (pandas imported then), so a
+    run whose caller reads only the scalar results does not import pandas."""
 
     params: dict
     seed: int
