@@ -22,11 +22,15 @@ import difflib
 import math
 import numbers
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported by whoever makes a frame, not here: `import torus_lab` needs no pandas
+    import pandas as pd
 
 __all__ = [
     "did_you_mean",
@@ -224,11 +228,18 @@ def check_str(name: str, value: object, choices: object = None) -> str:
     return value
 
 
+def _is_frame(value: object) -> bool:
+    """True for a pandas DataFrame, without importing pandas (a frame exists only once pandas is imported)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
 def check_frame(name: str, value: object, columns: object = ()) -> pd.DataFrame:
     """``value`` after checking it is a pandas DataFrame holding every column in ``columns``.
 
     Examples
     --------
+    >>> import pandas as pd
     >>> check_frame("runs", pd.DataFrame({"load": [0.1]}), ["load"]).shape
     (1, 1)
     >>> check_frame("runs", pd.DataFrame({"load": [0.1]}), ["load", "latency"])
@@ -236,7 +247,7 @@ def check_frame(name: str, value: object, columns: object = ()) -> pd.DataFrame:
     ...
     ValueError: runs lacks the column(s) 'latency' (has 'load')
     """
-    if not isinstance(value, pd.DataFrame):
+    if not _is_frame(value):
         raise TypeError(f"{name} must be a pandas DataFrame, got {_short(value)} ({type(value).__name__})")
     missing = [c for c in columns if c not in value.columns]
     if missing:
@@ -270,6 +281,7 @@ def check_results(name: str, value: object, frames: Mapping[str, Iterable[str]])
 
     Examples
     --------
+    >>> import pandas as pd
     >>> check_results("results", {"loads": pd.DataFrame({"k": [4]})}, {"loads": ["k", "e_max"]})
     Traceback (most recent call last):
     ...
@@ -293,7 +305,7 @@ def check_sequence(name: str, value: object, *, min_length: int = 0) -> list:
     ...
     TypeError: ks must be a sequence, got '45' (str)
     """
-    if isinstance(value, (str, bytes, bytearray, Mapping, pd.DataFrame)) or not isinstance(value, Iterable) or (
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or _is_frame(value) or not isinstance(value, Iterable) or (
             isinstance(value, np.ndarray) and value.ndim == 0):
         raise TypeError(f"{name} must be a sequence, got {_short(value)} ({type(value).__name__})")
     items = list(value)

@@ -26,7 +26,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats as _st
 
 from torus_lab._validate import check_frame, check_real, check_real_array, check_sequence, check_str
 
@@ -34,6 +33,14 @@ __all__ = [
     "confidence_interval", "summarize", "wilson_interval", "paired_ratio_interval", "power_law_fit", "log_fit",
     "leading_constant_fit", "corrected_power_law_exponent",
 ]  # fmt: skip
+
+
+def _scipy_stats():
+    """``scipy.stats``, imported on first use: it costs about half a CPU second, which a simulation that computes
+    no interval (the simulator imports this module) should not pay at start-up."""
+    from scipy import stats
+
+    return stats
 
 
 def confidence_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
@@ -57,7 +64,7 @@ def confidence_interval(values: Sequence[float], level: float = 0.95) -> tuple[f
     if arr.size < 2:
         return mean, float("nan")
     sem = float(arr.std(ddof=1) / np.sqrt(arr.size))
-    return mean, float(_st.t.ppf(0.5 + level / 2, arr.size - 1) * sem)
+    return mean, float(_scipy_stats().t.ppf(0.5 + level / 2, arr.size - 1) * sem)
 
 
 def summarize(frame, by: Sequence[str], columns: Sequence[str], level: float = 0.95):
@@ -169,7 +176,7 @@ def wilson_interval(successes: int | np.ndarray, trials: int | np.ndarray, confi
         where = tuple(np.argwhere(bad)[0])
         raise ValueError(f"successes must be in 0..trials, got successes = {_num(x[where])} with trials = "
                          f"{_num(n[where])}")  # fmt: skip
-    z = _st.norm.ppf(0.5 + confidence / 2)
+    z = _scipy_stats().norm.ppf(0.5 + confidence / 2)
     p = x / n
     centre = (p + z * z / 2 / n) / (1 + z * z / n)  # divided step by step: no n * n overflow for huge trials
     half = z * np.sqrt(p * (1 - p) / n + (z / 2 / n) ** 2) / (1 + z * z / n)
@@ -232,7 +239,7 @@ def paired_ratio_interval(x: Sequence[float] | np.ndarray, y: Sequence[float] | 
         return (float("nan"),) * 3
     cov = np.cov(np.vstack([x, y]).astype(float), ddof=1) if n > 1 else np.zeros((2, 2))
     var = (cov[0, 0] / px**2 + cov[1, 1] / py**2 - 2 * cov[0, 1] / (px * py)) / n
-    z = _st.norm.ppf(0.5 + confidence / 2)
+    z = _scipy_stats().norm.ppf(0.5 + confidence / 2)
     ratio = px / py
     half = z * np.sqrt(max(var, 0.0))
     return float(ratio), float(ratio * np.exp(-half)), float(ratio * np.exp(half))

@@ -34,9 +34,9 @@ import functools
 import math
 import signal
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from numba import types
 
 from torus_lab._cpu_bounded import MAX_CPU_LIMIT, check_cpu_limit, fork_available, run_cpu_bounded
@@ -51,6 +51,9 @@ from torus_lab.routing.interface import (
     kernel_handle,
 )
 from torus_lab.topology import minimal_path_counts
+
+if TYPE_CHECKING:  # imported by the one function making a table: the routing package needs no pandas
+    import pandas as pd
 
 __all__ = [
     "StateGraph",
@@ -700,6 +703,8 @@ def adaptivity_table(rf: RoutingFunction) -> pd.DataFrame:
     >>> t[(t.src == 2) & (t.dst == 6)][["realizable", "minimal"]].values.tolist()   # (2,0) -> (0,2): west first
     [[1, 6]]
     """
+    import pandas as pd
+
     check_instance("rf", rf, RoutingFunction)
     topo = rf.topology
     tie = rf.options.get("tie", "+") if topo.wraparound and topo.bidirectional else "both"

@@ -27,9 +27,9 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from torus_lab._jit import njit
 from torus_lab._validate import (
@@ -56,6 +56,9 @@ from torus_lab.sim.saturation import Saturation
 from torus_lab.sim.simple import CFG
 from torus_lab.sim.traffic import INJECTIONS, destination_map, pattern_code
 from torus_lab.topology import Torus
+
+if TYPE_CHECKING:  # pandas is imported when a frame is first made: a simulation whose tables nobody reads needs none
+    import pandas as pd
 
 __all__ = ["SimState", "SimResult", "simulate", "zero_load_latency", "load_sweep", "find_saturation", "chunk_cycles",
            "pool_headroom", "initial_queue_width", "CHUNK_WORK"]
@@ -156,16 +159,65 @@ class SimState:
         return graph
 
 
+class _MakeFrame(NamedTuple):
+    """A DataFrame not made yet: ``make(*args)`` makes it (``_FrameField``)."""
+
+    make: Callable
+    args: tuple
+
+
+class _FrameField:
+    """A :class:`SimResult` field holding a pandas DataFrame, made on its first read when given as a ``_MakeFrame``.
+
+    The simulator gives its packet and period tables so: a caller that never reads them (a warm start, a sweep
+    that keeps the scalar results) never imports pandas, about 0.15 CPU s.  The value lives in the instance's
+    ``__dict__`` under the field's name, as a plain field's would.  ``default`` makes the field optional (its
+    value then an empty frame).
+    """
+
+    def __init__(self, name: str, *, default: bool = False) -> None:
+        self.name, self.default = name, default
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            if self.default:
+                return self  # the dataclass's default: read back as an empty frame
+            raise AttributeError(f"{self.name} has no default")  # so the dataclass field is a required one
+        value = obj.__dict__[self.name]
+        if value is self:
+            value = obj.__dict__[self.name] = _frame()
+        elif isinstance(value, _MakeFrame):
+            value = obj.__dict__[self.name] = value.make(*value.args)
+        return value
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__[self.name] = value
+
+    def __repr__(self) -> str:
+        return "<an empty DataFrame>"
+
+
+def _frame(rows=None, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """``pandas.DataFrame(rows)``, or with ``columns`` a frame over the 2-D array ``rows`` without copying it;
+    pandas imported here (``_FrameField``)."""
+    import pandas as pd
+
+    return pd.DataFrame(rows) if columns is None else pd.DataFrame(rows, columns=list(columns), copy=False)
+
+
 @dataclass
 class SimResult:
-    """Outcome of one :func:`simulate` run (latencies in cycles, throughput in flits/node/cycle)."""
+    """Outcome of one :func:`simulate` run (latencies in cycles, throughput in flits/node/cycle).
+
+    ``packets`` and ``period_table`` are pandas DataFrames made on their first read (pandas imported then), so a
+    run whose caller reads only the scalar results does not import pandas."""
 
     params: dict
     seed: int
     cycles: int
     deadlock: bool
     deadlock_cycle: list[tuple[int, int]]
-    packets: pd.DataFrame
+    packets: pd.DataFrame = _FrameField("packets")
     mean_latency: float
     mean_network_latency: float
     mean_hops: float
@@ -190,7 +242,7 @@ class SimResult:
     #: included, one row per ``sample_period`` cycles of it): phase, end cycle, packets
     #: delivered, their mean latency, accepted rate, mean age with the packets alive, queue overflows
     periods: int = 0
-    period_table: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    period_table: pd.DataFrame = field(default=_FrameField("period_table", default=True), repr=False)
     #: half-width of the 95% batch-means confidence interval of the mean latency (adaptive, >= 2 batches; else NaN)
     latency_ci: float = float("nan")
     #: packets generated, delivered and still alive (source queue or network) over the whole run, every phase
@@ -333,7 +385,8 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
     counters = {name: int(state.counters[i]) for name, i in CNT.items()}
     if counters["routing_error"]:
         raise RuntimeError(f"routing kernel {routing.name} returned invalid candidates ({counters['routing_error']}x)")
-    packets = _packet_frame(topology, runner.records())
+    table = _packet_rows(topology, runner.records())
+    columns = {name: table[:, i] for i, name in enumerate(_PACKET_COLUMNS)}
     deadlock = bool(counters["deadlock"])
     cycle = deadlock_cycle(topology, state) if deadlock else []
     end_phase = _phase_at(counters["now"], warmup_end, measure_end)
@@ -344,7 +397,7 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
             f"{counters['packets_generated']} packets generated, {counters['packets_delivered']} delivered, "
             f"{in_flight} queued or in the network; waiting cycle of (channel, vc): {cycle}"
         ), stacklevel=3)  # fmt: skip
-    delivered, means = _delivered_means(packets, ("latency", "network_latency", "hops", "extra_hops"))
+    delivered, means = _delivered_means(columns, ("latency", "network_latency", "hops", "extra_hops"))
     window = measure_end - warmup_end if warmup_end >= 0 and measure_end > warmup_end else 0
     nan = float("nan")
     util = state.ch_flits / float(window) if window else np.full(state.ch_flits.shape, nan)
@@ -361,7 +414,7 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
         cycles=counters["now"],
         deadlock=deadlock,
         deadlock_cycle=cycle,
-        packets=packets,
+        packets=_MakeFrame(_frame, (table, _PACKET_COLUMNS)),
         mean_latency=means["latency"],
         mean_network_latency=means["network_latency"],
         mean_hops=means["hops"],
@@ -370,7 +423,7 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
         generated_throughput=counters["measured_generated"] * config.packet_length / (nodes * window) if window
         else nan,
         delivered=delivered,
-        dropped=int((packets.dropped == 1).sum()),
+        dropped=int((columns["dropped"] == 1).sum()),
         undelivered=counters["measured_generated"] - counters["measured_done"],
         channel_utilisation=util,
         counters=counters,
@@ -380,7 +433,7 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
         warmup_end=warmup_end if warmup_end >= 0 and counters["now"] >= warmup_end else -1,
         measure_end=measure_end if measure_end >= 0 and counters["now"] >= measure_end else -1,
         periods=sum(row["phase"] != "drain" for row in outcome.periods),
-        period_table=pd.DataFrame(outcome.periods),
+        period_table=_MakeFrame(_frame, (outcome.periods,)),
         latency_ci=_batch_half_width(outcome.batch_means),
         packets_generated=counters["packets_generated"],
         packets_delivered=counters["packets_delivered"],
@@ -389,18 +442,20 @@ def _result(routing: RoutingFunction, config: SimConfig, seed: int, runner: _Run
     )
 
 
-def _delivered_means(packets: pd.DataFrame, columns: Sequence[str]) -> tuple[int, dict[str, float]]:
+def _delivered_means(packets, columns: Sequence[str]) -> tuple[int, dict[str, float]]:
     """The number of delivered packets (``dropped == 0``) and the mean of each of ``columns`` over them (NaN when
-    none was delivered): pandas' mean of each column's delivered values, without copying the whole table.
+    none was delivered), from a packet table (a DataFrame or a mapping of column arrays), without copying it whole.
 
-    >>> frame = pd.DataFrame({"dropped": [0, 1, 0], "hops": [2, 9, 3]})
-    >>> _delivered_means(frame, ["hops"])
+    A mean is computed as pandas computes ``Series.mean`` (the sum in float64, numpy's pairwise summation, divided
+    by the count), so it is the same to the last bit, without importing pandas.
+
+    >>> _delivered_means({"dropped": np.array([0, 1, 0]), "hops": np.array([2, 9, 3])}, ["hops"])
     (2, {'hops': 2.5})
     """
-    kept = packets["dropped"].to_numpy() == 0
+    kept = np.asarray(packets["dropped"]) == 0
     count = int(kept.sum())
-    return count, {name: float(pd.Series(packets[name].to_numpy()[kept]).mean()) if count else float("nan")
-                   for name in columns}  # fmt: skip
+    return count, {name: float(np.sum(np.asarray(packets[name])[kept], dtype=np.float64) / np.float64(count))
+                   if count else float("nan") for name in columns}  # fmt: skip
 
 
 def _record_capacity(config: SimConfig, nodes: int) -> int:
@@ -791,11 +846,15 @@ def _packet_table(rec: np.ndarray, coords: np.ndarray, lee: np.ndarray, radices:
     return table
 
 
+def _packet_rows(topology: Torus, rec: np.ndarray) -> np.ndarray:
+    """The rows of the packet table of a run (:data:`_PACKET_COLUMNS`) from its record rows: one compiled pass,
+    :func:`_packet_table`."""
+    return _packet_table(np.ascontiguousarray(rec, dtype=np.int64), *_lee_lookup(topology))
+
+
 def _packet_frame(topology: Torus, rec: np.ndarray) -> pd.DataFrame:
-    """The packet table of a run from its record rows (one compiled pass, :func:`_packet_table`, then one frame:
-    no column inserts)."""
-    table = _packet_table(np.ascontiguousarray(rec, dtype=np.int64), *_lee_lookup(topology))
-    return pd.DataFrame(table, columns=list(_PACKET_COLUMNS), copy=False)
+    """The packet table of a run from its record rows (:func:`_packet_rows`, then one frame: no column inserts)."""
+    return _frame(_packet_rows(topology, rec), _PACKET_COLUMNS)
 
 
 def deadlock_cycle(topology: Torus, state: SimState) -> list[tuple[int, int]]:
@@ -839,7 +898,7 @@ def load_sweep(routing: RoutingFunction, config: SimConfig, loads, *, seeds=(0,)
     for load in loads:
         for seed in seeds:
             rows.append(simulate(routing, config.replace(offered_load=float(load)), seed=int(seed)).summary())
-    return pd.DataFrame(rows)
+    return _frame(rows)
 
 
 #: Finest bisection step :func:`find_saturation` accepts (flits/node/cycle): about 20 simulations per unit of load.
@@ -902,4 +961,4 @@ def find_saturation(
             lo = mid
         else:
             hi = mid
-    return lo, pd.DataFrame(rows)
+    return lo, _frame(rows)

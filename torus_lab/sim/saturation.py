@@ -34,11 +34,14 @@ import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from torus_lab._validate import check_sequence, check_str
+
+if TYPE_CHECKING:  # imported where a table is read or made: importing the simulator needs no pandas
+    import pandas as pd
 
 __all__ = ["Saturation", "RUN_COLUMNS", "sustained_loads", "saturation_table"]
 
@@ -95,6 +98,8 @@ class Saturation:
 
 
 def _check_runs(runs: pd.DataFrame, by: Sequence[str]) -> list[str]:
+    import pandas as pd
+
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}")
     if isinstance(by, str):
@@ -113,12 +118,15 @@ def sustained_loads(runs: pd.DataFrame, by: Sequence[str], criterion: Saturation
 
     Examples
     --------
+    >>> import pandas as pd
     >>> runs = pd.DataFrame({"offered_load": [0.1, 0.1, 0.5], "accepted_throughput": [0.1, 0.1, 0.2],
     ...                      "generated_throughput": [0.1, 0.1, 0.5], "mean_latency": [9.0, 11.0, 50.0],
     ...                      "deadlock": [False, False, False]})
     >>> sustained_loads(runs, [])[["offered_load", "mean_latency", "sustained"]].values.tolist()
     [[0.1, 10.0, True], [0.5, 50.0, False]]
     """
+    import pandas as pd
+
     by = _check_runs(runs, by)
     keys = [*by, "offered_load"]
     unstable = runs["end_rule"] == "unstable" if "end_rule" in runs.columns else False
@@ -151,6 +159,8 @@ def sustained_loads(runs: pd.DataFrame, by: Sequence[str], criterion: Saturation
 def saturation_table(runs: pd.DataFrame, by: Sequence[str], criterion: Saturation = Saturation()) -> pd.DataFrame:
     """One row per group of ``by``: ``saturation_load`` (NaN when even the lightest load is not sustained),
     ``saturation_throughput`` and ``loads`` (the curve's number of offered loads)."""
+    import pandas as pd
+
     by = _check_runs(runs, by)
     loads = sustained_loads(runs, by, criterion)
     rows = []
