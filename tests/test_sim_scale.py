@@ -269,6 +269,7 @@ def test_header_states_from_the_kernel_called_again_give_the_run_of_stored_state
     for stored in (False, True):
         monkeypatch.setattr(simple, "new_state", functools.partial(_NEW_STATE, stored_states=stored))
         monkeypatch.setattr(booksim, "state_for", functools.partial(_STATE_FOR, stored_states=stored))
+        monkeypatch.setattr(engine, "_stores_states", lambda topology, vcs, stored=stored: stored)  # small networks
         kept[stored] = [simulate(routing, config, seed=seed, keep_state=True) for seed in (1, 2, 3)]
     for again, stored in zip(kept[False], kept[True], strict=True):
         assert again.state.cand_st.shape[0] == 0 < stored.state.cand_st.shape[0]
