@@ -44,11 +44,18 @@ def run_ours(dims: int, radix: int, config: dict[str, Any], seed: int = 1,
     return dict(json.loads(done.stdout.strip().splitlines()[-1]), process_cpu_s=cpu)
 
 
+#: What a benchmark itself writes while it runs (its results and the figure drawn from them): not counted as a change
+#: of the code measured.
+OUTPUTS = ("benchmarks/results", "docs/_static/performance")
+
+
 def commit_of(folder: Path = ROOT) -> str:
-    """The git commit of ``folder`` (``+dirty`` when tracked files differ from it), or ``"unknown"``."""
+    """The git commit of ``folder`` (``+dirty`` when tracked files other than the benchmarks' own outputs,
+    :data:`OUTPUTS`, differ from it), or ``"unknown"``."""
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=folder,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                *(f":(exclude){path}" for path in OUTPUTS)], cwd=folder,
                                capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
         return "unknown"

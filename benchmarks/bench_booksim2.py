@@ -21,8 +21,9 @@ configuration and network construction; for torus_lab that is the interpreter, t
 numba kernels and the routing tables.  A second ratio leaves the set-up out of both: torus_lab's ``simulate``
 call alone against BookSim2's CPU time less that of a run of the same network that stops after a few cycles.
 The ratio torus_lab / BookSim2 is printed beside the target :data:`TARGET_RATIO`; the rows are written to
-``benchmarks/results/booksim2_speed.csv`` (:data:`RESULTS`; ``BOOKSIM2_MIN_NODES`` re-measures only the
-networks at least that large and keeps the other rows) and the site's rate figure is redrawn.
+``benchmarks/results/booksim2_speed.csv`` (:data:`RESULTS`; ``BOOKSIM2_MIN_NODES`` and ``BOOKSIM2_MAX_NODES``
+re-measure only the networks at least / at most that large and keep the other rows, so that the largest network can
+run fewer repeats) and the site's rate figure is redrawn.
 """
 
 from __future__ import annotations
@@ -181,7 +182,8 @@ def run() -> None:
         print(RECIPE)
         return
     smallest = int(os.environ.get("BOOKSIM2_MIN_NODES", "0"))  # to re-measure only the larger networks
-    sizes = [size for size in SIZES if size[2] ** size[1] >= smallest]
+    largest = int(os.environ.get("BOOKSIM2_MAX_NODES", str(2**62)))  # or only the smaller ones
+    sizes = [size for size in SIZES if smallest <= size[2] ** size[1] <= largest]
     previous = pd.read_csv(RESULTS) if RESULTS.is_file() else pd.DataFrame(columns=["network"])
     kept = previous[~previous.network.isin([size[0] for size in sizes])]
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

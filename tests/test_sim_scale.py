@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from torus_lab.routing.ecube import ecube_routing
+from torus_lab.routing.interface import kernel_handle
 from torus_lab.sim import SimConfig, booksim, engine, simple, simulate
-from torus_lab.sim.packets import WORD_LIMIT, initial_pool_size, packet_pool_size
+from torus_lab.sim.packets import CNT, LOOP_POOL, LOOP_RAN, WORD_LIMIT, initial_pool_size, packet_pool_size
 from torus_lab.sim.runlength import check_run_bounds, run_horizon
 from torus_lab.topology import Torus
 
@@ -142,6 +143,42 @@ def test_a_pool_grown_in_time_gives_the_run_of_a_full_pool(base, chunk, monkeypa
     assert grown.counters == full.counters and grown.in_flight == full.in_flight
 
 
+@pytest.mark.parametrize("base", [SIMPLE, BOOKSIM], ids=["simple", "booksim"])
+def test_the_loop_stops_itself_for_the_pool_so_chunks_run_whole(base, monkeypatch):
+    """The compiled loop stops at the start of a cycle with fewer free packet ids than generating nodes (so the
+    pool cannot run dry), having run every cycle before it; the engine then grows the pool and goes on.  So a
+    light run calls the loop about once per chunk, not once per few cycles of free ids."""
+    calls = []
+    make = engine._booksim_runner if base.router == "booksim" else engine._simple_runner
+
+    def counting(*args):
+        runner = make(*args)
+        loop = runner.loop
+        runner.loop = lambda cycles, reserve: calls.append((cycles, reserve, loop(cycles, reserve))) or calls[-1][2]
+        return runner
+
+    monkeypatch.setattr(engine, "_booksim_runner" if base.router == "booksim" else "_simple_runner", counting)
+    config = base.replace(offered_load=0.1, warmup=500, measure=4000, drain=4000)
+    result = simulate(DOR, config, seed=5, keep_state=True)
+    chunk = engine.chunk_cycles(DOR.topology)
+    stops = [call for call in calls if call[2] == LOOP_POOL]
+    assert len(calls) <= -(-result.cycles // chunk) + len(stops) + 1
+    assert all(reserve == 16 for _, reserve, code in stops)  # 16 generating nodes
+    pool = result.state.free_stack.shape[0]
+    assert pool < packet_pool_size(16, pool_input_vcs(base), config.queue_capacity)  # the pool could still grow
+    # called alone with a reserve above the free ids, the loop runs no cycle and says why
+    state = result.state.state if base.router == "booksim" else result.state.arrays
+    state.counters[CNT["deadlock"]] = 0
+    state.cfg[(booksim.BCFG if base.router == "booksim" else simple.CFG)["measure_end"]] = 10**6
+    before = int(state.counters[CNT["now"]])
+    loop = booksim.run_booksim if base.router == "booksim" else simple.run_kernel
+    free = int(state.free_top[0])
+    code = loop(kernel_handle(DOR.kernel), DOR.tables, state, 10, free + 1)
+    assert code == LOOP_POOL and int(state.counters[CNT["now"]]) == before
+    assert loop(kernel_handle(DOR.kernel), DOR.tables, state, 10, 0) == LOOP_RAN
+    assert int(state.counters[CNT["now"]]) == before + 10
+
+
 @pytest.mark.parametrize("speculative", [False, True], ids=["plain", "speculative"])
 def test_queues_and_request_lists_grown_in_time_give_the_run_of_full_ones(speculative, monkeypatch):
     """One cycle per call of the loop, as on a large network: the BookSim model's source-queue rings start one slot
@@ -232,6 +269,7 @@ def test_header_states_from_the_kernel_called_again_give_the_run_of_stored_state
     for stored in (False, True):
         monkeypatch.setattr(simple, "new_state", functools.partial(_NEW_STATE, stored_states=stored))
         monkeypatch.setattr(booksim, "state_for", functools.partial(_STATE_FOR, stored_states=stored))
+        monkeypatch.setattr(engine, "_stores_states", lambda topology, vcs, stored=stored: stored)  # small networks
         kept[stored] = [simulate(routing, config, seed=seed, keep_state=True) for seed in (1, 2, 3)]
     for again, stored in zip(kept[False], kept[True], strict=True):
         assert again.state.cand_st.shape[0] == 0 < stored.state.cand_st.shape[0]

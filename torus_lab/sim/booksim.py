@@ -152,6 +152,9 @@ from torus_lab.sim.packets import (
     CN_ROUTING_ERROR,
     CN_WINDOW_FLITS_EJECTED,
     CNT,
+    LOOP_OVER,
+    LOOP_POOL,
+    LOOP_RAN,
     POOL_FIELDS,
     WORD_LIMIT,
     dequeue,
@@ -1129,17 +1132,22 @@ def traverse_switch(st, now):
 
 
 @njit(refcount=False, hoist_fields=True)
-def run_booksim(route, tables, st, max_cycles):
-    """The cycle loop: the stages in BookSim2's order, up to ``max_cycles`` cycles; 1 when the run is over.
+def run_booksim(route, tables, st, max_cycles, reserve):
+    """The cycle loop: the stages in BookSim2's order, up to ``max_cycles`` cycles.
 
-    Compiled without reference counting (``njit(refcount=False)``): no count updates on the state's arrays at
-    each stage call and each array read."""
-    cfg, counters = st.cfg, st.counters
+    Returns :data:`torus_lab.sim.packets.LOOP_OVER` when the run is over, :data:`~torus_lab.sim.packets.LOOP_POOL`
+    when it stopped at the start of a cycle because fewer than ``reserve`` packet ids were free (the engine passes
+    the generating nodes while the pool may still grow, else 0: never), otherwise
+    :data:`~torus_lab.sim.packets.LOOP_RAN`.  Compiled without reference counting (``njit(refcount=False)``): no
+    count updates on the state's arrays at each stage call and each array read."""
+    cfg, counters, free_top = st.cfg, st.counters, st.free_top
     measure_end, drain, deadlock_cycles = cfg[_MEASURE_END], cfg[_DRAIN], cfg[_DEADLOCK_CYCLES]
     for _ in range(max_cycles):
         now = counters[CN_NOW]
         if run_over(st, now, measure_end, drain):
-            return 1
+            return LOOP_OVER
+        if free_top[0] < reserve:
+            return LOOP_POOL
         generate_packets(st, now)
         moved = inject_flits(st, now)
         list_ready(st, now)  # once per cycle: routing and the allocators change no buffer
@@ -1149,7 +1157,7 @@ def run_booksim(route, tables, st, max_cycles):
         traverse_switch(st, now)
         watch_progress(st, moved, deadlock_cycles)
         counters[CN_NOW] = now + 1
-    return 0
+    return LOOP_RAN
 
 
 class BookSimRun:
@@ -1301,6 +1309,6 @@ def run(routing, state: BookSimState, max_cycles: int) -> BookSimRun:
     if state.ch_latency.shape[0] != channels or int(state.cfg[_VCS]) != routing.num_vcs:
         raise ValueError(f"state was built for another network than routing {routing.name!r} on {topology!r}")
     _check_cycles(int(state.counters[CNT["now"]]) + max_cycles, state.cfg, int(state.ch_latency.max()))
-    args = (kernel_handle(routing.kernel), routing.tables, state, max_cycles)
+    args = (kernel_handle(routing.kernel), routing.tables, state, max_cycles, 0)
     compile_for_kernel(run_booksim, args)(*args)
     return BookSimRun(state)

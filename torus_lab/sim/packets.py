@@ -36,7 +36,7 @@ from torus_lab.sim.traffic import draw_destination, starts_packet
 
 __all__ = ["CNT", "COUNTER_WORDS", "WORD_LIMIT", "POOL_FIELDS", "POOL_HEADROOM", "packet_pool_size",
            "initial_pool_size", "grow_pool", "grow_queues", "generate", "dequeue", "finish", "watch_progress",
-           "run_over"]
+           "run_over", "LOOP_RAN", "LOOP_OVER", "LOOP_POOL"]
 
 #: The run counters of a state's ``counters`` array, in word order (the same in both router models): the one list
 #: their indices come from (:data:`CNT` and the constants the compiled functions read are both derived from it).
@@ -193,6 +193,11 @@ def grow_queues(st, width: int):
         rings[block, :old] = np.take_along_axis(st.q_buf[block], slots, axis=1)
     return st._replace(q_buf=rings, q_head=np.zeros_like(st.q_head))
 
+
+#: What a call of either model's compiled cycle loop returns: it ran every cycle asked for; the run is over
+#: (:func:`run_over`); it stopped at the start of a cycle because fewer packet ids were free than a cycle may take
+#: (one per generating node), so that the engine can grow the pool (:func:`grow_pool`) before the pool could run dry.
+LOOP_RAN, LOOP_OVER, LOOP_POOL = 0, 1, 2
 
 #: index of the hotspot fraction in a state's ``fcfg`` (after the three rates of ``starts_packet``)
 HOT_FRAC = 3

@@ -88,6 +88,9 @@ from torus_lab.sim.packets import (
     CN_ROUTING_ERROR,
     CN_WINDOW_FLITS_EJECTED,
     CNT,
+    LOOP_OVER,
+    LOOP_POOL,
+    LOOP_RAN,
     POOL_FIELDS,
     WORD_LIMIT,
     dequeue,
@@ -636,20 +639,24 @@ def traverse(st, now):
 
 
 @njit(refcount=False, hoist_fields=True)
-def run_kernel(route, tables, st, max_cycles):
+def run_kernel(route, tables, st, max_cycles, reserve):
     """The cycle loop: advance the run by up to ``max_cycles`` cycles, the stages in the order of the model.
 
     ``route`` is the routing kernel (compiled first-class function, see
     :func:`torus_lab.routing.interface.compile_for_kernel`), ``tables`` its routing function's tables, ``st``
-    a :class:`SimpleState`.  Returns 1 if the run is finished (drained, drain cap reached, or deadlock), else 0.
-    Compiled without reference counting (``njit(refcount=False)``): no count updates on the state's arrays at
-    each stage call and each array read.
+    a :class:`SimpleState`.  Returns :data:`torus_lab.sim.packets.LOOP_OVER` if the run is finished (drained,
+    drain cap reached, or deadlock), :data:`~torus_lab.sim.packets.LOOP_POOL` if it stopped at the start of a
+    cycle because fewer than ``reserve`` packet ids were free (0: never), else
+    :data:`~torus_lab.sim.packets.LOOP_RAN`.  Compiled without reference counting (``njit(refcount=False)``): no
+    count updates on the state's arrays at each stage call and each array read.
     """
     cfg = st.cfg
     for _ in range(max_cycles):
         now = st.counters[CN_NOW]
         if run_over(st, now, cfg[_MEASURE_END], cfg[_DRAIN]):
-            return 1
+            return LOOP_OVER
+        if st.free_top[0] < reserve:
+            return LOOP_POOL
         generate_packets(st, now)
         inject_packets(st, now)
         list_occupied(st)
@@ -659,4 +666,4 @@ def run_kernel(route, tables, st, max_cycles):
         moved = traverse(st, now)
         watch_progress(st, moved, cfg[_DEADLOCK_CYCLES])
         st.counters[CN_NOW] = now + 1
-    return 0
+    return LOOP_RAN
