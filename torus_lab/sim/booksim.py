@@ -552,7 +552,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
 # ``credits_available`` / ``send_credit`` keep their ``st`` signature for callers outside a loop.
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def _take_credits(credit, cr_time, cr_head, cr_count, vc, now):
     """:func:`credits_available` on the credit arrays themselves (for the stages' loops)."""
     depth = cr_time.shape[1]
@@ -563,7 +563,7 @@ def _take_credits(credit, cr_time, cr_head, cr_count, vc, now):
     return credit[vc]
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def _queue_credit(cr_time, cr_head, cr_count, vc, arrival):
     """:func:`send_credit` on the credit arrays themselves (for the stages' loops)."""
     depth = cr_time.shape[1]
@@ -571,19 +571,19 @@ def _queue_credit(cr_time, cr_head, cr_count, vc, arrival):
     cr_count[vc] += 1
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def credits_available(st, vc, now):
     """Credits the sender of ``vc`` holds in cycle ``now`` (credits due by ``now`` are taken in first)."""
     return _take_credits(st.credit, st.cr_time, st.cr_head, st.cr_count, vc, now)
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def send_credit(st, vc, arrival):
     """A credit for ``vc`` that its sender sees from cycle ``arrival`` on (arrivals per VC are in order)."""
     _queue_credit(st.cr_time, st.cr_head, st.cr_count, vc, arrival)
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def _push(fpk, fidx, farr, fvis, fhead, count, occupied, vc, p, fi, visible):
     """Append flit ``fi`` of packet ``p`` to input VC ``vc``'s buffer, visible from cycle ``visible``."""
     depth = fpk.shape[1]
@@ -597,12 +597,12 @@ def _push(fpk, fidx, farr, fvis, fhead, count, occupied, vc, p, fi, visible):
     mark_occupied(occupied, vc)
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def _push_flit(st, vc, p, fi, visible):
     _push(st.fpk, st.fidx, st.farr, st.fvis, st.fhead, st.count, st.occupied, vc, p, fi, visible)
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv):
     """Take the front flit of input VC ``iv`` (:func:`torus_lab.sim.buffers.pop_flit`), keeping ``fvis``."""
     p, fi = pop_flit(fhead, fpk, fidx, count, occupied, iv)
@@ -614,7 +614,7 @@ def _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv):
 # ---------------------------------------------------------------------------------------------------- stages
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def generate_packets(st, now):
     """Generation: each active node may create a packet (the injection process of
     :func:`torus_lab.sim.traffic.starts_packet`: Bernoulli with probability ``offered/length``, or on-off).
@@ -630,7 +630,7 @@ def generate_packets(st, now):
              cfg[_QUEUE_CAP])
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def inject_flits(st, now):
     """Injection: each node sends at most one flit of its current packet into its injection channel.
 
@@ -687,7 +687,7 @@ def inject_flits(st, now):
     return sent
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def list_ready(st, now):
     """Write the input VCs that a stage may act on in cycle ``now``, in ascending order, to
     ``st.live[:st.nlive[0]]``; return their number.  Of them, the heads to route go to ``st.to_route[:st.nlive[1]]``,
@@ -746,7 +746,7 @@ def list_ready(st, now):
     return n
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def route_heads(route, tables, st, now):
     """Routing: a head visible at the front of an idle input VC gets its candidate output VCs.
 
@@ -825,7 +825,7 @@ def route_heads(route, tables, st, now):
     return routed
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def allocate_vcs(route, tables, st, now):
     """VC allocation: separable iSLIP (one iteration, :func:`torus_lab.sim.allocators.islip_match`) between routed
     heads and free output VCs, in the router-local order port x V + VC.  A granted head takes its candidate's
@@ -886,7 +886,7 @@ def allocate_vcs(route, tables, st, now):
     return granted
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def _add_switch_request(port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec, req_in_key,
                         req_out_key, ch_in_port, nreq, tag, ic, iv, op, oc, spec):  # fmt: skip
     """Input channel ``ic``'s request for output port ``op`` (channel ``oc``) on behalf of input VC ``iv``.
@@ -912,7 +912,7 @@ def _add_switch_request(port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, 
     return nreq + 1
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def _speculative_requests(st, nreq, tag, ic, iv, now):
     """The speculative switch requests of a head that bid for a VC in cycle ``now`` (BookSim2's default checks).
 
@@ -957,7 +957,7 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
     return nreq
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def _may_bid(state, ready, tried, now):
     """Whether an input VC listed in cycle ``now`` may bid for the switch in this cycle's switch allocation, with
     speculation (without it :func:`list_ready` lists the VCs that bid).
@@ -971,7 +971,7 @@ def _may_bid(state, ready, tried, now):
     return (state == ACTIVE and ready <= now) or tried == now
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def _switch_request(st, nreq, tag, ic, iv, now):
     """The non-speculative switch request of input VC ``iv`` (active, past its ready cycle, a visible front flit):
     it bids again ``sw_alloc_delay`` cycles later, and requests its output port if its output VC has a credit.
@@ -987,7 +987,7 @@ def _switch_request(st, nreq, tag, ic, iv, now):
                                st.ch_out_port[oc], oc, 0)  # fmt: skip
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def allocate_switch(st, now):
     """Switch allocation: per input port one VC per output port, then iSLIP between ports (one iteration).
 
@@ -1077,7 +1077,7 @@ def allocate_switch(st, now):
     return used
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def traverse_switch(st, now):
     """Traversal: every switch-allocation winner moves its front flit to its output VC.
 

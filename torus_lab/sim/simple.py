@@ -326,7 +326,7 @@ def new_state(topology: Torus, vcs: int, queue_cap: int, rec_cap: int, seed_word
     )  # fmt: skip
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def list_occupied(st):
     """Write the input VCs that hold flits, in ascending order, to ``st.live[:st.nlive[0]]``; return their number.
 
@@ -345,7 +345,7 @@ def list_occupied(st):
     return n
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def _head_ready(fidx, farr, h, iv, now, router_delay):
     """Whether the front flit (slot ``h``) of a non-empty input VC ``iv`` is a head past its router delay."""
     return fidx[iv, h] == 0 and now >= farr[iv, h] + router_delay
@@ -356,7 +356,7 @@ def _head_ready(fidx, farr, h, iv, now, router_delay):
 # reading an array through the state tuple inside a loop costs a count update per access.
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def generate_packets(st, now):
     """Generation (step 1): until ``gen_end``, each active node may create a packet into its source queue
     (:func:`torus_lab.sim.packets.generate`; measured when created in ``[warmup, measure_end)``)."""
@@ -368,7 +368,7 @@ def generate_packets(st, now):
              cfg[_QUEUE_CAP])
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def inject_packets(st, now):
     """Injection (step 2): a node whose injection buffer is empty moves the front packet of its source queue
     into it, all flits at once, each arriving at ``max(creation, cycle the previous tail left)``.  Returns the
@@ -396,7 +396,7 @@ def inject_packets(st, now):
     return injected
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def route_heads(route, tables, st, now):
     """Routing (step 3): a head ready at the front of an input VC (``router_delay`` after it arrived) is routed
     once: to the ejection port at its destination, to DROP past ``hop_limit`` hops, else to the candidates of
@@ -465,7 +465,7 @@ def route_heads(route, tables, st, now):
     return routed
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def allocate_vcs(route, tables, st, now):
     """VC allocation (step 4): each routed, unallocated head requests its first candidate VC that is idle (no
     writer; under atomic allocation also empty); each requested VC grants the requester first after its
@@ -526,7 +526,7 @@ def allocate_vcs(route, tables, st, now):
     return granted
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def allocate_switch(st, now):
     """Switch allocation (step 5, separable, input first): each input port offers its first VC after its
     round-robin pointer that has a flit, an output (VC, EJECT or DROP) and, for a VC, a free slot downstream
@@ -579,7 +579,7 @@ def allocate_switch(st, now):
     return ngrants
 
 
-@njit(inline="always")
+@njit(inline="always", hoist_fields=True)
 def traverse(st, now):
     """Traversal (step 6): each granted input VC sends its front flit to its output VC (arriving ``now``), the
     ejection port or DROP.  A tail leaving a buffer frees the output VC's writer slot downstream and resets the
