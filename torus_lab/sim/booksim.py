@@ -425,8 +425,8 @@ def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, re
     Examples
     --------
     >>> plain = state_memory_bytes(Torus(2, 4), 2, 8, 16, 100)
-    >>> state_memory_bytes(Torus(2, 4), 2, 8, 16, 100, output_buffer_size=4) - plain   # 48 rings of 16 slots
-    6528
+    >>> state_memory_bytes(Torus(2, 4), 2, 8, 16, 100, output_buffer_size=4) - plain   # 96 channels' rings
+    13056
     """
     return sum(state_layout(topology, vcs, depth, queue_cap, rec_cap, pool, stored_states=stored_states,
                             queue_width=queue_width, speculative=speculative, input_speedup=input_speedup,
