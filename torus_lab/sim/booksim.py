@@ -684,10 +684,11 @@ def _cycle_of(tick, speedup, cycle):
     return cycle
 
 
-@njit(inline="always")
+@njit(refcount=False)
 def _queued(oq_tick, oq_send, oq_head, oq_len, oc, tick, now):
     """Flits in output channel ``oc``'s bounded queue as switch allocation sees them in step ``tick`` of cycle
-    ``now``: entered in an earlier step and not sent before this cycle (flits sent earlier leave the ring)."""
+    ``now``: entered in an earlier step and not sent before this cycle (flits sent earlier leave the ring).
+    Compiled once, not inline: only bounded queues call it."""
     width = oq_tick.shape[1]
     while oq_len[oc] > 0 and oq_send[oc, oq_head[oc]] < now:
         oq_head[oc] = wrap(oq_head[oc] + 1, width)
@@ -1108,13 +1109,12 @@ def _switch_input_requests(st, nreq, base_tag, ic, tick, now, again, speculative
     ``v mod input_speedup == i``, in round-robin order from its pointer (``sa_rr``), its requests consecutive."""
     vcs, ins = st.cfg[_VCS], st.cfg[_INPUT_SPEEDUP]
     for sub in range(ins):
-        tag = base_tag * ins + sub
         p = st.sa_rr[ic * ins + sub]
         first = p + (sub - p) % ins  # the switch input's first VC at or after its pointer
-        for v in range(first, vcs, ins):
-            nreq = _switch_bid(st, nreq, tag, ic, sub, ic * vcs + v, tick, now, again, speculative)
-        for v in range(sub, min(first, vcs), ins):
-            nreq = _switch_bid(st, nreq, tag, ic, sub, ic * vcs + v, tick, now, again, speculative)
+        after = max(0, (vcs - first + ins - 1) // ins)  # its VCs from there to the last VC, then from its first
+        for t in range((vcs - sub + ins - 1) // ins):  # one loop, one call site: each call is compiled inline
+            v = first + t * ins if t < after else sub + (t - after) * ins
+            nreq = _switch_bid(st, nreq, base_tag * ins + sub, ic, sub, ic * vcs + v, tick, now, again, speculative)
     return nreq
 
 
@@ -1173,16 +1173,11 @@ def allocate_switch(st, now):
             while end < bidders and split_vc(to_switch[end], vcs, vc_shift)[0] == ic:
                 end += 1
             tag = tick * (nch + nn) + ic
-            if end == i + 1:  # the common case: one VC of this input bids
-                nreq = _switch_request(st, nreq, tag, ic, 0, to_switch[i], tick, now, again)
-            else:
-                first = ic * vcs + sa_rr[ic]  # from the pointer to the channel's last VC, then from its first
-                for k in range(i, end):
-                    if to_switch[k] >= first:
-                        nreq = _switch_request(st, nreq, tag, ic, 0, to_switch[k], tick, now, again)
-                for k in range(i, end):
-                    if to_switch[k] < first:
-                        nreq = _switch_request(st, nreq, tag, ic, 0, to_switch[k], tick, now, again)
+            first = ic * vcs + sa_rr[ic]  # from the pointer to the channel's last VC, then from its first
+            for k in range(2 * (end - i)):  # one loop, one call site (each call is compiled inline)
+                iv = to_switch[i + k - (end - i) * (k >= end - i)]
+                if (iv >= first) == (k < end - i):
+                    nreq = _switch_request(st, nreq, tag, ic, 0, iv, tick, now, again)
             i = end
     ports = cfg[_PORTS]
     ng = islip_match(nreq, sa_req_in, sa_req_out, req_in_key, req_out_key, ports * ins, ports * outs, st.sa_gptr,
