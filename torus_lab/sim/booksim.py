@@ -26,8 +26,13 @@ Timing (one cycle = one BookSim2 ``_Step``)
       ``A + routing_delay``; a head that won its VC but not the switch bids again ``sw_alloc_delay`` cycles
       later.  A flit that wins switch allocation in cycle ``S`` leaves its input buffer then (its
       credit goes back upstream); it is sent on the output channel in cycle
-      ``S + sw_alloc_delay - 1 + st_final_delay`` and seen downstream one channel later.  A body flit that
-      arrives in an active VC can win switch allocation in its arrival cycle.
+      ``S + sw_alloc_delay - 1 + st_final_delay`` (it enters its output port's queue then, and the channel sends
+      one queued flit per cycle; without speedups the queue is empty) and seen downstream one channel later.  A
+      body flit that arrives in an active VC can win switch allocation in its arrival cycle.
+    * Internal steps (``internal_speedup`` s >= 1): the router's pipeline (listing, routing, both allocations,
+      traversal) runs ``floor((t + 1) s) - floor(t s)`` times in cycle ``t`` (once without speedup); the stages
+      count their readiness in steps, and a 1-cycle stage lets the next act in the next step
+      (``docs/conventions.md#sim-booksim-speedup``).  An input channel sends one credit per cycle.
     * An input VC holds one packet at a time: when a tail leaves, the next head in that buffer is routed from
       the next cycle on (BookSim2's per-VC turnaround: with the default delays an input VC starts at most one
       packet every 3 cycles).
@@ -49,10 +54,12 @@ Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's 
       match only.  At the destination router the candidates are all V VCs of the ejection port.
     * Output VCs are reused non-atomically (``wait_for_tail_credit = 0``): an output VC is free again once the
       tail of its packet has been sent; credit counters per output VC start at ``buffer_depth``.
-    * Switch allocation (input speedup 1): of the VCs of one input port that target the same output port and
-      have a flit and a credit, the first at or after the port's VC pointer requests it; then iSLIP between
-      input ports and output ports (one flit per input and per output per cycle); a winning VC moves the
-      port's VC pointer past itself.
+    * Switch allocation: of the VCs of one switch input that target the same output port and have a flit, a
+      credit and room in the port's output queue, the first at or after the switch input's VC pointer requests
+      it; then iSLIP between switch inputs and switch outputs (one flit per each per step); a winning VC moves
+      the pointer ``input_speedup`` VCs past itself.  An input port has ``input_speedup`` switch inputs (VC ``v``
+      uses input ``v mod input_speedup``) and an output port ``output_speedup`` switch outputs (input port ``p``
+      uses output ``p mod output_speedup``); without speedups one flit per input and output port per cycle.
     * Speculative switch allocation (``speculative``, BookSim2's ``speculative = 1`` with its defaults
       ``spec_sw_allocator = prio``, ``spec_check_elig = spec_check_cred = 1``, ``spec_mask_by_reqs = 0``):
       in every cycle a head takes part in VC allocation it also requests the switch for each output port of
@@ -82,8 +89,9 @@ Traffic and measurement (BookSim2's traffic manager)
     tail's ejection; hops count network channels (BookSim2's ``hops`` counts routers: one more).
 Not modelled
     Faults, dropping, hop limits (refused by :class:`torus_lab.sim.SimConfig` / :func:`torus_lab.sim.simulate`);
-    internal speedup, output queues, other allocators (also for speculative requests), other speculation
-    checks (``spec_check_elig``, ``spec_check_cred``, ``spec_mask_by_reqs`` other than BookSim2's defaults).
+    internal speedup below 1, holding the switch for a packet, other allocators (also for speculative requests),
+    other speculation checks (``spec_check_elig``, ``spec_check_cred``, ``spec_mask_by_reqs`` other than
+    BookSim2's defaults).
 
 State: one :class:`BookSimState` (a NamedTuple of numpy arrays, so numba compiles and caches every stage
 against one type); :func:`state_for` builds it.  VC, packet and request ids and cycle numbers are 32-bit words
@@ -112,9 +120,9 @@ A stage called alone needs the lists first (:func:`list_ready`; for switch alloc
 is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO. Stages:
 :func:`generate_packets`, :func:`inject_flits`, :func:`list_ready`, :func:`route_heads`, :func:`allocate_vcs`,
 :func:`allocate_switch`, :func:`traverse_switch` (and the credit helpers :func:`credits_available`,
-:func:`send_credit`), called in that order by :func:`run_booksim`. Generation into the source queues, packet
-finishing, the progress (deadlock) watch and the end-of-run test are shared with the simple model
-(:mod:`torus_lab.sim.packets`).
+:func:`send_credit`), called in that order by :func:`run_booksim` (the last five in every internal step).
+Generation into the source queues, packet finishing, the progress (deadlock) watch and the end-of-run test are
+shared with the simple model (:mod:`torus_lab.sim.packets`).
 
 Examples
 --------

@@ -17,6 +17,13 @@ ValueError: vc_allocation must be one of ('atomic', 'nonatomic'), got 'greedy'
 >>> bs = SimConfig.preset("booksim", offered_load=0.2)
 >>> bs.router, bs.channel_latency, bs.buffer_depth, bs.uniform_includes_source
 ('booksim', 2, 8, True)
+>>> fast = bs.replace(input_speedup=2, output_speedup=2, internal_speedup=1.5)   # BookSim2's router speedups
+>>> fast.input_speedup, fast.internal_speedup, fast.output_buffer_size
+(2, 1.5, -1)
+>>> SimConfig(input_speedup=2)
+Traceback (most recent call last):
+...
+ValueError: input_speedup=2 needs router='booksim' (the simple router ... no speedup and no output queues)
 """
 
 from __future__ import annotations
