@@ -1015,7 +1015,7 @@ def _add_switch_request(st, nreq, tag, ic, sub, iv, op, oc, spec):
         return nreq
     ins, outs = st.cfg[_INPUT_SPEEDUP], st.cfg[_OUTPUT_SPEEDUP]
     in_port = st.ch_in_port[ic]
-    sub_out = 0 if outs == 1 else in_port % outs
+    sub_out = wrap(in_port, outs)  # in_port mod outs (ports are few: no division)
     port_stamp[op] = tag
     port_req[op] = nreq
     st.sa_req_in[nreq] = ic * ins + sub
@@ -1098,35 +1098,6 @@ def _switch_request(st, nreq, tag, ic, sub, iv, tick, now, again):
 
 
 @njit(inline="always")
-def _switch_bid(st, nreq, tag, ic, sub, iv, tick, now, again, speculative):
-    """Input VC ``iv``'s switch requests in step ``tick``, if it bids: speculative ones for a head that bid for a
-    VC in this step (with ``speculative``), else one for an active VC past its ready step with a visible flit."""
-    vstate = st.vstate
-    if speculative and st.va_tried[iv] == tick:
-        if vstate[iv] == ACTIVE:  # won its VC just now: bids non-speculatively after sw_alloc_delay
-            st.vready[iv] = again
-        return _speculative_requests(st, nreq, tag, ic, sub, iv, tick, now)
-    if vstate[iv] == ACTIVE and st.vready[iv] <= tick and st.count[iv] > 0 and st.fvis[iv] <= now:
-        return _switch_request(st, nreq, tag, ic, sub, iv, tick, now, again)
-    return nreq
-
-
-@njit(inline="always")
-def _switch_input_requests(st, nreq, base_tag, ic, tick, now, again, speculative):
-    """The requests of every switch input of input channel ``ic``: switch input ``i`` serves the VCs ``v`` with
-    ``v mod input_speedup == i``, in round-robin order from its pointer (``sa_rr``), its requests consecutive."""
-    vcs, ins = st.cfg[_VCS], st.cfg[_INPUT_SPEEDUP]
-    for sub in range(ins):
-        p = st.sa_rr[ic * ins + sub]
-        first = p + (sub - p) % ins  # the switch input's first VC at or after its pointer
-        after = max(0, (vcs - first + ins - 1) // ins)  # its VCs from there to the last VC, then from its first
-        for t in range((vcs - sub + ins - 1) // ins):  # one loop, one call site: each call is compiled inline
-            v = first + t * ins if t < after else sub + (t - after) * ins
-            nreq = _switch_bid(st, nreq, base_tag * ins + sub, ic, sub, ic * vcs + v, tick, now, again, speculative)
-    return nreq
-
-
-@njit(inline="always")
 def allocate_switch(st, now):
     """Switch allocation: per switch input one VC per output port, then iSLIP between switch inputs and switch
     outputs (one iteration).
@@ -1152,6 +1123,7 @@ def allocate_switch(st, now):
     tick = _tick(st, now)
     again = _ready_after(tick, now, cfg[_SW_ALLOC_DELAY], st.internal_speedup[0])
     sa_rr, va_tried, vstate, vready, out_vc = st.sa_rr, st.va_tried, st.vstate, st.vready, st.out_vc
+    count, fvis = st.count, st.fvis
     credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
     sa_req_in, sa_req_out, sa_req_iv, sa_req_spec = st.sa_req_in, st.sa_req_out, st.sa_req_iv, st.sa_req_spec
     req_in_key, req_out_key, sa_void, matched, grants = (st.req_in_key, st.req_out_key, st.sa_void, st.matched,
@@ -1169,7 +1141,25 @@ def allocate_switch(st, now):
             if ic == last_ic:
                 continue
             last_ic = ic
-            nreq = _switch_input_requests(st, nreq, tick * (nch + nn) + ic, ic, tick, now, again, speculative)
+            # every switch input of the channel: switch input sub serves the VCs v = sub (mod input_speedup), in
+            # round-robin order from its pointer, its requests consecutive (written out here rather than in a
+            # helper: each level of inline functions compiles the code below it again)
+            for sub in range(ins):
+                tag = (tick * (nch + nn) + ic) * ins + sub
+                p = sa_rr[ic * ins + sub]
+                for k in range(2):  # its VCs at or after its pointer, then those before it
+                    v = sub
+                    while v < vcs:
+                        iv = ic * vcs + v
+                        v += ins
+                        if (iv - ic * vcs >= p) != (k == 0):
+                            continue
+                        if speculative and va_tried[iv] == tick:
+                            if vstate[iv] == ACTIVE:  # won its VC just now: bids non-speculatively later
+                                vready[iv] = again
+                            nreq = _speculative_requests(st, nreq, tag, ic, sub, iv, tick, now)
+                        elif vstate[iv] == ACTIVE and vready[iv] <= tick and count[iv] > 0 and fvis[iv] <= now:
+                            nreq = _switch_request(st, nreq, tag, ic, sub, iv, tick, now, again)
     else:
         # the VCs list_ready listed as bidding (no VC starts to bid for the switch between listing and now),
         # ascending, so the VCs of one input channel are neighbours: visited in the channel's round-robin order
@@ -1196,11 +1186,12 @@ def allocate_switch(st, now):
         iv = sa_req_iv[r]
         if sa_req_spec[r] == 1 and sa_void[iv] == tick:
             continue
-        v = split_vc(iv, vcs, vc_shift)[1]
+        ic, v = split_vc(iv, vcs, vc_shift)
         sa_rr[sa_req_in[r]] = wrap(v + ins, vcs)  # the switch input's pointer moves past the winner
         if sa_req_spec[r] == 1:
             o = out_vc[iv]
-            if vstate[iv] != ACTIVE or split_vc(o, vcs, vc_shift)[0] != sa_req_out[r] // outs \
+            won = split_vc(o, vcs, vc_shift)[0] * outs + wrap(st.ch_in_port[ic], outs)  # its switch output
+            if vstate[iv] != ACTIVE or won != sa_req_out[r] \
                     or _take_credits(credit, cr_time, cr_head, cr_count, o, now) == 0:
                 continue
         grants[used] = iv
