@@ -1015,7 +1015,7 @@ def _add_switch_request(st, nreq, tag, ic, sub, iv, op, oc, spec):
         return nreq
     ins, outs = st.cfg[_INPUT_SPEEDUP], st.cfg[_OUTPUT_SPEEDUP]
     in_port = st.ch_in_port[ic]
-    sub_out = wrap(in_port, outs)  # in_port mod outs (ports are few: no division)
+    sub_out = 0 if outs == 1 else wrap(in_port, outs)  # in_port mod outs (ports are few: no division)
     port_stamp[op] = tag
     port_req[op] = nreq
     st.sa_req_in[nreq] = ic * ins + sub
@@ -1172,9 +1172,10 @@ def allocate_switch(st, now):
                 end += 1
             tag = tick * (nch + nn) + ic
             first = ic * vcs + sa_rr[ic]  # from the pointer to the channel's last VC, then from its first
-            for k in range(2 * (end - i)):  # one loop, one call site (each call is compiled inline)
-                iv = to_switch[i + k - (end - i) * (k >= end - i)]
-                if (iv >= first) == (k < end - i):
+            n = end - i  # one loop, one call site (each call is compiled inline); one pass for a lone bidder
+            for k in range(1 if n == 1 else 2 * n):
+                iv = to_switch[i + k - n * (k >= n)]
+                if n == 1 or (iv >= first) == (k < n):
                     nreq = _switch_request(st, nreq, tag, ic, 0, iv, tick, now, again)
             i = end
     ports = cfg[_PORTS]
