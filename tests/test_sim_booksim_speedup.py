@@ -102,6 +102,19 @@ def test_preset_has_booksim2s_defaults_no_speedup_and_unbounded_output_queues():
     assert SimConfig.preset("booksim", internal_speedup=2).internal_speedup == 2.0  # an int is taken as a real
 
 
+def test_results_tables_gain_speedup_columns_only_when_a_speedup_is_set():
+    """A run without speedups keeps the columns results tables had before them; a set speedup is recorded."""
+    from torus_lab.sim.config import SPEEDUP_FIELDS
+
+    cfg = SimConfig.preset("booksim", offered_load=0.1, warmup=20, measure=50)
+    plain = simulate(DOR, cfg, seed=1).params
+    assert not set(SPEEDUP_FIELDS) & set(plain) and "speculative" in plain
+    fast = cfg.replace(output_speedup=2, internal_speedup=1.5)
+    params = simulate(DOR, fast, seed=1).params
+    assert (params["output_speedup"], params["internal_speedup"]) == (2, 1.5) and "input_speedup" not in params
+    assert SimConfig.from_mapping(fast.as_dict()) == fast and SimConfig.from_mapping(cfg.as_dict()) == cfg
+
+
 # ------------------------------------------------------------------------------------------ hand-made routers
 
 

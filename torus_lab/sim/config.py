@@ -38,7 +38,7 @@ from typing import Any
 from torus_lab._validate import check_instance, check_int, check_str
 from torus_lab.sim.traffic import INJECTIONS, PATTERNS
 
-__all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS", "RUN_CONTROLS", "STOP_RULES",
+__all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS", "RUN_CONTROLS", "STOP_RULES", "SPEEDUP_FIELDS",
            "check_speculative_delays"]
 
 #: ``atomic``: a VC takes a new packet only once empty; ``nonatomic``: once the previous tail is written (BookSim).
@@ -66,6 +66,10 @@ _ADAPTIVE_ONLY = ("sample_period", "warmup_periods", "warmup_threshold", "stop_r
 _BOOKSIM_ONLY = ("routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay", "channel_latency",
                  "credit_delay", "speculative", "input_speedup", "output_speedup", "internal_speedup",
                  "output_buffer_size")
+
+#: The router speedups and the output-queue size (``router="booksim"``): :meth:`SimConfig.as_dict` leaves them out
+#: while at their defaults (no speedup, unbounded queues), so results tables of runs without them keep their columns.
+SPEEDUP_FIELDS = ("input_speedup", "output_speedup", "internal_speedup", "output_buffer_size")
 
 #: Largest ``input_speedup``, ``output_speedup`` and ``internal_speedup`` accepted (the model numbers switch ports
 #: and internal steps in 32-bit words; a speedup beyond the VCs of a port or the ports of a router adds nothing).
@@ -385,5 +389,22 @@ class SimConfig:
         return SimConfig.from_mapping({**self.as_dict(), **changes})
 
     def as_dict(self) -> dict[str, Any]:
-        """Every field by name (one row of a results table)."""
-        return dataclasses.asdict(self)
+        """Every field by name (one row of a results table), except the router speedups and the output-queue size
+        while at their defaults (:data:`SPEEDUP_FIELDS`): results tables of runs without them keep their columns.
+
+        Examples
+        --------
+        >>> "input_speedup" in SimConfig.preset("booksim").as_dict()
+        False
+        >>> SimConfig.preset("booksim", input_speedup=2).as_dict()["input_speedup"]
+        2
+        """
+        row = dataclasses.asdict(self)
+        for name in SPEEDUP_FIELDS:
+            if row[name] == _DEFAULTS[name]:
+                del row[name]
+        return row
+
+
+#: Every field's default (the speedups :meth:`SimConfig.as_dict` leaves out at theirs).
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(SimConfig)}
