@@ -622,10 +622,10 @@ def test_islip_match_desynchronises_its_pointers_in_the_second_round():
     gptr, aptr = np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
     scratch = [np.full(2, -1, dtype=np.int64) for _ in range(3)]
     matched = np.zeros(4, dtype=np.int64)
-    n = islip_match(4, req_in, req_out, in_key, out_key, 2, gptr, aptr, *scratch, matched, 0)
+    n = islip_match(4, req_in, req_out, in_key, out_key, 2, 2, gptr, aptr, *scratch, matched, 0)
     assert [(req_in[r], req_out[r]) for r in matched[:n]] == [(0, 0)]
     assert gptr.tolist() == [1, 0] and aptr.tolist() == [1, 0]
-    n = islip_match(4, req_in, req_out, in_key, out_key, 2, gptr, aptr, *scratch, matched, 1)
+    n = islip_match(4, req_in, req_out, in_key, out_key, 2, 2, gptr, aptr, *scratch, matched, 1)
     assert sorted((req_in[r], req_out[r]) for r in matched[:n]) == [(0, 1), (1, 0)]
 
 

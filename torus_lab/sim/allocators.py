@@ -101,17 +101,20 @@ def arbiter_request(stamp, best, best_d, target, requester, key, start, span, no
 
 
 @njit(inline="always")
-def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stamp, g_best, g_bestd, matched, now):
+def islip_match(nreq, req_in, req_out, in_key, out_key, span, out_span, gptr, aptr, g_stamp, g_best, g_bestd,
+                matched, now):  # fmt: skip
     """One iteration of iSLIP over the requests ``r < nreq`` (input ``req_in[r]`` asks for output ``req_out[r]``;
     the requests of one input are consecutive).
 
     Grant: each requested output picks the request whose input key ``in_key[r]`` comes first at or after its
-    pointer ``gptr`` (:func:`arbiter_request`, round-robin over ``span`` keys, the router-local order); accept:
-    each input picks, among the requests granted to it, the one whose output key comes first at or after its
-    pointer ``aptr``; both pointers move one past an accepted match.  Accepted request indices go to
+    pointer ``gptr`` (:func:`arbiter_request`, round-robin over ``span`` input keys, the router-local order);
+    accept: each input picks, among the requests granted to it, the one whose output key comes first at or after
+    its pointer ``aptr`` (round-robin over ``out_span`` output keys); both pointers move one past an accepted
+    match.  Accepted request indices go to
     ``matched[:n]``, in request order; returns ``n``.  ``g_stamp`` marks the outputs whose pick (``g_best``, at
     ring distance ``g_bestd``) was written in cycle ``now``.  Used by the BookSim-compatible model's VC allocator
-    (inputs: input VCs; keys: port x V + VC) and switch allocator (inputs: input channels; keys: ports), which
+    (inputs: input VCs; keys: port x V + VC) and switch allocator (inputs: switch inputs, ``input_speedup`` per
+    input port; outputs: switch outputs, ``output_speedup`` per output port; keys: their router-local order), which
     both list an input's requests together, so the accept step reads each input's run of requests once, in
     order, and needs no table per input.
 
@@ -121,7 +124,7 @@ def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stam
     >>> req_in, req_out = np.array([0, 1, 1]), np.array([0, 0, 1])   # input 1 also asks for output 1
     >>> gptr, aptr, g_stamp = np.zeros(2, np.int64), np.zeros(2, np.int64), np.full(2, -1, np.int64)
     >>> matched = np.zeros(3, np.int64)
-    >>> n = islip_match(3, req_in, req_out, req_in, req_out, 2, gptr, aptr, g_stamp, np.zeros(2, np.int64),
+    >>> n = islip_match(3, req_in, req_out, req_in, req_out, 2, 2, gptr, aptr, g_stamp, np.zeros(2, np.int64),
     ...                 np.zeros(2, np.int64), matched, 0)
     >>> matched[:n].tolist(), gptr.tolist(), aptr.tolist()     # output 0 grants input 0; input 1 accepts output 1
     ([0, 2], [1, 0], [1, 0])
@@ -134,17 +137,17 @@ def islip_match(nreq, req_in, req_out, in_key, out_key, span, gptr, aptr, g_stam
         i = req_in[r]
         start = aptr[i]
         best = -1
-        best_d = span
+        best_d = out_span
         while r < nreq and req_in[r] == i:
             if g_best[req_out[r]] == r:
-                d = ring_offset(out_key[r], start, span)
+                d = ring_offset(out_key[r], start, out_span)
                 if d < best_d:
                     best = r
                     best_d = d
             r += 1
         if best >= 0:
             gptr[req_out[best]] = wrap(in_key[best] + 1, span)
-            aptr[i] = wrap(out_key[best] + 1, span)
+            aptr[i] = wrap(out_key[best] + 1, out_span)
             matched[n] = best
             n += 1
     return n

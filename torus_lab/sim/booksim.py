@@ -26,8 +26,13 @@ Timing (one cycle = one BookSim2 ``_Step``)
       ``A + routing_delay``; a head that won its VC but not the switch bids again ``sw_alloc_delay`` cycles
       later.  A flit that wins switch allocation in cycle ``S`` leaves its input buffer then (its
       credit goes back upstream); it is sent on the output channel in cycle
-      ``S + sw_alloc_delay - 1 + st_final_delay`` and seen downstream one channel later.  A body flit that
-      arrives in an active VC can win switch allocation in its arrival cycle.
+      ``S + sw_alloc_delay - 1 + st_final_delay`` (it enters its output port's queue then, and the channel sends
+      one queued flit per cycle; without speedups the queue is empty) and seen downstream one channel later.  A
+      body flit that arrives in an active VC can win switch allocation in its arrival cycle.
+    * Internal steps (``internal_speedup`` s >= 1): the router's pipeline (listing, routing, both allocations,
+      traversal) runs ``floor((t + 1) s) - floor(t s)`` times in cycle ``t`` (once without speedup); the stages
+      count their readiness in steps, and a 1-cycle stage lets the next act in the next step
+      (``docs/conventions.md#sim-booksim-speedup``).  An input channel sends one credit per cycle.
     * An input VC holds one packet at a time: when a tail leaves, the next head in that buffer is routed from
       the next cycle on (BookSim2's per-VC turnaround: with the default delays an input VC starts at most one
       packet every 3 cycles).
@@ -49,10 +54,12 @@ Allocation (separable iSLIP, one iteration, round-robin pointers, as BookSim2's 
       match only.  At the destination router the candidates are all V VCs of the ejection port.
     * Output VCs are reused non-atomically (``wait_for_tail_credit = 0``): an output VC is free again once the
       tail of its packet has been sent; credit counters per output VC start at ``buffer_depth``.
-    * Switch allocation (input speedup 1): of the VCs of one input port that target the same output port and
-      have a flit and a credit, the first at or after the port's VC pointer requests it; then iSLIP between
-      input ports and output ports (one flit per input and per output per cycle); a winning VC moves the
-      port's VC pointer past itself.
+    * Switch allocation: of the VCs of one switch input that target the same output port and have a flit, a
+      credit and room in the port's output queue, the first at or after the switch input's VC pointer requests
+      it; then iSLIP between switch inputs and switch outputs (one flit per each per step); a winning VC moves
+      the pointer ``input_speedup`` VCs past itself.  An input port has ``input_speedup`` switch inputs (VC ``v``
+      uses input ``v mod input_speedup``) and an output port ``output_speedup`` switch outputs (input port ``p``
+      uses output ``p mod output_speedup``); without speedups one flit per input and output port per cycle.
     * Speculative switch allocation (``speculative``, BookSim2's ``speculative = 1`` with its defaults
       ``spec_sw_allocator = prio``, ``spec_check_elig = spec_check_cred = 1``, ``spec_mask_by_reqs = 0``):
       in every cycle a head takes part in VC allocation it also requests the switch for each output port of
@@ -82,8 +89,9 @@ Traffic and measurement (BookSim2's traffic manager)
     tail's ejection; hops count network channels (BookSim2's ``hops`` counts routers: one more).
 Not modelled
     Faults, dropping, hop limits (refused by :class:`torus_lab.sim.SimConfig` / :func:`torus_lab.sim.simulate`);
-    internal speedup, output queues, other allocators (also for speculative requests), other speculation
-    checks (``spec_check_elig``, ``spec_check_cred``, ``spec_mask_by_reqs`` other than BookSim2's defaults).
+    internal speedup below 1, holding the switch for a packet, other allocators (also for speculative requests),
+    other speculation checks (``spec_check_elig``, ``spec_check_cred``, ``spec_mask_by_reqs`` other than
+    BookSim2's defaults).
 
 State: one :class:`BookSimState` (a NamedTuple of numpy arrays, so numba compiles and caches every stage
 against one type); :func:`state_for` builds it.  VC, packet and request ids and cycle numbers are 32-bit words
@@ -112,9 +120,9 @@ A stage called alone needs the lists first (:func:`list_ready`; for switch alloc
 is kept in ``fvis`` (a 1-D copy of ``farr`` at the front slot), so these checks do not read the 2-D FIFO. Stages:
 :func:`generate_packets`, :func:`inject_flits`, :func:`list_ready`, :func:`route_heads`, :func:`allocate_vcs`,
 :func:`allocate_switch`, :func:`traverse_switch` (and the credit helpers :func:`credits_available`,
-:func:`send_credit`), called in that order by :func:`run_booksim`. Generation into the source queues, packet
-finishing, the progress (deadlock) watch and the end-of-run test are shared with the simple model
-(:mod:`torus_lab.sim.packets`).
+:func:`send_credit`), called in that order by :func:`run_booksim` (the last five in every internal step).
+Generation into the source queues, packet finishing, the progress (deadlock) watch and the end-of-run test are
+shared with the simple model (:mod:`torus_lab.sim.packets`).
 
 Examples
 --------
@@ -204,6 +212,7 @@ BCFG_WORDS = (
     "vcs", "depth", "length", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
     "credit_delay", "warmup", "measure_end", "drain", "gen_end", "deadlock_cycles", "pattern", "hotspot_node",
     "queue_cap", "include_self", "num_channels", "num_nodes", "ports", "injection", "speculative",
+    "input_speedup", "output_speedup", "output_buffer_size",
 )
 #: Index of each integer setting in ``BookSimState.cfg``.
 BCFG = {name: index for index, name in enumerate(BCFG_WORDS)}
@@ -230,14 +239,17 @@ _NUM_NODES = BCFG["num_nodes"]
 _PORTS = BCFG["ports"]
 _INJECTION = BCFG["injection"]
 _SPECULATIVE = BCFG["speculative"]
+_INPUT_SPEEDUP = BCFG["input_speedup"]
+_OUTPUT_SPEEDUP = BCFG["output_speedup"]
+_OUTPUT_BUFFER_SIZE = BCFG["output_buffer_size"]
 
 
 #: Every array of one run of the BookSim-compatible model (see the module docstring for the numbering).
 BookSimState = namedtuple(
     "BookSimState",
     [
-        # settings
-        "cfg", "fcfg", "burst_on", "active", "dest_map", "rng", "counters",
+        # settings; internal speedup (a real) and the index of the current internal step within the cycle
+        "cfg", "fcfg", "burst_on", "active", "dest_map", "rng", "counters", "internal_speedup", "step",
         # channels (network, injection, ejection) and router ports
         "ch_src_router", "ch_dst_router", "ch_latency", "ch_in_port", "ch_out_port",
         # input VCs: FIFO (count, front slot; per slot packet, flit index, cycle from which it is visible), and
@@ -253,8 +265,14 @@ BookSimState = namedtuple(
         "vstate", "vready", "ncand", "cand_vc", "cand_st", "cand_rand", "out_vc", "va_aptr",
         # output VCs: holder (-1 free), credits, pending credit arrivals (FIFO), VC-allocation grant pointer
         "busy", "credit", "cr_time", "cr_head", "cr_count", "va_gptr",
-        # switch allocation pointers per channel: VC round-robin at the input, iSLIP accept / grant
+        # switch allocation pointers: VC round-robin and iSLIP accept per switch input (input_speedup per input
+        # channel), iSLIP grant per switch output (output_speedup per output channel)
         "sa_rr", "sa_aptr", "sa_gptr",
+        # output queues: the cycle from which each output channel can send its next flit; with a bounded queue
+        # (output_buffer_size >= 1, else no rows) a ring per output channel of its queued flits (the internal step
+        # each entered, the cycle it is sent), its front slot and length.  Credit links: per input channel the
+        # internal step of its latest credit and the cycle that credit is sent (one credit per cycle and channel)
+        "oq_next", "oq_tick", "oq_send", "oq_head", "oq_len", "cq_tick", "cq_send",
         # allocation scratch (requests of one cycle; lists as long as the packet pool allows, request_capacity)
         "req_in", "req_out", "req_c", "req_in_key", "req_out_key", "matched",
         "g_stamp", "g_best", "g_bestd",
@@ -334,14 +352,18 @@ def _port_tables(topology: Torus, channel_latency: int):
 
 def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int,
                  pool: int | None = None, *, stored_states: bool = False, queue_width: int | None = None,
-                 speculative: bool = False) -> dict[str, int]:
+                 speculative: bool = False, input_speedup: int = 1, output_speedup: int = 1,
+                 output_buffer_size: int = -1) -> dict[str, int]:
     """Bytes of each array :func:`state_for` allocates (a pool of ``pool`` packets, by default the largest,
     :func:`torus_lab.sim.packets.packet_pool_size`; source-queue rings of ``queue_width`` slots, by default
     ``queue_cap``), by field of :class:`BookSimState` (``fpk`` holds the three words of every FIFO slot, ``fidx``
     and ``farr`` are views of it); every node active.  32-bit words per VC and per channel
     (:data:`torus_lab.sim.packets.WORD_LIMIT`), 64-bit header states, packets, sources and records; the
     candidates' header states (``cand_st``) only with ``stored_states`` (see :func:`state_for`); the allocators'
-    request lists sized by :func:`request_capacity` (``speculative``: switch allocation with speculation).
+    request lists sized by :func:`request_capacity` (``speculative``: switch allocation with speculation); the
+    switch allocator's pointers per switch input and output (``input_speedup``, ``output_speedup``); with a bounded
+    output queue (``output_buffer_size >= 1``) a ring of ``vcs x depth`` slots per output channel (the most flits
+    a queue can hold: each has taken a credit of its output port).
     What the memory check adds up before allocating and the breakdown of ``benchmarks/bench_scale.py``.
 
     Examples
@@ -357,19 +379,22 @@ def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap:
     check_instance("stored_states", stored_states, (bool, np.bool_), "a bool")
     check_instance("speculative", speculative, (bool, np.bool_), "a bool")
     width = queue_cap if queue_width is None else check_int("queue_width", queue_width, 1, queue_cap)
+    ins = check_int("input_speedup", input_speedup, 1)
+    outs = check_int("output_speedup", output_speedup, 1)
+    bounded = check_int("output_buffer_size", output_buffer_size, -1) >= 0
     nn, nch = topology.num_nodes, topology.num_channels
     total = nch + 2 * nn
     nvc = total * vcs
     n_in = (nch + nn) * vcs
     ports = 2 * topology.n + 1
     kmax = candidate_capacity(topology, vcs)
-    sa_cap = total * ports
+    sa_cap = total * ins * ports
     npk = packet_pool_size(nn, nvc + nn, queue_cap) if pool is None else check_int("pool", pool, minimum=1)
     va_cap, sw_cap = request_capacity(n_in, kmax, sa_cap, ports, npk, bool(speculative))
     keys = max(va_cap, sw_cap)
     words = {  # (elements, bytes per element)
         "cfg": (len(BCFG), 8), "fcfg": (4, 8), "burst_on": (nn, 1), "active": (nn, 8), "dest_map": (nn, 8),
-        "rng": (1, 8), "counters": (len(CNT), 8),
+        "rng": (1, 8), "counters": (len(CNT), 8), "internal_speedup": (1, 8), "step": (1, 8),
         **{name: (total, 8) for name in ("ch_src_router", "ch_dst_router", "ch_latency", "ch_in_port",
                                          "ch_out_port")},
         "count": (nvc, 4), "fhead": (nvc, 4), "fpk": (nvc * depth * 3, 4), "fidx": (0, 4), "farr": (0, 4),
@@ -380,12 +405,15 @@ def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap:
         "va_aptr": (nvc, 4),
         "busy": (nvc, 4), "credit": (nvc, 4), "cr_time": (nvc * depth, 4), "cr_head": (nvc, 4),
         "cr_count": (nvc, 4), "va_gptr": (nvc, 4),
-        "sa_rr": (total, 4), "sa_aptr": (total, 4), "sa_gptr": (total, 4),
+        "sa_rr": (total * ins, 4), "sa_aptr": (total * ins, 4), "sa_gptr": (total * outs, 4),
+        "oq_next": (total, 4), **{name: (total * vcs * depth * bounded, 4) for name in ("oq_tick", "oq_send")},
+        "oq_head": (total * bounded, 4), "oq_len": (total * bounded, 4), "cq_tick": (total, 4), "cq_send": (total, 4),
         **{name: (va_cap, 4) for name in ("req_in", "req_out", "req_c")},
         **{name: (keys, 4) for name in ("req_in_key", "req_out_key", "matched")},
         "g_stamp": (nvc, 4), "g_best": (nvc, 4), "g_bestd": (nvc, 4),
         "port_stamp": (ports, 8), "sa_req_in": (sw_cap, 4), "sa_req_out": (sw_cap, 4), "sa_req_iv": (sw_cap, 4),
-        "sg_stamp": (total, 4), "sg_best": (total, 4), "sg_bestd": (total, 4), "grants": (total, 4),
+        "sg_stamp": (total * outs, 4), "sg_best": (total * outs, 4), "sg_bestd": (total * outs, 4),
+        "grants": (total * min(ins, outs), 4),
         "ngrants": (1, 8),
         "va_tried": (nvc, 4), "vc_taken": (nvc, 4), "sa_void": (nvc, 4), "sa_req_spec": (sw_cap, 4),
         "port_req": (ports, 8),
@@ -401,10 +429,19 @@ def state_layout(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap:
 
 def state_memory_bytes(topology: Torus, vcs: int, depth: int, queue_cap: int, rec_cap: int,
                        pool: int | None = None, *, stored_states: bool = False, queue_width: int | None = None,
-                       speculative: bool = False) -> int:
-    """Bytes :func:`state_for` allocates (the sum of :func:`state_layout`), estimated before allocating."""
+                       speculative: bool = False, input_speedup: int = 1, output_speedup: int = 1,
+                       output_buffer_size: int = -1) -> int:
+    """Bytes :func:`state_for` allocates (the sum of :func:`state_layout`), estimated before allocating.
+
+    Examples
+    --------
+    >>> plain = state_memory_bytes(Torus(2, 4), 2, 8, 16, 100)
+    >>> state_memory_bytes(Torus(2, 4), 2, 8, 16, 100, output_buffer_size=4) - plain   # 96 channels' rings
+    13056
+    """
     return sum(state_layout(topology, vcs, depth, queue_cap, rec_cap, pool, stored_states=stored_states,
-                            queue_width=queue_width, speculative=speculative).values())  # fmt: skip
+                            queue_width=queue_width, speculative=speculative, input_speedup=input_speedup,
+                            output_speedup=output_speedup, output_buffer_size=output_buffer_size).values())
 
 
 def request_capacity(input_vcs: int, kmax: int, switch_pairs: int, ports: int, pool: int,
@@ -467,14 +504,15 @@ def with_pool(st: BookSimState, size: int) -> BookSimState:
 
 def _request_capacity_of(st: BookSimState) -> tuple[int, int]:
     """:func:`request_capacity` for state ``st``'s network, settings and packet pool."""
-    return request_capacity(st.live.shape[0], st.cand_vc.shape[1], st.ch_latency.shape[0] * int(st.cfg[_PORTS]),
-                            int(st.cfg[_PORTS]), st.free_stack.shape[0], bool(st.cfg[_SPECULATIVE]))  # fmt: skip
+    pairs = st.ch_latency.shape[0] * int(st.cfg[_INPUT_SPEEDUP]) * int(st.cfg[_PORTS])
+    return request_capacity(st.live.shape[0], st.cand_vc.shape[1], pairs, int(st.cfg[_PORTS]),
+                            st.free_stack.shape[0], bool(st.cfg[_SPECULATIVE]))  # fmt: skip
 
 
 def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, burst_on: np.ndarray,
                active: np.ndarray, dest_map: np.ndarray, seed_word: int, rec_cap: int,
                channel_latency: int, pool: int | None = None, stored_states: bool = False,
-               queue_width: int | None = None) -> BookSimState:
+               queue_width: int | None = None, internal_speedup: float = 1.0) -> BookSimState:
     """A fresh :class:`BookSimState`: empty buffers, full credits, free VCs (``cfg`` indexed by :data:`BCFG`;
     arguments checked by :func:`state_for`)."""
     from torus_lab._memory import check_memory, network_size
@@ -484,8 +522,10 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     npk = packet_pool_size(topology.num_nodes, nvc_all + topology.num_nodes, queue_cap) if pool is None else pool
     width = queue_cap if queue_width is None else queue_width
     speculative = bool(cfg[_SPECULATIVE])
+    ins, outs, queue_size = int(cfg[_INPUT_SPEEDUP]), int(cfg[_OUTPUT_SPEEDUP]), int(cfg[_OUTPUT_BUFFER_SIZE])
     check_memory(state_memory_bytes(topology, vcs, depth, queue_cap, rec_cap, npk, stored_states=stored_states,
-                                    queue_width=width, speculative=speculative),
+                                    queue_width=width, speculative=speculative, input_speedup=ins,
+                                    output_speedup=outs, output_buffer_size=queue_size),
                  f"BookSim-model state ({vcs} VCs, buffer {depth} flits) on {network_size(topology)}")  # fmt: skip
     ch_src, ch_dst, latency, in_port, out_port, ports = _port_tables(topology, channel_latency)
     nn, nch = topology.num_nodes, topology.num_channels
@@ -494,7 +534,8 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
     n_in = (nch + nn) * vcs  # input VCs of the routers (network and injection): the only ones holding flits
     cfg = cfg.astype(np.int64).copy()
     cfg[_VCS], cfg[_NUM_CHANNELS], cfg[_NUM_NODES], cfg[_PORTS] = vcs, nch, nn, ports
-    sa_cap = total * ports  # switch requests per cycle: at most one per input channel and output port
+    bounded = int(queue_size >= 0)
+    sa_cap = total * ins * ports  # switch requests per step: at most one per switch input and output port
     kmax = candidate_capacity(topology, vcs)  # candidates kept per routed head
     va_cap, sw_cap = request_capacity(n_in, kmax, sa_cap, ports, npk, speculative)  # the request lists' lengths
     keys = max(va_cap, sw_cap)
@@ -515,7 +556,7 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         cfg=cfg, fcfg=np.asarray(fcfg, dtype=np.float64).copy(), burst_on=np.asarray(burst_on, dtype=np.uint8).copy(),
         active=active.astype(np.int64),
         dest_map=dest_map.astype(np.int64), rng=np.array([seed_word], dtype=np.uint64),
-        counters=wide(len(CNT)),
+        counters=wide(len(CNT)), internal_speedup=np.array([internal_speedup], dtype=np.float64), step=wide(1),
         ch_src_router=ch_src, ch_dst_router=ch_dst, ch_latency=latency, ch_in_port=in_port, ch_out_port=out_port,
         count=narrow(nvc), fhead=narrow(nvc), fpk=fifo[:, :, 0], fidx=fifo[:, :, 1], farr=fifo[:, :, 2],
         fvis=narrow(nvc), occupied=np.zeros((n_in + 63) // 64, dtype=np.uint64), live=narrow(n_in),
@@ -525,13 +566,18 @@ def _new_state(topology: Torus, vcs: int, cfg: np.ndarray, fcfg: np.ndarray, bur
         va_aptr=narrow(nvc),
         busy=narrow(nvc, value=-1), credit=narrow(nvc, value=depth), cr_time=narrow(nvc, depth),
         cr_head=narrow(nvc), cr_count=narrow(nvc), va_gptr=narrow(nvc),
-        sa_rr=narrow(total), sa_aptr=narrow(total), sa_gptr=narrow(total),
+        # the VC pointer of switch input i of a channel starts at VC i (BookSim2's initial offsets)
+        sa_rr=np.tile(np.arange(ins, dtype=np.int32), total), sa_aptr=narrow(total * ins), sa_gptr=narrow(total * outs),
+        oq_next=narrow(total), oq_tick=narrow(total * bounded, vcs * depth),
+        oq_send=narrow(total * bounded, vcs * depth),
+        oq_head=narrow(total * bounded), oq_len=narrow(total * bounded), cq_tick=narrow(total, value=-1),
+        cq_send=narrow(total, value=-1),
         req_in=narrow(va_cap), req_out=narrow(va_cap), req_c=narrow(va_cap),
         req_in_key=narrow(keys), req_out_key=narrow(keys), matched=narrow(keys),
         g_stamp=narrow(nvc, value=-1), g_best=narrow(nvc), g_bestd=narrow(nvc),
         port_stamp=wide(ports, value=-1), sa_req_in=narrow(sw_cap), sa_req_out=narrow(sw_cap),
-        sa_req_iv=narrow(sw_cap), sg_stamp=narrow(total, value=-1), sg_best=narrow(total), sg_bestd=narrow(total),
-        grants=narrow(total), ngrants=wide(1),
+        sa_req_iv=narrow(sw_cap), sg_stamp=narrow(total * outs, value=-1), sg_best=narrow(total * outs),
+        sg_bestd=narrow(total * outs), grants=narrow(total * min(ins, outs)), ngrants=wide(1),
         va_tried=narrow(nvc, value=-1), vc_taken=narrow(nvc, value=-1), sa_void=narrow(nvc, value=-1),
         sa_req_spec=narrow(sw_cap), port_req=wide(ports),
         tmp_ch=wide(MAX_CANDIDATES), tmp_vc=wide(MAX_CANDIDATES), tmp_st=wide(MAX_CANDIDATES, STATE_SIZE),
@@ -609,6 +655,68 @@ def _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv):
     if count[iv] > 0:
         fvis[iv] = farr[iv, fhead[iv]]
     return p, fi
+
+
+# ------------------------------------------------------------------------------------------ internal steps
+#
+# The router's pipeline (routing, both allocations, switch traversal) runs in internal steps, numbered from 0 over
+# the whole run: floor(t * s) steps precede cycle t (s = internal_speedup), so with s = 1 step t is cycle t.  A stage
+# of 1-cycle delay lets the next one act in the next step; a stage of d > 1 cycles completes in the first step of
+# cycle t + d - 1 and the next acts in the step after it (as BookSim2's stage lists time their entries).
+
+
+@njit(inline="always", hoist_fields=True)
+def _steps_before(cycle, speedup):
+    """Internal steps of all cycles before ``cycle``: ``floor(cycle * speedup)``."""
+    return np.int64(np.floor(cycle * speedup))
+
+
+@njit(inline="always", hoist_fields=True)
+def _tick(st, now):
+    """The current internal step: the steps before cycle ``now`` plus the index of this one within it."""
+    return _steps_before(now, st.internal_speedup[0]) + st.step[0]
+
+
+@njit(inline="always", hoist_fields=True)
+def _ready_after(tick, now, delay, speedup):
+    """The step from which a VC whose stage of ``delay`` cycles started in step ``tick`` (cycle ``now``) may act
+    again (0 cycles: in the same step; 1: the next step; more: the step after the first of cycle
+    ``now + delay - 1``).  With ``speedup`` 1: ``now + delay``."""
+    if delay <= 1:
+        return tick + delay
+    return _steps_before(now + delay - 1, speedup) + 1
+
+
+@njit(inline="always", hoist_fields=True)
+def _cycle_of(tick, speedup, cycle):
+    """The cycle of internal step ``tick``, searched from ``cycle`` (a cycle at or before it) on."""
+    while _steps_before(cycle + 1, speedup) <= tick:
+        cycle += 1
+    return cycle
+
+
+@njit(refcount=False)
+def _queued(oq_tick, oq_send, oq_head, oq_len, oc, tick, now):
+    """Flits in output channel ``oc``'s bounded queue as switch allocation sees them in step ``tick`` of cycle
+    ``now``: entered in an earlier step and not sent before this cycle (flits sent earlier leave the ring).
+    Compiled once, not inline: only bounded queues call it."""
+    width = oq_tick.shape[1]
+    while oq_len[oc] > 0 and oq_send[oc, oq_head[oc]] < now:
+        oq_head[oc] = wrap(oq_head[oc] + 1, width)
+        oq_len[oc] -= 1
+    n = 0
+    while n < oq_len[oc] and oq_tick[oc, wrap(oq_head[oc] + n, width)] < tick:
+        n += 1
+    return n
+
+
+@njit(inline="always", hoist_fields=True)
+def _queue_full(st, oc, tick, now):
+    """Whether output channel ``oc``'s queue is full for switch allocation (never with ``output_buffer_size=-1``)."""
+    size = st.cfg[_OUTPUT_BUFFER_SIZE]
+    if size < 0:
+        return False
+    return _queued(st.oq_tick, st.oq_send, st.oq_head, st.oq_len, oc, tick, now) >= size
 
 
 # ---------------------------------------------------------------------------------------------------- stages
@@ -714,6 +822,7 @@ def list_ready(st, now):
     """
     occupied, live, vstate, vready, fvis = st.occupied, st.live, st.vstate, st.vready, st.fvis
     to_route, to_allocate, to_switch = st.to_route, st.to_allocate, st.to_switch
+    tick = _tick(st, now)
     n = 0
     heads = 0
     bidders = 0
@@ -727,7 +836,7 @@ def list_ready(st, now):
             # branch on the (unpredictable) state of the VC
             state = vstate[iv]
             visible = fvis[iv] <= now
-            ready = vready[iv] <= now
+            ready = vready[iv] <= tick
             routes = (state == IDLE) & visible
             bids_for_vc = (state == VC_ALLOC) & ready
             bids_for_switch = (state == ACTIVE) & ready & visible
@@ -771,6 +880,8 @@ def route_heads(route, tables, st, now):
     to_route, to_allocate = st.to_route, st.to_allocate
     bidders = st.nlive[2]
     vc_shift = vc_split_shift(vcs)
+    tick = _tick(st, now)
+    ready = _ready_after(tick, now, routing_delay, st.internal_speedup[0])
     routed = 0
     for i in range(st.nlive[1]):  # the listed heads, ascending (the order of random draws)
         iv = to_route[i]
@@ -816,7 +927,7 @@ def route_heads(route, tables, st, now):
             m = kept
         ncand[iv] = m
         vstate[iv] = VC_ALLOC
-        vready[iv] = now + routing_delay
+        vready[iv] = ready
         if routing_delay == 0:  # lookahead routing: the head bids for a VC in this cycle
             to_allocate[bidders] = iv
             bidders += 1
@@ -842,13 +953,15 @@ def allocate_vcs(route, tables, st, now):
     req_in, req_out, req_c, req_in_key, req_out_key = st.req_in, st.req_out, st.req_c, st.req_in_key, st.req_out_key
     fpk, fhead, pk_state, matched, to_allocate = st.fpk, st.fhead, st.pk_state, st.matched, st.to_allocate
     vc_shift = vc_split_shift(vcs)
+    tick = _tick(st, now)
+    again = _ready_after(tick, now, vc_alloc_delay, st.internal_speedup[0])
     nreq = 0
     for i in range(st.nlive[2]):  # the listed heads waiting for a VC (and those routed now with lookahead routing)
         iv = to_allocate[i]
-        if vstate[iv] != VC_ALLOC or vready[iv] > now:
+        if vstate[iv] != VC_ALLOC or vready[iv] > tick:
             continue
-        vready[iv] = now + vc_alloc_delay  # evaluated: next attempt after this allocation's delay
-        va_tried[iv] = now  # with speculation, this head also bids for the switch in this cycle
+        vready[iv] = again  # evaluated: next attempt after this allocation's delay
+        va_tried[iv] = tick  # with speculation, this head also bids for the switch in this step
         ch, v = split_vc(iv, vcs, vc_shift)
         local_in = ch_in_port[ch] * vcs + v
         for c in range(ncand[iv]):
@@ -862,8 +975,8 @@ def allocate_vcs(route, tables, st, now):
             oc, ov = split_vc(o, vcs, vc_shift)
             req_out_key[nreq] = ch_out_port[oc] * vcs + ov
             nreq += 1
-    granted = islip_match(nreq, req_in, req_out, req_in_key, req_out_key, span, st.va_gptr, st.va_aptr,
-                          st.g_stamp, st.g_best, st.g_bestd, matched, now)  # fmt: skip
+    granted = islip_match(nreq, req_in, req_out, req_in_key, req_out_key, span, span, st.va_gptr, st.va_aptr,
+                          st.g_stamp, st.g_best, st.g_bestd, matched, tick)  # fmt: skip
     nch = cfg[_NUM_CHANNELS]
     for m in range(granted):
         r = matched[m]
@@ -871,7 +984,7 @@ def allocate_vcs(route, tables, st, now):
         o = req_out[r]
         p = fpk[iv, fhead[iv]]
         busy[o] = iv
-        vc_taken[o] = now
+        vc_taken[o] = tick
         out_vc[iv] = o
         vstate[iv] = ACTIVE
         c = req_c[r]
@@ -887,48 +1000,49 @@ def allocate_vcs(route, tables, st, now):
 
 
 @njit(inline="always", hoist_fields=True)
-def _add_switch_request(port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec, req_in_key,
-                        req_out_key, ch_in_port, nreq, tag, ic, iv, op, oc, spec):  # fmt: skip
-    """Input channel ``ic``'s request for output port ``op`` (channel ``oc``) on behalf of input VC ``iv``.
+def _add_switch_request(st, nreq, tag, ic, sub, iv, op, oc, spec):
+    """Switch input ``sub`` of input channel ``ic`` requests output port ``op`` (channel ``oc``) for input VC ``iv``.
 
-    One request per input and output port: the first VC (in the input's round-robin order) keeps it, except that
-    a non-speculative VC takes it over from a speculative one (BookSim2's priority between the two kinds).
-    Returns the new number of requests.  Takes the state's switch-request arrays by name (see ``_take_credits``).
+    One request per switch input and output port: the first VC (in the switch input's round-robin order) keeps it,
+    except that a non-speculative VC takes it over from a speculative one (BookSim2's priority between the two
+    kinds).  The request names switch input ``ic x input_speedup + sub`` and the switch output of ``oc`` that input
+    port ``p`` uses, ``oc x output_speedup + p mod output_speedup``; its keys are their router-local numbers.
+    Returns the new number of requests.
     """
-    if port_stamp[op] == tag:  # an earlier VC of this input already requests that output port
+    port_stamp, port_req, sa_req_spec, sa_req_iv = st.port_stamp, st.port_req, st.sa_req_spec, st.sa_req_iv
+    if port_stamp[op] == tag:  # an earlier VC of this switch input already requests that output port
         r = port_req[op]
         if sa_req_spec[r] == 1 and spec == 0:
             sa_req_iv[r] = iv
             sa_req_spec[r] = 0
         return nreq
+    ins, outs = st.cfg[_INPUT_SPEEDUP], st.cfg[_OUTPUT_SPEEDUP]
+    in_port = st.ch_in_port[ic]
+    sub_out = 0 if outs == 1 else wrap(in_port, outs)  # in_port mod outs (ports are few: no division)
     port_stamp[op] = tag
     port_req[op] = nreq
-    sa_req_in[nreq] = ic
-    sa_req_out[nreq] = oc
+    st.sa_req_in[nreq] = ic * ins + sub
+    st.sa_req_out[nreq] = oc * outs + sub_out
     sa_req_iv[nreq] = iv
     sa_req_spec[nreq] = spec
-    req_in_key[nreq] = ch_in_port[ic]
-    req_out_key[nreq] = op
+    st.req_in_key[nreq] = in_port * ins + sub
+    st.req_out_key[nreq] = op * outs + sub_out
     return nreq + 1
 
 
 @njit(inline="always", hoist_fields=True)
-def _speculative_requests(st, nreq, tag, ic, iv, now):
-    """The speculative switch requests of a head that bid for a VC in cycle ``now`` (BookSim2's default checks).
+def _speculative_requests(st, nreq, tag, ic, sub, iv, tick, now):
+    """The speculative switch requests of a head that bid for a VC in step ``tick`` (BookSim2's default checks).
 
     Each output port of its candidates is requested if one of its candidate VCs there was free before this
-    cycle's VC allocation and has a credit; if some port fails that check, a grant to this VC is void in this
-    cycle (as in BookSim2, which marks the VC stalled but keeps its other requests).  Returns the new number of
-    requests.
+    step's VC allocation and has a credit, and the port's output queue is not full; if some port fails that check,
+    a grant to this VC is void in this step (as in BookSim2, which marks the VC stalled but keeps its other
+    requests).  Returns the new number of requests.
     """
     vcs = st.cfg[_VCS]
     ncand, cand_vc, busy, vc_taken, sa_void, ch_out_port = (st.ncand, st.cand_vc, st.busy, st.vc_taken, st.sa_void,
                                                             st.ch_out_port)  # fmt: skip
     credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
-    port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec = (st.port_stamp, st.port_req, st.sa_req_in,
-                                                                           st.sa_req_out, st.sa_req_iv,
-                                                                           st.sa_req_spec)  # fmt: skip
-    req_in_key, req_out_key, ch_in_port = st.req_in_key, st.req_out_key, st.ch_in_port
     vc_shift = vc_split_shift(vcs)
     for c in range(ncand[iv]):
         oc = split_vc(cand_vc[iv, c], vcs, vc_shift)[0]
@@ -940,74 +1054,79 @@ def _speculative_requests(st, nreq, tag, ic, iv, now):
         if seen:
             continue
         usable = False
-        for d in range(c, ncand[iv]):
-            o = cand_vc[iv, d]
-            if split_vc(o, vcs, vc_shift)[0] != oc:
-                continue
-            if (busy[o] == -1 or vc_taken[o] == now) and _take_credits(credit, cr_time, cr_head, cr_count, o,
-                                                                        now) > 0:  # fmt: skip
-                usable = True
-                break
+        if not _queue_full(st, oc, tick, now):
+            for d in range(c, ncand[iv]):
+                o = cand_vc[iv, d]
+                if split_vc(o, vcs, vc_shift)[0] != oc:
+                    continue
+                if (busy[o] == -1 or vc_taken[o] == tick) and _take_credits(credit, cr_time, cr_head, cr_count, o,
+                                                                             now) > 0:  # fmt: skip
+                    usable = True
+                    break
         if usable:
-            nreq = _add_switch_request(port_stamp, port_req, sa_req_in, sa_req_out, sa_req_iv, sa_req_spec,
-                                       req_in_key, req_out_key, ch_in_port, nreq, tag, ic, iv, ch_out_port[oc], oc,
-                                       1)  # fmt: skip
+            nreq = _add_switch_request(st, nreq, tag, ic, sub, iv, ch_out_port[oc], oc, 1)
         else:
-            sa_void[iv] = now
+            sa_void[iv] = tick
     return nreq
 
 
 @njit(inline="always", hoist_fields=True)
-def _may_bid(state, ready, tried, now):
-    """Whether an input VC listed in cycle ``now`` may bid for the switch in this cycle's switch allocation, with
-    speculation (without it :func:`list_ready` lists the VCs that bid).
+def _may_bid(state, ready, tried, tick):
+    """Whether an input VC listed in step ``tick`` may bid for the switch in this step's switch allocation, with
+    speculation or input speedup (otherwise :func:`list_ready` lists the VCs that bid).
 
-    An active VC past its ready cycle, or a head that :func:`allocate_vcs` evaluated in this cycle
-    (``tried == now``).  A listed VC that fails this test cannot bid in this cycle, so a channel none of
+    An active VC past its ready step, or a head that :func:`allocate_vcs` evaluated in this step
+    (``tried == tick``).  A listed VC that fails this test cannot bid in this step, so a channel none of
     whose listed VCs pass it has nothing to offer and :func:`allocate_switch` does not visit it (on the 8x8 torus
     with 1-flit packets at offered 0.35, half of the channels holding listed VCs hold only heads being routed or
     waiting for a VC).
     """
-    return (state == ACTIVE and ready <= now) or tried == now
+    return (state == ACTIVE and ready <= tick) or tried == tick
 
 
 @njit(inline="always", hoist_fields=True)
-def _switch_request(st, nreq, tag, ic, iv, now):
-    """The non-speculative switch request of input VC ``iv`` (active, past its ready cycle, a visible front flit):
-    it bids again ``sw_alloc_delay`` cycles later, and requests its output port if its output VC has a credit.
-    Returns the new number of requests."""
+def _switch_request(st, nreq, tag, ic, sub, iv, tick, now, again):
+    """The non-speculative switch request of input VC ``iv`` (active, past its ready step, a visible front flit):
+    it bids again from step ``again`` (``sw_alloc_delay`` cycles later), and requests its output port if its
+    output VC has a credit and the port's output queue is not full.  Returns the new number of requests."""
     vcs = st.cfg[_VCS]
-    st.vready[iv] = now + st.cfg[_SW_ALLOC_DELAY]
+    st.vready[iv] = again
     o = st.out_vc[iv]
     if _take_credits(st.credit, st.cr_time, st.cr_head, st.cr_count, o, now) == 0:
         return nreq
     oc = split_vc(o, vcs, vc_split_shift(vcs))[0]
-    return _add_switch_request(st.port_stamp, st.port_req, st.sa_req_in, st.sa_req_out, st.sa_req_iv,
-                               st.sa_req_spec, st.req_in_key, st.req_out_key, st.ch_in_port, nreq, tag, ic, iv,
-                               st.ch_out_port[oc], oc, 0)  # fmt: skip
+    if _queue_full(st, oc, tick, now):
+        return nreq
+    return _add_switch_request(st, nreq, tag, ic, sub, iv, st.ch_out_port[oc], oc, 0)
 
 
 @njit(inline="always", hoist_fields=True)
 def allocate_switch(st, now):
-    """Switch allocation: per input port one VC per output port, then iSLIP between ports (one iteration).
+    """Switch allocation: per switch input one VC per output port, then iSLIP between switch inputs and switch
+    outputs (one iteration).
 
-    A VC requests when it is active, past its ready cycle, its front flit is visible and its output VC has
-    a credit.  With ``speculative``, a head that bid for a VC in this cycle (:func:`allocate_vcs`) also requests
-    (``_speculative_requests``), below any non-speculative VC of its input for the same output port; iSLIP
-    itself ignores the difference (BookSim2's iSLIP has no priorities).  A speculative grant is used only if the
-    head won an output VC of that port in this cycle's VC allocation and that VC has a credit; otherwise the
-    grant is lost for this cycle.  Used grants go to ``st.grants[:st.ngrants[0]]`` (input VC ids); returns their
-    number.
+    An input port has ``input_speedup`` switch inputs (VC ``v`` uses input ``v mod input_speedup``, each with its
+    own round-robin pointer over the VCs, starting at its own index and moving ``input_speedup`` past a winner, as
+    in BookSim2) and an output port ``output_speedup`` switch outputs (input port ``p`` uses output ``p mod
+    output_speedup``); without speedups, one flit per input and output port per step.  A VC requests when it is
+    active, past its ready step, its front flit is visible, its output VC has a credit and its output queue is not
+    full (``output_buffer_size``).  With ``speculative``, a head that bid for a VC in this step
+    (:func:`allocate_vcs`) also requests (``_speculative_requests``), below any non-speculative VC of its switch
+    input for the same output port; iSLIP itself ignores the difference (BookSim2's iSLIP has no priorities).  A
+    speculative grant is used only if the head won an output VC of that port in this step's VC allocation and that
+    VC has a credit; otherwise the grant is lost for this step.  Used grants go to ``st.grants[:st.ngrants[0]]``
+    (input VC ids); returns their number.
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
     nch = cfg[_NUM_CHANNELS]
     nn = cfg[_NUM_NODES]
-    ports = cfg[_PORTS]
-    sw_alloc_delay = cfg[_SW_ALLOC_DELAY]
+    ins, outs = cfg[_INPUT_SPEEDUP], cfg[_OUTPUT_SPEEDUP]
     speculative = cfg[_SPECULATIVE] != 0
-    sa_rr, va_tried, vstate, vready, count, fvis, out_vc = (st.sa_rr, st.va_tried, st.vstate, st.vready, st.count,
-                                                            st.fvis, st.out_vc)  # fmt: skip
+    tick = _tick(st, now)
+    again = _ready_after(tick, now, cfg[_SW_ALLOC_DELAY], st.internal_speedup[0])
+    sa_rr, va_tried, vstate, vready, out_vc = st.sa_rr, st.va_tried, st.vstate, st.vready, st.out_vc
+    count, fvis = st.count, st.fvis
     credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
     sa_req_in, sa_req_out, sa_req_iv, sa_req_spec = st.sa_req_in, st.sa_req_out, st.sa_req_iv, st.sa_req_spec
     req_in_key, req_out_key, sa_void, matched, grants = (st.req_in_key, st.req_out_key, st.sa_void, st.matched,
@@ -1015,25 +1134,35 @@ def allocate_switch(st, now):
     live, to_switch = st.live, st.to_switch
     vc_shift = vc_split_shift(vcs)
     nreq = 0
-    if speculative:
+    if speculative or ins > 1:
         last_ic = -1
         for i in range(st.nlive[0]):  # each input channel with a listed VC that may bid, once, ascending
             iv = live[i]
-            if not _may_bid(vstate[iv], vready[iv], va_tried[iv], now):
+            if not _may_bid(vstate[iv], vready[iv], va_tried[iv], tick):
                 continue
             ic = split_vc(iv, vcs, vc_shift)[0]
             if ic == last_ic:
                 continue
             last_ic = ic
-            tag = now * (nch + nn) + ic
-            for t in range(vcs):
-                iv = ic * vcs + wrap(sa_rr[ic] + t, vcs)
-                if va_tried[iv] == now:
-                    if vstate[iv] == ACTIVE:  # won its VC just now: bids non-speculatively after sw_alloc_delay
-                        vready[iv] = now + sw_alloc_delay
-                    nreq = _speculative_requests(st, nreq, tag, ic, iv, now)
-                elif vstate[iv] == ACTIVE and vready[iv] <= now and count[iv] > 0 and fvis[iv] <= now:
-                    nreq = _switch_request(st, nreq, tag, ic, iv, now)
+            # every switch input of the channel: switch input sub serves the VCs v = sub (mod input_speedup), in
+            # round-robin order from its pointer, its requests consecutive (written out here rather than in a
+            # helper: each level of inline functions compiles the code below it again)
+            for sub in range(ins):
+                tag = (tick * (nch + nn) + ic) * ins + sub
+                p = sa_rr[ic * ins + sub]
+                for k in range(2):  # its VCs at or after its pointer, then those before it
+                    v = sub
+                    while v < vcs:
+                        iv = ic * vcs + v
+                        v += ins
+                        if (iv - ic * vcs >= p) != (k == 0):
+                            continue
+                        if speculative and va_tried[iv] == tick:
+                            if vstate[iv] == ACTIVE:  # won its VC just now: bids non-speculatively later
+                                vready[iv] = again
+                            nreq = _speculative_requests(st, nreq, tag, ic, sub, iv, tick, now)
+                        elif vstate[iv] == ACTIVE and vready[iv] <= tick and count[iv] > 0 and fvis[iv] <= now:
+                            nreq = _switch_request(st, nreq, tag, ic, sub, iv, tick, now, again)
     else:
         # the VCs list_ready listed as bidding (no VC starts to bid for the switch between listing and now),
         # ascending, so the VCs of one input channel are neighbours: visited in the channel's round-robin order
@@ -1044,31 +1173,29 @@ def allocate_switch(st, now):
             end = i + 1
             while end < bidders and split_vc(to_switch[end], vcs, vc_shift)[0] == ic:
                 end += 1
-            tag = now * (nch + nn) + ic
-            if end == i + 1:  # the common case: one VC of this input bids
-                nreq = _switch_request(st, nreq, tag, ic, to_switch[i], now)
-            else:
-                first = ic * vcs + sa_rr[ic]  # from the pointer to the channel's last VC, then from its first
-                for k in range(i, end):
-                    if to_switch[k] >= first:
-                        nreq = _switch_request(st, nreq, tag, ic, to_switch[k], now)
-                for k in range(i, end):
-                    if to_switch[k] < first:
-                        nreq = _switch_request(st, nreq, tag, ic, to_switch[k], now)
+            tag = tick * (nch + nn) + ic
+            first = ic * vcs + sa_rr[ic]  # from the pointer to the channel's last VC, then from its first
+            n = end - i  # one loop, one call site (each call is compiled inline); one pass for a lone bidder
+            for k in range(1 if n == 1 else 2 * n):
+                iv = to_switch[i + k - n * (k >= n)]
+                if n == 1 or (iv >= first) == (k < n):
+                    nreq = _switch_request(st, nreq, tag, ic, 0, iv, tick, now, again)
             i = end
-    ng = islip_match(nreq, sa_req_in, sa_req_out, req_in_key, req_out_key, ports, st.sa_gptr,
-                     st.sa_aptr, st.sg_stamp, st.sg_best, st.sg_bestd, matched, now)  # fmt: skip
+    ports = cfg[_PORTS]
+    ng = islip_match(nreq, sa_req_in, sa_req_out, req_in_key, req_out_key, ports * ins, ports * outs, st.sa_gptr,
+                     st.sa_aptr, st.sg_stamp, st.sg_best, st.sg_bestd, matched, tick)  # fmt: skip
     used = 0
     for m in range(ng):
         r = matched[m]
         iv = sa_req_iv[r]
-        if sa_req_spec[r] == 1 and sa_void[iv] == now:
+        if sa_req_spec[r] == 1 and sa_void[iv] == tick:
             continue
         ic, v = split_vc(iv, vcs, vc_shift)
-        sa_rr[ic] = wrap(v + 1, vcs)
+        sa_rr[sa_req_in[r]] = wrap(v + ins, vcs)  # the switch input's pointer moves past the winner
         if sa_req_spec[r] == 1:
             o = out_vc[iv]
-            if vstate[iv] != ACTIVE or split_vc(o, vcs, vc_shift)[0] != sa_req_out[r] \
+            won = split_vc(o, vcs, vc_shift)[0] * outs + wrap(st.ch_in_port[ic], outs)  # its switch output
+            if vstate[iv] != ACTIVE or won != sa_req_out[r] \
                     or _take_credits(credit, cr_time, cr_head, cr_count, o, now) == 0:
                 continue
         grants[used] = iv
@@ -1078,38 +1205,77 @@ def allocate_switch(st, now):
 
 
 @njit(inline="always", hoist_fields=True)
-def traverse_switch(st, now):
-    """Traversal: every switch-allocation winner moves its front flit to its output VC.
+def _credit_sent(cq_tick, cq_send, ic, step, cycle):
+    """The cycle input channel ``ic`` sends the credit of a flit that left it in internal step ``step`` (cycle
+    ``cycle``): flits leaving in one step share a credit, and a channel sends one credit per cycle."""
+    if cq_tick[ic] != step:
+        cq_tick[ic] = step
+        cq_send[ic] = max(cycle, cq_send[ic] + 1)
+    return cq_send[ic]
 
-    The flit leaves the input buffer (a credit goes upstream, seen there ``latency + 1`` cycles later, plus
-    ``credit_delay`` at a router), uses a credit of the output VC, and is seen downstream in cycle
-    ``now + sw_alloc_delay - 1 + st_final_delay + latency + 1``; at the ejection port it leaves the network
-    then (the sink returns the credit 2 cycles later).  A tail frees the output VC and the input VC.
+
+@njit(inline="always", hoist_fields=True)
+def _enqueue_output(st, oc, entered, entry_cycle, now):
+    """A flit enters output channel ``oc``'s queue in step ``entered`` (cycle ``entry_cycle``); returns the cycle
+    the channel sends it: the queue sends one flit per cycle, in order.  A bounded queue keeps it in its ring."""
+    oq_next = st.oq_next
+    sent = max(entry_cycle, oq_next[oc])
+    oq_next[oc] = sent + 1
+    if st.cfg[_OUTPUT_BUFFER_SIZE] >= 0:
+        oq_tick, oq_send, oq_head, oq_len = st.oq_tick, st.oq_send, st.oq_head, st.oq_len
+        _queued(oq_tick, oq_send, oq_head, oq_len, oc, entered, now)  # drops the flits sent before this cycle
+        slot = wrap(oq_head[oc] + oq_len[oc], oq_tick.shape[1])
+        oq_tick[oc, slot] = entered
+        oq_send[oc, slot] = sent
+        oq_len[oc] += 1
+    return sent
+
+
+@njit(inline="always", hoist_fields=True)
+def traverse_switch(st, now):
+    """Traversal: every switch-allocation winner moves its front flit through the switch into its output queue.
+
+    The flit leaves the input buffer in the step switch allocation completes (``sw_alloc_delay`` cycles on); its
+    credit goes upstream when the input channel's credit link is free (one credit per cycle, shared by the flits
+    that left in one step), seen there ``latency + 1`` cycles later, plus ``credit_delay`` at a router.  It crosses
+    the switch in the next step and enters the output queue ``st_final_delay - 1`` cycles after that step's cycle;
+    the output channel sends one queued flit per cycle (without speedups, in the cycle it enters: cycle ``now +
+    sw_alloc_delay - 1 + st_final_delay``).  It is seen downstream ``latency + 1`` cycles after it is sent; at the
+    ejection port it leaves the network 2 cycles after (the sink returns the credit 2 cycles later).  The flit
+    uses a credit of its output VC; a tail frees the output VC and the input VC.
     """
     cfg = st.cfg
     vcs = cfg[_VCS]
     nch = cfg[_NUM_CHANNELS]
     length = cfg[_LENGTH]
     credit_delay = cfg[_CREDIT_DELAY]
+    sw_alloc_delay = cfg[_SW_ALLOC_DELAY]
     warmup, measure_end = cfg[_WARMUP], cfg[_MEASURE_END]
     fpk, fidx, farr, fvis, fhead, count, occupied = st.fpk, st.fidx, st.farr, st.fvis, st.fhead, st.count, st.occupied
     credit, cr_time, cr_head, cr_count = st.credit, st.cr_time, st.cr_head, st.cr_count
     grants, ch_latency, out_vc, pk_hops, ch_flits, counters = (st.grants, st.ch_latency, st.out_vc, st.pk_hops,
                                                                st.ch_flits, st.counters)  # fmt: skip
-    busy, vstate, ncand = st.busy, st.vstate, st.ncand
-    sent_at = now + cfg[_SW_ALLOC_DELAY] - 1 + cfg[_ST_FINAL_DELAY]  # cycle the flit is put on the output channel
+    busy, vstate, ncand, cq_tick, cq_send = st.busy, st.vstate, st.ncand, st.cq_tick, st.cq_send
+    speedup = st.internal_speedup[0]
+    tick = _tick(st, now)
+    left_cycle = now + sw_alloc_delay - 1  # the flit leaves its input buffer in this cycle, in step left
+    left = tick if sw_alloc_delay == 1 else _steps_before(left_cycle, speedup)
+    crossed = _cycle_of(left + 1, speedup, left_cycle)  # it crosses the switch in the next step, of this cycle
+    entry_cycle = crossed + cfg[_ST_FINAL_DELAY] - 1  # ... and enters the output queue in this one,
+    entered = left + 1 if cfg[_ST_FINAL_DELAY] == 1 else _steps_before(entry_cycle, speedup)  # in this step
     measuring = warmup <= now < measure_end
     vc_shift = vc_split_shift(vcs)
     for g in range(st.ngrants[0]):
         iv = grants[g]
         p, fi = _pop(fhead, fpk, fidx, farr, fvis, count, occupied, iv)
         ic = split_vc(iv, vcs, vc_shift)[0]
-        back = now + cfg[_SW_ALLOC_DELAY] - 1 + ch_latency[ic] + 1
+        back = _credit_sent(cq_tick, cq_send, ic, left, left_cycle) + ch_latency[ic] + 1
         _queue_credit(cr_time, cr_head, cr_count, iv, back + (credit_delay if ic < nch else 0))
         o = out_vc[iv]
         oc = split_vc(o, vcs, vc_shift)[0]
         credit[o] -= 1
         tail = fi == length - 1
+        sent_at = _enqueue_output(st, oc, entered, entry_cycle, now)
         if oc < nch:
             _push(fpk, fidx, farr, fvis, fhead, count, occupied, o, p, fi, sent_at + ch_latency[oc] + 1)
             if fi == 0:
@@ -1135,12 +1301,15 @@ def traverse_switch(st, now):
 def run_booksim(route, tables, st, max_cycles, reserve):
     """The cycle loop: the stages in BookSim2's order, up to ``max_cycles`` cycles.
 
-    Returns :data:`torus_lab.sim.packets.LOOP_OVER` when the run is over, :data:`~torus_lab.sim.packets.LOOP_POOL`
+    Each cycle: generation and injection once, then the router's pipeline (listing, routing, VC allocation, switch
+    allocation, traversal) in each of the cycle's internal steps (one without ``internal_speedup``).  Returns
+    :data:`torus_lab.sim.packets.LOOP_OVER` when the run is over, :data:`~torus_lab.sim.packets.LOOP_POOL`
     when it stopped at the start of a cycle because fewer than ``reserve`` packet ids were free (the engine passes
     the generating nodes while the pool may still grow, else 0: never), otherwise
     :data:`~torus_lab.sim.packets.LOOP_RAN`.  Compiled without reference counting (``njit(refcount=False)``): no
     count updates on the state's arrays at each stage call and each array read."""
-    cfg, counters, free_top = st.cfg, st.counters, st.free_top
+    cfg, counters, free_top, step = st.cfg, st.counters, st.free_top, st.step
+    speedup = st.internal_speedup[0]
     measure_end, drain, deadlock_cycles = cfg[_MEASURE_END], cfg[_DRAIN], cfg[_DEADLOCK_CYCLES]
     for _ in range(max_cycles):
         now = counters[CN_NOW]
@@ -1150,11 +1319,14 @@ def run_booksim(route, tables, st, max_cycles, reserve):
             return LOOP_POOL
         generate_packets(st, now)
         moved = inject_flits(st, now)
-        list_ready(st, now)  # once per cycle: routing and the allocators change no buffer
-        route_heads(route, tables, st, now)
-        allocate_vcs(route, tables, st, now)
-        moved += allocate_switch(st, now)
-        traverse_switch(st, now)
+        for j in range(_steps_before(now + 1, speedup) - _steps_before(now, speedup)):
+            step[0] = j
+            list_ready(st, now)  # once per step: routing and the allocators change no buffer
+            route_heads(route, tables, st, now)
+            allocate_vcs(route, tables, st, now)
+            moved += allocate_switch(st, now)
+            traverse_switch(st, now)
+        step[0] = 0
         watch_progress(st, moved, deadlock_cycles)
         counters[CN_NOW] = now + 1
     return LOOP_RAN
@@ -1275,26 +1447,30 @@ def state_for(routing, config, *, active: np.ndarray | None = None, dest_map: np
         deadlock_cycles=config.deadlock_cycles, pattern=pattern_code(config.traffic), hotspot_node=int(hotspot),
         queue_cap=config.queue_capacity, include_self=int(config.uniform_includes_source),
         injection=INJECTIONS[config.injection], speculative=int(config.speculative),
+        input_speedup=config.input_speedup, output_speedup=config.output_speedup,
+        output_buffer_size=config.output_buffer_size,
     )  # fmt: skip
     cfg = np.zeros(len(BCFG), dtype=np.int64)
     for name, value in settings.items():
         cfg[BCFG[name]] = value
     longest = (config.warmup + config.measure if config.run_control == "fixed"
                else config.max_periods * config.sample_period) + config.drain + 1  # fmt: skip
-    _check_cycles(longest, cfg, config.channel_latency)
+    _check_cycles(longest, cfg, config.channel_latency, config.internal_speedup)
     fcfg = np.append(config.injection_rates(), config.hotspot_fraction)
     return _new_state(topology, routing.num_vcs, cfg, fcfg, burst_on, active, dest_map, seed_word, rec_cap,
-                      config.channel_latency, pool, stored_states, queue_width)  # fmt: skip
+                      config.channel_latency, pool, stored_states, queue_width, config.internal_speedup)  # fmt: skip
 
 
-def _check_cycles(last_cycle: int, cfg: np.ndarray, channel_latency: int) -> None:
+def _check_cycles(last_cycle: int, cfg: np.ndarray, channel_latency: int, internal_speedup: float = 1.0) -> None:
     """Refuse a run whose cycle numbers, plus the furthest a flit, credit or wait reaches past the current cycle,
-    would pass :data:`torus_lab.sim.packets.WORD_LIMIT` (the state keeps cycles in 32-bit words)."""
+    would pass :data:`torus_lab.sim.packets.WORD_LIMIT` (the state keeps cycles, and internal steps, about
+    ``internal_speedup`` per cycle, in 32-bit words)."""
     delays = (_ROUTING_DELAY, _VC_ALLOC_DELAY, _SW_ALLOC_DELAY, _ST_FINAL_DELAY, _CREDIT_DELAY)
     reach = sum(int(cfg[i]) for i in delays) + channel_latency + 8
-    if last_cycle + reach > WORD_LIMIT:
+    if (last_cycle + reach) * internal_speedup > WORD_LIMIT:
         raise ValueError(f"the BookSim model counts cycles in 32-bit words: a run to cycle {last_cycle} (plus "
-                         f"{reach} cycles of delays) passes {WORD_LIMIT}")  # fmt: skip
+                         f"{reach} cycles of delays, internal_speedup={internal_speedup}) passes "
+                         f"{WORD_LIMIT}")  # fmt: skip
 
 
 def run(routing, state: BookSimState, max_cycles: int) -> BookSimRun:
@@ -1308,7 +1484,8 @@ def run(routing, state: BookSimState, max_cycles: int) -> BookSimRun:
     channels = topology.num_channels + 2 * topology.num_nodes
     if state.ch_latency.shape[0] != channels or int(state.cfg[_VCS]) != routing.num_vcs:
         raise ValueError(f"state was built for another network than routing {routing.name!r} on {topology!r}")
-    _check_cycles(int(state.counters[CNT["now"]]) + max_cycles, state.cfg, int(state.ch_latency.max()))
+    _check_cycles(int(state.counters[CNT["now"]]) + max_cycles, state.cfg, int(state.ch_latency.max()),
+                  float(state.internal_speedup[0]))
     args = (kernel_handle(routing.kernel), routing.tables, state, max_cycles, 0)
     compile_for_kernel(run_booksim, args)(*args)
     return BookSimRun(state)

@@ -17,6 +17,13 @@ ValueError: vc_allocation must be one of ('atomic', 'nonatomic'), got 'greedy'
 >>> bs = SimConfig.preset("booksim", offered_load=0.2)
 >>> bs.router, bs.channel_latency, bs.buffer_depth, bs.uniform_includes_source
 ('booksim', 2, 8, True)
+>>> fast = bs.replace(input_speedup=2, output_speedup=2, internal_speedup=1.5)   # BookSim2's router speedups
+>>> fast.input_speedup, fast.internal_speedup, fast.output_buffer_size
+(2, 1.5, -1)
+>>> SimConfig(input_speedup=2)
+Traceback (most recent call last):
+...
+ValueError: input_speedup=2 needs router='booksim' (the simple router ... no speedup and no output queues)
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from typing import Any
 from torus_lab._validate import check_instance, check_int, check_str
 from torus_lab.sim.traffic import INJECTIONS, PATTERNS
 
-__all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS", "RUN_CONTROLS", "STOP_RULES",
+__all__ = ["SimConfig", "VC_ALLOCATIONS", "ROUTERS", "PRESETS", "RUN_CONTROLS", "STOP_RULES", "SPEEDUP_FIELDS",
            "check_speculative_delays"]
 
 #: ``atomic``: a VC takes a new packet only once empty; ``nonatomic``: once the previous tail is written (BookSim).
@@ -57,13 +64,23 @@ _ADAPTIVE_ONLY = ("sample_period", "warmup_periods", "warmup_threshold", "stop_r
 
 #: Fields that only the ``booksim`` router reads (the ``simple`` router refuses non-default values).
 _BOOKSIM_ONLY = ("routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay", "channel_latency",
-                 "credit_delay", "speculative")
+                 "credit_delay", "speculative", "input_speedup", "output_speedup", "internal_speedup",
+                 "output_buffer_size")
+
+#: The router speedups and the output-queue size (``router="booksim"``): :meth:`SimConfig.as_dict` leaves them out
+#: while at their defaults (no speedup, unbounded queues), so results tables of runs without them keep their columns.
+SPEEDUP_FIELDS = ("input_speedup", "output_speedup", "internal_speedup", "output_buffer_size")
+
+#: Largest ``input_speedup``, ``output_speedup`` and ``internal_speedup`` accepted (the model numbers switch ports
+#: and internal steps in 32-bit words; a speedup beyond the VCs of a port or the ports of a router adds nothing).
+MAX_SPEEDUP = 64
 
 #: Named starting points for :meth:`SimConfig.preset`.  ``booksim``: BookSim2's defaults at commit 28f4329
 #: (``booksim_config.cpp``): routing, VC allocation, switch allocation and switch traversal 1 cycle each,
 #: 2-cycle torus channels (``use_noc_latency``; set ``channel_latency=1`` for a mesh), 8-flit VC buffers,
 #: ``credit_delay = 0``, non-atomic VC reuse (``wait_for_tail_credit = 0``), no speculative switch allocation
-#: (``speculative = 0``), uniform traffic including the source.
+#: (``speculative = 0``), uniform traffic including the source; no input, output or internal speedup and unbounded
+#: output queues (``output_buffer_size = -1``).
 PRESETS = {
     "simple": {},
     "booksim": dict(router="booksim", routing_delay=1, vc_alloc_delay=1, sw_alloc_delay=1, st_final_delay=1,
@@ -100,6 +117,14 @@ def _real(name: str, value: Any, low: float, high: float) -> float:
     return float(value)
 
 
+def _queue_size(value: Any) -> int:
+    """``output_buffer_size``: -1 (unbounded) or at least 1 flit (BookSim2 would never send with 0)."""
+    size = check_int("output_buffer_size", value, -1)
+    if size == 0:
+        raise ValueError("output_buffer_size must be -1 (unbounded) or >= 1, got 0 (no flit could ever be queued)")
+    return size
+
+
 @dataclass(frozen=True)
 class SimConfig:
     """Everything a simulation run needs besides the routing function and the seed.
@@ -119,7 +144,14 @@ class SimConfig:
         waiting for VC allocation also bids for the switch in the same cycle, at lower priority (BookSim2's
         ``speculative = 1``; needs ``vc_alloc_delay <= sw_alloc_delay``).  ``buffer_depth`` is
         BookSim's ``vc_buf_size``; ``vc_allocation`` must be ``"nonatomic"`` (BookSim's
-        ``wait_for_tail_credit = 0``).
+        ``wait_for_tail_credit = 0``).  Speedups (BookSim2's fields of the same names;
+        ``docs/conventions.md#sim-booksim-speedup``): ``input_speedup`` (>= 1) switch inputs per input port, VC
+        ``v`` using input ``v mod input_speedup``, so that many VCs of one port can cross the switch in a cycle;
+        ``output_speedup`` (>= 1) switch outputs per output port, input port ``p`` using output ``p mod
+        output_speedup``; ``internal_speedup`` (a real >= 1) routing, both allocations and switch traversal run
+        ``floor((t + 1) s) - floor(t s)`` times in cycle ``t``; ``output_buffer_size`` flits per output queue
+        (-1: unbounded, BookSim2's default; a full queue takes no switch request), which the channel drains one
+        flit per cycle.
     Traffic
         ``traffic`` (a pattern of :mod:`torus_lab.sim.traffic`); ``offered_load`` in flits per node per cycle
         (on average a node starts ``offered_load / packet_length`` packets per cycle); ``injection``
@@ -177,6 +209,10 @@ class SimConfig:
     channel_latency: int = 1
     credit_delay: int = 0
     speculative: bool = False
+    input_speedup: int = 1
+    output_speedup: int = 1
+    internal_speedup: float = 1.0
+    output_buffer_size: int = -1
     uniform_includes_source: bool = False
     run_control: str = "fixed"
     sample_period: int = 1000
@@ -215,6 +251,10 @@ class SimConfig:
             "st_final_delay": check_int("st_final_delay", self.st_final_delay, 1),
             "channel_latency": check_int("channel_latency", self.channel_latency, 1),
             "credit_delay": check_int("credit_delay", self.credit_delay, 0),
+            "input_speedup": check_int("input_speedup", self.input_speedup, 1, MAX_SPEEDUP),
+            "output_speedup": check_int("output_speedup", self.output_speedup, 1, MAX_SPEEDUP),
+            "internal_speedup": _real("internal_speedup", self.internal_speedup, 1.0, float(MAX_SPEEDUP)),
+            "output_buffer_size": _queue_size(self.output_buffer_size),
             "run_control": check_str("run_control", self.run_control, RUN_CONTROLS),
             "sample_period": check_int("sample_period", self.sample_period, 1),
             "warmup_periods": check_int("warmup_periods", self.warmup_periods, 0),
@@ -287,7 +327,7 @@ class SimConfig:
             for name in _BOOKSIM_ONLY:
                 if fixed[name] != defaults[name]:
                     raise ValueError(f"{name}={fixed[name]!r} needs router='booksim' (the simple router has one "
-                                     f"router_delay and 1-cycle channels)")
+                                     f"router_delay, 1-cycle channels, no speedup and no output queues)")
             return
         if self.vc_allocation != "nonatomic":
             raise ValueError(f"router='booksim' reuses VCs non-atomically: vc_allocation must be 'nonatomic', "
@@ -349,5 +389,22 @@ class SimConfig:
         return SimConfig.from_mapping({**self.as_dict(), **changes})
 
     def as_dict(self) -> dict[str, Any]:
-        """Every field by name (one row of a results table)."""
-        return dataclasses.asdict(self)
+        """Every field by name (one row of a results table), except the router speedups and the output-queue size
+        while at their defaults (:data:`SPEEDUP_FIELDS`): results tables of runs without them keep their columns.
+
+        Examples
+        --------
+        >>> "input_speedup" in SimConfig.preset("booksim").as_dict()
+        False
+        >>> SimConfig.preset("booksim", input_speedup=2).as_dict()["input_speedup"]
+        2
+        """
+        row = dataclasses.asdict(self)
+        for name in SPEEDUP_FIELDS:
+            if row[name] == _DEFAULTS[name]:
+                del row[name]
+        return row
+
+
+#: Every field's default (the speedups :meth:`SimConfig.as_dict` leaves out at theirs).
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(SimConfig)}
