@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sim_state_checks import allocated_bytes, run_checking_flits
 
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.sim import SimConfig, simulate
 from torus_lab.sim import booksim as bs
-from torus_lab.sim.packets import CNT
 from torus_lab.sim.simple import list_occupied
 from torus_lab.topology import Torus
 
@@ -245,11 +245,7 @@ SPEEDUPS = [dict(input_speedup=2), dict(output_speedup=2), dict(internal_speedup
 def test_flits_are_conserved_and_runs_are_deterministic_with_speedups(speedups):
     cfg = SimConfig.preset("booksim", offered_load=0.6, packet_length=3, warmup=100, measure=400, **speedups)
     st = bs.state_for(DOR, cfg, seed_word=5, rec_cap=4000)
-    for chunk in (137, 250, 400):
-        bs.run(DOR, st, chunk)
-        injected, ejected = st.counters[CNT["flits_injected"]], st.counters[CNT["flits_ejected"]]
-        assert injected == ejected + st.count.sum()
-        assert (st.credit >= 0).all() and (st.count <= st.fpk.shape[1]).all()
+    run_checking_flits(bs.run, DOR, st)
     a, b, c = (simulate(DOR, cfg, seed=s) for s in (7, 7, 8))
     assert not a.deadlock and a.delivered > 100 and (a.packets.extra_hops == 0).all()
     assert a.packets.equals(b.packets) and not a.packets.equals(c.packets)
@@ -276,23 +272,14 @@ def test_input_speedup_accepts_no_less_at_a_saturating_load():
     assert two.accepted_throughput >= one.accepted_throughput
 
 
-def _bytes(state) -> int:
-    """Bytes held by a state's arrays (a view counted once, with its base)."""
-    bases = {}
-    for name in state._fields:
-        array = getattr(state, name)
-        base = array.base if array.base is not None else array
-        bases[id(base)] = base.nbytes
-    return sum(bases.values())
-
 
 def test_memory_estimate_is_what_state_for_allocates_with_speedups():
     cfg = SimConfig.preset("booksim", input_speedup=3, output_speedup=2, output_buffer_size=4, speculative=True)
     st = bs.state_for(DOR, cfg, rec_cap=100, pool=50, queue_width=16)
     kwargs = dict(queue_width=16, speculative=True, input_speedup=3, output_speedup=2, output_buffer_size=4)
     layout = bs.state_layout(TORUS, 2, 8, cfg.queue_capacity, 100, 50, **kwargs)
-    assert _bytes(st) == sum(layout.values()) == bs.state_memory_bytes(TORUS, 2, 8, cfg.queue_capacity, 100, 50,
-                                                                       **kwargs)  # fmt: skip
+    estimate = bs.state_memory_bytes(TORUS, 2, 8, cfg.queue_capacity, 100, 50, **kwargs)
+    assert allocated_bytes(st) == sum(layout.values()) == estimate
     views = ("fpk", "fidx", "farr")  # the three words of each buffer slot: one array
     assert all(getattr(st, name).nbytes == size for name, size in layout.items() if name not in views)
     assert st.oq_tick.shape == (TORUS.num_channels + 2 * TORUS.num_nodes, 2 * 8)

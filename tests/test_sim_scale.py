@@ -7,6 +7,7 @@ import functools
 import numpy as np
 import pandas as pd
 import pytest
+from sim_state_checks import allocated_bytes
 
 from torus_lab.routing.ecube import ecube_routing
 from torus_lab.routing.interface import kernel_handle
@@ -213,31 +214,23 @@ def pool_input_vcs(config: SimConfig) -> int:
 # ------------------------------------------------------------------------------------------------ memory
 
 
-def _allocated(state) -> int:
-    """Bytes held by a state's arrays (a view counted once, with its base)."""
-    bases = {}
-    for name in state._fields:
-        array = getattr(state, name)
-        base = array.base if array.base is not None else array
-        bases[id(base)] = base.nbytes
-    return sum(bases.values())
-
 
 @pytest.mark.parametrize("stored", [False, True], ids=["states-recomputed", "states-stored"])
 @pytest.mark.parametrize("topology, vcs", [(Torus(2, 4), 2), (Torus(3, 4), 3)])
 def test_the_memory_estimates_match_the_allocation(topology, vcs, stored):
     """What the memory check adds up before a run is what the state holds, byte for byte, in both models."""
     st = simple.new_state(topology, vcs, 16, 100, 1, depth=8, length=4, atomic=True, pool=500, stored_states=stored)
-    assert _allocated(st) == simple.state_memory_bytes(topology, vcs, 8, 16, 100, 500, stored_states=stored)
+    assert allocated_bytes(st) == simple.state_memory_bytes(topology, vcs, 8, 16, 100, 500, stored_states=stored)
     routing = ecube_routing(topology, datelines=True, vcs=vcs)
     bs = booksim.state_for(routing, BOOKSIM.replace(queue_capacity=16), rec_cap=100, pool=500, stored_states=stored)
-    assert _allocated(bs) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, 500, stored_states=stored)
+    assert allocated_bytes(bs) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, 500, stored_states=stored)
     # narrow source-queue rings, speculation's longer switch-request lists, and the lists grown with the pool
     spec = booksim.state_for(routing, BOOKSIM.replace(queue_capacity=16, speculative=True), rec_cap=100, pool=50,
                              stored_states=stored, queue_width=3)  # fmt: skip
     for state, pool in ((spec, 50), (booksim.with_pool(spec, 400), 400)):
-        assert _allocated(state) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, pool, stored_states=stored,
-                                                               queue_width=3, speculative=True)  # fmt: skip
+        assert allocated_bytes(state) == booksim.state_memory_bytes(topology, vcs, 8, 16, 100, pool,
+                                                                    stored_states=stored, queue_width=3,
+                                                                    speculative=True)  # fmt: skip
     layout = booksim.state_layout(topology, vcs, 8, 16, 100, 500, stored_states=stored)
     assert {name for name, size in layout.items() if size} <= set(booksim.BookSimState._fields)
     assert all(getattr(st, name).nbytes == size for name, size in simple.state_layout(
